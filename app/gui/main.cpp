@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: MIT
+#include "mainwindow.h"
+
+#include "ctxscope/version.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QScreen>
+#include <QTimer>
+
+#include <cstdio>
+
+using ctxscope::Topology;
+
+int main(int argc, char** argv)
+{
+    QApplication app(argc, argv);
+    QApplication::setApplicationName(QStringLiteral("ctxscope"));
+    QApplication::setApplicationVersion(QString::fromLatin1(ctxscope::kVersion));
+    QApplication::setOrganizationName(QStringLiteral("ctxscope"));
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral("Explore what a context switch costs on this machine."));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    const QCommandLineOption xmlOpt(
+        QStringLiteral("topology-xml"), QStringLiteral("Show an hwloc XML topology."), QStringLiteral("FILE"));
+    const QCommandLineOption synthOpt(QStringLiteral("synthetic"),
+        QStringLiteral("Show a synthetic topology, e.g. 'pack:2 l3:2 core:4 pu:2'."), QStringLiteral("DESC"));
+    const QCommandLineOption shotOpt(QStringLiteral("screenshot"),
+        QStringLiteral("Save a PNG of the window once the requested work is done."), QStringLiteral("FILE"));
+    const QCommandLineOption quitOpt(QStringLiteral("quit"), QStringLiteral("Quit once the requested work is done."));
+    parser.addOptions({ xmlOpt, synthOpt, shotOpt, quitOpt });
+    parser.process(app);
+
+    ctxscope::Expected<Topology> topology = parser.isSet(xmlOpt)
+        ? Topology::loadXmlFile(parser.value(xmlOpt).toStdString())
+        : parser.isSet(synthOpt) ? Topology::loadSynthetic(parser.value(synthOpt).toStdString())
+                                 : Topology::loadLive();
+    if (!topology) {
+        std::fprintf(stderr, "ctxscope: %s\n", topology.error().message.c_str());
+        return 2;
+    }
+
+    ctxscope::gui::MainWindow window;
+    window.setTopology(*topology);
+    window.show();
+
+    if (parser.isSet(shotOpt) || parser.isSet(quitOpt)) {
+        const QString shot = parser.value(shotOpt);
+        const bool quit = parser.isSet(quitOpt);
+        QTimer::singleShot(300, &window, [&window, shot, quit] {
+            if (!shot.isEmpty() && !window.grab().save(shot)) {
+                std::fprintf(stderr, "ctxscope: could not save the screenshot to %s\n", qPrintable(shot));
+                QApplication::exit(1);
+                return;
+            }
+            if (quit)
+                QApplication::quit();
+        });
+    }
+    return QApplication::exec();
+}

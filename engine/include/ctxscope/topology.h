@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "ctxscope/expected.h"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ctxscope {
+
+// What a node of the topology tree is. NUMA nodes are kept apart (see Topology::numaNodes)
+// because hwloc 2 attaches them beside the CPU tree, not inside it.
+enum class NodeKind { Machine, Package, Die, Group, Cache, Core, Pu };
+
+std::string_view toString(NodeKind kind);
+
+// One object of the CPU tree, as lstopo draws it.
+struct TopoNode {
+    NodeKind kind = NodeKind::Machine;
+    int logicalIndex = 0; // L#
+    int osIndex = -1; // P#, -1 when hwloc does not know it
+    int cacheLevel = 0; // 1, 2, 3 ... for caches, 0 otherwise
+    std::uint64_t cacheSize = 0; // bytes, caches only
+    int cacheLineSize = 0; // bytes, caches only
+    std::vector<int> pus; // OS indices of the PUs below, ascending
+    std::vector<TopoNode> children;
+};
+
+// A cache level seen from the PUs: which PUs share one instance.
+struct CacheInfo {
+    int level = 0;
+    int logicalIndex = 0;
+    std::uint64_t size = 0;
+    int lineSize = 0;
+    std::vector<int> pus;
+};
+
+struct NumaNodeInfo {
+    int osIndex = 0;
+    std::uint64_t localMemory = 0; // bytes
+    std::vector<int> pus;
+};
+
+// Flat facts about one PU (hardware thread), indexed by the containing objects'
+// logical indices; -1 where the machine has no such object.
+struct PuInfo {
+    int osIndex = 0; // P#, as taskset and sched_getcpu use
+    int logicalIndex = 0; // L#
+    int core = -1;
+    int l1 = -1;
+    int l2 = -1;
+    int l3 = -1;
+    int package = -1;
+    int numaNode = -1; // OS index of the NUMA node
+    bool allowed = true; // inside the cgroup cpuset hwloc reports as allowed
+    bool inAffinity = true; // inside this process's affinity mask (taskset)
+};
+
+enum class TopologySource { Live, Xml, Synthetic };
+
+class Topology {
+public:
+    // The machine this process runs on, with PUs outside the cgroup kept (allowed = false).
+    static Expected<Topology> loadLive();
+    // An hwloc XML export of some machine, read in a child process so a file that crashes
+    // libhwloc is an error message here.
+    static Expected<Topology> loadXmlFile(const std::string& path);
+    static Expected<Topology> loadXmlBuffer(std::string_view xml);
+    // A synthetic description such as "pack:2 l3:2 core:4 pu:2" (checked before hwloc sees it).
+    static Expected<Topology> loadSynthetic(std::string_view description);
+
+    Topology(const Topology&);
+    Topology& operator=(const Topology&);
+    Topology(Topology&&) noexcept;
+    Topology& operator=(Topology&&) noexcept;
+    ~Topology();
+
+    TopologySource source() const;
+    // True only for the live machine, and only when hwloc agrees (HWLOC_XMLFILE or
+    // HWLOC_SYNTHETIC in the environment make even loadLive() describe another machine).
+    bool isThisSystem() const;
+    // A short human description: "live machine", "XML file foo.xml", "synthetic 'pack:2 ...'".
+    const std::string& origin() const;
+
+    const TopoNode& root() const;
+    const std::vector<PuInfo>& pus() const; // ordered by OS index
+    const std::vector<CacheInfo>& caches() const; // data/unified caches, by level then L#
+    const std::vector<NumaNodeInfo>& numaNodes() const;
+
+    const PuInfo* findPu(int osIndex) const;
+    std::vector<int> allowedPus() const;
+    std::vector<int> affinityPus() const;
+    int packageCount() const;
+    int coreCount() const;
+    // Size of one instance of a data cache level, or 0 when the machine has none.
+    std::uint64_t cacheSize(int level) const;
+    int lastCacheLevel() const;
+
+    // hwloc XML of this topology. With anonymize, host name and serial numbers are removed.
+    Expected<std::string> exportXml(bool anonymize) const;
+
+    struct Impl;
+    const Impl& impl() const { return *m_impl; }
+
+private:
+    explicit Topology(std::shared_ptr<const Impl> impl);
+    static Expected<Topology> loadXml(std::string_view xml, std::string origin);
+    std::shared_ptr<const Impl> m_impl;
+};
+
+// "0-3,5,7-8" for {0,1,2,3,5,7,8}, as taskset and cpusets write it.
+std::string formatCpuList(const std::vector<int>& cpus);
+// The inverse; rejects anything that is not a list of non-negative numbers and ranges.
+Expected<std::vector<int>> parseCpuList(std::string_view text);
+
+} // namespace ctxscope

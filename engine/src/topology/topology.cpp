@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: MIT
+#include "ctxscope/topology.h"
+
+#include "synthetic_check.h"
+#include "topology_impl.h"
+#include "xml_import.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+
+namespace ctxscope {
+
+std::string_view toString(NodeKind kind)
+{
+    switch (kind) {
+    case NodeKind::Machine:
+        return "Machine";
+    case NodeKind::Package:
+        return "Package";
+    case NodeKind::Die:
+        return "Die";
+    case NodeKind::Group:
+        return "Group";
+    case NodeKind::Cache:
+        return "Cache";
+    case NodeKind::Core:
+        return "Core";
+    case NodeKind::Pu:
+        return "PU";
+    }
+    return "?";
+}
+
+namespace {
+
+    Expected<HwlocHandle> initHandle()
+    {
+        hwloc_topology_t raw = nullptr;
+        if (hwloc_topology_init(&raw) != 0)
+            return makeError(std::string("hwloc could not start: ") + std::strerror(errno));
+        HwlocHandle handle(raw);
+        hwloc_topology_set_flags(raw, HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED);
+        return handle;
+    }
+
+} // namespace
+
+Topology::Topology(std::shared_ptr<const Impl> impl)
+    : m_impl(std::move(impl))
+{
+}
+Topology::Topology(const Topology&) = default;
+Topology& Topology::operator=(const Topology&) = default;
+Topology::Topology(Topology&&) noexcept = default;
+Topology& Topology::operator=(Topology&&) noexcept = default;
+Topology::~Topology() = default;
+
+Expected<Topology> Topology::loadLive()
+{
+    auto handle = initHandle();
+    if (!handle)
+        return handle.error();
+    if (hwloc_topology_load(handle->get()) != 0)
+        return makeError(std::string("hwloc could not read this machine's topology: ") + std::strerror(errno));
+    if (hwloc_get_nbobjs_by_type(handle->get(), HWLOC_OBJ_PU) <= 0)
+        return makeError("hwloc found no processing units on this machine");
+    return Topology(buildModel(std::move(*handle), TopologySource::Live, "live machine"));
+}
+
+Expected<Topology> Topology::loadSynthetic(std::string_view description)
+{
+    if (auto ok = checkSyntheticDescription(description); !ok)
+        return ok.error();
+    auto handle = initHandle();
+    if (!handle)
+        return handle.error();
+    const std::string desc(description);
+    if (hwloc_topology_set_synthetic(handle->get(), desc.c_str()) != 0)
+        return makeError("hwloc rejected the synthetic description '" + desc + "'");
+    if (hwloc_topology_load(handle->get()) != 0)
+        return makeError("hwloc could not build the synthetic topology '" + desc + "'");
+    return Topology(buildModel(std::move(*handle), TopologySource::Synthetic, "synthetic '" + desc + "'"));
+}
+
+Expected<Topology> Topology::loadXmlFile(const std::string& path)
+{
+    auto xml = readXmlFile(path);
+    if (!xml)
+        return xml.error();
+    auto topo = loadXml(*xml, "XML file " + path);
+    if (!topo)
+        return makeError(path + ": " + topo.error().message);
+    return topo;
+}
+
+Expected<Topology> Topology::loadXmlBuffer(std::string_view xml) { return loadXml(xml, "XML buffer"); }
+
+Expected<Topology> Topology::loadXml(std::string_view xml, std::string origin)
+{
+    // Parse once in a throw-away child first: libhwloc 2.9 can crash on malformed XML.
+    if (auto ok = validateXmlInChild(xml); !ok)
+        return ok.error();
+    auto handle = initHandle();
+    if (!handle)
+        return handle.error();
+    if (hwloc_topology_set_xmlbuffer(handle->get(), xml.data(), static_cast<int>(xml.size())) != 0)
+        return makeError("hwloc could not read the XML topology");
+    if (hwloc_topology_load(handle->get()) != 0)
+        return makeError("hwloc could not load the XML topology");
+    if (hwloc_get_nbobjs_by_type(handle->get(), HWLOC_OBJ_PU) <= 0)
+        return makeError("the XML topology has no processing units");
+    return Topology(buildModel(std::move(*handle), TopologySource::Xml, std::move(origin)));
+}
+
+TopologySource Topology::source() const { return m_impl->source; }
+bool Topology::isThisSystem() const { return m_impl->thisSystem; }
+const std::string& Topology::origin() const { return m_impl->origin; }
+const TopoNode& Topology::root() const { return m_impl->root; }
+const std::vector<PuInfo>& Topology::pus() const { return m_impl->pus; }
+const std::vector<CacheInfo>& Topology::caches() const { return m_impl->caches; }
+const std::vector<NumaNodeInfo>& Topology::numaNodes() const { return m_impl->numaNodes; }
+
+const PuInfo* Topology::findPu(int osIndex) const
+{
+    auto it = std::lower_bound(
+        m_impl->pus.begin(), m_impl->pus.end(), osIndex, [](const PuInfo& p, int os) { return p.osIndex < os; });
+    return it != m_impl->pus.end() && it->osIndex == osIndex ? &*it : nullptr;
+}
+
+std::vector<int> Topology::allowedPus() const
+{
+    std::vector<int> out;
+    for (const auto& p : m_impl->pus)
+        if (p.allowed && p.inAffinity)
+            out.push_back(p.osIndex);
+    return out;
+}
+
+std::vector<int> Topology::affinityPus() const
+{
+    if (m_impl->thisSystem)
+        return m_impl->affinity;
+    std::vector<int> out;
+    for (const auto& p : m_impl->pus)
+        out.push_back(p.osIndex);
+    return out;
+}
+
+int Topology::packageCount() const { return hwloc_get_nbobjs_by_type(m_impl->handle.get(), HWLOC_OBJ_PACKAGE); }
+int Topology::coreCount() const { return hwloc_get_nbobjs_by_type(m_impl->handle.get(), HWLOC_OBJ_CORE); }
+
+std::uint64_t Topology::cacheSize(int level) const
+{
+    for (const auto& c : m_impl->caches)
+        if (c.level == level)
+            return c.size;
+    return 0;
+}
+
+int Topology::lastCacheLevel() const
+{
+    int level = 0;
+    for (const auto& c : m_impl->caches)
+        level = std::max(level, c.level);
+    return level;
+}
+
+Expected<std::string> Topology::exportXml(bool anonymize) const
+{
+    char* buffer = nullptr;
+    int length = 0;
+    if (hwloc_topology_export_xmlbuffer(m_impl->handle.get(), &buffer, &length, 0) != 0 || !buffer)
+        return makeError(std::string("hwloc could not export the topology as XML: ") + std::strerror(errno));
+    std::string xml(buffer, length > 0 ? static_cast<std::size_t>(length - 1) : 0);
+    hwloc_free_xmlbuffer(m_impl->handle.get(), buffer);
+    return anonymize ? anonymizeXml(xml) : xml;
+}
+
+std::string formatCpuList(const std::vector<int>& cpus)
+{
+    std::vector<int> v = cpus;
+    std::sort(v.begin(), v.end());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+    std::string out;
+    for (std::size_t i = 0; i < v.size();) {
+        std::size_t j = i;
+        while (j + 1 < v.size() && v[j + 1] == v[j] + 1)
+            ++j;
+        if (!out.empty())
+            out += ',';
+        out += std::to_string(v[i]);
+        if (j > i)
+            out += '-' + std::to_string(v[j]);
+        i = j + 1;
+    }
+    return out;
+}
+
+Expected<std::vector<int>> parseCpuList(std::string_view text)
+{
+    std::vector<int> out;
+    auto number = [](std::string_view s) -> std::optional<int> {
+        int v = 0;
+        auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+        if (ec != std::errc() || p != s.data() + s.size() || s.empty() || v < 0 || v > 65535)
+            return std::nullopt;
+        return v;
+    };
+    std::size_t pos = 0;
+    while (pos <= text.size()) {
+        std::size_t comma = text.find(',', pos);
+        std::string_view item
+            = text.substr(pos, comma == std::string_view::npos ? std::string_view::npos : comma - pos);
+        std::size_t dash = item.find('-');
+        auto lo = number(item.substr(0, dash));
+        auto hi = dash == std::string_view::npos ? lo : number(item.substr(dash + 1));
+        if (!lo || !hi || *hi < *lo)
+            return makeError("'" + std::string(text) + "' is not a CPU list (expected e.g. 0,2 or 0-3)");
+        for (int c = *lo; c <= *hi; ++c)
+            out.push_back(c);
+        if (comma == std::string_view::npos)
+            break;
+        pos = comma + 1;
+    }
+    return out;
+}
+
+} // namespace ctxscope

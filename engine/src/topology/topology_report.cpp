@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: MIT
+#include "ctxscope/topology_report.h"
+
+#include "ctxscope/placement.h"
+
+#include <fmt/core.h>
+#include <nlohmann/json.hpp>
+
+namespace ctxscope {
+
+std::string formatCacheSize(std::uint64_t bytes)
+{
+    if (bytes >= (1ULL << 20) && bytes % (1ULL << 20) == 0)
+        return fmt::format("{}MB", bytes >> 20);
+    if (bytes >= 1024)
+        return fmt::format("{}KB", bytes >> 10);
+    return fmt::format("{}B", bytes);
+}
+
+namespace {
+
+    std::string label(const TopoNode& n)
+    {
+        switch (n.kind) {
+        case NodeKind::Cache:
+            // Only data and unified caches are modelled, so level 1 is always the L1d.
+            return fmt::format("L{}{} L#{} ({})", n.cacheLevel, n.cacheLevel == 1 ? "d" : "", n.logicalIndex,
+                formatCacheSize(n.cacheSize));
+        case NodeKind::Pu:
+            return fmt::format("PU L#{} (P#{})", n.logicalIndex, n.osIndex);
+        case NodeKind::Machine:
+            return "Machine";
+        default:
+            return fmt::format("{} L#{}", toString(n.kind), n.logicalIndex);
+        }
+    }
+
+    // lstopo joins single-child chains with " + " on one line.
+    void describe(const TopoNode& n, int indent, std::string& out)
+    {
+        std::string line(static_cast<std::size_t>(indent) * 2, ' ');
+        const TopoNode* cur = &n;
+        line += label(*cur);
+        while (
+            cur->children.size() == 1 && cur->kind != NodeKind::Machine && cur->children.front().kind != NodeKind::Pu) {
+            cur = &cur->children.front();
+            line += " + " + label(*cur);
+        }
+        out += line + '\n';
+        for (const auto& c : cur->children)
+            describe(c, indent + 1, out);
+    }
+
+    nlohmann::json nodeToJson(const TopoNode& n)
+    {
+        nlohmann::json j { { "type", std::string(toString(n.kind)) }, { "logical_index", n.logicalIndex },
+            { "os_index", n.osIndex }, { "pus", n.pus } };
+        if (n.kind == NodeKind::Cache) {
+            j["cache_level"] = n.cacheLevel;
+            j["cache_size"] = n.cacheSize;
+            j["cache_line_size"] = n.cacheLineSize;
+        }
+        if (!n.children.empty()) {
+            auto& children = j["children"] = nlohmann::json::array();
+            for (const auto& c : n.children)
+                children.push_back(nodeToJson(c));
+        }
+        return j;
+    }
+
+} // namespace
+
+std::string describeTopology(const Topology& topology)
+{
+    std::string out = fmt::format("Topology of the {}{}\n", topology.origin(),
+        topology.isThisSystem() ? "" : " (not this machine: display only, no runs)");
+    describe(topology.root(), 0, out);
+    for (const auto& numa : topology.numaNodes())
+        out += fmt::format(
+            "NUMANode P#{} ({} MB) covers CPUs {}\n", numa.osIndex, numa.localMemory >> 20, formatCpuList(numa.pus));
+    out += fmt::format("\nCPUs allowed (cgroup cpuset and affinity): {}\n", formatCpuList(topology.allowedPus()));
+    out += fmt::format("Process affinity mask (taskset):             {}\n", formatCpuList(topology.affinityPus()));
+    out += "\nRelation classes on this topology (one representative pair each):\n";
+    for (const auto& p : representativePairs(topology))
+        out += fmt::format("  {:<14} CPUs {},{}\n", toString(p.relation), p.a, p.b);
+    return out;
+}
+
+nlohmann::json topologyToJson(const Topology& topology)
+{
+    nlohmann::json pus = nlohmann::json::array();
+    for (const auto& p : topology.pus())
+        pus.push_back({ { "os_index", p.osIndex }, { "logical_index", p.logicalIndex }, { "core", p.core },
+            { "l1", p.l1 }, { "l2", p.l2 }, { "l3", p.l3 }, { "package", p.package }, { "numa_node", p.numaNode },
+            { "allowed", p.allowed }, { "in_affinity", p.inAffinity } });
+    nlohmann::json caches = nlohmann::json::array();
+    for (const auto& c : topology.caches())
+        caches.push_back({ { "level", c.level }, { "logical_index", c.logicalIndex }, { "size", c.size },
+            { "line_size", c.lineSize }, { "pus", c.pus } });
+    nlohmann::json numa = nlohmann::json::array();
+    for (const auto& n : topology.numaNodes())
+        numa.push_back({ { "os_index", n.osIndex }, { "local_memory", n.localMemory }, { "pus", n.pus } });
+    nlohmann::json pairs = nlohmann::json::array();
+    for (const auto& p : representativePairs(topology))
+        pairs.push_back({ { "relation", std::string(toString(p.relation)) }, { "cpus", { p.a, p.b } } });
+    return { { "origin", topology.origin() }, { "this_system", topology.isThisSystem() },
+        { "allowed", formatCpuList(topology.allowedPus()) }, { "affinity", formatCpuList(topology.affinityPus()) },
+        { "tree", nodeToJson(topology.root()) }, { "pus", pus }, { "caches", caches }, { "numa_nodes", numa },
+        { "representative_pairs", pairs } };
+}
+
+} // namespace ctxscope

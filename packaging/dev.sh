@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# ctxscope developer entry point. Installs what is missing (Debian packages only), builds
+# with CMake presets and Ninja, and runs, tests or benchmarks. Re-running is incremental.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+
+# Every Debian package ctxscope needs, listed once (the README says why each is there).
+PACKAGES=(
+    g++ cmake ninja-build pkg-config          # toolchain
+    qt6-base-dev qt6-svg-dev libqcustomplot-dev # GUI: widgets, SVG export, plots
+    libhwloc-dev                              # CPU topology and binding
+    libboost-context-dev                      # fcontext coroutine benchmark
+    nlohmann-json3-dev libcli11-dev libfmt-dev # JSON, CLI parsing, formatting
+    libgtest-dev libgmock-dev                 # tests
+    libbenchmark-tools                        # compare.py reads our JSON (tested)
+    xvfb xauth                                # GUI screenshots on headless machines
+)
+
+say() { printf '\033[1mdev.sh:\033[0m %s\n' "$*" >&2; }
+
+install_deps() {
+    local missing=()
+    for p in "${PACKAGES[@]}"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+    done
+    [ ${#missing[@]} -eq 0 ] && return 0
+    say "installing missing Debian packages: ${missing[*]}"
+    local sudo=()
+    [ "$(id -u)" -ne 0 ] && sudo=(sudo)
+    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
+}
+
+build() { # preset
+    local preset=$1
+    [ -f "build/$preset/build.ninja" ] || cmake --preset "$preset" >&2
+    cmake --build --preset "$preset"
+}
+
+has_display() { [ -n "${DISPLAY:-}" ] || [ -n "${WAYLAND_DISPLAY:-}" ]; }
+
+cmd_run() {
+    install_deps
+    build release
+    if has_display; then
+        exec build/release/app/gui/ctxscope "$@"
+    fi
+    say "no display (\$DISPLAY and \$WAYLAND_DISPLAY are unset): running the text tour instead."
+    say "for the desktop app, run this from a graphical session (or: xvfb-run $0 run --screenshot shot.png --quit)."
+    exec build/release/app/cli/ctxscope-cli tour
+}
+
+cmd_test() {
+    install_deps
+    build asan
+    local jobs=()
+    [ -n "${CI:-}" ] && jobs=(--output-junit "$ROOT/build/asan/ctest-junit.xml")
+    ctest --preset asan "${jobs[@]}" "$@"
+}
+
+cmd_tsan() {
+    install_deps
+    build tsan
+    ctest --preset tsan -L engine "$@"
+}
+
+usage() {
+    cat <<USAGE
+usage: packaging/dev.sh COMMAND [ARGS]
+
+  run      install what is missing, build the release preset and start the app
+           (the text tour when there is no display); ARGS go to the app
+  test     install, build the asan preset (ASan+UBSan) and run every test; ARGS go to ctest
+  tsan     build the tsan preset and run the engine tests under ThreadSanitizer
+  deps     only install the missing Debian packages
+USAGE
+}
+
+case "${1:-}" in
+run) shift; cmd_run "$@" ;;
+test) shift; cmd_test "$@" ;;
+tsan) shift; cmd_tsan "$@" ;;
+deps) install_deps ;;
+-h | --help | help) usage ;;
+*) usage >&2; exit 2 ;;
+esac
