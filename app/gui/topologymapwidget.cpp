@@ -216,7 +216,8 @@ QString TopologyMapWidget::puToolTip(const LayoutBox& box) const
 
 QString TopologyMapWidget::containerToolTip(const LayoutBox& box) const
 {
-    const QString pus = tr("%n PU(s): P#%1", nullptr, static_cast<int>(box.pus.size())).arg(cpuList(box.pus));
+    const QString pus = (box.pus.size() == 1 ? tr("1 PU") : tr("%1 PUs").arg(box.pus.size())) + QStringLiteral(": P#")
+        + cpuList(box.pus);
     switch (box.kind) {
     case BoxKind::Cache: {
         const QString name = box.cacheLevel == 1 ? QStringLiteral("L1d") : QStringLiteral("L%1").arg(box.cacheLevel);
