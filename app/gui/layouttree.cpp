@@ -90,6 +90,15 @@ namespace {
         kids.insert(kids.begin() + first, std::move(box));
     }
 
+    // A cache above exactly one core (L2 and L1d on most machines), possibly through others.
+    bool isPrivateCache(const LayoutItem& item)
+    {
+        if (item.kind != BoxKind::Cache || item.children.size() != 1)
+            return false;
+        const LayoutItem& child = item.children.front();
+        return child.kind == BoxKind::Core || isPrivateCache(child);
+    }
+
     QString bytes(std::uint64_t n) { return QString::fromStdString(formatCacheSize(n)); }
 
     QString memory(std::uint64_t n)
@@ -135,6 +144,10 @@ QString itemLabel(const LayoutItem& item, LabelDetail detail)
         // In compact maps the core's border says enough; its name stays in the tooltip.
         return compact ? QString() : QStringLiteral("Core L#%1").arg(n.logicalIndex);
     case BoxKind::Cache:
+        // When space is short, private caches fold onto their core like lstopo's
+        // "L2 + L1d + Core" lines; their sizes stay in the tooltips.
+        if (compact && isPrivateCache(item))
+            return {};
         // Only data and unified caches are modelled, so level 1 is the L1d.
         return (n.cacheLevel == 1 ? QStringLiteral("L1d") : QStringLiteral("L%1").arg(n.cacheLevel)) + QLatin1Char(' ')
             + bytes(n.cacheSize);

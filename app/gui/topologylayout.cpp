@@ -191,29 +191,32 @@ namespace {
             const bool shapable = std::any_of(item.children.begin(), item.children.end(),
                 [&](const LayoutItem& c) { return optionsOf(c, false).size() > 1; });
             const int aspects = shapable ? static_cast<int>(kAspects.size()) : 0;
+            std::vector<const Option*> picks(item.children.size());
             for (int aspect = shapable ? 0 : -1; aspect < aspects; ++aspect) {
+                int childRagged = 0;
+                for (std::size_t i = 0; i < picks.size(); ++i) {
+                    picks[i] = &pick(item.children[i], aspect);
+                    childRagged = std::max(childRagged, picks[i]->ragged);
+                }
                 for (int cols = 1; cols <= n; ++cols) {
                     // Columns that leave the last row as full as a smaller count would are no better.
                     if (cols > 1 && (n + cols - 1) / cols == (n + cols - 2) / (cols - 1))
                         continue;
-                    Option probe { 0, 0, cols, aspect };
                     double width = 0;
                     double height = 0;
-                    int ragged = n % cols == 0 ? 0 : 1;
-                    int childRagged = 0;
-                    for (const Row& row : flow(item, probe)) {
-                        double rowWidth = 0;
+                    for (std::size_t first = 0; first < picks.size(); first += static_cast<std::size_t>(cols)) {
+                        const std::size_t last = std::min(picks.size(), first + static_cast<std::size_t>(cols));
+                        double rowWidth = frame.gap * static_cast<double>(last - first - 1);
                         double rowHeight = 0;
-                        for (const auto& [child, opt] : row) {
-                            rowWidth += opt.w;
-                            rowHeight = std::max(rowHeight, opt.h);
-                            childRagged = std::max(childRagged, opt.ragged);
+                        for (std::size_t k = first; k < last; ++k) {
+                            rowWidth += picks[k]->w;
+                            rowHeight = std::max(rowHeight, picks[k]->h);
                         }
-                        width = std::max(width, rowWidth + frame.gap * static_cast<double>(row.size() - 1));
-                        height += rowHeight + (height > 0 ? frame.gap : 0);
+                        width = std::max(width, rowWidth);
+                        height += rowHeight + (first > 0 ? frame.gap : 0);
                     }
                     all.push_back(Option { std::max(width + 2 * frame.side, frame.labelWidth),
-                        height + frame.top + frame.side, cols, aspect, ragged + childRagged });
+                        height + frame.top + frame.side, cols, aspect, (n % cols == 0 ? 0 : 1) + childRagged });
                 }
             }
             return paretoFront(std::move(all));

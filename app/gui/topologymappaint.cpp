@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cmath>
+#include <vector>
 
 namespace ctxscope::gui {
 
@@ -168,18 +169,19 @@ void TopologyMapWidget::paintHighlight(QPainter& painter, const Colors& c) const
     const int b = m_layout.puBox(m_highlight->b);
     if (a < 0 || b < 0)
         return;
-    const QRectF ra = m_layout.boxes[static_cast<std::size_t>(a)].rect;
-    const QRectF rb = m_layout.boxes[static_cast<std::size_t>(b)].rect;
+    // No line between the two: it would strike through the labels of the PUs between them.
     painter.setRenderHint(QPainter::Antialiasing);
-    painter.setBrush(Qt::NoBrush);
-    if (a != b) {
-        QPen link(c.highlight, 3, Qt::DashLine, Qt::RoundCap);
-        painter.setPen(link);
-        painter.drawLine(ra.center(), rb.center());
-    }
-    painter.setPen(QPen(c.highlight, 4));
-    for (const QRectF& r : { ra, rb })
+    for (const int index : a == b ? std::vector<int> { a } : std::vector<int> { a, b }) {
+        const QRectF r = m_layout.boxes[static_cast<std::size_t>(index)].rect;
+        if (m_selection.tasksOn(m_layout.boxes[static_cast<std::size_t>(index)].osIndex).empty()) {
+            QColor wash = c.highlight;
+            wash.setAlphaF(0.22F);
+            painter.fillRect(r, wash);
+        }
+        painter.setBrush(Qt::NoBrush);
+        painter.setPen(QPen(c.highlight, 4));
         painter.drawRoundedRect(r.adjusted(-2, -2, 2, 2), 3, 3);
+    }
     painter.setRenderHint(QPainter::Antialiasing, false);
 }
 

@@ -174,7 +174,7 @@ namespace {
             return QStringLiteral("NUMA P#%1").arg(box.osIndex);
         case BoxKind::Cache:
             return (box.cacheLevel == 1 ? QStringLiteral("L1d") : QStringLiteral("L%1").arg(box.cacheLevel))
-                + QStringLiteral(" L#%1").arg(box.logicalIndex);
+                + QStringLiteral(" L#%1 (%2)").arg(box.logicalIndex).arg(sizeText(box.cacheSize));
         case BoxKind::Package:
         case BoxKind::Die:
         case BoxKind::Group:

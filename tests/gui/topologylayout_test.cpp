@@ -141,6 +141,28 @@ TEST(TopologyLayout, CachesCarryLevelAndSizeCoresTheirIndex)
     EXPECT_EQ(l3, 1);
 }
 
+TEST(TopologyLayout, PrivateCachesFoldOntoTheirCoreOnlyWhenSpaceIsShort)
+{
+    const auto privateL2 = [](const TopologyLayout& layout) {
+        return std::find_if(layout.boxes.begin(), layout.boxes.end(),
+            [](const LayoutBox& b) { return b.kind == BoxKind::Cache && b.cacheLevel == 2; });
+    };
+    const TopologyLayout roomy = layoutTopology(synthetic("pack:1 l3:2 l2:4 l1d:1 core:1 pu:2"), QSizeF(1260, 640));
+    EXPECT_FALSE(privateL2(roomy)->label.isEmpty());
+
+    // 512 PUs under eight levels (an EPYC-like tree): the L2 + L1d + Core chains collapse.
+    const TopologyLayout tight = layoutTopology(synthetic("pack:4 l3:8 l2:8 l1d:1 core:1 pu:2"), QSizeF(1260, 640));
+    EXPECT_EQ(tight.detail, LabelDetail::Compact);
+    EXPECT_GE(tight.fontPixels, 10.0);
+    const auto l2 = privateL2(tight);
+    ASSERT_NE(l2, tight.boxes.end());
+    EXPECT_TRUE(l2->label.isEmpty());
+    const auto core = std::find_if(tight.boxes.begin(), tight.boxes.end(),
+        [&](const LayoutBox& b) { return b.kind == BoxKind::Core && b.pus == l2->pus; });
+    ASSERT_NE(core, tight.boxes.end());
+    EXPECT_EQ(core->rect, l2->rect); // still in the tree (tooltips name it), drawn as one box
+}
+
 TEST(TopologyLayout, NumaNodesAreBoxesOnlyWhenThereAreSeveral)
 {
     const auto numaBoxes = [](const Topology& t) {

@@ -109,7 +109,10 @@ TEST(TopologyMap, DisallowedPusAreGreyedNotSelectableAndSayWhy)
     EXPECT_TRUE(allowed.allowed);
     EXPECT_EQ(
         map.toolTipAt(denied.rect.center()), QStringLiteral("CPU 12 is outside the allowed set 0-7 (cgroup cpuset)"));
-    EXPECT_TRUE(map.toolTipAt(allowed.rect.center()).startsWith(QStringLiteral("PU P#6 (L#6)")));
+    const QString puTip = map.toolTipAt(allowed.rect.center());
+    const QString l3 = QString::fromStdString(formatCacheSize(map.topology()->cacheSize(3)));
+    EXPECT_TRUE(puTip.startsWith(QStringLiteral("PU P#6 (L#6) · Core L#3 · L3 L#0 (%1) · Package L#0").arg(l3)))
+        << puTip.toStdString();
 
     // Greyed: the fill just inside the border is the palette-derived grey, not the PU fill.
     const QImage image = map.grab().toImage();
