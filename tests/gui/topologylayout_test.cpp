@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cctype>
 #include <set>
 
 using namespace ctxscope;
@@ -71,6 +72,8 @@ struct Shape {
     int pus;
 };
 
+void PrintTo(const Shape& shape, std::ostream* os) { *os << "'" << shape.description << "'"; }
+
 class LayoutShapes : public ::testing::TestWithParam<Shape> { };
 
 } // namespace
@@ -89,7 +92,17 @@ INSTANTIATE_TEST_SUITE_P(Gui, LayoutShapes,
     ::testing::Values(Shape { "pack:1 core:1 pu:2", 2 }, Shape { "pack:1 core:2 pu:1", 2 },
         Shape { "pack:2 l3:2 core:4 pu:2", 32 }, Shape { "pack:2 numa:2 l3:2 core:4 pu:2", 64 },
         Shape { "pack:1 l3:2 l2:4 l1d:1 core:1 pu:2", 16 }, Shape { "pack:2 l3:4 core:16 pu:2", 256 },
-        Shape { "pack:2 l3:8 core:16 pu:2", 512 }, Shape { "pack:1 core:24 pu:1", 24 }));
+        Shape { "pack:2 l3:8 core:16 pu:2", 512 }, Shape { "pack:1 core:24 pu:1", 24 }),
+    [](const ::testing::TestParamInfo<Shape>& param) {
+        // "pack:2 l3:4 core:16 pu:2" -> "pack2_l34_core16_pu2": ctest names that stay put
+        std::string name;
+        for (const char* c = param.param.description; *c; ++c)
+            if (std::isalnum(static_cast<unsigned char>(*c)))
+                name += *c;
+            else if (*c == ' ')
+                name += '_';
+        return name;
+    });
 
 TEST(TopologyLayout, TwoHundredFiftySixPusStayReadableInAProjectorWindow)
 {
