@@ -132,7 +132,7 @@ void TopologyMapWidget::paintPu(QPainter& painter, const LayoutBox& box, const C
     painter.setBrush(Qt::NoBrush);
     painter.setPen(QPen(tasks.empty() ? c.border : taskColor(tasks.front()).darker(160), tasks.empty() ? 1 : 2));
     painter.drawRect(tasks.empty() ? r : box.rect.adjusted(1, 1, -1, -1));
-    if (m_hoveredPu >= 0 && &m_layout.boxes[static_cast<std::size_t>(m_hoveredPu)] == &box && box.allowed) {
+    if (m_hoveredPu >= 0 && m_hoveredPu == box.osIndex && box.allowed) {
         painter.setPen(QPen(c.highlight, 2));
         painter.drawRect(box.rect.adjusted(1, 1, -1, -1));
     }

@@ -109,7 +109,7 @@ void TopologyMapWidget::mouseMoveEvent(QMouseEvent* event)
 {
     const int index = mapLayout().boxAt(event->position());
     const bool onPu = index >= 0 && m_layout.boxes[static_cast<std::size_t>(index)].kind == BoxKind::Pu;
-    const int hovered = onPu ? index : -1;
+    const int hovered = onPu ? m_layout.boxes[static_cast<std::size_t>(index)].osIndex : -1;
     if (onPu)
         setCursor(
             m_layout.boxes[static_cast<std::size_t>(index)].allowed ? Qt::PointingHandCursor : Qt::ForbiddenCursor);

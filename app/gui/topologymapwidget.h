@@ -73,7 +73,7 @@ private:
     std::optional<Topology> m_topology;
     TaskSelection m_selection;
     std::optional<PuPair> m_highlight;
-    int m_hoveredPu = -1; // box index
+    int m_hoveredPu = -1; // OS index of the PU under the mouse
     mutable TopologyLayout m_layout;
     mutable bool m_layoutValid = false;
 };
