@@ -64,13 +64,18 @@ enum class TopologySource { Live, Xml, Synthetic };
 
 class Topology {
 public:
-    // The machine this process runs on, with PUs outside the cgroup kept (allowed = false).
+    // The machine this process runs on, with PUs outside the cgroup kept (allowed = false)
+    // and the calling thread's affinity mask (what taskset set) read at load time. When
+    // HWLOC_SYNTHETIC or HWLOC_XMLFILE is set, hwloc tools show that topology instead; so do
+    // we, through the checked loaders below, and the result is not this system.
     static Expected<Topology> loadLive();
-    // An hwloc XML export of some machine, read in a child process so a file that crashes
-    // libhwloc is an error message here.
+    // An hwloc XML export of some machine, parsed first in a child process with CPU, memory
+    // and time limits, so a file that crashes or hangs libhwloc is an error message here. At
+    // most 64 MiB and 8192 PUs; every PU needs a distinct OS index (P#) up to 65535.
     static Expected<Topology> loadXmlFile(const std::string& path);
     static Expected<Topology> loadXmlBuffer(std::string_view xml);
-    // A synthetic description such as "pack:2 l3:2 core:4 pu:2" (checked before hwloc sees it).
+    // A synthetic description such as "pack:2 [numa] l3:2 core:4 pu:2", checked before hwloc
+    // sees it: at most 32 levels and 8192 PUs.
     static Expected<Topology> loadSynthetic(std::string_view description);
 
     Topology(const Topology&);
@@ -92,7 +97,9 @@ public:
     const std::vector<NumaNodeInfo>& numaNodes() const;
 
     const PuInfo* findPu(int osIndex) const;
+    // PUs a task may be pinned to: inside the cgroup cpuset and inside the affinity mask.
     std::vector<int> allowedPus() const;
+    // The affinity mask of the thread that loaded the topology; every PU when not this system.
     std::vector<int> affinityPus() const;
     int packageCount() const;
     int coreCount() const;
@@ -109,6 +116,7 @@ public:
 private:
     explicit Topology(std::shared_ptr<const Impl> impl);
     static Expected<Topology> loadXml(std::string_view xml, std::string origin);
+    static Expected<Topology> loadSyntheticAs(std::string_view description, std::string origin);
     std::shared_ptr<const Impl> m_impl;
 };
 
