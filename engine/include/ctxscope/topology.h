@@ -28,6 +28,7 @@ struct TopoNode {
     int cacheLineSize = 0; // bytes, caches only
     std::vector<int> pus; // OS indices of the PUs below, ascending
     std::vector<TopoNode> children;
+    friend bool operator==(const TopoNode&, const TopoNode&) = default;
 };
 
 // A cache level seen from the PUs: which PUs share one instance.
@@ -37,12 +38,14 @@ struct CacheInfo {
     std::uint64_t size = 0;
     int lineSize = 0;
     std::vector<int> pus;
+    friend bool operator==(const CacheInfo&, const CacheInfo&) = default;
 };
 
 struct NumaNodeInfo {
     int osIndex = 0;
     std::uint64_t localMemory = 0; // bytes
     std::vector<int> pus;
+    friend bool operator==(const NumaNodeInfo&, const NumaNodeInfo&) = default;
 };
 
 // Flat facts about one PU (hardware thread), indexed by the containing objects'
@@ -58,6 +61,7 @@ struct PuInfo {
     int numaNode = -1; // OS index of the NUMA node
     bool allowed = true; // inside the cgroup cpuset hwloc reports as allowed
     bool inAffinity = true; // inside this process's affinity mask (taskset)
+    friend bool operator==(const PuInfo&, const PuInfo&) = default;
 };
 
 enum class TopologySource { Live, Xml, Synthetic };

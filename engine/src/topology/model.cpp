@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 
 namespace ctxscope {
 
@@ -44,7 +45,13 @@ namespace {
         }
     }
 
-    int toInt(unsigned value) { return value == HWLOC_UNKNOWN_INDEX ? -1 : static_cast<int>(value); }
+    int toInt(unsigned value)
+    {
+        if (value == HWLOC_UNKNOWN_INDEX)
+            return -1;
+        return value > static_cast<unsigned>(std::numeric_limits<int>::max()) ? std::numeric_limits<int>::max()
+                                                                              : static_cast<int>(value);
+    }
 
     // Appends the model of obj to out; objects we do not draw (instruction caches, misc) are
     // skipped and their children hoisted into the parent.
@@ -108,9 +115,11 @@ namespace {
             return makeError("the topology has " + std::to_string(pus.size()) + " PUs; ctxscope handles at most "
                 + std::to_string(kMaxPus));
         for (std::size_t i = 0; i < pus.size(); ++i) {
-            if (pus[i].osIndex < 0 || pus[i].osIndex > kMaxCpuIndex)
-                return makeError("PU L#" + std::to_string(pus[i].logicalIndex)
-                    + " has no usable OS index (P#); it must be between 0 and " + std::to_string(kMaxCpuIndex));
+            if (pus[i].osIndex < 0)
+                return makeError("PU L#" + std::to_string(pus[i].logicalIndex) + " has no OS index (P#)");
+            if (pus[i].osIndex > kMaxCpuIndex)
+                return makeError("PU L#" + std::to_string(pus[i].logicalIndex) + " has OS index P#"
+                    + std::to_string(pus[i].osIndex) + ", above " + std::to_string(kMaxCpuIndex));
             if (i > 0 && pus[i].osIndex == pus[i - 1].osIndex)
                 return makeError("two PUs have the same OS index P#" + std::to_string(pus[i].osIndex));
         }

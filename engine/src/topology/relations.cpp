@@ -16,13 +16,15 @@ namespace {
 
     // Beyond a shared L3: different NUMA nodes is the more telling fact, even inside one
     // package (AMD NPS modes, Intel SNC), so it wins over same-package and cross-package.
+    // Cross-package needs two known packages; without Package objects (some synthetic
+    // topologies) nothing says the PUs are apart.
     Relation farClass(int numaA, int packageA, int numaB, int packageB)
     {
         if (numaA != numaB && numaA >= 0 && numaB >= 0)
             return Relation::CrossNuma;
-        if (same(packageA, packageB))
-            return Relation::SamePackage;
-        return Relation::CrossPackage;
+        if (packageA >= 0 && packageB >= 0 && packageA != packageB)
+            return Relation::CrossPackage;
+        return Relation::SamePackage;
     }
 
     // The object that contains a PU at `level` (1 core, 2 L2, 3 L3) or the nearest one below

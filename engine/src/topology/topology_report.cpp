@@ -95,7 +95,8 @@ std::string describeTopology(const Topology& topology)
         topology.isThisSystem() ? "" : " (not this machine: display only, no runs)");
     describe(topology, topology.root(), 0, out);
     for (const auto& numa : topology.numaNodes())
-        out += fmt::format("NUMANode P#{} ({}) local to CPUs {}\n", numa.osIndex, formatCacheSize(numa.localMemory),
+        out += fmt::format("NUMANode P#{}{} local to CPUs {}\n", numa.osIndex,
+            numa.localMemory > 0 ? " (" + formatCacheSize(numa.localMemory) + ")" : std::string(),
             formatCpuList(numa.pus));
     out += fmt::format("\nAllowed by the cgroup cpuset:   {}\n", formatCpuList(cpusetAllowed(topology)));
     out += fmt::format("Affinity mask (taskset):        {}\n", formatCpuList(topology.affinityPus()));
