@@ -231,7 +231,7 @@ TEST(TopologyXmlDeathTest, HwlocCrashingInTheCheckerIsAnErrorHere)
     std::string xml = "<?xml version=\"1.0\"?>\n<topology version=\"2.0\">\n<object type=\"Machine\" cpuset=\"0x1\" "
                       "complete_cpuset=\"0x1\" allowed_cpuset=\"0x1\" nodeset=\"0x1\" complete_nodeset=\"0x1\" "
                       "allowed_nodeset=\"0x1\">\n";
-    constexpr int kDepth = 200000;
+    constexpr int kDepth = 40000; // about twice what overflows the 8 MiB stack the checker gets
     for (int i = 0; i < kDepth; ++i)
         xml += "<object type=\"Group\" cpuset=\"0x1\" complete_cpuset=\"0x1\">";
     xml += "<object type=\"PU\" os_index=\"0\" cpuset=\"0x1\" complete_cpuset=\"0x1\"/>";
@@ -245,5 +245,5 @@ TEST(TopologyXmlDeathTest, HwlocCrashingInTheCheckerIsAnErrorHere)
             std::fprintf(stderr, "%s\n", topo.ok() ? "accepted" : topo.error().message.c_str());
             std::_Exit(topo.ok() ? 1 : 0);
         },
-        ::testing::ExitedWithCode(0), "(crashed|checker exit)");
+        ::testing::ExitedWithCode(0), "hwloc crashed reading the XML topology");
 }

@@ -22,6 +22,7 @@ namespace {
 
     constexpr rlim_t kChildCpuSeconds = 2;
     constexpr rlim_t kChildAddressSpace = rlim_t { 1 } << 30;
+    constexpr rlim_t kChildStack = rlim_t { 8 } << 20;
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
     constexpr auto kChildWallLimit = std::chrono::seconds(20); // sanitizers slow the child down
 #else
@@ -104,8 +105,20 @@ namespace {
         const rlimit as { kChildAddressSpace, kChildAddressSpace };
         ::setrlimit(RLIMIT_AS, &as);
 #endif
+        // Die of the signal itself: crash handlers inherited from the parent (a sanitizer's,
+        // a desktop's crash reporter) must not run, report or linger for hwloc's crash.
+        for (int sig : { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT })
+            ::signal(sig, SIG_DFL);
         const rlimit cpu { kChildCpuSeconds, kChildCpuSeconds + 1 };
         ::setrlimit(RLIMIT_CPU, &cpu);
+        // hwloc's own XML parser recurses per nesting level: with an unlimited stack a deep
+        // file would eat memory instead of failing.
+        rlimit stack {};
+        if (::getrlimit(RLIMIT_STACK, &stack) == 0
+            && (stack.rlim_cur == RLIM_INFINITY || stack.rlim_cur > kChildStack)) {
+            stack.rlim_cur = kChildStack;
+            ::setrlimit(RLIMIT_STACK, &stack);
+        }
         const rlimit core { 0, 0 };
         ::setrlimit(RLIMIT_CORE, &core);
         auto handle = initHandle();
