@@ -253,3 +253,34 @@ TEST(TopologyXmlDeathTest, HwlocCrashingInTheCheckerIsAnErrorHere)
         },
         ::testing::ExitedWithCode(0), "hwloc crashed reading the XML topology");
 }
+
+// hwloc's own parser reads the buffer as a C string: it must get the ending NUL too.
+TEST(TopologyXmlDeathTest, HwlocOwnParserReadsBuffersAndFiles)
+{
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    test::ScopedEnv ownParser("HWLOC_LIBXML_IMPORT", "0");
+    std::string xml = readAll(fixture("good/two-packages-two-numa.xml"));
+    while (!xml.empty() && (xml.back() == '\n' || xml.back() == ' '))
+        xml.pop_back(); // ends right after </topology>
+    EXPECT_EXIT(
+        {
+            auto buffer = Topology::loadXmlBuffer(std::string_view(xml));
+            auto file = Topology::loadXmlFile(fixture("good/vm-2cpu-live.xml"));
+            const bool ok = buffer.ok() && buffer->pus().size() == 32 && file.ok() && file->pus().size() == 2;
+            std::fprintf(stderr, "%s\n", ok ? "loaded" : "refused");
+            std::_Exit(ok ? 0 : 1);
+        },
+        ::testing::ExitedWithCode(0), "loaded");
+}
+
+TEST(TopologyXml, BufferWithoutTrailingNewlineLoads)
+{
+    std::string xml = readAll(fixture("good/two-packages-two-numa.xml"));
+    while (!xml.empty() && xml.back() == '\n')
+        xml.pop_back();
+    // A view into a larger string: nothing after the view may be read as XML.
+    const std::string padded = xml + "<garbage>";
+    auto topo = Topology::loadXmlBuffer(std::string_view(padded).substr(0, xml.size()));
+    ASSERT_TRUE(topo.ok()) << topo.error().message;
+    EXPECT_EQ(topo->pus().size(), 32U);
+}

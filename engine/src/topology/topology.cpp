@@ -123,17 +123,18 @@ Expected<Topology> Topology::loadXmlFile(const std::string& path)
 
 Expected<Topology> Topology::loadXmlBuffer(std::string_view xml) { return loadXml(xml, "XML buffer"); }
 
-Expected<Topology> Topology::loadXml(std::string_view xml, std::string origin)
+Expected<Topology> Topology::loadXml(std::string_view text, std::string origin)
 {
-    if (auto ok = precheckXml(xml); !ok)
+    if (auto ok = precheckXml(text); !ok)
         return ok.error();
+    const std::string xml(text); // NUL-terminated, as hwloc wants it
     // Parse once in a throw-away child first: libhwloc 2.9 can crash on malformed XML.
     if (auto ok = validateXmlInChild(xml); !ok)
         return ok.error();
     auto handle = initHandle();
     if (!handle)
         return handle.error();
-    if (hwloc_topology_set_xmlbuffer(handle->get(), xml.data(), static_cast<int>(xml.size())) != 0)
+    if (setXmlBuffer(handle->get(), xml) != 0)
         return makeError("hwloc could not read the XML topology");
     if (hwloc_topology_load(handle->get()) != 0)
         return makeError("hwloc could not load the XML topology");

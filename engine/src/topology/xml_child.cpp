@@ -96,7 +96,7 @@ namespace {
         int m_status = 0;
     };
 
-    [[noreturn]] void loadAndExit(std::string_view xml, int outFd)
+    [[noreturn]] void loadAndExit(const std::string& xml, int outFd)
     {
         ::dup2(outFd, STDOUT_FILENO);
         ::dup2(outFd, STDERR_FILENO);
@@ -125,7 +125,7 @@ namespace {
         if (!handle)
             ::_exit(kInitFailed);
         hwloc_topology_t t = handle->release(); // never destroyed: _exit frees everything
-        if (hwloc_topology_set_xmlbuffer(t, xml.data(), static_cast<int>(xml.size())) != 0)
+        if (setXmlBuffer(t, xml) != 0)
             ::_exit(kSetFailed);
         if (hwloc_topology_load(t) != 0)
             ::_exit(kLoadFailed);
@@ -215,7 +215,7 @@ namespace {
 
 } // namespace
 
-Status validateXmlInChild(std::string_view xml)
+Status validateXmlInChild(const std::string& xml)
 {
     // Keep hwloc's components (plugins) loaded in this process while forking, so the child
     // does not dlopen anything: that is not safe after fork() in a threaded process.

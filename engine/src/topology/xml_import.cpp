@@ -34,6 +34,11 @@ Expected<std::string> readXmlFile(const std::string& path)
     return data;
 }
 
+int setXmlBuffer(hwloc_topology* topology, const std::string& xml)
+{
+    return hwloc_topology_set_xmlbuffer(topology, xml.c_str(), static_cast<int>(xml.size() + 1));
+}
+
 Status precheckXml(std::string_view xml)
 {
     if (xml.empty())
