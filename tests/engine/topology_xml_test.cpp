@@ -267,7 +267,8 @@ TEST(TopologyXmlDeathTest, HwlocOwnParserReadsBuffersAndFiles)
             auto buffer = Topology::loadXmlBuffer(std::string_view(xml));
             auto file = Topology::loadXmlFile(fixture("good/vm-2cpu-live.xml"));
             const bool ok = buffer.ok() && buffer->pus().size() == 32 && file.ok() && file->pus().size() == 2;
-            std::fprintf(stderr, "%s\n", ok ? "loaded" : "refused");
+            std::fprintf(stderr, "%s: %s / %s\n", ok ? "loaded" : "refused",
+                buffer.ok() ? "ok" : buffer.error().message.c_str(), file.ok() ? "ok" : file.error().message.c_str());
             std::_Exit(ok ? 0 : 1);
         },
         ::testing::ExitedWithCode(0), "loaded");

@@ -164,6 +164,8 @@ Expected<std::shared_ptr<Topology::Impl>> buildModel(HwlocHandle handle, Topolog
     const int npus = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_PU);
     for (int i = 0; i < npus; ++i) {
         hwloc_obj_t pu = hwloc_get_obj_by_type(t, HWLOC_OBJ_PU, static_cast<unsigned>(i));
+        if (!pu)
+            continue;
         PuInfo info;
         info.osIndex = toInt(pu->os_index);
         info.logicalIndex = static_cast<int>(pu->logical_index);
@@ -188,6 +190,8 @@ Expected<std::shared_ptr<Topology::Impl>> buildModel(HwlocHandle handle, Topolog
         const int n = hwloc_get_nbobjs_by_type(t, type);
         for (int i = 0; i < n; ++i) {
             hwloc_obj_t c = hwloc_get_obj_by_type(t, type, static_cast<unsigned>(i));
+            if (!c)
+                continue;
             impl->caches.push_back(
                 CacheInfo { static_cast<int>(c->attr->cache.depth), static_cast<int>(c->logical_index),
                     c->attr->cache.size, static_cast<int>(c->attr->cache.linesize), bitmapToVector(c->cpuset) });
@@ -196,6 +200,8 @@ Expected<std::shared_ptr<Topology::Impl>> buildModel(HwlocHandle handle, Topolog
     const int nnuma = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_NUMANODE);
     for (int i = 0; i < nnuma; ++i) {
         hwloc_obj_t n = hwloc_get_obj_by_type(t, HWLOC_OBJ_NUMANODE, static_cast<unsigned>(i));
+        if (!n)
+            continue;
         impl->numaNodes.push_back(
             NumaNodeInfo { toInt(n->os_index), n->attr->numanode.local_memory, bitmapToVector(n->cpuset) });
     }

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <chrono>
 #include <csignal>
+#include <cstdio>
 #include <cstring>
 #include <fcntl.h>
 #include <poll.h>
@@ -107,8 +108,11 @@ namespace {
 #endif
         // Die of the signal itself: crash handlers inherited from the parent (a sanitizer's,
         // a desktop's crash reporter) must not run, report or linger for hwloc's crash.
-        for (int sig : { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT })
+        for (int sig : { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGXCPU })
             ::signal(sig, SIG_DFL);
+        sigset_t none;
+        sigemptyset(&none);
+        ::sigprocmask(SIG_SETMASK, &none, nullptr);
         const rlimit cpu { kChildCpuSeconds, kChildCpuSeconds + 1 };
         ::setrlimit(RLIMIT_CPU, &cpu);
         // hwloc's own XML parser recurses per nesting level: with an unlimited stack a deep
@@ -186,7 +190,7 @@ namespace {
             return makeError("the XML checker's result was lost (SIGCHLD is ignored in this process)");
         if (WIFSIGNALED(status)) {
             const int sig = WTERMSIG(status);
-            if (sig == SIGXCPU)
+            if (sig == SIGXCPU || sig == SIGKILL) // the soft, then the hard CPU limit
                 return makeError("hwloc needed more than " + std::to_string(kChildCpuSeconds)
                     + " s of CPU time to read the XML topology; refused");
             return makeError(std::string("hwloc crashed reading the XML topology (") + strsignal(sig)
@@ -227,6 +231,9 @@ Status validateXmlInChild(const std::string& xml)
         return makeError(std::string("could not start the XML checker: ") + std::strerror(errno));
     Fd readEnd(fds[0]);
     Fd writeEnd(fds[1]);
+    // Output this process has buffered would be copied into the child, and come back through
+    // the pipe as hwloc's complaint if anything there flushes it (TSan's _exit does).
+    std::fflush(nullptr);
     const pid_t pid = ::fork();
     if (pid < 0)
         return makeError(std::string("could not start the XML checker: ") + std::strerror(errno));
