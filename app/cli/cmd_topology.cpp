@@ -28,6 +28,8 @@ namespace {
 
     int run(const TopologyOptions& o)
     {
+        if (o.anonymize && o.format != "xml")
+            return badInput("--anonymize only applies to --format xml");
         auto topology = loadRequested(o);
         if (!topology)
             return badInput(topology.error().message);
