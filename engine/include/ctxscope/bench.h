@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "ctxscope/placement.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ctxscope {
+
+// Thread mode: every task is a thread of this process. Process mode: every task is a forked
+// child, pinned in the child, sharing only an anonymous shared mapping and pipes.
+enum class BenchMode { Thread, Process };
+std::string_view toString(BenchMode mode);
+std::optional<BenchMode> benchModeFromString(std::string_view text);
+
+// SCHED_FIFO needs CAP_SYS_NICE or RLIMIT_RTPRIO; when refused the run uses SCHED_OTHER and
+// the result says so.
+enum class SchedPolicy { Other, Fifo };
+std::string_view toString(SchedPolicy policy);
+std::optional<SchedPolicy> schedPolicyFromString(std::string_view text);
+
+// What a benchmark counts (see MEASUREMENT.md). Task 0 starts every op; the runner times it.
+struct BenchInfo {
+    std::string_view name;
+    std::string_view op; // what one op is
+    std::string_view notes;
+    int minTasks = 1;
+    int maxTasks = 1;
+    int defaultTasks = 1;
+    bool processMode = false; // its tasks can be processes (only for two or more tasks)
+    // Context switches one op holds by construction, for a task count and whether every
+    // task is pinned to one and the same PU.
+    double (*switchesPerOp)(int tasks, bool onePu) = nullptr;
+};
+
+// Every benchmark, in the order a table shows them.
+const std::vector<BenchInfo>& benchmarks();
+const BenchInfo* findBenchmark(std::string_view name);
+
+inline constexpr int kMaxRingTasks = 4096;
+inline constexpr std::uint64_t kMaxIterations = 1'000'000'000;
+inline constexpr double kMaxMinTimeSeconds = 3600;
+inline constexpr int kMaxRepetitions = 1000;
+
+// What to run. CPU numbers are OS indices, as taskset uses them.
+struct BenchSpec {
+    std::string bench;
+    BenchMode mode = BenchMode::Thread;
+    // One CPU per task ("0,0" puts both tasks of a ping-pong on CPU 0), or one CPU for
+    // every task of a ring. Empty: chosen from `relation`.
+    std::vector<int> cpus;
+    // With no cpus: a representative placement of this class; Unpinned lets the scheduler
+    // place the tasks. Neither: same-pu on the first allowed CPU.
+    std::optional<Relation> relation;
+    int tasks = 0; // 0: the benchmark's default (ring: as many as cpus, at least 2)
+    std::optional<std::uint64_t> iterations; // ops per repetition; none: calibrate to minTime
+    double minTimeSeconds = 0.2; // per repetition, when iterations is not given
+    int repetitions = 5;
+    SchedPolicy policy = SchedPolicy::Other;
+    std::uint64_t opsPerSample = 0; // K; 0: the smallest K whose clock read is < 1% of a sample
+    std::size_t rawSampleCap = std::size_t { 1 } << 20; // samples kept raw in the result
+};
+
+// Where the tasks of a spec run: one CPU per task (empty when unpinned) and the relation
+// class of the farthest pair of neighbours (tasks that hand the token to each other).
+struct Placement {
+    int tasks = 1;
+    std::vector<int> cpus;
+    Relation relation = Relation::SamePu;
+    bool onePu() const;
+};
+
+} // namespace ctxscope

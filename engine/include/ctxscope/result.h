@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "ctxscope/bench.h"
+#include "ctxscope/clock.h"
+#include "ctxscope/stats.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ctxscope {
+
+// What one task did during the measured repetitions (calibration excluded).
+struct TaskObservation {
+    int task = 0;
+    long id = 0; // the thread id (thread mode) or the child's pid (process mode)
+    int pinnedCpu = -1; // -1 when unpinned
+    std::vector<int> cpusSeen; // sched_getcpu samples, ascending
+    std::uint64_t cpuChanges = 0; // changes between consecutive samples: a lower bound of migrations
+    std::uint64_t voluntarySwitches = 0; // getrusage(RUSAGE_THREAD) deltas
+    std::uint64_t involuntarySwitches = 0;
+    std::optional<std::uint64_t> perfContextSwitches; // perf software counters, when permitted
+    std::optional<std::uint64_t> perfMigrations;
+};
+
+// The self-checks: what the kernel says happened, summed over the tasks.
+struct Observed {
+    double voluntaryPerOp = 0;
+    double involuntaryPerOp = 0;
+    double switchesPerOp() const { return voluntaryPerOp + involuntaryPerOp; }
+    std::optional<double> perfSwitchesPerOp; // none when perf counters were not permitted
+    std::optional<std::uint64_t> perfMigrations;
+    std::string perfStatus; // "" when counted, else why not, as a sentence
+    std::uint64_t migrations = 0; // perf cpu-migrations when permitted, else sampled CPU changes
+    std::vector<int> cpusSeen; // union over tasks
+    std::vector<TaskObservation> tasks;
+};
+
+// One finished run: an immutable value.
+struct RunResult {
+    BenchSpec spec; // as asked
+    std::string bench;
+    std::string op; // what one op is
+    BenchMode mode = BenchMode::Thread;
+    Placement placement;
+    double switchesPerOp = 0; // by construction, see BenchInfo
+    std::optional<double> perSwitchNs; // stats.p50 / switchesPerOp, when switchesPerOp > 0
+    SchedPolicy policy = SchedPolicy::Other; // what actually ran
+    ClockInfo clock;
+    std::uint64_t opsPerSample = 1; // K: a sample times K consecutive ops
+    std::uint64_t iterations = 0; // ops per repetition
+    int repetitions = 0;
+    Summary stats; // ns per op, over every sample of every repetition
+    bool percentilesFromHistogram = false; // more samples than rawSampleCap
+    std::vector<double> repetitionMedians; // ns per op, one per repetition
+    double repetitionCv = 0; // CV of the repetition medians (0 with one repetition)
+    std::vector<double> samples; // ns per op, in time order, at most spec.rawSampleCap
+    std::uint64_t totalSamples = 0;
+    std::vector<HistogramBucket> histogram; // ns per op, every sample
+    Observed observed;
+    std::vector<std::string> warnings; // each a sentence
+    double seconds = 0; // wall time of the whole run, calibration included
+};
+
+} // namespace ctxscope

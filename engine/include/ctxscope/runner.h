@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "ctxscope/bench.h"
+#include "ctxscope/expected.h"
+#include "ctxscope/result.h"
+#include "ctxscope/topology.h"
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <stop_token>
+#include <string_view>
+
+namespace ctxscope {
+
+// New samples of a measured repetition, in time order.
+struct SampleBatch {
+    int repetition = 0; // 0-based
+    std::uint64_t firstIndex = 0; // index of nsPerOp[0] within the repetition
+    std::span<const double> nsPerOp;
+};
+
+struct Progress {
+    std::string_view stage; // "starting", "calibrating", "measuring"
+    int repetition = 0; // 0-based, while measuring
+    int repetitions = 0;
+    double fraction = 0; // of the whole run, estimated
+};
+
+// Both are called from the thread that called runBenchmark, never from a measured task;
+// samples arrive in batches about every 20 ms while a repetition runs. A callback that
+// throws ends the run with an error.
+struct RunCallbacks {
+    std::function<void(const SampleBatch&)> samples;
+    std::function<void(const Progress&)> progress;
+};
+
+// Checks a spec against the topology before anything is allocated or started: the
+// benchmark, counts, times, mode, the CPUs (each pinned once in a probe thread, so a CPU
+// outside the allowed set gives the placement layer's message). Errors are bad input.
+Expected<Placement> checkSpec(const BenchSpec& spec, const Topology& topology);
+
+// Runs one benchmark on this machine: pins the tasks, calibrates, measures, self-checks.
+// A stop request ends it within about 20 ms with every thread joined and every child
+// reaped, and gives an Error ("the run was cancelled"). A task that dies is an Error
+// within about 20 ms. Errors from checkSpec come back unchanged.
+Expected<RunResult> runBenchmark(
+    const BenchSpec& spec, const Topology& topology, const RunCallbacks& callbacks = {}, std::stop_token stop = {});
+
+// The smallest K in 1, 2, 5, 10, 20, 50 ... for which one clock read costs under 1% of a
+// sample of K ops (what the runner uses when BenchSpec::opsPerSample is 0).
+std::uint64_t autoOpsPerSample(double nsPerOp, double clockReadNs);
+
+} // namespace ctxscope

@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: MIT
+// The interface every benchmark kernel implements. A kernel only does ops: no timing, no
+// pinning, no statistics (the runner owns those), and nothing but the op in its loop.
+#pragma once
+
+#include "ctxscope/bench.h"
+#include "ctxscope/expected.h"
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string_view>
+
+namespace ctxscope::bench {
+
+enum class OpStatus : int {
+    Ok,
+    Stopped, // interrupt() was called, or a peer forwarded the stop
+    PeerGone, // a pipe or peer vanished (EOF, EPIPE): the runner reports which task died
+};
+
+// What a kernel is built for. Later options (a working set per task) go here.
+struct KernelParams {
+    int tasks = 1;
+    BenchMode mode = BenchMode::Thread;
+};
+
+class Kernel {
+public:
+    virtual ~Kernel() = default;
+    // Task `task` takes part in `ops` ops; task 0 starts each op and the runner times it.
+    // Runs in a measured thread or a forked child: must not allocate, lock or throw.
+    virtual OpStatus run(int task, std::uint64_t ops) noexcept = 0;
+    // Makes every task blocked inside run() return Stopped soon. Called from any thread of
+    // the parent, possibly more than once.
+    virtual void interrupt() noexcept { }
+    // The descriptors task `task` uses; a process-mode child closes all others. Returns how
+    // many were written to out.
+    virtual std::size_t fdsOf(int task, std::span<int> out) const noexcept
+    {
+        (void)task;
+        (void)out;
+        return 0;
+    }
+};
+
+using KernelFactory = Expected<std::unique_ptr<Kernel>> (*)(const KernelParams& params);
+
+// The factory of a benchmark listed by benchmarks(), or nullptr.
+KernelFactory factoryFor(std::string_view name);
+
+Expected<std::unique_ptr<Kernel>> makeSyscallKernel(const KernelParams& params);
+Expected<std::unique_ptr<Kernel>> makeVdsoKernel(const KernelParams& params);
+Expected<std::unique_ptr<Kernel>> makeFutexKernel(const KernelParams& params);
+Expected<std::unique_ptr<Kernel>> makePipeKernel(const KernelParams& params);
+Expected<std::unique_ptr<Kernel>> makeYieldKernel(const KernelParams& params);
+Expected<std::unique_ptr<Kernel>> makeRingKernel(const KernelParams& params);
+
+} // namespace ctxscope::bench

@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: MIT
+#include "runner/assemble.h"
+
+#include "runner/selfcheck.h"
+#include "runner/sys.h"
+
+#include <fmt/core.h>
+
+namespace ctxscope::run {
+
+namespace {
+
+    TaskObservation observe(int index, const TaskSlot& slot)
+    {
+        TaskObservation t;
+        t.task = index;
+        t.id = static_cast<long>(slot.id);
+        t.pinnedCpu = slot.pinnedCpu;
+        for (int cpu = 0; cpu < kCpuWords * 64; ++cpu)
+            if (slot.cpusSeen[cpu / 64] & (std::uint64_t { 1 } << (cpu % 64)))
+                t.cpusSeen.push_back(cpu);
+        t.cpuChanges = slot.cpuChanges;
+        t.voluntarySwitches = slot.voluntary;
+        t.involuntarySwitches = slot.involuntary;
+        if (slot.perfErrno == 0) {
+            t.perfContextSwitches = slot.perfSwitches;
+            t.perfMigrations = slot.perfMigrations;
+        }
+        return t;
+    }
+
+    std::string perfRefusal(int err)
+    {
+        if (err == ENOENT || err == ENOSYS || err == EOPNOTSUPP)
+            return "not available: this kernel has no perf software counters (" + sys::errnoText(err) + ").";
+        return fmt::format("not permitted: perf_event_paranoid is {}; counting context switches needs kernel-side "
+                           "counting (paranoid <= 1 or CAP_PERFMON), and user-space-only counters never see one ({}).",
+            perfEventParanoid(), sys::errnoText(err));
+    }
+
+    Observed observeAll(const ControlBlock& block, std::uint64_t ops)
+    {
+        Observed o;
+        std::uint64_t voluntary = 0;
+        std::uint64_t involuntary = 0;
+        std::uint64_t perfSwitches = 0;
+        std::uint64_t perfMigrations = 0;
+        std::uint64_t sampledChanges = 0;
+        int refused = 0;
+        std::vector<bool> seen(static_cast<std::size_t>(kCpuWords) * 64, false);
+        for (int i = 0; i < block.tasks(); ++i) {
+            const TaskSlot& slot = block.slot(i);
+            TaskObservation t = observe(i, slot);
+            voluntary += t.voluntarySwitches;
+            involuntary += t.involuntarySwitches;
+            sampledChanges += t.cpuChanges;
+            if (t.perfContextSwitches) {
+                perfSwitches += *t.perfContextSwitches;
+                perfMigrations += t.perfMigrations.value_or(0);
+            } else if (refused == 0) {
+                refused = slot.perfErrno;
+            }
+            for (int cpu : t.cpusSeen)
+                seen[static_cast<std::size_t>(cpu)] = true;
+            o.tasks.push_back(std::move(t));
+        }
+        const double perOp = ops > 0 ? 1.0 / static_cast<double>(ops) : 0;
+        o.voluntaryPerOp = static_cast<double>(voluntary) * perOp;
+        o.involuntaryPerOp = static_cast<double>(involuntary) * perOp;
+        if (refused == 0) {
+            o.perfSwitchesPerOp = static_cast<double>(perfSwitches) * perOp;
+            o.perfMigrations = perfMigrations;
+            o.migrations = perfMigrations;
+        } else {
+            o.perfStatus = perfRefusal(refused);
+            o.migrations = sampledChanges;
+        }
+        for (std::size_t cpu = 0; cpu < seen.size(); ++cpu)
+            if (seen[cpu])
+                o.cpusSeen.push_back(static_cast<int>(cpu));
+        return o;
+    }
+
+    std::string percent(double fraction) { return fmt::format("{:.1f}%", fraction * 100); }
+
+} // namespace
+
+std::vector<std::string> switchWarnings(double claimed, double observed, bool onePu)
+{
+    std::vector<std::string> out;
+    if (claimed > 0 && observed < 0.9 * claimed) {
+        out.push_back(fmt::format("Observed {:.2f} context switches per op, fewer than the {:g} one op holds when "
+                                  "every hand-over puts a task to sleep; {}",
+            observed, claimed,
+            onePu ? "on one PU that should not happen, so treat the time per switch with suspicion."
+                  : "on separate CPUs a task that finds the token already there does not sleep, so the time "
+                    "per switch is a mix of switches and hand-overs without one."));
+    } else if (claimed > 0 && observed > 1.1 * claimed) {
+        out.push_back(fmt::format("Observed {:.2f} context switches per op, more than the {:g} one op holds: wake-ups "
+                                  "preempted the task that woke another, and it had to run again just to sleep, so "
+                                  "the time per switch (time per op / {:g}) is an upper bound.",
+            observed, claimed, claimed));
+    } else if (claimed == 0 && observed > 0.05) {
+        out.push_back(fmt::format("Observed {:.2f} context switches per op where the op holds none: other work "
+                                  "preempted the task, and its time is in the samples.",
+            observed));
+    }
+    return out;
+}
+
+std::string buildWarning()
+{
+    std::string sanitizers;
+#if defined(__SANITIZE_ADDRESS__)
+    sanitizers += "address";
+#endif
+#if defined(__SANITIZE_THREAD__)
+    sanitizers += sanitizers.empty() ? "thread" : ", thread";
+#endif
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+    if (sanitizers.empty())
+        sanitizers = "address or thread";
+#endif
+#endif
+    if (!sanitizers.empty())
+        return "This build of ctxscope has sanitizers (" + sanitizers
+            + ") compiled in: every number is slower than a release build's.";
+#ifndef NDEBUG
+    return "This is a debug build of ctxscope (not optimized): numbers are slower than a release build's.";
+#else
+    return {};
+#endif
+}
+
+RunResult assembleResult(RunFacts facts, Measurement&& m, const ControlBlock& block)
+{
+    RunResult r;
+    r.spec = *facts.spec;
+    r.bench = std::string(facts.info->name);
+    r.op = std::string(facts.info->op);
+    r.mode = facts.mode;
+    r.placement = facts.placement;
+    r.switchesPerOp = facts.info->switchesPerOp(facts.placement.tasks, facts.placement.onePu());
+    r.policy = facts.policy;
+    r.clock = facts.clock;
+    r.opsPerSample = m.opsPerSample;
+    r.iterations = m.iterations;
+    r.repetitions = m.repetitions;
+    r.totalSamples = m.running.count();
+    r.percentilesFromHistogram = r.totalSamples > m.raw.size();
+    r.stats = r.percentilesFromHistogram ? summarize(m.running, m.histogram) : summarize(m.raw);
+    if (r.switchesPerOp > 0)
+        r.perSwitchNs = r.stats.p50 / r.switchesPerOp;
+    r.repetitionMedians = m.repetitionMedians;
+    r.repetitionCv = summarize(m.repetitionMedians).cv;
+    r.samples = std::move(m.raw);
+    r.histogram = m.histogram.buckets();
+    r.observed = observeAll(block, m.iterations * static_cast<std::uint64_t>(m.repetitions));
+    r.seconds = facts.seconds;
+
+    auto& w = r.warnings;
+    w = std::move(facts.warnings);
+    if (r.repetitions >= 2 && r.repetitionCv > 0.05)
+        w.push_back("The median moved by " + percent(r.repetitionCv) + " (CV) between the "
+            + std::to_string(r.repetitions)
+            + " repetitions, more than 5%: the machine was busy, or the run needs a longer minimum time.");
+    else if (r.repetitions == 1 && r.stats.cv > 0.05)
+        w.push_back("The samples vary by " + percent(r.stats.cv)
+            + " (CV), more than 5%; with one repetition there is no run-to-run spread to compare.");
+    for (std::string& s : switchWarnings(r.switchesPerOp, r.observed.switchesPerOp(), r.placement.onePu()))
+        w.push_back(std::move(s));
+    for (const TaskObservation& t : r.observed.tasks)
+        for (int cpu : t.cpusSeen)
+            if (t.pinnedCpu >= 0 && cpu != t.pinnedCpu) {
+                w.push_back(
+                    fmt::format("Task {} was pinned to CPU {} but was seen on CPU {}.", t.task, t.pinnedCpu, cpu));
+                break;
+            }
+    for (std::string& s : m.notes)
+        w.push_back(std::move(s));
+    if (std::string b = buildWarning(); !b.empty())
+        w.push_back(std::move(b));
+    return r;
+}
+
+} // namespace ctxscope::run

@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "ctxscope/result.h"
+#include "runner/control.h"
+#include "runner/driver.h"
+
+#include <string>
+#include <vector>
+
+namespace ctxscope::run {
+
+struct RunFacts {
+    const BenchSpec* spec = nullptr;
+    const BenchInfo* info = nullptr;
+    Placement placement;
+    ClockInfo clock;
+    SchedPolicy policy = SchedPolicy::Other;
+    BenchMode mode = BenchMode::Thread;
+    std::vector<std::string> warnings; // found before the run (policy refused, ...)
+    double seconds = 0;
+};
+
+// The result value: statistics, self-checks from the task slots, warnings as sentences.
+RunResult assembleResult(RunFacts facts, Measurement&& measurement, const ControlBlock& block);
+
+// The self-check sentences (exposed for tests).
+std::vector<std::string> switchWarnings(double claimed, double observed, bool onePu);
+std::string buildWarning();
+
+} // namespace ctxscope::run

@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: MIT
+// Small RAII wrappers around the OS handles the runner and the kernels use. Everything here
+// is safe in a forked child of a multithreaded parent (no allocation, no locks) except
+// errnoText and SharedMapping::create.
+#pragma once
+
+#include "ctxscope/expected.h"
+
+#include <cerrno>
+#include <climits>
+#include <cstddef>
+#include <cstdint>
+#include <ctime>
+#include <linux/futex.h>
+#include <string>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <utility>
+
+namespace ctxscope::sys {
+
+// strerror as a string (thread-safe).
+std::string errnoText(int err);
+
+class UniqueFd {
+public:
+    UniqueFd() = default;
+    explicit UniqueFd(int fd)
+        : m_fd(fd)
+    {
+    }
+    UniqueFd(UniqueFd&& other) noexcept
+        : m_fd(std::exchange(other.m_fd, -1))
+    {
+    }
+    UniqueFd& operator=(UniqueFd&& other) noexcept
+    {
+        if (this != &other)
+            reset(std::exchange(other.m_fd, -1));
+        return *this;
+    }
+    UniqueFd(const UniqueFd&) = delete;
+    UniqueFd& operator=(const UniqueFd&) = delete;
+    ~UniqueFd() { reset(); }
+
+    int get() const { return m_fd; }
+    bool valid() const { return m_fd >= 0; }
+    void reset(int fd = -1) noexcept
+    {
+        if (m_fd >= 0)
+            ::close(m_fd);
+        m_fd = fd;
+    }
+
+private:
+    int m_fd = -1;
+};
+
+// An anonymous MAP_SHARED mapping: visible to forked children, zero-filled, pages only
+// committed when touched (MAP_NORESERVE).
+class SharedMapping {
+public:
+    static Expected<SharedMapping> create(std::size_t bytes);
+    SharedMapping() = default;
+    SharedMapping(SharedMapping&& other) noexcept
+        : m_data(std::exchange(other.m_data, nullptr))
+        , m_size(std::exchange(other.m_size, 0))
+    {
+    }
+    SharedMapping& operator=(SharedMapping&& other) noexcept;
+    SharedMapping(const SharedMapping&) = delete;
+    SharedMapping& operator=(const SharedMapping&) = delete;
+    ~SharedMapping();
+
+    void* data() const { return m_data; }
+    std::size_t size() const { return m_size; }
+
+private:
+    SharedMapping(void* data, std::size_t size)
+        : m_data(data)
+        , m_size(size)
+    {
+    }
+    void* m_data = nullptr;
+    std::size_t m_size = 0;
+};
+
+// FUTEX_WAIT / FUTEX_WAKE. priv selects FUTEX_PRIVATE_FLAG (waiters and wakers must agree);
+// words shared between processes need priv = false.
+inline long futexWait(std::uint32_t* word, std::uint32_t expected, bool priv, const timespec* timeout = nullptr)
+{
+    const int op = FUTEX_WAIT | (priv ? FUTEX_PRIVATE_FLAG : 0);
+    return ::syscall(SYS_futex, word, op, expected, timeout, nullptr, 0);
+}
+
+inline long futexWake(std::uint32_t* word, int count, bool priv)
+{
+    const int op = FUTEX_WAKE | (priv ? FUTEX_PRIVATE_FLAG : 0);
+    return ::syscall(SYS_futex, word, op, count, nullptr, nullptr, 0);
+}
+
+inline constexpr int kWakeAll = INT_MAX;
+
+inline long threadId() { return ::syscall(SYS_gettid); }
+
+} // namespace ctxscope::sys
