@@ -19,8 +19,9 @@ namespace {
 
     using namespace std::chrono_literals;
 
-    // Children have this long to leave after Finish or stop before they are killed.
-    constexpr auto kGrace = 1000ms;
+    // Children have this long to leave after Finish or stop before they are killed (a child
+    // that was stopped with SIGSTOP, say); every sample and count is in the shared block by then.
+    constexpr auto kGrace = 100ms;
 
     // A ring of N tasks holds 2N pipe ends; raise the soft descriptor limit when needed.
     Status ensureDescriptors(int tasks)
