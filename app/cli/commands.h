@@ -18,6 +18,7 @@ struct Command {
 
 Command addTopologyCommand(CLI::App& app);
 Command addTourCommand(CLI::App& app);
+Command addSysinfoCommand(CLI::App& app);
 Command addRunCommand(CLI::App& app);
 
 // Prints "ctxscope-cli: <message>" on stderr and returns kBadInput.

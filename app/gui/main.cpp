@@ -9,15 +9,38 @@
 #include <QTimer>
 
 #include <cstdio>
+#include <string_view>
 
 using ctxscope::Topology;
 
+namespace {
+
+// --help, --version and --screenshot must work on a machine without a display (man page
+// generation, CI screenshots): use Qt's offscreen platform for them when there is none.
+void chooseHeadlessPlatform(int argc, char** argv)
+{
+    if (!qEnvironmentVariableIsEmpty("DISPLAY") || !qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY")
+        || !qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+        return;
+    for (int i = 1; i < argc; ++i) {
+        const std::string_view arg = argv[i];
+        if (arg == "--help" || arg == "-h" || arg == "--version" || arg == "-v" || arg.starts_with("--screenshot")) {
+            qputenv("QT_QPA_PLATFORM", "offscreen");
+            return;
+        }
+    }
+}
+
+} // namespace
+
 int main(int argc, char** argv)
 {
+    chooseHeadlessPlatform(argc, argv);
     QApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("ctxscope"));
     QApplication::setApplicationVersion(QString::fromLatin1(ctxscope::kVersion));
     QApplication::setOrganizationName(QStringLiteral("ctxscope"));
+    QGuiApplication::setDesktopFileName(QStringLiteral("io.github.ctxscope.ctxscope"));
 
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral("Explore what a context switch costs on this machine."));
