@@ -30,7 +30,7 @@ std::string relationNames()
 {
     std::string out;
     for (Relation r : allRelations())
-        out += (out.empty() ? "" : ", ") + std::string(toString(r));
+        out += fmt::format("{}{}", out.empty() ? "" : ", ", toString(r));
     return out;
 }
 
@@ -85,7 +85,7 @@ Command addRunCommand(CLI::App& app)
     auto o = std::make_shared<RunOptions>();
     std::string names;
     for (const BenchInfo& b : benchmarks())
-        names += (names.empty() ? "" : ", ") + std::string(b.name);
+        names += fmt::format("{}{}", names.empty() ? "" : ", ", b.name);
     CLI::App* sub = app.add_subcommand("run", "Run one benchmark on this machine and print what it counted");
     sub->add_option("bench", o->bench, "The benchmark: " + names)->required();
     sub->add_option("--mode", o->mode, "thread or process (benchmarks with two or more tasks)")

@@ -17,7 +17,7 @@ std::string cpusOf(const RunResult& r)
         return "-";
     std::string out;
     for (int cpu : r.placement.cpus)
-        out += (out.empty() ? "" : ",") + std::to_string(cpu);
+        out += fmt::format("{}{}", out.empty() ? "" : ",", cpu);
     return out;
 }
 
@@ -61,7 +61,7 @@ std::string details(const RunResult& r)
     for (const TaskObservation& t : o.tasks) {
         std::string seen;
         for (int cpu : t.cpusSeen)
-            seen += (seen.empty() ? "" : ",") + std::to_string(cpu);
+            seen += fmt::format("{}{}", seen.empty() ? "" : ",", cpu);
         out += fmt::format(
             " task {} CPU {}{};", t.task, seen.empty() ? "?" : seen, t.pinnedCpu >= 0 ? " (pinned)" : "");
     }

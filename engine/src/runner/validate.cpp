@@ -21,7 +21,7 @@ std::string knownNames()
 {
     std::string out;
     for (const auto& b : benchmarks())
-        out += (out.empty() ? "" : ", ") + std::string(b.name);
+        out += fmt::format("{}{}", out.empty() ? "" : ", ", b.name);
     return out;
 }
 
@@ -97,7 +97,7 @@ Expected<std::vector<int>> cpusForRelation(const Topology& topology, Relation re
                 cpus.push_back(i % 2 == 0 ? p.a : p.b);
             return cpus;
         }
-        classes += (classes.empty() ? "" : ", ") + std::string(toString(p.relation));
+        classes += fmt::format("{}{}", classes.empty() ? "" : ", ", toString(p.relation));
     }
     return makeError(fmt::format("this machine has no two allowed CPUs in class {} (classes here: {})",
         toString(relation), classes.empty() ? "none" : classes));
