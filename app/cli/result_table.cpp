@@ -49,12 +49,19 @@ std::string details(const RunResult& r)
                        "repetition medians vary {:.1f}% (CV), policy {}.\n",
         toString(c.source), c.tscGhz > 0 ? fmt::format(" at {:.3f} GHz", c.tscGhz) : "", c.readCostNs, c.resolutionNs,
         r.repetitions, r.iterations, r.opsPerSample, r.repetitionCv * 100, toString(r.policy));
+    const Summary& st = r.stats;
+    out += fmt::format("  per op: min {}, p50 {}, mean {}, p90 {}, p99 {}, p99.9 {}, max {} over {} samples{}.\n",
+        formatDuration(st.min), formatDuration(st.p50), formatDuration(st.mean), formatDuration(st.p90),
+        formatDuration(st.p99), formatDuration(st.p999), formatDuration(st.max), r.totalSamples,
+        r.percentilesFromHistogram ? " (percentiles from the histogram, within 1%)" : "");
     const Observed& o = r.observed;
     out += fmt::format("  observed: {:.3f} voluntary + {:.3f} involuntary switches per op; perf: ", o.voluntaryPerOp,
         o.involuntaryPerOp);
     if (o.perfSwitchesPerOp)
-        out += fmt::format(
-            "{:.3f} context switches per op, {} cpu-migrations.\n", *o.perfSwitchesPerOp, o.perfMigrations.value_or(0));
+        out += fmt::format("{:.3f} context switches per op, {} cpu-migrations (a check phase of {} ops after the "
+                           "measured ones: with the counters on, an op took {} on average, against {}).\n",
+            *o.perfSwitchesPerOp, o.perfMigrations.value_or(0), o.perfCheckOps, formatDuration(o.perfCheckNsPerOp),
+            formatDuration(r.stats.mean));
     else
         out += o.perfStatus + "\n";
     out += "  ran on:";

@@ -39,7 +39,7 @@ std::string perfRefusal(int err)
         perfEventParanoid(), sys::errnoText(err));
 }
 
-Observed observeAll(const ControlBlock& block, std::uint64_t ops)
+Observed observeAll(const ControlBlock& block, std::uint64_t ops, std::uint64_t checkOps)
 {
     Observed o;
     std::uint64_t voluntary = 0;
@@ -68,13 +68,13 @@ Observed observeAll(const ControlBlock& block, std::uint64_t ops)
     const double perOp = ops > 0 ? 1.0 / static_cast<double>(ops) : 0;
     o.voluntaryPerOp = static_cast<double>(voluntary) * perOp;
     o.involuntaryPerOp = static_cast<double>(involuntary) * perOp;
-    if (refused == 0) {
-        o.perfSwitchesPerOp = static_cast<double>(perfSwitches) * perOp;
+    o.migrations = sampledChanges;
+    o.perfCheckOps = checkOps;
+    if (refused == 0 && checkOps > 0) {
+        o.perfSwitchesPerOp = static_cast<double>(perfSwitches) / static_cast<double>(checkOps);
         o.perfMigrations = perfMigrations;
-        o.migrations = perfMigrations;
     } else {
         o.perfStatus = perfRefusal(refused);
-        o.migrations = sampledChanges;
     }
     for (std::size_t cpu = 0; cpu < seen.size(); ++cpu)
         if (seen[cpu])
@@ -132,7 +132,9 @@ RunResult assembleResult(RunFacts facts, Measurement&& m, const ControlBlock& bl
     r.repetitionCv = summarize(m.repetitionMedians).cv;
     r.samples = std::move(m.raw);
     r.histogram = m.histogram.buckets();
-    r.observed = observeAll(block, m.iterations * static_cast<std::uint64_t>(m.repetitions));
+    r.observed = observeAll(block, m.iterations * static_cast<std::uint64_t>(m.repetitions), m.checkOps);
+    if (m.checkOps > 0)
+        r.observed.perfCheckNsPerOp = m.checkNs / static_cast<double>(m.checkOps);
     r.seconds = facts.seconds;
 
     auto& w = r.warnings;

@@ -113,7 +113,7 @@ void Driver::progress(std::string_view stage, int repetition)
     }
 }
 
-Expected<double> Driver::phase(std::uint64_t ops, std::uint64_t chunk, bool record, int repetition)
+Expected<double> Driver::phase(std::uint64_t ops, std::uint64_t chunk, bool record, int repetition, bool check)
 {
     Control& ctl = m_block.control();
     m_phaseOps = ops;
@@ -128,6 +128,7 @@ Expected<double> Driver::phase(std::uint64_t ops, std::uint64_t chunk, bool reco
     ctl.phaseChunk = m_chunk;
     ctl.phaseKind = static_cast<std::uint32_t>(PhaseKind::Run);
     ctl.phaseRecord = record ? 1 : 0;
+    ctl.phaseCheck = check ? 1 : 0;
     atom(ctl.command).fetch_add(1, std::memory_order_acq_rel);
     sys::futexWake(&ctl.command, sys::kWakeAll, false);
     if (Status s = waitAll(record, repetition); !s)
@@ -210,6 +211,12 @@ Expected<Measurement> measure(Driver& driver, const BenchSpec& spec, const Clock
     for (int rep = 0; rep < spec.repetitions; ++rep)
         if (auto t = driver.phase(m.iterations, m.opsPerSample, true, rep); !t)
             return t.error();
+    // The perf counters get a phase of their own, after the measured ones (see task.cpp).
+    m.checkOps = std::min(m.iterations, std::max<std::uint64_t>(2000, m.iterations / 4));
+    auto checked = driver.phase(m.checkOps, m.opsPerSample, false, 0, true);
+    if (!checked)
+        return checked.error();
+    m.checkNs = *checked;
     return std::move(m);
 }
 

@@ -95,10 +95,14 @@ bench::OpStatus runPhase(const TaskContext& c, const Phase& p, TaskSlot& slot) n
     return c.clock == ClockSource::Tsc ? timedPhase<&clk::tsc>(c, p, slot) : timedPhase<&clk::monotonicNs>(c, p, slot);
 }
 
-void addDelta(TaskSlot& slot, const SwitchCounts& before, const SwitchCounts& after) noexcept
+void addUsage(TaskSlot& slot, const SwitchCounts& before, const SwitchCounts& after) noexcept
 {
     slot.voluntary += after.voluntary - before.voluntary;
     slot.involuntary += after.involuntary - before.involuntary;
+}
+
+void addPerf(TaskSlot& slot, const SwitchCounts& before, const SwitchCounts& after) noexcept
+{
     slot.perfSwitches += after.perfSwitches - before.perfSwitches;
     slot.perfMigrations += after.perfMigrations - before.perfMigrations;
 }
@@ -109,26 +113,40 @@ void runTask(const TaskContext& c) noexcept
 {
     Control& ctl = c.block->control();
     TaskSlot& slot = c.block->slot(c.index);
-    PerfCounters perf;
-    perf.open();
-    slot.perfErrno = perf.counting() ? 0 : (perf.error() ? perf.error() : EPERM);
     // Read before arriving: the runner bumps `command` only once every task has arrived.
     std::uint32_t generation = atom(ctl.command).load(std::memory_order_acquire);
     arrive(ctl); // the start barrier: pinned and ready
+
     while (waitCommand(ctl, generation)) {
         if (static_cast<PhaseKind>(ctl.phaseKind) == PhaseKind::Finish)
             break;
         const Phase phase { ctl.phaseOps, std::max<std::uint64_t>(1, ctl.phaseChunk), ctl.phaseRecord != 0 };
+        const bool check = ctl.phaseCheck != 0;
+        // Perf counters exist only during the check phase: while a task has one, every
+        // context switch also switches perf contexts, which in a VM costs microseconds and
+        // would be measured as part of the switch.
+        PerfCounters perf;
+        if (check) {
+            perf.open();
+            slot.perfErrno = perf.counting() ? 0 : (perf.error() ? perf.error() : EPERM);
+        }
         SwitchCounts before;
-        if (phase.record) {
-            noteCpu(slot);
+        if (phase.record || check) {
+            if (phase.record)
+                noteCpu(slot);
             before = snapshot(perf);
         }
         const bench::OpStatus status = runPhase(c, phase, slot);
-        if (phase.record) {
-            addDelta(slot, before, snapshot(perf));
-            noteCpu(slot);
+        if (phase.record || check) {
+            const SwitchCounts after = snapshot(perf);
+            if (phase.record) {
+                addUsage(slot, before, after);
+                noteCpu(slot);
+            }
+            if (check)
+                addPerf(slot, before, after);
         }
+        perf.close();
         if (status == bench::OpStatus::Stopped)
             break;
         if (status == bench::OpStatus::PeerGone) {
