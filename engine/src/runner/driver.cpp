@@ -170,7 +170,7 @@ std::uint64_t autoOpsPerSample(double nsPerOp, double clockReadNs)
 
 namespace ctxscope::run {
 
-Expected<Measurement> measure(Driver& driver, const BenchSpec& spec, const ClockInfo& clock)
+Expected<Measurement> measure(Driver& driver, const BenchSpec& spec, const ClockInfo& clock, bool holdsSwitches)
 {
     const bool fixed = spec.iterations.has_value();
     // Calibration: grow the op count at most 10x per step until a phase lasts a tenth of
@@ -200,7 +200,13 @@ Expected<Measurement> measure(Driver& driver, const BenchSpec& spec, const Clock
     m.iterations = fixed ? *spec.iterations
                          : std::max<std::uint64_t>(1,
                              static_cast<std::uint64_t>(std::ceil(spec.minTimeSeconds * 1e9 / std::max(perOp, 1e-3))));
-    m.opsPerSample = spec.opsPerSample > 0 ? spec.opsPerSample : autoOpsPerSample(perOp, clock.readCostNs);
+    // An op that holds context switches is timed alone (K = 1): its latency distribution is
+    // the point, and at microseconds a clock read is about 1% of it. Faster ops take the
+    // smallest K that makes the clock read < 1% of a sample.
+    if (spec.opsPerSample > 0)
+        m.opsPerSample = spec.opsPerSample;
+    else
+        m.opsPerSample = holdsSwitches ? 1 : autoOpsPerSample(perOp, clock.readCostNs);
     m.opsPerSample = std::min(m.opsPerSample, m.iterations);
     if ((m.iterations + m.opsPerSample - 1) / m.opsPerSample > kSampleCapacity) {
         m.iterations = kSampleCapacity * m.opsPerSample;

@@ -71,7 +71,8 @@ private:
 };
 
 // Calibration (at most 10x more ops per step, like Google Benchmark; the calibration
-// phases are the warm-up), the choice of K, then the measured repetitions.
-Expected<Measurement> measure(Driver& driver, const BenchSpec& spec, const ClockInfo& clock);
+// phases are the warm-up), the choice of K (1 when an op holds switches), the measured
+// repetitions, then the perf-counter check phase.
+Expected<Measurement> measure(Driver& driver, const BenchSpec& spec, const ClockInfo& clock, bool holdsSwitches);
 
 } // namespace ctxscope::run

@@ -144,7 +144,8 @@ Expected<RunResult> runBenchmark(
     Expected<run::Measurement> measured = [&]() -> Expected<run::Measurement> {
         if (Status s = driver.waitForStart(); !s)
             return s.error();
-        return run::measure(driver, spec, facts.clock);
+        const bool holdsSwitches = info.switchesPerOp(tasks, placement->onePu()) > 0;
+        return run::measure(driver, spec, facts.clock, holdsSwitches);
     }();
     if (measured)
         driver.finishTasks();
