@@ -19,6 +19,9 @@ struct Command {
 Command addTopologyCommand(CLI::App& app);
 Command addTourCommand(CLI::App& app);
 Command addSysinfoCommand(CLI::App& app);
+Command addWorkerCommand(CLI::App& app);
+Command addLessonCommand(CLI::App& app);
+Command addMatrixCommand(CLI::App& app);
 Command addRunCommand(CLI::App& app);
 
 // Prints "ctxscope-cli: <message>" on stderr and returns kBadInput.

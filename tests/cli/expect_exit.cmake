@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: MIT
 # Runs CLI with ARGS (a ;-list) and checks its exit code and that stderr contains EXPECT_STDERR.
+# With ONE_LINE, stderr must be exactly one line.
 execute_process(COMMAND ${CLI} ${ARGS} RESULT_VARIABLE code OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT code STREQUAL EXPECT_CODE)
     message(FATAL_ERROR "exit code ${code}, expected ${EXPECT_CODE}\nstdout: ${out}\nstderr: ${err}")
@@ -7,4 +8,14 @@ endif()
 string(FIND "${err}" "${EXPECT_STDERR}" at)
 if(at EQUAL -1)
     message(FATAL_ERROR "stderr does not mention '${EXPECT_STDERR}':\n${err}")
+endif()
+if(ONE_LINE)
+    string(REGEX MATCHALL "\n" newlines "${err}")
+    list(LENGTH newlines lines)
+    if(NOT lines EQUAL 1 OR NOT err MATCHES "\n$")
+        message(FATAL_ERROR "stderr is not one line (${lines} newlines):\n${err}")
+    endif()
+    if(NOT out STREQUAL "")
+        message(FATAL_ERROR "a refused input printed on stdout:\n${out}")
+    endif()
 endif()

@@ -1,8 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "ctxscope/placement.h"
-#include "ctxscope/topology.h"
-
-#include <gtest/gtest.h>
+#include "topology_test_support.h"
 
 using namespace ctxscope;
 
@@ -23,6 +20,7 @@ TEST(TopologySmoke, SyntheticTwoPackagesHasEveryCpuClass)
 
 TEST(TopologySmoke, LiveMachineLoadsAndKnowsItself)
 {
+    ctxscope::test::LiveEnv env;
     auto topo = Topology::loadLive();
     ASSERT_TRUE(topo.ok()) << topo.error().message;
     EXPECT_TRUE(topo->isThisSystem());

@@ -4,6 +4,7 @@
 #include "ctxscope/expected.h"
 #include "ctxscope/topology.h"
 
+#include <cstddef>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -28,16 +29,29 @@ struct PuPair {
     Relation relation = Relation::SamePu;
 };
 
-// Up to perClass pairs of allowed PUs for each relation class the machine has (no Unpinned).
+// Up to perClass pairs of allowed PUs for each relation class the machine has (no Unpinned),
+// ordered by class from the closest. The pairs of one class use distinct PUs while the machine
+// has enough, spread over it (not all on PU 0), so k pairs sample k places; a < b except for
+// same-pu. A 2-package x 2-L3 x 4-core x 2-PU machine gives one pair per class for k = 1.
 std::vector<PuPair> representativePairs(const Topology& topology, int perClass = 1);
-// Every ordered pair (a <= b) of allowed PUs with its class.
-std::vector<PuPair> allPairs(const Topology& topology);
 
-// Bind the calling thread to one PU through hwloc, then confirm with sched_getcpu().
-// Refused for a topology that is not this system; a PU outside the allowed set or the
-// affinity mask gives "CPU 5 is outside the allowed set 0-3".
+// Listing every pair is for small machines: 64 allowed PUs already give 2080 pairs.
+inline constexpr std::size_t kAllPairsMaxPus = 64;
+// Every pair (a <= b) of allowed PUs with its class, or an error naming the pair count when
+// there are more than maxPus allowed PUs.
+Expected<std::vector<PuPair>> allPairs(const Topology& topology, std::size_t maxPus = kAllPairsMaxPus);
+
+// Why pinning to this PU would be refused, without binding: it does not exist, or it is
+// outside the allowed set (the cgroup cpuset or the affinity mask set by taskset). Works on
+// any topology, so a placement for another machine can be checked against its XML.
+Status checkPuUsable(const Topology& topology, int osCpu);
+
+// Bind the calling thread (in a forked child: the child) to one PU through hwloc, then confirm
+// with sched_getcpu(). Refused for a topology that is not this system, because hwloc returns
+// success there without binding; a PU outside the allowed set or the affinity mask gives
+// "CPU 5 is outside the allowed set 0-3 (...)".
 Status pinCurrentThread(const Topology& topology, int osCpu);
-// Undo pinning: bind the calling thread to the whole affinity mask it started with.
+// Undo pinning: bind the calling thread to the affinity mask read when the topology was loaded.
 Status unpinCurrentThread(const Topology& topology);
 
 } // namespace ctxscope

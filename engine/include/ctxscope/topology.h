@@ -28,6 +28,7 @@ struct TopoNode {
     int cacheLineSize = 0; // bytes, caches only
     std::vector<int> pus; // OS indices of the PUs below, ascending
     std::vector<TopoNode> children;
+    friend bool operator==(const TopoNode&, const TopoNode&) = default;
 };
 
 // A cache level seen from the PUs: which PUs share one instance.
@@ -37,12 +38,14 @@ struct CacheInfo {
     std::uint64_t size = 0;
     int lineSize = 0;
     std::vector<int> pus;
+    friend bool operator==(const CacheInfo&, const CacheInfo&) = default;
 };
 
 struct NumaNodeInfo {
     int osIndex = 0;
     std::uint64_t localMemory = 0; // bytes
     std::vector<int> pus;
+    friend bool operator==(const NumaNodeInfo&, const NumaNodeInfo&) = default;
 };
 
 // Flat facts about one PU (hardware thread), indexed by the containing objects'
@@ -58,19 +61,25 @@ struct PuInfo {
     int numaNode = -1; // OS index of the NUMA node
     bool allowed = true; // inside the cgroup cpuset hwloc reports as allowed
     bool inAffinity = true; // inside this process's affinity mask (taskset)
+    friend bool operator==(const PuInfo&, const PuInfo&) = default;
 };
 
 enum class TopologySource { Live, Xml, Synthetic };
 
 class Topology {
 public:
-    // The machine this process runs on, with PUs outside the cgroup kept (allowed = false).
+    // The machine this process runs on, with PUs outside the cgroup kept (allowed = false)
+    // and the calling thread's affinity mask (what taskset set) read at load time. When
+    // HWLOC_SYNTHETIC or HWLOC_XMLFILE is set, hwloc tools show that topology instead; so do
+    // we, through the checked loaders below, and the result is not this system.
     static Expected<Topology> loadLive();
-    // An hwloc XML export of some machine, read in a child process so a file that crashes
-    // libhwloc is an error message here.
+    // An hwloc XML export of some machine, parsed first in a child process with CPU, memory
+    // and time limits, so a file that crashes or hangs libhwloc is an error message here. At
+    // most 64 MiB and 8192 PUs; every PU needs a distinct OS index (P#) up to 65535.
     static Expected<Topology> loadXmlFile(const std::string& path);
     static Expected<Topology> loadXmlBuffer(std::string_view xml);
-    // A synthetic description such as "pack:2 l3:2 core:4 pu:2" (checked before hwloc sees it).
+    // A synthetic description such as "pack:2 [numa] l3:2 core:4 pu:2", checked before hwloc
+    // sees it: at most 32 levels and 8192 PUs.
     static Expected<Topology> loadSynthetic(std::string_view description);
 
     Topology(const Topology&);
@@ -92,7 +101,9 @@ public:
     const std::vector<NumaNodeInfo>& numaNodes() const;
 
     const PuInfo* findPu(int osIndex) const;
+    // PUs a task may be pinned to: inside the cgroup cpuset and inside the affinity mask.
     std::vector<int> allowedPus() const;
+    // The affinity mask of the thread that loaded the topology; every PU when not this system.
     std::vector<int> affinityPus() const;
     int packageCount() const;
     int coreCount() const;
@@ -109,6 +120,7 @@ public:
 private:
     explicit Topology(std::shared_ptr<const Impl> impl);
     static Expected<Topology> loadXml(std::string_view xml, std::string origin);
+    static Expected<Topology> loadSyntheticAs(std::string_view description, std::string origin);
     std::shared_ptr<const Impl> m_impl;
 };
 

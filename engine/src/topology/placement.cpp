@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 #include "ctxscope/placement.h"
 
+#include "relations.h"
 #include "topology_impl.h"
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cstring>
-#include <map>
 #include <sched.h>
 
 namespace ctxscope {
@@ -24,27 +25,34 @@ namespace {
         { Relation::Unpinned, "unpinned" },
     } };
 
-    bool same(int a, int b) { return a >= 0 && a == b; }
+    bool usable(const PuInfo& p) { return p.allowed && p.inAffinity; }
 
-    Relation classify(const PuInfo& a, const PuInfo& b)
+    std::string noSuchCpu(const Topology& topology, int os)
     {
-        if (a.osIndex == b.osIndex)
-            return Relation::SamePu;
-        if (same(a.core, b.core))
-            return Relation::Smt;
-        if (same(a.l2, b.l2))
-            return Relation::SharedL2;
-        if (same(a.l3, b.l3))
-            return Relation::SharedL3;
-        // Different NUMA nodes is the more telling fact, even inside one package (AMD NPS modes).
-        if (a.numaNode != b.numaNode && a.numaNode >= 0 && b.numaNode >= 0)
-            return Relation::CrossNuma;
-        if (same(a.package, b.package))
-            return Relation::SamePackage;
-        return Relation::CrossPackage;
+        std::vector<int> all;
+        for (const auto& p : topology.pus())
+            all.push_back(p.osIndex);
+        return "CPU " + std::to_string(os) + " does not exist ("
+            + (topology.isThisSystem() ? "this machine" : "the topology") + " has CPUs " + formatCpuList(all) + ")";
     }
 
-    bool usable(const PuInfo& p) { return p.allowed && p.inAffinity; }
+    // 0..n-1 in bit-reversed order of the next power of two: each prefix is spread evenly.
+    std::vector<std::size_t> spreadOrder(std::size_t n)
+    {
+        unsigned bits = 0;
+        while ((std::size_t { 1 } << bits) < n)
+            ++bits;
+        std::vector<std::size_t> order;
+        order.reserve(n);
+        for (std::size_t v = 0; v < (std::size_t { 1 } << bits); ++v) {
+            std::size_t r = 0;
+            for (unsigned b = 0; b < bits; ++b)
+                r |= ((v >> b) & 1U) << (bits - 1 - b);
+            if (r < n)
+                order.push_back(r);
+        }
+        return order;
+    }
 
 } // namespace
 
@@ -81,68 +89,118 @@ Expected<Relation> relationOf(const Topology& topology, int osA, int osB)
     const PuInfo* b = topology.findPu(osB);
     for (auto [info, os] : { std::pair { a, osA }, std::pair { b, osB } })
         if (!info)
-            return makeError("CPU " + std::to_string(os) + " does not exist (this topology has CPUs "
-                + formatCpuList(topology.affinityPus()) + ")");
+            return makeError(noSuchCpu(topology, os));
     return classify(*a, *b);
 }
 
 std::vector<PuPair> representativePairs(const Topology& topology, int perClass)
 {
-    std::map<Relation, std::vector<PuPair>> found;
-    const auto& pus = topology.pus();
-    // Walk pairs nearest-first from each PU; stop early once every class is full, so a
-    // 256-PU machine does not enumerate 32k pairs for nothing.
-    for (std::size_t i = 0; i < pus.size(); ++i) {
-        if (!usable(pus[i]))
-            continue;
-        for (std::size_t j = i; j < pus.size(); ++j) {
-            if (!usable(pus[j]))
-                continue;
-            const Relation r = classify(pus[i], pus[j]);
-            auto& list = found[r];
-            if (static_cast<int>(list.size()) < perClass)
-                list.push_back(PuPair { pus[i].osIndex, pus[j].osIndex, r });
+    if (perClass <= 0)
+        return {};
+    const std::size_t k = static_cast<std::size_t>(perClass);
+    std::vector<const PuInfo*> pus;
+    for (const auto& p : topology.pus())
+        if (usable(p))
+            pus.push_back(&p);
+    const std::size_t n = pus.size();
+    // Knowing which classes exist lets the search stop as soon as each has its pairs,
+    // instead of classifying all n^2 pairs of a large machine.
+    const auto present = classesPresent(pus);
+    std::array<std::vector<PuPair>, kPinnedClasses> found;
+    std::array<std::vector<bool>, kPinnedClasses> used;
+    for (auto& u : used)
+        u.assign(n, false);
+    const auto full = [&] {
+        for (std::size_t c = 0; c < kPinnedClasses; ++c)
+            if (present[c] && found[c].size() < k)
+                return false;
+        return true;
+    };
+    // First PUs in bit-reversed order (0, n/2, n/4, 3n/4, ...) so that successive pairs of a
+    // class land far apart, e.g. in different packages.
+    const std::vector<std::size_t> order = spreadOrder(n);
+    // Pass 1 takes only pairs whose PUs no pair of the same class uses yet; pass 2 fills up
+    // classes that have fewer disjoint pairs than asked for (a 2-PU machine and k = 2).
+    for (int pass = 0; pass < 2 && !full(); ++pass) {
+        for (std::size_t i : order) {
+            for (std::size_t j = 0; j < n; ++j) {
+                const Relation r = classify(*pus[i], *pus[j]); // same-pu exactly when i == j
+                const auto c = static_cast<std::size_t>(r);
+                auto& list = found[c];
+                if (list.size() >= k || (pass == 0 && (used[c][i] || used[c][j])))
+                    continue;
+                const PuPair pair { std::min(pus[i]->osIndex, pus[j]->osIndex),
+                    std::max(pus[i]->osIndex, pus[j]->osIndex), r };
+                if (pass == 1 && std::any_of(list.begin(), list.end(), [&](const PuPair& p) {
+                        return p.a == pair.a && p.b == pair.b;
+                    }))
+                    continue;
+                list.push_back(pair);
+                used[c][i] = used[c][j] = true;
+            }
+            if (full())
+                break;
         }
     }
     std::vector<PuPair> out;
-    for (auto& [r, list] : found)
+    for (const auto& list : found)
         out.insert(out.end(), list.begin(), list.end());
     return out;
 }
 
-std::vector<PuPair> allPairs(const Topology& topology)
+Expected<std::vector<PuPair>> allPairs(const Topology& topology, std::size_t maxPus)
 {
+    std::vector<const PuInfo*> pus;
+    for (const auto& p : topology.pus())
+        if (usable(p))
+            pus.push_back(&p);
+    const std::size_t n = pus.size();
+    if (n > maxPus)
+        return makeError("listing all pairs is for small machines: " + std::to_string(n) + " allowed CPUs give "
+            + std::to_string(n * (n + 1) / 2) + " pairs (the limit is " + std::to_string(maxPus)
+            + " CPUs); use the representative pairs of each relation class or name the CPUs");
     std::vector<PuPair> out;
-    const auto& pus = topology.pus();
-    for (std::size_t i = 0; i < pus.size(); ++i)
-        for (std::size_t j = i; j < pus.size(); ++j)
-            if (usable(pus[i]) && usable(pus[j]))
-                out.push_back(PuPair { pus[i].osIndex, pus[j].osIndex, classify(pus[i], pus[j]) });
+    out.reserve(n * (n + 1) / 2);
+    for (std::size_t i = 0; i < n; ++i)
+        for (std::size_t j = i; j < n; ++j)
+            out.push_back(PuPair { pus[i]->osIndex, pus[j]->osIndex, classify(*pus[i], *pus[j]) });
     return out;
+}
+
+Status checkPuUsable(const Topology& topology, int osCpu)
+{
+    const PuInfo* pu = topology.findPu(osCpu);
+    if (!pu)
+        return makeError(noSuchCpu(topology, osCpu));
+    if (pu->allowed && pu->inAffinity)
+        return {};
+    return makeError("CPU " + std::to_string(osCpu) + " is outside the allowed set "
+        + formatCpuList(topology.allowedPus())
+        + (pu->allowed ? " (this process's affinity mask, as set by taskset, excludes it)"
+                       : " (the cgroup cpuset excludes it)"));
 }
 
 Status pinCurrentThread(const Topology& topology, int osCpu)
 {
     if (!topology.isThisSystem())
         return makeError("cannot pin to CPU " + std::to_string(osCpu) + ": the topology (" + topology.origin()
-            + ") is not this machine; hwloc would pretend to bind without binding");
-    const PuInfo* pu = topology.findPu(osCpu);
-    const std::string allowedList = formatCpuList(topology.allowedPus());
-    if (!pu)
-        return makeError("CPU " + std::to_string(osCpu) + " does not exist (this machine has CPUs "
-            + formatCpuList(topology.affinityPus()) + ")");
-    if (!pu->allowed || !pu->inAffinity)
-        return makeError("CPU " + std::to_string(osCpu) + " is outside the allowed set " + allowedList);
+            + ") is not this machine, and hwloc would report success without binding");
+    if (auto ok = checkPuUsable(topology, osCpu); !ok)
+        return ok;
     HwlocBitmap set(hwloc_bitmap_alloc());
+    if (!set)
+        return makeError("out of memory binding to CPU " + std::to_string(osCpu));
     hwloc_bitmap_only(set.get(), static_cast<unsigned>(osCpu));
     if (hwloc_set_cpubind(topology.impl().handle.get(), set.get(), HWLOC_CPUBIND_THREAD | HWLOC_CPUBIND_STRICT) != 0) {
         const int err = errno;
+        // The cgroup may have shrunk since the topology was loaded.
         if (err == EINVAL)
-            return makeError("CPU " + std::to_string(osCpu) + " is outside the allowed set " + allowedList);
+            return makeError("CPU " + std::to_string(osCpu) + " is outside the allowed set "
+                + formatCpuList(topology.allowedPus()) + " (the kernel refused it: the cgroup cpuset changed?)");
         return makeError("binding to CPU " + std::to_string(osCpu) + " failed: " + std::strerror(err));
     }
-    // The binding takes effect at the next scheduling point; a call to sched_getcpu after a
-    // successful sched_setaffinity already runs on the target CPU, but confirm it.
+    // sched_setaffinity() moves the calling thread before it returns; confirm it, since a
+    // pin that silently did nothing would make every placement result a lie.
     const int now = sched_getcpu();
     if (now != osCpu)
         return makeError(
@@ -154,11 +212,12 @@ Status unpinCurrentThread(const Topology& topology)
 {
     if (!topology.isThisSystem())
         return makeError("the topology (" + topology.origin() + ") is not this machine");
-    cpu_set_t set;
-    CPU_ZERO(&set);
+    HwlocBitmap set(hwloc_bitmap_alloc());
+    if (!set)
+        return makeError("out of memory restoring the CPU affinity");
     for (int cpu : topology.affinityPus())
-        CPU_SET(static_cast<std::size_t>(cpu), &set);
-    if (sched_setaffinity(0, sizeof set, &set) != 0)
+        hwloc_bitmap_set(set.get(), static_cast<unsigned>(cpu));
+    if (hwloc_set_cpubind(topology.impl().handle.get(), set.get(), HWLOC_CPUBIND_THREAD) != 0)
         return makeError(std::string("could not restore the CPU affinity: ") + std::strerror(errno));
     return {};
 }

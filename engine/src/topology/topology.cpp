@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
+#include <cstdlib>
 #include <cstring>
 
 namespace ctxscope {
@@ -33,19 +34,16 @@ std::string_view toString(NodeKind kind)
     return "?";
 }
 
-namespace {
-
-    Expected<HwlocHandle> initHandle()
-    {
-        hwloc_topology_t raw = nullptr;
-        if (hwloc_topology_init(&raw) != 0)
-            return makeError(std::string("hwloc could not start: ") + std::strerror(errno));
-        HwlocHandle handle(raw);
-        hwloc_topology_set_flags(raw, HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED);
-        return handle;
-    }
-
-} // namespace
+Expected<HwlocHandle> initHandle()
+{
+    hwloc_topology_t raw = nullptr;
+    if (hwloc_topology_init(&raw) != 0)
+        return makeError(std::string("hwloc could not start: ") + std::strerror(errno));
+    HwlocHandle handle(raw);
+    if (hwloc_topology_set_flags(raw, HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED) != 0)
+        return makeError(std::string("hwloc refused its load flags: ") + std::strerror(errno));
+    return handle;
+}
 
 Topology::Topology(std::shared_ptr<const Impl> impl)
     : m_impl(std::move(impl))
@@ -59,17 +57,41 @@ Topology::~Topology() = default;
 
 Expected<Topology> Topology::loadLive()
 {
+    // hwloc_topology_load() obeys HWLOC_SYNTHETIC and HWLOC_XMLFILE (in that order, after
+    // HWLOC_FSROOT) and would parse them in this process, unchecked. Honour them as hwloc
+    // tools do, but through the checked loaders; the result is not this system either way.
+    if (!std::getenv("HWLOC_FSROOT")) {
+        if (const char* synthetic = std::getenv("HWLOC_SYNTHETIC"); synthetic && *synthetic) {
+            auto topo = loadSyntheticAs(synthetic, std::string("synthetic '") + synthetic + "' from HWLOC_SYNTHETIC");
+            if (!topo)
+                return makeError("HWLOC_SYNTHETIC is set: " + topo.error().message);
+            return topo;
+        }
+        if (const char* path = std::getenv("HWLOC_XMLFILE"); path && *path) {
+            auto xml = readXmlFile(path);
+            auto topo = xml ? loadXml(*xml, std::string("XML file ") + path + " from HWLOC_XMLFILE") : xml.error();
+            if (!topo)
+                return makeError(std::string("HWLOC_XMLFILE=") + path + ": " + topo.error().message);
+            return topo;
+        }
+    }
     auto handle = initHandle();
     if (!handle)
         return handle.error();
     if (hwloc_topology_load(handle->get()) != 0)
         return makeError(std::string("hwloc could not read this machine's topology: ") + std::strerror(errno));
-    if (hwloc_get_nbobjs_by_type(handle->get(), HWLOC_OBJ_PU) <= 0)
-        return makeError("hwloc found no processing units on this machine");
-    return Topology(buildModel(std::move(*handle), TopologySource::Live, "live machine"));
+    auto impl = buildModel(std::move(*handle), TopologySource::Live, "live machine");
+    if (!impl)
+        return impl.error();
+    return Topology(std::move(*impl));
 }
 
 Expected<Topology> Topology::loadSynthetic(std::string_view description)
+{
+    return loadSyntheticAs(description, "synthetic '" + std::string(description) + "'");
+}
+
+Expected<Topology> Topology::loadSyntheticAs(std::string_view description, std::string origin)
 {
     if (auto ok = checkSyntheticDescription(description); !ok)
         return ok.error();
@@ -78,10 +100,14 @@ Expected<Topology> Topology::loadSynthetic(std::string_view description)
         return handle.error();
     const std::string desc(description);
     if (hwloc_topology_set_synthetic(handle->get(), desc.c_str()) != 0)
-        return makeError("hwloc rejected the synthetic description '" + desc + "'");
+        return makeError("hwloc rejected the synthetic description '" + desc
+            + "' (levels are type:count, e.g. 'pack:2 l3:2 core:4 pu:2'; the last level must be pu)");
     if (hwloc_topology_load(handle->get()) != 0)
         return makeError("hwloc could not build the synthetic topology '" + desc + "'");
-    return Topology(buildModel(std::move(*handle), TopologySource::Synthetic, "synthetic '" + desc + "'"));
+    auto impl = buildModel(std::move(*handle), TopologySource::Synthetic, std::move(origin));
+    if (!impl)
+        return makeError("synthetic '" + desc + "': " + impl.error().message);
+    return Topology(std::move(*impl));
 }
 
 Expected<Topology> Topology::loadXmlFile(const std::string& path)
@@ -97,21 +123,25 @@ Expected<Topology> Topology::loadXmlFile(const std::string& path)
 
 Expected<Topology> Topology::loadXmlBuffer(std::string_view xml) { return loadXml(xml, "XML buffer"); }
 
-Expected<Topology> Topology::loadXml(std::string_view xml, std::string origin)
+Expected<Topology> Topology::loadXml(std::string_view text, std::string origin)
 {
+    if (auto ok = precheckXml(text); !ok)
+        return ok.error();
+    const std::string xml(text); // NUL-terminated, as hwloc wants it
     // Parse once in a throw-away child first: libhwloc 2.9 can crash on malformed XML.
     if (auto ok = validateXmlInChild(xml); !ok)
         return ok.error();
     auto handle = initHandle();
     if (!handle)
         return handle.error();
-    if (hwloc_topology_set_xmlbuffer(handle->get(), xml.data(), static_cast<int>(xml.size())) != 0)
+    if (setXmlBuffer(handle->get(), xml) != 0)
         return makeError("hwloc could not read the XML topology");
     if (hwloc_topology_load(handle->get()) != 0)
         return makeError("hwloc could not load the XML topology");
-    if (hwloc_get_nbobjs_by_type(handle->get(), HWLOC_OBJ_PU) <= 0)
-        return makeError("the XML topology has no processing units");
-    return Topology(buildModel(std::move(*handle), TopologySource::Xml, std::move(origin)));
+    auto impl = buildModel(std::move(*handle), TopologySource::Xml, std::move(origin));
+    if (!impl)
+        return impl.error();
+    return Topology(std::move(*impl));
 }
 
 TopologySource Topology::source() const { return m_impl->source; }

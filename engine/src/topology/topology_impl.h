@@ -9,6 +9,11 @@
 
 namespace ctxscope {
 
+// Linux builds allow at most 8192 CPUs (NR_CPUS with MAXSMP); larger inputs are refused.
+inline constexpr int kMaxPus = 8192;
+// The largest OS index of a PU we accept, as parseCpuList does.
+inline constexpr int kMaxCpuIndex = 65535;
+
 struct HwlocDeleter {
     void operator()(hwloc_topology* t) const { hwloc_topology_destroy(t); }
 };
@@ -30,11 +35,17 @@ struct Topology::Impl {
     std::vector<PuInfo> pus;
     std::vector<CacheInfo> caches;
     std::vector<NumaNodeInfo> numaNodes;
-    std::vector<int> affinity; // the process mask at load time (live only)
+    std::vector<int> affinity; // the loading thread's CPU affinity (live only)
 };
 
+// An initialised, not yet loaded hwloc topology with the flags every loader uses
+// (HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED: PUs outside the cgroup stay, marked not allowed).
+Expected<HwlocHandle> initHandle();
 std::vector<int> bitmapToVector(hwloc_const_bitmap_t bitmap);
-// Build the model from a loaded hwloc topology.
-std::shared_ptr<Topology::Impl> buildModel(HwlocHandle handle, TopologySource source, std::string origin);
+// The name of an environment variable that makes hwloc describe another machine than this
+// one (HWLOC_XMLFILE, HWLOC_SYNTHETIC, HWLOC_FSROOT), or nullptr.
+const char* foreignTopologyVariable();
+// Build the model from a loaded hwloc topology; refuses PUs without a usable OS index.
+Expected<std::shared_ptr<Topology::Impl>> buildModel(HwlocHandle handle, TopologySource source, std::string origin);
 
 } // namespace ctxscope

@@ -3,6 +3,7 @@
 
 #include "ctxscope/placement.h"
 
+#include <array>
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
@@ -10,45 +11,63 @@ namespace ctxscope {
 
 std::string formatCacheSize(std::uint64_t bytes)
 {
-    if (bytes >= (1ULL << 20) && bytes % (1ULL << 20) == 0)
-        return fmt::format("{}MB", bytes >> 20);
-    if (bytes >= 1024)
-        return fmt::format("{}KB", bytes >> 10);
-    return fmt::format("{}B", bytes);
+    // lstopo's rule: KB below 10 MiB, MB below 10 GiB, GB below 10 TiB, then TB; rounded.
+    constexpr std::array<const char*, 4> kUnits { "KB", "MB", "GB", "TB" };
+    std::size_t unit = 0;
+    while (unit + 1 < kUnits.size() && bytes >= (10ULL << (20 + 10 * unit)))
+        ++unit;
+    const unsigned shift = static_cast<unsigned>(9 + 10 * unit);
+    return fmt::format("{}{}", ((bytes >> shift) + 1) >> 1, kUnits[unit]);
 }
 
 namespace {
 
-    std::string label(const TopoNode& n)
+    std::string label(const Topology& topology, const TopoNode& n)
     {
         switch (n.kind) {
         case NodeKind::Cache:
             // Only data and unified caches are modelled, so level 1 is always the L1d.
             return fmt::format("L{}{} L#{} ({})", n.cacheLevel, n.cacheLevel == 1 ? "d" : "", n.logicalIndex,
                 formatCacheSize(n.cacheSize));
-        case NodeKind::Pu:
-            return fmt::format("PU L#{} (P#{})", n.logicalIndex, n.osIndex);
-        case NodeKind::Machine:
-            return "Machine";
+        case NodeKind::Pu: {
+            const PuInfo* pu = topology.findPu(n.osIndex);
+            const char* note = !pu || pu->allowed ? (!pu || pu->inAffinity ? "" : " (outside the affinity mask)")
+                                                  : " (not allowed: outside the cgroup cpuset)";
+            return fmt::format("PU L#{} (P#{}){}", n.logicalIndex, n.osIndex, note);
+        }
+        case NodeKind::Machine: {
+            std::uint64_t memory = 0;
+            for (const auto& numa : topology.numaNodes())
+                memory += numa.localMemory;
+            return memory > 0 ? fmt::format("Machine ({} total)", formatCacheSize(memory)) : "Machine";
+        }
         default:
             return fmt::format("{} L#{}", toString(n.kind), n.logicalIndex);
         }
     }
 
     // lstopo joins single-child chains with " + " on one line.
-    void describe(const TopoNode& n, int indent, std::string& out)
+    void describe(const Topology& topology, const TopoNode& n, int indent, std::string& out)
     {
         std::string line(static_cast<std::size_t>(indent) * 2, ' ');
         const TopoNode* cur = &n;
-        line += label(*cur);
-        while (
-            cur->children.size() == 1 && cur->kind != NodeKind::Machine && cur->children.front().kind != NodeKind::Pu) {
+        line += label(topology, *cur);
+        while (cur->children.size() == 1 && cur->kind != NodeKind::Machine) {
             cur = &cur->children.front();
-            line += " + " + label(*cur);
+            line += " + " + label(topology, *cur);
         }
         out += line + '\n';
         for (const auto& c : cur->children)
-            describe(c, indent + 1, out);
+            describe(topology, c, indent + 1, out);
+    }
+
+    std::vector<int> cpusetAllowed(const Topology& topology)
+    {
+        std::vector<int> out;
+        for (const auto& p : topology.pus())
+            if (p.allowed)
+                out.push_back(p.osIndex);
+        return out;
     }
 
     nlohmann::json nodeToJson(const TopoNode& n)
@@ -74,12 +93,14 @@ std::string describeTopology(const Topology& topology)
 {
     std::string out = fmt::format("Topology of the {}{}\n", topology.origin(),
         topology.isThisSystem() ? "" : " (not this machine: display only, no runs)");
-    describe(topology.root(), 0, out);
+    describe(topology, topology.root(), 0, out);
     for (const auto& numa : topology.numaNodes())
-        out += fmt::format(
-            "NUMANode P#{} ({} MB) covers CPUs {}\n", numa.osIndex, numa.localMemory >> 20, formatCpuList(numa.pus));
-    out += fmt::format("\nCPUs allowed (cgroup cpuset and affinity): {}\n", formatCpuList(topology.allowedPus()));
-    out += fmt::format("Process affinity mask (taskset):             {}\n", formatCpuList(topology.affinityPus()));
+        out += fmt::format("NUMANode P#{}{} local to CPUs {}\n", numa.osIndex,
+            numa.localMemory > 0 ? " (" + formatCacheSize(numa.localMemory) + ")" : std::string(),
+            formatCpuList(numa.pus));
+    out += fmt::format("\nAllowed by the cgroup cpuset:   {}\n", formatCpuList(cpusetAllowed(topology)));
+    out += fmt::format("Affinity mask (taskset):        {}\n", formatCpuList(topology.affinityPus()));
+    out += fmt::format("Usable for pinning (both):      {}\n", formatCpuList(topology.allowedPus()));
     out += "\nRelation classes on this topology (one representative pair each):\n";
     for (const auto& p : representativePairs(topology))
         out += fmt::format("  {:<14} CPUs {},{}\n", toString(p.relation), p.a, p.b);
@@ -105,8 +126,8 @@ nlohmann::json topologyToJson(const Topology& topology)
         pairs.push_back({ { "relation", std::string(toString(p.relation)) }, { "cpus", { p.a, p.b } } });
     return { { "origin", topology.origin() }, { "this_system", topology.isThisSystem() },
         { "allowed", formatCpuList(topology.allowedPus()) }, { "affinity", formatCpuList(topology.affinityPus()) },
-        { "tree", nodeToJson(topology.root()) }, { "pus", pus }, { "caches", caches }, { "numa_nodes", numa },
-        { "representative_pairs", pairs } };
+        { "cpuset_allowed", formatCpuList(cpusetAllowed(topology)) }, { "tree", nodeToJson(topology.root()) },
+        { "pus", pus }, { "caches", caches }, { "numa_nodes", numa }, { "representative_pairs", pairs } };
 }
 
 } // namespace ctxscope

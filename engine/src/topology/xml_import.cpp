@@ -1,52 +1,16 @@
 // SPDX-License-Identifier: MIT
+// Reading, pre-checking and anonymizing hwloc XML; the parse itself is in xml_child.cpp.
 #include "xml_import.h"
 
 #include "topology_impl.h"
 
 #include <array>
 #include <cerrno>
-#include <chrono>
-#include <csignal>
 #include <cstring>
 #include <fstream>
-#include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <thread>
-#include <unistd.h>
 
 namespace ctxscope {
-
-namespace {
-
-    constexpr int kChildCpuSeconds = 2;
-    constexpr auto kChildWallLimit = std::chrono::seconds(5);
-
-    // Exit codes of the validating child.
-    enum ChildExit : int { kParsed = 0, kInitFailed = 10, kSetFailed = 11, kLoadFailed = 12, kNoPus = 13 };
-
-    [[noreturn]] void validateAndExit(std::string_view xml)
-    {
-#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
-        // Sanitizers reserve terabytes of address space; only limit it in normal builds.
-        rlimit as { 1UL << 30, 1UL << 30 };
-        setrlimit(RLIMIT_AS, &as);
-#endif
-        rlimit cpu { kChildCpuSeconds, kChildCpuSeconds + 1 };
-        setrlimit(RLIMIT_CPU, &cpu);
-        rlimit core { 0, 0 };
-        setrlimit(RLIMIT_CORE, &core);
-        hwloc_topology_t t = nullptr;
-        if (hwloc_topology_init(&t) != 0)
-            _exit(kInitFailed);
-        if (hwloc_topology_set_xmlbuffer(t, xml.data(), static_cast<int>(xml.size())) != 0)
-            _exit(kSetFailed);
-        if (hwloc_topology_load(t) != 0)
-            _exit(kLoadFailed);
-        _exit(hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_PU) > 0 ? kParsed : kNoPus);
-    }
-
-} // namespace
 
 Expected<std::string> readXmlFile(const std::string& path)
 {
@@ -58,11 +22,11 @@ Expected<std::string> readXmlFile(const std::string& path)
     if (st.st_size == 0)
         return makeError(path + ": the file is empty");
     if (static_cast<std::size_t>(st.st_size) > kMaxXmlBytes)
-        return makeError(
-            path + ": " + std::to_string(st.st_size >> 20) + " MiB is too large for a topology (limit 64 MiB)");
+        return makeError(path + ": " + std::to_string(st.st_size >> 20) + " MiB is too large for a topology (limit "
+            + std::to_string(kMaxXmlBytes >> 20) + " MiB)");
     std::ifstream in(path, std::ios::binary);
     if (!in)
-        return makeError(path + ": cannot be opened for reading");
+        return makeError(path + ": cannot be opened for reading (" + std::strerror(errno) + ")");
     std::string data(static_cast<std::size_t>(st.st_size), '\0');
     in.read(data.data(), st.st_size);
     if (in.gcount() != st.st_size)
@@ -70,55 +34,35 @@ Expected<std::string> readXmlFile(const std::string& path)
     return data;
 }
 
-Status validateXmlInChild(std::string_view xml)
+int setXmlBuffer(hwloc_topology* topology, const std::string& xml)
+{
+    return hwloc_topology_set_xmlbuffer(topology, xml.c_str(), static_cast<int>(xml.size() + 1));
+}
+
+Status precheckXml(std::string_view xml)
 {
     if (xml.empty())
         return makeError("the XML topology is empty");
     if (xml.size() > kMaxXmlBytes)
-        return makeError("the XML topology is larger than 64 MiB");
+        return makeError("the XML topology is larger than " + std::to_string(kMaxXmlBytes >> 20) + " MiB");
+    if (xml.find('\0') != std::string_view::npos)
+        return makeError("this is binary data, not an hwloc XML topology");
     if (xml.find("<topology") == std::string_view::npos)
         return makeError("this is not an hwloc topology (no <topology> element)");
-    std::fflush(nullptr);
-    const pid_t pid = fork();
-    if (pid < 0)
-        return makeError(std::string("could not start the XML checker: ") + std::strerror(errno));
-    if (pid == 0)
-        validateAndExit(xml);
-
-    const auto deadline = std::chrono::steady_clock::now() + kChildWallLimit;
-    int status = 0;
-    for (;;) {
-        const pid_t r = waitpid(pid, &status, WNOHANG);
-        if (r == pid)
-            break;
-        if (r < 0 && errno != EINTR)
-            return makeError(std::string("lost the XML checker: ") + std::strerror(errno));
-        if (std::chrono::steady_clock::now() > deadline) {
-            kill(pid, SIGKILL);
-            waitpid(pid, &status, 0);
-            return makeError("hwloc took longer than 5 s to read the XML topology; refused");
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(2));
-    }
-    if (WIFSIGNALED(status))
-        return makeError(std::string("hwloc crashed reading the XML topology (") + strsignal(WTERMSIG(status))
-            + "); the file is malformed");
-    switch (WEXITSTATUS(status)) {
-    case kParsed:
-        return {};
-    case kNoPus:
-        return makeError("the XML topology has no processing units");
-    case kSetFailed:
-    case kLoadFailed:
-        return makeError("hwloc could not parse the XML topology (malformed or not an hwloc export)");
-    default:
-        return makeError("the XML checker failed (exit " + std::to_string(WEXITSTATUS(status)) + ")");
-    }
+    // Count PU objects before parsing: a huge file must not cost a long parse to be refused.
+    // hwloc writes type="PU"; the child checks the real count after parsing anyway.
+    long pus = 0;
+    for (std::size_t at = xml.find("type=\"PU\""); at != std::string_view::npos; at = xml.find("type=\"PU\"", at + 1))
+        if (++pus > kMaxPus)
+            return makeError("the XML topology has more than " + std::to_string(kMaxPus) + " PUs; refused");
+    return {};
 }
 
 std::string anonymizeXml(std::string xml)
 {
-    static constexpr std::array kPrivate { "HostName", "Serial", "UUID", "Asset", "DMIProductName", "DMIBoardName" };
+    // hwloc <info> names that identify a host or a machine (DMI serials, asset tags, UUIDs).
+    static constexpr std::array kPrivate { "HostName", "Serial", "UUID", "Asset", "DMIProductName", "DMIBoardName",
+        "DMIChassis", "DMISys", "DMIBios", "DMIProductVersion", "DMIBoardVersion" };
     std::size_t pos = 0;
     while ((pos = xml.find("<info name=\"", pos)) != std::string::npos) {
         const std::size_t nameStart = pos + 12;

@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: MIT
+#include "commands.h"
+#include "lesson_print.h"
+
+#include "ctxscope/lesson.h"
+
+#include <fmt/core.h>
+
+namespace ctxscope::cli {
+
+namespace {
+
+struct LessonOptionsCli {
+    std::string id;
+    bool list = false;
+    double minTime = 0.1;
+    int repetitions = 3;
+};
+
+int listLessons()
+{
+    for (const LessonInfo& l : lessons())
+        fmt::print("{:<22}{}\n{:<22}runs: {}\n", l.id, l.question, "", l.experiments);
+    return kOk;
+}
+
+} // namespace
+
+Command addLessonCommand(CLI::App& app)
+{
+    auto o = std::make_shared<LessonOptionsCli>();
+    CLI::App* sub = app.add_subcommand("lesson", "Run a teaching preset and print its conclusion, computed from what it measured");
+    sub->add_option("name", o->id, "The lesson's id (see --list)");
+    sub->add_flag("--list", o->list, "List the lessons and what each runs");
+    sub->add_option("--min-time", o->minTime, "Seconds per repetition of each experiment")->capture_default_str();
+    sub->add_option("--repetitions", o->repetitions, "Repetitions of each experiment")->capture_default_str();
+    return { sub, [o] {
+                if (o->list)
+                    return listLessons();
+                if (o->id.empty())
+                    return badInput("name a lesson, or use --list");
+                if (!findLesson(o->id))
+                    return badInput("unknown lesson '" + o->id + "' (see ctxscope-cli lesson --list)");
+                return runAndPrintLesson(o->id, LessonOptions { o->minTime, o->repetitions });
+            } };
+}
+
+} // namespace ctxscope::cli

@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "ctxscope/expected.h"
+#include "ctxscope/result.h"
+#include "ctxscope/runner.h"
+#include "ctxscope/topology.h"
+
+#include <functional>
+#include <stop_token>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ctxscope {
+
+// A teaching preset (LESSONS.md): a question, a few experiments on this machine, and a
+// conclusion in plain words computed from what was just measured.
+struct LessonInfo {
+    std::string_view id;
+    std::string_view question;
+    std::string_view experiments;
+};
+
+const std::vector<LessonInfo>& lessons();
+const LessonInfo* findLesson(std::string_view id);
+
+struct LessonStep {
+    std::string label; // what this experiment shows, e.g. "futex thread, shared-l3 (0,1)"
+    BenchSpec spec;
+};
+
+struct LessonOptions {
+    double minTimeSeconds = 0.1; // per repetition
+    int repetitions = 3;
+};
+
+struct LessonProgress {
+    int step = 0; // 0-based
+    int steps = 0;
+    std::string_view label;
+    double fraction = 0; // of the whole lesson
+};
+
+struct LessonResult {
+    std::string id;
+    std::string question;
+    std::vector<LessonStep> steps;
+    std::vector<RunResult> results; // one per step that ran; results[i].spec matches steps
+    std::vector<std::string> failures; // steps that could not run, each a sentence
+    std::vector<std::string> conclusion; // sentences with the numbers just measured
+};
+
+// The experiments a lesson runs on this topology (also what the GUI shows before running).
+Expected<std::vector<LessonStep>> planLesson(std::string_view id, const Topology& topology, const LessonOptions& options);
+
+// Runs every step; a step that fails is recorded and the others still run. Cancelled
+// lessons return an Error.
+Expected<LessonResult> runLesson(std::string_view id, const Topology& topology, const LessonOptions& options,
+    const std::function<void(const LessonProgress&)>& progress = {}, std::stop_token stop = {});
+
+// The conclusion sentences for results already measured (also used when a lesson's results
+// are loaded back from a file).
+std::vector<std::string> concludeLesson(std::string_view id, const std::vector<RunResult>& results);
+
+} // namespace ctxscope

@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "ctxscope/topology.h"
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace ctxscope {
+
+// The worker side of the stream (see protocol.h), independent of stdin/stdout so tests can
+// drive it in-process. One run at a time, in its own thread; the caller feeds input lines.
+class WorkerSession {
+public:
+    // Called with each outgoing line (no newline), from the session's threads, one at a time.
+    using Writer = std::function<void(const std::string& line)>;
+
+    WorkerSession(Topology topology, Writer writer);
+    ~WorkerSession(); // cancels a running benchmark and joins its thread
+    WorkerSession(const WorkerSession&) = delete;
+    WorkerSession& operator=(const WorkerSession&) = delete;
+
+    void sendHello();
+    // Handles one input line; returns false once the controller asked to quit.
+    bool handleLine(std::string_view line);
+    // Waits for the current run (cancelling it first with cancelRun), then says bye. A
+    // "quit" message cancels; the end of input lets a scripted run finish.
+    void finish(bool cancelRun);
+
+private:
+    struct State;
+    std::unique_ptr<State> m_state;
+};
+
+} // namespace ctxscope

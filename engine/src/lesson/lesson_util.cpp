@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: MIT
+#include "lesson/lesson_util.h"
+
+#include <algorithm>
+#include <fmt/core.h>
+
+namespace ctxscope::lesson {
+
+BenchSpec spec(std::string bench, BenchMode mode, std::vector<int> cpus, const LessonOptions& options)
+{
+    BenchSpec s;
+    s.bench = std::move(bench);
+    s.mode = mode;
+    s.cpus = std::move(cpus);
+    s.minTimeSeconds = options.minTimeSeconds;
+    s.repetitions = options.repetitions;
+    return s;
+}
+
+BenchSpec unpinnedSpec(std::string bench, BenchMode mode, const LessonOptions& options)
+{
+    BenchSpec s = spec(std::move(bench), mode, {}, options);
+    s.relation = Relation::Unpinned;
+    return s;
+}
+
+int firstCpu(const Topology& topology)
+{
+    const auto allowed = topology.allowedPus();
+    return allowed.empty() ? 0 : allowed.front();
+}
+
+const RunResult* findResult(const std::vector<RunResult>& results, const std::function<bool(const RunResult&)>& match)
+{
+    auto it = std::find_if(results.begin(), results.end(), match);
+    return it == results.end() ? nullptr : &*it;
+}
+
+const RunResult* findResult(const std::vector<RunResult>& results, std::string_view bench, BenchMode mode, Relation relation)
+{
+    return findResult(results, [&](const RunResult& r) {
+        return r.bench == bench && r.mode == mode && r.placement.relation == relation;
+    });
+}
+
+std::string placementText(const RunResult& r)
+{
+    if (r.placement.relation == Relation::Unpinned)
+        return "unpinned (ran on CPUs " + formatCpuList(r.observed.cpusSeen) + ")";
+    std::string cpus;
+    for (int c : r.placement.cpus)
+        cpus += (cpus.empty() ? "" : ",") + std::to_string(c);
+    return "CPUs " + cpus + " (" + std::string(toString(r.placement.relation)) + ")";
+}
+
+std::string median(const RunResult& r) { return formatDuration(r.stats.p50); }
+
+bool withinNoise(const RunResult& a, const RunResult& b)
+{
+    auto range = [](const RunResult& r) {
+        if (r.repetitionMedians.empty())
+            return std::pair { r.stats.p50, r.stats.p50 };
+        auto [lo, hi] = std::minmax_element(r.repetitionMedians.begin(), r.repetitionMedians.end());
+        return std::pair { *lo, *hi };
+    };
+    const auto [aLo, aHi] = range(a);
+    const auto [bLo, bHi] = range(b);
+    return aLo <= bHi && bLo <= aHi;
+}
+
+std::string observedSwitches(const RunResult& r)
+{
+    const double v = r.observed.switchesPerOp();
+    return v < 0.005 ? std::string("~0") : fmt::format("{:.2f}", v);
+}
+
+std::string vmNote(const std::vector<const RunResult*>& results)
+{
+    for (const RunResult* r : results)
+        for (const std::string& w : r->warnings)
+            if (w.find("virtual machine") != std::string::npos)
+                return "This is a virtual machine: a wake-up on another vCPU goes through the hypervisor, which makes "
+                       "every cross-core placement much dearer than on bare metal.";
+    return {};
+}
+
+} // namespace ctxscope::lesson

@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: MIT
+// Shared pieces of the lesson definitions: building specs and phrasing measured numbers.
+#pragma once
+
+#include "ctxscope/lesson.h"
+#include "ctxscope/units.h"
+
+#include <functional>
+#include <optional>
+
+namespace ctxscope::lesson {
+
+BenchSpec spec(std::string bench, BenchMode mode, std::vector<int> cpus, const LessonOptions& options);
+BenchSpec unpinnedSpec(std::string bench, BenchMode mode, const LessonOptions& options);
+
+// The first allowed CPU: where single-PU experiments run.
+int firstCpu(const Topology& topology);
+
+const RunResult* findResult(const std::vector<RunResult>& results, const std::function<bool(const RunResult&)>& match);
+const RunResult* findResult(const std::vector<RunResult>& results, std::string_view bench, BenchMode mode, Relation relation);
+
+// "CPUs 0,1 (shared-l3)", or "unpinned (ran on CPUs 0-1)".
+std::string placementText(const RunResult& r);
+// "2.43 µs" for the median per op.
+std::string median(const RunResult& r);
+// Two results whose repetition medians overlap cannot be told apart on this machine.
+bool withinNoise(const RunResult& a, const RunResult& b);
+// "1.98" switches per op observed, "~0" below 0.005.
+std::string observedSwitches(const RunResult& r);
+// A sentence about cross-vCPU wake-ups when the results came from a VM, else "".
+std::string vmNote(const std::vector<const RunResult*>& results);
+
+struct LessonDefinition {
+    LessonInfo info;
+    std::vector<LessonStep> (*plan)(const Topology&, const LessonOptions&);
+    std::vector<std::string> (*conclude)(const std::vector<RunResult>&);
+};
+
+// One per file in engine/src/lesson/.
+const LessonDefinition& modeSwitchLesson();
+const LessonDefinition& pinningLesson();
+const LessonDefinition& threadsVsProcessesLesson();
+const LessonDefinition& pipePlacementLesson();
+const LessonDefinition& runQueueLesson();
+
+} // namespace ctxscope::lesson

@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: MIT
+// The lesson registry and the loop that runs a lesson's experiments.
+#include "ctxscope/lesson.h"
+
+#include "lesson/lesson_util.h"
+
+#include <fmt/core.h>
+
+namespace ctxscope {
+
+namespace {
+
+const std::vector<const lesson::LessonDefinition*>& definitions()
+{
+    static const std::vector<const lesson::LessonDefinition*> all {
+        &lesson::modeSwitchLesson(),
+        &lesson::pinningLesson(),
+        &lesson::threadsVsProcessesLesson(),
+        &lesson::pipePlacementLesson(),
+        &lesson::runQueueLesson(),
+    };
+    return all;
+}
+
+const lesson::LessonDefinition* findDefinition(std::string_view id)
+{
+    for (const auto* d : definitions())
+        if (d->info.id == id)
+            return d;
+    return nullptr;
+}
+
+Error unknownLesson(std::string_view id)
+{
+    std::string known;
+    for (const auto* d : definitions())
+        known += (known.empty() ? "" : ", ") + std::string(d->info.id);
+    return makeError("unknown lesson '" + std::string(id) + "' (lessons: " + known + ")");
+}
+
+} // namespace
+
+const std::vector<LessonInfo>& lessons()
+{
+    static const std::vector<LessonInfo> all = [] {
+        std::vector<LessonInfo> v;
+        for (const auto* d : definitions())
+            v.push_back(d->info);
+        return v;
+    }();
+    return all;
+}
+
+const LessonInfo* findLesson(std::string_view id)
+{
+    const auto* d = findDefinition(id);
+    return d ? &d->info : nullptr;
+}
+
+Expected<std::vector<LessonStep>> planLesson(std::string_view id, const Topology& topology, const LessonOptions& options)
+{
+    const auto* d = findDefinition(id);
+    if (!d)
+        return unknownLesson(id);
+    if (!topology.isThisSystem())
+        return makeError("a lesson measures this machine; " + topology.origin() + " is not it");
+    return d->plan(topology, options);
+}
+
+Expected<LessonResult> runLesson(std::string_view id, const Topology& topology, const LessonOptions& options,
+    const std::function<void(const LessonProgress&)>& progress, std::stop_token stop)
+{
+    auto steps = planLesson(id, topology, options);
+    if (!steps)
+        return steps.error();
+    const auto* d = findDefinition(id);
+    LessonResult out;
+    out.id = std::string(d->info.id);
+    out.question = std::string(d->info.question);
+    out.steps = std::move(*steps);
+    const int n = static_cast<int>(out.steps.size());
+    for (int i = 0; i < n; ++i) {
+        const LessonStep& step = out.steps[static_cast<std::size_t>(i)];
+        RunCallbacks callbacks;
+        if (progress) {
+            progress(LessonProgress { i, n, step.label, static_cast<double>(i) / n });
+            callbacks.progress = [&](const Progress& p) {
+                progress(LessonProgress { i, n, step.label, (i + p.fraction) / n });
+            };
+        }
+        auto r = runBenchmark(step.spec, topology, callbacks, stop);
+        if (stop.stop_requested())
+            return makeError("the lesson was cancelled");
+        if (r)
+            out.results.push_back(std::move(*r));
+        else
+            out.failures.push_back(step.label + ": " + r.error().message);
+    }
+    out.conclusion = d->conclude(out.results);
+    return out;
+}
+
+std::vector<std::string> concludeLesson(std::string_view id, const std::vector<RunResult>& results)
+{
+    const auto* d = findDefinition(id);
+    return d ? d->conclude(results) : std::vector<std::string> { unknownLesson(id).message };
+}
+
+} // namespace ctxscope

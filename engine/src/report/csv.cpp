@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: MIT
+// CSV in the C locale (fmt formats numbers without the locale), RFC 4180 quoting.
+#include "ctxscope/report.h"
+
+#include <fmt/core.h>
+
+namespace ctxscope {
+
+namespace {
+
+std::string quote(const std::string& field)
+{
+    if (field.find_first_of(",\"\n\r") == std::string::npos)
+        return field;
+    std::string out = "\"";
+    for (char c : field)
+        out += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return out + "\"";
+}
+
+std::string joinInts(const std::vector<int>& v, char sep)
+{
+    std::string out;
+    for (int x : v)
+        out += (out.empty() ? "" : std::string(1, sep)) + std::to_string(x);
+    return out;
+}
+
+std::string joinWarnings(const std::vector<std::string>& warnings)
+{
+    std::string out;
+    for (const auto& w : warnings)
+        out += (out.empty() ? "" : " | ") + w;
+    return out;
+}
+
+std::string num(double v) { return fmt::format("{:.6g}", v); }
+
+} // namespace
+
+std::string resultsToCsv(const nlohmann::json& context, const std::vector<RunResult>& results)
+{
+    std::string out;
+    for (const char* key : { "date", "host_name", "num_cpus", "mhz_per_cpu" })
+        if (context.contains(key))
+            out += fmt::format("# {}: {}\n", key, context[key].is_string() ? context[key].get<std::string>() : context[key].dump());
+    if (context.contains("ctxscope") && context["ctxscope"].contains("sysinfo")) {
+        const auto& sys = context["ctxscope"]["sysinfo"];
+        out += fmt::format("# cpu_model: {}\n# kernel: {}\n# hypervisor: {}\n", sys.value("cpu_model", ""),
+            sys.value("kernel", ""), sys.value("hypervisor", false) ? sys.value("hypervisor_vendor", "yes") : "no");
+    }
+    out += "# times are ns per op; per_switch_ns = p50_ns / switches_per_op\n";
+    out += "name,bench,op,mode,cpus,relation,tasks,policy,ops_per_sample,iterations,repetitions,switches_per_op,"
+           "per_switch_ns,min_ns,p50_ns,mean_ns,p90_ns,p99_ns,p999_ns,max_ns,stddev_ns,cv,"
+           "observed_voluntary_per_op,observed_involuntary_per_op,migrations,cpus_seen,warnings\n";
+    for (const auto& r : results) {
+        const Summary& s = r.stats;
+        out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+            quote(benchmarkName(r)), r.bench, quote(r.op), toString(r.mode), quote(joinInts(r.placement.cpus, ' ')),
+            toString(r.placement.relation), r.placement.tasks, toString(r.policy), r.opsPerSample, r.iterations,
+            r.repetitions, num(r.switchesPerOp), r.perSwitchNs ? num(*r.perSwitchNs) : std::string(), num(s.min),
+            num(s.p50), num(s.mean), num(s.p90), num(s.p99), num(s.p999), num(s.max), num(s.stddev), num(s.cv),
+            num(r.observed.voluntaryPerOp), num(r.observed.involuntaryPerOp), r.observed.migrations,
+            quote(joinInts(r.observed.cpusSeen, ' ')), quote(joinWarnings(r.warnings)));
+    }
+    return out;
+}
+
+std::string samplesToCsv(const std::vector<RunResult>& results)
+{
+    std::string out = "# one row per kept sample, in time order; a sample times ops_per_sample consecutive ops\n"
+                      "name,sample,ops_per_sample,ns_per_op\n";
+    for (const auto& r : results)
+        for (std::size_t i = 0; i < r.samples.size(); ++i)
+            out += fmt::format("{},{},{},{}\n", quote(benchmarkName(r)), i, r.opsPerSample, num(r.samples[i]));
+    return out;
+}
+
+} // namespace ctxscope

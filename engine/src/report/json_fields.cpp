@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: MIT
+#include "report/json_fields.h"
+
+#include <cmath>
+
+namespace ctxscope::report {
+
+namespace {
+const nlohmann::json kEmptyArray = nlohmann::json::array();
+const nlohmann::json kEmptyObject = nlohmann::json::object();
+} // namespace
+
+FieldReader::FieldReader(const nlohmann::json& object, std::string path)
+    : m_object(object)
+    , m_path(std::move(path))
+{
+    if (!m_object.is_object())
+        fail((m_path.empty() ? std::string("the document") : m_path) + " is not a JSON object");
+}
+
+std::string FieldReader::where(const char* key) const { return m_path.empty() ? key : m_path + "." + key; }
+
+void FieldReader::fail(const std::string& message)
+{
+    if (m_error.empty())
+        m_error = message;
+}
+
+const nlohmann::json* FieldReader::find(const char* key, bool required)
+{
+    if (!m_object.is_object())
+        return nullptr;
+    auto it = m_object.find(key);
+    if (it == m_object.end() || it->is_null()) {
+        if (required)
+            fail("missing field '" + where(key) + "'");
+        return nullptr;
+    }
+    return &*it;
+}
+
+double FieldReader::number(const char* key)
+{
+    auto v = optNumber(key);
+    if (!v && ok())
+        fail("missing field '" + where(key) + "'");
+    return v.value_or(0);
+}
+
+std::optional<double> FieldReader::optNumber(const char* key)
+{
+    const nlohmann::json* v = find(key, false);
+    if (!v)
+        return std::nullopt;
+    if (!v->is_number()) {
+        fail("field '" + where(key) + "' should be a number");
+        return std::nullopt;
+    }
+    const double d = v->get<double>();
+    if (!std::isfinite(d)) {
+        fail("field '" + where(key) + "' is not a finite number");
+        return std::nullopt;
+    }
+    return d;
+}
+
+std::uint64_t FieldReader::count(const char* key)
+{
+    const nlohmann::json* v = find(key, true);
+    if (!v)
+        return 0;
+    if (!v->is_number_unsigned() && !(v->is_number_integer() && v->get<std::int64_t>() >= 0)) {
+        fail("field '" + where(key) + "' should be a non-negative integer");
+        return 0;
+    }
+    return v->get<std::uint64_t>();
+}
+
+std::string FieldReader::string(const char* key)
+{
+    auto v = optString(key);
+    if (!v && ok())
+        fail("missing field '" + where(key) + "'");
+    return v.value_or(std::string());
+}
+
+std::optional<std::string> FieldReader::optString(const char* key)
+{
+    const nlohmann::json* v = find(key, false);
+    if (!v)
+        return std::nullopt;
+    if (!v->is_string()) {
+        fail("field '" + where(key) + "' should be a string");
+        return std::nullopt;
+    }
+    return v->get<std::string>();
+}
+
+bool FieldReader::boolean(const char* key)
+{
+    const nlohmann::json* v = find(key, true);
+    if (v && !v->is_boolean())
+        fail("field '" + where(key) + "' should be true or false");
+    return v && v->is_boolean() && v->get<bool>();
+}
+
+const nlohmann::json& FieldReader::array(const char* key)
+{
+    const nlohmann::json* v = optArray(key);
+    if (!v && ok())
+        fail("missing field '" + where(key) + "'");
+    return v ? *v : kEmptyArray;
+}
+
+const nlohmann::json* FieldReader::optArray(const char* key)
+{
+    const nlohmann::json* v = find(key, false);
+    if (v && !v->is_array()) {
+        fail("field '" + where(key) + "' should be an array");
+        return nullptr;
+    }
+    return v;
+}
+
+const nlohmann::json& FieldReader::object(const char* key)
+{
+    const nlohmann::json* v = optObject(key);
+    if (!v && ok())
+        fail("missing field '" + where(key) + "'");
+    return v ? *v : kEmptyObject;
+}
+
+const nlohmann::json* FieldReader::optObject(const char* key)
+{
+    const nlohmann::json* v = find(key, false);
+    if (v && !v->is_object()) {
+        fail("field '" + where(key) + "' should be an object");
+        return nullptr;
+    }
+    return v;
+}
+
+FieldReader FieldReader::child(const char* key)
+{
+    const nlohmann::json& o = object(key);
+    return FieldReader(o.is_object() ? o : kEmptyObject, where(key));
+}
+
+} // namespace ctxscope::report

@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "ctxscope/expected.h"
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+
+namespace ctxscope::report {
+
+// Reads fields out of one JSON object and remembers the first problem, so a reader can
+// take every field it needs and check once. Messages name the field by its path.
+class FieldReader {
+public:
+    FieldReader(const nlohmann::json& object, std::string path);
+
+    bool ok() const { return m_error.empty(); }
+    const std::string& error() const { return m_error; }
+    const nlohmann::json& object() const { return m_object; }
+
+    // A required field of the given JSON kind; on absence or wrong kind, records the error.
+    double number(const char* key);
+    std::uint64_t count(const char* key); // a non-negative integer
+    std::string string(const char* key);
+    bool boolean(const char* key);
+    const nlohmann::json& array(const char* key);
+    const nlohmann::json& object(const char* key);
+    // Optional fields: absent or null give nullopt; present with the wrong kind is an error.
+    std::optional<double> optNumber(const char* key);
+    std::optional<std::string> optString(const char* key);
+    const nlohmann::json* optArray(const char* key);
+    const nlohmann::json* optObject(const char* key);
+
+    // A sub-reader for an object field (required).
+    FieldReader child(const char* key);
+    void fail(const std::string& message);
+    // Takes over a child reader's first problem.
+    void absorb(const FieldReader& other)
+    {
+        if (!other.ok())
+            fail(other.error());
+    }
+    std::string where(const char* key) const;
+
+private:
+    const nlohmann::json* find(const char* key, bool required);
+    const nlohmann::json& m_object;
+    std::string m_path;
+    std::string m_error;
+};
+
+} // namespace ctxscope::report

@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: MIT
+// The results file as a whole: context block, benchmarks array, reading it back.
+#include "ctxscope/report.h"
+
+#include "report/json_fields.h"
+
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+#include <fmt/core.h>
+#include <fstream>
+#include <sstream>
+#include <sys/stat.h>
+
+namespace ctxscope {
+
+using nlohmann::json;
+using report::FieldReader;
+
+namespace {
+
+constexpr std::size_t kMaxResultsBytes = 256U << 20;
+
+std::string isoDateNow()
+{
+    const std::time_t now = std::time(nullptr);
+    std::tm local {};
+    localtime_r(&now, &local);
+    char buf[64];
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S%z", &local);
+    return buf;
+}
+
+// Google Benchmark names cache types "Data", "Instruction" and "Unified"; hwloc's model here
+// keeps data and unified caches only, L1 being the data one.
+json cachesToJson(const Topology& topology)
+{
+    json out = json::array();
+    for (int level = 1; level <= topology.lastCacheLevel(); ++level) {
+        int instances = 0;
+        std::uint64_t size = 0;
+        std::size_t sharing = 0;
+        for (const auto& c : topology.caches())
+            if (c.level == level) {
+                ++instances;
+                size = c.size;
+                sharing = c.pus.size();
+            }
+        if (instances > 0)
+            out.push_back({ { "type", level == 1 ? "Data" : "Unified" }, { "level", level }, { "size", size },
+                { "num_sharing", sharing } });
+    }
+    return out;
+}
+
+} // namespace
+
+json makeContext(const SysInfo& sys, const Topology& topology, const ClockInfo& clock)
+{
+    return {
+        { "date", isoDateNow() },
+        { "host_name", sys.hostName },
+        { "executable", "ctxscope-cli" },
+        { "num_cpus", sys.onlineCpus },
+        { "mhz_per_cpu", static_cast<int>(sys.mhz) },
+        { "cpu_scaling_enabled", sys.governorPerformance != TriState::On },
+        { "caches", cachesToJson(topology) },
+        { "library_build_type", sys.debugBuild ? "debug" : "release" },
+        { "ctxscope",
+            { { "format_version", kReportFormatVersion }, { "sysinfo", toJson(sys) },
+                { "clock",
+                    { { "source", std::string(toString(clock.source)) }, { "read_cost_ns", clock.readCostNs },
+                        { "resolution_ns", clock.resolutionNs }, { "tsc_ghz", clock.tscGhz }, { "why", clock.why } } },
+                { "topology", { { "origin", topology.origin() }, { "allowed", formatCpuList(topology.allowedPus()) } } } } },
+    };
+}
+
+json makeReport(const json& context, const std::vector<RunResult>& results, bool withSamples)
+{
+    json benchmarks = json::array();
+    for (const auto& r : results)
+        benchmarks.push_back(resultToJson(r, withSamples));
+    return { { "context", context }, { "benchmarks", std::move(benchmarks) } };
+}
+
+Expected<ResultsFile> readResults(std::string_view text)
+{
+    if (text.size() > kMaxResultsBytes)
+        return makeError(fmt::format("the results file is {} MiB; the limit is {} MiB", text.size() >> 20, kMaxResultsBytes >> 20));
+    json doc = json::parse(text, nullptr, false);
+    if (doc.is_discarded())
+        return makeError("not valid JSON (truncated or not a results file)");
+    FieldReader top(doc, "");
+    FieldReader ctx = top.child("context");
+    const json& benchmarks = top.array("benchmarks");
+    if (!top.ok())
+        return makeError(top.error());
+    ResultsFile file;
+    file.context.raw = ctx.object();
+    file.context.date = ctx.optString("date").value_or("");
+    file.context.hostName = ctx.optString("host_name").value_or("");
+    file.context.numCpus = static_cast<int>(ctx.optNumber("num_cpus").value_or(0));
+    file.context.mhzPerCpu = ctx.optNumber("mhz_per_cpu").value_or(0);
+    if (const json* ours = ctx.optObject("ctxscope")) {
+        FieldReader c(*ours, "context.ctxscope");
+        const auto version = c.optNumber("format_version");
+        if (version && *version > kReportFormatVersion)
+            return makeError(fmt::format("the file has format version {}; this ctxscope reads up to version {}",
+                *version, kReportFormatVersion));
+        if (const json* sys = c.optObject("sysinfo")) {
+            FieldReader s(*sys, "context.ctxscope.sysinfo");
+            file.context.cpuModel = s.optString("cpu_model").value_or("");
+            file.context.hypervisor = sys->value("hypervisor", false);
+            file.context.hypervisorVendor = s.optString("hypervisor_vendor").value_or("");
+            c.absorb(s);
+        }
+        ctx.absorb(c);
+    }
+    if (!ctx.ok())
+        return makeError(ctx.error());
+    for (std::size_t i = 0; i < benchmarks.size(); ++i) {
+        const json& entry = benchmarks[i];
+        // Google Benchmark files also hold aggregates; only our entries carry "bench".
+        if (!entry.is_object())
+            return makeError(fmt::format("benchmarks[{}] is not an object", i));
+        if (!entry.contains("bench"))
+            continue;
+        auto r = resultFromJson(entry);
+        if (!r)
+            return makeError(fmt::format("benchmarks[{}]: {}", i, r.error().message));
+        file.results.push_back(std::move(*r));
+    }
+    if (file.results.empty())
+        return makeError("the file holds no ctxscope results");
+    return file;
+}
+
+Expected<ResultsFile> readResultsFile(const std::string& path)
+{
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0)
+        return makeError(path + ": " + std::strerror(errno));
+    if (static_cast<std::size_t>(st.st_size) > kMaxResultsBytes)
+        return makeError(fmt::format("{}: {} MiB is larger than a results file can be ({} MiB)", path,
+            st.st_size >> 20, kMaxResultsBytes >> 20));
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        return makeError(path + ": cannot be opened for reading");
+    std::ostringstream text;
+    text << in.rdbuf();
+    auto file = readResults(text.str());
+    if (!file)
+        return makeError(path + ": " + file.error().message);
+    return file;
+}
+
+} // namespace ctxscope
