@@ -22,6 +22,7 @@ Command addSysinfoCommand(CLI::App& app);
 Command addWorkerCommand(CLI::App& app);
 Command addLessonCommand(CLI::App& app);
 Command addMatrixCommand(CLI::App& app);
+Command addRunCommand(CLI::App& app);
 
 // Prints "ctxscope-cli: <message>" on stderr and returns kBadInput.
 int badInput(const std::string& message);

@@ -28,8 +28,8 @@ int main(int argc, char** argv)
     app.require_subcommand(1);
     app.footer("Exit status: 0 success, 1 a measurement failed, 2 bad input or usage, 130 interrupted.");
 
-    const std::vector<Command> commands { addTopologyCommand(app), addSysinfoCommand(app), addLessonCommand(app),
-        addMatrixCommand(app), addTourCommand(app), addWorkerCommand(app) };
+    const std::vector<Command> commands { addTopologyCommand(app), addSysinfoCommand(app), addRunCommand(app),
+        addLessonCommand(app), addMatrixCommand(app), addTourCommand(app), addWorkerCommand(app) };
 
     try {
         app.parse(argc, argv);

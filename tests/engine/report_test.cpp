@@ -31,6 +31,9 @@ RunResult sampleResult()
     r.observed.involuntaryPerOp = 0.01;
     r.observed.migrations = 0;
     r.observed.cpusSeen = { 0 };
+    r.observed.perfSwitchesPerOp = 2.0;
+    r.observed.perfCheckOps = 250;
+    r.observed.perfCheckNsPerOp = 3900;
     r.warnings = { "The spread is high, \"CV\" 6%." };
     return r;
 }
@@ -53,6 +56,8 @@ TEST(Report, ResultRoundTripsThroughJson)
     EXPECT_DOUBLE_EQ(out->stats.p99, in.stats.p99);
     EXPECT_DOUBLE_EQ(*out->perSwitchNs, *in.perSwitchNs);
     EXPECT_DOUBLE_EQ(out->observed.voluntaryPerOp, in.observed.voluntaryPerOp);
+    EXPECT_EQ(out->observed.perfCheckOps, in.observed.perfCheckOps);
+    EXPECT_DOUBLE_EQ(out->observed.perfCheckNsPerOp, in.observed.perfCheckNsPerOp);
     EXPECT_EQ(out->samples, in.samples);
     EXPECT_EQ(out->histogram.size(), 2U);
     EXPECT_EQ(out->warnings, in.warnings);

@@ -130,7 +130,7 @@ TEST_F(Runner, FutexAndPipeRoundTripsHoldTwoSwitchesOnOnePu)
             const RunResult r = run(spec(bench, mode, { cpu, cpu }, 5000));
             expectWellFormed(r);
             expectSwitchesNear(r, 2);
-            EXPECT_EQ(r.opsPerSample, 1U); // microsecond ops: one per sample
+            EXPECT_EQ(r.opsPerSample, 1U); // an op with switches is timed alone
         }
 }
 
@@ -149,7 +149,7 @@ TEST_F(Runner, RingOfNOnOnePuHoldsNSwitchesPerLap)
         EXPECT_NEAR(r.observed.voluntaryPerOp, 5, 0.5) << toString(mode);
         EXPECT_GE(r.observed.switchesPerOp(), 4.5);
         if (r.observed.perfSwitchesPerOp) {
-            EXPECT_NEAR(*r.observed.perfSwitchesPerOp, r.observed.switchesPerOp(), 0.1);
+            EXPECT_GE(*r.observed.perfSwitchesPerOp, 4.5); // counted in the check phase
         }
     }
 }

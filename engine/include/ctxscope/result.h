@@ -21,7 +21,7 @@ struct TaskObservation {
     std::uint64_t cpuChanges = 0; // changes between consecutive samples: a lower bound of migrations
     std::uint64_t voluntarySwitches = 0; // getrusage(RUSAGE_THREAD) deltas
     std::uint64_t involuntarySwitches = 0;
-    std::optional<std::uint64_t> perfContextSwitches; // perf software counters, when permitted
+    std::optional<std::uint64_t> perfContextSwitches; // perf software counters (check phase), when permitted
     std::optional<std::uint64_t> perfMigrations;
 };
 
@@ -30,10 +30,15 @@ struct Observed {
     double voluntaryPerOp = 0;
     double involuntaryPerOp = 0;
     double switchesPerOp() const { return voluntaryPerOp + involuntaryPerOp; }
+    // The perf software counters run in a check phase of their own after the measured
+    // repetitions, because a task with perf events pays for them at every switch (a VM
+    // traps the PMU accesses). Its ops and their mean time show that price.
     std::optional<double> perfSwitchesPerOp; // none when perf counters were not permitted
     std::optional<std::uint64_t> perfMigrations;
     std::string perfStatus; // "" when counted, else why not, as a sentence
-    std::uint64_t migrations = 0; // perf cpu-migrations when permitted, else sampled CPU changes
+    std::uint64_t perfCheckOps = 0;
+    double perfCheckNsPerOp = 0; // mean time per op with the counters on
+    std::uint64_t migrations = 0; // CPU changes seen by sched_getcpu samples (a lower bound)
     std::vector<int> cpusSeen; // union over tasks
     std::vector<TaskObservation> tasks;
 };

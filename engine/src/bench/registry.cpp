@@ -9,67 +9,67 @@ namespace ctxscope {
 
 namespace {
 
-    double none(int, bool) { return 0; }
-    double roundTrip(int, bool) { return 2; }
-    double yieldSwitches(int, bool onePu) { return onePu ? 2 : 0; }
-    double lap(int tasks, bool) { return tasks; }
+double none(int, bool) { return 0; }
+double roundTrip(int, bool) { return 2; }
+double yieldSwitches(int, bool onePu) { return onePu ? 2 : 0; }
+double lap(int tasks, bool) { return tasks; }
 
-    struct Entry {
-        BenchInfo info;
-        bench::KernelFactory factory;
+struct Entry {
+    BenchInfo info;
+    bench::KernelFactory factory;
+};
+
+const std::vector<Entry>& entries()
+{
+    static const std::vector<Entry> all {
+        { { "syscall", "one raw syscall(SYS_getppid)", "a mode switch into the kernel and back, not a context switch",
+              1, 1, 1, false, &none },
+            &bench::makeSyscallKernel },
+        { { "vdso", "one clock_gettime(CLOCK_MONOTONIC) through the vDSO",
+              "no kernel entry at all: the floor under syscall", 1, 1, 1, false, &none },
+            &bench::makeVdsoKernel },
+        { { "futex", "round trip A->B->A through two futex words (FUTEX_WAIT/FUTEX_WAKE)",
+              "private futexes for threads, a shared anonymous mapping for processes", 2, 2, 2, true, &roundTrip },
+            &bench::makeFutexKernel },
+        { { "pipe", "round trip A->B->A through two pipes, 1 byte each way",
+              "what UnixBench context1, lmbench lat_ctx and perf bench sched pipe do", 2, 2, 2, true, &roundTrip },
+            &bench::makePipeKernel },
+        { { "yield", "one sched_yield() by each of two tasks",
+              "a switch only when both tasks share one PU; on two PUs sched_yield returns at once", 2, 2, 2, true,
+              &yieldSwitches },
+            &bench::makeYieldKernel },
+        { { "ring", "one lap of a 1-byte token around N tasks through N pipes (lmbench lat_ctx)",
+              "N switches per lap; N tasks on one PU also wait in its run queue", 2, kMaxRingTasks, 2, true, &lap },
+            &bench::makeRingKernel },
     };
+    return all;
+}
 
-    const std::vector<Entry>& entries()
-    {
-        static const std::vector<Entry> all {
-            { { "syscall", "one raw syscall(SYS_getppid)",
-                  "a mode switch into the kernel and back, not a context switch", 1, 1, 1, false, &none },
-                &bench::makeSyscallKernel },
-            { { "vdso", "one clock_gettime(CLOCK_MONOTONIC) through the vDSO",
-                  "no kernel entry at all: the floor under syscall", 1, 1, 1, false, &none },
-                &bench::makeVdsoKernel },
-            { { "futex", "round trip A->B->A through two futex words (FUTEX_WAIT/FUTEX_WAKE)",
-                  "private futexes for threads, a shared anonymous mapping for processes", 2, 2, 2, true, &roundTrip },
-                &bench::makeFutexKernel },
-            { { "pipe", "round trip A->B->A through two pipes, 1 byte each way",
-                  "what UnixBench context1, lmbench lat_ctx and perf bench sched pipe do", 2, 2, 2, true, &roundTrip },
-                &bench::makePipeKernel },
-            { { "yield", "one sched_yield() by each of two tasks",
-                  "a switch only when both tasks share one PU; on two PUs sched_yield returns at once", 2, 2, 2, true,
-                  &yieldSwitches },
-                &bench::makeYieldKernel },
-            { { "ring", "one lap of a 1-byte token around N tasks through N pipes (lmbench lat_ctx)",
-                  "N switches per lap; N tasks on one PU also wait in its run queue", 2, kMaxRingTasks, 2, true, &lap },
-                &bench::makeRingKernel },
-        };
-        return all;
-    }
+constexpr std::array<std::pair<BenchMode, std::string_view>, 2> kModes { {
+    { BenchMode::Thread, "thread" },
+    { BenchMode::Process, "process" },
+} };
+constexpr std::array<std::pair<SchedPolicy, std::string_view>, 2> kPolicies { {
+    { SchedPolicy::Other, "other" },
+    { SchedPolicy::Fifo, "fifo" },
+} };
 
-    constexpr std::array<std::pair<BenchMode, std::string_view>, 2> kModes { {
-        { BenchMode::Thread, "thread" },
-        { BenchMode::Process, "process" },
-    } };
-    constexpr std::array<std::pair<SchedPolicy, std::string_view>, 2> kPolicies { {
-        { SchedPolicy::Other, "other" },
-        { SchedPolicy::Fifo, "fifo" },
-    } };
-
-    template <typename E, std::size_t N>
-    std::string_view nameOf(const std::array<std::pair<E, std::string_view>, N>& t, E e)
-    {
-        for (const auto& [v, name] : t)
-            if (v == e)
-                return name;
-        return "?";
-    }
-    template <typename E, std::size_t N>
-    std::optional<E> valueOf(const std::array<std::pair<E, std::string_view>, N>& t, std::string_view text)
-    {
-        for (const auto& [v, name] : t)
-            if (name == text)
-                return v;
-        return std::nullopt;
-    }
+template <typename E, std::size_t N>
+std::string_view nameOf(const std::array<std::pair<E, std::string_view>, N>& t, E e)
+{
+    for (const auto& [v, name] : t)
+        if (v == e)
+            return name;
+    return "?";
+}
+template <typename E, std::size_t N>
+std::optional<E> valueOf(const std::array<std::pair<E, std::string_view>, N>& t, std::string_view text)
+{
+    for (const auto& [v, name] : t)
+        if (name == text)
+            return v;
+    return std::nullopt;
+}
 
 } // namespace
 
@@ -102,13 +102,13 @@ bool Placement::onePu() const
 }
 
 namespace bench {
-    KernelFactory factoryFor(std::string_view name)
-    {
-        for (const auto& e : entries())
-            if (e.info.name == name)
-                return e.factory;
-        return nullptr;
-    }
+KernelFactory factoryFor(std::string_view name)
+{
+    for (const auto& e : entries())
+        if (e.info.name == name)
+            return e.factory;
+    return nullptr;
+}
 } // namespace bench
 
 } // namespace ctxscope

@@ -13,7 +13,8 @@ using report::FieldReader;
 
 std::string benchmarkName(const RunResult& r)
 {
-    std::string name = r.bench + "/" + std::string(toString(r.mode)) + "/" + std::string(toString(r.placement.relation));
+    std::string name
+        = r.bench + "/" + std::string(toString(r.mode)) + "/" + std::string(toString(r.placement.relation));
     if (r.placement.tasks > 2 || r.bench == "ring")
         name += fmt::format("/tasks:{}", r.placement.tasks);
     return name;
@@ -61,6 +62,10 @@ json observedToJson(const Observed& o)
         { "perf_status", o.perfStatus }, { "tasks", std::move(tasks) } };
     j["perf_switches_per_op"] = o.perfSwitchesPerOp ? json(*o.perfSwitchesPerOp) : json(nullptr);
     j["perf_migrations"] = o.perfMigrations ? json(*o.perfMigrations) : json(nullptr);
+    // The perf counters run in a check phase of their own; its size and its time per op
+    // (the counters' price) travel with them.
+    j["perf_check_ops"] = o.perfCheckOps;
+    j["perf_check_ns_per_op"] = o.perfCheckNsPerOp;
     return j;
 }
 
@@ -103,6 +108,9 @@ Observed observedFromJson(FieldReader& in)
     if (auto m = in.optNumber("perf_migrations"))
         o.perfMigrations = static_cast<std::uint64_t>(*m);
     o.perfStatus = in.optString("perf_status").value_or("");
+    if (auto n = in.optNumber("perf_check_ops"))
+        o.perfCheckOps = static_cast<std::uint64_t>(*n);
+    o.perfCheckNsPerOp = in.optNumber("perf_check_ns_per_op").value_or(0);
     o.migrations = in.count("migrations");
     o.cpusSeen = intList(in, "cpus_seen");
     return o; // per-task details are informative only and not read back

@@ -26,6 +26,5 @@ RunResult assembleResult(RunFacts facts, Measurement&& measurement, const Contro
 
 // The self-check sentences (exposed for tests).
 std::vector<std::string> switchWarnings(double claimed, double observed, bool onePu);
-std::string buildWarning();
 
 } // namespace ctxscope::run

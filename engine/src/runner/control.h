@@ -30,7 +30,7 @@ struct alignas(64) TaskSlot {
     std::uint64_t cpusSeen[kCpuWords] = {};
     std::uint64_t voluntary = 0; // measured phases only
     std::uint64_t involuntary = 0;
-    std::uint64_t perfSwitches = 0;
+    std::uint64_t perfSwitches = 0; // the check phase only
     std::uint64_t perfMigrations = 0;
     std::int32_t perfErrno = 0; // 0: both perf counters counted
     std::uint32_t reserved = 0;
@@ -49,7 +49,8 @@ struct Control {
     alignas(64) std::uint64_t phaseOps = 0;
     std::uint64_t phaseChunk = 1; // ops per sample
     std::uint32_t phaseKind = 0; // PhaseKind
-    std::uint32_t phaseRecord = 0; // 1: measured, samples and self-checks recorded
+    std::uint32_t phaseRecord = 0; // 1: measured, samples and rusage recorded
+    std::uint32_t phaseCheck = 0; // 1: the perf-counter check phase (its time is not a sample)
     std::int32_t tasks = 0;
     std::uint64_t sampleCapacity = 0;
 };

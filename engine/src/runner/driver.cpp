@@ -8,8 +8,8 @@
 namespace ctxscope::run {
 
 namespace {
-    // How often the runner wakes while tasks run: sample batches, progress, dead children.
-    constexpr long kPollNs = 20'000'000;
+// How often the runner wakes while tasks run: sample batches, progress, dead children.
+constexpr long kPollNs = 20'000'000;
 } // namespace
 
 Driver::Driver(ControlBlock& block, bench::Kernel& kernel, TaskGroup& group, const ClockInfo& clock,
@@ -113,7 +113,7 @@ void Driver::progress(std::string_view stage, int repetition)
     }
 }
 
-Expected<double> Driver::phase(std::uint64_t ops, std::uint64_t chunk, bool record, int repetition)
+Expected<double> Driver::phase(std::uint64_t ops, std::uint64_t chunk, bool record, int repetition, bool check)
 {
     Control& ctl = m_block.control();
     m_phaseOps = ops;
@@ -128,6 +128,7 @@ Expected<double> Driver::phase(std::uint64_t ops, std::uint64_t chunk, bool reco
     ctl.phaseChunk = m_chunk;
     ctl.phaseKind = static_cast<std::uint32_t>(PhaseKind::Run);
     ctl.phaseRecord = record ? 1 : 0;
+    ctl.phaseCheck = check ? 1 : 0;
     atom(ctl.command).fetch_add(1, std::memory_order_acq_rel);
     sys::futexWake(&ctl.command, sys::kWakeAll, false);
     if (Status s = waitAll(record, repetition); !s)
@@ -169,7 +170,7 @@ std::uint64_t autoOpsPerSample(double nsPerOp, double clockReadNs)
 
 namespace ctxscope::run {
 
-Expected<Measurement> measure(Driver& driver, const BenchSpec& spec, const ClockInfo& clock)
+Expected<Measurement> measure(Driver& driver, const BenchSpec& spec, const ClockInfo& clock, bool holdsSwitches)
 {
     const bool fixed = spec.iterations.has_value();
     // Calibration: grow the op count at most 10x per step until a phase lasts a tenth of
@@ -199,7 +200,13 @@ Expected<Measurement> measure(Driver& driver, const BenchSpec& spec, const Clock
     m.iterations = fixed ? *spec.iterations
                          : std::max<std::uint64_t>(1,
                              static_cast<std::uint64_t>(std::ceil(spec.minTimeSeconds * 1e9 / std::max(perOp, 1e-3))));
-    m.opsPerSample = spec.opsPerSample > 0 ? spec.opsPerSample : autoOpsPerSample(perOp, clock.readCostNs);
+    // An op that holds context switches is timed alone (K = 1): its latency distribution is
+    // the point, and at microseconds a clock read is about 1% of it. Faster ops take the
+    // smallest K that makes the clock read < 1% of a sample.
+    if (spec.opsPerSample > 0)
+        m.opsPerSample = spec.opsPerSample;
+    else
+        m.opsPerSample = holdsSwitches ? 1 : autoOpsPerSample(perOp, clock.readCostNs);
     m.opsPerSample = std::min(m.opsPerSample, m.iterations);
     if ((m.iterations + m.opsPerSample - 1) / m.opsPerSample > kSampleCapacity) {
         m.iterations = kSampleCapacity * m.opsPerSample;
@@ -210,6 +217,12 @@ Expected<Measurement> measure(Driver& driver, const BenchSpec& spec, const Clock
     for (int rep = 0; rep < spec.repetitions; ++rep)
         if (auto t = driver.phase(m.iterations, m.opsPerSample, true, rep); !t)
             return t.error();
+    // The perf counters get a phase of their own, after the measured ones (see task.cpp).
+    m.checkOps = std::min(m.iterations, std::max<std::uint64_t>(2000, m.iterations / 4));
+    auto checked = driver.phase(m.checkOps, m.opsPerSample, false, 0, true);
+    if (!checked)
+        return checked.error();
+    m.checkNs = *checked;
     return std::move(m);
 }
 

@@ -29,6 +29,8 @@ struct Measurement {
     RunningStats running;
     LogHistogram histogram;
     std::vector<std::string> notes; // sentences for the warnings
+    std::uint64_t checkOps = 0; // ops of the perf-counter check phase
+    double checkNs = 0; // its time (task 0)
 };
 
 class Driver {
@@ -39,7 +41,7 @@ public:
     // Every task pinned and at the start barrier.
     Status waitForStart();
     // One phase of `ops` ops in samples of `chunk` ops; task 0's time for it in ns.
-    Expected<double> phase(std::uint64_t ops, std::uint64_t chunk, bool record, int repetition);
+    Expected<double> phase(std::uint64_t ops, std::uint64_t chunk, bool record, int repetition, bool check = false);
     // Tells the tasks to leave (they are joined or reaped by the TaskGroup).
     void finishTasks();
 
@@ -69,7 +71,8 @@ private:
 };
 
 // Calibration (at most 10x more ops per step, like Google Benchmark; the calibration
-// phases are the warm-up), the choice of K, then the measured repetitions.
-Expected<Measurement> measure(Driver& driver, const BenchSpec& spec, const ClockInfo& clock);
+// phases are the warm-up), the choice of K (1 when an op holds switches), the measured
+// repetitions, then the perf-counter check phase.
+Expected<Measurement> measure(Driver& driver, const BenchSpec& spec, const ClockInfo& clock, bool holdsSwitches);
 
 } // namespace ctxscope::run

@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: MIT
+// ctxscope-cli run BENCH: one benchmark on this machine, printed as a table.
+#include "commands.h"
+#include "result_table.h"
+
+#include "ctxscope/runner.h"
+
+#include <fmt/core.h>
+
+#include <memory>
+
+namespace ctxscope::cli {
+
+namespace {
+
+struct RunOptions {
+    std::string bench;
+    std::string mode = "thread";
+    std::string cpus;
+    std::string relation;
+    int tasks = 0;
+    std::uint64_t iterations = 0;
+    double minTime = 0.2;
+    int repetitions = 5;
+    std::string policy = "other";
+    CLI::Option* iterationsOption = nullptr;
+};
+
+std::string relationNames()
+{
+    std::string out;
+    for (Relation r : allRelations())
+        out += fmt::format("{}{}", out.empty() ? "" : ", ", toString(r));
+    return out;
+}
+
+Expected<BenchSpec> toSpec(const RunOptions& o)
+{
+    BenchSpec spec;
+    spec.bench = o.bench;
+    spec.mode = *benchModeFromString(o.mode); // CLI11 checked the name
+    spec.policy = *schedPolicyFromString(o.policy);
+    if (!o.cpus.empty()) {
+        auto cpus = parseCpuList(o.cpus);
+        if (!cpus)
+            return cpus.error();
+        spec.cpus = std::move(*cpus);
+    }
+    if (!o.relation.empty()) {
+        spec.relation = relationFromString(o.relation);
+        if (!spec.relation)
+            return makeError(fmt::format("unknown relation '{}' (known: {})", o.relation, relationNames()));
+    }
+    spec.tasks = o.tasks;
+    if (o.iterationsOption->count() > 0)
+        spec.iterations = o.iterations;
+    spec.minTimeSeconds = o.minTime;
+    spec.repetitions = o.repetitions;
+    return spec;
+}
+
+int run(const RunOptions& o)
+{
+    auto spec = toSpec(o);
+    if (!spec)
+        return badInput(spec.error().message);
+    auto topology = Topology::loadLive();
+    if (!topology)
+        return badInput(topology.error().message);
+    if (auto checked = checkSpec(*spec, *topology); !checked)
+        return badInput(checked.error().message);
+    auto result = runBenchmark(*spec, *topology);
+    if (!result) {
+        fmt::print(stderr, "ctxscope-cli: the measurement failed: {}\n", result.error().message);
+        return kMeasurementFailed;
+    }
+    fmt::print("{}", formatResults({ std::move(*result) }));
+    return kOk;
+}
+
+} // namespace
+
+Command addRunCommand(CLI::App& app)
+{
+    auto o = std::make_shared<RunOptions>();
+    std::string names;
+    for (const BenchInfo& b : benchmarks())
+        names += fmt::format("{}{}", names.empty() ? "" : ", ", b.name);
+    CLI::App* sub = app.add_subcommand("run", "Run one benchmark on this machine and print what it counted");
+    sub->add_option("bench", o->bench, "The benchmark: " + names)->required();
+    sub->add_option("--mode", o->mode, "thread or process (benchmarks with two or more tasks)")
+        ->check(CLI::IsMember({ "thread", "process" }))
+        ->capture_default_str();
+    auto* cpus = sub->add_option("--cpus", o->cpus,
+        "One CPU per task, as taskset numbers them: --cpus 0,0 puts both tasks of a ping-pong on CPU 0; "
+        "a ring takes N CPUs, or one CPU with --tasks N");
+    sub->add_option(
+           "--relation", o->relation, "Place the tasks as a representative pair of this class: " + relationNames())
+        ->excludes(cpus);
+    sub->add_option("--tasks", o->tasks, "Tasks in a ring (2 to 4096)");
+    o->iterationsOption = sub->add_option("--iterations", o->iterations, "Ops per repetition (default: calibrated)");
+    sub->add_option("--min-time", o->minTime, "Seconds per repetition when calibrating")
+        ->excludes(o->iterationsOption)
+        ->capture_default_str();
+    sub->add_option("--repetitions", o->repetitions, "Repetitions (their spread is the CV warning)")
+        ->capture_default_str();
+    sub->add_option("--policy", o->policy, "other (SCHED_OTHER) or fifo (SCHED_FIFO when permitted)")
+        ->check(CLI::IsMember({ "other", "fifo" }))
+        ->capture_default_str();
+    return { sub, [o] { return run(*o); } };
+}
+
+} // namespace ctxscope::cli

@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: MIT
+// What this test process holds right now, read from /proc: threads, descriptors, children.
+#pragma once
+
+#include <algorithm>
+#include <dirent.h>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+namespace ctxscope::test {
+
+inline int countEntries(const char* dir)
+{
+    int n = 0;
+    if (DIR* d = ::opendir(dir)) {
+        while (const dirent* e = ::readdir(d))
+            if (e->d_name[0] != '.')
+                ++n;
+        ::closedir(d);
+    }
+    return n;
+}
+
+inline int threadCount() { return countEntries("/proc/self/task"); }
+inline int fdCount() { return countEntries("/proc/self/fd"); }
+
+// Pids of this process's children, zombies included, ascending.
+inline std::vector<int> childPids()
+{
+    std::vector<int> out;
+    const int self = static_cast<int>(::getpid());
+    DIR* d = ::opendir("/proc");
+    if (!d)
+        return out;
+    while (const dirent* e = ::readdir(d)) {
+        if (e->d_name[0] < '0' || e->d_name[0] > '9')
+            continue;
+        std::ifstream in(std::string("/proc/") + e->d_name + "/stat");
+        std::string line;
+        if (!std::getline(in, line))
+            continue;
+        // pid (comm) state ppid ...; comm may hold spaces, so parse after the last ')'.
+        std::istringstream rest(line.substr(line.rfind(')') + 1));
+        char state = 0;
+        int ppid = 0;
+        if (rest >> state >> ppid && ppid == self)
+            out.push_back(std::stoi(e->d_name));
+    }
+    ::closedir(d);
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+} // namespace ctxscope::test

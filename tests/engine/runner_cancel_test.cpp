@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: MIT
+// Stopping a run: a stop request ends any run promptly with every thread joined and every
+// child reaped; a child killed mid-run becomes an error, not a hang; a hundred cancelled
+// runs leave no thread, descriptor or child behind.
+#include "ctxscope/runner.h"
+
+#include "proc_helpers.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <thread>
+
+using namespace ctxscope;
+using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+Topology& live()
+{
+    static Topology topology = [] {
+        auto t = Topology::loadLive();
+        EXPECT_TRUE(t.ok());
+        return std::move(*t);
+    }();
+    return topology;
+}
+
+BenchSpec longRun(std::string bench, BenchMode mode)
+{
+    const int cpu = live().allowedPus().front();
+    BenchSpec s;
+    s.bench = std::move(bench);
+    s.mode = mode;
+    s.cpus = s.bench == "syscall" ? std::vector<int> { cpu } : std::vector<int> { cpu, cpu };
+    if (s.bench == "ring") {
+        s.cpus = { cpu };
+        s.tasks = 3;
+    }
+    // Far more than any test waits for; fixed iterations keep the calibration (the warm-up)
+    // down to about 10 ms, so the measuring starts at once.
+    s.iterations = kMaxIterations;
+    s.repetitions = 3;
+    return s;
+}
+
+// Runs a spec on its own thread; the test stops it when it wants.
+class BackgroundRun {
+public:
+    explicit BackgroundRun(const BenchSpec& spec)
+    {
+        RunCallbacks callbacks;
+        callbacks.progress = [this](const Progress& p) {
+            if (p.stage == "measuring")
+                m_measuring = true;
+        };
+        m_thread = std::jthread([this, spec, callbacks](std::stop_token stop) {
+            auto r = runBenchmark(spec, live(), callbacks, stop);
+            m_ended = Clock::now();
+            m_error = r.ok() ? "" : r.error().message;
+            m_done = true;
+        });
+    }
+
+    bool waitUntilMeasuring(std::chrono::milliseconds limit)
+    {
+        const auto until = Clock::now() + limit;
+        while (!m_measuring && !m_done && Clock::now() < until)
+            std::this_thread::sleep_for(1ms);
+        return m_measuring && !m_done;
+    }
+
+    // Stops the run and returns how long it took to come back.
+    std::chrono::milliseconds stop()
+    {
+        const auto asked = Clock::now();
+        m_thread.request_stop();
+        m_thread.join();
+        return std::chrono::duration_cast<std::chrono::milliseconds>(m_ended - asked);
+    }
+
+    std::chrono::milliseconds waitForEnd(std::chrono::milliseconds limit, Clock::time_point since)
+    {
+        const auto until = Clock::now() + limit;
+        while (!m_done && Clock::now() < until)
+            std::this_thread::sleep_for(1ms);
+        if (!m_done)
+            return limit * 2;
+        m_thread.join();
+        return std::chrono::duration_cast<std::chrono::milliseconds>(m_ended - since);
+    }
+
+    const std::string& error() const { return m_error; }
+
+private:
+    std::atomic<bool> m_measuring { false };
+    std::atomic<bool> m_done { false };
+    Clock::time_point m_ended;
+    std::string m_error;
+    std::jthread m_thread;
+};
+
+struct Case {
+    const char* bench;
+    BenchMode mode;
+};
+
+const Case kCases[] = {
+    { "syscall", BenchMode::Thread },
+    { "futex", BenchMode::Thread },
+    { "futex", BenchMode::Process },
+    { "pipe", BenchMode::Thread },
+    { "pipe", BenchMode::Process },
+    { "yield", BenchMode::Thread },
+    { "ring", BenchMode::Thread },
+    { "ring", BenchMode::Process },
+};
+
+} // namespace
+
+TEST(RunnerCancel, StopsEveryBenchmarkPromptly)
+{
+    for (const Case& c : kCases) {
+        SCOPED_TRACE(std::string(c.bench) + " " + std::string(toString(c.mode)));
+        BackgroundRun run(longRun(c.bench, c.mode));
+        ASSERT_TRUE(run.waitUntilMeasuring(10s));
+        std::this_thread::sleep_for(30ms);
+        const auto latency = run.stop();
+        std::printf("cancel %-7s %-7s: %lld ms\n", c.bench, std::string(toString(c.mode)).c_str(),
+            static_cast<long long>(latency.count()));
+        EXPECT_LT(latency, 1000ms); // the goal is 100 ms; the bound is generous for loaded CI machines
+        EXPECT_EQ(run.error(), "the run was cancelled");
+        EXPECT_TRUE(test::childPids().empty());
+    }
+}
+
+TEST(RunnerCancel, StopsWhileAPeerSleepsInFutexWaitOrRead)
+{
+    // Freezing the timed task (task 0, the first child) leaves its peer asleep in FUTEX_WAIT
+    // or read() for good; the stop must still wake the peer and reap both.
+    for (const char* bench : { "futex", "pipe" }) {
+        SCOPED_TRACE(bench);
+        BackgroundRun run(longRun(bench, BenchMode::Process));
+        ASSERT_TRUE(run.waitUntilMeasuring(10s));
+        const auto children = test::childPids();
+        ASSERT_EQ(children.size(), 2U);
+        ASSERT_EQ(::kill(children.front(), SIGSTOP), 0);
+        std::this_thread::sleep_for(50ms);
+        const auto latency = run.stop();
+        std::printf("cancel %s with task 0 frozen: %lld ms\n", bench, static_cast<long long>(latency.count()));
+        EXPECT_LT(latency, 1000ms);
+        EXPECT_EQ(run.error(), "the run was cancelled");
+        EXPECT_TRUE(test::childPids().empty());
+    }
+}
+
+TEST(RunnerCancel, AKilledChildIsAnErrorNotAHang)
+{
+    for (const char* bench : { "futex", "pipe", "ring" }) {
+        for (bool killFirst : { false, true }) {
+            SCOPED_TRACE(std::string(bench) + (killFirst ? " task 0" : " last task"));
+            BackgroundRun run(longRun(bench, BenchMode::Process));
+            ASSERT_TRUE(run.waitUntilMeasuring(10s));
+            const auto children = test::childPids();
+            ASSERT_GE(children.size(), 2U);
+            const auto killedAt = Clock::now();
+            ASSERT_EQ(::kill(killFirst ? children.front() : children.back(), SIGKILL), 0);
+            const auto latency = run.waitForEnd(5s, killedAt);
+            std::printf("%s: error %lld ms after SIGKILL: %s\n", bench, static_cast<long long>(latency.count()),
+                run.error().c_str());
+            EXPECT_LT(latency, 1000ms);
+            EXPECT_NE(run.error().find("was killed by signal 9"), std::string::npos) << run.error();
+            EXPECT_TRUE(test::childPids().empty()); // no zombie either
+        }
+    }
+}
+
+TEST(RunnerCancel, HundredCancelledRunsLeaveNothingBehind)
+{
+    // One run first: the clock is calibrated once per process, and a sanitizer runtime may
+    // start its own helper thread at the first thread creation. Counting starts after it.
+    {
+        BackgroundRun warmUp(longRun("futex", BenchMode::Process));
+        std::this_thread::sleep_for(5ms);
+        warmUp.stop();
+    }
+    const int threads = test::threadCount();
+    const int fds = test::fdCount();
+    ASSERT_TRUE(test::childPids().empty());
+    int cancelled = 0;
+    for (int cycle = 0; cycle < 120; ++cycle) {
+        const Case& c = kCases[static_cast<std::size_t>(cycle) % std::size(kCases)];
+        {
+            BackgroundRun run(longRun(c.bench, c.mode));
+            // From "not started yet" to "measuring": 0 to 24 ms.
+            std::this_thread::sleep_for(std::chrono::milliseconds(cycle % 25));
+            const auto latency = run.stop();
+            EXPECT_LT(latency, 1000ms) << c.bench;
+            EXPECT_EQ(run.error(), "the run was cancelled") << c.bench;
+            cancelled += run.error() == "the run was cancelled" ? 1 : 0;
+        }
+        if (cycle % 10 == 9) {
+            ASSERT_EQ(test::threadCount(), threads) << "cycle " << cycle;
+            ASSERT_EQ(test::fdCount(), fds) << "cycle " << cycle;
+            ASSERT_TRUE(test::childPids().empty()) << "cycle " << cycle;
+        }
+    }
+    EXPECT_EQ(cancelled, 120);
+}
