@@ -29,7 +29,8 @@ int listLessons()
 Command addLessonCommand(CLI::App& app)
 {
     auto o = std::make_shared<LessonOptionsCli>();
-    CLI::App* sub = app.add_subcommand("lesson", "Run a teaching preset and print its conclusion, computed from what it measured");
+    CLI::App* sub = app.add_subcommand(
+        "lesson", "Run a teaching preset and print its conclusion, computed from what it measured");
     sub->add_option("name", o->id, "The lesson's id (see --list)");
     sub->add_flag("--list", o->list, "List the lessons and what each runs");
     sub->add_option("--min-time", o->minTime, "Seconds per repetition of each experiment")->capture_default_str();

@@ -64,7 +64,9 @@ int run(const MatrixOptions& o)
     auto m = runMatrix(
         o.bench, *mode, o.allPairs ? MatrixMode::AllPairs : MatrixMode::Classes, *topology,
         LessonOptions { o.minTime, o.repetitions },
-        [&](const MatrixProgress& p) { progress.update(fmt::format("[{}/{}] CPUs {},{}", p.run + 1, p.runs, p.a, p.b), p.fraction); },
+        [&](const MatrixProgress& p) {
+            progress.update(fmt::format("[{}/{}] CPUs {},{}", p.run + 1, p.runs, p.a, p.b), p.fraction);
+        },
         interrupt.token());
     progress.clear();
     if (!m) {
@@ -97,14 +99,17 @@ int run(const MatrixOptions& o)
 Command addMatrixCommand(CLI::App& app)
 {
     auto o = std::make_shared<MatrixOptions>();
-    CLI::App* sub = app.add_subcommand("matrix", "Median round trip for every pair of allowed CPUs (a placement heatmap)");
+    CLI::App* sub
+        = app.add_subcommand("matrix", "Median round trip for every pair of allowed CPUs (a placement heatmap)");
     sub->add_option("bench", o->bench, "A two-task benchmark: futex, pipe or yield")->required();
     sub->add_option("--mode", o->mode, "thread or process")->capture_default_str();
     auto* all = sub->add_flag("--all-pairs", o->allPairs, "Measure every pair (small machines)");
-    sub->add_flag("--classes", o->classes, "Measure one pair per relation class and fill the rest (the default)")->excludes(all);
+    sub->add_flag("--classes", o->classes, "Measure one pair per relation class and fill the rest (the default)")
+        ->excludes(all);
     sub->add_option("--min-time", o->minTime, "Seconds per repetition of each pair")->capture_default_str();
     sub->add_option("--repetitions", o->repetitions, "Repetitions of each pair")->capture_default_str();
-    sub->add_option("--json", o->json, "Write the runs (Google Benchmark shape) and the matrix as JSON to FILE, or - for stdout");
+    sub->add_option(
+        "--json", o->json, "Write the runs (Google Benchmark shape) and the matrix as JSON to FILE, or - for stdout");
     return { sub, [o] { return run(*o); } };
 }
 

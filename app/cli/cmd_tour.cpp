@@ -42,7 +42,8 @@ int run(double minTime)
 Command addTourCommand(CLI::App& app)
 {
     auto minTime = std::make_shared<double>(0.05);
-    CLI::App* sub = app.add_subcommand("tour", "A guided text tour: the topology, then every lesson measured on this machine");
+    CLI::App* sub
+        = app.add_subcommand("tour", "A guided text tour: the topology, then every lesson measured on this machine");
     sub->add_option("--min-time", *minTime, "Seconds per repetition of each experiment")->capture_default_str();
     return { sub, [minTime] { return run(*minTime); } };
 }

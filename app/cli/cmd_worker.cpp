@@ -20,7 +20,8 @@ int runWorker()
     std::signal(SIGPIPE, SIG_IGN);
     auto topology = Topology::loadLive();
     if (!topology) {
-        std::printf("{\"type\":\"error\",\"id\":null,\"message\":\"%s\"}\n", "this machine's topology could not be read");
+        std::printf(
+            "{\"type\":\"error\",\"id\":null,\"message\":\"%s\"}\n", "this machine's topology could not be read");
         return kMeasurementFailed;
     }
     bool outputBroken = false;

@@ -7,7 +7,8 @@ using namespace ctxscope;
 
 namespace {
 
-RunResult measured(std::string bench, BenchMode mode, std::vector<int> cpus, Relation rel, double p50, std::vector<double> reps)
+RunResult measured(
+    std::string bench, BenchMode mode, std::vector<int> cpus, Relation rel, double p50, std::vector<double> reps)
 {
     RunResult r;
     r.bench = std::move(bench);

@@ -52,7 +52,8 @@ struct LessonResult {
 };
 
 // The experiments a lesson runs on this topology (also what the GUI shows before running).
-Expected<std::vector<LessonStep>> planLesson(std::string_view id, const Topology& topology, const LessonOptions& options);
+Expected<std::vector<LessonStep>> planLesson(
+    std::string_view id, const Topology& topology, const LessonOptions& options);
 
 // Runs every step; a step that fails is recorded and the others still run. Cancelled
 // lessons return an Error.

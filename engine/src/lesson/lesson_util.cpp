@@ -36,11 +36,11 @@ const RunResult* findResult(const std::vector<RunResult>& results, const std::fu
     return it == results.end() ? nullptr : &*it;
 }
 
-const RunResult* findResult(const std::vector<RunResult>& results, std::string_view bench, BenchMode mode, Relation relation)
+const RunResult* findResult(
+    const std::vector<RunResult>& results, std::string_view bench, BenchMode mode, Relation relation)
 {
-    return findResult(results, [&](const RunResult& r) {
-        return r.bench == bench && r.mode == mode && r.placement.relation == relation;
-    });
+    return findResult(results,
+        [&](const RunResult& r) { return r.bench == bench && r.mode == mode && r.placement.relation == relation; });
 }
 
 std::string placementText(const RunResult& r)

@@ -17,7 +17,8 @@ BenchSpec unpinnedSpec(std::string bench, BenchMode mode, const LessonOptions& o
 int firstCpu(const Topology& topology);
 
 const RunResult* findResult(const std::vector<RunResult>& results, const std::function<bool(const RunResult&)>& match);
-const RunResult* findResult(const std::vector<RunResult>& results, std::string_view bench, BenchMode mode, Relation relation);
+const RunResult* findResult(
+    const std::vector<RunResult>& results, std::string_view bench, BenchMode mode, Relation relation);
 
 // "CPUs 0,1 (shared-l3)", or "unpinned (ran on CPUs 0-1)".
 std::string placementText(const RunResult& r);

@@ -57,7 +57,8 @@ const LessonInfo* findLesson(std::string_view id)
     return d ? &d->info : nullptr;
 }
 
-Expected<std::vector<LessonStep>> planLesson(std::string_view id, const Topology& topology, const LessonOptions& options)
+Expected<std::vector<LessonStep>> planLesson(
+    std::string_view id, const Topology& topology, const LessonOptions& options)
 {
     const auto* d = findDefinition(id);
     if (!d)

@@ -29,7 +29,8 @@ std::vector<std::string> conclude(const std::vector<RunResult>& results)
                                   "into the kernel and back (a mode switch), not to another task.",
             median(*sys), observedSwitches(*sys)));
     if (vdso)
-        out.push_back(fmt::format("clock_gettime() through the vDSO cost {}: it never enters the kernel at all.", median(*vdso)));
+        out.push_back(
+            fmt::format("clock_gettime() through the vDSO cost {}: it never enters the kernel at all.", median(*vdso)));
     if (sys && futex) {
         out.push_back(fmt::format("A futex round trip between two threads on one PU cost {} and holds 2 switches "
                                   "(observed {} per round trip): {:.0f} times dearer than the system call.",
@@ -47,8 +48,9 @@ std::vector<std::string> conclude(const std::vector<RunResult>& results)
 
 const LessonDefinition& modeSwitchLesson()
 {
-    static const LessonDefinition d { { "mode-switch", "Is a syscall a context switch?", "syscall, vdso, futex same-pu" },
-        plan, conclude };
+    static const LessonDefinition d {
+        { "mode-switch", "Is a syscall a context switch?", "syscall, vdso, futex same-pu" }, plan, conclude
+    };
     return d;
 }
 

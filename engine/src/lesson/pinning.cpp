@@ -38,13 +38,15 @@ std::vector<std::string> conclude(const std::vector<RunResult>& results)
     const RunResult& best = *ranked.front();
     const RunResult& worst = *ranked.back();
     if (ranked.size() > 1 && !withinNoise(best, worst))
-        out.push_back(fmt::format("Placement matters here: the slowest placement, {}, cost {:.1f} times the fastest, {}.",
-            placementText(worst), worst.stats.p50 / best.stats.p50, placementText(best)));
+        out.push_back(
+            fmt::format("Placement matters here: the slowest placement, {}, cost {:.1f} times the fastest, {}.",
+                placementText(worst), worst.stats.p50 / best.stats.p50, placementText(best)));
     else if (ranked.size() > 1)
         out.push_back("Every placement measured the same within the noise: placement does not matter on this machine.");
     if (std::string note = vmNote(ranked); !note.empty())
         out.push_back(note);
-    if (const RunResult* u = findResult(results, [](const RunResult& r) { return r.placement.relation == Relation::Unpinned; }))
+    if (const RunResult* u
+        = findResult(results, [](const RunResult& r) { return r.placement.relation == Relation::Unpinned; }))
         out.push_back(fmt::format("Left to the scheduler, the two threads ran on CPUs {} with {} migrations.",
             formatCpuList(u->observed.cpusSeen), u->observed.migrations));
     return out;

@@ -50,12 +50,14 @@ std::vector<std::string> conclude(const std::vector<RunResult>& results)
         }
         if (row.empty())
             continue;
-        out.push_back(std::string(onePu ? "All tasks on one PU" : "Tasks spread over the allowed PUs") + ": " + row + ".");
+        out.push_back(
+            std::string(onePu ? "All tasks on one PU" : "Tasks spread over the allowed PUs") + ": " + row + ".");
         if (first && last && first != last && first->perSwitchNs && last->perSwitchNs) {
             const double ratio = *last->perSwitchNs / *first->perSwitchNs;
             out.push_back(fmt::format("From {} to {} tasks the lap grew {:.1f} times and the cost per switch {}.",
                 first->placement.tasks, last->placement.tasks, last->stats.p50 / first->stats.p50,
-                ratio > 1.2       ? fmt::format("rose {:.1f} times: more tasks wait in the run queue and evict each other's cache", ratio)
+                ratio > 1.2 ? fmt::format(
+                    "rose {:.1f} times: more tasks wait in the run queue and evict each other's cache", ratio)
                     : ratio < 0.83 ? fmt::format("fell to {:.2f} of it", ratio)
                                    : "stayed about the same: each switch costs the same, the lap is just longer"));
         }

@@ -15,7 +15,8 @@ std::vector<LessonStep> plan(const Topology& topology, const LessonOptions& o)
     std::vector<LessonStep> steps;
     for (const char* bench : { "futex", "pipe" })
         for (BenchMode mode : { BenchMode::Thread, BenchMode::Process })
-            steps.push_back({ fmt::format("{} {}s on one PU", bench, toString(mode)), spec(bench, mode, { cpu, cpu }, o) });
+            steps.push_back(
+                { fmt::format("{} {}s on one PU", bench, toString(mode)), spec(bench, mode, { cpu, cpu }, o) });
     return steps;
 }
 

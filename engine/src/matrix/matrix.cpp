@@ -97,9 +97,10 @@ nlohmann::json matrixToJson(const MatrixResult& m)
 {
     nlohmann::json cells = nlohmann::json::array();
     for (const auto& c : m.cells)
-        cells.push_back({ { "cpus", { c.a, c.b } }, { "relation", std::string(toString(c.relation)) },
-            { "median_ns", c.medianNs }, { "per_switch_ns", c.perSwitchNs ? nlohmann::json(*c.perSwitchNs) : nlohmann::json(nullptr) },
-            { "measured", c.measured } });
+        cells.push_back(
+            { { "cpus", { c.a, c.b } }, { "relation", std::string(toString(c.relation)) }, { "median_ns", c.medianNs },
+                { "per_switch_ns", c.perSwitchNs ? nlohmann::json(*c.perSwitchNs) : nlohmann::json(nullptr) },
+                { "measured", c.measured } });
     return { { "bench", m.bench }, { "mode", std::string(toString(m.mode)) },
         { "fill", m.matrixMode == MatrixMode::Classes ? "classes" : "all-pairs" }, { "pus", m.pus },
         { "cells", std::move(cells) }, { "failures", m.failures } };

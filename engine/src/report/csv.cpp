@@ -43,7 +43,8 @@ std::string resultsToCsv(const nlohmann::json& context, const std::vector<RunRes
     std::string out;
     for (const char* key : { "date", "host_name", "num_cpus", "mhz_per_cpu" })
         if (context.contains(key))
-            out += fmt::format("# {}: {}\n", key, context[key].is_string() ? context[key].get<std::string>() : context[key].dump());
+            out += fmt::format(
+                "# {}: {}\n", key, context[key].is_string() ? context[key].get<std::string>() : context[key].dump());
     if (context.contains("ctxscope") && context["ctxscope"].contains("sysinfo")) {
         const auto& sys = context["ctxscope"]["sysinfo"];
         out += fmt::format("# cpu_model: {}\n# kernel: {}\n# hypervisor: {}\n", sys.value("cpu_model", ""),

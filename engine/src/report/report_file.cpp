@@ -71,7 +71,8 @@ json makeContext(const SysInfo& sys, const Topology& topology, const ClockInfo& 
                 { "clock",
                     { { "source", std::string(toString(clock.source)) }, { "read_cost_ns", clock.readCostNs },
                         { "resolution_ns", clock.resolutionNs }, { "tsc_ghz", clock.tscGhz }, { "why", clock.why } } },
-                { "topology", { { "origin", topology.origin() }, { "allowed", formatCpuList(topology.allowedPus()) } } } } },
+                { "topology",
+                    { { "origin", topology.origin() }, { "allowed", formatCpuList(topology.allowedPus()) } } } } },
     };
 }
 
@@ -86,7 +87,8 @@ json makeReport(const json& context, const std::vector<RunResult>& results, bool
 Expected<ResultsFile> readResults(std::string_view text)
 {
     if (text.size() > kMaxResultsBytes)
-        return makeError(fmt::format("the results file is {} MiB; the limit is {} MiB", text.size() >> 20, kMaxResultsBytes >> 20));
+        return makeError(
+            fmt::format("the results file is {} MiB; the limit is {} MiB", text.size() >> 20, kMaxResultsBytes >> 20));
     json doc = json::parse(text, nullptr, false);
     if (doc.is_discarded())
         return makeError("not valid JSON (truncated or not a results file)");
@@ -137,12 +139,12 @@ Expected<ResultsFile> readResults(std::string_view text)
 
 Expected<ResultsFile> readResultsFile(const std::string& path)
 {
-    struct stat st {};
+    struct stat st { };
     if (::stat(path.c_str(), &st) != 0)
         return makeError(path + ": " + std::strerror(errno));
     if (static_cast<std::size_t>(st.st_size) > kMaxResultsBytes)
-        return makeError(fmt::format("{}: {} MiB is larger than a results file can be ({} MiB)", path,
-            st.st_size >> 20, kMaxResultsBytes >> 20));
+        return makeError(fmt::format("{}: {} MiB is larger than a results file can be ({} MiB)", path, st.st_size >> 20,
+            kMaxResultsBytes >> 20));
     std::ifstream in(path, std::ios::binary);
     if (!in)
         return makeError(path + ": cannot be opened for reading");

@@ -23,108 +23,108 @@ std::vector<int> bitmapToVector(hwloc_const_bitmap_t bitmap)
 
 namespace {
 
-    bool isDataCache(hwloc_obj_t obj) { return hwloc_obj_type_is_dcache(obj->type) != 0; }
+bool isDataCache(hwloc_obj_t obj) { return hwloc_obj_type_is_dcache(obj->type) != 0; }
 
-    std::optional<NodeKind> kindOf(hwloc_obj_t obj)
-    {
-        switch (obj->type) {
-        case HWLOC_OBJ_MACHINE:
-            return NodeKind::Machine;
-        case HWLOC_OBJ_PACKAGE:
-            return NodeKind::Package;
-        case HWLOC_OBJ_DIE:
-            return NodeKind::Die;
-        case HWLOC_OBJ_GROUP:
-            return NodeKind::Group;
-        case HWLOC_OBJ_CORE:
-            return NodeKind::Core;
-        case HWLOC_OBJ_PU:
-            return NodeKind::Pu;
-        default:
-            return isDataCache(obj) ? std::optional(NodeKind::Cache) : std::nullopt;
-        }
+std::optional<NodeKind> kindOf(hwloc_obj_t obj)
+{
+    switch (obj->type) {
+    case HWLOC_OBJ_MACHINE:
+        return NodeKind::Machine;
+    case HWLOC_OBJ_PACKAGE:
+        return NodeKind::Package;
+    case HWLOC_OBJ_DIE:
+        return NodeKind::Die;
+    case HWLOC_OBJ_GROUP:
+        return NodeKind::Group;
+    case HWLOC_OBJ_CORE:
+        return NodeKind::Core;
+    case HWLOC_OBJ_PU:
+        return NodeKind::Pu;
+    default:
+        return isDataCache(obj) ? std::optional(NodeKind::Cache) : std::nullopt;
     }
+}
 
-    int toInt(unsigned value)
-    {
-        if (value == HWLOC_UNKNOWN_INDEX)
-            return -1;
-        return value > static_cast<unsigned>(std::numeric_limits<int>::max()) ? std::numeric_limits<int>::max()
-                                                                              : static_cast<int>(value);
-    }
-
-    // Appends the model of obj to out; objects we do not draw (instruction caches, misc) are
-    // skipped and their children hoisted into the parent.
-    void convert(hwloc_obj_t obj, std::vector<TopoNode>& out)
-    {
-        auto kind = kindOf(obj);
-        std::vector<TopoNode>* target = &out;
-        if (kind) {
-            TopoNode node;
-            node.kind = *kind;
-            node.logicalIndex = static_cast<int>(obj->logical_index);
-            node.osIndex = toInt(obj->os_index);
-            node.pus = bitmapToVector(obj->cpuset);
-            if (*kind == NodeKind::Cache) {
-                node.cacheLevel = static_cast<int>(obj->attr->cache.depth);
-                node.cacheSize = obj->attr->cache.size;
-                node.cacheLineSize = static_cast<int>(obj->attr->cache.linesize);
-            }
-            out.push_back(std::move(node));
-            target = &out.back().children;
-        }
-        for (unsigned i = 0; i < obj->arity; ++i)
-            convert(obj->children[i], *target);
-    }
-
-    int ancestorIndex(hwloc_topology_t t, hwloc_obj_t pu, hwloc_obj_type_t type)
-    {
-        hwloc_obj_t a = hwloc_get_ancestor_obj_by_type(t, type, pu);
-        return a ? static_cast<int>(a->logical_index) : -1;
-    }
-
-    // The NUMA node closest to a PU: the first one attached to its nearest ancestor that has
-    // memory. Not "the first node covering the PU": memory attached at the Machine level (CXL,
-    // HBM in flat mode) covers every PU and would hide the real local node.
-    int localNumaNode(hwloc_obj_t pu)
-    {
-        for (hwloc_obj_t obj = pu->parent; obj; obj = obj->parent) {
-            for (hwloc_obj_t mem = obj->memory_first_child; mem;) {
-                if (mem->type == HWLOC_OBJ_NUMANODE)
-                    return toInt(mem->os_index);
-                mem = mem->memory_first_child ? mem->memory_first_child : mem->next_sibling;
-            }
-        }
+int toInt(unsigned value)
+{
+    if (value == HWLOC_UNKNOWN_INDEX)
         return -1;
-    }
+    return value > static_cast<unsigned>(std::numeric_limits<int>::max()) ? std::numeric_limits<int>::max()
+                                                                          : static_cast<int>(value);
+}
 
-    // The affinity of the calling thread (what taskset set, inherited), of any size.
-    Expected<std::vector<int>> threadAffinity(hwloc_topology_t t)
-    {
-        HwlocBitmap set(hwloc_bitmap_alloc());
-        if (!set || hwloc_get_cpubind(t, set.get(), HWLOC_CPUBIND_THREAD) != 0)
-            return makeError(std::string("could not read this thread's CPU affinity: ") + std::strerror(errno));
-        return bitmapToVector(set.get());
-    }
-
-    Status checkPus(const std::vector<PuInfo>& pus)
-    {
-        if (pus.empty())
-            return makeError("the topology has no processing units");
-        if (pus.size() > static_cast<std::size_t>(kMaxPus))
-            return makeError("the topology has " + std::to_string(pus.size()) + " PUs; ctxscope handles at most "
-                + std::to_string(kMaxPus));
-        for (std::size_t i = 0; i < pus.size(); ++i) {
-            if (pus[i].osIndex < 0)
-                return makeError("PU L#" + std::to_string(pus[i].logicalIndex) + " has no OS index (P#)");
-            if (pus[i].osIndex > kMaxCpuIndex)
-                return makeError("PU L#" + std::to_string(pus[i].logicalIndex) + " has OS index P#"
-                    + std::to_string(pus[i].osIndex) + ", above " + std::to_string(kMaxCpuIndex));
-            if (i > 0 && pus[i].osIndex == pus[i - 1].osIndex)
-                return makeError("two PUs have the same OS index P#" + std::to_string(pus[i].osIndex));
+// Appends the model of obj to out; objects we do not draw (instruction caches, misc) are
+// skipped and their children hoisted into the parent.
+void convert(hwloc_obj_t obj, std::vector<TopoNode>& out)
+{
+    auto kind = kindOf(obj);
+    std::vector<TopoNode>* target = &out;
+    if (kind) {
+        TopoNode node;
+        node.kind = *kind;
+        node.logicalIndex = static_cast<int>(obj->logical_index);
+        node.osIndex = toInt(obj->os_index);
+        node.pus = bitmapToVector(obj->cpuset);
+        if (*kind == NodeKind::Cache) {
+            node.cacheLevel = static_cast<int>(obj->attr->cache.depth);
+            node.cacheSize = obj->attr->cache.size;
+            node.cacheLineSize = static_cast<int>(obj->attr->cache.linesize);
         }
-        return {};
+        out.push_back(std::move(node));
+        target = &out.back().children;
     }
+    for (unsigned i = 0; i < obj->arity; ++i)
+        convert(obj->children[i], *target);
+}
+
+int ancestorIndex(hwloc_topology_t t, hwloc_obj_t pu, hwloc_obj_type_t type)
+{
+    hwloc_obj_t a = hwloc_get_ancestor_obj_by_type(t, type, pu);
+    return a ? static_cast<int>(a->logical_index) : -1;
+}
+
+// The NUMA node closest to a PU: the first one attached to its nearest ancestor that has
+// memory. Not "the first node covering the PU": memory attached at the Machine level (CXL,
+// HBM in flat mode) covers every PU and would hide the real local node.
+int localNumaNode(hwloc_obj_t pu)
+{
+    for (hwloc_obj_t obj = pu->parent; obj; obj = obj->parent) {
+        for (hwloc_obj_t mem = obj->memory_first_child; mem;) {
+            if (mem->type == HWLOC_OBJ_NUMANODE)
+                return toInt(mem->os_index);
+            mem = mem->memory_first_child ? mem->memory_first_child : mem->next_sibling;
+        }
+    }
+    return -1;
+}
+
+// The affinity of the calling thread (what taskset set, inherited), of any size.
+Expected<std::vector<int>> threadAffinity(hwloc_topology_t t)
+{
+    HwlocBitmap set(hwloc_bitmap_alloc());
+    if (!set || hwloc_get_cpubind(t, set.get(), HWLOC_CPUBIND_THREAD) != 0)
+        return makeError(std::string("could not read this thread's CPU affinity: ") + std::strerror(errno));
+    return bitmapToVector(set.get());
+}
+
+Status checkPus(const std::vector<PuInfo>& pus)
+{
+    if (pus.empty())
+        return makeError("the topology has no processing units");
+    if (pus.size() > static_cast<std::size_t>(kMaxPus))
+        return makeError("the topology has " + std::to_string(pus.size()) + " PUs; ctxscope handles at most "
+            + std::to_string(kMaxPus));
+    for (std::size_t i = 0; i < pus.size(); ++i) {
+        if (pus[i].osIndex < 0)
+            return makeError("PU L#" + std::to_string(pus[i].logicalIndex) + " has no OS index (P#)");
+        if (pus[i].osIndex > kMaxCpuIndex)
+            return makeError("PU L#" + std::to_string(pus[i].logicalIndex) + " has OS index P#"
+                + std::to_string(pus[i].osIndex) + ", above " + std::to_string(kMaxCpuIndex));
+        if (i > 0 && pus[i].osIndex == pus[i - 1].osIndex)
+            return makeError("two PUs have the same OS index P#" + std::to_string(pus[i].osIndex));
+    }
+    return {};
+}
 
 } // namespace
 

@@ -14,45 +14,45 @@ namespace ctxscope {
 
 namespace {
 
-    constexpr std::array<std::pair<Relation, std::string_view>, 8> kNames { {
-        { Relation::SamePu, "same-pu" },
-        { Relation::Smt, "smt" },
-        { Relation::SharedL2, "shared-l2" },
-        { Relation::SharedL3, "shared-l3" },
-        { Relation::SamePackage, "same-package" },
-        { Relation::CrossPackage, "cross-package" },
-        { Relation::CrossNuma, "cross-numa" },
-        { Relation::Unpinned, "unpinned" },
-    } };
+constexpr std::array<std::pair<Relation, std::string_view>, 8> kNames { {
+    { Relation::SamePu, "same-pu" },
+    { Relation::Smt, "smt" },
+    { Relation::SharedL2, "shared-l2" },
+    { Relation::SharedL3, "shared-l3" },
+    { Relation::SamePackage, "same-package" },
+    { Relation::CrossPackage, "cross-package" },
+    { Relation::CrossNuma, "cross-numa" },
+    { Relation::Unpinned, "unpinned" },
+} };
 
-    bool usable(const PuInfo& p) { return p.allowed && p.inAffinity; }
+bool usable(const PuInfo& p) { return p.allowed && p.inAffinity; }
 
-    std::string noSuchCpu(const Topology& topology, int os)
-    {
-        std::vector<int> all;
-        for (const auto& p : topology.pus())
-            all.push_back(p.osIndex);
-        return "CPU " + std::to_string(os) + " does not exist ("
-            + (topology.isThisSystem() ? "this machine" : "the topology") + " has CPUs " + formatCpuList(all) + ")";
+std::string noSuchCpu(const Topology& topology, int os)
+{
+    std::vector<int> all;
+    for (const auto& p : topology.pus())
+        all.push_back(p.osIndex);
+    return "CPU " + std::to_string(os) + " does not exist ("
+        + (topology.isThisSystem() ? "this machine" : "the topology") + " has CPUs " + formatCpuList(all) + ")";
+}
+
+// 0..n-1 in bit-reversed order of the next power of two: each prefix is spread evenly.
+std::vector<std::size_t> spreadOrder(std::size_t n)
+{
+    unsigned bits = 0;
+    while ((std::size_t { 1 } << bits) < n)
+        ++bits;
+    std::vector<std::size_t> order;
+    order.reserve(n);
+    for (std::size_t v = 0; v < (std::size_t { 1 } << bits); ++v) {
+        std::size_t r = 0;
+        for (unsigned b = 0; b < bits; ++b)
+            r |= ((v >> b) & 1U) << (bits - 1 - b);
+        if (r < n)
+            order.push_back(r);
     }
-
-    // 0..n-1 in bit-reversed order of the next power of two: each prefix is spread evenly.
-    std::vector<std::size_t> spreadOrder(std::size_t n)
-    {
-        unsigned bits = 0;
-        while ((std::size_t { 1 } << bits) < n)
-            ++bits;
-        std::vector<std::size_t> order;
-        order.reserve(n);
-        for (std::size_t v = 0; v < (std::size_t { 1 } << bits); ++v) {
-            std::size_t r = 0;
-            for (unsigned b = 0; b < bits; ++b)
-                r |= ((v >> b) & 1U) << (bits - 1 - b);
-            if (r < n)
-                order.push_back(r);
-        }
-        return order;
-    }
+    return order;
+}
 
 } // namespace
 

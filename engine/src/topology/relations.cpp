@@ -12,52 +12,52 @@ namespace ctxscope {
 
 namespace {
 
-    bool same(int a, int b) { return a >= 0 && a == b; }
+bool same(int a, int b) { return a >= 0 && a == b; }
 
-    // Beyond a shared L3: different NUMA nodes is the more telling fact, even inside one
-    // package (AMD NPS modes, Intel SNC), so it wins over same-package and cross-package.
-    // Cross-package needs two known packages; without Package objects (some synthetic
-    // topologies) nothing says the PUs are apart.
-    Relation farClass(int numaA, int packageA, int numaB, int packageB)
-    {
-        if (numaA != numaB && numaA >= 0 && numaB >= 0)
-            return Relation::CrossNuma;
-        if (packageA >= 0 && packageB >= 0 && packageA != packageB)
-            return Relation::CrossPackage;
-        return Relation::SamePackage;
+// Beyond a shared L3: different NUMA nodes is the more telling fact, even inside one
+// package (AMD NPS modes, Intel SNC), so it wins over same-package and cross-package.
+// Cross-package needs two known packages; without Package objects (some synthetic
+// topologies) nothing says the PUs are apart.
+Relation farClass(int numaA, int packageA, int numaB, int packageB)
+{
+    if (numaA != numaB && numaA >= 0 && numaB >= 0)
+        return Relation::CrossNuma;
+    if (packageA >= 0 && packageB >= 0 && packageA != packageB)
+        return Relation::CrossPackage;
+    return Relation::SamePackage;
+}
+
+// The object that contains a PU at `level` (1 core, 2 L2, 3 L3) or the nearest one below
+// it that exists, tagged with its level; a PU with none of them is a part of its own.
+// Two PUs in different parts at level L share no core and no cache up to L (hwloc's tree
+// gives PUs of one core the same ancestors), so their class is decided above L.
+std::pair<int, long> part(const PuInfo& p, int level)
+{
+    for (int l = level; l >= 1; --l) {
+        const int id = l == 3 ? p.l3 : l == 2 ? p.l2 : p.core;
+        if (id >= 0)
+            return { l, id };
     }
+    return { 0, p.osIndex };
+}
 
-    // The object that contains a PU at `level` (1 core, 2 L2, 3 L3) or the nearest one below
-    // it that exists, tagged with its level; a PU with none of them is a part of its own.
-    // Two PUs in different parts at level L share no core and no cache up to L (hwloc's tree
-    // gives PUs of one core the same ancestors), so their class is decided above L.
-    std::pair<int, long> part(const PuInfo& p, int level)
-    {
-        for (int l = level; l >= 1; --l) {
-            const int id = l == 3 ? p.l3 : l == 2 ? p.l2 : p.core;
-            if (id >= 0)
-                return { l, id };
-        }
-        return { 0, p.osIndex };
+std::size_t index(Relation r) { return static_cast<std::size_t>(r); }
+
+// True when some group (PUs with the same id >= 0) holds two different parts.
+template <typename GroupOf> bool groupSplits(const std::vector<const PuInfo*>& pus, GroupOf groupOf, int partLevel)
+{
+    std::map<int, std::pair<std::pair<int, long>, bool>> groups; // first part, split seen
+    for (const PuInfo* p : pus) {
+        const int g = groupOf(*p);
+        if (g < 0)
+            continue;
+        const auto pt = part(*p, partLevel);
+        auto [it, inserted] = groups.try_emplace(g, pt, false);
+        if (!inserted && it->second.first != pt)
+            return true;
     }
-
-    std::size_t index(Relation r) { return static_cast<std::size_t>(r); }
-
-    // True when some group (PUs with the same id >= 0) holds two different parts.
-    template <typename GroupOf> bool groupSplits(const std::vector<const PuInfo*>& pus, GroupOf groupOf, int partLevel)
-    {
-        std::map<int, std::pair<std::pair<int, long>, bool>> groups; // first part, split seen
-        for (const PuInfo* p : pus) {
-            const int g = groupOf(*p);
-            if (g < 0)
-                continue;
-            const auto pt = part(*p, partLevel);
-            auto [it, inserted] = groups.try_emplace(g, pt, false);
-            if (!inserted && it->second.first != pt)
-                return true;
-        }
-        return false;
-    }
+    return false;
+}
 
 } // namespace
 

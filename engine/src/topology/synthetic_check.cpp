@@ -11,48 +11,47 @@ namespace ctxscope {
 
 namespace {
 
-    bool isTypeChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; }
-    bool isSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+bool isTypeChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; }
+bool isSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
-    // One item: "core:4", "4", "pu:2(indexes=0,2,1,3)", "[numa]", "[numa:2(memory=1GB)]".
-    struct Item {
-        std::string_view type;
-        long count = 1;
-        bool memory = false; // an attached memory object in brackets, not a level
+// One item: "core:4", "4", "pu:2(indexes=0,2,1,3)", "[numa]", "[numa:2(memory=1GB)]".
+struct Item {
+    std::string_view type;
+    long count = 1;
+    bool memory = false; // an attached memory object in brackets, not a level
+};
+
+Expected<Item> parseItem(std::string_view text, const std::string& quoted)
+{
+    const auto bad = [&](const std::string& why) {
+        return makeError("synthetic description " + quoted + ": '" + std::string(text) + "' " + why);
     };
-
-    Expected<Item> parseItem(std::string_view text, const std::string& quoted)
-    {
-        const auto bad = [&](const std::string& why) {
-            return makeError("synthetic description " + quoted + ": '" + std::string(text) + "' " + why);
-        };
-        Item item;
-        std::string_view body = text;
-        if (body.front() == '[') {
-            if (body.back() != ']')
-                return bad("has an unclosed '['");
-            item.memory = true;
-            body = body.substr(1, body.size() - 2);
-        }
-        body = body.substr(0, body.find('(')); // attributes are hwloc's to judge
-        const std::size_t colon = body.find(':');
-        item.type
-            = colon == std::string_view::npos ? (item.memory ? body : std::string_view {}) : body.substr(0, colon);
-        for (char c : item.type)
-            if (!isTypeChar(c))
-                return bad("is not a level (expected e.g. core:4)");
-        if (item.memory && item.type.empty())
-            return bad("names no memory type (expected e.g. [numa])");
-        if (colon == std::string_view::npos && item.memory)
-            return item;
-        const std::string_view count = colon == std::string_view::npos ? body : body.substr(colon + 1);
-        auto [end, ec] = std::from_chars(count.data(), count.data() + count.size(), item.count);
-        if (count.empty() || ec == std::errc::result_out_of_range)
-            return bad(count.empty() ? "needs a positive count, as in core:4" : "has an absurd count");
-        if (ec != std::errc() || end != count.data() + count.size() || item.count < 1)
-            return bad("needs a positive count, as in core:4");
-        return item;
+    Item item;
+    std::string_view body = text;
+    if (body.front() == '[') {
+        if (body.back() != ']')
+            return bad("has an unclosed '['");
+        item.memory = true;
+        body = body.substr(1, body.size() - 2);
     }
+    body = body.substr(0, body.find('(')); // attributes are hwloc's to judge
+    const std::size_t colon = body.find(':');
+    item.type = colon == std::string_view::npos ? (item.memory ? body : std::string_view {}) : body.substr(0, colon);
+    for (char c : item.type)
+        if (!isTypeChar(c))
+            return bad("is not a level (expected e.g. core:4)");
+    if (item.memory && item.type.empty())
+        return bad("names no memory type (expected e.g. [numa])");
+    if (colon == std::string_view::npos && item.memory)
+        return item;
+    const std::string_view count = colon == std::string_view::npos ? body : body.substr(colon + 1);
+    auto [end, ec] = std::from_chars(count.data(), count.data() + count.size(), item.count);
+    if (count.empty() || ec == std::errc::result_out_of_range)
+        return bad(count.empty() ? "needs a positive count, as in core:4" : "has an absurd count");
+    if (ec != std::errc() || end != count.data() + count.size() || item.count < 1)
+        return bad("needs a positive count, as in core:4");
+    return item;
+}
 
 } // namespace
 
