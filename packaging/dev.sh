@@ -17,6 +17,8 @@ PACKAGES=(
     libgtest-dev libgmock-dev                 # tests
     libbenchmark-tools                        # compare.py reads our JSON (tested)
     xvfb xauth                                # GUI screenshots on headless machines
+    help2man                                  # man pages from --help
+    desktop-file-utils appstream dpkg-dev file # validating desktop files, building the .deb
 )
 
 say() { printf '\033[1mdev.sh:\033[0m %s\n' "$*" >&2; }
@@ -61,6 +63,14 @@ cmd_test() {
     ctest --preset asan "${jobs[@]}" "$@"
 }
 
+cmd_package() {
+    install_deps
+    build release
+    (cd build/release && cpack -G DEB)
+    say "built $(ls build/release/*.deb)"
+    say "install it with: sudo apt-get install ./$(ls build/release/*.deb | head -1)"
+}
+
 cmd_tsan() {
     install_deps
     build tsan
@@ -75,6 +85,7 @@ usage: packaging/dev.sh COMMAND [ARGS]
            (the text tour when there is no display); ARGS go to the app
   test     install, build the asan preset (ASan+UBSan) and run every test; ARGS go to ctest
   tsan     build the tsan preset and run the engine tests under ThreadSanitizer
+  package  build the release preset and a .deb (CPack; Depends from dpkg-shlibdeps)
   deps     only install the missing Debian packages
 USAGE
 }
@@ -83,6 +94,7 @@ case "${1:-}" in
 run) shift; cmd_run "$@" ;;
 test) shift; cmd_test "$@" ;;
 tsan) shift; cmd_tsan "$@" ;;
+package) cmd_package ;;
 deps) install_deps ;;
 -h | --help | help) usage ;;
 *) usage >&2; exit 2 ;;

@@ -19,6 +19,7 @@ struct Command {
 Command addTopologyCommand(CLI::App& app);
 Command addTourCommand(CLI::App& app);
 Command addRunCommand(CLI::App& app);
+Command addSysinfoCommand(CLI::App& app);
 
 // Prints "ctxscope-cli: <message>" on stderr and returns kBadInput.
 int badInput(const std::string& message);

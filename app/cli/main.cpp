@@ -28,7 +28,8 @@ int main(int argc, char** argv)
     app.require_subcommand(1);
     app.footer("Exit status: 0 success, 1 a measurement failed, 2 bad input or usage, 130 interrupted.");
 
-    const std::vector<Command> commands { addTopologyCommand(app), addTourCommand(app), addRunCommand(app) };
+    const std::vector<Command> commands { addTopologyCommand(app), addRunCommand(app), addSysinfoCommand(app),
+        addTourCommand(app) };
 
     try {
         app.parse(argc, argv);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "mainwindow.h"
+#include "topologymappanel.h"
 
 #include "ctxscope/version.h"
 
@@ -9,15 +10,38 @@
 #include <QTimer>
 
 #include <cstdio>
+#include <string_view>
 
 using ctxscope::Topology;
 
+namespace {
+
+// --help, --version and --screenshot must work on a machine without a display (man page
+// generation, CI screenshots): use Qt's offscreen platform for them when there is none.
+void chooseHeadlessPlatform(int argc, char** argv)
+{
+    if (!qEnvironmentVariableIsEmpty("DISPLAY") || !qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY")
+        || !qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+        return;
+    for (int i = 1; i < argc; ++i) {
+        const std::string_view arg = argv[i];
+        if (arg == "--help" || arg == "-h" || arg == "--version" || arg == "-v" || arg.starts_with("--screenshot")) {
+            qputenv("QT_QPA_PLATFORM", "offscreen");
+            return;
+        }
+    }
+}
+
+} // namespace
+
 int main(int argc, char** argv)
 {
+    chooseHeadlessPlatform(argc, argv);
     QApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("ctxscope"));
     QApplication::setApplicationVersion(QString::fromLatin1(ctxscope::kVersion));
     QApplication::setOrganizationName(QStringLiteral("ctxscope"));
+    QGuiApplication::setDesktopFileName(QStringLiteral("io.github.ctxscope.ctxscope"));
 
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral("Explore what a context switch costs on this machine."));
@@ -30,7 +54,10 @@ int main(int argc, char** argv)
     const QCommandLineOption shotOpt(QStringLiteral("screenshot"),
         QStringLiteral("Save a PNG of the window once the requested work is done."), QStringLiteral("FILE"));
     const QCommandLineOption quitOpt(QStringLiteral("quit"), QStringLiteral("Quit once the requested work is done."));
-    parser.addOptions({ xmlOpt, synthOpt, shotOpt, quitOpt });
+    const QCommandLineOption cpusOpt(QStringLiteral("cpus"),
+        QStringLiteral("Place tasks A, B, ... on these PUs (OS indices, as taskset takes them), e.g. 0,2."),
+        QStringLiteral("A,B"));
+    parser.addOptions({ xmlOpt, synthOpt, shotOpt, quitOpt, cpusOpt });
     parser.process(app);
 
     ctxscope::Expected<Topology> topology = parser.isSet(xmlOpt)
@@ -44,6 +71,15 @@ int main(int argc, char** argv)
 
     ctxscope::gui::MainWindow window;
     window.setTopology(*topology);
+    if (parser.isSet(cpusOpt)) {
+        const auto cpus = ctxscope::parseCpuList(parser.value(cpusOpt).toStdString());
+        const ctxscope::Status placed
+            = cpus ? window.mapPanel()->map()->setSelection(*cpus) : ctxscope::Status(cpus.error());
+        if (!placed) {
+            std::fprintf(stderr, "ctxscope: --cpus: %s\n", placed.error().message.c_str());
+            return 2;
+        }
+    }
     window.show();
 
     if (parser.isSet(shotOpt) || parser.isSet(quitOpt)) {
