@@ -55,5 +55,8 @@ Expected<std::unique_ptr<Kernel>> makeFutexKernel(const KernelParams& params);
 Expected<std::unique_ptr<Kernel>> makePipeKernel(const KernelParams& params);
 Expected<std::unique_ptr<Kernel>> makeYieldKernel(const KernelParams& params);
 Expected<std::unique_ptr<Kernel>> makeRingKernel(const KernelParams& params);
+Expected<std::unique_ptr<Kernel>> makeCoroCxx20Kernel(const KernelParams& params);
+Expected<std::unique_ptr<Kernel>> makeCoroFcontextKernel(const KernelParams& params);
+Expected<std::unique_ptr<Kernel>> makeCoroUcontextKernel(const KernelParams& params);
 
 } // namespace ctxscope::bench
