@@ -36,6 +36,12 @@ struct BenchInfo {
     // Context switches one op holds by construction, for a task count and whether every
     // task is pinned to one and the same PU.
     double (*switchesPerOp)(int tasks, bool onePu) = nullptr;
+    // The switches are between user-space contexts of one thread (coroutines): the kernel
+    // sees none, so the self-check expects 0 kernel context switches.
+    bool userSpaceSwitches = false;
+    // System calls one op makes by construction, for the syscall self-check of single-task
+    // benchmarks; negative: not checked.
+    double syscallsPerOp = -1;
 };
 
 // Every benchmark, in the order a table shows them.

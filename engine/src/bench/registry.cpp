@@ -24,10 +24,10 @@ namespace {
     {
         static const std::vector<Entry> all {
             { { "syscall", "one raw syscall(SYS_getppid)",
-                  "a mode switch into the kernel and back, not a context switch", 1, 1, 1, false, &none },
+                  "a mode switch into the kernel and back, not a context switch", 1, 1, 1, false, &none, false, 1 },
                 &bench::makeSyscallKernel },
             { { "vdso", "one clock_gettime(CLOCK_MONOTONIC) through the vDSO",
-                  "no kernel entry at all: the floor under syscall", 1, 1, 1, false, &none },
+                  "no kernel entry at all: the floor under syscall", 1, 1, 1, false, &none, false, 0 },
                 &bench::makeVdsoKernel },
             { { "futex", "round trip A->B->A through two futex words (FUTEX_WAIT/FUTEX_WAKE)",
                   "private futexes for threads, a shared anonymous mapping for processes", 2, 2, 2, true, &roundTrip },
@@ -43,17 +43,17 @@ namespace {
                   "N switches per lap; N tasks on one PU also wait in its run queue", 2, kMaxRingTasks, 2, true, &lap },
                 &bench::makeRingKernel },
             { { "coro-cxx20", "driver -> worker -> driver between two C++20 coroutines by symmetric transfer",
-                  "2 user-space switches per op, stackless (frames on the heap), no kernel entry", 1, 1, 1, false,
-                  &userSpaceRoundTrip },
+                  "stackless (frames on the heap), no kernel entry", 1, 1, 1, false,
+                  &userSpaceRoundTrip, true, 0 },
                 &bench::makeCoroCxx20Kernel },
             { { "coro-fcontext", "a jump into a Boost.Context fiber and back (boost::context::fiber::resume)",
-                  "2 user-space switches per op, stackful: only callee-saved registers and the stack pointer change",
-                  1, 1, 1, false, &userSpaceRoundTrip },
+                  "stackful: only callee-saved registers and the stack pointer change, no kernel entry",
+                  1, 1, 1, false, &userSpaceRoundTrip, true, 0 },
                 &bench::makeCoroFcontextKernel },
             { { "coro-ucontext", "swapcontext into a makecontext context and back",
-                  "2 user-space switches per op, stackful; each swapcontext also saves and restores the signal mask "
-                  "with an rt_sigprocmask system call, so the op enters the kernel twice",
-                  1, 1, 1, false, &userSpaceRoundTrip },
+                  "stackful; each swapcontext also saves and restores the signal mask with an rt_sigprocmask "
+                  "system call, so the op enters the kernel twice (the syscall self-check counts them)",
+                  1, 1, 1, false, &userSpaceRoundTrip, true, 2 },
                 &bench::makeCoroUcontextKernel },
         };
         return all;

@@ -108,6 +108,18 @@ std::vector<std::string> switchWarnings(double claimed, double observed, bool on
     return out;
 }
 
+std::string syscallWarning(const SyscallCheck& check)
+{
+    if (!check.perOp)
+        return {};
+    const double counted = *check.perOp;
+    if (counted >= check.claimed - 0.05 && counted <= check.claimed * 1.1 + 0.05)
+        return {};
+    return fmt::format("Counted {:.2f} system calls per op where the op makes {:g} by construction, so its time is "
+                       "not what the op text says.",
+        counted, check.claimed);
+}
+
 std::string buildWarning()
 {
     std::string sanitizers;
@@ -142,6 +154,7 @@ RunResult assembleResult(RunFacts facts, Measurement&& m, const ControlBlock& bl
     r.mode = facts.mode;
     r.placement = facts.placement;
     r.switchesPerOp = facts.info->switchesPerOp(facts.placement.tasks, facts.placement.onePu());
+    r.userSpaceSwitches = facts.info->userSpaceSwitches;
     r.policy = facts.policy;
     r.clock = facts.clock;
     r.opsPerSample = m.opsPerSample;
@@ -158,6 +171,7 @@ RunResult assembleResult(RunFacts facts, Measurement&& m, const ControlBlock& bl
     r.histogram = m.histogram.buckets();
     r.observed = observeAll(block, m.iterations * static_cast<std::uint64_t>(m.repetitions));
     r.seconds = facts.seconds;
+    r.syscalls = std::move(facts.syscalls);
 
     auto& w = r.warnings;
     w = std::move(facts.warnings);
@@ -168,7 +182,8 @@ RunResult assembleResult(RunFacts facts, Measurement&& m, const ControlBlock& bl
     else if (r.repetitions == 1 && r.stats.cv > 0.05)
         w.push_back("The samples vary by " + percent(r.stats.cv)
             + " (CV), more than 5%; with one repetition there is no run-to-run spread to compare.");
-    for (std::string& s : switchWarnings(r.switchesPerOp, r.observed.switchesPerOp(), r.placement.onePu()))
+    const double kernelSwitches = r.userSpaceSwitches ? 0 : r.switchesPerOp;
+    for (std::string& s : switchWarnings(kernelSwitches, r.observed.switchesPerOp(), r.placement.onePu()))
         w.push_back(std::move(s));
     for (const TaskObservation& t : r.observed.tasks)
         for (int cpu : t.cpusSeen)
@@ -177,6 +192,9 @@ RunResult assembleResult(RunFacts facts, Measurement&& m, const ControlBlock& bl
                     fmt::format("Task {} was pinned to CPU {} but was seen on CPU {}.", t.task, t.pinnedCpu, cpu));
                 break;
             }
+    if (r.syscalls)
+        if (std::string s = syscallWarning(*r.syscalls); !s.empty())
+            w.push_back(std::move(s));
     for (std::string& s : m.notes)
         w.push_back(std::move(s));
     if (std::string b = buildWarning(); !b.empty())
