@@ -112,6 +112,8 @@ std::shared_ptr<Topology::Impl> buildModel(HwlocHandle handle, TopologySource so
     const int npus = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_PU);
     for (int i = 0; i < npus; ++i) {
         hwloc_obj_t pu = hwloc_get_obj_by_type(t, HWLOC_OBJ_PU, static_cast<unsigned>(i));
+        if (!pu)
+            continue;
         PuInfo info;
         info.osIndex = toInt(pu->os_index);
         info.logicalIndex = static_cast<int>(pu->logical_index);
@@ -143,6 +145,8 @@ std::shared_ptr<Topology::Impl> buildModel(HwlocHandle handle, TopologySource so
     const int nnuma = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_NUMANODE);
     for (int i = 0; i < nnuma; ++i) {
         hwloc_obj_t n = hwloc_get_obj_by_type(t, HWLOC_OBJ_NUMANODE, static_cast<unsigned>(i));
+        if (!n)
+            continue;
         impl->numaNodes.push_back(
             NumaNodeInfo { toInt(n->os_index), n->attr->numanode.local_memory, bitmapToVector(n->cpuset) });
     }
