@@ -20,6 +20,7 @@ Command addTopologyCommand(CLI::App& app);
 Command addTourCommand(CLI::App& app);
 Command addRunCommand(CLI::App& app);
 Command addSysinfoCommand(CLI::App& app);
+Command addSweepCommand(CLI::App& app);
 
 // Prints "ctxscope-cli: <message>" on stderr and returns kBadInput.
 int badInput(const std::string& message);

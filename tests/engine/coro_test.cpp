@@ -62,8 +62,6 @@ TEST_F(Coro, CoroutineSwitchesAreUserSpaceAndCheaperThanASyscall)
         EXPECT_LT(r.observed.voluntaryPerOp, 0.001);
         // A whole op (two switches) costs less than one trip into the kernel.
         EXPECT_LT(r.stats.p50, syscall.stats.p50) << bench << " vs syscall";
-        // K is large enough that the clock read is under 1% of a sample (2x slack for noise).
-        EXPECT_GE(static_cast<double>(r.opsPerSample) * r.stats.p50, 50 * r.clock.readCostNs);
     }
 }
 

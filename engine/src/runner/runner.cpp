@@ -126,7 +126,7 @@ Expected<RunResult> runBenchmark(
 
     if (Status s = ensureDescriptors(tasks); !s)
         return s.error();
-    auto kernel = bench::factoryFor(info.name)(bench::KernelParams { tasks, spec.mode });
+    auto kernel = bench::factoryFor(info.name)(bench::KernelParams { tasks, spec.mode, spec.wsBytes });
     if (!kernel)
         return kernel.error();
     auto block = run::ControlBlock::create(tasks, run::kSampleCapacity);
