@@ -27,7 +27,11 @@ std::string costSpread(const WorkingSetPoint& p)
 std::string flagsOf(const WorkingSetPoint& p)
 {
     std::string flags;
-    auto add = [&](const char* f) { flags += (flags.empty() ? "" : " ") + std::string(f); };
+    auto add = [&](const char* f) {
+        if (!flags.empty())
+            flags += ' ';
+        flags += f;
+    };
     if (p.costNotPositive)
         add("cost≤0");
     else if (!p.switchCostLowNs)
@@ -94,7 +98,8 @@ std::string formatSweepHeader(const SweepSpec& spec, const SweepPlan& plan, cons
         formatBytes(plan.sizes.empty() ? 0 : plan.sizes.back()), spec.pointsPerOctave, b.repetitions, b.minTimeSeconds);
     if (!plan.note.empty())
         out += "note: " + plan.note + "\n";
-    out += "\n" + row("W", "round trip", "p25 – p75", "touch(W)", "switch", "p25 – p75", "flags");
+    out += '\n';
+    out += row("W", "round trip", "p25 – p75", "touch(W)", "switch", "p25 – p75", "flags");
     return out;
 }
 
@@ -122,7 +127,8 @@ std::string formatCaches(const std::vector<CacheInfo>& caches)
 
 std::string formatSweepFooter(const SweepResult& result)
 {
-    std::string out = "\ncaches (one instance each, and the PUs that share it):\n" + formatCaches(result.caches);
+    std::string out = "\ncaches (one instance each, and the PUs that share it):\n";
+    out += formatCaches(result.caches);
     for (const WorkingSetPoint& p : result.points)
         for (const std::string& w : p.warnings)
             out += "warning: " + w + "\n";
