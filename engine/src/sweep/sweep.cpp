@@ -42,11 +42,11 @@ Expected<SweepResult> runSweep(const SweepSpec& spec, const Topology& topology,
     for (int i = 0; i < points; ++i) {
         if (stop.stop_requested())
             return makeError("the sweep was cancelled");
-        BenchSpec spec_i = spec.base;
-        spec_i.wsBytes = result.plan.sizes[static_cast<std::size_t>(i)];
+        BenchSpec pointSpec = spec.base;
+        pointSpec.wsBytes = result.plan.sizes[static_cast<std::size_t>(i)];
         // The round trip is most of a point's time; the touch baseline the rest.
         auto point = runWorkingSet(
-            spec_i, topology,
+            pointSpec, topology,
             [&](std::string_view stage, double f) {
                 report(i, stage, stage == "touch" ? 0.6 + 0.4 * f : 0.6 * f, nullptr);
             },
@@ -54,7 +54,8 @@ Expected<SweepResult> runSweep(const SweepSpec& spec, const Topology& topology,
         if (!point) {
             if (stop.stop_requested())
                 return makeError("the sweep was cancelled");
-            return makeError(fmt::format("the point W = {} failed: {}", formatBytes(spec_i.wsBytes), point.error().message));
+            return makeError(
+                fmt::format("the point W = {} failed: {}", formatBytes(pointSpec.wsBytes), point.error().message));
         }
         result.points.push_back(std::move(*point));
         report(i, "done", 1.0, &result.points.back());
