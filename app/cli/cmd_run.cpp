@@ -16,86 +16,86 @@ namespace ctxscope::cli {
 
 namespace {
 
-    struct RunOptions {
-        std::string bench;
-        std::string mode = "thread";
-        std::string cpus;
-        std::string relation;
-        int tasks = 0;
-        std::uint64_t iterations = 0;
-        double minTime = 0.2;
-        int repetitions = 5;
-        std::string policy = "other";
-        std::string ws;
-        CLI::Option* iterationsOption = nullptr;
-    };
+struct RunOptions {
+    std::string bench;
+    std::string mode = "thread";
+    std::string cpus;
+    std::string relation;
+    int tasks = 0;
+    std::uint64_t iterations = 0;
+    double minTime = 0.2;
+    int repetitions = 5;
+    std::string policy = "other";
+    std::string ws;
+    CLI::Option* iterationsOption = nullptr;
+};
 
-    std::string relationNames()
-    {
-        std::string out;
-        for (Relation r : allRelations())
-            out += (out.empty() ? "" : ", ") + std::string(toString(r));
-        return out;
+std::string relationNames()
+{
+    std::string out;
+    for (Relation r : allRelations())
+        out += (out.empty() ? "" : ", ") + std::string(toString(r));
+    return out;
+}
+
+Expected<BenchSpec> toSpec(const RunOptions& o)
+{
+    BenchSpec spec;
+    spec.bench = o.bench;
+    spec.mode = *benchModeFromString(o.mode); // CLI11 checked the name
+    spec.policy = *schedPolicyFromString(o.policy);
+    if (!o.cpus.empty()) {
+        auto cpus = parseCpuList(o.cpus);
+        if (!cpus)
+            return cpus.error();
+        spec.cpus = std::move(*cpus);
     }
-
-    Expected<BenchSpec> toSpec(const RunOptions& o)
-    {
-        BenchSpec spec;
-        spec.bench = o.bench;
-        spec.mode = *benchModeFromString(o.mode); // CLI11 checked the name
-        spec.policy = *schedPolicyFromString(o.policy);
-        if (!o.cpus.empty()) {
-            auto cpus = parseCpuList(o.cpus);
-            if (!cpus)
-                return cpus.error();
-            spec.cpus = std::move(*cpus);
-        }
-        if (!o.relation.empty()) {
-            spec.relation = relationFromString(o.relation);
-            if (!spec.relation)
-                return makeError(fmt::format("unknown relation '{}' (known: {})", o.relation, relationNames()));
-        }
-        spec.tasks = o.tasks;
-        if (o.iterationsOption->count() > 0)
-            spec.iterations = o.iterations;
-        spec.minTimeSeconds = o.minTime;
-        spec.repetitions = o.repetitions;
-        if (!o.ws.empty()) {
-            auto ws = parseByteSize(o.ws);
-            if (!ws)
-                return ws.error();
-            spec.wsBytes = *ws;
-        }
-        return spec;
+    if (!o.relation.empty()) {
+        spec.relation = relationFromString(o.relation);
+        if (!spec.relation)
+            return makeError(fmt::format("unknown relation '{}' (known: {})", o.relation, relationNames()));
     }
+    spec.tasks = o.tasks;
+    if (o.iterationsOption->count() > 0)
+        spec.iterations = o.iterations;
+    spec.minTimeSeconds = o.minTime;
+    spec.repetitions = o.repetitions;
+    if (!o.ws.empty()) {
+        auto ws = parseByteSize(o.ws);
+        if (!ws)
+            return ws.error();
+        spec.wsBytes = *ws;
+    }
+    return spec;
+}
 
-    int run(const RunOptions& o)
-    {
-        auto spec = toSpec(o);
-        if (!spec)
-            return badInput(spec.error().message);
-        auto topology = Topology::loadLive();
-        if (!topology)
-            return badInput(topology.error().message);
-        if (auto checked = checkSpec(*spec, *topology); !checked)
-            return badInput(checked.error().message);
-        if (spec->wsBytes > 0 && findBenchmark(spec->bench)->maxTasks > 1) {
-            auto point = runWorkingSet(*spec, *topology);
-            if (!point) {
-                fmt::print(stderr, "ctxscope-cli: the measurement failed: {}\n", point.error().message);
-                return kMeasurementFailed;
-            }
-            fmt::print("{}", formatWorkingSetPoint(*point));
-            return kOk;
-        }
-        auto result = runBenchmark(*spec, *topology);
-        if (!result) {
-            fmt::print(stderr, "ctxscope-cli: the measurement failed: {}\n", result.error().message);
+int run(const RunOptions& o)
+{
+    auto spec = toSpec(o);
+    if (!spec)
+        return badInput(spec.error().message);
+    auto topology = Topology::loadLive();
+    if (!topology)
+        return badInput(topology.error().message);
+    if (auto checked = checkSpec(*spec, *topology); !checked)
+        return badInput(checked.error().message);
+    if (spec->wsBytes > 0 && findBenchmark(spec->bench)->maxTasks > 1) {
+        auto point = runWorkingSet(*spec, *topology);
+        if (!point) {
+            fmt::print(stderr, "ctxscope-cli: the measurement failed: {}\n", point.error().message);
             return kMeasurementFailed;
         }
-        fmt::print("{}", formatResults({ std::move(*result) }));
+        fmt::print("{}", formatWorkingSetPoint(*point));
         return kOk;
     }
+    auto result = runBenchmark(*spec, *topology);
+    if (!result) {
+        fmt::print(stderr, "ctxscope-cli: the measurement failed: {}\n", result.error().message);
+        return kMeasurementFailed;
+    }
+    fmt::print("{}", formatResults({ std::move(*result) }));
+    return kOk;
+}
 
 } // namespace
 

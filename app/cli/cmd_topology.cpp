@@ -10,39 +10,39 @@ namespace ctxscope::cli {
 
 namespace {
 
-    struct TopologyOptions {
-        std::string xmlFile;
-        std::string synthetic;
-        std::string format = "text";
-        bool anonymize = false;
-    };
+struct TopologyOptions {
+    std::string xmlFile;
+    std::string synthetic;
+    std::string format = "text";
+    bool anonymize = false;
+};
 
-    Expected<Topology> loadRequested(const TopologyOptions& o)
-    {
-        if (!o.xmlFile.empty())
-            return Topology::loadXmlFile(o.xmlFile);
-        if (!o.synthetic.empty())
-            return Topology::loadSynthetic(o.synthetic);
-        return Topology::loadLive();
-    }
+Expected<Topology> loadRequested(const TopologyOptions& o)
+{
+    if (!o.xmlFile.empty())
+        return Topology::loadXmlFile(o.xmlFile);
+    if (!o.synthetic.empty())
+        return Topology::loadSynthetic(o.synthetic);
+    return Topology::loadLive();
+}
 
-    int run(const TopologyOptions& o)
-    {
-        auto topology = loadRequested(o);
-        if (!topology)
-            return badInput(topology.error().message);
-        if (o.format == "json") {
-            fmt::print("{}\n", topologyToJson(*topology).dump(2));
-        } else if (o.format == "xml") {
-            auto xml = topology->exportXml(o.anonymize);
-            if (!xml)
-                return badInput(xml.error().message);
-            fmt::print("{}", *xml);
-        } else {
-            fmt::print("{}", describeTopology(*topology));
-        }
-        return kOk;
+int run(const TopologyOptions& o)
+{
+    auto topology = loadRequested(o);
+    if (!topology)
+        return badInput(topology.error().message);
+    if (o.format == "json") {
+        fmt::print("{}\n", topologyToJson(*topology).dump(2));
+    } else if (o.format == "xml") {
+        auto xml = topology->exportXml(o.anonymize);
+        if (!xml)
+            return badInput(xml.error().message);
+        fmt::print("{}", *xml);
+    } else {
+        fmt::print("{}", describeTopology(*topology));
     }
+    return kOk;
+}
 
 } // namespace
 

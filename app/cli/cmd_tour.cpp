@@ -12,15 +12,15 @@ namespace ctxscope::cli {
 
 namespace {
 
-    int run()
-    {
-        fmt::print("ctxscope tour: what a context switch costs on this machine\n\n");
-        auto topology = Topology::loadLive();
-        if (!topology)
-            return badInput(topology.error().message);
-        fmt::print("1. Where tasks can run\n\n{}\n", describeTopology(*topology));
-        return kOk;
-    }
+int run()
+{
+    fmt::print("ctxscope tour: what a context switch costs on this machine\n\n");
+    auto topology = Topology::loadLive();
+    if (!topology)
+        return badInput(topology.error().message);
+    fmt::print("1. Where tasks can run\n\n{}\n", describeTopology(*topology));
+    return kOk;
+}
 
 } // namespace
 

@@ -11,69 +11,69 @@ namespace ctxscope::cli {
 
 namespace {
 
-    std::string cpusOf(const RunResult& r)
-    {
-        if (r.placement.cpus.empty())
-            return "-";
-        std::string out;
-        for (int cpu : r.placement.cpus)
-            out += (out.empty() ? "" : ",") + std::to_string(cpu);
-        return out;
-    }
+std::string cpusOf(const RunResult& r)
+{
+    if (r.placement.cpus.empty())
+        return "-";
+    std::string out;
+    for (int cpu : r.placement.cpus)
+        out += (out.empty() ? "" : ",") + std::to_string(cpu);
+    return out;
+}
 
-    // Width in columns of UTF-8 text (every code point here is one column wide).
-    std::size_t columns(const std::string& s)
-    {
-        return static_cast<std::size_t>(std::count_if(s.begin(), s.end(), [](char c) { return (c & 0xC0) != 0x80; }));
-    }
+// Width in columns of UTF-8 text (every code point here is one column wide).
+std::size_t columns(const std::string& s)
+{
+    return static_cast<std::size_t>(std::count_if(s.begin(), s.end(), [](char c) { return (c & 0xC0) != 0x80; }));
+}
 
-    std::string pad(const std::string& s, std::size_t width, bool right)
-    {
-        const std::string fill(width > columns(s) ? width - columns(s) : 0, ' ');
-        return right ? fill + s : s + fill;
-    }
+std::string pad(const std::string& s, std::size_t width, bool right)
+{
+    const std::string fill(width > columns(s) ? width - columns(s) : 0, ' ');
+    return right ? fill + s : s + fill;
+}
 
-    std::string perSwitch(const RunResult& r)
-    {
-        if (!r.perSwitchNs)
-            return "- (0 per op)";
-        return fmt::format("{} ({:g}{} per op)", formatDuration(*r.perSwitchNs), r.switchesPerOp,
-            r.userSpaceSwitches ? " user-space" : "");
-    }
+std::string perSwitch(const RunResult& r)
+{
+    if (!r.perSwitchNs)
+        return "- (0 per op)";
+    return fmt::format("{} ({:g}{} per op)", formatDuration(*r.perSwitchNs), r.switchesPerOp,
+        r.userSpaceSwitches ? " user-space" : "");
+}
 
-    std::string details(const RunResult& r)
-    {
-        std::string out = fmt::format("{}: one op is {}; {:g}{} switches per op ({}).\n", r.bench, r.op,
-            r.switchesPerOp, r.userSpaceSwitches ? " user-space" : "",
-            findBenchmark(r.bench) ? std::string(findBenchmark(r.bench)->notes) : "");
-        const ClockInfo& c = r.clock;
-        out += fmt::format("  clock: {}{}, read {:.1f} ns, resolution {:.2f} ns. {} repetitions x {} ops, K = {}; "
-                           "repetition medians vary {:.1f}% (CV), policy {}.\n",
-            toString(c.source), c.tscGhz > 0 ? fmt::format(" at {:.3f} GHz", c.tscGhz) : "", c.readCostNs,
-            c.resolutionNs, r.repetitions, r.iterations, r.opsPerSample, r.repetitionCv * 100, toString(r.policy));
-        const Observed& o = r.observed;
-        out += fmt::format("  observed: {:.3f} voluntary + {:.3f} involuntary switches per op; perf: ",
-            o.voluntaryPerOp, o.involuntaryPerOp);
-        if (o.perfSwitchesPerOp)
-            out += fmt::format("{:.3f} context switches per op, {} cpu-migrations.\n", *o.perfSwitchesPerOp,
-                o.perfMigrations.value_or(0));
-        else
-            out += o.perfStatus + "\n";
-        out += "  ran on:";
-        for (const TaskObservation& t : o.tasks) {
-            std::string seen;
-            for (int cpu : t.cpusSeen)
-                seen += (seen.empty() ? "" : ",") + std::to_string(cpu);
-            out += fmt::format(
-                " task {} CPU {}{};", t.task, seen.empty() ? "?" : seen, t.pinnedCpu >= 0 ? " (pinned)" : "");
-        }
-        out.back() = '\n';
-        if (r.syscalls)
-            out += "  syscalls: " + r.syscalls->how + "\n";
-        for (const std::string& w : r.warnings)
-            out += "  warning: " + w + "\n";
-        return out;
+std::string details(const RunResult& r)
+{
+    std::string out = fmt::format("{}: one op is {}; {:g}{} switches per op ({}).\n", r.bench, r.op, r.switchesPerOp,
+        r.userSpaceSwitches ? " user-space" : "",
+        findBenchmark(r.bench) ? std::string(findBenchmark(r.bench)->notes) : "");
+    const ClockInfo& c = r.clock;
+    out += fmt::format("  clock: {}{}, read {:.1f} ns, resolution {:.2f} ns. {} repetitions x {} ops, K = {}; "
+                       "repetition medians vary {:.1f}% (CV), policy {}.\n",
+        toString(c.source), c.tscGhz > 0 ? fmt::format(" at {:.3f} GHz", c.tscGhz) : "", c.readCostNs, c.resolutionNs,
+        r.repetitions, r.iterations, r.opsPerSample, r.repetitionCv * 100, toString(r.policy));
+    const Observed& o = r.observed;
+    out += fmt::format("  observed: {:.3f} voluntary + {:.3f} involuntary switches per op; perf: ", o.voluntaryPerOp,
+        o.involuntaryPerOp);
+    if (o.perfSwitchesPerOp)
+        out += fmt::format(
+            "{:.3f} context switches per op, {} cpu-migrations.\n", *o.perfSwitchesPerOp, o.perfMigrations.value_or(0));
+    else
+        out += o.perfStatus + "\n";
+    out += "  ran on:";
+    for (const TaskObservation& t : o.tasks) {
+        std::string seen;
+        for (int cpu : t.cpusSeen)
+            seen += (seen.empty() ? "" : ",") + std::to_string(cpu);
+        out += fmt::format(
+            " task {} CPU {}{};", t.task, seen.empty() ? "?" : seen, t.pinnedCpu >= 0 ? " (pinned)" : "");
     }
+    out.back() = '\n';
+    if (r.syscalls)
+        out += "  syscalls: " + r.syscalls->how + "\n";
+    for (const std::string& w : r.warnings)
+        out += "  warning: " + w + "\n";
+    return out;
+}
 
 } // namespace
 

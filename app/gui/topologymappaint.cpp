@@ -13,27 +13,27 @@ namespace ctxscope::gui {
 
 namespace {
 
-    QColor mix(const QColor& a, const QColor& b, double t)
-    {
-        return QColor::fromRgbF(static_cast<float>(a.redF() + (b.redF() - a.redF()) * t),
-            static_cast<float>(a.greenF() + (b.greenF() - a.greenF()) * t),
-            static_cast<float>(a.blueF() + (b.blueF() - a.blueF()) * t));
-    }
+QColor mix(const QColor& a, const QColor& b, double t)
+{
+    return QColor::fromRgbF(static_cast<float>(a.redF() + (b.redF() - a.redF()) * t),
+        static_cast<float>(a.greenF() + (b.greenF() - a.greenF()) * t),
+        static_cast<float>(a.blueF() + (b.blueF() - a.blueF()) * t));
+}
 
-    // Black or white, whichever reads better on the fill (WCAG relative luminance).
-    QColor textOn(const QColor& fill)
-    {
-        const double luminance = 0.2126 * fill.redF() + 0.7152 * fill.greenF() + 0.0722 * fill.blueF();
-        return luminance > 0.45 ? QColor(Qt::black) : QColor(Qt::white);
-    }
+// Black or white, whichever reads better on the fill (WCAG relative luminance).
+QColor textOn(const QColor& fill)
+{
+    const double luminance = 0.2126 * fill.redF() + 0.7152 * fill.greenF() + 0.0722 * fill.blueF();
+    return luminance > 0.45 ? QColor(Qt::black) : QColor(Qt::white);
+}
 
-    QFont labelFont(const QFont& base, double pixels, bool bold)
-    {
-        QFont f = base;
-        f.setPixelSize(std::max(1, qRound(pixels)));
-        f.setBold(bold);
-        return f;
-    }
+QFont labelFont(const QFont& base, double pixels, bool bold)
+{
+    QFont f = base;
+    f.setPixelSize(std::max(1, qRound(pixels)));
+    f.setBold(bold);
+    return f;
+}
 
 } // namespace
 

@@ -11,11 +11,11 @@ namespace ctxscope::gui {
 
 namespace {
 
-    QString relationName(Relation r)
-    {
-        const std::string_view name = toString(r);
-        return QString::fromUtf8(name.data(), static_cast<qsizetype>(name.size()));
-    }
+QString relationName(Relation r)
+{
+    const std::string_view name = toString(r);
+    return QString::fromUtf8(name.data(), static_cast<qsizetype>(name.size()));
+}
 
 } // namespace
 

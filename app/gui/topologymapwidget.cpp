@@ -160,29 +160,29 @@ namespace ctxscope::gui {
 
 namespace {
 
-    QString cpuList(const std::vector<int>& cpus) { return QString::fromStdString(formatCpuList(cpus)); }
+QString cpuList(const std::vector<int>& cpus) { return QString::fromStdString(formatCpuList(cpus)); }
 
-    QString sizeText(std::uint64_t bytes) { return QString::fromStdString(formatCacheSize(bytes)); }
+QString sizeText(std::uint64_t bytes) { return QString::fromStdString(formatCacheSize(bytes)); }
 
-    // The name of a box whatever its label shows at the current detail level.
-    QString fullName(const LayoutBox& box)
-    {
-        switch (box.kind) {
-        case BoxKind::Core:
-            return QStringLiteral("Core L#%1").arg(box.logicalIndex);
-        case BoxKind::Numa:
-            return QStringLiteral("NUMA P#%1").arg(box.osIndex);
-        case BoxKind::Cache:
-            return (box.cacheLevel == 1 ? QStringLiteral("L1d") : QStringLiteral("L%1").arg(box.cacheLevel))
-                + QStringLiteral(" L#%1 (%2)").arg(box.logicalIndex).arg(sizeText(box.cacheSize));
-        case BoxKind::Package:
-        case BoxKind::Die:
-        case BoxKind::Group:
-        case BoxKind::Pu:
-            break;
-        }
-        return box.label;
+// The name of a box whatever its label shows at the current detail level.
+QString fullName(const LayoutBox& box)
+{
+    switch (box.kind) {
+    case BoxKind::Core:
+        return QStringLiteral("Core L#%1").arg(box.logicalIndex);
+    case BoxKind::Numa:
+        return QStringLiteral("NUMA P#%1").arg(box.osIndex);
+    case BoxKind::Cache:
+        return (box.cacheLevel == 1 ? QStringLiteral("L1d") : QStringLiteral("L%1").arg(box.cacheLevel))
+            + QStringLiteral(" L#%1 (%2)").arg(box.logicalIndex).arg(sizeText(box.cacheSize));
+    case BoxKind::Package:
+    case BoxKind::Die:
+    case BoxKind::Group:
+    case BoxKind::Pu:
+        break;
     }
+    return box.label;
+}
 
 } // namespace
 

@@ -9,15 +9,15 @@
 namespace ctxscope::bench {
 
 namespace {
-    class SyscallKernel final : public Kernel {
-    public:
-        OpStatus run(int, std::uint64_t ops) noexcept override
-        {
-            for (std::uint64_t i = 0; i < ops; ++i)
-                ::syscall(SYS_getppid);
-            return OpStatus::Ok;
-        }
-    };
+class SyscallKernel final : public Kernel {
+public:
+    OpStatus run(int, std::uint64_t ops) noexcept override
+    {
+        for (std::uint64_t i = 0; i < ops; ++i)
+            ::syscall(SYS_getppid);
+        return OpStatus::Ok;
+    }
+};
 } // namespace
 
 Expected<std::unique_ptr<Kernel>> makeSyscallKernel(const KernelParams&)

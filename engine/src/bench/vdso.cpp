@@ -8,19 +8,19 @@
 namespace ctxscope::bench {
 
 namespace {
-    class VdsoKernel final : public Kernel {
-    public:
-        OpStatus run(int, std::uint64_t ops) noexcept override
-        {
-            timespec ts {};
-            for (std::uint64_t i = 0; i < ops; ++i) {
-                ::clock_gettime(CLOCK_MONOTONIC, &ts);
-                // Keeps the compiler from dropping a call whose result is unused.
-                asm volatile("" : : "r"(&ts) : "memory");
-            }
-            return OpStatus::Ok;
+class VdsoKernel final : public Kernel {
+public:
+    OpStatus run(int, std::uint64_t ops) noexcept override
+    {
+        timespec ts {};
+        for (std::uint64_t i = 0; i < ops; ++i) {
+            ::clock_gettime(CLOCK_MONOTONIC, &ts);
+            // Keeps the compiler from dropping a call whose result is unused.
+            asm volatile("" : : "r"(&ts) : "memory");
         }
-    };
+        return OpStatus::Ok;
+    }
+};
 } // namespace
 
 Expected<std::unique_ptr<Kernel>> makeVdsoKernel(const KernelParams&)

@@ -9,15 +9,15 @@
 namespace ctxscope::bench {
 
 namespace {
-    class YieldKernel final : public Kernel {
-    public:
-        OpStatus run(int, std::uint64_t ops) noexcept override
-        {
-            for (std::uint64_t i = 0; i < ops; ++i)
-                ::sched_yield();
-            return OpStatus::Ok;
-        }
-    };
+class YieldKernel final : public Kernel {
+public:
+    OpStatus run(int, std::uint64_t ops) noexcept override
+    {
+        for (std::uint64_t i = 0; i < ops; ++i)
+            ::sched_yield();
+        return OpStatus::Ok;
+    }
+};
 } // namespace
 
 Expected<std::unique_ptr<Kernel>> makeYieldKernel(const KernelParams&)

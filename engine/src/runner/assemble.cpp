@@ -10,78 +10,78 @@ namespace ctxscope::run {
 
 namespace {
 
-    TaskObservation observe(int index, const TaskSlot& slot)
-    {
-        TaskObservation t;
-        t.task = index;
-        t.id = static_cast<long>(slot.id);
-        t.pinnedCpu = slot.pinnedCpu;
-        for (int cpu = 0; cpu < kCpuWords * 64; ++cpu)
-            if (slot.cpusSeen[cpu / 64] & (std::uint64_t { 1 } << (cpu % 64)))
-                t.cpusSeen.push_back(cpu);
-        t.cpuChanges = slot.cpuChanges;
-        t.voluntarySwitches = slot.voluntary;
-        t.involuntarySwitches = slot.involuntary;
-        if (slot.perfErrno == 0) {
-            t.perfContextSwitches = slot.perfSwitches;
-            t.perfMigrations = slot.perfMigrations;
-        }
-        return t;
+TaskObservation observe(int index, const TaskSlot& slot)
+{
+    TaskObservation t;
+    t.task = index;
+    t.id = static_cast<long>(slot.id);
+    t.pinnedCpu = slot.pinnedCpu;
+    for (int cpu = 0; cpu < kCpuWords * 64; ++cpu)
+        if (slot.cpusSeen[cpu / 64] & (std::uint64_t { 1 } << (cpu % 64)))
+            t.cpusSeen.push_back(cpu);
+    t.cpuChanges = slot.cpuChanges;
+    t.voluntarySwitches = slot.voluntary;
+    t.involuntarySwitches = slot.involuntary;
+    if (slot.perfErrno == 0) {
+        t.perfContextSwitches = slot.perfSwitches;
+        t.perfMigrations = slot.perfMigrations;
     }
+    return t;
+}
 
-    std::string perfRefusal(int err)
-    {
-        if (err == ENOENT || err == ENOSYS || err == EOPNOTSUPP)
-            return "not available: this kernel has no perf software counters (" + sys::errnoText(err) + ").";
-        return fmt::format("not permitted: perf_event_paranoid is {}; counting context switches needs kernel-side "
-                           "counting (paranoid <= 1 or CAP_PERFMON), and user-space-only counters never see one ({}).",
-            perfEventParanoid(), sys::errnoText(err));
-    }
+std::string perfRefusal(int err)
+{
+    if (err == ENOENT || err == ENOSYS || err == EOPNOTSUPP)
+        return "not available: this kernel has no perf software counters (" + sys::errnoText(err) + ").";
+    return fmt::format("not permitted: perf_event_paranoid is {}; counting context switches needs kernel-side "
+                       "counting (paranoid <= 1 or CAP_PERFMON), and user-space-only counters never see one ({}).",
+        perfEventParanoid(), sys::errnoText(err));
+}
 
-    Observed observeAll(const ControlBlock& block, std::uint64_t ops)
-    {
-        Observed o;
-        std::uint64_t voluntary = 0;
-        std::uint64_t involuntary = 0;
-        std::uint64_t perfSwitches = 0;
-        std::uint64_t perfMigrations = 0;
-        std::uint64_t sampledChanges = 0;
-        int refused = 0;
-        std::vector<bool> seen(static_cast<std::size_t>(kCpuWords) * 64, false);
-        for (int i = 0; i < block.tasks(); ++i) {
-            const TaskSlot& slot = block.slot(i);
-            TaskObservation t = observe(i, slot);
-            voluntary += t.voluntarySwitches;
-            involuntary += t.involuntarySwitches;
-            sampledChanges += t.cpuChanges;
-            if (t.perfContextSwitches) {
-                perfSwitches += *t.perfContextSwitches;
-                perfMigrations += t.perfMigrations.value_or(0);
-            } else if (refused == 0) {
-                refused = slot.perfErrno;
-            }
-            for (int cpu : t.cpusSeen)
-                seen[static_cast<std::size_t>(cpu)] = true;
-            o.tasks.push_back(std::move(t));
+Observed observeAll(const ControlBlock& block, std::uint64_t ops)
+{
+    Observed o;
+    std::uint64_t voluntary = 0;
+    std::uint64_t involuntary = 0;
+    std::uint64_t perfSwitches = 0;
+    std::uint64_t perfMigrations = 0;
+    std::uint64_t sampledChanges = 0;
+    int refused = 0;
+    std::vector<bool> seen(static_cast<std::size_t>(kCpuWords) * 64, false);
+    for (int i = 0; i < block.tasks(); ++i) {
+        const TaskSlot& slot = block.slot(i);
+        TaskObservation t = observe(i, slot);
+        voluntary += t.voluntarySwitches;
+        involuntary += t.involuntarySwitches;
+        sampledChanges += t.cpuChanges;
+        if (t.perfContextSwitches) {
+            perfSwitches += *t.perfContextSwitches;
+            perfMigrations += t.perfMigrations.value_or(0);
+        } else if (refused == 0) {
+            refused = slot.perfErrno;
         }
-        const double perOp = ops > 0 ? 1.0 / static_cast<double>(ops) : 0;
-        o.voluntaryPerOp = static_cast<double>(voluntary) * perOp;
-        o.involuntaryPerOp = static_cast<double>(involuntary) * perOp;
-        if (refused == 0) {
-            o.perfSwitchesPerOp = static_cast<double>(perfSwitches) * perOp;
-            o.perfMigrations = perfMigrations;
-            o.migrations = perfMigrations;
-        } else {
-            o.perfStatus = perfRefusal(refused);
-            o.migrations = sampledChanges;
-        }
-        for (std::size_t cpu = 0; cpu < seen.size(); ++cpu)
-            if (seen[cpu])
-                o.cpusSeen.push_back(static_cast<int>(cpu));
-        return o;
+        for (int cpu : t.cpusSeen)
+            seen[static_cast<std::size_t>(cpu)] = true;
+        o.tasks.push_back(std::move(t));
     }
+    const double perOp = ops > 0 ? 1.0 / static_cast<double>(ops) : 0;
+    o.voluntaryPerOp = static_cast<double>(voluntary) * perOp;
+    o.involuntaryPerOp = static_cast<double>(involuntary) * perOp;
+    if (refused == 0) {
+        o.perfSwitchesPerOp = static_cast<double>(perfSwitches) * perOp;
+        o.perfMigrations = perfMigrations;
+        o.migrations = perfMigrations;
+    } else {
+        o.perfStatus = perfRefusal(refused);
+        o.migrations = sampledChanges;
+    }
+    for (std::size_t cpu = 0; cpu < seen.size(); ++cpu)
+        if (seen[cpu])
+            o.cpusSeen.push_back(static_cast<int>(cpu));
+    return o;
+}
 
-    std::string percent(double fraction) { return fmt::format("{:.1f}%", fraction * 100); }
+std::string percent(double fraction) { return fmt::format("{:.1f}%", fraction * 100); }
 
 } // namespace
 

@@ -13,64 +13,61 @@ namespace ctxscope {
 
 namespace {
 
-    std::uint64_t (*readerOf(ClockSource source))()
-    {
-        return source == ClockSource::Tsc ? &clk::tsc : &clk::monotonicNs;
-    }
+std::uint64_t (*readerOf(ClockSource source))() { return source == ClockSource::Tsc ? &clk::tsc : &clk::monotonicNs; }
 
-    // One (monotonic ns, tsc) pair, taken where the two monotonic reads around the TSC read
-    // were closest together, so the pair is tight to a few ns.
-    std::pair<double, double> tightPair()
-    {
-        double bestWidth = std::numeric_limits<double>::max();
-        std::pair<double, double> best { 0, 0 };
-        for (int i = 0; i < 16; ++i) {
-            const std::uint64_t a = clk::monotonicNs();
-            const std::uint64_t t = clk::tsc();
-            const std::uint64_t b = clk::monotonicNs();
-            const auto width = static_cast<double>(b - a);
-            if (width < bestWidth) {
-                bestWidth = width;
-                best = { static_cast<double>(a) + width / 2, static_cast<double>(t) };
-            }
+// One (monotonic ns, tsc) pair, taken where the two monotonic reads around the TSC read
+// were closest together, so the pair is tight to a few ns.
+std::pair<double, double> tightPair()
+{
+    double bestWidth = std::numeric_limits<double>::max();
+    std::pair<double, double> best { 0, 0 };
+    for (int i = 0; i < 16; ++i) {
+        const std::uint64_t a = clk::monotonicNs();
+        const std::uint64_t t = clk::tsc();
+        const std::uint64_t b = clk::monotonicNs();
+        const auto width = static_cast<double>(b - a);
+        if (width < bestWidth) {
+            bestWidth = width;
+            best = { static_cast<double>(a) + width / 2, static_cast<double>(t) };
         }
-        return best;
     }
+    return best;
+}
 
-    double calibrateTscTicksPerNs()
-    {
-        constexpr std::uint64_t kSpanNs = 40'000'000;
-        const auto [ns0, t0] = tightPair();
-        const std::uint64_t until = clk::monotonicNs() + kSpanNs;
-        while (clk::monotonicNs() < until) { }
-        const auto [ns1, t1] = tightPair();
-        return (t1 - t0) / (ns1 - ns0);
-    }
+double calibrateTscTicksPerNs()
+{
+    constexpr std::uint64_t kSpanNs = 40'000'000;
+    const auto [ns0, t0] = tightPair();
+    const std::uint64_t until = clk::monotonicNs() + kSpanNs;
+    while (clk::monotonicNs() < until) { }
+    const auto [ns1, t1] = tightPair();
+    return (t1 - t0) / (ns1 - ns0);
+}
 
-    double readCostNs(std::uint64_t (*read)())
-    {
-        constexpr int kReads = 200'000;
-        volatile std::uint64_t sink = 0;
-        const std::uint64_t begin = clk::monotonicNs();
-        for (int i = 0; i < kReads; ++i)
-            sink = read();
-        const std::uint64_t end = clk::monotonicNs();
-        (void)sink;
-        return static_cast<double>(end - begin) / kReads;
-    }
+double readCostNs(std::uint64_t (*read)())
+{
+    constexpr int kReads = 200'000;
+    volatile std::uint64_t sink = 0;
+    const std::uint64_t begin = clk::monotonicNs();
+    for (int i = 0; i < kReads; ++i)
+        sink = read();
+    const std::uint64_t end = clk::monotonicNs();
+    (void)sink;
+    return static_cast<double>(end - begin) / kReads;
+}
 
-    std::uint64_t smallestStep(std::uint64_t (*read)())
-    {
-        std::uint64_t best = std::numeric_limits<std::uint64_t>::max();
-        std::uint64_t last = read();
-        for (int i = 0; i < 20'000; ++i) {
-            const std::uint64_t now = read();
-            if (now > last)
-                best = std::min(best, now - last);
-            last = now;
-        }
-        return best == std::numeric_limits<std::uint64_t>::max() ? 0 : best;
+std::uint64_t smallestStep(std::uint64_t (*read)())
+{
+    std::uint64_t best = std::numeric_limits<std::uint64_t>::max();
+    std::uint64_t last = read();
+    for (int i = 0; i < 20'000; ++i) {
+        const std::uint64_t now = read();
+        if (now > last)
+            best = std::min(best, now - last);
+        last = now;
     }
+    return best == std::numeric_limits<std::uint64_t>::max() ? 0 : best;
+}
 
 } // namespace
 

@@ -6,7 +6,7 @@
 namespace ctxscope::run {
 
 namespace {
-    std::size_t roundUp(std::size_t n, std::size_t to) { return (n + to - 1) / to * to; }
+std::size_t roundUp(std::size_t n, std::size_t to) { return (n + to - 1) / to * to; }
 } // namespace
 
 Expected<ControlBlock> ControlBlock::create(int tasks, std::uint64_t sampleCapacity)

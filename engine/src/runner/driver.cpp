@@ -8,8 +8,8 @@
 namespace ctxscope::run {
 
 namespace {
-    // How often the runner wakes while tasks run: sample batches, progress, dead children.
-    constexpr long kPollNs = 20'000'000;
+// How often the runner wakes while tasks run: sample batches, progress, dead children.
+constexpr long kPollNs = 20'000'000;
 } // namespace
 
 Driver::Driver(ControlBlock& block, bench::Kernel& kernel, TaskGroup& group, const ClockInfo& clock,

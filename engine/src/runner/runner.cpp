@@ -19,83 +19,82 @@ namespace ctxscope {
 
 namespace {
 
-    using namespace std::chrono_literals;
+using namespace std::chrono_literals;
 
-    // Children have this long to leave after Finish or stop before they are killed (a child
-    // that was stopped with SIGSTOP, say); every sample and count is in the shared block by then.
-    constexpr auto kGrace = 100ms;
+// Children have this long to leave after Finish or stop before they are killed (a child
+// that was stopped with SIGSTOP, say); every sample and count is in the shared block by then.
+constexpr auto kGrace = 100ms;
 
-    // A ring of N tasks holds 2N pipe ends; raise the soft descriptor limit when needed.
-    Status ensureDescriptors(int tasks)
-    {
-        const auto need = static_cast<rlim_t>(2 * tasks + 64);
-        rlimit limit {};
-        if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur >= need)
-            return {};
-        if (limit.rlim_max != RLIM_INFINITY && limit.rlim_max < need)
-            return makeError(
-                fmt::format("a ring of {} tasks needs {} file descriptors but the limit is {} (ulimit -Hn)", tasks,
-                    need, limit.rlim_max));
-        limit.rlim_cur = need;
-        if (::setrlimit(RLIMIT_NOFILE, &limit) != 0)
-            return makeError(fmt::format(
-                "a ring of {} tasks needs {} file descriptors and the limit could not be raised", tasks, need));
+// A ring of N tasks holds 2N pipe ends; raise the soft descriptor limit when needed.
+Status ensureDescriptors(int tasks)
+{
+    const auto need = static_cast<rlim_t>(2 * tasks + 64);
+    rlimit limit {};
+    if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur >= need)
         return {};
-    }
+    if (limit.rlim_max != RLIM_INFINITY && limit.rlim_max < need)
+        return makeError(fmt::format("a ring of {} tasks needs {} file descriptors but the limit is {} (ulimit -Hn)",
+            tasks, need, limit.rlim_max));
+    limit.rlim_cur = need;
+    if (::setrlimit(RLIMIT_NOFILE, &limit) != 0)
+        return makeError(
+            fmt::format("a ring of {} tasks needs {} file descriptors and the limit could not be raised", tasks, need));
+    return {};
+}
 
-    // The syscall self-check's pass: about 20 ms of ops, 10 to 1000 of them (each call
-    // becomes a round trip to the counting thread, so the pass runs far slower than measured).
-    std::uint64_t syscallPassOps(double nsPerOp)
-    {
-        const double ops = nsPerOp > 0 ? 2e7 / nsPerOp : 1000;
-        return static_cast<std::uint64_t>(std::clamp(ops, 10.0, 1000.0));
-    }
+// The syscall self-check's pass: about 20 ms of ops, 10 to 1000 of them (each call
+// becomes a round trip to the counting thread, so the pass runs far slower than measured).
+std::uint64_t syscallPassOps(double nsPerOp)
+{
+    const double ops = nsPerOp > 0 ? 2e7 / nsPerOp : 1000;
+    return static_cast<std::uint64_t>(std::clamp(ops, 10.0, 1000.0));
+}
 
-    std::string describeTaskError(const run::ControlBlock& block, const run::TaskGroup& group, int i)
-    {
-        const run::TaskSlot& s = block.slot(i);
-        const std::string who = "task " + std::to_string(i);
-        switch (static_cast<run::TaskError>(s.error)) {
-        case run::TaskError::PinFailed:
-            if (std::string e = group.setupError(i); !e.empty())
-                return e;
-            return fmt::format("{} could not be pinned to CPU {}: {}", who, s.pinnedCpu, sys::errnoText(s.errnoValue));
-        case run::TaskError::PinMoved:
-            return fmt::format("{} was bound to CPU {} but runs on CPU {}", who, s.pinnedCpu, s.cpuOnError);
-        case run::TaskError::SchedFailed:
-            return fmt::format("{} could not switch to SCHED_FIFO: {}", who, sys::errnoText(s.errnoValue));
-        case run::TaskError::PeerGone:
-            return who + " lost its peer (a pipe was closed under it)";
-        case run::TaskError::None:
-            break;
+std::string describeTaskError(const run::ControlBlock& block, const run::TaskGroup& group, int i)
+{
+    const run::TaskSlot& s = block.slot(i);
+    const std::string who = "task " + std::to_string(i);
+    switch (static_cast<run::TaskError>(s.error)) {
+    case run::TaskError::PinFailed:
+        if (std::string e = group.setupError(i); !e.empty())
+            return e;
+        return fmt::format("{} could not be pinned to CPU {}: {}", who, s.pinnedCpu, sys::errnoText(s.errnoValue));
+    case run::TaskError::PinMoved:
+        return fmt::format("{} was bound to CPU {} but runs on CPU {}", who, s.pinnedCpu, s.cpuOnError);
+    case run::TaskError::SchedFailed:
+        return fmt::format("{} could not switch to SCHED_FIFO: {}", who, sys::errnoText(s.errnoValue));
+    case run::TaskError::PeerGone:
+        return who + " lost its peer (a pipe was closed under it)";
+    case run::TaskError::None:
+        break;
+    }
+    return {};
+}
+
+// The most useful sentence about why a run did not finish.
+Error explainFailure(
+    const run::ControlBlock& block, const run::TaskGroup& group, const run::Driver& driver, const std::stop_token& stop)
+{
+    if (!driver.callbackError().empty())
+        return makeError("a result callback failed: " + driver.callbackError());
+    std::string peerGone;
+    for (int i = 0; i < block.tasks(); ++i) {
+        const auto error = static_cast<run::TaskError>(block.slot(i).error);
+        if (error == run::TaskError::PeerGone) {
+            if (peerGone.empty())
+                peerGone = describeTaskError(block, group, i);
+        } else if (error != run::TaskError::None) {
+            return makeError(describeTaskError(block, group, i));
         }
-        return {};
     }
-
-    // The most useful sentence about why a run did not finish.
-    Error explainFailure(const run::ControlBlock& block, const run::TaskGroup& group, const run::Driver& driver,
-        const std::stop_token& stop)
-    {
-        if (!driver.callbackError().empty())
-            return makeError("a result callback failed: " + driver.callbackError());
-        std::string peerGone;
-        for (int i = 0; i < block.tasks(); ++i) {
-            const auto error = static_cast<run::TaskError>(block.slot(i).error);
-            if (error == run::TaskError::PeerGone) {
-                if (peerGone.empty())
-                    peerGone = describeTaskError(block, group, i);
-            } else if (error != run::TaskError::None) {
-                return makeError(describeTaskError(block, group, i));
-            }
-        }
-        if (!driver.death().empty())
-            return makeError(driver.death());
-        if (!peerGone.empty())
-            return makeError(peerGone);
-        if (stop.stop_requested())
-            return makeError("the run was cancelled");
-        return makeError("the run stopped without a reason (this is a bug in ctxscope)");
-    }
+    if (!driver.death().empty())
+        return makeError(driver.death());
+    if (!peerGone.empty())
+        return makeError(peerGone);
+    if (stop.stop_requested())
+        return makeError("the run was cancelled");
+    return makeError("the run stopped without a reason (this is a bug in ctxscope)");
+}
 
 } // namespace
 

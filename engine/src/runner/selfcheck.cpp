@@ -12,25 +12,25 @@
 namespace ctxscope::run {
 
 namespace {
-    int openCounter(std::uint64_t config) noexcept
-    {
-        perf_event_attr attr;
-        std::memset(&attr, 0, sizeof attr);
-        attr.size = sizeof attr;
-        attr.type = PERF_TYPE_SOFTWARE;
-        attr.config = config;
-        attr.exclude_hv = 1;
-        // pid 0, cpu -1: this thread, on whatever CPU it runs.
-        return static_cast<int>(::syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC));
-    }
+int openCounter(std::uint64_t config) noexcept
+{
+    perf_event_attr attr;
+    std::memset(&attr, 0, sizeof attr);
+    attr.size = sizeof attr;
+    attr.type = PERF_TYPE_SOFTWARE;
+    attr.config = config;
+    attr.exclude_hv = 1;
+    // pid 0, cpu -1: this thread, on whatever CPU it runs.
+    return static_cast<int>(::syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC));
+}
 
-    std::uint64_t readCounter(int fd) noexcept
-    {
-        std::uint64_t value = 0;
-        if (fd < 0 || ::read(fd, &value, sizeof value) != static_cast<ssize_t>(sizeof value))
-            return 0;
-        return value;
-    }
+std::uint64_t readCounter(int fd) noexcept
+{
+    std::uint64_t value = 0;
+    if (fd < 0 || ::read(fd, &value, sizeof value) != static_cast<ssize_t>(sizeof value))
+        return 0;
+    return value;
+}
 } // namespace
 
 void PerfCounters::open() noexcept

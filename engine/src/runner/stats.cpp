@@ -7,8 +7,8 @@
 namespace ctxscope {
 
 namespace {
-    constexpr int kMinExponent = -8; // 2^-8: the smallest value with its own bucket
-    constexpr int kOctaves = 48; // up to 2^40
+constexpr int kMinExponent = -8; // 2^-8: the smallest value with its own bucket
+constexpr int kOctaves = 48; // up to 2^40
 } // namespace
 
 double percentileOfSorted(std::span<const double> sorted, double q)

@@ -15,72 +15,72 @@ namespace ctxscope::run {
 
 namespace {
 
-    class ThreadGroup final : public TaskGroup {
-    public:
-        explicit ThreadGroup(const LaunchPlan& plan)
-            : m_plan(plan)
-            , m_errors(plan.cpus.size())
-        {
-        }
-        ~ThreadGroup() override { finish(std::chrono::milliseconds(0)); }
+class ThreadGroup final : public TaskGroup {
+public:
+    explicit ThreadGroup(const LaunchPlan& plan)
+        : m_plan(plan)
+        , m_errors(plan.cpus.size())
+    {
+    }
+    ~ThreadGroup() override { finish(std::chrono::milliseconds(0)); }
 
-        Status start()
-        {
-            for (std::size_t i = 0; i < m_plan.cpus.size(); ++i) {
-                try {
-                    m_threads.emplace_back([this, i] { body(static_cast<int>(i)); });
-                } catch (const std::system_error& e) {
-                    requestStop(m_plan.block->control());
-                    m_plan.kernel->interrupt();
-                    finish(std::chrono::milliseconds(0));
-                    return makeError("could not start task " + std::to_string(i) + " as a thread: " + e.what());
-                }
+    Status start()
+    {
+        for (std::size_t i = 0; i < m_plan.cpus.size(); ++i) {
+            try {
+                m_threads.emplace_back([this, i] { body(static_cast<int>(i)); });
+            } catch (const std::system_error& e) {
+                requestStop(m_plan.block->control());
+                m_plan.kernel->interrupt();
+                finish(std::chrono::milliseconds(0));
+                return makeError("could not start task " + std::to_string(i) + " as a thread: " + e.what());
             }
-            return {};
         }
+        return {};
+    }
 
-        std::string checkDeaths() override { return {}; }
+    std::string checkDeaths() override { return {}; }
 
-        void finish(std::chrono::milliseconds) noexcept override
-        {
-            for (auto& t : m_threads)
-                if (t.joinable())
-                    t.join();
-        }
+    void finish(std::chrono::milliseconds) noexcept override
+    {
+        for (auto& t : m_threads)
+            if (t.joinable())
+                t.join();
+    }
 
-        std::string setupError(int task) const override { return m_errors[static_cast<std::size_t>(task)]; }
+    std::string setupError(int task) const override { return m_errors[static_cast<std::size_t>(task)]; }
 
-    private:
-        void body(int index)
-        {
-            Control& ctl = m_plan.block->control();
-            TaskSlot& slot = m_plan.block->slot(index);
-            slot.id = sys::threadId();
-            const int cpu = m_plan.cpus[static_cast<std::size_t>(index)];
-            slot.pinnedCpu = cpu;
-            if (cpu >= 0) {
-                const Status pinned = pinCurrentThread(*m_plan.topology, cpu);
-                if (!pinned) {
-                    // Each thread writes only its own element; read after join.
-                    m_errors[static_cast<std::size_t>(index)] = pinned.error().message;
-                    failTask(ctl, slot, TaskError::PinFailed, 0);
-                    return;
-                }
+private:
+    void body(int index)
+    {
+        Control& ctl = m_plan.block->control();
+        TaskSlot& slot = m_plan.block->slot(index);
+        slot.id = sys::threadId();
+        const int cpu = m_plan.cpus[static_cast<std::size_t>(index)];
+        slot.pinnedCpu = cpu;
+        if (cpu >= 0) {
+            const Status pinned = pinCurrentThread(*m_plan.topology, cpu);
+            if (!pinned) {
+                // Each thread writes only its own element; read after join.
+                m_errors[static_cast<std::size_t>(index)] = pinned.error().message;
+                failTask(ctl, slot, TaskError::PinFailed, 0);
+                return;
             }
-            if (m_plan.fifo) {
-                const sched_param param { kFifoPriority };
-                if (const int rc = ::pthread_setschedparam(::pthread_self(), SCHED_FIFO, &param); rc != 0) {
-                    failTask(ctl, slot, TaskError::SchedFailed, rc);
-                    return;
-                }
-            }
-            runTask(TaskContext { m_plan.block, m_plan.kernel, index, m_plan.clock });
         }
+        if (m_plan.fifo) {
+            const sched_param param { kFifoPriority };
+            if (const int rc = ::pthread_setschedparam(::pthread_self(), SCHED_FIFO, &param); rc != 0) {
+                failTask(ctl, slot, TaskError::SchedFailed, rc);
+                return;
+            }
+        }
+        runTask(TaskContext { m_plan.block, m_plan.kernel, index, m_plan.clock });
+    }
 
-        LaunchPlan m_plan;
-        std::vector<std::string> m_errors;
-        std::vector<std::thread> m_threads;
-    };
+    LaunchPlan m_plan;
+    std::vector<std::string> m_errors;
+    std::vector<std::thread> m_threads;
+};
 
 } // namespace
 

@@ -18,163 +18,161 @@ namespace ctxscope::run {
 
 namespace {
 
-    std::string knownNames()
-    {
-        std::string out;
-        for (const auto& b : benchmarks())
-            out += (out.empty() ? "" : ", ") + std::string(b.name);
-        return out;
-    }
+std::string knownNames()
+{
+    std::string out;
+    for (const auto& b : benchmarks())
+        out += (out.empty() ? "" : ", ") + std::string(b.name);
+    return out;
+}
 
-    Expected<int> taskCount(const BenchSpec& spec, const BenchInfo& info)
-    {
-        const bool ring = info.maxTasks > info.minTasks;
-        if (!ring) {
-            if (spec.tasks != 0 && spec.tasks != info.minTasks)
-                return makeError(fmt::format("{} always runs {} task{}; a task count ({}) only applies to ring",
-                    info.name, info.minTasks, info.minTasks == 1 ? "" : "s", spec.tasks));
-            return info.minTasks;
+Expected<int> taskCount(const BenchSpec& spec, const BenchInfo& info)
+{
+    const bool ring = info.maxTasks > info.minTasks;
+    if (!ring) {
+        if (spec.tasks != 0 && spec.tasks != info.minTasks)
+            return makeError(fmt::format("{} always runs {} task{}; a task count ({}) only applies to ring", info.name,
+                info.minTasks, info.minTasks == 1 ? "" : "s", spec.tasks));
+        return info.minTasks;
+    }
+    int tasks = spec.tasks;
+    if (tasks == 0)
+        tasks = spec.cpus.size() > 1 ? static_cast<int>(spec.cpus.size()) : info.defaultTasks;
+    if (tasks < info.minTasks)
+        return makeError(fmt::format("a ring needs at least {} tasks, got {}", info.minTasks, tasks));
+    if (tasks > info.maxTasks)
+        return makeError(fmt::format("a ring of {} tasks is more than the {} allowed", tasks, info.maxTasks));
+    return tasks;
+}
+
+Status checkNumbers(const BenchSpec& spec)
+{
+    if (spec.iterations) {
+        if (*spec.iterations == 0)
+            return makeError("iterations must be at least 1, got 0");
+        if (*spec.iterations > kMaxIterations)
+            return makeError(fmt::format("{} iterations is absurd (at most {})", *spec.iterations, kMaxIterations));
+    } else if (!std::isfinite(spec.minTimeSeconds) || spec.minTimeSeconds <= 0) {
+        return makeError(
+            fmt::format("the minimum time must be a positive number of seconds, got {}", spec.minTimeSeconds));
+    } else if (spec.minTimeSeconds > kMaxMinTimeSeconds) {
+        return makeError(fmt::format(
+            "a minimum time of {} s is more than the {} s allowed", spec.minTimeSeconds, kMaxMinTimeSeconds));
+    }
+    if (spec.repetitions < 1 || spec.repetitions > kMaxRepetitions)
+        return makeError(fmt::format("repetitions must be from 1 to {}, got {}", kMaxRepetitions, spec.repetitions));
+    if (spec.opsPerSample > kMaxIterations)
+        return makeError(fmt::format("{} ops per sample is absurd (at most {})", spec.opsPerSample, kMaxIterations));
+    return {};
+}
+
+// The relation of the farthest pair of tasks that pass the token to each other.
+Expected<Relation> relationOfCpus(const Topology& topology, const std::vector<int>& cpus)
+{
+    Relation widest = Relation::SamePu;
+    const std::size_t n = cpus.size();
+    for (std::size_t i = 0; i < n; ++i) {
+        auto r = relationOf(topology, cpus[i], cpus[(i + 1) % n]);
+        if (!r)
+            return r.error();
+        widest = std::max(widest, *r);
+    }
+    return widest;
+}
+
+Expected<std::vector<int>> cpusForRelation(const Topology& topology, Relation relation, int tasks)
+{
+    const std::vector<int> allowed = topology.allowedPus();
+    if (allowed.empty())
+        return makeError("this process may run on no CPU of the topology");
+    if (relation == Relation::SamePu)
+        return std::vector<int>(static_cast<std::size_t>(tasks), allowed.front());
+    if (tasks == 1)
+        return makeError(
+            fmt::format("a benchmark with one task has no pair of CPUs to place as {}", toString(relation)));
+    std::string classes;
+    for (const PuPair& p : representativePairs(topology)) {
+        if (p.relation == relation) {
+            std::vector<int> cpus;
+            for (int i = 0; i < tasks; ++i)
+                cpus.push_back(i % 2 == 0 ? p.a : p.b);
+            return cpus;
         }
-        int tasks = spec.tasks;
-        if (tasks == 0)
-            tasks = spec.cpus.size() > 1 ? static_cast<int>(spec.cpus.size()) : info.defaultTasks;
-        if (tasks < info.minTasks)
-            return makeError(fmt::format("a ring needs at least {} tasks, got {}", info.minTasks, tasks));
-        if (tasks > info.maxTasks)
-            return makeError(fmt::format("a ring of {} tasks is more than the {} allowed", tasks, info.maxTasks));
-        return tasks;
+        classes += (classes.empty() ? "" : ", ") + std::string(toString(p.relation));
     }
+    return makeError(fmt::format("this machine has no two allowed CPUs in class {} (classes here: {})",
+        toString(relation), classes.empty() ? "none" : classes));
+}
 
-    Status checkNumbers(const BenchSpec& spec)
-    {
-        if (spec.iterations) {
-            if (*spec.iterations == 0)
-                return makeError("iterations must be at least 1, got 0");
-            if (*spec.iterations > kMaxIterations)
-                return makeError(fmt::format("{} iterations is absurd (at most {})", *spec.iterations, kMaxIterations));
-        } else if (!std::isfinite(spec.minTimeSeconds) || spec.minTimeSeconds <= 0) {
-            return makeError(
-                fmt::format("the minimum time must be a positive number of seconds, got {}", spec.minTimeSeconds));
-        } else if (spec.minTimeSeconds > kMaxMinTimeSeconds) {
-            return makeError(fmt::format(
-                "a minimum time of {} s is more than the {} s allowed", spec.minTimeSeconds, kMaxMinTimeSeconds));
-        }
-        if (spec.repetitions < 1 || spec.repetitions > kMaxRepetitions)
-            return makeError(
-                fmt::format("repetitions must be from 1 to {}, got {}", kMaxRepetitions, spec.repetitions));
-        if (spec.opsPerSample > kMaxIterations)
-            return makeError(
-                fmt::format("{} ops per sample is absurd (at most {})", spec.opsPerSample, kMaxIterations));
-        return {};
-    }
-
-    // The relation of the farthest pair of tasks that pass the token to each other.
-    Expected<Relation> relationOfCpus(const Topology& topology, const std::vector<int>& cpus)
-    {
-        Relation widest = Relation::SamePu;
-        const std::size_t n = cpus.size();
-        for (std::size_t i = 0; i < n; ++i) {
-            auto r = relationOf(topology, cpus[i], cpus[(i + 1) % n]);
-            if (!r)
-                return r.error();
-            widest = std::max(widest, *r);
-        }
-        return widest;
-    }
-
-    Expected<std::vector<int>> cpusForRelation(const Topology& topology, Relation relation, int tasks)
-    {
-        const std::vector<int> allowed = topology.allowedPus();
-        if (allowed.empty())
-            return makeError("this process may run on no CPU of the topology");
-        if (relation == Relation::SamePu)
-            return std::vector<int>(static_cast<std::size_t>(tasks), allowed.front());
-        if (tasks == 1)
-            return makeError(
-                fmt::format("a benchmark with one task has no pair of CPUs to place as {}", toString(relation)));
-        std::string classes;
-        for (const PuPair& p : representativePairs(topology)) {
-            if (p.relation == relation) {
-                std::vector<int> cpus;
-                for (int i = 0; i < tasks; ++i)
-                    cpus.push_back(i % 2 == 0 ? p.a : p.b);
-                return cpus;
-            }
-            classes += (classes.empty() ? "" : ", ") + std::string(toString(p.relation));
-        }
-        return makeError(fmt::format("this machine has no two allowed CPUs in class {} (classes here: {})",
-            toString(relation), classes.empty() ? "none" : classes));
-    }
-
-    Expected<Placement> place(const BenchSpec& spec, const Topology& topology, const BenchInfo& info, int tasks)
-    {
-        Placement p;
-        p.tasks = tasks;
-        if (spec.cpus.empty()) {
-            const Relation want = spec.relation.value_or(Relation::SamePu);
-            p.relation = want;
-            if (want == Relation::Unpinned)
-                return p;
-            auto cpus = cpusForRelation(topology, want, tasks);
-            if (!cpus)
-                return cpus.error();
-            p.cpus = std::move(*cpus);
+Expected<Placement> place(const BenchSpec& spec, const Topology& topology, const BenchInfo& info, int tasks)
+{
+    Placement p;
+    p.tasks = tasks;
+    if (spec.cpus.empty()) {
+        const Relation want = spec.relation.value_or(Relation::SamePu);
+        p.relation = want;
+        if (want == Relation::Unpinned)
             return p;
-        }
-        if (spec.relation == Relation::Unpinned)
-            return makeError("CPUs were given and the placement is also 'unpinned': choose one");
-        const bool ring = info.maxTasks > info.minTasks;
-        if (spec.cpus.size() == 1 && ring) {
-            p.cpus.assign(static_cast<std::size_t>(tasks), spec.cpus.front());
-        } else if (static_cast<int>(spec.cpus.size()) == tasks) {
-            p.cpus = spec.cpus;
-        } else {
-            const std::string example = tasks == 2 ? " (e.g. 0,0 for both on CPU 0)" : "";
-            return makeError(fmt::format("{} runs {} task{} and needs {}{} CPU{}{}, got {} ({})", info.name, tasks,
-                tasks == 1 ? "" : "s", ring ? "1 or " : "", tasks, tasks == 1 ? "" : "s", example, spec.cpus.size(),
-                formatCpuList(spec.cpus)));
-        }
-        for (int cpu : p.cpus)
-            if (cpu < 0)
-                return makeError(fmt::format("CPU {} does not exist", cpu));
-        auto relation = relationOfCpus(topology, p.cpus);
-        if (!relation)
-            return relation.error();
-        if (spec.relation && *spec.relation != *relation)
-            return makeError(fmt::format(
-                "CPUs {} are {}, not {}", formatCpuList(spec.cpus), toString(*relation), toString(*spec.relation)));
-        p.relation = *relation;
+        auto cpus = cpusForRelation(topology, want, tasks);
+        if (!cpus)
+            return cpus.error();
+        p.cpus = std::move(*cpus);
         return p;
     }
-
-    // Pins a short-lived thread to each CPU in turn, so a CPU that cannot be used fails here
-    // with the placement layer's own message, before any task or child exists.
-    Status probe(const Topology& topology, const std::vector<int>& cpus, bool wantFifo, bool* fifoAllowed)
-    {
-        const std::set<int> distinct(cpus.begin(), cpus.end());
-        Status result;
-        bool fifo = false;
-        try {
-            std::thread t([&] {
-                for (int cpu : distinct) {
-                    if (Status s = pinCurrentThread(topology, cpu); !s) {
-                        result = s;
-                        return;
-                    }
-                }
-                if (wantFifo) {
-                    const sched_param param { 1 };
-                    fifo = ::pthread_setschedparam(::pthread_self(), SCHED_FIFO, &param) == 0;
-                }
-            });
-            t.join();
-        } catch (const std::system_error& e) {
-            return makeError(std::string("could not start a thread to check the CPUs: ") + e.what());
-        }
-        if (fifoAllowed)
-            *fifoAllowed = fifo;
-        return result;
+    if (spec.relation == Relation::Unpinned)
+        return makeError("CPUs were given and the placement is also 'unpinned': choose one");
+    const bool ring = info.maxTasks > info.minTasks;
+    if (spec.cpus.size() == 1 && ring) {
+        p.cpus.assign(static_cast<std::size_t>(tasks), spec.cpus.front());
+    } else if (static_cast<int>(spec.cpus.size()) == tasks) {
+        p.cpus = spec.cpus;
+    } else {
+        const std::string example = tasks == 2 ? " (e.g. 0,0 for both on CPU 0)" : "";
+        return makeError(fmt::format("{} runs {} task{} and needs {}{} CPU{}{}, got {} ({})", info.name, tasks,
+            tasks == 1 ? "" : "s", ring ? "1 or " : "", tasks, tasks == 1 ? "" : "s", example, spec.cpus.size(),
+            formatCpuList(spec.cpus)));
     }
+    for (int cpu : p.cpus)
+        if (cpu < 0)
+            return makeError(fmt::format("CPU {} does not exist", cpu));
+    auto relation = relationOfCpus(topology, p.cpus);
+    if (!relation)
+        return relation.error();
+    if (spec.relation && *spec.relation != *relation)
+        return makeError(fmt::format(
+            "CPUs {} are {}, not {}", formatCpuList(spec.cpus), toString(*relation), toString(*spec.relation)));
+    p.relation = *relation;
+    return p;
+}
+
+// Pins a short-lived thread to each CPU in turn, so a CPU that cannot be used fails here
+// with the placement layer's own message, before any task or child exists.
+Status probe(const Topology& topology, const std::vector<int>& cpus, bool wantFifo, bool* fifoAllowed)
+{
+    const std::set<int> distinct(cpus.begin(), cpus.end());
+    Status result;
+    bool fifo = false;
+    try {
+        std::thread t([&] {
+            for (int cpu : distinct) {
+                if (Status s = pinCurrentThread(topology, cpu); !s) {
+                    result = s;
+                    return;
+                }
+            }
+            if (wantFifo) {
+                const sched_param param { 1 };
+                fifo = ::pthread_setschedparam(::pthread_self(), SCHED_FIFO, &param) == 0;
+            }
+        });
+        t.join();
+    } catch (const std::system_error& e) {
+        return makeError(std::string("could not start a thread to check the CPUs: ") + e.what());
+    }
+    if (fifoAllowed)
+        *fifoAllowed = fifo;
+    return result;
+}
 
 } // namespace
 

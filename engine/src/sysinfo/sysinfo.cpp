@@ -19,133 +19,133 @@ namespace ctxscope {
 
 namespace {
 
-    const std::string kCpuDir = "/sys/devices/system/cpu/";
+const std::string kCpuDir = "/sys/devices/system/cpu/";
 
-    bool hasFlag(const std::string& flags, const std::string& flag)
-    {
-        std::istringstream in(flags);
-        std::string f;
-        while (in >> f)
-            if (f == flag)
-                return true;
-        return false;
-    }
-
-    // The vendor signature a hypervisor puts in CPUID leaf 0x40000000 ("KVMKVMKVM", "Microsoft Hv").
-    std::string cpuidHypervisorVendor()
-    {
-#if defined(__x86_64__) || defined(__i386__)
-        unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
-        __cpuid(0x40000000U, eax, ebx, ecx, edx);
-        char vendor[13] = {};
-        for (int i = 0; i < 4; ++i) {
-            vendor[i] = static_cast<char>((ebx >> (8 * i)) & 0xff);
-            vendor[4 + i] = static_cast<char>((ecx >> (8 * i)) & 0xff);
-            vendor[8 + i] = static_cast<char>((edx >> (8 * i)) & 0xff);
-        }
-        std::string v(vendor);
-        while (!v.empty() && (v.back() == '\0' || v.back() == ' '))
-            v.pop_back();
-        return v;
-#else
-        return {};
-#endif
-    }
-
-    std::string kernelParameter(const std::string& cmdline, const std::string& name)
-    {
-        std::istringstream in(cmdline);
-        std::string word;
-        while (in >> word)
-            if (word.compare(0, name.size() + 1, name + "=") == 0)
-                return word.substr(name.size() + 1);
-        return {};
-    }
-
-    void readGovernor(SysInfo& info)
-    {
-        std::string first;
-        bool allPerformance = true;
-        bool any = false;
-        for (int cpu = 0; cpu < info.onlineCpus; ++cpu) {
-            auto g = readFirstLine(kCpuDir + "cpu" + std::to_string(cpu) + "/cpufreq/scaling_governor");
-            if (!g)
-                continue;
-            any = true;
-            if (first.empty())
-                first = *g;
-            allPerformance = allPerformance && *g == "performance";
-        }
-        info.governor = first;
-        info.governorPerformance = !any ? TriState::Unknown : allPerformance ? TriState::On : TriState::Off;
-    }
-
-    void readMitigations(SysInfo& info)
-    {
-        const std::string dir = kCpuDir + "vulnerabilities/";
-        DIR* d = opendir(dir.c_str());
-        if (!d)
-            return;
-        while (const dirent* e = readdir(d)) {
-            const std::string name = e->d_name;
-            if (name.empty() || name[0] == '.')
-                continue;
-            if (auto status = readFirstLine(dir + name))
-                info.mitigations[name] = *status;
-        }
-        closedir(d);
-    }
-
-    std::string readCgroupCpuset()
-    {
-        // cgroup v2: the unified hierarchy's path is on the "0::" line of /proc/self/cgroup.
-        auto cgroups = readSmallFile("/proc/self/cgroup").value_or("");
-        std::istringstream in(cgroups);
-        std::string line;
-        while (std::getline(in, line)) {
-            if (line.rfind("0::", 0) == 0) {
-                if (auto v = readFirstLine("/sys/fs/cgroup" + line.substr(3) + "/cpuset.cpus.effective"))
-                    return *v;
-            } else if (auto pos = line.find(":cpuset:"); pos != std::string::npos) {
-                const std::string path = line.substr(pos + 8);
-                for (const char* file : { "/cpuset.effective_cpus", "/cpuset.cpus" })
-                    if (auto v = readFirstLine("/sys/fs/cgroup/cpuset" + path + file))
-                        return *v;
-            }
-        }
-        return {};
-    }
-
-    void readSchedTunables(SysInfo& info)
-    {
-        for (const char* name : { "sched_autogroup_enabled", "sched_child_runs_first", "sched_rr_timeslice_ms",
-                 "sched_rt_period_us", "sched_rt_runtime_us", "sched_migration_cost_ns", "sched_min_granularity_ns",
-                 "sched_wakeup_granularity_ns", "sched_latency_ns" })
-            if (auto v = readFirstLine(std::string("/proc/sys/kernel/") + name))
-                info.schedTunables[name] = *v;
-        for (const char* name :
-            { "base_slice_ns", "migration_cost_ns", "latency_ns", "min_granularity_ns", "wakeup_granularity_ns" })
-            if (auto v = readFirstLine(std::string("/sys/kernel/debug/sched/") + name))
-                info.schedTunables[std::string("debug/") + name] = *v;
-    }
-
-    bool rtAllowed()
-    {
-        rlimit rl {};
-        if (getrlimit(RLIMIT_RTPRIO, &rl) == 0 && rl.rlim_cur > 0)
+bool hasFlag(const std::string& flags, const std::string& flag)
+{
+    std::istringstream in(flags);
+    std::string f;
+    while (in >> f)
+        if (f == flag)
             return true;
-        // Without an RT rlimit only CAP_SYS_NICE helps; asking the kernel is the only sure test.
-        sched_param current {};
-        const int policy = sched_getscheduler(0);
-        if (policy < 0 || sched_getparam(0, &current) != 0)
-            return false;
-        sched_param fifo {};
-        fifo.sched_priority = 1;
-        if (sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &fifo) != 0)
-            return false;
-        sched_setscheduler(0, policy, &current);
-        return true;
+    return false;
+}
+
+// The vendor signature a hypervisor puts in CPUID leaf 0x40000000 ("KVMKVMKVM", "Microsoft Hv").
+std::string cpuidHypervisorVendor()
+{
+#if defined(__x86_64__) || defined(__i386__)
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    __cpuid(0x40000000U, eax, ebx, ecx, edx);
+    char vendor[13] = {};
+    for (int i = 0; i < 4; ++i) {
+        vendor[i] = static_cast<char>((ebx >> (8 * i)) & 0xff);
+        vendor[4 + i] = static_cast<char>((ecx >> (8 * i)) & 0xff);
+        vendor[8 + i] = static_cast<char>((edx >> (8 * i)) & 0xff);
     }
+    std::string v(vendor);
+    while (!v.empty() && (v.back() == '\0' || v.back() == ' '))
+        v.pop_back();
+    return v;
+#else
+    return {};
+#endif
+}
+
+std::string kernelParameter(const std::string& cmdline, const std::string& name)
+{
+    std::istringstream in(cmdline);
+    std::string word;
+    while (in >> word)
+        if (word.compare(0, name.size() + 1, name + "=") == 0)
+            return word.substr(name.size() + 1);
+    return {};
+}
+
+void readGovernor(SysInfo& info)
+{
+    std::string first;
+    bool allPerformance = true;
+    bool any = false;
+    for (int cpu = 0; cpu < info.onlineCpus; ++cpu) {
+        auto g = readFirstLine(kCpuDir + "cpu" + std::to_string(cpu) + "/cpufreq/scaling_governor");
+        if (!g)
+            continue;
+        any = true;
+        if (first.empty())
+            first = *g;
+        allPerformance = allPerformance && *g == "performance";
+    }
+    info.governor = first;
+    info.governorPerformance = !any ? TriState::Unknown : allPerformance ? TriState::On : TriState::Off;
+}
+
+void readMitigations(SysInfo& info)
+{
+    const std::string dir = kCpuDir + "vulnerabilities/";
+    DIR* d = opendir(dir.c_str());
+    if (!d)
+        return;
+    while (const dirent* e = readdir(d)) {
+        const std::string name = e->d_name;
+        if (name.empty() || name[0] == '.')
+            continue;
+        if (auto status = readFirstLine(dir + name))
+            info.mitigations[name] = *status;
+    }
+    closedir(d);
+}
+
+std::string readCgroupCpuset()
+{
+    // cgroup v2: the unified hierarchy's path is on the "0::" line of /proc/self/cgroup.
+    auto cgroups = readSmallFile("/proc/self/cgroup").value_or("");
+    std::istringstream in(cgroups);
+    std::string line;
+    while (std::getline(in, line)) {
+        if (line.rfind("0::", 0) == 0) {
+            if (auto v = readFirstLine("/sys/fs/cgroup" + line.substr(3) + "/cpuset.cpus.effective"))
+                return *v;
+        } else if (auto pos = line.find(":cpuset:"); pos != std::string::npos) {
+            const std::string path = line.substr(pos + 8);
+            for (const char* file : { "/cpuset.effective_cpus", "/cpuset.cpus" })
+                if (auto v = readFirstLine("/sys/fs/cgroup/cpuset" + path + file))
+                    return *v;
+        }
+    }
+    return {};
+}
+
+void readSchedTunables(SysInfo& info)
+{
+    for (const char* name : { "sched_autogroup_enabled", "sched_child_runs_first", "sched_rr_timeslice_ms",
+             "sched_rt_period_us", "sched_rt_runtime_us", "sched_migration_cost_ns", "sched_min_granularity_ns",
+             "sched_wakeup_granularity_ns", "sched_latency_ns" })
+        if (auto v = readFirstLine(std::string("/proc/sys/kernel/") + name))
+            info.schedTunables[name] = *v;
+    for (const char* name :
+        { "base_slice_ns", "migration_cost_ns", "latency_ns", "min_granularity_ns", "wakeup_granularity_ns" })
+        if (auto v = readFirstLine(std::string("/sys/kernel/debug/sched/") + name))
+            info.schedTunables[std::string("debug/") + name] = *v;
+}
+
+bool rtAllowed()
+{
+    rlimit rl {};
+    if (getrlimit(RLIMIT_RTPRIO, &rl) == 0 && rl.rlim_cur > 0)
+        return true;
+    // Without an RT rlimit only CAP_SYS_NICE helps; asking the kernel is the only sure test.
+    sched_param current {};
+    const int policy = sched_getscheduler(0);
+    if (policy < 0 || sched_getparam(0, &current) != 0)
+        return false;
+    sched_param fifo {};
+    fifo.sched_priority = 1;
+    if (sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &fifo) != 0)
+        return false;
+    sched_setscheduler(0, policy, &current);
+    return true;
+}
 
 } // namespace
 

@@ -21,72 +21,72 @@ std::vector<int> bitmapToVector(hwloc_const_bitmap_t bitmap)
 
 namespace {
 
-    bool isDataCache(hwloc_obj_t obj) { return hwloc_obj_type_is_dcache(obj->type) != 0; }
+bool isDataCache(hwloc_obj_t obj) { return hwloc_obj_type_is_dcache(obj->type) != 0; }
 
-    std::optional<NodeKind> kindOf(hwloc_obj_t obj)
-    {
-        switch (obj->type) {
-        case HWLOC_OBJ_MACHINE:
-            return NodeKind::Machine;
-        case HWLOC_OBJ_PACKAGE:
-            return NodeKind::Package;
-        case HWLOC_OBJ_DIE:
-            return NodeKind::Die;
-        case HWLOC_OBJ_GROUP:
-            return NodeKind::Group;
-        case HWLOC_OBJ_CORE:
-            return NodeKind::Core;
-        case HWLOC_OBJ_PU:
-            return NodeKind::Pu;
-        default:
-            return isDataCache(obj) ? std::optional(NodeKind::Cache) : std::nullopt;
+std::optional<NodeKind> kindOf(hwloc_obj_t obj)
+{
+    switch (obj->type) {
+    case HWLOC_OBJ_MACHINE:
+        return NodeKind::Machine;
+    case HWLOC_OBJ_PACKAGE:
+        return NodeKind::Package;
+    case HWLOC_OBJ_DIE:
+        return NodeKind::Die;
+    case HWLOC_OBJ_GROUP:
+        return NodeKind::Group;
+    case HWLOC_OBJ_CORE:
+        return NodeKind::Core;
+    case HWLOC_OBJ_PU:
+        return NodeKind::Pu;
+    default:
+        return isDataCache(obj) ? std::optional(NodeKind::Cache) : std::nullopt;
+    }
+}
+
+int toInt(unsigned value) { return value == HWLOC_UNKNOWN_INDEX ? -1 : static_cast<int>(value); }
+
+// Appends the model of obj to out; objects we do not draw (instruction caches, misc) are
+// skipped and their children hoisted into the parent.
+void convert(hwloc_obj_t obj, std::vector<TopoNode>& out)
+{
+    auto kind = kindOf(obj);
+    std::vector<TopoNode>* target = &out;
+    if (kind) {
+        TopoNode node;
+        node.kind = *kind;
+        node.logicalIndex = static_cast<int>(obj->logical_index);
+        node.osIndex = toInt(obj->os_index);
+        node.pus = bitmapToVector(obj->cpuset);
+        if (*kind == NodeKind::Cache) {
+            node.cacheLevel = static_cast<int>(obj->attr->cache.depth);
+            node.cacheSize = obj->attr->cache.size;
+            node.cacheLineSize = static_cast<int>(obj->attr->cache.linesize);
         }
+        out.push_back(std::move(node));
+        target = &out.back().children;
     }
+    for (unsigned i = 0; i < obj->arity; ++i)
+        convert(obj->children[i], *target);
+}
 
-    int toInt(unsigned value) { return value == HWLOC_UNKNOWN_INDEX ? -1 : static_cast<int>(value); }
+int ancestorIndex(hwloc_topology_t t, hwloc_obj_t pu, hwloc_obj_type_t type)
+{
+    hwloc_obj_t a = hwloc_get_ancestor_obj_by_type(t, type, pu);
+    return a ? static_cast<int>(a->logical_index) : -1;
+}
 
-    // Appends the model of obj to out; objects we do not draw (instruction caches, misc) are
-    // skipped and their children hoisted into the parent.
-    void convert(hwloc_obj_t obj, std::vector<TopoNode>& out)
-    {
-        auto kind = kindOf(obj);
-        std::vector<TopoNode>* target = &out;
-        if (kind) {
-            TopoNode node;
-            node.kind = *kind;
-            node.logicalIndex = static_cast<int>(obj->logical_index);
-            node.osIndex = toInt(obj->os_index);
-            node.pus = bitmapToVector(obj->cpuset);
-            if (*kind == NodeKind::Cache) {
-                node.cacheLevel = static_cast<int>(obj->attr->cache.depth);
-                node.cacheSize = obj->attr->cache.size;
-                node.cacheLineSize = static_cast<int>(obj->attr->cache.linesize);
-            }
-            out.push_back(std::move(node));
-            target = &out.back().children;
-        }
-        for (unsigned i = 0; i < obj->arity; ++i)
-            convert(obj->children[i], *target);
-    }
-
-    int ancestorIndex(hwloc_topology_t t, hwloc_obj_t pu, hwloc_obj_type_t type)
-    {
-        hwloc_obj_t a = hwloc_get_ancestor_obj_by_type(t, type, pu);
-        return a ? static_cast<int>(a->logical_index) : -1;
-    }
-
-    std::vector<int> processAffinity()
-    {
-        cpu_set_t set;
-        CPU_ZERO(&set);
-        std::vector<int> out;
-        if (sched_getaffinity(0, sizeof set, &set) != 0)
-            return out;
-        for (std::size_t i = 0; i < CPU_SETSIZE; ++i)
-            if (CPU_ISSET(i, &set))
-                out.push_back(static_cast<int>(i));
+std::vector<int> processAffinity()
+{
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    std::vector<int> out;
+    if (sched_getaffinity(0, sizeof set, &set) != 0)
         return out;
-    }
+    for (std::size_t i = 0; i < CPU_SETSIZE; ++i)
+        if (CPU_ISSET(i, &set))
+            out.push_back(static_cast<int>(i));
+    return out;
+}
 
 } // namespace
 

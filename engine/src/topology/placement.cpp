@@ -13,38 +13,38 @@ namespace ctxscope {
 
 namespace {
 
-    constexpr std::array<std::pair<Relation, std::string_view>, 8> kNames { {
-        { Relation::SamePu, "same-pu" },
-        { Relation::Smt, "smt" },
-        { Relation::SharedL2, "shared-l2" },
-        { Relation::SharedL3, "shared-l3" },
-        { Relation::SamePackage, "same-package" },
-        { Relation::CrossPackage, "cross-package" },
-        { Relation::CrossNuma, "cross-numa" },
-        { Relation::Unpinned, "unpinned" },
-    } };
+constexpr std::array<std::pair<Relation, std::string_view>, 8> kNames { {
+    { Relation::SamePu, "same-pu" },
+    { Relation::Smt, "smt" },
+    { Relation::SharedL2, "shared-l2" },
+    { Relation::SharedL3, "shared-l3" },
+    { Relation::SamePackage, "same-package" },
+    { Relation::CrossPackage, "cross-package" },
+    { Relation::CrossNuma, "cross-numa" },
+    { Relation::Unpinned, "unpinned" },
+} };
 
-    bool same(int a, int b) { return a >= 0 && a == b; }
+bool same(int a, int b) { return a >= 0 && a == b; }
 
-    Relation classify(const PuInfo& a, const PuInfo& b)
-    {
-        if (a.osIndex == b.osIndex)
-            return Relation::SamePu;
-        if (same(a.core, b.core))
-            return Relation::Smt;
-        if (same(a.l2, b.l2))
-            return Relation::SharedL2;
-        if (same(a.l3, b.l3))
-            return Relation::SharedL3;
-        // Different NUMA nodes is the more telling fact, even inside one package (AMD NPS modes).
-        if (a.numaNode != b.numaNode && a.numaNode >= 0 && b.numaNode >= 0)
-            return Relation::CrossNuma;
-        if (same(a.package, b.package))
-            return Relation::SamePackage;
-        return Relation::CrossPackage;
-    }
+Relation classify(const PuInfo& a, const PuInfo& b)
+{
+    if (a.osIndex == b.osIndex)
+        return Relation::SamePu;
+    if (same(a.core, b.core))
+        return Relation::Smt;
+    if (same(a.l2, b.l2))
+        return Relation::SharedL2;
+    if (same(a.l3, b.l3))
+        return Relation::SharedL3;
+    // Different NUMA nodes is the more telling fact, even inside one package (AMD NPS modes).
+    if (a.numaNode != b.numaNode && a.numaNode >= 0 && b.numaNode >= 0)
+        return Relation::CrossNuma;
+    if (same(a.package, b.package))
+        return Relation::SamePackage;
+    return Relation::CrossPackage;
+}
 
-    bool usable(const PuInfo& p) { return p.allowed && p.inAffinity; }
+bool usable(const PuInfo& p) { return p.allowed && p.inAffinity; }
 
 } // namespace
 

@@ -9,7 +9,7 @@ namespace ctxscope {
 
 namespace {
 
-    bool validTypeChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; }
+bool validTypeChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; }
 
 } // namespace
 

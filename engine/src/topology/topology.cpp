@@ -35,15 +35,15 @@ std::string_view toString(NodeKind kind)
 
 namespace {
 
-    Expected<HwlocHandle> initHandle()
-    {
-        hwloc_topology_t raw = nullptr;
-        if (hwloc_topology_init(&raw) != 0)
-            return makeError(std::string("hwloc could not start: ") + std::strerror(errno));
-        HwlocHandle handle(raw);
-        hwloc_topology_set_flags(raw, HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED);
-        return handle;
-    }
+Expected<HwlocHandle> initHandle()
+{
+    hwloc_topology_t raw = nullptr;
+    if (hwloc_topology_init(&raw) != 0)
+        return makeError(std::string("hwloc could not start: ") + std::strerror(errno));
+    HwlocHandle handle(raw);
+    hwloc_topology_set_flags(raw, HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED);
+    return handle;
+}
 
 } // namespace
 

@@ -19,54 +19,53 @@ std::string formatCacheSize(std::uint64_t bytes)
 
 namespace {
 
-    std::string label(const TopoNode& n)
-    {
-        switch (n.kind) {
-        case NodeKind::Cache:
-            // Only data and unified caches are modelled, so level 1 is always the L1d.
-            return fmt::format("L{}{} L#{} ({})", n.cacheLevel, n.cacheLevel == 1 ? "d" : "", n.logicalIndex,
-                formatCacheSize(n.cacheSize));
-        case NodeKind::Pu:
-            return fmt::format("PU L#{} (P#{})", n.logicalIndex, n.osIndex);
-        case NodeKind::Machine:
-            return "Machine";
-        default:
-            return fmt::format("{} L#{}", toString(n.kind), n.logicalIndex);
-        }
+std::string label(const TopoNode& n)
+{
+    switch (n.kind) {
+    case NodeKind::Cache:
+        // Only data and unified caches are modelled, so level 1 is always the L1d.
+        return fmt::format("L{}{} L#{} ({})", n.cacheLevel, n.cacheLevel == 1 ? "d" : "", n.logicalIndex,
+            formatCacheSize(n.cacheSize));
+    case NodeKind::Pu:
+        return fmt::format("PU L#{} (P#{})", n.logicalIndex, n.osIndex);
+    case NodeKind::Machine:
+        return "Machine";
+    default:
+        return fmt::format("{} L#{}", toString(n.kind), n.logicalIndex);
     }
+}
 
-    // lstopo joins single-child chains with " + " on one line.
-    void describe(const TopoNode& n, int indent, std::string& out)
-    {
-        std::string line(static_cast<std::size_t>(indent) * 2, ' ');
-        const TopoNode* cur = &n;
-        line += label(*cur);
-        while (
-            cur->children.size() == 1 && cur->kind != NodeKind::Machine && cur->children.front().kind != NodeKind::Pu) {
-            cur = &cur->children.front();
-            line += " + " + label(*cur);
-        }
-        out += line + '\n';
-        for (const auto& c : cur->children)
-            describe(c, indent + 1, out);
+// lstopo joins single-child chains with " + " on one line.
+void describe(const TopoNode& n, int indent, std::string& out)
+{
+    std::string line(static_cast<std::size_t>(indent) * 2, ' ');
+    const TopoNode* cur = &n;
+    line += label(*cur);
+    while (cur->children.size() == 1 && cur->kind != NodeKind::Machine && cur->children.front().kind != NodeKind::Pu) {
+        cur = &cur->children.front();
+        line += " + " + label(*cur);
     }
+    out += line + '\n';
+    for (const auto& c : cur->children)
+        describe(c, indent + 1, out);
+}
 
-    nlohmann::json nodeToJson(const TopoNode& n)
-    {
-        nlohmann::json j { { "type", std::string(toString(n.kind)) }, { "logical_index", n.logicalIndex },
-            { "os_index", n.osIndex }, { "pus", n.pus } };
-        if (n.kind == NodeKind::Cache) {
-            j["cache_level"] = n.cacheLevel;
-            j["cache_size"] = n.cacheSize;
-            j["cache_line_size"] = n.cacheLineSize;
-        }
-        if (!n.children.empty()) {
-            auto& children = j["children"] = nlohmann::json::array();
-            for (const auto& c : n.children)
-                children.push_back(nodeToJson(c));
-        }
-        return j;
+nlohmann::json nodeToJson(const TopoNode& n)
+{
+    nlohmann::json j { { "type", std::string(toString(n.kind)) }, { "logical_index", n.logicalIndex },
+        { "os_index", n.osIndex }, { "pus", n.pus } };
+    if (n.kind == NodeKind::Cache) {
+        j["cache_level"] = n.cacheLevel;
+        j["cache_size"] = n.cacheSize;
+        j["cache_line_size"] = n.cacheLineSize;
     }
+    if (!n.children.empty()) {
+        auto& children = j["children"] = nlohmann::json::array();
+        for (const auto& c : n.children)
+            children.push_back(nodeToJson(c));
+    }
+    return j;
+}
 
 } // namespace
 

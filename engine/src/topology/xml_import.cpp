@@ -19,32 +19,32 @@ namespace ctxscope {
 
 namespace {
 
-    constexpr int kChildCpuSeconds = 2;
-    constexpr auto kChildWallLimit = std::chrono::seconds(5);
+constexpr int kChildCpuSeconds = 2;
+constexpr auto kChildWallLimit = std::chrono::seconds(5);
 
-    // Exit codes of the validating child.
-    enum ChildExit : int { kParsed = 0, kInitFailed = 10, kSetFailed = 11, kLoadFailed = 12, kNoPus = 13 };
+// Exit codes of the validating child.
+enum ChildExit : int { kParsed = 0, kInitFailed = 10, kSetFailed = 11, kLoadFailed = 12, kNoPus = 13 };
 
-    [[noreturn]] void validateAndExit(std::string_view xml)
-    {
+[[noreturn]] void validateAndExit(std::string_view xml)
+{
 #if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
-        // Sanitizers reserve terabytes of address space; only limit it in normal builds.
-        rlimit as { 1UL << 30, 1UL << 30 };
-        setrlimit(RLIMIT_AS, &as);
+    // Sanitizers reserve terabytes of address space; only limit it in normal builds.
+    rlimit as { 1UL << 30, 1UL << 30 };
+    setrlimit(RLIMIT_AS, &as);
 #endif
-        rlimit cpu { kChildCpuSeconds, kChildCpuSeconds + 1 };
-        setrlimit(RLIMIT_CPU, &cpu);
-        rlimit core { 0, 0 };
-        setrlimit(RLIMIT_CORE, &core);
-        hwloc_topology_t t = nullptr;
-        if (hwloc_topology_init(&t) != 0)
-            _exit(kInitFailed);
-        if (hwloc_topology_set_xmlbuffer(t, xml.data(), static_cast<int>(xml.size())) != 0)
-            _exit(kSetFailed);
-        if (hwloc_topology_load(t) != 0)
-            _exit(kLoadFailed);
-        _exit(hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_PU) > 0 ? kParsed : kNoPus);
-    }
+    rlimit cpu { kChildCpuSeconds, kChildCpuSeconds + 1 };
+    setrlimit(RLIMIT_CPU, &cpu);
+    rlimit core { 0, 0 };
+    setrlimit(RLIMIT_CORE, &core);
+    hwloc_topology_t t = nullptr;
+    if (hwloc_topology_init(&t) != 0)
+        _exit(kInitFailed);
+    if (hwloc_topology_set_xmlbuffer(t, xml.data(), static_cast<int>(xml.size())) != 0)
+        _exit(kSetFailed);
+    if (hwloc_topology_load(t) != 0)
+        _exit(kLoadFailed);
+    _exit(hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_PU) > 0 ? kParsed : kNoPus);
+}
 
 } // namespace
 
