@@ -2,8 +2,11 @@
 // ctxscope-cli run BENCH: one benchmark on this machine, printed as a table.
 #include "commands.h"
 #include "result_table.h"
+#include "ws_table.h"
 
+#include "ctxscope/bytes.h"
 #include "ctxscope/runner.h"
+#include "ctxscope/working_set.h"
 
 #include <fmt/core.h>
 
@@ -23,6 +26,7 @@ struct RunOptions {
     double minTime = 0.2;
     int repetitions = 5;
     std::string policy = "other";
+    std::string ws;
     CLI::Option* iterationsOption = nullptr;
 };
 
@@ -56,6 +60,12 @@ Expected<BenchSpec> toSpec(const RunOptions& o)
         spec.iterations = o.iterations;
     spec.minTimeSeconds = o.minTime;
     spec.repetitions = o.repetitions;
+    if (!o.ws.empty()) {
+        auto ws = parseByteSize(o.ws);
+        if (!ws)
+            return ws.error();
+        spec.wsBytes = *ws;
+    }
     return spec;
 }
 
@@ -69,6 +79,15 @@ int run(const RunOptions& o)
         return badInput(topology.error().message);
     if (auto checked = checkSpec(*spec, *topology); !checked)
         return badInput(checked.error().message);
+    if (spec->wsBytes > 0 && findBenchmark(spec->bench)->maxTasks > 1) {
+        auto point = runWorkingSet(*spec, *topology);
+        if (!point) {
+            fmt::print(stderr, "ctxscope-cli: the measurement failed: {}\n", point.error().message);
+            return kMeasurementFailed;
+        }
+        fmt::print("{}", formatWorkingSetPoint(*point));
+        return kOk;
+    }
     auto result = runBenchmark(*spec, *topology);
     if (!result) {
         fmt::print(stderr, "ctxscope-cli: the measurement failed: {}\n", result.error().message);
@@ -107,6 +126,10 @@ Command addRunCommand(CLI::App& app)
     sub->add_option("--policy", o->policy, "other (SCHED_OTHER) or fifo (SCHED_FIFO when permitted)")
         ->check(CLI::IsMember({ "other", "fifo" }))
         ->capture_default_str();
+    sub->add_option("--ws", o->ws,
+        "Working set per task (futex, pipe, ring, touch): 4096, 64K, 16M, 1G. Each task writes one byte per cache "
+        "line of its own W bytes after taking the token; the hot touch(W) baseline runs too, and the switch cost is "
+        "(round trip - tasks x touch) / switches");
     return { sub, [o] { return run(*o); } };
 }
 

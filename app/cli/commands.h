@@ -23,6 +23,7 @@ Command addWorkerCommand(CLI::App& app);
 Command addLessonCommand(CLI::App& app);
 Command addMatrixCommand(CLI::App& app);
 Command addRunCommand(CLI::App& app);
+Command addSweepCommand(CLI::App& app);
 
 // Prints "ctxscope-cli: <message>" on stderr and returns kBadInput.
 int badInput(const std::string& message);

@@ -37,12 +37,14 @@ std::string perSwitch(const RunResult& r)
 {
     if (!r.perSwitchNs)
         return "- (0 per op)";
-    return fmt::format("{} ({:g} per op)", formatDuration(*r.perSwitchNs), r.switchesPerOp);
+    return fmt::format("{} ({:g}{} per op)", formatDuration(*r.perSwitchNs), r.switchesPerOp,
+        r.userSpaceSwitches ? " user-space" : "");
 }
 
 std::string details(const RunResult& r)
 {
-    std::string out = fmt::format("{}: one op is {}; {:g} switches per op ({}).\n", r.bench, r.op, r.switchesPerOp,
+    std::string out = fmt::format("{}: one op is {}; {:g}{} switches per op ({}).\n", r.bench, r.op, r.switchesPerOp,
+        r.userSpaceSwitches ? " user-space" : "",
         findBenchmark(r.bench) ? std::string(findBenchmark(r.bench)->notes) : "");
     const ClockInfo& c = r.clock;
     out += fmt::format("  clock: {}{}, read {:.1f} ns, resolution {:.2f} ns. {} repetitions x {} ops, K = {}; "
@@ -73,6 +75,8 @@ std::string details(const RunResult& r)
             " task {} CPU {}{};", t.task, seen.empty() ? "?" : seen, t.pinnedCpu >= 0 ? " (pinned)" : "");
     }
     out.back() = '\n';
+    if (r.syscalls)
+        out += "  syscalls: " + r.syscalls->how + "\n";
     for (const std::string& w : r.warnings)
         out += "  warning: " + w + "\n";
     return out;

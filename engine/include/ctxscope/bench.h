@@ -36,6 +36,14 @@ struct BenchInfo {
     // Context switches one op holds by construction, for a task count and whether every
     // task is pinned to one and the same PU.
     double (*switchesPerOp)(int tasks, bool onePu) = nullptr;
+    // The switches are between user-space contexts of one thread (coroutines): the kernel
+    // sees none, so the self-check expects 0 kernel context switches.
+    bool userSpaceSwitches = false;
+    // System calls one op makes by construction, for the syscall self-check of single-task
+    // benchmarks; negative: not checked.
+    double syscallsPerOp = -1;
+    // Its tasks can touch a working set of BenchSpec::wsBytes after taking the token.
+    bool workingSet = false;
 };
 
 // Every benchmark, in the order a table shows them.
@@ -46,6 +54,7 @@ inline constexpr int kMaxRingTasks = 4096;
 inline constexpr std::uint64_t kMaxIterations = 1'000'000'000;
 inline constexpr double kMaxMinTimeSeconds = 3600;
 inline constexpr int kMaxRepetitions = 1000;
+inline constexpr std::uint64_t kMaxWsBytes = std::uint64_t { 1 } << 40;
 
 // What to run. CPU numbers are OS indices, as taskset uses them.
 struct BenchSpec {
@@ -66,6 +75,9 @@ struct BenchSpec {
     // K whose clock read is < 1% of a sample
     std::uint64_t opsPerSample = 0;
     std::size_t rawSampleCap = std::size_t { 1 } << 20; // samples kept raw in the result
+    // Bytes each task writes (one byte per cache line, random page order) after taking the
+    // token, before passing it on; 0: none. For benchmarks with BenchInfo::workingSet.
+    std::uint64_t wsBytes = 0;
 };
 
 // Where the tasks of a spec run: one CPU per task (empty when unpinned) and the relation

@@ -43,6 +43,22 @@ struct Observed {
     std::vector<TaskObservation> tasks;
 };
 
+// One kind of system call and how many of it one op made.
+struct SyscallCount {
+    std::string name; // "rt_sigprocmask", or "syscall N" for a number without a name here
+    double perOp = 0;
+};
+
+// The syscall self-check of a single-task benchmark: the kernel counted the system calls of
+// a separate short pass of its ops (see BenchInfo::syscallsPerOp).
+struct SyscallCheck {
+    std::optional<double> perOp; // every system call, per op; none when they could not be counted
+    std::vector<SyscallCount> calls; // most frequent first
+    std::uint64_t ops = 0; // ops of the counting pass
+    double claimed = 0; // system calls one op makes by construction
+    std::string how; // a sentence: the count and how it was made, or why there is none
+};
+
 // One finished run: an immutable value.
 struct RunResult {
     BenchSpec spec; // as asked
@@ -51,6 +67,7 @@ struct RunResult {
     BenchMode mode = BenchMode::Thread;
     Placement placement;
     double switchesPerOp = 0; // by construction, see BenchInfo
+    bool userSpaceSwitches = false; // coroutine switches, which the kernel never sees
     std::optional<double> perSwitchNs; // stats.p50 / switchesPerOp, when switchesPerOp > 0
     SchedPolicy policy = SchedPolicy::Other; // what actually ran
     ClockInfo clock;
@@ -65,6 +82,7 @@ struct RunResult {
     std::uint64_t totalSamples = 0;
     std::vector<HistogramBucket> histogram; // ns per op, every sample
     Observed observed;
+    std::optional<SyscallCheck> syscalls; // benchmarks that state their system calls per op
     std::vector<std::string> warnings; // each a sentence
     double seconds = 0; // wall time of the whole run, calibration included
 };

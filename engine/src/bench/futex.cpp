@@ -3,6 +3,7 @@
 // task 1, then sleeps on `pong` until task 1 fills it. Threads use FUTEX_PRIVATE_FLAG;
 // processes share the words through an anonymous shared mapping (no PRIVATE flag).
 #include "bench/kernel.h"
+#include "bench/working_set.h"
 #include "runner/sys.h"
 
 #include <atomic>
@@ -26,8 +27,9 @@ struct Words {
 
 class FutexKernel final : public Kernel {
 public:
-    FutexKernel(sys::SharedMapping mapping, bool priv)
-        : m_mapping(std::move(mapping))
+    FutexKernel(sys::SharedMapping mapping, bool priv, WorkingSet ws)
+        : m_ws(std::move(ws))
+        , m_mapping(std::move(mapping))
         , m_words(new (m_mapping.data()) Words {})
         , m_private(priv)
     {
@@ -42,9 +44,11 @@ public:
                 send(ping);
                 if (!receive(pong))
                     return OpStatus::Stopped;
+                m_ws.touch(0);
             } else {
                 if (!receive(ping))
                     return OpStatus::Stopped;
+                m_ws.touch(1);
                 send(pong);
             }
         }
@@ -81,6 +85,7 @@ private:
         return true;
     }
 
+    WorkingSet m_ws; // each task's own buffer, touched after it takes the token
     sys::SharedMapping m_mapping;
     Words* m_words;
     bool m_private;
@@ -94,7 +99,10 @@ Expected<std::unique_ptr<Kernel>> makeFutexKernel(const KernelParams& params)
     if (!mapping)
         return mapping.error();
     const bool priv = params.mode == BenchMode::Thread;
-    return std::unique_ptr<Kernel>(std::make_unique<FutexKernel>(std::move(*mapping), priv));
+    auto ws = WorkingSet::create(2, params.wsBytes);
+    if (!ws)
+        return ws.error();
+    return std::unique_ptr<Kernel>(std::make_unique<FutexKernel>(std::move(*mapping), priv, std::move(*ws)));
 }
 
 } // namespace ctxscope::bench

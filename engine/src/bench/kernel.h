@@ -19,10 +19,11 @@ enum class OpStatus : int {
     PeerGone, // a pipe or peer vanished (EOF, EPIPE): the runner reports which task died
 };
 
-// What a kernel is built for. Later options (a working set per task) go here.
+// What a kernel is built for.
 struct KernelParams {
     int tasks = 1;
     BenchMode mode = BenchMode::Thread;
+    std::uint64_t wsBytes = 0; // see BenchSpec::wsBytes
 };
 
 class Kernel {
@@ -55,5 +56,9 @@ Expected<std::unique_ptr<Kernel>> makeFutexKernel(const KernelParams& params);
 Expected<std::unique_ptr<Kernel>> makePipeKernel(const KernelParams& params);
 Expected<std::unique_ptr<Kernel>> makeYieldKernel(const KernelParams& params);
 Expected<std::unique_ptr<Kernel>> makeRingKernel(const KernelParams& params);
+Expected<std::unique_ptr<Kernel>> makeCoroCxx20Kernel(const KernelParams& params);
+Expected<std::unique_ptr<Kernel>> makeCoroFcontextKernel(const KernelParams& params);
+Expected<std::unique_ptr<Kernel>> makeCoroUcontextKernel(const KernelParams& params);
+Expected<std::unique_ptr<Kernel>> makeTouchKernel(const KernelParams& params);
 
 } // namespace ctxscope::bench

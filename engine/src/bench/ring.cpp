@@ -3,6 +3,7 @@
 // does. Task i writes pipe i and reads pipe i-1; task 0 starts each lap and ends it when
 // the token comes back. `pipe` is the ring of two.
 #include "bench/kernel.h"
+#include "bench/working_set.h"
 #include "runner/sys.h"
 
 #include <atomic>
@@ -23,8 +24,9 @@ struct Pipe {
 
 class RingKernel final : public Kernel {
 public:
-    explicit RingKernel(std::vector<Pipe> pipes)
-        : m_pipes(std::move(pipes))
+    RingKernel(std::vector<Pipe> pipes, WorkingSet ws)
+        : m_ws(std::move(ws))
+        , m_pipes(std::move(pipes))
         , m_n(static_cast<int>(m_pipes.size()))
     {
     }
@@ -41,6 +43,7 @@ public:
             const OpStatus got = take(in, out);
             if (got != OpStatus::Ok)
                 return got;
+            m_ws.touch(task);
             if (task != 0 && !put(out, kToken))
                 return OpStatus::PeerGone;
         }
@@ -99,6 +102,7 @@ private:
         return OpStatus::Stopped;
     }
 
+    WorkingSet m_ws; // each task's own buffer, touched after it takes the token
     std::vector<Pipe> m_pipes;
     int m_n;
     std::atomic<bool> m_interrupted { false };
@@ -117,7 +121,10 @@ Expected<std::unique_ptr<Kernel>> makeRingKernel(const KernelParams& params)
                 + ": " + sys::errnoText(errno));
         pipes.push_back(Pipe { sys::UniqueFd(fds[0]), sys::UniqueFd(fds[1]) });
     }
-    return std::unique_ptr<Kernel>(std::make_unique<RingKernel>(std::move(pipes)));
+    auto ws = WorkingSet::create(params.tasks, params.wsBytes);
+    if (!ws)
+        return ws.error();
+    return std::unique_ptr<Kernel>(std::make_unique<RingKernel>(std::move(pipes), std::move(*ws)));
 }
 
 } // namespace ctxscope::bench

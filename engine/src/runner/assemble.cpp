@@ -109,6 +109,18 @@ std::vector<std::string> switchWarnings(double claimed, double observed, bool on
     return out;
 }
 
+std::string syscallWarning(const SyscallCheck& check)
+{
+    if (!check.perOp)
+        return {};
+    const double counted = *check.perOp;
+    if (counted >= check.claimed - 0.05 && counted <= check.claimed * 1.1 + 0.05)
+        return {};
+    return fmt::format("Counted {:.2f} system calls per op where the op makes {:g} by construction, so its time is "
+                       "not what the op text says.",
+        counted, check.claimed);
+}
+
 RunResult assembleResult(RunFacts facts, Measurement&& m, const ControlBlock& block)
 {
     RunResult r;
@@ -118,6 +130,7 @@ RunResult assembleResult(RunFacts facts, Measurement&& m, const ControlBlock& bl
     r.mode = facts.mode;
     r.placement = facts.placement;
     r.switchesPerOp = facts.info->switchesPerOp(facts.placement.tasks, facts.placement.onePu());
+    r.userSpaceSwitches = facts.info->userSpaceSwitches;
     r.policy = facts.policy;
     r.clock = facts.clock;
     r.opsPerSample = m.opsPerSample;
@@ -136,6 +149,7 @@ RunResult assembleResult(RunFacts facts, Measurement&& m, const ControlBlock& bl
     if (m.checkOps > 0)
         r.observed.perfCheckNsPerOp = m.checkNs / static_cast<double>(m.checkOps);
     r.seconds = facts.seconds;
+    r.syscalls = std::move(facts.syscalls);
 
     auto& w = r.warnings;
     w = std::move(facts.warnings);
@@ -146,7 +160,8 @@ RunResult assembleResult(RunFacts facts, Measurement&& m, const ControlBlock& bl
     else if (r.repetitions == 1 && r.stats.cv > 0.05)
         w.push_back("The samples vary by " + percent(r.stats.cv)
             + " (CV), more than 5%; with one repetition there is no run-to-run spread to compare.");
-    for (std::string& s : switchWarnings(r.switchesPerOp, r.observed.switchesPerOp(), r.placement.onePu()))
+    const double kernelSwitches = r.userSpaceSwitches ? 0 : r.switchesPerOp;
+    for (std::string& s : switchWarnings(kernelSwitches, r.observed.switchesPerOp(), r.placement.onePu()))
         w.push_back(std::move(s));
     for (const TaskObservation& t : r.observed.tasks)
         for (int cpu : t.cpusSeen)
@@ -155,6 +170,9 @@ RunResult assembleResult(RunFacts facts, Measurement&& m, const ControlBlock& bl
                     fmt::format("Task {} was pinned to CPU {} but was seen on CPU {}.", t.task, t.pinnedCpu, cpu));
                 break;
             }
+    if (r.syscalls)
+        if (std::string s = syscallWarning(*r.syscalls); !s.empty())
+            w.push_back(std::move(s));
     for (std::string& s : m.notes)
         w.push_back(std::move(s));
     // The machine's and the build's own caveats (VM, governor, debug or sanitizer build).

@@ -18,6 +18,7 @@ struct RunFacts {
     SchedPolicy policy = SchedPolicy::Other;
     BenchMode mode = BenchMode::Thread;
     std::vector<std::string> warnings; // found before the run (policy refused, ...)
+    std::optional<SyscallCheck> syscalls; // counted after the run
     double seconds = 0;
 };
 
@@ -26,5 +27,6 @@ RunResult assembleResult(RunFacts facts, Measurement&& measurement, const Contro
 
 // The self-check sentences (exposed for tests).
 std::vector<std::string> switchWarnings(double claimed, double observed, bool onePu);
+std::string syscallWarning(const SyscallCheck& check);
 
 } // namespace ctxscope::run

@@ -104,8 +104,9 @@ void Driver::progress(std::string_view stage, int repetition)
     if (stage == "measuring" && m_expectedSamples > 0)
         fraction
             = (repetition + static_cast<double>(m_repetition.size()) / static_cast<double>(m_expectedSamples)) / reps;
+    m_lastFraction = std::max(m_lastFraction, std::min(1.0, fraction));
     try {
-        m_callbacks.progress(Progress { stage, repetition, reps, std::min(1.0, fraction) });
+        m_callbacks.progress(Progress { stage, repetition, reps, m_lastFraction });
     } catch (const std::exception& e) {
         m_callbackError = e.what();
     } catch (...) {

@@ -66,6 +66,7 @@ private:
     std::uint64_t m_phaseOps = 0;
     std::uint64_t m_chunk = 1;
     std::uint64_t m_expectedSamples = 0;
+    double m_lastFraction = 0; // progress never goes backwards (the check phases run after measuring)
     std::string m_death;
     std::string m_callbackError;
 };

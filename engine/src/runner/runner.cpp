@@ -7,8 +7,10 @@
 #include "runner/assemble.h"
 #include "runner/driver.h"
 #include "runner/launch.h"
+#include "runner/syscall_count.h"
 #include "runner/validate.h"
 
+#include <algorithm>
 #include <chrono>
 #include <fmt/core.h>
 #include <sys/resource.h>
@@ -38,6 +40,14 @@ Status ensureDescriptors(int tasks)
         return makeError(
             fmt::format("a ring of {} tasks needs {} file descriptors and the limit could not be raised", tasks, need));
     return {};
+}
+
+// The syscall self-check's pass: about 20 ms of ops, 10 to 1000 of them (each call
+// becomes a round trip to the counting thread, so the pass runs far slower than measured).
+std::uint64_t syscallPassOps(double nsPerOp)
+{
+    const double ops = nsPerOp > 0 ? 2e7 / nsPerOp : 1000;
+    return static_cast<std::uint64_t>(std::clamp(ops, 10.0, 1000.0));
 }
 
 std::string describeTaskError(const run::ControlBlock& block, const run::TaskGroup& group, int i)
@@ -115,7 +125,7 @@ Expected<RunResult> runBenchmark(
 
     if (Status s = ensureDescriptors(tasks); !s)
         return s.error();
-    auto kernel = bench::factoryFor(info.name)(bench::KernelParams { tasks, spec.mode });
+    auto kernel = bench::factoryFor(info.name)(bench::KernelParams { tasks, spec.mode, spec.wsBytes });
     if (!kernel)
         return kernel.error();
     auto block = run::ControlBlock::create(tasks, run::kSampleCapacity);
@@ -152,6 +162,8 @@ Expected<RunResult> runBenchmark(
     (*group)->finish(kGrace);
     if (!measured)
         return explainFailure(*block, **group, driver, stop);
+    if (info.syscallsPerOp >= 0 && !stop.stop_requested())
+        facts.syscalls = run::countSyscalls(**kernel, syscallPassOps(measured->running.mean()), info.syscallsPerOp);
     facts.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     return run::assembleResult(std::move(facts), std::move(*measured), *block);
 }

@@ -2,6 +2,7 @@
 // Input validation, in the order a person would fix things, before anything is allocated.
 #include "runner/validate.h"
 
+#include "bench/working_set.h"
 #include "ctxscope/runner.h"
 
 #include <algorithm>
@@ -187,6 +188,8 @@ Expected<Placement> checkSpecAndProbe(const BenchSpec& spec, const Topology& top
         return makeError(
             fmt::format("{} runs in one task; process mode needs a benchmark with two or more tasks", info->name));
     if (Status s = checkNumbers(spec); !s)
+        return s.error();
+    if (Status s = bench::checkWorkingSet(spec, *info, *tasks); !s)
         return s.error();
     auto placement = place(spec, topology, *info, *tasks);
     if (!placement)

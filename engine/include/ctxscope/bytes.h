@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: MIT
+// Sizes in bytes as people type and read them: 4096, 64K, 16M, 1G (powers of 1024).
+#pragma once
+
+#include "ctxscope/expected.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace ctxscope {
+
+// A whole number of bytes with an optional binary suffix: K, M, G or T (either case), which
+// may be followed by "iB" or "B" ("64K", "64KiB", "64kb"). No sign, no fraction, no spaces
+// inside; anything else is an Error that quotes the text.
+Expected<std::uint64_t> parseByteSize(std::string_view text);
+
+// "FROM..TO" or "FROM.." (TO left to the caller's default).
+struct ByteRange {
+    std::uint64_t from = 0;
+    std::optional<std::uint64_t> to;
+};
+Expected<ByteRange> parseByteRange(std::string_view text);
+
+// "0 B", "4 KiB", "1.5 MiB", "32 MiB": at most three significant digits.
+std::string formatBytes(std::uint64_t bytes);
+
+} // namespace ctxscope
