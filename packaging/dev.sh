@@ -15,7 +15,7 @@ PACKAGES=(
     libboost-context-dev                      # fcontext coroutine benchmark
     nlohmann-json3-dev libcli11-dev libfmt-dev # JSON, CLI parsing, formatting
     libgtest-dev libgmock-dev                 # tests
-    libbenchmark-tools                        # compare.py reads our JSON (tested)
+    libbenchmark-tools python3-scipy          # compare.py reads our JSON (tested)
     xvfb xauth                                # GUI screenshots on headless machines
     help2man                                  # man pages from --help
     desktop-file-utils appstream dpkg-dev file # validating desktop files, building the .deb

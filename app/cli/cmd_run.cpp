@@ -1,11 +1,16 @@
 // SPDX-License-Identifier: MIT
 // ctxscope-cli run BENCH: one benchmark on this machine, printed as a table.
 #include "commands.h"
+#include "interrupt.h"
+#include "output.h"
+#include "progress_line.h"
 #include "result_table.h"
 #include "ws_table.h"
 
 #include "ctxscope/bytes.h"
+#include "ctxscope/report.h"
 #include "ctxscope/runner.h"
+#include "ctxscope/sysinfo.h"
 #include "ctxscope/working_set.h"
 
 #include <fmt/core.h>
@@ -27,6 +32,7 @@ struct RunOptions {
     int repetitions = 5;
     std::string policy = "other";
     std::string ws;
+    OutputOptions output;
     CLI::Option* iterationsOption = nullptr;
 };
 
@@ -69,6 +75,16 @@ Expected<BenchSpec> toSpec(const RunOptions& o)
     return spec;
 }
 
+int failed(const Error& error, const InterruptScope& interrupt)
+{
+    if (interrupt.requested()) {
+        fmt::print(stderr, "ctxscope-cli: interrupted; nothing finished to print\n");
+        return kInterrupted;
+    }
+    fmt::print(stderr, "ctxscope-cli: the measurement failed: {}\n", error.message);
+    return kMeasurementFailed;
+}
+
 int run(const RunOptions& o)
 {
     auto spec = toSpec(o);
@@ -79,22 +95,36 @@ int run(const RunOptions& o)
         return badInput(topology.error().message);
     if (auto checked = checkSpec(*spec, *topology); !checked)
         return badInput(checked.error().message);
+    ProgressLine progress;
+    InterruptScope interrupt;
+    RunCallbacks callbacks;
+    callbacks.progress = [&](const Progress& p) {
+        progress.update(fmt::format("{} {} rep {}/{}", spec->bench, p.stage, p.repetition + 1, p.repetitions), p.fraction);
+    };
+    const nlohmann::json context = makeContext(readSysInfo(), *topology, measurementClock());
     if (spec->wsBytes > 0 && findBenchmark(spec->bench)->maxTasks > 1) {
-        auto point = runWorkingSet(*spec, *topology);
-        if (!point) {
-            fmt::print(stderr, "ctxscope-cli: the measurement failed: {}\n", point.error().message);
-            return kMeasurementFailed;
-        }
-        fmt::print("{}", formatWorkingSetPoint(*point));
-        return kOk;
+        auto point = runWorkingSet(
+            *spec, *topology, [&](std::string_view stage, double f) { progress.update(std::string(stage), f); },
+            interrupt.token());
+        progress.clear();
+        if (!point)
+            return failed(point.error(), interrupt);
+        if (o.output.tableOnStdout())
+            fmt::print("{}", formatWorkingSetPoint(*point));
+        nlohmann::json doc = makeReport(context, {}, false);
+        doc["benchmarks"].push_back(workingSetPointToJson(*point, o.output.samples));
+        return writeOutputs(o.output, doc,
+            o.output.samples ? samplesToCsv({ point->roundTripRun }) : resultsToCsv(context, { point->roundTripRun }));
     }
-    auto result = runBenchmark(*spec, *topology);
-    if (!result) {
-        fmt::print(stderr, "ctxscope-cli: the measurement failed: {}\n", result.error().message);
-        return kMeasurementFailed;
-    }
-    fmt::print("{}", formatResults({ std::move(*result) }));
-    return kOk;
+    auto result = runBenchmark(*spec, *topology, callbacks, interrupt.token());
+    progress.clear();
+    if (!result)
+        return failed(result.error(), interrupt);
+    if (o.output.tableOnStdout())
+        fmt::print("{}", formatResults({ *result }));
+    const std::vector<RunResult> results { std::move(*result) };
+    return writeOutputs(o.output, makeReport(context, results, o.output.samples),
+        o.output.samples ? samplesToCsv(results) : resultsToCsv(context, results));
 }
 
 } // namespace
@@ -126,6 +156,7 @@ Command addRunCommand(CLI::App& app)
     sub->add_option("--policy", o->policy, "other (SCHED_OTHER) or fifo (SCHED_FIFO when permitted)")
         ->check(CLI::IsMember({ "other", "fifo" }))
         ->capture_default_str();
+    o->output.addTo(sub);
     sub->add_option("--ws", o->ws,
         "Working set per task (futex, pipe, ring, touch): 4096, 64K, 16M, 1G. Each task writes one byte per cache "
         "line of its own W bytes after taking the token; the hot touch(W) baseline runs too, and the switch cost is "

@@ -6,6 +6,7 @@
 #include "ctxscope/result.h"
 #include "ctxscope/sysinfo.h"
 #include "ctxscope/topology.h"
+#include "ctxscope/working_set.h"
 
 #include <nlohmann/json.hpp>
 
@@ -35,7 +36,7 @@ struct ResultsFile {
 };
 
 // The name a result has in Google Benchmark's "benchmarks" array: bench/mode/relation, plus
-// tasks for a ring. CPU numbers are left out so files from two machines match by class.
+// tasks for a ring and ws:BYTES for a working set. CPU numbers are left out so files from two machines match by class.
 std::string benchmarkName(const RunResult& result);
 
 // Google Benchmark's context block (date, host_name, num_cpus, mhz_per_cpu,
@@ -47,6 +48,10 @@ nlohmann::json makeContext(const SysInfo& sys, const Topology& topology, const C
 nlohmann::json resultToJson(const RunResult& result, bool withSamples = false);
 // The whole file: {"context": ..., "benchmarks": [...]}.
 nlohmann::json makeReport(const nlohmann::json& context, const std::vector<RunResult>& results, bool withSamples);
+
+// A working-set point: its round-trip entry plus ws_bytes, touch_ns, switch_ns (null and
+// "cost_not_positive": true when the cost is at or below 0) and the cost's spread.
+nlohmann::json workingSetPointToJson(const WorkingSetPoint& point, bool withSamples = false);
 
 // Reads a result back from its "benchmarks" entry. Unknown fields are ignored; a missing or
 // mistyped required field is an error naming it.

@@ -21,6 +21,7 @@ struct TaskObservation {
     std::uint64_t cpuChanges = 0; // changes between consecutive samples: a lower bound of migrations
     std::uint64_t voluntarySwitches = 0; // getrusage(RUSAGE_THREAD) deltas
     std::uint64_t involuntarySwitches = 0;
+    std::uint64_t cpuNs = 0; // user + system CPU time in the measured repetitions (getrusage)
     std::optional<std::uint64_t> perfContextSwitches; // perf software counters (check phase), when permitted
     std::optional<std::uint64_t> perfMigrations;
 };
@@ -36,6 +37,9 @@ struct Observed {
     std::optional<double> perfSwitchesPerOp; // none when perf counters were not permitted
     std::optional<std::uint64_t> perfMigrations;
     std::string perfStatus; // "" when counted, else why not, as a sentence
+    // CPU time (user + system) of all tasks together per op: Google Benchmark's cpu_time. On
+    // one PU it is about the round trip; across PUs each task also waits, so it is less.
+    double cpuNsPerOp = 0;
     std::uint64_t perfCheckOps = 0;
     double perfCheckNsPerOp = 0; // mean time per op with the counters on
     std::uint64_t migrations = 0; // CPU changes seen by sched_getcpu samples (a lower bound)

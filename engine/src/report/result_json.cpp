@@ -17,6 +17,8 @@ std::string benchmarkName(const RunResult& r)
         = r.bench + "/" + std::string(toString(r.mode)) + "/" + std::string(toString(r.placement.relation));
     if (r.placement.tasks > 2 || r.bench == "ring")
         name += fmt::format("/tasks:{}", r.placement.tasks);
+    if (r.spec.wsBytes > 0)
+        name += fmt::format("/ws:{}", r.spec.wsBytes);
     return name;
 }
 
@@ -57,7 +59,7 @@ json observedToJson(const Observed& o)
             j["perf_migrations"] = *t.perfMigrations;
         tasks.push_back(std::move(j));
     }
-    json j { { "voluntary_switches_per_op", o.voluntaryPerOp }, { "involuntary_switches_per_op", o.involuntaryPerOp },
+    json j { { "voluntary_switches_per_op", o.voluntaryPerOp }, { "cpu_ns_per_op", o.cpuNsPerOp }, { "involuntary_switches_per_op", o.involuntaryPerOp },
         { "switches_per_op", o.switchesPerOp() }, { "migrations", o.migrations }, { "cpus_seen", o.cpusSeen },
         { "perf_status", o.perfStatus }, { "tasks", std::move(tasks) } };
     j["perf_switches_per_op"] = o.perfSwitchesPerOp ? json(*o.perfSwitchesPerOp) : json(nullptr);
@@ -104,6 +106,7 @@ Observed observedFromJson(FieldReader& in)
     Observed o;
     o.voluntaryPerOp = in.number("voluntary_switches_per_op");
     o.involuntaryPerOp = in.number("involuntary_switches_per_op");
+    o.cpuNsPerOp = in.optNumber("cpu_ns_per_op").value_or(0);
     o.perfSwitchesPerOp = in.optNumber("perf_switches_per_op");
     if (auto m = in.optNumber("perf_migrations"))
         o.perfMigrations = static_cast<std::uint64_t>(*m);
@@ -131,7 +134,7 @@ json resultToJson(const RunResult& r, bool withSamples)
         { "threads", r.placement.tasks },
         { "iterations", r.iterations },
         { "real_time", r.stats.p50 },
-        { "cpu_time", r.stats.p50 },
+        { "cpu_time", r.observed.cpuNsPerOp },
         { "time_unit", "ns" },
         // ctxscope's own.
         { "bench", r.bench },
@@ -140,6 +143,7 @@ json resultToJson(const RunResult& r, bool withSamples)
         { "cpus", r.placement.cpus },
         { "relation", std::string(toString(r.placement.relation)) },
         { "tasks", r.placement.tasks },
+        { "ws_bytes", r.spec.wsBytes },
         { "policy", std::string(toString(r.policy)) },
         { "switches_per_op", r.switchesPerOp },
         { "per_switch_ns", r.perSwitchNs ? json(perSwitch) : json(nullptr) },
@@ -197,6 +201,7 @@ Expected<RunResult> resultFromJson(const json& entry)
     }
     r.placement.cpus = intList(in, "cpus");
     r.placement.tasks = static_cast<int>(in.count("tasks"));
+    r.spec.wsBytes = static_cast<std::uint64_t>(in.optNumber("ws_bytes").value_or(0));
     r.iterations = in.count("iterations");
     r.repetitions = static_cast<int>(in.count("repetitions"));
     r.switchesPerOp = in.number("switches_per_op");
@@ -247,6 +252,23 @@ Expected<RunResult> resultFromJson(const json& entry)
     r.spec.repetitions = r.repetitions;
     r.spec.policy = r.policy;
     return r;
+}
+
+json workingSetPointToJson(const WorkingSetPoint& p, bool withSamples)
+{
+    json j = resultToJson(p.roundTripRun, withSamples);
+    auto orNull = [](const std::optional<double>& v) { return v ? json(*v) : json(nullptr); };
+    j["ws_bytes"] = p.wsBytes;
+    j["touch_ns"] = p.touch.p50;
+    j["switch_ns"] = orNull(p.switchCostNs);
+    j["switch_ns_low"] = orNull(p.switchCostLowNs);
+    j["switch_ns_high"] = orNull(p.switchCostHighNs);
+    j["cost_not_positive"] = p.costNotPositive;
+    j["round_trip_quartiles"] = { p.roundTrip.p25, p.roundTrip.p50, p.roundTrip.p75 };
+    j["touch_quartiles"] = { p.touch.p25, p.touch.p50, p.touch.p75 };
+    for (const auto& w : p.warnings)
+        j["warnings"].push_back(w);
+    return j;
 }
 
 } // namespace ctxscope

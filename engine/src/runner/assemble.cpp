@@ -23,6 +23,7 @@ TaskObservation observe(int index, const TaskSlot& slot)
     t.cpuChanges = slot.cpuChanges;
     t.voluntarySwitches = slot.voluntary;
     t.involuntarySwitches = slot.involuntary;
+    t.cpuNs = slot.cpuNs;
     if (slot.perfErrno == 0) {
         t.perfContextSwitches = slot.perfSwitches;
         t.perfMigrations = slot.perfMigrations;
@@ -44,6 +45,7 @@ Observed observeAll(const ControlBlock& block, std::uint64_t ops, std::uint64_t 
     Observed o;
     std::uint64_t voluntary = 0;
     std::uint64_t involuntary = 0;
+    std::uint64_t cpuNs = 0;
     std::uint64_t perfSwitches = 0;
     std::uint64_t perfMigrations = 0;
     std::uint64_t sampledChanges = 0;
@@ -54,6 +56,7 @@ Observed observeAll(const ControlBlock& block, std::uint64_t ops, std::uint64_t 
         TaskObservation t = observe(i, slot);
         voluntary += t.voluntarySwitches;
         involuntary += t.involuntarySwitches;
+        cpuNs += t.cpuNs;
         sampledChanges += t.cpuChanges;
         if (t.perfContextSwitches) {
             perfSwitches += *t.perfContextSwitches;
@@ -68,6 +71,7 @@ Observed observeAll(const ControlBlock& block, std::uint64_t ops, std::uint64_t 
     const double perOp = ops > 0 ? 1.0 / static_cast<double>(ops) : 0;
     o.voluntaryPerOp = static_cast<double>(voluntary) * perOp;
     o.involuntaryPerOp = static_cast<double>(involuntary) * perOp;
+    o.cpuNsPerOp = static_cast<double>(cpuNs) * perOp;
     o.migrations = sampledChanges;
     o.perfCheckOps = checkOps;
     if (refused == 0 && checkOps > 0) {

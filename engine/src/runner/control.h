@@ -30,6 +30,7 @@ struct alignas(64) TaskSlot {
     std::uint64_t cpusSeen[kCpuWords] = {};
     std::uint64_t voluntary = 0; // measured phases only
     std::uint64_t involuntary = 0;
+    std::uint64_t cpuNs = 0; // user + system time in measured phases
     std::uint64_t perfSwitches = 0; // the check phase only
     std::uint64_t perfMigrations = 0;
     std::int32_t perfErrno = 0; // 0: both perf counters counted

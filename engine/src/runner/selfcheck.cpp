@@ -66,6 +66,10 @@ SwitchCounts snapshot(const PerfCounters& perf) noexcept
     if (::getrusage(RUSAGE_THREAD, &usage) == 0) {
         c.voluntary = static_cast<std::uint64_t>(usage.ru_nvcsw);
         c.involuntary = static_cast<std::uint64_t>(usage.ru_nivcsw);
+        const auto ns = [](const timeval& tv) {
+            return static_cast<std::uint64_t>(tv.tv_sec) * 1'000'000'000U + static_cast<std::uint64_t>(tv.tv_usec) * 1000U;
+        };
+        c.cpuNs = ns(usage.ru_utime) + ns(usage.ru_stime);
     }
     c.perfSwitches = readCounter(perf.m_switches);
     c.perfMigrations = readCounter(perf.m_migrations);

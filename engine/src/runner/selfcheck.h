@@ -10,6 +10,7 @@ namespace ctxscope::run {
 struct SwitchCounts {
     std::uint64_t voluntary = 0;
     std::uint64_t involuntary = 0;
+    std::uint64_t cpuNs = 0; // user + system time of the thread
     std::uint64_t perfSwitches = 0;
     std::uint64_t perfMigrations = 0;
 };

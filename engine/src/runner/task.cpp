@@ -99,6 +99,7 @@ void addUsage(TaskSlot& slot, const SwitchCounts& before, const SwitchCounts& af
 {
     slot.voluntary += after.voluntary - before.voluntary;
     slot.involuntary += after.involuntary - before.involuntary;
+    slot.cpuNs += after.cpuNs - before.cpuNs;
 }
 
 void addPerf(TaskSlot& slot, const SwitchCounts& before, const SwitchCounts& after) noexcept
