@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // ctxscope-cli sweep BENCH --ws FROM..TO: a working-set curve, one row per W as it finishes.
 #include "commands.h"
+#include "output.h"
 #include "interrupt.h"
 #include "ws_table.h"
 
@@ -8,7 +9,11 @@
 #include "ctxscope/runner.h"
 #include "ctxscope/sweep.h"
 
+#include "ctxscope/report.h"
+#include "ctxscope/sysinfo.h"
+
 #include <fmt/core.h>
+#include <nlohmann/json.hpp>
 
 #include <cstdio>
 #include <memory>
@@ -28,6 +33,7 @@ struct SweepOptions {
     int repetitions = 5;
     double minTime = 0.05;
     std::string policy = "other";
+    OutputOptions output;
 };
 
 Expected<SweepSpec> toSpec(const SweepOptions& o)
@@ -75,13 +81,15 @@ int sweep(const SweepOptions& o)
     if (!placement)
         return badInput(placement.error().message);
 
-    std::fputs(formatSweepHeader(*spec, *plan, *placement).c_str(), stdout);
+    const bool table = o.output.tableOnStdout();
+    if (table)
+        std::fputs(formatSweepHeader(*spec, *plan, *placement).c_str(), stdout);
     std::fflush(stdout);
     InterruptScope interrupt;
     auto result = runSweep(
         *spec, *topology,
-        [](const SweepProgress& p) {
-            if (p.finished) {
+        [table](const SweepProgress& p) {
+            if (p.finished && table) {
                 std::fputs(formatSweepRow(*p.finished).c_str(), stdout);
                 std::fflush(stdout);
             }
@@ -95,8 +103,20 @@ int sweep(const SweepOptions& o)
         fmt::print(stderr, "ctxscope-cli: the sweep failed: {}\n", result.error().message);
         return kMeasurementFailed;
     }
-    std::fputs(formatSweepFooter(*result).c_str(), stdout);
-    return kOk;
+    if (table)
+        std::fputs(formatSweepFooter(*result).c_str(), stdout);
+    const nlohmann::json context = makeContext(readSysInfo(), *topology, measurementClock());
+    nlohmann::json doc = makeReport(context, {}, false);
+    std::vector<RunResult> roundTrips;
+    for (const WorkingSetPoint& point : result->points) {
+        doc["benchmarks"].push_back(workingSetPointToJson(point, o.output.samples));
+        roundTrips.push_back(point.roundTripRun);
+    }
+    nlohmann::json caches = nlohmann::json::array();
+    for (const CacheInfo& c : result->caches)
+        caches.push_back({ { "level", c.level }, { "size", c.size }, { "line_size", c.lineSize }, { "pus", c.pus } });
+    doc["sweep"] = { { "caches", std::move(caches) }, { "warnings", result->warnings } };
+    return writeOutputs(o.output, doc, o.output.samples ? samplesToCsv(roundTrips) : resultsToCsv(context, roundTrips));
 }
 
 } // namespace
@@ -123,6 +143,7 @@ Command addSweepCommand(CLI::App& app)
         ->capture_default_str();
     sub->add_option("--repetitions", o->repetitions, "Repetitions per point and per series")->capture_default_str();
     sub->add_option("--min-time", o->minTime, "Seconds per repetition")->capture_default_str();
+    o->output.addTo(sub);
     sub->add_option("--policy", o->policy, "other (SCHED_OTHER) or fifo (SCHED_FIFO when permitted)")
         ->check(CLI::IsMember({ "other", "fifo" }))
         ->capture_default_str();
