@@ -71,8 +71,8 @@ struct BenchSpec {
     double minTimeSeconds = 0.2; // per repetition, when iterations is not given
     int repetitions = 5;
     SchedPolicy policy = SchedPolicy::Other;
-    // K; 0: 1 when an op holds context switches (a latency distribution), else the smallest
-    // K whose clock read is < 1% of a sample
+    // K; 0: 1 when an op holds context switches and costs 20 clock reads or more (a latency
+    // distribution), else the smallest K whose clock read is < 1% of a sample
     std::uint64_t opsPerSample = 0;
     std::size_t rawSampleCap = std::size_t { 1 } << 20; // samples kept raw in the result
     // Bytes each task writes (one byte per cache line, random page order) after taking the

@@ -201,13 +201,15 @@ Expected<Measurement> measure(Driver& driver, const BenchSpec& spec, const Clock
     m.iterations = fixed ? *spec.iterations
                          : std::max<std::uint64_t>(1,
                              static_cast<std::uint64_t>(std::ceil(spec.minTimeSeconds * 1e9 / std::max(perOp, 1e-3))));
-    // An op that holds context switches is timed alone (K = 1): its latency distribution is
-    // the point, and at microseconds a clock read is about 1% of it. Faster ops take the
-    // smallest K that makes the clock read < 1% of a sample.
+    // A kernel switch (an op that holds switches and costs at least 20 clock reads) is timed
+    // alone, K = 1: its latency distribution is the point, and the read is 1-5% of it. Every
+    // other op (user-space switches included) takes the smallest K that makes the clock read
+    // < 1% of a sample.
+    const bool latency = holdsSwitches && perOp >= 20 * clock.readCostNs;
     if (spec.opsPerSample > 0)
         m.opsPerSample = spec.opsPerSample;
     else
-        m.opsPerSample = holdsSwitches ? 1 : autoOpsPerSample(perOp, clock.readCostNs);
+        m.opsPerSample = latency ? 1 : autoOpsPerSample(perOp, clock.readCostNs);
     m.opsPerSample = std::min(m.opsPerSample, m.iterations);
     if ((m.iterations + m.opsPerSample - 1) / m.opsPerSample > kSampleCapacity) {
         m.iterations = kSampleCapacity * m.opsPerSample;
