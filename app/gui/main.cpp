@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "mainwindow.h"
+#include "topologymappanel.h"
 
 #include "ctxscope/version.h"
 
@@ -53,7 +54,10 @@ int main(int argc, char** argv)
     const QCommandLineOption shotOpt(QStringLiteral("screenshot"),
         QStringLiteral("Save a PNG of the window once the requested work is done."), QStringLiteral("FILE"));
     const QCommandLineOption quitOpt(QStringLiteral("quit"), QStringLiteral("Quit once the requested work is done."));
-    parser.addOptions({ xmlOpt, synthOpt, shotOpt, quitOpt });
+    const QCommandLineOption cpusOpt(QStringLiteral("cpus"),
+        QStringLiteral("Place tasks A, B, ... on these PUs (OS indices, as taskset takes them), e.g. 0,2."),
+        QStringLiteral("A,B"));
+    parser.addOptions({ xmlOpt, synthOpt, shotOpt, quitOpt, cpusOpt });
     parser.process(app);
 
     ctxscope::Expected<Topology> topology = parser.isSet(xmlOpt)
@@ -67,6 +71,15 @@ int main(int argc, char** argv)
 
     ctxscope::gui::MainWindow window;
     window.setTopology(*topology);
+    if (parser.isSet(cpusOpt)) {
+        const auto cpus = ctxscope::parseCpuList(parser.value(cpusOpt).toStdString());
+        const ctxscope::Status placed
+            = cpus ? window.mapPanel()->map()->setSelection(*cpus) : ctxscope::Status(cpus.error());
+        if (!placed) {
+            std::fprintf(stderr, "ctxscope: --cpus: %s\n", placed.error().message.c_str());
+            return 2;
+        }
+    }
     window.show();
 
     if (parser.isSet(shotOpt) || parser.isSet(quitOpt)) {

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "mainwindow.h"
 
+#include "topologymappanel.h"
+
 #include "ctxscope/topology_report.h"
 #include "ctxscope/version.h"
 
@@ -12,8 +14,12 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPlainTextEdit>
+#include <QScreen>
 #include <QStatusBar>
+#include <QTabWidget>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 namespace ctxscope::gui {
 
@@ -27,15 +33,21 @@ MainWindow::MainWindow(QWidget* parent)
     m_banner->setWordWrap(true);
     m_banner->setStyleSheet(QStringLiteral("background:#fff3cd;color:#664d03;padding:6px;border:1px solid #ffe69c;"));
     m_banner->hide();
-    m_topologyText = new QPlainTextEdit(central);
+    m_tabs = new QTabWidget(central);
+    m_mapPanel = new TopologyMapPanel(m_tabs);
+    m_topologyText = new QPlainTextEdit(m_tabs);
     m_topologyText->setReadOnly(true);
     m_topologyText->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    m_tabs->addTab(m_mapPanel, tr("&Map"));
+    m_tabs->addTab(m_topologyText, tr("&Text"));
     layout->addWidget(m_banner);
-    layout->addWidget(m_topologyText);
+    layout->addWidget(m_tabs, 1);
     setCentralWidget(central);
     createMenus();
     statusBar()->showMessage(tr("Ready"));
-    resize(1100, 720);
+    // Large enough for a 256-PU map to stay legible, small enough for a 1280x800 projector.
+    const QSize room = screen() ? screen()->availableGeometry().size() * 0.92 : QSize(1280, 800);
+    resize(std::min(1280, room.width()), std::min(800, room.height()));
 }
 
 void MainWindow::createMenus()
@@ -68,6 +80,7 @@ void MainWindow::createMenus()
 void MainWindow::setTopology(const Topology& topology)
 {
     m_topology = topology;
+    m_mapPanel->setTopology(topology);
     m_topologyText->setPlainText(QString::fromStdString(describeTopology(topology)));
     const bool live = topology.isThisSystem();
     m_banner->setVisible(!live);

@@ -9,8 +9,11 @@
 
 class QLabel;
 class QPlainTextEdit;
+class QTabWidget;
 
 namespace ctxscope::gui {
+
+class TopologyMapPanel;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -21,6 +24,7 @@ public:
     void setTopology(const Topology& topology);
     const std::optional<Topology>& topology() const { return m_topology; }
 
+    TopologyMapPanel* mapPanel() const { return m_mapPanel; }
     QAction* runAction() const { return m_runAction; }
     QAction* cancelAction() const { return m_cancelAction; }
 
@@ -35,6 +39,8 @@ private:
 
     std::optional<Topology> m_topology;
     QLabel* m_banner = nullptr;
+    QTabWidget* m_tabs = nullptr;
+    TopologyMapPanel* m_mapPanel = nullptr;
     QPlainTextEdit* m_topologyText = nullptr;
     QAction* m_runAction = nullptr;
     QAction* m_cancelAction = nullptr;

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include "mainwindow.h"
+#include "topologymappanel.h"
 
 #include <QApplication>
 #include <QLabel>
+#include <QTabWidget>
 
 #include <gtest/gtest.h>
 
@@ -21,6 +23,21 @@ TEST(MainWindow, NonLiveTopologyDisablesRunsWithABanner)
         bannerShown = bannerShown
             || (label->isVisibleTo(&window) && label->text().contains(QStringLiteral("not this machine")));
     EXPECT_TRUE(bannerShown);
+}
+
+TEST(MainWindow, ShowsTheTopologyAsAMapWithTheTextViewBeside)
+{
+    gui::MainWindow window;
+    auto synth = Topology::loadSynthetic("pack:2 l3:2 core:4 pu:2");
+    ASSERT_TRUE(synth.ok());
+    window.setTopology(*synth);
+    const auto* tabs = window.findChild<QTabWidget*>();
+    ASSERT_NE(tabs, nullptr);
+    EXPECT_EQ(tabs->currentWidget(), window.mapPanel());
+    EXPECT_EQ(tabs->count(), 2);
+    const auto& layout = window.mapPanel()->map()->mapLayout();
+    for (const PuInfo& pu : synth->pus())
+        EXPECT_GE(layout.puBox(pu.osIndex), 0);
 }
 
 int main(int argc, char** argv)

@@ -1,0 +1,368 @@
+// SPDX-License-Identifier: MIT
+#include "topologylayout.h"
+
+#include "layouttree.h"
+
+#include <QFontMetricsF>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <tuple>
+#include <utility>
+
+namespace ctxscope::gui {
+
+using detail::LayoutItem;
+
+namespace {
+
+    constexpr double kBaseFont = 13.0; // pixels; the layout is computed at this size, then zoomed
+    constexpr double kReadableFont = 12.0; // the richest detail whose zoomed text reaches this wins
+    constexpr double kMaxScale = 2.2; // a 2-PU machine should not become a wall of grey
+    constexpr std::size_t kMaxOptions = 24;
+    // Aspect ratios (width / height) a parent asks its children for.
+    constexpr std::array<double, 13> kAspects { 0.125, 0.18, 0.25, 0.35, 0.5, 0.7, 1.0, 1.4, 2.0, 2.8, 4.0, 5.6, 8.0 };
+
+    // One way to lay out a subtree: its natural size, the number of columns of its grid of
+    // children, and the aspect ratio it asked its children for.
+    struct Option {
+        double w = 0;
+        double h = 0;
+        int cols = 1;
+        int aspect = -1;
+        int ragged = 0; // grids with a half-empty last row on the way down: they look untidy
+    };
+
+    // How much zoom a tidy grid is worth against a ragged one.
+    constexpr double kRaggedPenalty = 0.92;
+
+    struct Style {
+        QFont regular;
+        QFont bold;
+        LabelDetail detail = LabelDetail::Full;
+        double line = 0; // text line height
+        double pad = 0; // inside a box, around its children
+        double gap = 0; // between siblings
+        double header = 0; // label strip at the top of a box
+        QSizeF pu; // every PU box has the same size so grids line up
+    };
+
+    struct Frame {
+        bool header = false;
+        double side = 0; // left, right and bottom padding
+        double top = 0; // header or padding above the children
+        double gap = 0;
+        double labelWidth = 0;
+    };
+
+    // Caches and cores with a single child collapse onto it like lstopo's stacked bars:
+    // only their label strip is added, no padding on the sides.
+    Frame frameOf(const LayoutItem& item, const Style& style, const QString& label, bool root)
+    {
+        Frame f;
+        if (root) {
+            f.gap = 2 * style.gap;
+            return f;
+        }
+        f.header = !label.isEmpty();
+        const bool collapse = (item.kind == BoxKind::Cache || item.kind == BoxKind::Core) && item.children.size() == 1;
+        f.side = collapse ? 0 : style.pad;
+        f.top = f.header ? style.header : f.side;
+        f.gap = style.gap;
+        if (f.header) {
+            const QFontMetricsF fm(hasBoldLabel(item.kind) ? style.bold : style.regular);
+            f.labelWidth = fm.horizontalAdvance(label) + 2 * style.pad;
+        }
+        return f;
+    }
+
+    class Packer {
+    public:
+        Packer(const Topology& topology, Style style)
+            : m_topology(topology)
+            , m_style(std::move(style))
+        {
+        }
+
+        const std::vector<Option>& optionsOf(const LayoutItem& item, bool root)
+        {
+            auto found = m_options.find(&item);
+            if (found != m_options.end())
+                return found->second;
+            std::vector<Option> options;
+            if (item.kind == BoxKind::Pu && !root)
+                options.push_back(Option { m_style.pu.width(), m_style.pu.height(), 1, -1 });
+            else
+                options = containerOptions(item, root);
+            return m_options.emplace(&item, std::move(options)).first->second;
+        }
+
+        void place(const LayoutItem& item, const Option& option, const QRectF& rect, int parent, int depth, bool root,
+            std::vector<LayoutBox>& out)
+        {
+            int self = parent;
+            const QString label = root ? QString() : detail::itemLabel(item, m_style.detail);
+            const Frame frame = frameOf(item, m_style, label, root);
+            if (!root) {
+                LayoutBox box;
+                detail::describeBox(item, m_topology, box);
+                box.rect = rect;
+                box.label = label;
+                box.parent = parent;
+                box.depth = depth;
+                if (item.kind == BoxKind::Pu)
+                    box.labelRect = rect;
+                else if (frame.header)
+                    box.labelRect = QRectF(rect.x() + m_style.pad, rect.y(), rect.width() - 2 * m_style.pad, frame.top);
+                self = static_cast<int>(out.size());
+                out.push_back(std::move(box));
+                ++depth;
+            }
+            if (item.children.empty())
+                return;
+            const QRectF content = rect.adjusted(frame.side, frame.top, -frame.side, -frame.side);
+            if (item.children.size() == 1 && frame.side == 0 && !root) {
+                place(item.children.front(), pick(item.children.front(), option.aspect), content, self, depth, false,
+                    out);
+                return;
+            }
+            const auto rows = flow(item, option);
+            double y = content.y();
+            for (const auto& row : rows) {
+                double x = content.x();
+                double rowHeight = 0;
+                for (const auto& [child, opt] : row)
+                    rowHeight = std::max(rowHeight, opt.h);
+                for (const auto& [child, opt] : row) {
+                    // Siblings in a row share its height so rows read as rows.
+                    place(*child, opt, QRectF(x, y, opt.w, rowHeight), self, depth, false, out);
+                    x += opt.w + frame.gap;
+                }
+                y += rowHeight + frame.gap;
+            }
+        }
+
+    private:
+        using Row = std::vector<std::pair<const LayoutItem*, Option>>;
+
+        const Option& pick(const LayoutItem& child, int aspect)
+        {
+            const auto& options = optionsOf(child, false);
+            if (aspect < 0 || options.size() == 1)
+                return options.front();
+            const double want = std::log(kAspects[static_cast<std::size_t>(aspect)]);
+            const Option* best = &options.front();
+            double bestScore = std::numeric_limits<double>::max();
+            for (const Option& o : options) {
+                const double score = std::abs(std::log(o.w / o.h) - want) + 0.15 * o.ragged;
+                if (score < bestScore - 1e-9) {
+                    best = &o;
+                    bestScore = score;
+                }
+            }
+            return *best;
+        }
+
+        std::vector<Row> flow(const LayoutItem& item, const Option& option)
+        {
+            std::vector<Row> rows;
+            for (std::size_t i = 0; i < item.children.size(); ++i) {
+                if (i % static_cast<std::size_t>(option.cols) == 0)
+                    rows.emplace_back();
+                rows.back().emplace_back(&item.children[i], pick(item.children[i], option.aspect));
+            }
+            return rows;
+        }
+
+        std::vector<Option> containerOptions(const LayoutItem& item, bool root)
+        {
+            const Frame frame
+                = frameOf(item, m_style, root ? QString() : detail::itemLabel(item, m_style.detail), root);
+            std::vector<Option> all;
+            const int n = static_cast<int>(item.children.size());
+            if (n == 0) {
+                all.push_back(Option { std::max(frame.labelWidth, m_style.pu.width()), frame.top + frame.side, 1, -1 });
+                return all;
+            }
+            // Children with one shape each (PUs, say) need not be asked for several aspects.
+            const bool shapable = std::any_of(item.children.begin(), item.children.end(),
+                [&](const LayoutItem& c) { return optionsOf(c, false).size() > 1; });
+            const int aspects = shapable ? static_cast<int>(kAspects.size()) : 0;
+            std::vector<const Option*> picks(item.children.size());
+            for (int aspect = shapable ? 0 : -1; aspect < aspects; ++aspect) {
+                int childRagged = 0;
+                for (std::size_t i = 0; i < picks.size(); ++i) {
+                    picks[i] = &pick(item.children[i], aspect);
+                    childRagged = std::max(childRagged, picks[i]->ragged);
+                }
+                for (int cols = 1; cols <= n; ++cols) {
+                    // Columns that leave the last row as full as a smaller count would are no better.
+                    if (cols > 1 && (n + cols - 1) / cols == (n + cols - 2) / (cols - 1))
+                        continue;
+                    double width = 0;
+                    double height = 0;
+                    for (std::size_t first = 0; first < picks.size(); first += static_cast<std::size_t>(cols)) {
+                        const std::size_t last = std::min(picks.size(), first + static_cast<std::size_t>(cols));
+                        double rowWidth = frame.gap * static_cast<double>(last - first - 1);
+                        double rowHeight = 0;
+                        for (std::size_t k = first; k < last; ++k) {
+                            rowWidth += picks[k]->w;
+                            rowHeight = std::max(rowHeight, picks[k]->h);
+                        }
+                        width = std::max(width, rowWidth);
+                        height += rowHeight + (first > 0 ? frame.gap : 0);
+                    }
+                    all.push_back(Option { std::max(width + 2 * frame.side, frame.labelWidth),
+                        height + frame.top + frame.side, cols, aspect, (n % cols == 0 ? 0 : 1) + childRagged });
+                }
+            }
+            return paretoFront(std::move(all));
+        }
+
+        // Keeps the layouts no tidier-or-equal layout beats in both width and height, then
+        // thins them out evenly when there are too many to try at the next level up.
+        static std::vector<Option> paretoFront(std::vector<Option> all)
+        {
+            std::sort(all.begin(), all.end(), [](const Option& a, const Option& b) {
+                return std::tie(a.ragged, a.w, a.h) < std::tie(b.ragged, b.w, b.h);
+            });
+            std::vector<Option> front;
+            for (const Option& o : all) {
+                const bool beaten = std::any_of(front.begin(), front.end(),
+                    [&](const Option& f) { return f.w <= o.w + 1e-9 && f.h <= o.h + 1e-9; });
+                if (!beaten)
+                    front.push_back(o);
+            }
+            if (front.size() <= kMaxOptions)
+                return front;
+            std::sort(front.begin(), front.end(), [](const Option& a, const Option& b) { return a.w < b.w; });
+            std::vector<Option> thinned;
+            for (std::size_t i = 0; i < kMaxOptions; ++i)
+                thinned.push_back(front[i * (front.size() - 1) / (kMaxOptions - 1)]);
+            return thinned;
+        }
+
+        const Topology& m_topology;
+        Style m_style;
+        std::map<const LayoutItem*, std::vector<Option>> m_options;
+    };
+
+    Style makeStyle(const Topology& topology, const QFont& font, LabelDetail level)
+    {
+        Style s;
+        s.detail = level;
+        s.regular = font;
+        s.regular.setPixelSize(static_cast<int>(kBaseFont));
+        s.bold = s.regular;
+        s.bold.setBold(true);
+        const QFontMetricsF fm(s.regular);
+        s.line = fm.height();
+        const bool compact = level == LabelDetail::Compact;
+        s.pad = std::round(s.line * (compact ? 0.25 : 0.4));
+        s.gap = std::round(s.line * (compact ? 0.2 : 0.3));
+        s.header = std::round(s.line * 1.25);
+        double widest = 0;
+        for (const PuInfo& pu : topology.pus()) {
+            TopoNode node;
+            node.kind = NodeKind::Pu;
+            node.osIndex = pu.osIndex;
+            node.logicalIndex = pu.logicalIndex;
+            const LayoutItem item { BoxKind::Pu, &node, nullptr, {}, {} };
+            widest = std::max(widest, fm.horizontalAdvance(detail::itemLabel(item, level)));
+        }
+        // Wide enough for the label and a task letter beside it, tall enough to hit on a touchpad.
+        s.pu = QSizeF(std::max(widest + 2 * s.pad + s.line * (compact ? 0.3 : 1.0), 2.2 * s.line),
+            std::round(s.line * (compact ? 1.5 : 1.8)));
+        return s;
+    }
+
+    void zoomToFit(TopologyLayout& layout, const QSizeF& natural)
+    {
+        const double s = layout.scale;
+        const double dx = std::round((layout.available.width() - natural.width() * s) / 2);
+        const double dy = std::round((layout.available.height() - natural.height() * s) / 2);
+        // Rounding both edges with one monotonic function keeps children inside parents and
+        // siblings apart, and puts the 1-pixel borders on whole pixels.
+        const auto snap = [&](const QRectF& r) {
+            if (r.isNull())
+                return r;
+            const double left = std::round(dx + r.left() * s);
+            const double top = std::round(dy + r.top() * s);
+            return QRectF(left, top, std::round(dx + r.right() * s) - left, std::round(dy + r.bottom() * s) - top);
+        };
+        for (LayoutBox& box : layout.boxes) {
+            box.rect = snap(box.rect);
+            box.labelRect = snap(box.labelRect);
+        }
+        layout.bounds = snap(QRectF(QPointF(0, 0), natural));
+        layout.fontPixels = kBaseFont * s;
+    }
+
+} // namespace
+
+bool hasBoldLabel(BoxKind kind) { return kind == BoxKind::Package || kind == BoxKind::Numa; }
+
+TopologyLayout layoutTopology(const Topology& topology, const QSizeF& available, const QFont& font)
+{
+    const LayoutItem tree = detail::buildLayoutTree(topology);
+    TopologyLayout best;
+    best.available = available;
+    best.fontPixels = -1;
+    QSizeF bestNatural;
+    for (LabelDetail level : { LabelDetail::Full, LabelDetail::Short, LabelDetail::Compact }) {
+        Packer packer(topology, makeStyle(topology, font, level));
+        const auto& options = packer.optionsOf(tree, true);
+        const Option* chosen = &options.front();
+        double scale = 0;
+        double bestScore = 0;
+        const double wantAspect = std::log(available.width() / std::max(1.0, available.height()));
+        for (const Option& o : options) {
+            const double s = std::min({ available.width() / o.w, available.height() / o.h, kMaxScale });
+            const double score = s * std::pow(kRaggedPenalty, o.ragged);
+            // Small machines reach the zoom cap in several shapes: take the one shaped like the window.
+            const bool tie = std::abs(score - bestScore) < 1e-9
+                && std::abs(std::log(o.w / o.h) - wantAspect) < std::abs(std::log(chosen->w / chosen->h) - wantAspect);
+            if (score > bestScore + 1e-9 || tie) {
+                bestScore = score;
+                scale = s;
+                chosen = &o;
+            }
+        }
+        if (kBaseFont * scale <= best.fontPixels)
+            continue;
+        TopologyLayout layout;
+        layout.available = available;
+        layout.detail = level;
+        layout.scale = scale;
+        layout.fontPixels = kBaseFont * scale;
+        packer.place(tree, *chosen, QRectF(0, 0, chosen->w, chosen->h), -1, 0, true, layout.boxes);
+        best = std::move(layout);
+        bestNatural = QSizeF(chosen->w, chosen->h);
+        if (best.fontPixels >= kReadableFont)
+            break;
+    }
+    zoomToFit(best, bestNatural);
+    return best;
+}
+
+int TopologyLayout::puBox(int osIndex) const
+{
+    for (std::size_t i = 0; i < boxes.size(); ++i)
+        if (boxes[i].kind == BoxKind::Pu && boxes[i].osIndex == osIndex)
+            return static_cast<int>(i);
+    return -1;
+}
+
+int TopologyLayout::boxAt(const QPointF& point) const
+{
+    // Children come after their parents, so the last hit is the innermost.
+    for (std::size_t i = boxes.size(); i-- > 0;)
+        if (boxes[i].rect.contains(point))
+            return static_cast<int>(i);
+    return -1;
+}
+
+} // namespace ctxscope::gui

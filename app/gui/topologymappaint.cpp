@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: MIT
+// The DRAW pass of the map: only what the layout says, in palette colours.
+#include "topologymapwidget.h"
+
+#include <QPainter>
+#include <QPainterPath>
+
+#include <array>
+#include <cmath>
+#include <vector>
+
+namespace ctxscope::gui {
+
+namespace {
+
+    QColor mix(const QColor& a, const QColor& b, double t)
+    {
+        return QColor::fromRgbF(static_cast<float>(a.redF() + (b.redF() - a.redF()) * t),
+            static_cast<float>(a.greenF() + (b.greenF() - a.greenF()) * t),
+            static_cast<float>(a.blueF() + (b.blueF() - a.blueF()) * t));
+    }
+
+    // Black or white, whichever reads better on the fill (WCAG relative luminance).
+    QColor textOn(const QColor& fill)
+    {
+        const double luminance = 0.2126 * fill.redF() + 0.7152 * fill.greenF() + 0.0722 * fill.blueF();
+        return luminance > 0.45 ? QColor(Qt::black) : QColor(Qt::white);
+    }
+
+    QFont labelFont(const QFont& base, double pixels, bool bold)
+    {
+        QFont f = base;
+        f.setPixelSize(std::max(1, qRound(pixels)));
+        f.setBold(bold);
+        return f;
+    }
+
+} // namespace
+
+TopologyMapWidget::Colors TopologyMapWidget::colors() const
+{
+    const QPalette& pal = palette();
+    const QColor base = pal.color(QPalette::Base);
+    const QColor text = pal.color(QPalette::Text);
+    Colors c;
+    c.background = base;
+    c.border = mix(base, text, 0.5);
+    c.text = text;
+    c.package = mix(base, text, 0.07);
+    c.numa = mix(base, pal.color(QPalette::Highlight), 0.12);
+    c.group = mix(base, text, 0.11);
+    c.cache = base;
+    c.core = mix(base, text, 0.17);
+    c.pu = base;
+    c.disallowedPu = mix(base, text, 0.4);
+    c.disallowedText = mix(base, text, 0.72);
+    c.highlight = pal.color(QPalette::Highlight);
+    return c;
+}
+
+void TopologyMapWidget::paintEvent(QPaintEvent*)
+{
+    QPainter painter(this);
+    const Colors c = colors();
+    painter.fillRect(rect(), c.background);
+    if (!m_topology) {
+        painter.setPen(c.text);
+        painter.drawText(rect(), Qt::AlignCenter, tr("No topology loaded"));
+        return;
+    }
+    const TopologyLayout& layout = mapLayout();
+    for (const LayoutBox& box : layout.boxes)
+        if (box.kind == BoxKind::Pu)
+            paintPu(painter, box, c);
+        else
+            paintBox(painter, box, c);
+    paintHighlight(painter, c);
+}
+
+void TopologyMapWidget::paintBox(QPainter& painter, const LayoutBox& box, const Colors& c) const
+{
+    QColor fill;
+    switch (box.kind) {
+    case BoxKind::Package:
+        fill = c.package;
+        break;
+    case BoxKind::Numa:
+        fill = c.numa;
+        break;
+    case BoxKind::Die:
+    case BoxKind::Group:
+        fill = c.group;
+        break;
+    case BoxKind::Cache:
+        fill = c.cache;
+        break;
+    case BoxKind::Core:
+    case BoxKind::Pu:
+        fill = c.core;
+        break;
+    }
+    painter.setPen(QPen(c.border, 1));
+    painter.setBrush(fill);
+    painter.drawRect(box.rect.adjusted(0.5, 0.5, -0.5, -0.5));
+    if (box.labelRect.isEmpty() || m_layout.fontPixels < 5)
+        return;
+    painter.setFont(labelFont(font(), m_layout.fontPixels, hasBoldLabel(box.kind)));
+    painter.setPen(c.text);
+    const QString text = painter.fontMetrics().elidedText(box.label, Qt::ElideRight, qRound(box.labelRect.width()));
+    painter.drawText(box.labelRect, Qt::AlignLeft | Qt::AlignVCenter, text);
+}
+
+void TopologyMapWidget::paintPu(QPainter& painter, const LayoutBox& box, const Colors& c) const
+{
+    const std::vector<int> tasks = m_selection.tasksOn(box.osIndex);
+    const QRectF r = box.rect.adjusted(0.5, 0.5, -0.5, -0.5);
+    QColor textColor = c.text;
+    if (!box.allowed) {
+        painter.fillRect(box.rect, c.disallowedPu);
+        textColor = c.disallowedText;
+    } else if (tasks.empty()) {
+        painter.fillRect(box.rect, c.pu);
+    } else {
+        // Several tasks on one PU share it in stripes, as they share its time.
+        const double stripe = box.rect.width() / static_cast<double>(tasks.size());
+        for (std::size_t i = 0; i < tasks.size(); ++i)
+            painter.fillRect(
+                QRectF(box.rect.x() + stripe * static_cast<double>(i), box.rect.y(), stripe, box.rect.height()),
+                taskColor(tasks[i]));
+        textColor = textOn(taskColor(tasks.front()));
+    }
+    painter.setBrush(Qt::NoBrush);
+    painter.setPen(QPen(tasks.empty() ? c.border : taskColor(tasks.front()).darker(160), tasks.empty() ? 1 : 2));
+    painter.drawRect(tasks.empty() ? r : box.rect.adjusted(1, 1, -1, -1));
+    if (m_hoveredPu >= 0 && m_hoveredPu == box.osIndex && box.allowed) {
+        painter.setPen(QPen(c.highlight, 2));
+        painter.drawRect(box.rect.adjusted(1, 1, -1, -1));
+    }
+    if (m_layout.fontPixels < 5)
+        return;
+    painter.setFont(labelFont(font(), m_layout.fontPixels, !tasks.empty()));
+    painter.setPen(textColor);
+    QString names;
+    for (int t : tasks)
+        names += (names.isEmpty() ? QString() : QStringLiteral("+")) + taskName(t);
+    const QFontMetricsF fm(painter.font());
+    const double room = box.rect.width() - 4;
+    QString text = box.label;
+    if (!names.isEmpty()) {
+        // The task letter matters most; the PU number goes with it when it fits.
+        text = names;
+        const std::array<QString, 3> candidates { QString(names + QStringLiteral("  ") + box.label),
+            QString(names + QStringLiteral("  P#") + QString::number(box.osIndex)),
+            QString(names + QStringLiteral(" ") + QString::number(box.osIndex)) };
+        for (const QString& candidate : candidates)
+            if (fm.horizontalAdvance(candidate) <= room) {
+                text = candidate;
+                break;
+            }
+    }
+    painter.drawText(box.rect, Qt::AlignCenter, fm.elidedText(text, Qt::ElideRight, room));
+}
+
+void TopologyMapWidget::paintHighlight(QPainter& painter, const Colors& c) const
+{
+    if (!m_highlight)
+        return;
+    const int a = m_layout.puBox(m_highlight->a);
+    const int b = m_layout.puBox(m_highlight->b);
+    if (a < 0 || b < 0)
+        return;
+    // No line between the two: it would strike through the labels of the PUs between them.
+    painter.setRenderHint(QPainter::Antialiasing);
+    for (const int index : a == b ? std::vector<int> { a } : std::vector<int> { a, b }) {
+        const QRectF r = m_layout.boxes[static_cast<std::size_t>(index)].rect;
+        if (m_selection.tasksOn(m_layout.boxes[static_cast<std::size_t>(index)].osIndex).empty()) {
+            QColor wash = c.highlight;
+            wash.setAlphaF(0.22F);
+            painter.fillRect(r, wash);
+        }
+        painter.setBrush(Qt::NoBrush);
+        painter.setPen(QPen(c.highlight, 4));
+        painter.drawRoundedRect(r.adjusted(-2, -2, 2, 2), 3, 3);
+    }
+    painter.setRenderHint(QPainter::Antialiasing, false);
+}
+
+} // namespace ctxscope::gui

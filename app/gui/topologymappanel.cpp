@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: MIT
+#include "topologymappanel.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QPushButton>
+#include <QVBoxLayout>
+
+namespace ctxscope::gui {
+
+namespace {
+
+    QString relationName(Relation r)
+    {
+        const std::string_view name = toString(r);
+        return QString::fromUtf8(name.data(), static_cast<qsizetype>(name.size()));
+    }
+
+} // namespace
+
+TopologyMapPanel::TopologyMapPanel(QWidget* parent)
+    : QWidget(parent)
+{
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    auto* bar = new QHBoxLayout;
+    auto* chooserLabel = new QLabel(tr("Relation &class:"), this);
+    m_relations = new QComboBox(this);
+    m_relations->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    m_relations->setToolTip(tr("Highlights a pair of allowed PUs with this relation on the map"));
+    chooserLabel->setBuddy(m_relations);
+    m_usePair = new QPushButton(tr("&Use this pair"), this);
+    m_usePair->setToolTip(tr("Place tasks A and B on the highlighted pair"));
+    m_usePair->setEnabled(false);
+    m_clear = new QPushButton(tr("C&lear"), this);
+    m_clear->setToolTip(tr("Remove all tasks from the map"));
+    bar->addWidget(chooserLabel);
+    bar->addWidget(m_relations);
+    bar->addWidget(m_usePair);
+    bar->addStretch(1);
+    bar->addWidget(m_clear);
+
+    m_map = new TopologyMapWidget(this);
+    m_summary = new QLabel(this);
+    QFont big = m_summary->font();
+    big.setPointSizeF(big.pointSizeF() * 1.3);
+    big.setBold(true);
+    m_summary->setFont(big);
+    m_summary->setToolTip(tr("Click a PU to place the next task, click it again to remove it; "
+                             "Shift+click puts one more task on the same PU"));
+    layout->addLayout(bar);
+    layout->addWidget(m_map, 1);
+    layout->addWidget(m_summary);
+
+    connect(m_relations, &QComboBox::currentIndexChanged, this, &TopologyMapPanel::relationChosen);
+    connect(m_usePair, &QPushButton::clicked, this, &TopologyMapPanel::useHighlightedPair);
+    connect(m_clear, &QPushButton::clicked, m_map, &TopologyMapWidget::clearSelection);
+    connect(m_map, &TopologyMapWidget::selectionChanged, this, &TopologyMapPanel::updateSummary);
+}
+
+void TopologyMapPanel::setTopology(const Topology& topology)
+{
+    m_pairs = representativePairs(topology);
+    {
+        const QSignalBlocker block(m_relations);
+        m_relations->clear();
+        m_relations->addItem(tr("choose…"));
+        for (const PuPair& p : m_pairs)
+            m_relations->addItem(QStringLiteral("%1  (P#%2, P#%3)").arg(relationName(p.relation)).arg(p.a).arg(p.b));
+        m_relations->setCurrentIndex(0);
+    }
+    m_usePair->setEnabled(false);
+    m_map->setTopology(topology);
+    updateSummary();
+}
+
+bool TopologyMapPanel::chooseRelation(Relation relation)
+{
+    for (std::size_t i = 0; i < m_pairs.size(); ++i)
+        if (m_pairs[i].relation == relation) {
+            m_relations->setCurrentIndex(static_cast<int>(i) + 1);
+            return true;
+        }
+    return false;
+}
+
+void TopologyMapPanel::relationChosen(int index)
+{
+    const bool pair = index >= 1 && index <= static_cast<int>(m_pairs.size());
+    m_map->setHighlightedPair(pair ? std::optional(m_pairs[static_cast<std::size_t>(index - 1)]) : std::nullopt);
+    m_usePair->setEnabled(pair);
+}
+
+void TopologyMapPanel::useHighlightedPair()
+{
+    if (const auto pair = m_map->highlightedPair())
+        (void)m_map->setSelection({ pair->a, pair->b }); // pairs come from allowed PUs only
+}
+
+void TopologyMapPanel::updateSummary() { m_summary->setText(m_map->selectionSummary()); }
+
+} // namespace ctxscope::gui

@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "topologymapwidget.h"
+
+#include <QWidget>
+
+class QComboBox;
+class QLabel;
+class QPushButton;
+
+namespace ctxscope::gui {
+
+// The map with its toolbar: a relation-class chooser that highlights the class's
+// representative pair and can make it the selection, and a line naming the selection.
+class TopologyMapPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit TopologyMapPanel(QWidget* parent = nullptr);
+
+    void setTopology(const Topology& topology);
+    TopologyMapWidget* map() const { return m_map; }
+    QComboBox* relationChooser() const { return m_relations; }
+    QPushButton* usePairButton() const { return m_usePair; }
+    QLabel* summaryLabel() const { return m_summary; }
+
+    // Selects a class in the chooser (highlighting its pair); false if the topology has none.
+    bool chooseRelation(Relation relation);
+    // Makes the highlighted pair the selection.
+    void useHighlightedPair();
+
+private:
+    void relationChosen(int index);
+    void updateSummary();
+
+    TopologyMapWidget* m_map = nullptr;
+    QComboBox* m_relations = nullptr;
+    QPushButton* m_usePair = nullptr;
+    QPushButton* m_clear = nullptr;
+    QLabel* m_summary = nullptr;
+    std::vector<PuPair> m_pairs; // the chooser's entries after its placeholder
+};
+
+} // namespace ctxscope::gui

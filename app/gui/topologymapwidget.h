@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "taskselection.h"
+#include "topologylayout.h"
+
+#include "ctxscope/placement.h"
+
+#include <QColor>
+#include <QVector>
+#include <QWidget>
+
+#include <optional>
+
+namespace ctxscope::gui {
+
+// The topology drawn as nested boxes (see layoutTopology). Clicking an allowed PU places the
+// next task on it; clicking it again takes its last task off; Shift+click adds one more
+// task on the same PU. PUs outside the allowed set are greyed and say why.
+class TopologyMapWidget : public QWidget {
+    Q_OBJECT
+public:
+    // The fills the map uses, derived from the palette so dark themes work.
+    struct Colors {
+        QColor background, border, text, package, numa, group, cache, core, pu, disallowedPu, disallowedText, highlight;
+    };
+
+    explicit TopologyMapWidget(QWidget* parent = nullptr);
+
+    void setTopology(const Topology& topology);
+    const std::optional<Topology>& topology() const { return m_topology; }
+
+    // The layout for the widget's current size (what is painted and what clicks hit).
+    const TopologyLayout& mapLayout() const;
+
+    const std::vector<int>& selection() const { return m_selection.cpus(); }
+    // Places tasks A, B, ... on these PUs; refuses (and keeps the old selection) if one of
+    // them does not exist or is outside the allowed set.
+    Status setSelection(const std::vector<int>& osCpus);
+    void clearSelection();
+    std::optional<Relation> selectionRelation() const;
+    QString selectionSummary() const;
+
+    // Outlines a pair of PUs, e.g. the representative pair of a relation class.
+    void setHighlightedPair(std::optional<PuPair> pair);
+    std::optional<PuPair> highlightedPair() const { return m_highlight; }
+
+    QString toolTipAt(const QPointF& pos) const;
+    Colors colors() const;
+    static QColor taskColor(int task);
+
+    QSize sizeHint() const override;
+    QSize minimumSizeHint() const override;
+
+signals:
+    void selectionChanged(const QVector<int>& osCpus);
+
+protected:
+    void paintEvent(QPaintEvent* event) override;
+    void mousePressEvent(QMouseEvent* event) override;
+    void mouseMoveEvent(QMouseEvent* event) override;
+    void leaveEvent(QEvent* event) override;
+    bool event(QEvent* event) override;
+
+private:
+    void paintBox(QPainter& painter, const LayoutBox& box, const Colors& colors) const;
+    void paintPu(QPainter& painter, const LayoutBox& box, const Colors& colors) const;
+    void paintHighlight(QPainter& painter, const Colors& colors) const;
+    QString puToolTip(const LayoutBox& box) const;
+    QString containerToolTip(const LayoutBox& box) const;
+    void emitSelection();
+
+    std::optional<Topology> m_topology;
+    TaskSelection m_selection;
+    std::optional<PuPair> m_highlight;
+    int m_hoveredPu = -1; // OS index of the PU under the mouse
+    mutable TopologyLayout m_layout;
+    mutable bool m_layoutValid = false;
+};
+
+} // namespace ctxscope::gui
