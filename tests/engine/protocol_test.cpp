@@ -41,8 +41,8 @@ TEST(Protocol, GarbageGetsAMessageNeverACrash)
     for (std::string_view bad : { "", "not json", "[1,2]", "{\"type\": 3}", "{\"type\":\"run\"}",
              "{\"type\":\"run\",\"id\":-1,\"spec\":{\"bench\":\"futex\"}}", "{\"type\":\"run\",\"id\":1}",
              "{\"type\":\"run\",\"id\":1,\"spec\":{\"bench\":\"futex\",\"mode\":\"fiber\"}}",
-             "{\"type\":\"run\",\"id\":1,\"spec\":{\"bench\":\"futex\",\"cpus\":[\"zero\"]}}",
-             "{\"type\":\"cancel\"}", "{\"type\":\"dance\"}", "{\"type\":\"run\",\"id\":1,\"spec\":[]}" }) {
+             "{\"type\":\"run\",\"id\":1,\"spec\":{\"bench\":\"futex\",\"cpus\":[\"zero\"]}}", "{\"type\":\"cancel\"}",
+             "{\"type\":\"dance\"}", "{\"type\":\"run\",\"id\":1,\"spec\":[]}" }) {
         auto cmd = parseCommand(bad);
         ASSERT_FALSE(cmd.ok()) << bad;
         EXPECT_FALSE(cmd.error().message.empty()) << bad;
@@ -129,4 +129,35 @@ TEST(WorkerSession, ScriptedSessionWithGarbageCancelAndARun)
     EXPECT_FALSE(session.handleLine("{\"type\":\"quit\"}"));
     session.finish(true);
     EXPECT_TRUE(out.waitFor("bye", std::chrono::seconds(5)));
+}
+
+TEST(Protocol, ResultLinesStayWithinTheLineLimitTheReaderEnforces)
+{
+    RunResult r;
+    r.bench = "syscall";
+    r.op = "one raw syscall(SYS_getppid)";
+    r.placement.tasks = 1;
+    r.placement.cpus = { 0 };
+    r.opsPerSample = 20;
+    r.iterations = 2'000'000;
+    r.repetitions = 1;
+    r.stats.p50 = 412.25;
+    r.stats.count = 100'000;
+    r.samples.assign(100'000, 412.123456789); // ~1.3 MB of JSON
+    r.totalSamples = r.samples.size();
+
+    const std::string line = resultLine(3, r);
+    EXPECT_LE(line.size(), kMaxLineBytes);
+    auto message = parseMessage(line);
+    ASSERT_TRUE(message.ok()) << message.error().message;
+    EXPECT_EQ(message->body["result"]["samples_omitted"], 100'000);
+    auto back = resultFromJson(message->body["result"]);
+    ASSERT_TRUE(back.ok()) << back.error().message;
+    EXPECT_TRUE(back->samples.empty());
+    EXPECT_EQ(back->totalSamples, 100'000U);
+
+    r.samples.resize(1000); // small results keep their samples
+    auto small = parseMessage(resultLine(4, r));
+    ASSERT_TRUE(small.ok());
+    EXPECT_EQ(small->body["result"]["samples"].size(), 1000U);
 }
