@@ -41,8 +41,8 @@ TEST(Protocol, GarbageGetsAMessageNeverACrash)
     for (std::string_view bad : { "", "not json", "[1,2]", "{\"type\": 3}", "{\"type\":\"run\"}",
              "{\"type\":\"run\",\"id\":-1,\"spec\":{\"bench\":\"futex\"}}", "{\"type\":\"run\",\"id\":1}",
              "{\"type\":\"run\",\"id\":1,\"spec\":{\"bench\":\"futex\",\"mode\":\"fiber\"}}",
-             "{\"type\":\"run\",\"id\":1,\"spec\":{\"bench\":\"futex\",\"cpus\":[\"zero\"]}}", "{\"type\":\"cancel\"}",
-             "{\"type\":\"dance\"}", "{\"type\":\"run\",\"id\":1,\"spec\":[]}" }) {
+             "{\"type\":\"run\",\"id\":1,\"spec\":{\"bench\":\"futex\",\"cpus\":[\"zero\"]}}",
+             "{\"type\":\"cancel\"}", "{\"type\":\"dance\"}", "{\"type\":\"run\",\"id\":1,\"spec\":[]}" }) {
         auto cmd = parseCommand(bad);
         ASSERT_FALSE(cmd.ok()) << bad;
         EXPECT_FALSE(cmd.error().message.empty()) << bad;

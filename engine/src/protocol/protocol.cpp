@@ -112,8 +112,7 @@ Expected<Command> parseCommand(std::string_view line)
             return makeError("a " + type + " message needs a non-negative integer \"id\"");
         if (type == "cancel")
             return Command { CancelCommand { *id } };
-        auto spec
-            = j->contains("spec") ? specFromJson((*j)["spec"]) : Expected<BenchSpec>(makeError("missing field 'spec'"));
+        auto spec = j->contains("spec") ? specFromJson((*j)["spec"]) : Expected<BenchSpec>(makeError("missing field 'spec'"));
         if (!spec)
             return spec.error();
         return Command { RunCommand { *id, std::move(*spec) } };
@@ -141,29 +140,27 @@ std::string helloLine(const Topology& topology, const SysInfo& sys, const ClockI
     auto xml = topology.exportXml(false);
     json benches = json::array();
     for (const auto& b : benchmarks())
-        benches.push_back({ { "name", b.name }, { "op", b.op }, { "min_tasks", b.minTasks },
-            { "max_tasks", b.maxTasks }, { "process_mode", b.processMode } });
-    return json {
-        { "type", "hello" }, { "protocol", kVersion }, { "ctxscope_version", std::string(ctxscope::kVersion) },
-        { "pid", static_cast<long>(::getpid()) }, { "topology_xml", xml ? *xml : std::string() },
-        { "context", makeContext(sys, topology, clock) }, { "benchmarks", std::move(benches) }
-    }.dump();
+        benches.push_back({ { "name", b.name }, { "op", b.op }, { "min_tasks", b.minTasks }, { "max_tasks", b.maxTasks },
+            { "process_mode", b.processMode } });
+    return json { { "type", "hello" }, { "protocol", kVersion },
+        { "ctxscope_version", std::string(ctxscope::kVersion) }, { "pid", static_cast<long>(::getpid()) },
+        { "topology_xml", xml ? *xml : std::string() }, { "context", makeContext(sys, topology, clock) },
+        { "benchmarks", std::move(benches) } }
+        .dump();
 }
 
 std::string progressLine(std::uint64_t id, const Progress& p)
 {
-    return json {
-        { "type", "progress" }, { "id", id }, { "stage", p.stage }, { "repetition", p.repetition },
-        { "repetitions", p.repetitions }, { "fraction", p.fraction }
-    }.dump();
+    return json { { "type", "progress" }, { "id", id }, { "stage", p.stage }, { "repetition", p.repetition },
+        { "repetitions", p.repetitions }, { "fraction", p.fraction } }
+        .dump();
 }
 
 std::string samplesLine(std::uint64_t id, const SampleBatch& b)
 {
-    return json {
-        { "type", "samples" }, { "id", id }, { "repetition", b.repetition }, { "first", b.firstIndex },
-        { "ns_per_op", std::vector<double>(b.nsPerOp.begin(), b.nsPerOp.end()) }
-    }.dump();
+    return json { { "type", "samples" }, { "id", id }, { "repetition", b.repetition }, { "first", b.firstIndex },
+        { "ns_per_op", std::vector<double>(b.nsPerOp.begin(), b.nsPerOp.end()) } }
+        .dump();
 }
 
 std::string resultLine(std::uint64_t id, const RunResult& r)
