@@ -161,3 +161,49 @@ TEST(Protocol, ResultLinesStayWithinTheLineLimitTheReaderEnforces)
     ASSERT_TRUE(small.ok());
     EXPECT_EQ(small->body["result"]["samples"].size(), 1000U);
 }
+
+TEST(WorkerSession, TakesTheNextRunAsSoonAsTheResultIsOut)
+{
+    auto topo = Topology::loadLive();
+    ASSERT_TRUE(topo.ok());
+    const int cpu = topo->allowedPus().front();
+    Transcript out;
+    std::mutex mutex;
+    std::condition_variable cv;
+    bool resultOut = false;
+    bool sending = false;
+    WorkerSession session(*topo, [&](const std::string& l) {
+        out.add(l);
+        auto m = parseMessage(l);
+        if (!m || m->type != "result" || m->id != 1U)
+            return;
+        // Hold the run's thread just after its result went out, while the controller
+        // sends the next run: that run must be taken, not refused as "in progress".
+        std::unique_lock lock(mutex);
+        resultOut = true;
+        cv.notify_all();
+        cv.wait_for(lock, std::chrono::seconds(5), [&] { return sending; });
+        lock.unlock();
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    });
+    const auto run = [cpu](int id) {
+        return json { { "type", "run" }, { "id", id },
+            { "spec", { { "bench", "syscall" }, { "cpus", { cpu } }, { "iterations", 2000 }, { "repetitions", 1 } } } }
+            .dump();
+    };
+    EXPECT_TRUE(session.handleLine(run(1)));
+    {
+        std::unique_lock lock(mutex);
+        ASSERT_TRUE(cv.wait_for(lock, std::chrono::seconds(30), [&] { return resultOut; }));
+        sending = true;
+        cv.notify_all();
+    }
+    EXPECT_TRUE(session.handleLine(run(2)));
+    auto first = out.waitFor("result", std::chrono::seconds(5));
+    ASSERT_TRUE(first);
+    EXPECT_EQ(first->id, 1U);
+    auto second = out.waitFor("result", std::chrono::seconds(30));
+    ASSERT_TRUE(second) << "the second run was not taken";
+    EXPECT_EQ(second->id, 2U);
+    session.finish(false);
+}
