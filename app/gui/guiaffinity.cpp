@@ -37,6 +37,14 @@ GuiAffinity::GuiAffinity()
 {
 }
 
+GuiAffinity::~GuiAffinity() { restore(); }
+
+void GuiAffinity::restore()
+{
+    if (m_current != m_original)
+        apply(m_original);
+}
+
 bool GuiAffinity::apply(const std::vector<int>& cpus)
 {
     if (cpus.empty())
@@ -65,7 +73,7 @@ QString GuiAffinity::keepOff(const std::vector<int>& measured)
     std::copy_if(m_original.begin(), m_original.end(), std::back_inserter(spare),
         [&](int cpu) { return std::find(measured.begin(), measured.end(), cpu) == measured.end(); });
     if (spare.empty()) {
-        apply(m_original);
+        restore();
         return QCoreApplication::translate("GuiAffinity", "The GUI shares CPU %1 with the run: it may use only %2.")
             .arg(cpuList(measured), cpuList(m_original));
     }
@@ -77,7 +85,7 @@ QString GuiAffinity::keepOff(const std::vector<int>& measured)
 
 QString GuiAffinity::shareAll()
 {
-    apply(m_original);
+    restore();
     return QCoreApplication::translate("GuiAffinity", "Unpinned run: the GUI may share CPUs %1 with it.")
         .arg(cpuList(m_original));
 }

@@ -13,6 +13,9 @@ namespace ctxscope::gui {
 class GuiAffinity {
 public:
     GuiAffinity(); // remembers the affinity the process has now
+    ~GuiAffinity(); // gives it back
+    GuiAffinity(const GuiAffinity&) = delete;
+    GuiAffinity& operator=(const GuiAffinity&) = delete;
     const std::vector<int>& original() const { return m_original; }
     const std::vector<int>& current() const { return m_current; }
 
@@ -21,6 +24,9 @@ public:
     QString keepOff(const std::vector<int>& measured);
     // For a run whose PUs the scheduler picks (unpinned).
     QString shareAll();
+    // Back to the original PUs between runs, so that nothing else in the app (a topology
+    // reloaded from "Show this machine") sees the narrowed affinity as the machine's.
+    void restore();
 
 private:
     bool apply(const std::vector<int>& cpus);

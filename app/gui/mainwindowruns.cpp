@@ -52,7 +52,7 @@ void MainWindow::connectController()
 void MainWindow::updateActions()
 {
     const bool live = m_topology && m_topology->isThisSystem();
-    const bool busy = m_controller->currentRun().has_value() || m_controller->state() == RunController::State::Running;
+    const bool busy = m_controller->isBusy();
     const auto spec = m_runPanel->spec();
     m_runAction->setEnabled(live && !busy && spec.ok());
     m_runAction->setToolTip(!live ? tr("Runs are disabled: the topology shown is not this machine")
@@ -164,6 +164,7 @@ void MainWindow::onRunCancelled(quint64 id)
 
 void MainWindow::endOfRun(quint64)
 {
+    m_affinity->restore();
     m_status->setSwitchRateOfRun(m_meter->stop());
     m_status->setRunProgress(QString());
     updateActions();

@@ -48,6 +48,8 @@ public:
     State state() const { return m_state; }
     qint64 workerPid() const { return m_workerPid; } // of the last worker started
     std::optional<quint64> currentRun() const { return m_running; }
+    // A run is going on, or waits for a starting worker.
+    bool isBusy() const { return m_running || m_pending; }
 
     void startWorker(); // no-op unless Stopped or Dead
     void stopWorker(); // quit politely; Stopped afterwards

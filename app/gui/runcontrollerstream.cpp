@@ -25,8 +25,16 @@ void RunController::handleLine(const QByteArray& line)
         return;
     auto message = protocol::parseMessage(std::string_view(line.constData(), static_cast<std::size_t>(line.size())));
     if (!message) {
-        emit protocolError(tr("The worker sent a line that is not a message (%1): %2")
-                               .arg(QString::fromStdString(message.error().message), preview(line)));
+        const QString why = tr("The worker sent a line that is not a message (%1): %2")
+                                .arg(QString::fromStdString(message.error().message), preview(line));
+        emit protocolError(why);
+        // A line too long to read during a run is most likely its result: waiting on would
+        // wait for ever.
+        if (m_running && line.size() > static_cast<qsizetype>(protocol::kMaxLineBytes)) {
+            const quint64 id = *m_running;
+            endRun();
+            emit runFailed(id, why);
+        }
         return;
     }
     const std::string& type = message->type;

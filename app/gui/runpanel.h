@@ -45,6 +45,9 @@ public:
     bool setMode(BenchMode mode);
     void usePlacement(PlacementKind kind, std::optional<Relation> relation = std::nullopt);
     PlacementKind placementKind() const;
+    void setIterations(int iterations); // a fixed number of ops per repetition
+    void setMinTime(double seconds); // calibrated to at least this long per repetition
+    void setRepetitions(int repetitions);
 
     void loadSettings();
     void saveSettings() const;

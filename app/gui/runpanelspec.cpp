@@ -106,6 +106,20 @@ bool RunPanel::setMode(BenchMode mode)
     return true;
 }
 
+void RunPanel::setIterations(int iterations)
+{
+    m_lengthKind->setCurrentIndex(1);
+    m_iterations->setValue(iterations);
+}
+
+void RunPanel::setMinTime(double seconds)
+{
+    m_lengthKind->setCurrentIndex(0);
+    m_minTime->setValue(seconds);
+}
+
+void RunPanel::setRepetitions(int repetitions) { m_repetitions->setValue(repetitions); }
+
 Expected<BenchSpec> RunPanel::spec() const
 {
     const BenchInfo* info = currentBench();

@@ -4,6 +4,7 @@
 
 #include <QApplication>
 #include <QLabel>
+#include <QStandardPaths>
 #include <QTabWidget>
 
 #include <gtest/gtest.h>
@@ -46,6 +47,12 @@ int main(int argc, char** argv)
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
         qputenv("QT_QPA_PLATFORM", "offscreen");
     QApplication app(argc, argv);
+    QApplication::setOrganizationName(QStringLiteral("ctxscope-tests"));
+    QApplication::setApplicationName(QStringLiteral("gui_tests"));
+    QStandardPaths::setTestModeEnabled(true); // settings go to a test location, not the user's
+    // Runs go through the worker built with these tests.
+    if (qEnvironmentVariableIsEmpty("CTXSCOPE_CLI"))
+        qputenv("CTXSCOPE_CLI", CTXSCOPE_CLI_PATH);
     ::testing::InitGoogleTest(&argc, argv);
     return RUN_ALL_TESTS();
 }
