@@ -33,6 +33,7 @@ public:
     void removeRun(quint64 id);
     void clear();
     void highlightRun(std::optional<quint64> id);
+    std::optional<quint64> highlightedRun() const { return m_highlight; }
     void setMode(Mode mode);
     Mode mode() const { return m_mode; }
 

@@ -38,6 +38,7 @@ public:
     void clear();
     // Emphasises one run and fades the others; nothing: all alike.
     void highlightRun(std::optional<quint64> id);
+    std::optional<quint64> highlightedRun() const { return m_highlight; }
 
     void setLogScale(bool on);
     bool logScale() const { return m_log; }

@@ -96,10 +96,10 @@ TEST(RunThroughWorker, KillingTheWorkerMidRunIsReportedWithinASecondAndTheNextRu
     window.setTopology(*live);
     prepareShortRun(window, cpu);
     window.runPanel()->setMinTime(60); // long: it is killed long before it ends
-    QSignalSpy samples(window.controller(), &RunController::samplesAvailable);
+    QSignalSpy progress(window.controller(), &RunController::progress);
     QSignalSpy finished(&window, &MainWindow::runFinished);
     ASSERT_TRUE(window.startRun().has_value());
-    ASSERT_TRUE(samples.wait(120'000)) << "the run never started measuring";
+    ASSERT_TRUE(progress.wait(120'000)) << "the run never started";
     const qint64 pid = window.controller()->workerPid();
     ASSERT_GT(pid, 0);
 
@@ -123,6 +123,30 @@ TEST(RunThroughWorker, KillingTheWorkerMidRunIsReportedWithinASecondAndTheNextRu
     EXPECT_TRUE(finished.at(1).at(1).toBool()) << finished.at(1).at(2).toString().toStdString();
     EXPECT_EQ(window.resultsModel()->rowCount(), 1);
     EXPECT_NE(window.controller()->workerPid(), pid);
+}
+
+TEST(RunThroughWorker, CancelStopsTheRunAndKeepsTheWorker)
+{
+    auto live = Topology::loadLive();
+    ASSERT_TRUE(live.ok());
+    MainWindow window;
+    window.setTopology(*live);
+    prepareShortRun(window, live->allowedPus().front());
+    window.runPanel()->setMinTime(60);
+    QSignalSpy progress(window.controller(), &RunController::progress);
+    QSignalSpy finished(&window, &MainWindow::runFinished);
+    ASSERT_TRUE(window.startRun().has_value());
+    ASSERT_TRUE(progress.wait(120'000));
+    const qint64 pid = window.controller()->workerPid();
+    ASSERT_TRUE(window.cancelAction()->isEnabled());
+    window.cancelAction()->trigger(); // what Esc does
+    ASSERT_TRUE(finished.wait(5000));
+    EXPECT_FALSE(finished.at(0).at(1).toBool());
+    EXPECT_EQ(finished.at(0).at(2).toString(), QStringLiteral("cancelled"));
+    EXPECT_EQ(window.controller()->state(), RunController::State::Idle);
+    EXPECT_EQ(window.controller()->workerPid(), pid);
+    EXPECT_EQ(window.resultsModel()->rowCount(), 0);
+    EXPECT_TRUE(window.runAction()->isEnabled());
 }
 
 TEST(RunThroughWorker, GarbageLinesAreReportedAndTheRunStillCompletes)
