@@ -107,7 +107,15 @@ void MainWindow::createMenus()
             QMessageBox::warning(this, tr("Topology"), QString::fromStdString(live.error().message));
     });
     file->addSeparator();
+    createFileActions(file);
+    file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+
+    QMenu* view = menuBar()->addMenu(tr("&View"));
+    QAction* presentation = view->addAction(tr("&Presentation mode"));
+    presentation->setShortcut(QKeySequence(Qt::Key_F11));
+    presentation->setCheckable(true);
+    connect(presentation, &QAction::toggled, this, &MainWindow::setPresentationMode);
 
     QMenu* run = menuBar()->addMenu(tr("&Run"));
     m_runAction = run->addAction(tr("&Run"));

@@ -12,6 +12,7 @@
 #include <optional>
 
 class QLabel;
+class QMenu;
 class QPlainTextEdit;
 class QTabWidget;
 class QTableView;
@@ -41,6 +42,14 @@ public:
     // measured PUs. Returns the run id, or nothing with the reason in the status bar.
     std::optional<quint64> startRun();
 
+    // Results as a Google-Benchmark-shaped JSON file (with samples) or CSV, by the suffix.
+    Status saveResults(const QString& path) const;
+    // Adds the results of a saved file as rows and curves.
+    Status openResults(const QString& path);
+    // The plot on show, as PNG, SVG or PDF by the suffix.
+    Status exportPlot(const QString& path) const;
+    void setPresentationMode(bool on);
+
     TopologyMapPanel* mapPanel() const { return m_mapPanel; }
     RunPanel* runPanel() const { return m_runPanel; }
     PlotsView* plots() const { return m_plots; }
@@ -58,6 +67,8 @@ signals:
 
 private:
     void createMenus();
+    void createFileActions(QMenu* file);
+    void fitResultColumns();
     void createRunViews();
     void connectController();
     void openTopologyXml();
@@ -75,6 +86,7 @@ private:
     void onRunCancelled(quint64 id);
     void onWorkerState(RunController::State state);
     void endOfRun(quint64 id);
+    void markUnfinished(quint64 id, const QString& how); // its partial curve stays, named so
 
     std::optional<Topology> m_topology;
     QLabel* m_banner = nullptr;
@@ -94,6 +106,8 @@ private:
     QAction* m_restartAction = nullptr;
     std::map<quint64, QColor> m_runColors; // of runs that started
     int m_runsStarted = 0;
+    quint64 m_opened = 0; // results read from files
+    qreal m_normalFontSize = 0;
     QString m_workerDescription;
 };
 

@@ -132,9 +132,7 @@ void MainWindow::onResult(quint64 id, std::shared_ptr<const RunResult> result)
         median->setName(label); // the placement as measured (an unpinned run's class is now known)
     m_plots->distributionPlot()->addResult(id, result, label, color);
     m_results->addResult(ResultRow { id, result, color });
-    // Numbers at full width; the warnings column takes what is left (elided, whole in its tooltip).
-    m_table->resizeColumnsToContents();
-    m_table->horizontalHeader()->resizeSection(ResultsModel::Warnings, 120);
+    fitResultColumns();
     m_runPanel->runEnded(tr("Done: median %1 per op in %2 s")
                              .arg(QString::fromStdString(formatDuration(result->stats.p50)))
                              .arg(result->seconds, 0, 'f', 1));
@@ -144,9 +142,16 @@ void MainWindow::onResult(quint64 id, std::shared_ptr<const RunResult> result)
     emit runFinished(id, true, QString());
 }
 
-void MainWindow::onRunFailed(quint64 id, const QString& message)
+void MainWindow::markUnfinished(quint64 id, const QString& how)
 {
     m_plots->livePlot()->finishRun(id);
+    if (QCPGraph* median = m_plots->livePlot()->medianGraph(id))
+        median->setName(median->name() + QStringLiteral(" (") + how + QLatin1Char(')'));
+}
+
+void MainWindow::onRunFailed(quint64 id, const QString& message)
+{
+    markUnfinished(id, tr("failed"));
     m_runPanel->runEnded(tr("Failed: %1").arg(message));
     statusBar()->showMessage(tr("The run failed: %1").arg(message), 20000);
     endOfRun(id);
@@ -155,11 +160,18 @@ void MainWindow::onRunFailed(quint64 id, const QString& message)
 
 void MainWindow::onRunCancelled(quint64 id)
 {
-    m_plots->livePlot()->finishRun(id);
+    markUnfinished(id, tr("cancelled"));
     m_runPanel->runEnded(tr("Cancelled."));
     statusBar()->showMessage(tr("The run was cancelled."), 10000);
     endOfRun(id);
     emit runFinished(id, false, tr("cancelled"));
+}
+
+void MainWindow::fitResultColumns()
+{
+    // Numbers at full width; the warnings column takes what is left (elided, whole in its tooltip).
+    m_table->resizeColumnsToContents();
+    m_table->horizontalHeader()->resizeSection(ResultsModel::Warnings, 120);
 }
 
 void MainWindow::endOfRun(quint64)

@@ -4,6 +4,8 @@
 #include "ctxscope/bench.h"
 #include "ctxscope/result.h"
 
+#include <nlohmann/json.hpp>
+
 #include <QObject>
 #include <QProcess>
 #include <QStringList>
@@ -48,6 +50,9 @@ public:
     State state() const { return m_state; }
     qint64 workerPid() const { return m_workerPid; } // of the last worker started
     std::optional<quint64> currentRun() const { return m_running; }
+    // The machine description of the worker's hello (Google Benchmark's context block), for
+    // saved results; empty until a worker said hello.
+    const nlohmann::json& workerContext() const { return m_context; }
     // A run is going on, or waits for a starting worker.
     bool isBusy() const { return m_running || m_pending; }
 
@@ -90,6 +95,7 @@ private:
     QProcess* m_process = nullptr; // owned by this object (Qt parent); replaced on restart
     QTimer* m_cancelWatchdog = nullptr;
     qint64 m_workerPid = 0;
+    nlohmann::json m_context;
     State m_state = State::Stopped;
     quint64 m_nextId = 1;
     std::optional<quint64> m_running;

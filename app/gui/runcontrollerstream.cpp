@@ -47,6 +47,8 @@ void RunController::handleLine(const QByteArray& line)
                       .arg(QString::fromStdString(body.value("ctxscope_version", std::string("?"))))
                       .arg(body.value("pid", 0L));
             m_workerPid = body.value("pid", m_workerPid);
+            if (auto context = body.find("context"); context != body.end() && context->is_object())
+                m_context = *context;
             handleHello(description, body.value("protocol", 0));
         } else if (type == "progress") {
             if (forCurrentRun)
