@@ -1,18 +1,20 @@
 // SPDX-License-Identifier: MIT
 #include "mainwindow.h"
+#include "scriptedsession.h"
 #include "topologymappanel.h"
 
 #include "ctxscope/version.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
-#include <QScreen>
-#include <QTimer>
+#include <QStringList>
 
 #include <cstdio>
 #include <string_view>
 
 using ctxscope::Topology;
+using ctxscope::gui::ScriptedRun;
+using ctxscope::gui::ScriptedSession;
 
 namespace {
 
@@ -30,6 +32,18 @@ void chooseHeadlessPlatform(int argc, char** argv)
             return;
         }
     }
+}
+
+int fail(const char* what, const std::string& message)
+{
+    std::fprintf(stderr, "ctxscope: %s%s\n", what, message.c_str());
+    return 2;
+}
+
+// The i-th value of a repeatable option, the last one for later runs, or an empty string.
+QString nth(const QStringList& values, qsizetype i)
+{
+    return values.isEmpty() ? QString() : values.at(std::min(i, values.size() - 1));
 }
 
 } // namespace
@@ -51,49 +65,92 @@ int main(int argc, char** argv)
         QStringLiteral("topology-xml"), QStringLiteral("Show an hwloc XML topology."), QStringLiteral("FILE"));
     const QCommandLineOption synthOpt(QStringLiteral("synthetic"),
         QStringLiteral("Show a synthetic topology, e.g. 'pack:2 l3:2 core:4 pu:2'."), QStringLiteral("DESC"));
-    const QCommandLineOption shotOpt(QStringLiteral("screenshot"),
-        QStringLiteral("Save a PNG of the window once the requested work is done."), QStringLiteral("FILE"));
-    const QCommandLineOption quitOpt(QStringLiteral("quit"), QStringLiteral("Quit once the requested work is done."));
+    const QCommandLineOption runOpt(QStringLiteral("run"),
+        QStringLiteral("Run this benchmark once the window is up (repeat for several runs, one after the other)."),
+        QStringLiteral("BENCH"));
     const QCommandLineOption cpusOpt(QStringLiteral("cpus"),
-        QStringLiteral("Place tasks A, B, ... on these PUs (OS indices, as taskset takes them), e.g. 0,2."),
+        QStringLiteral("Place tasks A, B, ... on these PUs (OS indices, as taskset takes them), e.g. 0,2; the n-th "
+                       "--cpus goes with the n-th --run. Without it a run uses the run panel's placement."),
         QStringLiteral("A,B"));
-    parser.addOptions({ xmlOpt, synthOpt, shotOpt, quitOpt, cpusOpt });
+    const QCommandLineOption modeOpt(QStringLiteral("mode"),
+        QStringLiteral("thread or process, for --run (the n-th goes with the n-th --run)."), QStringLiteral("MODE"));
+    const QCommandLineOption plotOpt(QStringLiteral("plot"),
+        QStringLiteral("Show this plot once the runs are done: live or distribution."), QStringLiteral("PLOT"));
+    const QCommandLineOption shotOpt(QStringLiteral("screenshot"),
+        QStringLiteral("Save a PNG of the window once the requested runs have finished and are drawn."),
+        QStringLiteral("FILE"));
+    const QCommandLineOption quitOpt(QStringLiteral("quit"), QStringLiteral("Quit once the requested work is done."));
+    parser.addOptions({ xmlOpt, synthOpt, runOpt, cpusOpt, modeOpt, plotOpt, shotOpt, quitOpt });
     parser.process(app);
 
     ctxscope::Expected<Topology> topology = parser.isSet(xmlOpt)
         ? Topology::loadXmlFile(parser.value(xmlOpt).toStdString())
         : parser.isSet(synthOpt) ? Topology::loadSynthetic(parser.value(synthOpt).toStdString())
                                  : Topology::loadLive();
-    if (!topology) {
-        std::fprintf(stderr, "ctxscope: %s\n", topology.error().message.c_str());
-        return 2;
-    }
+    if (!topology)
+        return fail("", topology.error().message);
 
     ctxscope::gui::MainWindow window;
     window.setTopology(*topology);
-    if (parser.isSet(cpusOpt)) {
-        const auto cpus = ctxscope::parseCpuList(parser.value(cpusOpt).toStdString());
+
+    // Every --cpus is checked against the topology before anything runs.
+    const QStringList cpuLists = parser.values(cpusOpt);
+    std::vector<std::vector<int>> placements;
+    for (const QString& text : cpuLists) {
+        const auto cpus = ctxscope::parseCpuList(text.toStdString());
         const ctxscope::Status placed
             = cpus ? window.mapPanel()->map()->setSelection(*cpus) : ctxscope::Status(cpus.error());
-        if (!placed) {
-            std::fprintf(stderr, "ctxscope: --cpus: %s\n", placed.error().message.c_str());
-            return 2;
+        if (!placed)
+            return fail("--cpus: ", placed.error().message);
+        placements.push_back(*cpus);
+    }
+    if (!placements.empty())
+        (void)window.mapPanel()->map()->setSelection(placements.front());
+
+    std::vector<ScriptedRun> runs;
+    const QStringList benches = parser.values(runOpt);
+    for (qsizetype i = 0; i < benches.size(); ++i) {
+        if (!ctxscope::findBenchmark(benches[i].toStdString())) {
+            QStringList names;
+            for (const auto& b : ctxscope::benchmarks())
+                names << QString::fromUtf8(b.name.data(), static_cast<qsizetype>(b.name.size()));
+            return fail("--run: ",
+                "unknown benchmark '" + benches[i].toStdString() + "' (one of "
+                    + names.join(QStringLiteral(", ")).toStdString() + ")");
         }
+        ScriptedRun run { benches[i], std::nullopt, {} };
+        if (const QString mode = nth(parser.values(modeOpt), i); !mode.isEmpty()) {
+            run.mode = ctxscope::benchModeFromString(mode.toStdString());
+            if (!run.mode)
+                return fail("--mode: ", "should be thread or process, not '" + mode.toStdString() + "'");
+        }
+        if (!placements.empty())
+            run.cpus = placements[static_cast<std::size_t>(
+                std::min<qsizetype>(i, static_cast<qsizetype>(placements.size()) - 1))];
+        runs.push_back(std::move(run));
+    }
+    if (!runs.empty() && !topology->isThisSystem())
+        return fail("--run: ", "runs need this machine's topology, not " + topology->origin());
+    std::optional<ScriptedSession::Plot> plot;
+    if (parser.isSet(plotOpt)) {
+        const QString name = parser.value(plotOpt);
+        if (name != QStringLiteral("live") && name != QStringLiteral("distribution"))
+            return fail("--plot: ", "should be live or distribution, not '" + name.toStdString() + "'");
+        plot = name == QStringLiteral("live") ? ScriptedSession::Plot::Live : ScriptedSession::Plot::Distribution;
     }
     window.show();
 
-    if (parser.isSet(shotOpt) || parser.isSet(quitOpt)) {
-        const QString shot = parser.value(shotOpt);
+    if (!runs.empty() || parser.isSet(shotOpt) || parser.isSet(quitOpt) || plot) {
+        auto* session = new ScriptedSession(window, std::move(runs), &window);
+        session->setScreenshot(parser.value(shotOpt));
+        session->setQuit(parser.isSet(quitOpt));
+        session->setPlot(plot);
         const bool quit = parser.isSet(quitOpt);
-        QTimer::singleShot(300, &window, [&window, shot, quit] {
-            if (!shot.isEmpty() && !window.grab().save(shot)) {
-                std::fprintf(stderr, "ctxscope: could not save the screenshot to %s\n", qPrintable(shot));
-                QApplication::exit(1);
-                return;
-            }
-            if (quit)
-                QApplication::quit();
+        QObject::connect(session, &ScriptedSession::finished, &app, [quit](int code) {
+            if (quit || code == 2)
+                QApplication::exit(code);
         });
+        session->start();
     }
     return QApplication::exec();
 }

@@ -1,22 +1,34 @@
 // SPDX-License-Identifier: MIT
 #include "mainwindow.h"
 
+#include "distributionplot.h"
+#include "guiaffinity.h"
+#include "liveplot.h"
+#include "plotsview.h"
+#include "resultsmodel.h"
+#include "runpanel.h"
+#include "statuspanel.h"
+#include "switchratemeter.h"
 #include "topologymappanel.h"
 
 #include "ctxscope/topology_report.h"
 #include "ctxscope/version.h"
 
 #include <QAction>
+#include <QDockWidget>
 #include <QFileDialog>
 #include <QFontDatabase>
+#include <QHeaderView>
 #include <QInputDialog>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QScreen>
+#include <QSplitter>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QTableView>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -25,30 +37,62 @@ namespace ctxscope::gui {
 
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent)
+    , m_controller(new RunController(this))
+    , m_affinity(std::make_unique<GuiAffinity>())
 {
+    m_controller->setWorkerCpus(m_affinity->original());
     setWindowTitle(QStringLiteral("ctxscope"));
     auto* central = new QWidget(this);
     auto* layout = new QVBoxLayout(central);
+    layout->setContentsMargins(4, 4, 4, 0);
     m_banner = new QLabel(central);
     m_banner->setWordWrap(true);
     m_banner->setStyleSheet(QStringLiteral("background:#fff3cd;color:#664d03;padding:6px;border:1px solid #ffe69c;"));
     m_banner->hide();
-    m_tabs = new QTabWidget(central);
+    auto* vertical = new QSplitter(Qt::Vertical, central);
+    auto* top = new QSplitter(Qt::Horizontal, vertical);
+    m_tabs = new QTabWidget(top);
     m_mapPanel = new TopologyMapPanel(m_tabs);
     m_topologyText = new QPlainTextEdit(m_tabs);
     m_topologyText->setReadOnly(true);
     m_topologyText->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
     m_tabs->addTab(m_mapPanel, tr("&Map"));
     m_tabs->addTab(m_topologyText, tr("&Text"));
+    m_plots = new PlotsView(top);
+    top->addWidget(m_tabs);
+    top->addWidget(m_plots);
+    top->setStretchFactor(0, 4);
+    top->setStretchFactor(1, 5);
+    m_results = new ResultsModel(this);
+    m_table = new QTableView(vertical);
+    m_table->setModel(m_results);
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_table->verticalHeader()->hide();
+    m_table->horizontalHeader()->setStretchLastSection(true);
+    m_table->setWordWrap(false);
+    vertical->addWidget(top);
+    vertical->addWidget(m_table);
+    vertical->setStretchFactor(0, 3);
+    vertical->setStretchFactor(1, 1);
     layout->addWidget(m_banner);
-    layout->addWidget(m_tabs, 1);
+    layout->addWidget(vertical, 1);
     setCentralWidget(central);
+
     createMenus();
+    createRunViews();
+    connectController();
     statusBar()->showMessage(tr("Ready"));
     // Large enough for a 256-PU map to stay legible, small enough for a 1280x800 projector.
     const QSize room = screen() ? screen()->availableGeometry().size() * 0.92 : QSize(1280, 800);
     resize(std::min(1280, room.width()), std::min(800, room.height()));
+    top->setSizes({ 400, 620 });
+    if (auto* dock = findChild<QDockWidget*>(QStringLiteral("runDock")))
+        resizeDocks({ dock }, { 290 }, Qt::Horizontal);
+    vertical->setSizes({ 540, 190 });
 }
+
+MainWindow::~MainWindow() = default;
 
 void MainWindow::createMenus()
 {
@@ -63,24 +107,73 @@ void MainWindow::createMenus()
             QMessageBox::warning(this, tr("Topology"), QString::fromStdString(live.error().message));
     });
     file->addSeparator();
+    createFileActions(file);
+    file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+
+    QMenu* view = menuBar()->addMenu(tr("&View"));
+    QAction* presentation = view->addAction(tr("&Presentation mode"));
+    presentation->setShortcut(QKeySequence(Qt::Key_F11));
+    presentation->setCheckable(true);
+    connect(presentation, &QAction::toggled, this, &MainWindow::setPresentationMode);
 
     QMenu* run = menuBar()->addMenu(tr("&Run"));
     m_runAction = run->addAction(tr("&Run"));
     m_runAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
-    m_runAction->setEnabled(false); // enabled once a live topology and the worker are ready
+    m_runAction->setEnabled(false); // enabled once a live topology is shown and the spec is complete
     m_cancelAction = run->addAction(tr("&Cancel"));
     m_cancelAction->setShortcut(QKeySequence(Qt::Key_Escape));
     m_cancelAction->setEnabled(false);
+    run->addSeparator();
+    m_restartAction = run->addAction(tr("Restart the &worker"));
+    m_restartAction->setToolTip(tr("Stop the measuring process and start a new one"));
+    run->addAction(tr("C&lear results"), this, [this] {
+        m_results->clear();
+        m_plots->livePlot()->clear();
+        m_plots->distributionPlot()->clear();
+        m_runColors.clear();
+        m_runsStarted = 0;
+    });
+    connect(m_runAction, &QAction::triggered, this, [this] { (void)startRun(); });
+    connect(m_cancelAction, &QAction::triggered, m_controller, &RunController::cancel);
+    connect(m_restartAction, &QAction::triggered, this, [this] {
+        m_controller->stopWorker();
+        m_controller->startWorker();
+    });
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About ctxscope"), this, &MainWindow::showAbout);
+}
+
+void MainWindow::createRunViews()
+{
+    m_runPanel = new RunPanel(this);
+    m_runPanel->setActions(m_runAction, m_cancelAction);
+    auto* dock = new QDockWidget(tr("Run"), this);
+    dock->setObjectName(QStringLiteral("runDock"));
+    dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
+    dock->setWidget(m_runPanel);
+    addDockWidget(Qt::LeftDockWidgetArea, dock);
+    m_runPanel->loadSettings();
+
+    m_status = new StatusPanel(this);
+    statusBar()->addPermanentWidget(m_status);
+    m_meter = new SwitchRateMeter(this);
+    connect(m_meter, &SwitchRateMeter::rateAvailable, m_status, [this](double rate) { m_status->setSwitchRate(rate); });
+
+    connect(m_mapPanel->map(), &TopologyMapWidget::selectionChanged, this, [this](const QVector<int>& cpus) {
+        m_runPanel->setMapSelection({ cpus.begin(), cpus.end() });
+    });
+    connect(m_runPanel, &RunPanel::specChanged, this, &MainWindow::updateActions);
+    connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+        [this](const QModelIndex& current) { showRunSelection(current.isValid() ? current.row() : -1); });
 }
 
 void MainWindow::setTopology(const Topology& topology)
 {
     m_topology = topology;
     m_mapPanel->setTopology(topology);
+    m_runPanel->setTopology(topology);
     m_topologyText->setPlainText(QString::fromStdString(describeTopology(topology)));
     const bool live = topology.isThisSystem();
     m_banner->setVisible(!live);
@@ -89,6 +182,9 @@ void MainWindow::setTopology(const Topology& topology)
                              "pinned and measured on the machine ctxscope runs on.")
                               .arg(QString::fromStdString(topology.origin())));
     setWindowTitle(QStringLiteral("ctxscope — ") + QString::fromStdString(topology.origin()));
+    if (live)
+        m_controller->startWorker();
+    updateActions();
 }
 
 void MainWindow::openTopologyXml()

@@ -1,49 +1,114 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "runcontroller.h"
+
 #include "ctxscope/topology.h"
 
 #include <QMainWindow>
 
+#include <map>
+#include <memory>
 #include <optional>
 
 class QLabel;
+class QMenu;
 class QPlainTextEdit;
 class QTabWidget;
+class QTableView;
 
 namespace ctxscope::gui {
 
+class GuiAffinity;
+class PlotsView;
+class ResultsModel;
+class RunPanel;
+class StatusPanel;
+class SwitchRateMeter;
 class TopologyMapPanel;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
     explicit MainWindow(QWidget* parent = nullptr);
+    ~MainWindow() override;
 
-    // Show a topology; a non-live one disables runs behind a banner saying why.
+    // Show a topology; a non-live one disables runs behind a banner saying why. A live one
+    // starts the worker.
     void setTopology(const Topology& topology);
     const std::optional<Topology>& topology() const { return m_topology; }
 
+    // What Run does (Ctrl+R): the run panel's spec, with the app's threads moved off the
+    // measured PUs. Returns the run id, or nothing with the reason in the status bar.
+    std::optional<quint64> startRun();
+
+    // Results as a Google-Benchmark-shaped JSON file (with samples) or CSV, by the suffix.
+    Status saveResults(const QString& path) const;
+    // Adds the results of a saved file as rows and curves.
+    Status openResults(const QString& path);
+    // The plot on show, as PNG, SVG or PDF by the suffix.
+    Status exportPlot(const QString& path) const;
+    void setPresentationMode(bool on);
+
     TopologyMapPanel* mapPanel() const { return m_mapPanel; }
+    RunPanel* runPanel() const { return m_runPanel; }
+    PlotsView* plots() const { return m_plots; }
+    ResultsModel* resultsModel() const { return m_results; }
+    QTableView* resultsTable() const { return m_table; }
+    StatusPanel* statusPanel() const { return m_status; }
+    RunController* controller() const { return m_controller; }
     QAction* runAction() const { return m_runAction; }
     QAction* cancelAction() const { return m_cancelAction; }
 
 signals:
     void topologyFailed(const QString& message);
+    // After a run's result (ok) or failure reached every view: the moment to take a screenshot.
+    void runFinished(quint64 id, bool ok, const QString& message);
 
 private:
     void createMenus();
+    void createFileActions(QMenu* file);
+    void fitResultColumns();
+    void createRunViews();
+    void connectController();
     void openTopologyXml();
     void openSynthetic();
     void showAbout();
+    void updateActions();
+    void showRunSelection(int row);
+
+    // The stream's signals, queued from the controller.
+    void onRunStarted(quint64 id, const ctxscope::BenchSpec& spec);
+    void onProgress(quint64 id, const QString& stage, int repetition, int repetitions, double fraction);
+    void onSamples(quint64 id, int repetition, quint64 first, const QVector<double>& nsPerOp);
+    void onResult(quint64 id, std::shared_ptr<const ctxscope::RunResult> result);
+    void onRunFailed(quint64 id, const QString& message);
+    void onRunCancelled(quint64 id);
+    void onWorkerState(RunController::State state);
+    void endOfRun(quint64 id);
+    void markUnfinished(quint64 id, const QString& how); // its partial curve stays, named so
 
     std::optional<Topology> m_topology;
     QLabel* m_banner = nullptr;
     QTabWidget* m_tabs = nullptr;
     TopologyMapPanel* m_mapPanel = nullptr;
     QPlainTextEdit* m_topologyText = nullptr;
+    RunPanel* m_runPanel = nullptr;
+    PlotsView* m_plots = nullptr;
+    ResultsModel* m_results = nullptr;
+    QTableView* m_table = nullptr;
+    StatusPanel* m_status = nullptr;
+    RunController* m_controller = nullptr;
+    SwitchRateMeter* m_meter = nullptr;
+    std::unique_ptr<GuiAffinity> m_affinity;
     QAction* m_runAction = nullptr;
     QAction* m_cancelAction = nullptr;
+    QAction* m_restartAction = nullptr;
+    std::map<quint64, QColor> m_runColors; // of runs that started
+    int m_runsStarted = 0;
+    quint64 m_opened = 0; // results read from files
+    qreal m_normalFontSize = 0;
+    QString m_workerDescription;
 };
 
 } // namespace ctxscope::gui

@@ -130,3 +130,80 @@ TEST(WorkerSession, ScriptedSessionWithGarbageCancelAndARun)
     session.finish(true);
     EXPECT_TRUE(out.waitFor("bye", std::chrono::seconds(5)));
 }
+
+TEST(Protocol, ResultLinesStayWithinTheLineLimitTheReaderEnforces)
+{
+    RunResult r;
+    r.bench = "syscall";
+    r.op = "one raw syscall(SYS_getppid)";
+    r.placement.tasks = 1;
+    r.placement.cpus = { 0 };
+    r.opsPerSample = 20;
+    r.iterations = 2'000'000;
+    r.repetitions = 1;
+    r.stats.p50 = 412.25;
+    r.stats.count = 100'000;
+    r.samples.assign(100'000, 412.123456789); // ~1.3 MB of JSON
+    r.totalSamples = r.samples.size();
+
+    const std::string line = resultLine(3, r);
+    EXPECT_LE(line.size(), kMaxLineBytes);
+    auto message = parseMessage(line);
+    ASSERT_TRUE(message.ok()) << message.error().message;
+    EXPECT_EQ(message->body["result"]["samples_omitted"], 100'000);
+    auto back = resultFromJson(message->body["result"]);
+    ASSERT_TRUE(back.ok()) << back.error().message;
+    EXPECT_TRUE(back->samples.empty());
+    EXPECT_EQ(back->totalSamples, 100'000U);
+
+    r.samples.resize(1000); // small results keep their samples
+    auto small = parseMessage(resultLine(4, r));
+    ASSERT_TRUE(small.ok());
+    EXPECT_EQ(small->body["result"]["samples"].size(), 1000U);
+}
+
+TEST(WorkerSession, TakesTheNextRunAsSoonAsTheResultIsOut)
+{
+    auto topo = Topology::loadLive();
+    ASSERT_TRUE(topo.ok());
+    const int cpu = topo->allowedPus().front();
+    Transcript out;
+    std::mutex mutex;
+    std::condition_variable cv;
+    bool resultOut = false;
+    bool sending = false;
+    WorkerSession session(*topo, [&](const std::string& l) {
+        out.add(l);
+        auto m = parseMessage(l);
+        if (!m || m->type != "result" || m->id != 1U)
+            return;
+        // Hold the run's thread just after its result went out, while the controller
+        // sends the next run: that run must be taken, not refused as "in progress".
+        std::unique_lock lock(mutex);
+        resultOut = true;
+        cv.notify_all();
+        cv.wait_for(lock, std::chrono::seconds(5), [&] { return sending; });
+        lock.unlock();
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    });
+    const auto run = [cpu](int id) {
+        return json { { "type", "run" }, { "id", id },
+            { "spec", { { "bench", "syscall" }, { "cpus", { cpu } }, { "iterations", 2000 }, { "repetitions", 1 } } } }
+            .dump();
+    };
+    EXPECT_TRUE(session.handleLine(run(1)));
+    {
+        std::unique_lock lock(mutex);
+        ASSERT_TRUE(cv.wait_for(lock, std::chrono::seconds(30), [&] { return resultOut; }));
+        sending = true;
+        cv.notify_all();
+    }
+    EXPECT_TRUE(session.handleLine(run(2)));
+    auto first = out.waitFor("result", std::chrono::seconds(5));
+    ASSERT_TRUE(first);
+    EXPECT_EQ(first->id, 1U);
+    auto second = out.waitFor("result", std::chrono::seconds(30));
+    ASSERT_TRUE(second) << "the second run was not taken";
+    EXPECT_EQ(second->id, 2U);
+    session.finish(false);
+}

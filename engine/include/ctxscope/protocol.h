@@ -48,6 +48,8 @@ std::string commandLine(const Command& command); // one line, no newline
 std::string helloLine(const Topology& topology, const SysInfo& sys, const ClockInfo& clock);
 std::string progressLine(std::uint64_t id, const Progress& progress);
 std::string samplesLine(std::uint64_t id, const SampleBatch& batch);
+// Within kMaxLineBytes: when the raw samples would not fit they are left out (they were
+// streamed) and "samples_omitted" says how many.
 std::string resultLine(std::uint64_t id, const RunResult& result);
 std::string errorLine(std::optional<std::uint64_t> id, std::string_view message);
 std::string cancelledLine(std::uint64_t id);

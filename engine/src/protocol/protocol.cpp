@@ -168,7 +168,14 @@ std::string samplesLine(std::uint64_t id, const SampleBatch& b)
 
 std::string resultLine(std::uint64_t id, const RunResult& r)
 {
-    return json { { "type", "result" }, { "id", id }, { "result", resultToJson(r, true) } }.dump();
+    std::string line = json { { "type", "result" }, { "id", id }, { "result", resultToJson(r, true) } }.dump();
+    if (line.size() <= kMaxLineBytes)
+        return line;
+    // A long run's raw samples would make a line its reader must refuse. They went out in
+    // "samples" messages already, and the statistics and histogram cover every sample.
+    json entry = resultToJson(r, false);
+    entry["samples_omitted"] = r.samples.size();
+    return json { { "type", "result" }, { "id", id }, { "result", std::move(entry) } }.dump();
 }
 
 std::string errorLine(std::optional<std::uint64_t> id, std::string_view message)

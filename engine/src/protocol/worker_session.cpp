@@ -70,14 +70,16 @@ struct WorkerSession::State {
             callbacks.samples = [&](const SampleBatch& b) { write(samplesLine(command.id, b)); };
             callbacks.progress = [&](const Progress& p) { write(progressLine(command.id, p)); };
             auto result = runBenchmark(command.spec, topology, callbacks, stop);
-            if (result)
-                write(resultLine(command.id, *result));
-            else if (stop.stop_requested())
-                write(cancelledLine(command.id));
-            else
-                write(errorLine(command.id, result.error().message));
-            std::lock_guard done(runMutex);
-            running = false;
+            const std::string last = result ? resultLine(command.id, *result)
+                : stop.stop_requested()     ? cancelledLine(command.id)
+                                            : errorLine(command.id, result.error().message);
+            // Not running any more before the controller can read the last line: it may send
+            // the next run the moment it has the result.
+            {
+                std::lock_guard done(runMutex);
+                running = false;
+            }
+            write(last);
         });
     }
 

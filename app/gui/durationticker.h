@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "qcp.h"
+
+namespace ctxscope::gui {
+
+// "850 ns", "8.5 µs", "1.2 ms": a tick label with the unit chosen per value.
+QString durationTickLabel(double ns);
+
+// Linear axis in nanoseconds, labelled with units.
+class DurationTicker : public QCPAxisTicker {
+protected:
+    QString getTickLabel(double tick, const QLocale& locale, QChar formatChar, int precision) override;
+};
+
+// Logarithmic axis in nanoseconds: 1-2-5 ticks per decade when the range spans a few
+// decades, powers of ten when it spans many, and linear steps inside one decade (where a
+// plain log ticker would leave the axis without a single label).
+class DurationLogTicker : public QCPAxisTicker {
+protected:
+    QVector<double> createTickVector(double tickStep, const QCPRange& range) override;
+    int getSubTickCount(double tickStep) override;
+    QString getTickLabel(double tick, const QLocale& locale, QChar formatChar, int precision) override;
+
+private:
+    bool m_sparse = false; // ticks not evenly spaced: no sub ticks between them
+};
+
+} // namespace ctxscope::gui

@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: MIT
+#include "liveplot.h"
+
+#include "durationticker.h"
+#include "plotstyle.h"
+
+#include "qcp.h"
+
+#include <QTimer>
+#include <QVBoxLayout>
+
+#include <algorithm>
+
+namespace ctxscope::gui {
+
+LivePlot::LivePlot(QWidget* parent)
+    : QWidget(parent)
+    , m_plot(new QCustomPlot(this))
+    , m_redrawTimer(new QTimer(this))
+    , m_linearTicker(new DurationTicker)
+    , m_logTicker(new DurationLogTicker)
+{
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_plot);
+    stylePlot(*m_plot);
+    m_plot->xAxis->setLabel(tr("sample, in time order"));
+    m_plot->yAxis->setLabel(tr("time per op"));
+    m_plot->legend->setVisible(true);
+    m_plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+    m_hint = new QCPItemText(m_plot);
+    m_hint->position->setType(QCPItemPosition::ptAxisRectRatio);
+    m_hint->position->setCoords(0.5, 0.5);
+    m_hint->setText(tr("Place tasks on the map, then Run (Ctrl+R):\nevery sample appears here as it is measured."));
+    m_hint->setColor(palette().color(QPalette::PlaceholderText));
+    m_hint->setFont(m_plot->xAxis->labelFont());
+    // Median lines above every run's points, so an overlaid run never hides another's trend.
+    m_plot->addLayer(QStringLiteral("medians"), m_plot->layer(QStringLiteral("main")), QCustomPlot::limAbove);
+    m_redrawTimer->setSingleShot(true);
+    m_redrawTimer->setInterval(kRedrawIntervalMs);
+    connect(m_redrawTimer, &QTimer::timeout, this, &LivePlot::redraw);
+    setLogScale(true);
+}
+
+QCPGraph* LivePlot::samplesGraph(quint64 id) const
+{
+    const auto it = m_series.find(id);
+    return it == m_series.end() ? nullptr : it->second.samples;
+}
+
+QCPGraph* LivePlot::medianGraph(quint64 id) const
+{
+    const auto it = m_series.find(id);
+    return it == m_series.end() ? nullptr : it->second.median;
+}
+
+void LivePlot::beginRun(quint64 id, const QString& label, const QColor& color)
+{
+    removeRun(id);
+    Series s;
+    s.color = color;
+    s.samples = m_plot->addGraph();
+    s.samples->setLineStyle(QCPGraph::lsNone);
+    s.samples->setAdaptiveSampling(true); // many points: QCustomPlot draws a representative subset
+    s.samples->removeFromLegend();
+    s.median = m_plot->addGraph();
+    s.median->setLayer(QStringLiteral("medians"));
+    s.median->setName(label);
+    m_series.emplace(id, std::move(s));
+    highlightRun(m_highlight);
+    m_hint->setVisible(false);
+    scheduleRedraw();
+}
+
+void LivePlot::addSamples(quint64 id, const QVector<double>& nsPerOp)
+{
+    const auto it = m_series.find(id);
+    if (it == m_series.end() || nsPerOp.isEmpty())
+        return;
+    Series& s = it->second;
+    const double first = static_cast<double>(s.running.count());
+    const int room = kMaxPoints - s.samples->dataCount();
+    const int drawn = std::clamp(static_cast<int>(nsPerOp.size()), 0, std::max(room, 0));
+    if (drawn > 0) {
+        QVector<double> keys(drawn);
+        for (int i = 0; i < drawn; ++i)
+            keys[i] = first + i;
+        s.samples->addData(keys, nsPerOp.first(drawn), true);
+    }
+    const auto [lo, hi] = std::minmax_element(nsPerOp.begin(), nsPerOp.end());
+    s.min = first == 0 ? *lo : std::min(s.min, *lo);
+    s.max = first == 0 ? *hi : std::max(s.max, *hi);
+    addMedianPoints(
+        s, s.running.add(std::span<const double>(nsPerOp.constData(), static_cast<std::size_t>(nsPerOp.size()))));
+    scheduleRedraw();
+}
+
+void LivePlot::addMedianPoints(Series& series, const std::vector<MedianPoint>& points)
+{
+    for (const MedianPoint& p : points) {
+        series.median->addData(p.index, p.ns);
+        series.maxMedian = std::max(series.maxMedian, p.ns);
+    }
+}
+
+void LivePlot::finishRun(quint64 id)
+{
+    const auto it = m_series.find(id);
+    if (it == m_series.end())
+        return;
+    addMedianPoints(it->second, it->second.running.flush());
+    scheduleRedraw();
+}
+
+void LivePlot::removeRun(quint64 id)
+{
+    const auto it = m_series.find(id);
+    if (it == m_series.end())
+        return;
+    m_plot->removeGraph(it->second.samples);
+    m_plot->removeGraph(it->second.median);
+    m_series.erase(it);
+    m_hint->setVisible(m_series.empty());
+    scheduleRedraw();
+}
+
+void LivePlot::clear()
+{
+    while (!m_series.empty())
+        removeRun(m_series.begin()->first);
+}
+
+void LivePlot::applyStyle(const Series& s, bool emphasised, bool faded)
+{
+    QColor point = s.color.lighter(115);
+    point.setAlpha(faded ? 25 : 80);
+    s.samples->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, point, point, emphasised ? 4.5 : 3.5));
+    QColor line = s.color.darker(160);
+    line.setAlpha(faded ? 80 : 255);
+    s.median->setPen(QPen(line, emphasised ? 4.5 : 3.0));
+}
+
+void LivePlot::highlightRun(std::optional<quint64> id)
+{
+    m_highlight = id && m_series.count(*id) ? id : std::nullopt;
+    for (const auto& [runId, s] : m_series)
+        applyStyle(s, m_highlight == runId, m_highlight && m_highlight != runId);
+    scheduleRedraw();
+}
+
+void LivePlot::setLogScale(bool on)
+{
+    m_log = on;
+    m_plot->yAxis->setScaleType(on ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
+    m_plot->yAxis->setTicker(on ? m_logTicker : m_linearTicker);
+    m_plot->yAxis->setLabel(
+        on ? tr("time per op (log scale)") : tr("time per op (outliers above 4× the median clipped)"));
+    scheduleRedraw();
+}
+
+void LivePlot::scheduleRedraw()
+{
+    if (!m_redrawTimer->isActive())
+        m_redrawTimer->start();
+}
+
+void LivePlot::redraw()
+{
+    double count = 0, lo = 0, hi = 0, medianHi = 0;
+    bool any = false;
+    for (const auto& [id, s] : m_series) {
+        if (s.running.count() == 0)
+            continue;
+        count = std::max(count, static_cast<double>(s.running.count()));
+        lo = any ? std::min(lo, s.min) : s.min;
+        hi = any ? std::max(hi, s.max) : s.max;
+        medianHi = std::max(medianHi, s.maxMedian);
+        any = true;
+    }
+    if (any) {
+        m_plot->xAxis->setRange(0, std::max(count, 10.0) * 1.02);
+        if (m_log)
+            m_plot->yAxis->setRange(std::max(lo, 1e-3) / 1.2, hi * 1.2);
+        else
+            m_plot->yAxis->setRange(0, (medianHi > 0 ? std::min(hi, 4 * medianHi) : hi) * 1.08);
+    }
+    ++m_redraws;
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+} // namespace ctxscope::gui

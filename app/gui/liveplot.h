@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "plotdata.h"
+
+#include <QColor>
+#include <QSharedPointer>
+#include <QWidget>
+
+#include <map>
+#include <optional>
+
+class QCustomPlot;
+class QCPAxisTicker;
+class QCPGraph;
+class QCPItemText;
+class QTimer;
+
+namespace ctxscope::gui {
+
+// Samples of each run as they arrive (a scatter in time order) with a running-median line,
+// several runs overlaid. Samples are added as they come; the plot is redrawn by a timer, at
+// most 30 times a second, so a fast stream never waits for painting.
+class LivePlot : public QWidget {
+    Q_OBJECT
+public:
+    static constexpr int kRedrawIntervalMs = 33;
+    static constexpr int kMedianWindow = 50;
+    // Per run; more are still counted in the median line but not drawn as points.
+    static constexpr int kMaxPoints = 1 << 21;
+
+    explicit LivePlot(QWidget* parent = nullptr);
+
+    void beginRun(quint64 id, const QString& label, const QColor& color);
+    void addSamples(quint64 id, const QVector<double>& nsPerOp);
+    void finishRun(quint64 id); // draws the median of the last, partial window
+    void removeRun(quint64 id);
+    void clear();
+    // Emphasises one run and fades the others; nothing: all alike.
+    void highlightRun(std::optional<quint64> id);
+    std::optional<quint64> highlightedRun() const { return m_highlight; }
+
+    void setLogScale(bool on);
+    bool logScale() const { return m_log; }
+
+    QCustomPlot* plot() const { return m_plot; }
+    QCPGraph* samplesGraph(quint64 id) const;
+    QCPGraph* medianGraph(quint64 id) const;
+    int redrawCount() const { return m_redraws; }
+
+private:
+    struct Series {
+        QCPGraph* samples = nullptr;
+        QCPGraph* median = nullptr;
+        RunningMedian running { kMedianWindow };
+        QColor color;
+        double min = 0;
+        double max = 0;
+        double maxMedian = 0;
+    };
+    void scheduleRedraw();
+    void redraw();
+    void addMedianPoints(Series& series, const std::vector<MedianPoint>& points);
+    void applyStyle(const Series& series, bool emphasised, bool faded);
+
+    QCustomPlot* m_plot = nullptr;
+    QCPItemText* m_hint = nullptr;
+    QTimer* m_redrawTimer = nullptr;
+    QSharedPointer<QCPAxisTicker> m_linearTicker;
+    QSharedPointer<QCPAxisTicker> m_logTicker;
+    std::map<quint64, Series> m_series;
+    std::optional<quint64> m_highlight;
+    bool m_log = true;
+    int m_redraws = 0;
+};
+
+} // namespace ctxscope::gui

@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: MIT
+// MainWindow: saving and opening results, exporting a plot, presentation mode.
+#include "mainwindow.h"
+
+#include "distributionplot.h"
+#include "liveplot.h"
+#include "plotstyle.h"
+#include "plotsview.h"
+#include "qcp.h"
+#include "resultsmodel.h"
+#include "runlabel.h"
+
+#include "ctxscope/report.h"
+
+#include <QApplication>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QMessageBox>
+#include <QSaveFile>
+#include <QStatusBar>
+#include <QSvgGenerator>
+#include <QTabWidget>
+
+namespace ctxscope::gui {
+
+namespace {
+// Results read from files get ids far above the worker's run ids.
+constexpr quint64 kOpenedIdBase = quint64 { 1 } << 40;
+} // namespace
+
+Status MainWindow::saveResults(const QString& path) const
+{
+    std::vector<RunResult> results;
+    for (const ResultRow& row : m_results->results())
+        results.push_back(*row.result);
+    if (results.empty())
+        return makeError("there are no results to save yet");
+    const nlohmann::json context
+        = m_controller->workerContext().is_null() ? nlohmann::json::object() : m_controller->workerContext();
+    const bool csv = path.endsWith(QStringLiteral(".csv"), Qt::CaseInsensitive);
+    const std::string text = csv ? resultsToCsv(context, results) : makeReport(context, results, true).dump(2) + '\n';
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly) || file.write(text.data(), static_cast<qint64>(text.size())) < 0
+        || !file.commit())
+        return makeError("could not write " + path.toStdString() + ": " + file.errorString().toStdString());
+    return {};
+}
+
+Status MainWindow::openResults(const QString& path)
+{
+    auto file = readResultsFile(path.toStdString());
+    if (!file)
+        return file.error();
+    for (RunResult& r : file->results) {
+        const quint64 id = kOpenedIdBase + m_opened++;
+        auto result = std::make_shared<const RunResult>(std::move(r));
+        const QColor color = runColor(m_runsStarted++, palette());
+        const QString label = runLabel(*result) + QStringLiteral(" · ") + QFileInfo(path).fileName();
+        if (!result->samples.empty()) {
+            m_plots->livePlot()->beginRun(id, label, color);
+            m_plots->livePlot()->addSamples(id, QVector<double>(result->samples.begin(), result->samples.end()));
+            m_plots->livePlot()->finishRun(id);
+        }
+        m_plots->distributionPlot()->addResult(id, result, label, color);
+        m_results->addResult(ResultRow { id, result, color });
+    }
+    fitResultColumns();
+    return {};
+}
+
+Status MainWindow::exportPlot(const QString& path) const
+{
+    QCustomPlot* plot = m_plots->tabs()->currentWidget() == m_plots->livePlot() ? m_plots->livePlot()->plot()
+                                                                                : m_plots->distributionPlot()->plot();
+    bool ok = false;
+    if (path.endsWith(QStringLiteral(".svg"), Qt::CaseInsensitive)) {
+        QSvgGenerator svg;
+        svg.setFileName(path);
+        svg.setSize(plot->size());
+        svg.setViewBox(QRect(QPoint(0, 0), plot->size()));
+        svg.setTitle(QStringLiteral("ctxscope"));
+        QCPPainter painter;
+        ok = painter.begin(&svg);
+        if (ok) {
+            plot->toPainter(&painter, plot->width(), plot->height());
+            ok = painter.end();
+        }
+    } else if (path.endsWith(QStringLiteral(".pdf"), Qt::CaseInsensitive)) {
+        ok = plot->savePdf(path);
+    } else {
+        ok = plot->savePng(path, 0, 0, 2.0); // twice the pixels: sharp on slides
+    }
+    return ok ? Status() : Status(makeError("could not write " + path.toStdString()));
+}
+
+void MainWindow::createFileActions(QMenu* file)
+{
+    QAction* open = file->addAction(tr("&Open results..."), this, [this] {
+        const QString path = QFileDialog::getOpenFileName(
+            this, tr("Open results"), QString(), tr("ctxscope results (*.json);;All files (*)"));
+        if (path.isEmpty())
+            return;
+        if (const Status s = openResults(path); !s)
+            QMessageBox::warning(this, tr("Open results"), QString::fromStdString(s.error().message));
+    });
+    open->setShortcut(QKeySequence::Open);
+    QAction* save = file->addAction(tr("&Save results..."), this, [this] {
+        const QString path = QFileDialog::getSaveFileName(this, tr("Save results"), QStringLiteral("ctxscope.json"),
+            tr("JSON, Google Benchmark format (*.json);;CSV (*.csv)"));
+        if (path.isEmpty())
+            return;
+        if (const Status s = saveResults(path); !s)
+            QMessageBox::warning(this, tr("Save results"), QString::fromStdString(s.error().message));
+        else
+            statusBar()->showMessage(tr("Saved %1").arg(path), 10000);
+    });
+    save->setShortcut(QKeySequence::Save);
+    QAction* exportAction = file->addAction(tr("&Export plot..."), this, [this] {
+        const QString path = QFileDialog::getSaveFileName(
+            this, tr("Export plot"), QStringLiteral("ctxscope.png"), tr("PNG (*.png);;SVG (*.svg);;PDF (*.pdf)"));
+        if (path.isEmpty())
+            return;
+        if (const Status s = exportPlot(path); !s)
+            QMessageBox::warning(this, tr("Export plot"), QString::fromStdString(s.error().message));
+        else
+            statusBar()->showMessage(tr("Exported %1").arg(path), 10000);
+    });
+    exportAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+}
+
+void MainWindow::setPresentationMode(bool on)
+{
+    // Full screen and larger type for a projector; the normal font comes back after.
+    if (on == isFullScreen())
+        return;
+    QFont font = QApplication::font();
+    if (on) {
+        m_normalFontSize = font.pointSizeF();
+        font.setPointSizeF(m_normalFontSize * 1.3);
+        showFullScreen();
+    } else {
+        font.setPointSizeF(m_normalFontSize > 0 ? m_normalFontSize : font.pointSizeF());
+        showNormal();
+    }
+    QApplication::setFont(font);
+}
+
+} // namespace ctxscope::gui

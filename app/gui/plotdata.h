@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "ctxscope/stats.h"
+
+#include <cstddef>
+#include <span>
+#include <vector>
+
+// Pure functions that shape measured data for the plots (tested without painting).
+namespace ctxscope::gui {
+
+struct DensityBin {
+    double lower = 0; // ns, inclusive
+    double upper = 0; // ns, exclusive
+    double fraction = 0; // of all samples
+};
+
+// The engine's fine log histogram regrouped into `perOctave` equal bins per power of two, from
+// the first non-empty bin to the last, empty bins included so a step line drops to zero.
+std::vector<DensityBin> logBins(const std::vector<HistogramBucket>& buckets, int perOctave);
+
+struct CdfPoint {
+    double ns = 0;
+    double fraction = 0; // of samples at or below ns
+};
+// The cumulative distribution at each bucket's upper bound, starting at 0 below the first.
+std::vector<CdfPoint> cdfPoints(const std::vector<HistogramBucket>& buckets);
+
+struct MedianPoint {
+    double index = 0; // centre of the window, in samples since the start of the run
+    double ns = 0;
+};
+
+// The median of consecutive windows of samples: the trend line drawn over the scatter.
+class RunningMedian {
+public:
+    explicit RunningMedian(std::size_t window = 50);
+    // Points for every window these values complete.
+    std::vector<MedianPoint> add(std::span<const double> values);
+    // The median of a partial last window (nothing when it is empty).
+    std::vector<MedianPoint> flush();
+    std::size_t count() const { return m_count; }
+
+private:
+    MedianPoint close();
+    std::size_t m_window;
+    std::size_t m_count = 0;
+    std::vector<double> m_pending;
+};
+
+} // namespace ctxscope::gui

@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: MIT
+#include "plotstyle.h"
+
+#include "qcp.h"
+
+#include <array>
+
+namespace ctxscope::gui {
+
+QColor runColor(int index, const QPalette& palette)
+{
+    static const std::array<QColor, 6> hues { QColor(0x00, 0x72, 0xB2), QColor(0xD5, 0x5E, 0x00),
+        QColor(0x00, 0x9E, 0x73), QColor(0xCC, 0x79, 0xA7), QColor(0xE6, 0x9F, 0x00), QColor(0x56, 0xB4, 0xE9) };
+    const auto n = static_cast<std::size_t>(std::max(index, 0)) % (hues.size() + 1);
+    return n < hues.size() ? hues[n] : palette.color(QPalette::Text);
+}
+
+void stylePlot(QCustomPlot& plot)
+{
+    const QPalette& pal = plot.palette();
+    const QColor text = pal.color(QPalette::Text);
+    QColor grid = pal.color(QPalette::Mid);
+    grid.setAlpha(90);
+    QFont font = plot.font();
+    font.setPointSizeF(font.pointSizeF() * 1.1);
+    QFont labelFont = font;
+    labelFont.setBold(true);
+
+    plot.setBackground(pal.brush(QPalette::Base));
+    for (QCPAxis* axis : plot.axisRect()->axes()) {
+        axis->setBasePen(QPen(text));
+        axis->setTickPen(QPen(text));
+        axis->setSubTickPen(QPen(text));
+        axis->setTickLabelColor(text);
+        axis->setLabelColor(text);
+        axis->setTickLabelFont(font);
+        axis->setLabelFont(labelFont);
+        axis->grid()->setPen(QPen(grid, 1, Qt::DotLine));
+        axis->grid()->setSubGridVisible(false);
+    }
+    QColor legendBack = pal.color(QPalette::Base);
+    legendBack.setAlpha(225);
+    plot.legend->setBrush(QBrush(legendBack));
+    plot.legend->setBorderPen(QPen(pal.color(QPalette::Mid)));
+    plot.legend->setTextColor(text);
+    plot.legend->setFont(font);
+}
+
+} // namespace ctxscope::gui

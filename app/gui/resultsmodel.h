@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "ctxscope/result.h"
+
+#include <QAbstractTableModel>
+#include <QColor>
+
+#include <memory>
+#include <vector>
+
+namespace ctxscope::gui {
+
+struct ResultRow {
+    quint64 id = 0; // the run's id, also the key of its curves
+    std::shared_ptr<const RunResult> result;
+    QColor color; // of its curves
+};
+
+// One row per finished run: what ran, where, its statistics and self-checks. A thin view
+// over immutable results; the numbers are formatted, the raw values are in SortRole.
+class ResultsModel : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    enum Column {
+        Bench,
+        Mode,
+        Cpus,
+        Relation,
+        Median,
+        PerSwitch,
+        Min,
+        P99,
+        Cv,
+        Voluntary,
+        Involuntary,
+        Migrations,
+        Warnings,
+        ColumnCount
+    };
+    static constexpr int IdRole = Qt::UserRole + 1;
+    static constexpr int SortRole = Qt::UserRole + 2;
+
+    explicit ResultsModel(QObject* parent = nullptr);
+
+    void setResults(std::vector<ResultRow> rows);
+    void addResult(ResultRow row);
+    void clear() { setResults({}); }
+    const std::vector<ResultRow>& results() const { return m_rows; }
+    int rowOfRun(quint64 id) const; // -1 when absent
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+private:
+    QVariant display(const RunResult& r, int column) const;
+    QVariant toolTip(const RunResult& r, int column) const;
+    QVariant sortValue(const RunResult& r, int column) const;
+    std::vector<ResultRow> m_rows;
+};
+
+} // namespace ctxscope::gui

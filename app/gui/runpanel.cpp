@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: MIT
+#include "runpanel.h"
+
+#include <QAction>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QProgressBar>
+#include <QSettings>
+#include <QSpinBox>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+namespace ctxscope::gui {
+
+namespace {
+
+QString qs(std::string_view text) { return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size())); }
+
+QLabel* noteLabel(QWidget* parent)
+{
+    auto* label = new QLabel(parent);
+    label->setWordWrap(true);
+    label->setForegroundRole(QPalette::PlaceholderText);
+    return label;
+}
+
+} // namespace
+
+RunPanel::RunPanel(QWidget* parent)
+    : QWidget(parent)
+{
+    m_bench = new QComboBox(this);
+    for (const BenchInfo& b : benchmarks()) {
+        m_bench->addItem(qs(b.name), qs(b.name));
+        m_bench->setItemData(m_bench->count() - 1, qs(b.op), Qt::ToolTipRole);
+    }
+    m_benchInfo = noteLabel(this);
+    m_mode = new QComboBox(this);
+    for (BenchMode mode : { BenchMode::Thread, BenchMode::Process })
+        m_mode->addItem(qs(toString(mode)), static_cast<int>(mode));
+    m_mode->setToolTip(tr("Threads of one process, or forked processes sharing only a mapping and pipes"));
+    m_placement = new QComboBox(this);
+    m_placement->setToolTip(tr("Where the tasks run: the PUs clicked on the map, a representative pair of a "
+                               "relation class, or wherever the scheduler puts them"));
+    m_placementInfo = noteLabel(this);
+    m_tasks = new QSpinBox(this);
+    m_tasks->setToolTip(tr("Tasks in the ring (more than PUs shows run-queue waiting)"));
+    m_lengthKind = new QComboBox(this);
+    m_lengthKind->addItem(tr("Minimum time"));
+    m_lengthKind->addItem(tr("Iterations"));
+    m_minTime = new QDoubleSpinBox(this);
+    m_minTime->setRange(0.01, kMaxMinTimeSeconds);
+    m_minTime->setDecimals(2);
+    m_minTime->setSingleStep(0.1);
+    m_minTime->setSuffix(tr(" s per repetition"));
+    m_minTime->setValue(0.2);
+    m_iterations = new QSpinBox(this);
+    m_iterations->setRange(1, static_cast<int>(kMaxIterations));
+    m_iterations->setSingleStep(1000);
+    m_iterations->setValue(20000);
+    m_iterations->setSuffix(tr(" ops per repetition"));
+    m_iterations->hide();
+    m_repetitions = new QSpinBox(this);
+    m_repetitions->setRange(1, kMaxRepetitions);
+    m_repetitions->setValue(5);
+    m_policy = new QComboBox(this);
+    for (SchedPolicy policy : { SchedPolicy::Other, SchedPolicy::Fifo })
+        m_policy->addItem(qs(toString(policy)), static_cast<int>(policy));
+    m_policy->setToolTip(tr("SCHED_FIFO needs CAP_SYS_NICE or RLIMIT_RTPRIO; when refused the run uses "
+                            "SCHED_OTHER and its result says so"));
+    m_problem = new QLabel(this);
+    m_problem->setWordWrap(true);
+    m_problem->setStyleSheet(QStringLiteral("color:#b02a37;"));
+    m_progress = new QProgressBar(this);
+    m_progress->setRange(0, 1000);
+    m_progress->setValue(0);
+    m_progress->setFormat(tr("%p%"));
+    m_eta = noteLabel(this);
+
+    auto* form = new QFormLayout;
+    form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    form->addRow(tr("&Benchmark:"), m_bench);
+    form->addRow(m_benchInfo);
+    form->addRow(tr("M&ode:"), m_mode);
+    form->addRow(tr("&Placement:"), m_placement);
+    form->addRow(m_placementInfo);
+    form->addRow(tr("&Tasks:"), m_tasks);
+    form->addRow(tr("&Length:"), m_lengthKind);
+    form->addRow(QString(), m_minTime);
+    form->addRow(QString(), m_iterations);
+    form->addRow(tr("R&epetitions:"), m_repetitions);
+    form->addRow(tr("Po&licy:"), m_policy);
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(form);
+    layout->addWidget(m_problem);
+    layout->addWidget(m_progress);
+    layout->addWidget(m_eta);
+    layout->addStretch(1);
+
+    connect(m_bench, &QComboBox::currentIndexChanged, this, &RunPanel::benchmarkChanged);
+    connect(m_placement, &QComboBox::currentIndexChanged, this, &RunPanel::updatePlacementInfo);
+    connect(m_lengthKind, &QComboBox::currentIndexChanged, this, [this](int kind) {
+        m_minTime->setVisible(kind == 0);
+        m_iterations->setVisible(kind == 1);
+    });
+    for (QComboBox* box : { m_mode, m_lengthKind, m_policy })
+        connect(box, &QComboBox::currentIndexChanged, this, &RunPanel::specChanged);
+    connect(m_tasks, &QSpinBox::valueChanged, this, &RunPanel::updatePlacementInfo);
+    connect(this, &RunPanel::specChanged, this, [this] {
+        const auto s = spec();
+        m_problem->setText(s ? QString() : QString::fromStdString(s.error().message));
+        m_problem->setVisible(!s);
+    });
+    benchmarkChanged();
+}
+
+RunPanel::~RunPanel() { saveSettings(); }
+
+void RunPanel::setActions(QAction* run, QAction* cancel)
+{
+    auto* buttons = new QHBoxLayout;
+    for (QAction* action : { run, cancel }) {
+        auto* button = new QToolButton(this);
+        button->setDefaultAction(action);
+        button->setToolButtonStyle(Qt::ToolButtonTextOnly);
+        button->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+        QFont font = button->font();
+        font.setBold(action == run);
+        button->setFont(font);
+        buttons->addWidget(button);
+    }
+    auto* box = qobject_cast<QVBoxLayout*>(layout());
+    box->insertLayout(box->indexOf(m_progress), buttons);
+}
+
+void RunPanel::benchmarkChanged()
+{
+    const BenchInfo* info = currentBench();
+    if (!info)
+        return;
+    m_benchInfo->setText(tr("One op: %1").arg(qs(info->op)));
+    m_mode->setEnabled(info->processMode);
+    if (!info->processMode)
+        m_mode->setCurrentIndex(0);
+    const bool ring = info->maxTasks > info->minTasks;
+    m_tasks->setRange(info->minTasks, ring ? std::min(info->maxTasks, 64) : info->maxTasks);
+    m_tasks->setValue(info->defaultTasks);
+    m_tasks->setEnabled(ring);
+    updatePlacementInfo();
+}
+
+void RunPanel::loadSettings()
+{
+    QSettings settings;
+    settings.beginGroup(QStringLiteral("run"));
+    setBenchmark(settings.value(QStringLiteral("bench"), m_bench->currentData()).toString());
+    m_mode->setCurrentIndex(std::max(0, m_mode->findText(settings.value(QStringLiteral("mode")).toString())));
+    const int placement = m_placement->findData(settings.value(QStringLiteral("placement")).toString());
+    if (placement >= 0)
+        m_placement->setCurrentIndex(placement);
+    m_tasks->setValue(settings.value(QStringLiteral("tasks"), m_tasks->value()).toInt());
+    m_lengthKind->setCurrentIndex(settings.value(QStringLiteral("lengthKind"), 0).toInt() == 1 ? 1 : 0);
+    m_minTime->setValue(settings.value(QStringLiteral("minTime"), m_minTime->value()).toDouble());
+    m_iterations->setValue(settings.value(QStringLiteral("iterations"), m_iterations->value()).toInt());
+    m_repetitions->setValue(settings.value(QStringLiteral("repetitions"), m_repetitions->value()).toInt());
+    m_policy->setCurrentIndex(std::max(0, m_policy->findText(settings.value(QStringLiteral("policy")).toString())));
+    emit specChanged();
+}
+
+void RunPanel::saveSettings() const
+{
+    QSettings settings;
+    settings.beginGroup(QStringLiteral("run"));
+    settings.setValue(QStringLiteral("bench"), m_bench->currentData());
+    settings.setValue(QStringLiteral("mode"), m_mode->currentText());
+    settings.setValue(QStringLiteral("placement"), m_placement->currentData());
+    settings.setValue(QStringLiteral("tasks"), m_tasks->value());
+    settings.setValue(QStringLiteral("lengthKind"), m_lengthKind->currentIndex());
+    settings.setValue(QStringLiteral("minTime"), m_minTime->value());
+    settings.setValue(QStringLiteral("iterations"), m_iterations->value());
+    settings.setValue(QStringLiteral("repetitions"), m_repetitions->value());
+    settings.setValue(QStringLiteral("policy"), m_policy->currentText());
+}
+
+void RunPanel::runStarted()
+{
+    m_runClock.start();
+    m_progress->setValue(0);
+    m_eta->setText(tr("starting…"));
+}
+
+void RunPanel::showProgress(const QString& stage, int repetition, int repetitions, double fraction)
+{
+    m_progress->setValue(static_cast<int>(std::clamp(fraction, 0.0, 1.0) * 1000));
+    QString text = stage == QStringLiteral("measuring")
+        ? tr("measuring, repetition %1 of %2").arg(repetition + 1).arg(repetitions)
+        : stage + QStringLiteral("…");
+    // An estimate only once a little of the run is done: early fractions are too noisy.
+    if (fraction >= 0.05 && fraction < 1.0 && m_runClock.isValid()) {
+        const double elapsed = static_cast<double>(m_runClock.elapsed()) / 1000.0;
+        const double left = elapsed * (1.0 - fraction) / fraction;
+        text += left < 1.0 ? tr(" · under a second left") : tr(" · about %1 s left").arg(qRound(left));
+    }
+    m_eta->setText(text);
+}
+
+void RunPanel::runEnded(const QString& outcome)
+{
+    m_runClock.invalidate();
+    m_eta->setText(outcome);
+}
+
+} // namespace ctxscope::gui

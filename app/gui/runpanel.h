@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "ctxscope/bench.h"
+#include "ctxscope/expected.h"
+#include "ctxscope/topology.h"
+
+#include <QElapsedTimer>
+#include <QWidget>
+
+#include <optional>
+#include <vector>
+
+class QAction;
+class QComboBox;
+class QDoubleSpinBox;
+class QLabel;
+class QProgressBar;
+class QSpinBox;
+
+namespace ctxscope::gui {
+
+// What to run and where: benchmark (the engine's list, so new ones appear by themselves),
+// mode, placement (the map's selection, a relation class, or unpinned), length,
+// repetitions, policy; Run and Cancel; the progress of the current run with an estimate
+// of the time left. The choices persist between sessions (QSettings).
+class RunPanel : public QWidget {
+    Q_OBJECT
+public:
+    enum class PlacementKind { Map, Relation, Unpinned };
+
+    explicit RunPanel(QWidget* parent = nullptr);
+    ~RunPanel() override; // saves the settings
+
+    void setActions(QAction* run, QAction* cancel);
+    void setTopology(const Topology& topology);
+    void setMapSelection(const std::vector<int>& cpus);
+
+    // The spec Run would start, or a sentence saying what is missing.
+    Expected<BenchSpec> spec() const;
+    // The PUs the run's tasks will be pinned to (what the GUI keeps off); empty when unpinned.
+    std::vector<int> measuredCpus() const;
+
+    bool setBenchmark(const QString& name);
+    bool setMode(BenchMode mode);
+    void usePlacement(PlacementKind kind, std::optional<Relation> relation = std::nullopt);
+    PlacementKind placementKind() const;
+    void setIterations(int iterations); // a fixed number of ops per repetition
+    void setMinTime(double seconds); // calibrated to at least this long per repetition
+    void setRepetitions(int repetitions);
+
+    void loadSettings();
+    void saveSettings() const;
+
+    // The run's progress as the worker reports it.
+    void runStarted();
+    void showProgress(const QString& stage, int repetition, int repetitions, double fraction);
+    void runEnded(const QString& outcome);
+
+    QComboBox* benchmarkChooser() const { return m_bench; }
+    QComboBox* placementChooser() const { return m_placement; }
+    QProgressBar* progressBar() const { return m_progress; }
+
+signals:
+    void specChanged(); // any choice changed: Run's availability may change
+
+private:
+    void benchmarkChanged();
+    void updatePlacementInfo();
+    const BenchInfo* currentBench() const;
+    int taskCount() const;
+
+    std::optional<Topology> m_topology;
+    std::vector<int> m_mapCpus;
+    QComboBox* m_bench = nullptr;
+    QLabel* m_benchInfo = nullptr;
+    QComboBox* m_mode = nullptr;
+    QComboBox* m_placement = nullptr;
+    QLabel* m_placementInfo = nullptr;
+    QSpinBox* m_tasks = nullptr;
+    QComboBox* m_lengthKind = nullptr;
+    QDoubleSpinBox* m_minTime = nullptr;
+    QSpinBox* m_iterations = nullptr;
+    QSpinBox* m_repetitions = nullptr;
+    QComboBox* m_policy = nullptr;
+    QLabel* m_problem = nullptr;
+    QProgressBar* m_progress = nullptr;
+    QLabel* m_eta = nullptr;
+    QElapsedTimer m_runClock;
+};
+
+} // namespace ctxscope::gui

@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: MIT
+#include "scriptedsession.h"
+
+#include "liveplot.h"
+#include "mainwindow.h"
+#include "plotsview.h"
+#include "runpanel.h"
+#include "topologymappanel.h"
+
+#include <QTimer>
+
+#include <cstdio>
+
+namespace ctxscope::gui {
+
+namespace {
+// Long enough for the throttled redraw (33 ms) and the queued replot after it.
+constexpr int kSettleMs = 300;
+} // namespace
+
+ScriptedSession::ScriptedSession(MainWindow& window, std::vector<ScriptedRun> runs, QObject* parent)
+    : QObject(parent)
+    , m_window(window)
+    , m_runs(std::move(runs))
+{
+    connect(&m_window, &MainWindow::runFinished, this, &ScriptedSession::runFinished);
+}
+
+void ScriptedSession::start() { QTimer::singleShot(0, this, &ScriptedSession::startNext); }
+
+void ScriptedSession::startNext()
+{
+    if (m_next >= m_runs.size()) {
+        QTimer::singleShot(kSettleMs, this, &ScriptedSession::finish);
+        return;
+    }
+    const ScriptedRun& run = m_runs[m_next++];
+    RunPanel* panel = m_window.runPanel();
+    panel->setBenchmark(run.bench);
+    if (run.mode && !panel->setMode(*run.mode))
+        std::fprintf(stderr, "ctxscope: %s has no process mode; running threads\n", qPrintable(run.bench));
+    if (!run.cpus.empty()) {
+        if (const Status placed = m_window.mapPanel()->map()->setSelection(run.cpus); !placed) {
+            std::fprintf(stderr, "ctxscope: --cpus: %s\n", placed.error().message.c_str());
+            m_exitCode = 2;
+            finish();
+            return;
+        }
+        panel->usePlacement(RunPanel::PlacementKind::Map);
+    }
+    m_waitingFor = m_window.startRun();
+    if (!m_waitingFor) {
+        const auto spec = panel->spec();
+        std::fprintf(stderr, "ctxscope: --run %s: %s\n", qPrintable(run.bench),
+            spec ? "the run could not start (see the status bar)" : spec.error().message.c_str());
+        m_exitCode = 1;
+        finish();
+    }
+}
+
+void ScriptedSession::runFinished(quint64 id, bool ok, const QString& message)
+{
+    if (m_waitingFor != id)
+        return;
+    m_waitingFor.reset();
+    if (!ok) {
+        std::fprintf(stderr, "ctxscope: the run failed: %s\n", qPrintable(message));
+        m_exitCode = 1;
+    }
+    startNext();
+}
+
+void ScriptedSession::finish()
+{
+    if (m_plot == Plot::Distribution)
+        m_window.plots()->showDistribution();
+    else if (m_plot == Plot::Live)
+        m_window.plots()->showLive();
+    // One more settle for a tab that was just shown: it lays out and replots on show.
+    QTimer::singleShot(m_plot ? kSettleMs : 0, this, [this] {
+        if (!m_screenshot.isEmpty() && !m_window.grab().save(m_screenshot)) {
+            std::fprintf(stderr, "ctxscope: could not save the screenshot to %s\n", qPrintable(m_screenshot));
+            m_exitCode = 1;
+        }
+        emit finished(m_exitCode);
+    });
+}
+
+} // namespace ctxscope::gui

@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "ctxscope/bench.h"
+
+#include <QObject>
+#include <QString>
+
+#include <optional>
+#include <vector>
+
+namespace ctxscope::gui {
+
+class MainWindow;
+
+// One run asked for on the command line: `--run futex --cpus 0,0 --mode thread`.
+struct ScriptedRun {
+    QString bench;
+    std::optional<BenchMode> mode;
+    std::vector<int> cpus; // empty: the placement chosen in the run panel
+};
+
+// What the command line asked for, in order: the runs one after the other, then a
+// screenshot once the last result is drawn, then quitting. Makes demos and the README's
+// pictures scriptable.
+class ScriptedSession : public QObject {
+    Q_OBJECT
+public:
+    enum class Plot { Live, Distribution };
+
+    ScriptedSession(MainWindow& window, std::vector<ScriptedRun> runs, QObject* parent = nullptr);
+    void setScreenshot(const QString& path) { m_screenshot = path; }
+    void setQuit(bool quit) { m_quit = quit; }
+    void setPlot(std::optional<Plot> plot) { m_plot = plot; }
+
+    void start(); // from the event loop, once the window is shown
+
+signals:
+    // Everything asked for is done; a non-zero code when a run failed or the picture could not be saved.
+    void finished(int exitCode);
+
+private:
+    void startNext();
+    void runFinished(quint64 id, bool ok, const QString& message);
+    void finish();
+
+    MainWindow& m_window;
+    std::vector<ScriptedRun> m_runs;
+    std::size_t m_next = 0;
+    std::optional<quint64> m_waitingFor;
+    QString m_screenshot;
+    bool m_quit = false;
+    std::optional<Plot> m_plot;
+    int m_exitCode = 0;
+};
+
+} // namespace ctxscope::gui

@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: MIT
+#include "guiaffinity.h"
+#include "liveplot.h"
+#include "qcp.h"
+#include "switchratemeter.h"
+
+#include <QElapsedTimer>
+#include <QSignalSpy>
+#include <QTest>
+
+#include <gtest/gtest.h>
+
+#include <sched.h>
+
+using namespace ctxscope;
+using namespace ctxscope::gui;
+
+TEST(LivePlot, AFastStreamIsDrawnAtMostThirtyTimesASecondAndNothingIsLost)
+{
+    LivePlot plot;
+    plot.resize(800, 500);
+    plot.show();
+    plot.beginRun(1, QStringLiteral("futex · thread · same-pu (0,0)"), Qt::blue);
+    const int before = plot.redrawCount();
+    QElapsedTimer clock;
+    clock.start();
+    int sent = 0;
+    // A batch every millisecond, far faster than the worker's 20 ms, for 400 ms.
+    while (clock.elapsed() < 400) {
+        QVector<double> batch(50);
+        for (int i = 0; i < batch.size(); ++i)
+            batch[i] = 8000 + (sent + i) % 97;
+        plot.addSamples(1, batch);
+        sent += static_cast<int>(batch.size());
+        QTest::qWait(1);
+    }
+    QTest::qWait(3 * LivePlot::kRedrawIntervalMs);
+    const double seconds = static_cast<double>(clock.elapsed()) / 1000.0;
+    const int redraws = plot.redrawCount() - before;
+    EXPECT_GE(redraws, 1);
+    EXPECT_LE(redraws, static_cast<int>(seconds * 1000 / LivePlot::kRedrawIntervalMs) + 1);
+    EXPECT_EQ(plot.samplesGraph(1)->dataCount(), sent);
+    EXPECT_EQ(plot.medianGraph(1)->dataCount(), sent / LivePlot::kMedianWindow);
+}
+
+TEST(LivePlot, LogScaleTogglesTheAxisAndRunsCanBeHighlighted)
+{
+    LivePlot plot;
+    plot.beginRun(1, QStringLiteral("a"), Qt::blue);
+    plot.beginRun(2, QStringLiteral("b"), Qt::red);
+    plot.setLogScale(false);
+    EXPECT_EQ(plot.plot()->yAxis->scaleType(), QCPAxis::stLinear);
+    plot.setLogScale(true);
+    EXPECT_EQ(plot.plot()->yAxis->scaleType(), QCPAxis::stLogarithmic);
+    plot.highlightRun(2);
+    EXPECT_EQ(plot.highlightedRun(), 2U);
+    EXPECT_GT(plot.medianGraph(2)->pen().widthF(), plot.medianGraph(1)->pen().widthF());
+    EXPECT_LT(plot.medianGraph(1)->pen().color().alpha(), 255) << "the others fade";
+    plot.highlightRun(7); // not plotted: nothing is emphasised
+    EXPECT_FALSE(plot.highlightedRun().has_value());
+    // Both runs are in the legend under their names, once each.
+    EXPECT_EQ(plot.plot()->legend->itemCount(), 2);
+    plot.removeRun(1);
+    EXPECT_EQ(plot.samplesGraph(1), nullptr);
+    EXPECT_EQ(plot.plot()->legend->itemCount(), 1);
+}
+
+TEST(SwitchRateMeter, ReportsTheSystemRateWhileRunning)
+{
+    SwitchRateMeter meter(nullptr, 50);
+    QSignalSpy rates(&meter, &SwitchRateMeter::rateAvailable);
+    meter.start();
+    ASSERT_TRUE(rates.wait(5000)) << "/proc/stat gave no ctxt counter";
+    EXPECT_GE(rates.at(0).at(0).toDouble(), 0.0);
+    const auto mean = meter.stop();
+    ASSERT_TRUE(mean.has_value());
+    EXPECT_GE(*mean, 0.0);
+    EXPECT_FALSE(meter.isActive());
+    EXPECT_FALSE(meter.stop().has_value()) << "stopped twice";
+}
+
+TEST(GuiAffinity, MovesTheAppOffTheMeasuredPusWhenThereAreSpareOnes)
+{
+    GuiAffinity affinity;
+    const std::vector<int> original = affinity.original();
+    ASSERT_FALSE(original.empty());
+    const std::vector<int> measured { original.front() };
+    const QString note = affinity.keepOff(measured);
+    cpu_set_t mask;
+    CPU_ZERO(&mask);
+    ASSERT_EQ(::sched_getaffinity(0, sizeof(mask), &mask), 0);
+    if (original.size() >= 2) {
+        EXPECT_FALSE(CPU_ISSET(static_cast<std::size_t>(measured.front()), &mask)) << note.toStdString();
+        EXPECT_TRUE(note.contains(QStringLiteral("off the measured")));
+    } else { // one PU only: the status bar must say the app shares it
+        EXPECT_TRUE(CPU_ISSET(static_cast<std::size_t>(measured.front()), &mask));
+        EXPECT_TRUE(note.contains(QStringLiteral("shares")));
+    }
+    affinity.restore();
+    ASSERT_EQ(::sched_getaffinity(0, sizeof(mask), &mask), 0);
+    for (int cpu : original)
+        EXPECT_TRUE(CPU_ISSET(static_cast<std::size_t>(cpu), &mask)) << "CPU " << cpu << " given back";
+    // Measuring every PU leaves none to spare.
+    EXPECT_TRUE(affinity.keepOff(original).contains(QStringLiteral("shares")));
+}

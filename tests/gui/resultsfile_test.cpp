@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: MIT
+#include "distributionplot.h"
+#include "liveplot.h"
+#include "mainwindow.h"
+#include "plotsview.h"
+#include "qcp.h"
+#include "resultsmodel.h"
+#include "testresults.h"
+#include "testtopologies.h"
+
+#include <QFileInfo>
+#include <QTemporaryDir>
+
+#include <gtest/gtest.h>
+
+using namespace ctxscope;
+using namespace ctxscope::gui;
+
+TEST(ResultsFile, SavedResultsOpenAgainAsRowsAndCurves)
+{
+    QTemporaryDir dir;
+    ASSERT_TRUE(dir.isValid());
+    const QString path = dir.filePath(QStringLiteral("runs.json"));
+    const auto original = ctxscope::testing::futexResult({ 0, 1 });
+    {
+        MainWindow window;
+        window.setTopology(ctxscope::testing::synthetic("pack:1 core:2 pu:1"));
+        EXPECT_FALSE(window.saveResults(path).ok()) << "nothing to save yet";
+        window.resultsModel()->addResult({ 1, original, QColor(Qt::blue) });
+        const Status saved = window.saveResults(path);
+        ASSERT_TRUE(saved.ok()) << saved.error().message;
+        ASSERT_TRUE(window.saveResults(dir.filePath(QStringLiteral("runs.csv"))).ok());
+    }
+    MainWindow window;
+    window.setTopology(ctxscope::testing::synthetic("pack:1 core:2 pu:1"));
+    const Status opened = window.openResults(path);
+    ASSERT_TRUE(opened.ok()) << opened.error().message;
+    ASSERT_EQ(window.resultsModel()->rowCount(), 1);
+    const ResultRow& row = window.resultsModel()->results().front();
+    EXPECT_EQ(row.result->bench, original->bench);
+    EXPECT_EQ(row.result->placement.cpus, original->placement.cpus);
+    EXPECT_DOUBLE_EQ(row.result->stats.p50, original->stats.p50);
+    EXPECT_EQ(row.result->warnings, original->warnings);
+    const QCPGraph* samples = window.plots()->livePlot()->samplesGraph(row.id);
+    ASSERT_NE(samples, nullptr);
+    ASSERT_EQ(static_cast<std::size_t>(samples->dataCount()), original->samples.size());
+    for (int i = 0; i < samples->dataCount(); ++i)
+        EXPECT_DOUBLE_EQ(samples->data()->at(i)->value, original->samples[static_cast<std::size_t>(i)]);
+    EXPECT_NE(window.plots()->distributionPlot()->graph(row.id), nullptr);
+
+    const Status broken = window.openResults(dir.filePath(QStringLiteral("runs.csv")));
+    EXPECT_FALSE(broken.ok()) << "a CSV is not a results file";
+    EXPECT_EQ(window.resultsModel()->rowCount(), 1);
+}
+
+TEST(ResultsFile, ThePlotOnShowExportsAsPngSvgAndPdf)
+{
+    QTemporaryDir dir;
+    ASSERT_TRUE(dir.isValid());
+    MainWindow window;
+    window.resize(1200, 800);
+    window.plots()->distributionPlot()->addResult(
+        1, ctxscope::testing::futexResult(), QStringLiteral("futex"), Qt::blue);
+    window.plots()->showDistribution();
+    for (const char* name : { "plot.png", "plot.svg", "plot.pdf" }) {
+        const QString path = dir.filePath(QString::fromLatin1(name));
+        const Status s = window.exportPlot(path);
+        ASSERT_TRUE(s.ok()) << name << ": " << s.error().message;
+        EXPECT_GT(QFileInfo(path).size(), 1000) << name;
+    }
+}

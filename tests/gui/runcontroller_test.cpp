@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: MIT
+// Runs through a real `ctxscope-cli worker` (CTXSCOPE_CLI, set by the test main to the one
+// built with the tests). Uses only what the live machine reports: its first allowed PU.
+#include "distributionplot.h"
+#include "liveplot.h"
+#include "mainwindow.h"
+#include "plotsview.h"
+#include "qcp.h"
+#include "resultsmodel.h"
+#include "runcontroller.h"
+#include "runpanel.h"
+#include "statuspanel.h"
+#include "topologymappanel.h"
+
+#include <QElapsedTimer>
+#include <QSignalSpy>
+
+#include <gtest/gtest.h>
+
+#include <csignal>
+
+using namespace ctxscope;
+using namespace ctxscope::gui;
+
+namespace {
+
+int firstAllowedCpu()
+{
+    auto live = Topology::loadLive();
+    EXPECT_TRUE(live.ok());
+    return live ? live->allowedPus().front() : 0;
+}
+
+// A window on this machine set up for a short futex run with both tasks on one PU.
+void prepareShortRun(MainWindow& window, int cpu)
+{
+    ASSERT_TRUE(window.runPanel()->setBenchmark(QStringLiteral("futex")));
+    window.runPanel()->setIterations(2000);
+    window.runPanel()->setRepetitions(2);
+    ASSERT_TRUE(window.mapPanel()->map()->setSelection({ cpu, cpu }).ok());
+    window.runPanel()->usePlacement(RunPanel::PlacementKind::Map);
+}
+
+} // namespace
+
+TEST(RunThroughWorker, AShortRunAddsARowAndPlotsExactlyItsSamples)
+{
+    auto live = Topology::loadLive();
+    ASSERT_TRUE(live.ok());
+    const int cpu = live->allowedPus().front();
+    MainWindow window;
+    window.setTopology(*live);
+    prepareShortRun(window, cpu);
+    QSignalSpy finished(&window, &MainWindow::runFinished);
+    const auto id = window.startRun();
+    ASSERT_TRUE(id.has_value()) << window.runAction()->toolTip().toStdString();
+    EXPECT_TRUE(window.cancelAction()->isEnabled());
+    ASSERT_TRUE(finished.wait(120'000));
+    ASSERT_TRUE(finished.at(0).at(1).toBool()) << finished.at(0).at(2).toString().toStdString();
+    EXPECT_EQ(finished.at(0).at(0).toULongLong(), *id);
+
+    ASSERT_EQ(window.resultsModel()->rowCount(), 1);
+    const ResultRow& row = window.resultsModel()->results().front();
+    EXPECT_EQ(row.id, *id);
+    EXPECT_EQ(row.result->bench, "futex");
+    EXPECT_EQ(row.result->placement.cpus, (std::vector<int> { cpu, cpu }));
+    EXPECT_EQ(row.result->placement.relation, Relation::SamePu);
+
+    // The live curve holds the samples the worker streamed, which are the result's samples.
+    const QCPGraph* samples = window.plots()->livePlot()->samplesGraph(*id);
+    ASSERT_NE(samples, nullptr);
+    const auto& expected = row.result->samples;
+    ASSERT_GT(samples->dataCount(), 0);
+    ASSERT_EQ(static_cast<std::size_t>(samples->dataCount()), expected.size());
+    for (int i = 0; i < samples->dataCount(); ++i) {
+        EXPECT_DOUBLE_EQ(samples->data()->at(i)->key, i);
+        ASSERT_DOUBLE_EQ(samples->data()->at(i)->value, expected[static_cast<std::size_t>(i)]) << "sample " << i;
+    }
+    const QCPGraph* median = window.plots()->livePlot()->medianGraph(*id);
+    ASSERT_NE(median, nullptr);
+    EXPECT_GT(median->dataCount(), 0);
+    const QCPGraph* distribution = window.plots()->distributionPlot()->graph(*id);
+    ASSERT_NE(distribution, nullptr);
+    EXPECT_GT(distribution->dataCount(), 0);
+
+    EXPECT_TRUE(window.runAction()->isEnabled()) << "ready for the next run";
+    EXPECT_FALSE(window.cancelAction()->isEnabled());
+}
+
+TEST(RunThroughWorker, KillingTheWorkerMidRunIsReportedWithinASecondAndTheNextRunWorks)
+{
+    auto live = Topology::loadLive();
+    ASSERT_TRUE(live.ok());
+    const int cpu = live->allowedPus().front();
+    MainWindow window;
+    window.setTopology(*live);
+    prepareShortRun(window, cpu);
+    window.runPanel()->setMinTime(60); // long: it is killed long before it ends
+    QSignalSpy progress(window.controller(), &RunController::progress);
+    QSignalSpy finished(&window, &MainWindow::runFinished);
+    ASSERT_TRUE(window.startRun().has_value());
+    ASSERT_TRUE(progress.wait(120'000)) << "the run never started";
+    const qint64 pid = window.controller()->workerPid();
+    ASSERT_GT(pid, 0);
+
+    QElapsedTimer clock;
+    clock.start();
+    ASSERT_EQ(::kill(static_cast<pid_t>(pid), SIGKILL), 0);
+    ASSERT_TRUE(finished.wait(1000)) << "no word of the dead worker within a second";
+    EXPECT_LT(clock.elapsed(), 1000);
+    EXPECT_FALSE(finished.at(0).at(1).toBool());
+    EXPECT_TRUE(finished.at(0).at(2).toString().contains(QStringLiteral("killed by signal 9")))
+        << finished.at(0).at(2).toString().toStdString();
+    EXPECT_EQ(window.controller()->state(), RunController::State::Dead);
+    QCoreApplication::processEvents(); // the queued state change reaches the status bar
+    EXPECT_TRUE(window.statusPanel()->workerText().contains(QStringLiteral("stopped")));
+    EXPECT_EQ(window.resultsModel()->rowCount(), 0);
+
+    // The next Run starts a new worker and works.
+    prepareShortRun(window, cpu);
+    ASSERT_TRUE(window.startRun().has_value());
+    ASSERT_TRUE(finished.wait(120'000));
+    EXPECT_TRUE(finished.at(1).at(1).toBool()) << finished.at(1).at(2).toString().toStdString();
+    EXPECT_EQ(window.resultsModel()->rowCount(), 1);
+    EXPECT_NE(window.controller()->workerPid(), pid);
+}
+
+TEST(RunThroughWorker, CancelStopsTheRunAndKeepsTheWorker)
+{
+    auto live = Topology::loadLive();
+    ASSERT_TRUE(live.ok());
+    MainWindow window;
+    window.setTopology(*live);
+    prepareShortRun(window, live->allowedPus().front());
+    window.runPanel()->setMinTime(60);
+    QSignalSpy progress(window.controller(), &RunController::progress);
+    QSignalSpy finished(&window, &MainWindow::runFinished);
+    ASSERT_TRUE(window.startRun().has_value());
+    ASSERT_TRUE(progress.wait(120'000));
+    const qint64 pid = window.controller()->workerPid();
+    ASSERT_TRUE(window.cancelAction()->isEnabled());
+    window.cancelAction()->trigger(); // what Esc does
+    ASSERT_TRUE(finished.wait(5000));
+    EXPECT_FALSE(finished.at(0).at(1).toBool());
+    EXPECT_EQ(finished.at(0).at(2).toString(), QStringLiteral("cancelled"));
+    EXPECT_EQ(window.controller()->state(), RunController::State::Idle);
+    EXPECT_EQ(window.controller()->workerPid(), pid);
+    EXPECT_EQ(window.resultsModel()->rowCount(), 0);
+    EXPECT_TRUE(window.runAction()->isEnabled());
+}
+
+TEST(RunThroughWorker, GarbageLinesAreReportedAndTheRunStillCompletes)
+{
+    const int cpu = firstAllowedCpu();
+    // The real worker, with garbage slipped into its stream after its first progress line
+    // (a shell loop: it passes each line on at once, where awk or sed would buffer).
+    const QString script = QStringLiteral(R"sh("$0" worker | while IFS= read -r line; do
+    printf '%s\n' "$line"
+    case $line in *'"type":"progress"'*)
+        if [ -z "$done" ]; then
+            done=1
+            printf '%s\n' 'garbage {' '{"type":"dance"}' '{"type":"samples","id":1,"ns_per_op":"many"}'
+        fi;;
+    esac
+done)sh");
+    RunController controller;
+    controller.setWorkerCommand(
+        QStringLiteral("/bin/sh"), { QStringLiteral("-c"), script, RunController::defaultProgram() });
+    QSignalSpy garbage(&controller, &RunController::protocolError);
+    QSignalSpy results(&controller, &RunController::resultAvailable);
+    QSignalSpy failed(&controller, &RunController::runFailed);
+    BenchSpec spec;
+    spec.bench = "futex";
+    spec.cpus = { cpu, cpu };
+    spec.iterations = 2000;
+    spec.repetitions = 1;
+    const auto id = controller.start(spec);
+    ASSERT_EQ(id, 1U);
+    ASSERT_TRUE(results.wait(120'000)) << (failed.isEmpty() ? std::string("no result")
+                                                            : failed.at(0).at(1).toString().toStdString());
+    ASSERT_EQ(garbage.count(), 3);
+    EXPECT_TRUE(garbage.at(0).at(0).toString().contains(QStringLiteral("not a JSON line")));
+    EXPECT_TRUE(garbage.at(1).at(0).toString().contains(QStringLiteral("unknown type 'dance'")));
+    EXPECT_TRUE(garbage.at(2).at(0).toString().contains(QStringLiteral("malformed 'samples'")));
+    const auto result = results.at(0).at(1).value<std::shared_ptr<const RunResult>>();
+    ASSERT_NE(result, nullptr);
+    EXPECT_EQ(result->bench, "futex");
+    EXPECT_EQ(controller.state(), RunController::State::Idle);
+}
+
+TEST(RunThroughWorker, AWorkerThatCannotStartIsAnErrorNotAHang)
+{
+    RunController controller;
+    controller.setWorkerCommand(QStringLiteral("/nonexistent/ctxscope-cli"), { QStringLiteral("worker") });
+    QSignalSpy failed(&controller, &RunController::runFailed);
+    BenchSpec spec;
+    spec.bench = "syscall";
+    const auto id = controller.start(spec);
+    ASSERT_TRUE(id.has_value());
+    ASSERT_TRUE(failed.count() > 0 || failed.wait(5000));
+    EXPECT_EQ(failed.at(0).at(0).toULongLong(), *id);
+    EXPECT_TRUE(failed.at(0).at(1).toString().contains(QStringLiteral("Could not start the worker")));
+    EXPECT_EQ(controller.state(), RunController::State::Dead);
+}
