@@ -99,7 +99,8 @@ int run(const RunOptions& o)
     InterruptScope interrupt;
     RunCallbacks callbacks;
     callbacks.progress = [&](const Progress& p) {
-        progress.update(fmt::format("{} {} rep {}/{}", spec->bench, p.stage, p.repetition + 1, p.repetitions), p.fraction);
+        progress.update(
+            fmt::format("{} {} rep {}/{}", spec->bench, p.stage, p.repetition + 1, p.repetitions), p.fraction);
     };
     const nlohmann::json context = makeContext(readSysInfo(), *topology, measurementClock());
     if (spec->wsBytes > 0 && findBenchmark(spec->bench)->maxTasks > 1) {

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // ctxscope-cli sweep BENCH --ws FROM..TO: a working-set curve, one row per W as it finishes.
 #include "commands.h"
-#include "output.h"
 #include "interrupt.h"
+#include "output.h"
 #include "ws_table.h"
 
 #include "ctxscope/bytes.h"

@@ -187,9 +187,10 @@ TEST(WorkerSession, TakesTheNextRunAsSoonAsTheResultIsOut)
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
     });
     const auto run = [cpu](int id) {
-        return json { { "type", "run" }, { "id", id },
-            { "spec", { { "bench", "syscall" }, { "cpus", { cpu } }, { "iterations", 2000 }, { "repetitions", 1 } } } }
-            .dump();
+        return json {
+            { "type", "run" }, { "id", id },
+            { "spec", { { "bench", "syscall" }, { "cpus", { cpu } }, { "iterations", 2000 }, { "repetitions", 1 } } }
+        }.dump();
     };
     EXPECT_TRUE(session.handleLine(run(1)));
     {

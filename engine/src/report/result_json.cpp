@@ -59,9 +59,10 @@ json observedToJson(const Observed& o)
             j["perf_migrations"] = *t.perfMigrations;
         tasks.push_back(std::move(j));
     }
-    json j { { "voluntary_switches_per_op", o.voluntaryPerOp }, { "cpu_ns_per_op", o.cpuNsPerOp }, { "involuntary_switches_per_op", o.involuntaryPerOp },
-        { "switches_per_op", o.switchesPerOp() }, { "migrations", o.migrations }, { "cpus_seen", o.cpusSeen },
-        { "perf_status", o.perfStatus }, { "tasks", std::move(tasks) } };
+    json j { { "voluntary_switches_per_op", o.voluntaryPerOp }, { "cpu_ns_per_op", o.cpuNsPerOp },
+        { "involuntary_switches_per_op", o.involuntaryPerOp }, { "switches_per_op", o.switchesPerOp() },
+        { "migrations", o.migrations }, { "cpus_seen", o.cpusSeen }, { "perf_status", o.perfStatus },
+        { "tasks", std::move(tasks) } };
     j["perf_switches_per_op"] = o.perfSwitchesPerOp ? json(*o.perfSwitchesPerOp) : json(nullptr);
     j["perf_migrations"] = o.perfMigrations ? json(*o.perfMigrations) : json(nullptr);
     // The perf counters run in a check phase of their own; its size and its time per op

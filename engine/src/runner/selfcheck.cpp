@@ -67,7 +67,8 @@ SwitchCounts snapshot(const PerfCounters& perf) noexcept
         c.voluntary = static_cast<std::uint64_t>(usage.ru_nvcsw);
         c.involuntary = static_cast<std::uint64_t>(usage.ru_nivcsw);
         const auto ns = [](const timeval& tv) {
-            return static_cast<std::uint64_t>(tv.tv_sec) * 1'000'000'000U + static_cast<std::uint64_t>(tv.tv_usec) * 1000U;
+            return static_cast<std::uint64_t>(tv.tv_sec) * 1'000'000'000U
+                + static_cast<std::uint64_t>(tv.tv_usec) * 1000U;
         };
         c.cpuNs = ns(usage.ru_utime) + ns(usage.ru_stime);
     }
