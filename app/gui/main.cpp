@@ -3,6 +3,7 @@
 #include "scriptedsession.h"
 #include "topologymappanel.h"
 
+#include "ctxscope/lesson.h"
 #include "ctxscope/version.h"
 
 #include <QApplication>
@@ -74,13 +75,16 @@ int main(int argc, char** argv)
         QStringLiteral("A,B"));
     const QCommandLineOption modeOpt(QStringLiteral("mode"),
         QStringLiteral("thread or process, for --run (the n-th goes with the n-th --run)."), QStringLiteral("MODE"));
+    const QCommandLineOption lessonOpt(QStringLiteral("lesson"),
+        QStringLiteral("Run this lesson (see ctxscope-cli lesson --list) and show its conclusion."),
+        QStringLiteral("NAME"));
     const QCommandLineOption plotOpt(QStringLiteral("plot"),
         QStringLiteral("Show this plot once the runs are done: live or distribution."), QStringLiteral("PLOT"));
     const QCommandLineOption shotOpt(QStringLiteral("screenshot"),
         QStringLiteral("Save a PNG of the window once the requested runs have finished and are drawn."),
         QStringLiteral("FILE"));
     const QCommandLineOption quitOpt(QStringLiteral("quit"), QStringLiteral("Quit once the requested work is done."));
-    parser.addOptions({ xmlOpt, synthOpt, runOpt, cpusOpt, modeOpt, plotOpt, shotOpt, quitOpt });
+    parser.addOptions({ xmlOpt, synthOpt, runOpt, cpusOpt, modeOpt, lessonOpt, plotOpt, shotOpt, quitOpt });
     parser.process(app);
 
     ctxscope::Expected<Topology> topology = parser.isSet(xmlOpt)
@@ -131,6 +135,19 @@ int main(int argc, char** argv)
     }
     if (!runs.empty() && !topology->isThisSystem())
         return fail("--run: ", "runs need this machine's topology, not " + topology->origin());
+    const QString lesson = parser.value(lessonOpt);
+    if (!lesson.isEmpty()) {
+        if (!ctxscope::findLesson(lesson.toStdString())) {
+            QStringList names;
+            for (const auto& l : ctxscope::lessons())
+                names << QString::fromUtf8(l.id.data(), static_cast<qsizetype>(l.id.size()));
+            return fail("--lesson: ",
+                "unknown lesson '" + lesson.toStdString() + "' (one of "
+                    + names.join(QStringLiteral(", ")).toStdString() + ")");
+        }
+        if (!topology->isThisSystem())
+            return fail("--lesson: ", "a lesson needs this machine's topology, not " + topology->origin());
+    }
     std::optional<ScriptedSession::Plot> plot;
     if (parser.isSet(plotOpt)) {
         const QString name = parser.value(plotOpt);
@@ -140,11 +157,12 @@ int main(int argc, char** argv)
     }
     window.show();
 
-    if (!runs.empty() || parser.isSet(shotOpt) || parser.isSet(quitOpt) || plot) {
+    if (!runs.empty() || !lesson.isEmpty() || parser.isSet(shotOpt) || parser.isSet(quitOpt) || plot) {
         auto* session = new ScriptedSession(window, std::move(runs), &window);
         session->setScreenshot(parser.value(shotOpt));
         session->setQuit(parser.isSet(quitOpt));
         session->setPlot(plot);
+        session->setLesson(lesson);
         const bool quit = parser.isSet(quitOpt);
         QObject::connect(session, &ScriptedSession::finished, &app, [quit](int code) {
             if (quit || code == 2)

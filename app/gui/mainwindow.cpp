@@ -11,6 +11,7 @@
 #include "switchratemeter.h"
 #include "topologymappanel.h"
 
+#include "ctxscope/lesson.h"
 #include "ctxscope/topology_report.h"
 #include "ctxscope/version.h"
 
@@ -29,6 +30,7 @@
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTableView>
+#include <QTextBrowser>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -64,15 +66,24 @@ MainWindow::MainWindow(QWidget* parent)
     top->setStretchFactor(0, 4);
     top->setStretchFactor(1, 5);
     m_results = new ResultsModel(this);
-    m_table = new QTableView(vertical);
+    m_bottomTabs = new QTabWidget(vertical);
+    m_table = new QTableView(m_bottomTabs);
     m_table->setModel(m_results);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
     m_table->verticalHeader()->hide();
     m_table->horizontalHeader()->setStretchLastSection(true);
     m_table->setWordWrap(false);
+    m_lessonView = new QTextBrowser(m_bottomTabs);
+    QFont lessonFont = m_lessonView->font();
+    lessonFont.setPointSizeF(lessonFont.pointSizeF() * 1.15);
+    m_lessonView->setFont(lessonFont);
+    m_lessonView->setPlaceholderText(tr("Choose a lesson in the Lessons menu: it runs a few experiments on this "
+                                        "machine and concludes from what they measured."));
+    m_bottomTabs->addTab(m_table, tr("Res&ults"));
+    m_bottomTabs->addTab(m_lessonView, tr("L&esson"));
     vertical->addWidget(top);
-    vertical->addWidget(m_table);
+    vertical->addWidget(m_bottomTabs);
     vertical->setStretchFactor(0, 3);
     vertical->setStretchFactor(1, 1);
     layout->addWidget(m_banner);
@@ -140,6 +151,17 @@ void MainWindow::createMenus()
         m_controller->stopWorker();
         m_controller->startWorker();
     });
+
+    QMenu* lessonsMenu = menuBar()->addMenu(tr("&Lessons"));
+    for (const LessonInfo& info : lessons()) {
+        const QString id = QString::fromUtf8(info.id.data(), static_cast<qsizetype>(info.id.size()));
+        QAction* action = lessonsMenu->addAction(id + QStringLiteral(" — ")
+            + QString::fromUtf8(info.question.data(), static_cast<qsizetype>(info.question.size())));
+        connect(action, &QAction::triggered, this, [this, id] {
+            if (const Status s = startLesson(id); !s)
+                statusBar()->showMessage(QString::fromStdString(s.error().message), 15000);
+        });
+    }
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About ctxscope"), this, &MainWindow::showAbout);

@@ -16,10 +16,12 @@ class QMenu;
 class QPlainTextEdit;
 class QTabWidget;
 class QTableView;
+class QTextBrowser;
 
 namespace ctxscope::gui {
 
 class GuiAffinity;
+class LessonSession;
 class PlotsView;
 class ResultsModel;
 class RunPanel;
@@ -41,6 +43,11 @@ public:
     // What Run does (Ctrl+R): the run panel's spec, with the app's threads moved off the
     // measured PUs. Returns the run id, or nothing with the reason in the status bar.
     std::optional<quint64> startRun();
+    // The same for any spec (a lesson's steps).
+    std::optional<quint64> startSpec(const BenchSpec& spec);
+    // Runs a lesson's experiments one after the other and shows its conclusion.
+    Status startLesson(const QString& id);
+    LessonSession* lesson() const { return m_lesson; }
 
     // Results as a Google-Benchmark-shaped JSON file (with samples) or CSV, by the suffix.
     Status saveResults(const QString& path) const;
@@ -55,6 +62,7 @@ public:
     PlotsView* plots() const { return m_plots; }
     ResultsModel* resultsModel() const { return m_results; }
     QTableView* resultsTable() const { return m_table; }
+    QTextBrowser* lessonView() const { return m_lessonView; }
     StatusPanel* statusPanel() const { return m_status; }
     RunController* controller() const { return m_controller; }
     QAction* runAction() const { return m_runAction; }
@@ -64,6 +72,7 @@ signals:
     void topologyFailed(const QString& message);
     // After a run's result (ok) or failure reached every view: the moment to take a screenshot.
     void runFinished(quint64 id, bool ok, const QString& message);
+    void lessonFinished(bool completed);
 
 private:
     void createMenus();
@@ -97,6 +106,9 @@ private:
     PlotsView* m_plots = nullptr;
     ResultsModel* m_results = nullptr;
     QTableView* m_table = nullptr;
+    QTabWidget* m_bottomTabs = nullptr;
+    QTextBrowser* m_lessonView = nullptr;
+    LessonSession* m_lesson = nullptr; // the last lesson started (a child of this window)
     StatusPanel* m_status = nullptr;
     RunController* m_controller = nullptr;
     SwitchRateMeter* m_meter = nullptr;

@@ -72,24 +72,35 @@ std::optional<quint64> MainWindow::startRun()
         statusBar()->showMessage(QString::fromStdString(spec.error().message), 10000);
         return std::nullopt;
     }
-    const std::vector<int> measured = m_runPanel->measuredCpus();
-    const bool unpinned = spec->relation == Relation::Unpinned;
+    return startSpec(*spec);
+}
+
+std::optional<quint64> MainWindow::startSpec(const BenchSpec& spec)
+{
+    if (!m_topology || !m_topology->isThisSystem())
+        return std::nullopt;
+    const std::vector<int> measured = RunPanel::measuredCpus(spec, *m_topology);
+    const bool unpinned = spec.relation == Relation::Unpinned;
     const QString note = unpinned ? m_affinity->shareAll() : m_affinity->keepOff(measured);
     const bool shared = unpinned || m_affinity->current() == m_affinity->original();
     m_status->setAffinityNote(note, shared);
-    const auto id = m_controller->start(*spec);
+    const auto id = m_controller->start(spec);
     if (!id) {
         statusBar()->showMessage(tr("A run is in progress: cancel it first (Esc)."), 10000);
         return std::nullopt;
     }
     m_runColors[*id] = runColor(m_runsStarted++, palette());
-    // A class placement shows its PUs on the map as the run starts.
-    if (spec->cpus.empty() && !measured.empty()) {
-        const BenchInfo* info = findBenchmark(spec->bench);
-        const int tasks = spec->tasks > 0 ? spec->tasks : info ? info->defaultTasks : 1;
-        (void)m_mapPanel->map()->setSelection(
-            measured.size() == 1 ? std::vector<int>(static_cast<std::size_t>(tasks), measured[0]) : measured);
+    // The map shows where the run's tasks are, whichever way they were placed.
+    std::vector<int> shown = spec.cpus;
+    if (shown.empty() && measured.size() == 1) {
+        const BenchInfo* info = findBenchmark(spec.bench);
+        const int tasks = spec.tasks > 0 ? spec.tasks : info ? info->defaultTasks : 1;
+        shown.assign(static_cast<std::size_t>(tasks), measured[0]);
+    } else if (shown.empty()) {
+        shown = measured;
     }
+    if (!shown.empty() && shown != m_mapPanel->map()->selection())
+        (void)m_mapPanel->map()->setSelection(shown);
     updateActions();
     return id;
 }
@@ -135,7 +146,8 @@ void MainWindow::onResult(quint64 id, std::shared_ptr<const RunResult> result)
     fitResultColumns();
     m_runPanel->runEnded(tr("Done: median %1 per op in %2 s")
                              .arg(QString::fromStdString(formatDuration(result->stats.p50)))
-                             .arg(result->seconds, 0, 'f', 1));
+                             .arg(result->seconds, 0, 'f', 1),
+        true);
     statusBar()->showMessage(
         tr("%1: median %2").arg(label, QString::fromStdString(formatDuration(result->stats.p50))), 15000);
     endOfRun(id);
@@ -152,7 +164,7 @@ void MainWindow::markUnfinished(quint64 id, const QString& how)
 void MainWindow::onRunFailed(quint64 id, const QString& message)
 {
     markUnfinished(id, tr("failed"));
-    m_runPanel->runEnded(tr("Failed: %1").arg(message));
+    m_runPanel->runEnded(tr("Failed: %1").arg(message), false);
     statusBar()->showMessage(tr("The run failed: %1").arg(message), 20000);
     endOfRun(id);
     emit runFinished(id, false, message);
@@ -161,7 +173,7 @@ void MainWindow::onRunFailed(quint64 id, const QString& message)
 void MainWindow::onRunCancelled(quint64 id)
 {
     markUnfinished(id, tr("cancelled"));
-    m_runPanel->runEnded(tr("Cancelled."));
+    m_runPanel->runEnded(tr("Cancelled."), false);
     statusBar()->showMessage(tr("The run was cancelled."), 10000);
     endOfRun(id);
     emit runFinished(id, false, tr("cancelled"));

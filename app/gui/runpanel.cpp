@@ -207,9 +207,11 @@ void RunPanel::showProgress(const QString& stage, int repetition, int repetition
     m_eta->setText(text);
 }
 
-void RunPanel::runEnded(const QString& outcome)
+void RunPanel::runEnded(const QString& outcome, bool completed)
 {
     m_runClock.invalidate();
+    if (completed)
+        m_progress->setValue(m_progress->maximum());
     m_eta->setText(outcome);
 }
 

@@ -40,6 +40,7 @@ public:
     Expected<BenchSpec> spec() const;
     // The PUs the run's tasks will be pinned to (what the GUI keeps off); empty when unpinned.
     std::vector<int> measuredCpus() const;
+    static std::vector<int> measuredCpus(const BenchSpec& spec, const Topology& topology);
 
     bool setBenchmark(const QString& name);
     bool setMode(BenchMode mode);
@@ -55,7 +56,7 @@ public:
     // The run's progress as the worker reports it.
     void runStarted();
     void showProgress(const QString& stage, int repetition, int repetitions, double fraction);
-    void runEnded(const QString& outcome);
+    void runEnded(const QString& outcome, bool completed);
 
     QComboBox* benchmarkChooser() const { return m_bench; }
     QComboBox* placementChooser() const { return m_placement; }

@@ -165,18 +165,23 @@ Expected<BenchSpec> RunPanel::spec() const
 std::vector<int> RunPanel::measuredCpus() const
 {
     const auto s = spec();
-    if (!s || !m_topology)
+    return s && m_topology ? measuredCpus(*s, *m_topology) : std::vector<int> {};
+}
+
+std::vector<int> RunPanel::measuredCpus(const BenchSpec& spec, const Topology& topology)
+{
+    if (!spec.cpus.empty())
+        return spec.cpus;
+    // The engine places a class on its first representative pair (same-pu, or no class at
+    // all: the first allowed PU).
+    const Relation relation = spec.relation.value_or(Relation::SamePu);
+    if (relation == Relation::Unpinned)
         return {};
-    if (!s->cpus.empty())
-        return s->cpus;
-    if (!s->relation || *s->relation == Relation::Unpinned)
-        return {};
-    // The engine places a class on its first representative pair (same-pu: the first allowed PU).
-    const std::vector<int> allowed = m_topology->allowedPus();
-    if (*s->relation == Relation::SamePu)
+    const std::vector<int> allowed = topology.allowedPus();
+    if (relation == Relation::SamePu)
         return allowed.empty() ? std::vector<int> {} : std::vector<int> { allowed.front() };
-    for (const PuPair& p : representativePairs(*m_topology))
-        if (p.relation == *s->relation)
+    for (const PuPair& p : representativePairs(topology))
+        if (p.relation == relation)
             return { p.a, p.b };
     return {};
 }

@@ -31,7 +31,10 @@ void ScriptedSession::start() { QTimer::singleShot(0, this, &ScriptedSession::st
 void ScriptedSession::startNext()
 {
     if (m_next >= m_runs.size()) {
-        QTimer::singleShot(kSettleMs, this, &ScriptedSession::finish);
+        if (!m_lesson.isEmpty() && !m_lessonStarted)
+            startLesson();
+        else
+            QTimer::singleShot(kSettleMs, this, &ScriptedSession::finish);
         return;
     }
     const ScriptedRun& run = m_runs[m_next++];
@@ -54,6 +57,23 @@ void ScriptedSession::startNext()
         std::fprintf(stderr, "ctxscope: --run %s: %s\n", qPrintable(run.bench),
             spec ? "the run could not start (see the status bar)" : spec.error().message.c_str());
         m_exitCode = 1;
+        finish();
+    }
+}
+
+void ScriptedSession::startLesson()
+{
+    m_lessonStarted = true;
+    connect(&m_window, &MainWindow::lessonFinished, this, [this](bool completed) {
+        if (!completed) {
+            std::fprintf(stderr, "ctxscope: the lesson %s stopped before its conclusion\n", qPrintable(m_lesson));
+            m_exitCode = 1;
+        }
+        QTimer::singleShot(kSettleMs, this, &ScriptedSession::finish);
+    });
+    if (const Status started = m_window.startLesson(m_lesson); !started) {
+        std::fprintf(stderr, "ctxscope: --lesson: %s\n", started.error().message.c_str());
+        m_exitCode = 2;
         finish();
     }
 }

@@ -20,8 +20,8 @@ struct ScriptedRun {
     std::vector<int> cpus; // empty: the placement chosen in the run panel
 };
 
-// What the command line asked for, in order: the runs one after the other, then a
-// screenshot once the last result is drawn, then quitting. Makes demos and the README's
+// What the command line asked for, in order: the runs one after the other, a lesson, then
+// a screenshot once the last result is drawn, then quitting. Makes demos and the README's
 // pictures scriptable.
 class ScriptedSession : public QObject {
     Q_OBJECT
@@ -32,6 +32,7 @@ public:
     void setScreenshot(const QString& path) { m_screenshot = path; }
     void setQuit(bool quit) { m_quit = quit; }
     void setPlot(std::optional<Plot> plot) { m_plot = plot; }
+    void setLesson(const QString& id) { m_lesson = id; } // after the runs
 
     void start(); // from the event loop, once the window is shown
 
@@ -43,6 +44,7 @@ private:
     void startNext();
     void runFinished(quint64 id, bool ok, const QString& message);
     void finish();
+    void startLesson();
 
     MainWindow& m_window;
     std::vector<ScriptedRun> m_runs;
@@ -51,6 +53,8 @@ private:
     QString m_screenshot;
     bool m_quit = false;
     std::optional<Plot> m_plot;
+    QString m_lesson;
+    bool m_lessonStarted = false;
     int m_exitCode = 0;
 };
 

@@ -41,7 +41,10 @@ TEST(MainWindow, ShowsTheTopologyAsAMapWithTheTextViewBeside)
     auto synth = Topology::loadSynthetic("pack:2 l3:2 core:4 pu:2");
     ASSERT_TRUE(synth.ok());
     window.setTopology(*synth);
-    const auto* tabs = window.findChild<QTabWidget*>();
+    const QTabWidget* tabs = nullptr; // the one holding the map (plots and results have their own)
+    for (const QTabWidget* candidate : window.findChildren<QTabWidget*>())
+        if (candidate->indexOf(window.mapPanel()) >= 0)
+            tabs = candidate;
     ASSERT_NE(tabs, nullptr);
     EXPECT_EQ(tabs->currentWidget(), window.mapPanel());
     EXPECT_EQ(tabs->count(), 2);

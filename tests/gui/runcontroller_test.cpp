@@ -2,6 +2,7 @@
 // Runs through a real `ctxscope-cli worker` (CTXSCOPE_CLI, set by the test main to the one
 // built with the tests). Uses only what the live machine reports: its first allowed PU.
 #include "distributionplot.h"
+#include "lessonsession.h"
 #include "liveplot.h"
 #include "mainwindow.h"
 #include "plotsview.h"
@@ -14,6 +15,7 @@
 
 #include <QElapsedTimer>
 #include <QSignalSpy>
+#include <QTextBrowser>
 
 #include <gtest/gtest.h>
 
@@ -201,4 +203,43 @@ TEST(RunThroughWorker, AWorkerThatCannotStartIsAnErrorNotAHang)
     EXPECT_EQ(failed.at(0).at(0).toULongLong(), *id);
     EXPECT_TRUE(failed.at(0).at(1).toString().contains(QStringLiteral("Could not start the worker")));
     EXPECT_EQ(controller.state(), RunController::State::Dead);
+}
+
+TEST(RunThroughWorker, ALessonRunsItsStepsAndShowsTheConclusionTheEngineDraws)
+{
+    auto live = Topology::loadLive();
+    ASSERT_TRUE(live.ok());
+    MainWindow window;
+    window.setTopology(*live);
+    EXPECT_FALSE(window.startLesson(QStringLiteral("no-such-lesson")).ok());
+    QSignalSpy done(&window, &MainWindow::lessonFinished);
+    const Status started = window.startLesson(QStringLiteral("mode-switch"));
+    ASSERT_TRUE(started.ok()) << started.error().message;
+    ASSERT_TRUE(done.wait(300'000));
+    EXPECT_TRUE(done.at(0).at(0).toBool());
+    auto plan = planLesson("mode-switch", *live, LessonOptions {});
+    ASSERT_TRUE(plan.ok());
+    EXPECT_EQ(window.resultsModel()->rowCount(), static_cast<int>(plan->size())) << "a row per experiment";
+    ASSERT_NE(window.lesson(), nullptr);
+    const auto& conclusion = window.lesson()->conclusion();
+    ASSERT_FALSE(conclusion.empty());
+    // The same sentences the engine draws from these results, shown in the Lesson tab.
+    std::vector<RunResult> results;
+    for (const ResultRow& row : window.resultsModel()->results())
+        results.push_back(*row.result);
+    EXPECT_EQ(conclusion, concludeLesson("mode-switch", results));
+    const QString shown = window.lessonView()->toPlainText();
+    for (const std::string& sentence : conclusion)
+        EXPECT_TRUE(shown.contains(QString::fromStdString(sentence))) << sentence;
+}
+
+TEST(RunThroughWorker, LessonsNeedThisMachine)
+{
+    MainWindow window;
+    auto synth = Topology::loadSynthetic("pack:1 core:2 pu:2");
+    ASSERT_TRUE(synth.ok());
+    window.setTopology(*synth);
+    const Status refused = window.startLesson(QStringLiteral("mode-switch"));
+    ASSERT_FALSE(refused.ok());
+    EXPECT_NE(refused.error().message.find("not it"), std::string::npos) << refused.error().message;
 }
