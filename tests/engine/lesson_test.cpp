@@ -33,7 +33,8 @@ bool anyContains(const std::vector<std::string>& sentences, std::string_view nee
 
 TEST(Lessons, EveryLessonOfTheDesignIsListed)
 {
-    for (const char* id : { "mode-switch", "pinning", "threads-vs-processes", "pipe-placement", "run-queue" })
+    for (const char* id : { "mode-switch", "pinning", "threads-vs-processes", "cache-pollution", "pipe-placement",
+             "coroutines", "run-queue" })
         EXPECT_NE(findLesson(id), nullptr) << id;
     EXPECT_EQ(findLesson("astrology"), nullptr);
 }
@@ -99,4 +100,33 @@ TEST(Lessons, ModeSwitchRunsOnThisMachineAndConcludes)
     EXPECT_TRUE(r->failures.empty());
     EXPECT_TRUE(anyContains(r->conclusion, "A system call cost"));
     EXPECT_TRUE(anyContains(r->conclusion, "times dearer"));
+}
+
+TEST(Lessons, CachePollutionTakesTheTouchesOutAndFindsTheKnee)
+{
+    auto at = [](std::string bench, std::uint64_t ws, double p50) {
+        RunResult r = measured(std::move(bench), BenchMode::Thread, { 0, 0 }, Relation::SamePu, p50, { p50 });
+        r.spec.wsBytes = ws;
+        return r;
+    };
+    // cost(W) = (round trip - 2 touch) / 2: 1 us at 0, 1.5 us at 32 KiB, 10 us at 1 MiB.
+    const auto c = concludeLesson("cache-pollution",
+        { at("futex", 0, 2000), at("futex", 32768, 3200), at("touch", 32768, 100), at("futex", 1 << 20, 22000),
+            at("touch", 1 << 20, 1000) });
+    EXPECT_TRUE(anyContains(c, "W=0 B: 1 µs; W=32 KiB: 1.5 µs; W=1 MiB: 10 µs")) << c.front();
+    EXPECT_TRUE(anyContains(c, "rose most, 6.7 times, between W=32 KiB and W=1 MiB"));
+    EXPECT_TRUE(anyContains(c, "10.0 times as much"));
+    // A cost at or below 0 is flagged, never printed negative.
+    const auto flagged = concludeLesson("cache-pollution", { at("futex", 4096, 100), at("touch", 4096, 80) });
+    EXPECT_TRUE(anyContains(flagged, "at or below 0 (flagged)"));
+}
+
+TEST(Lessons, CoroutineLadderIsSortedAndComparedWithTheKernel)
+{
+    const auto c = concludeLesson("coroutines",
+        { measured("futex", BenchMode::Thread, { 0, 0 }, Relation::SamePu, 6000, { 6000 }),
+            measured("coro-fcontext", BenchMode::Thread, { 0 }, Relation::SamePu, 12, { 12 }),
+            measured("coro-cxx20", BenchMode::Thread, { 0 }, Relation::SamePu, 10, { 10 }) });
+    EXPECT_TRUE(anyContains(c, "coro-cxx20 10 ns < coro-fcontext 12 ns < futex 6 µs"));
+    EXPECT_TRUE(anyContains(c, "600 times cheaper than letting the kernel switch threads (6 µs)"));
 }

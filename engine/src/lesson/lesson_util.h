@@ -43,5 +43,7 @@ const LessonDefinition& pinningLesson();
 const LessonDefinition& threadsVsProcessesLesson();
 const LessonDefinition& pipePlacementLesson();
 const LessonDefinition& runQueueLesson();
+const LessonDefinition& cachePollutionLesson();
+const LessonDefinition& coroutinesLesson();
 
 } // namespace ctxscope::lesson

@@ -16,7 +16,9 @@ const std::vector<const lesson::LessonDefinition*>& definitions()
         &lesson::modeSwitchLesson(),
         &lesson::pinningLesson(),
         &lesson::threadsVsProcessesLesson(),
+        &lesson::cachePollutionLesson(),
         &lesson::pipePlacementLesson(),
+        &lesson::coroutinesLesson(),
         &lesson::runQueueLesson(),
     };
     return all;
