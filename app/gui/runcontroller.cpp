@@ -105,9 +105,10 @@ void RunController::startWorker()
 
 void RunController::stopWorker()
 {
-    const std::optional<quint64> interrupted = m_running ? m_running
-        : m_pending                                      ? std::optional(m_pendingId)
-                                                         : std::nullopt;
+    // A plain flag and id rather than std::optional: GCC 12 at -O3 reports a false
+    // -Wmaybe-uninitialized on the optional's payload.
+    const bool wasRunning = m_running.has_value() || m_pending.has_value();
+    const quint64 interruptedId = m_running ? *m_running : m_pendingId;
     m_pending.reset();
     m_running.reset();
     m_cancelWatchdog->stop();
@@ -121,8 +122,8 @@ void RunController::stopWorker()
         }
     }
     setState(State::Stopped);
-    if (interrupted)
-        emit runFailed(*interrupted, tr("The worker was stopped during the run."));
+    if (wasRunning)
+        emit runFailed(interruptedId, tr("The worker was stopped during the run."));
 }
 
 std::optional<quint64> RunController::start(const BenchSpec& spec)
