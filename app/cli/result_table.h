@@ -4,14 +4,12 @@
 #pragma once
 
 #include "ctxscope/result.h"
+#include "ctxscope/units.h" // formatDuration
 
 #include <string>
 #include <vector>
 
 namespace ctxscope::cli {
-
-// "812 ns", "2.43 µs", "1.20 ms": three significant digits, the unit chosen per value.
-std::string formatDuration(double ns);
 
 std::string formatResults(const std::vector<RunResult>& results);
 
