@@ -33,8 +33,8 @@ std::vector<std::string> conclude(const std::vector<RunResult>& results)
         std::string verdict = withinNoise(*t, *p)
             ? "within the noise of repeated runs, so no difference can be claimed here"
             : std::abs(pct) < 3 ? "steady but negligible: the switch itself costs the same"
-            : diff > 0 ? "processes are dearer: switching also changes the address space (page tables, TLB)"
-                       : "threads are dearer here, against the usual expectation";
+            : diff > 0          ? "processes are dearer: switching also changes the address space (page tables, TLB)"
+                                : "threads are dearer here, against the usual expectation";
         out.push_back(fmt::format("{}: threads {} vs processes {} per round trip, a difference of {} ({:+.0f}%): {}.",
             bench, median(*t), median(*p), formatDuration(std::abs(diff)), pct, verdict));
     }
