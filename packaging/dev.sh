@@ -17,7 +17,7 @@ PACKAGES=(
     libgtest-dev libgmock-dev                 # tests
     libbenchmark-tools python3-scipy          # compare.py reads our JSON (tested)
     xvfb xauth                                # GUI screenshots on headless machines
-    help2man                                  # man pages from --help
+    help2man groff-base                       # man pages from --help, checked by groff
     desktop-file-utils appstream dpkg-dev file # validating desktop files, building the .deb
 )
 
