@@ -35,15 +35,17 @@ mount --bind /dev "$root/dev"; mount --bind /dev/pts "$root/dev/pts"
 mount -t proc proc "$root/proc"; mount --bind /sys "$root/sys"
 cp /etc/resolv.conf "$root/etc/resolv.conf"
 cp "$deb" "$root/tmp/"
+mkdir -m 0700 -p "$root/tmp/xdg"
 name=$(basename "$deb")
 
-in_root() { chroot "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 "$@"; }
+in_root() { chroot "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 XDG_RUNTIME_DIR=/tmp/xdg "$@"; }
+before=$(in_root dpkg -l | grep -c '^ii')
 say "dpkg -i $name (then apt-get -f install pulls what its Depends name)"
 in_root dpkg -i "/tmp/$name" >/dev/null 2>&1 || true
 in_root apt-get update -qq
 in_root env DEBIAN_FRONTEND=noninteractive apt-get -f install -y -qq --no-install-recommends >/dev/null
 in_root dpkg -s ctxscope | grep -q '^Status: install ok installed' || { say "FAIL: the package did not install"; exit 1; }
-say "installed; $(in_root dpkg-query -W -f='${Installed-Size}' ctxscope) KiB; new packages: $(in_root dpkg -l | grep -c '^ii')"
+say "installed; $(in_root dpkg-query -W -f='${Installed-Size}' ctxscope) KiB; $(( $(in_root dpkg -l | grep -c '^ii') - before )) packages installed with it"
 
 say "ctxscope --version"
 in_root ctxscope --version
@@ -56,4 +58,6 @@ say "tour took $(( $(date +%s) - start )) s"
 say "ctxscope --synthetic 'pack:1 core:2 pu:2' --screenshot (offscreen)"
 in_root ctxscope --synthetic 'pack:1 core:2 pu:2' --screenshot /tmp/shot.png --quit
 file "$root/tmp/shot.png" | grep -q 'PNG image' || { say "FAIL: no screenshot"; exit 1; }
+cp "$root/tmp/shot.png" build/clean-install-screenshot.png
+say "the screenshot it made: build/clean-install-screenshot.png"
 say "OK: $name installs on a clean bookworm and its programs run"
