@@ -112,10 +112,7 @@ int sweep(const SweepOptions& o)
         doc["benchmarks"].push_back(workingSetPointToJson(point, o.output.samples));
         roundTrips.push_back(point.roundTripRun);
     }
-    nlohmann::json caches = nlohmann::json::array();
-    for (const CacheInfo& c : result->caches)
-        caches.push_back({ { "level", c.level }, { "size", c.size }, { "line_size", c.lineSize }, { "pus", c.pus } });
-    doc["sweep"] = { { "caches", std::move(caches) }, { "warnings", result->warnings } };
+    doc["sweep"] = { { "caches", sweepCachesToJson(*result) }, { "warnings", result->warnings } };
     return writeOutputs(o.output, doc, o.output.samples ? samplesToCsv(roundTrips) : resultsToCsv(context, roundTrips));
 }
 
