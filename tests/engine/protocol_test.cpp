@@ -253,3 +253,34 @@ TEST(WorkerSession, TakesTheNextRunAsSoonAsTheResultIsOut)
     EXPECT_EQ(second->id, 2U);
     session.finish(false);
 }
+
+TEST(Protocol, AMatrixOfHundredsOfPusStaysWithinTheLineLimit)
+{
+    // 256 PUs filled by class: 32896 cells, far more than one line may hold.
+    MatrixResult m;
+    m.bench = "futex";
+    for (int pu = 0; pu < 256; ++pu)
+        m.pus.push_back(pu);
+    for (int a = 0; a < 256; ++a)
+        for (int b = a; b < 256; ++b) {
+            const bool measured = (a == 0 && (b == 0 || b == 1 || b == 128));
+            const Relation r = a == b ? Relation::SamePu : b < 128 ? Relation::SharedL3 : Relation::CrossPackage;
+            m.cells.push_back(MatrixCell { a, b, r, 1000.0 + b, 500.0 + b, measured });
+        }
+    const std::string line = matrixResultLine(9, m, {});
+    EXPECT_LE(line.size(), kMaxLineBytes);
+    auto message = parseMessage(line);
+    ASSERT_TRUE(message.ok()) << message.error().message;
+    const json& matrix = message->body.at("matrix");
+    EXPECT_EQ(matrix.at("cells").size(), 3U) << "the measured cells stay";
+    EXPECT_EQ(matrix.at("filled_omitted"), m.cells.size() - 3);
+    EXPECT_EQ(matrix.at("pus").size(), 256U);
+
+    m.pus.resize(4); // a small machine gets every cell
+    m.cells.resize(10);
+    auto small = parseMessage(matrixResultLine(10, m, { "a warning" }));
+    ASSERT_TRUE(small.ok());
+    EXPECT_EQ(small->body["matrix"]["cells"].size(), 10U);
+    EXPECT_FALSE(small->body["matrix"].contains("filled_omitted"));
+    EXPECT_EQ(small->body["warnings"], json::array({ "a warning" }));
+}

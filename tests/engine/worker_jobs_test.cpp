@@ -175,7 +175,7 @@ TEST_F(WorkerJobs, RefusedCommandsGetAnErrorWithTheirId)
     auto busy = m_out.waitFor("error", seconds(10));
     ASSERT_TRUE(busy);
     EXPECT_EQ(busy->id, 24U);
-    EXPECT_NE(busy->body.at("message").get<std::string>().find("id 23"), std::string::npos);
+    EXPECT_NE(busy->body.at("message").get<std::string>().find("command 23 is still measuring"), std::string::npos);
 }
 
 TEST_F(WorkerJobs, TheReadingThreadStaysOffTheMeasuredCpuDuringARun)

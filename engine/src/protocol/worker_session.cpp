@@ -64,7 +64,7 @@ struct WorkerSession::State {
             joinRun(false);
         std::lock_guard lock(runMutex);
         if (running) {
-            write(errorLine(id, "a run (id " + std::to_string(runId) + ") is in progress; cancel it first"));
+            write(errorLine(id, "command " + std::to_string(runId) + " is still measuring; cancel it first"));
             return;
         }
         if (run.joinable())
