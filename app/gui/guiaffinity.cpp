@@ -1,14 +1,13 @@
 // SPDX-License-Identifier: MIT
 #include "guiaffinity.h"
 
+#include "ctxscope/thread_affinity.h"
 #include "ctxscope/topology.h"
 
 #include <QCoreApplication>
 #include <QDir>
 
 #include <algorithm>
-#include <sched.h>
-#include <sys/types.h>
 
 namespace ctxscope::gui {
 
@@ -16,23 +15,10 @@ namespace {
 
 QString cpuList(const std::vector<int>& cpus) { return QString::fromStdString(formatCpuList(cpus)); }
 
-std::vector<int> processAffinity()
-{
-    cpu_set_t mask;
-    CPU_ZERO(&mask);
-    std::vector<int> cpus;
-    if (::sched_getaffinity(0, sizeof(mask), &mask) != 0)
-        return cpus;
-    for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
-        if (CPU_ISSET(static_cast<std::size_t>(cpu), &mask))
-            cpus.push_back(cpu);
-    return cpus;
-}
-
 } // namespace
 
 GuiAffinity::GuiAffinity()
-    : m_original(processAffinity())
+    : m_original(threadAffinity(0))
     , m_current(m_original)
 {
 }
@@ -49,19 +35,14 @@ bool GuiAffinity::apply(const std::vector<int>& cpus)
 {
     if (cpus.empty())
         return false;
-    cpu_set_t mask;
-    CPU_ZERO(&mask);
-    for (int cpu : cpus)
-        if (cpu >= 0 && cpu < CPU_SETSIZE)
-            CPU_SET(static_cast<std::size_t>(cpu), &mask);
-    // sched_setaffinity binds one thread; Qt and its plugins may have started others, and
-    // threads started later inherit from the one creating them.
+    // One thread at a time: Qt and its plugins may have started others, and threads started
+    // later inherit from the one creating them.
     bool ok = true;
     const QStringList tasks = QDir(QStringLiteral("/proc/self/task")).entryList(QDir::Dirs | QDir::NoDotAndDotDot);
     for (const QString& task : tasks)
-        ok = ::sched_setaffinity(static_cast<pid_t>(task.toInt()), sizeof(mask), &mask) == 0 && ok;
+        ok = setThreadAffinity(task.toInt(), cpus).ok() && ok;
     if (tasks.isEmpty())
-        ok = ::sched_setaffinity(0, sizeof(mask), &mask) == 0;
+        ok = setThreadAffinity(0, cpus).ok();
     if (ok)
         m_current = cpus;
     return ok;
