@@ -80,11 +80,12 @@ switches() {
     done
     s1=$(grep context-switches "$TMP/stat1" | cut -d, -f1)
     s5=$(grep context-switches "$TMP/stat5" | cut -d, -f1)
-    ours=$(jq '.benchmarks[0].observed | .voluntary_per_op + .involuntary_per_op' "$TMP/sw5.json")
+    ours=$(jq '.benchmarks[0].observed.switches_per_op' "$TMP/sw5.json")
+    engine_perf=$(jq '.benchmarks[0].observed.perf_switches_per_op' "$TMP/sw5.json")
     peer=$(awk -v a="$s1" -v b="$s5" -v n=$n 'BEGIN {print (b - a) / (4 * n)}')
-    echo "{\"what\":\"switches/op\",\"round\":$1,\"ours_p50\":$ours,\"ours_mean\":$ours,\"peer\":$peer,\"perf_stat_total_1rep\":$s1,\"perf_stat_total_5rep\":$s5,\"ops\":$n,\"load\":$(load)}" >>"$ROWS"
-    printf '  %-16s ours (rusage) %.3f per op | perf stat %.3f per op (%s and %s switches in all)\n' \
-        switches/op "$ours" "$peer" "$s1" "$s5"
+    echo "{\"what\":\"switches/op\",\"round\":$1,\"ours_p50\":$ours,\"ours_mean\":$ours,\"peer\":$peer,\"perf_stat_total_1rep\":$s1,\"perf_stat_total_5rep\":$s5,\"ops\":$n,\"engine_perf_switches_per_op\":$engine_perf,\"load\":$(load)}" >>"$ROWS"
+    printf '  %-16s ours (rusage) %.3f per op, (perf counters) %s | perf stat %.3f per op (%s and %s switches in all)\n' \
+        switches/op "$ours" "$engine_perf" "$peer" "$s1" "$s5"
 }
 
 for round in $(seq "$ROUNDS"); do
