@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 """Gathers the files tests/perf/run_all.sh wrote into one JSON report and prints a table.
 
-Usage: perf_report.py DIR REPORT.json. Every figure carries the load average seen while it
+Usage: perf_report.py DIR REPORT.json (and REPORT.md, the table in Markdown). Every figure carries the load average seen while it
 was measured; a step whose program failed shows as missing, never as a number.
 """
 import json
@@ -106,6 +106,12 @@ def main():
 
     report["table"] = [{"figure": f, "value": v, "target": t, "met": m, "load": l} for f, v, t, m, l in rows]
     out.write_text(json.dumps(report, indent=2) + "\n")
+    # The same table in Markdown, for the README's Performance section.
+    md = ["| figure | value | target | met | load |", "|---|---|---|---|---|"]
+    for f, v, t, m, l in rows:
+        met = "" if m is None else ("yes" if m else "**no**")
+        md.append(f"| {f} | {v} | {t} | {met} | {'' if l is None else f'{l:.2f}'} |")
+    out.with_suffix(".md").write_text("\n".join(md) + "\n")
     width = max(len(r[0]) for r in rows)
     print(f"\nctxscope performance, {report['date']} (report: {out})")
     print(f"{'figure':<{width}}  {'value':<44} {'target':<12} {'met':<4} load")
