@@ -33,9 +33,10 @@ stamp "$OUT/harness.stamp.json"
 # RLIMIT_RTPRIO) nothing else runs on the CPU, so the second pass shows the counting alone.
 say "2/6 agreement with peers (compare-peers.sh), SCHED_OTHER then SCHED_FIFO"
 stamp "$OUT/peers.stamp.json"
-OUT="$OUT/peers.json" CPU=$CPU "$ROOT/tests/perf/compare-peers.sh" "$CLI"
+OUT="$OUT/peers.json" CPU=$CPU "$ROOT/tests/perf/compare-peers.sh" "$CLI" || say "compare-peers.sh failed"
 stamp "$OUT/peers-fifo.stamp.json"
-OUT="$OUT/peers-fifo.json" CPU=$CPU POLICY=fifo "$ROOT/tests/perf/compare-peers.sh" "$CLI"
+OUT="$OUT/peers-fifo.json" CPU=$CPU POLICY=fifo "$ROOT/tests/perf/compare-peers.sh" "$CLI" ||
+    say "compare-peers.sh (fifo) failed"
 
 say "3/6 repeatability: $RUNS runs of futex same-pu (defaults)"
 stamp "$OUT/repeat.stamp.json"
