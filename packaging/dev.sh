@@ -80,8 +80,8 @@ cmd_tsan() {
 cmd_perf() { # self-benchmarks of ctxscope (tests/perf); the report goes to build/release/perf-report.json
     PACKAGES+=(linux-perf stress-ng jq) # the peers it compares with, and reading JSON in shell
     install_deps
-    build release
-    cmake --build --preset release --target perf_harness perf_gui
+    [ -f build/release/build.ninja ] || cmake --preset release >&2
+    cmake --build --preset release --target ctxscope ctxscope-cli perf_harness perf_gui # not the tests
     exec tests/perf/run_all.sh "$ROOT/build/release"
 }
 
