@@ -77,6 +77,14 @@ cmd_tsan() {
     ctest --preset tsan -L engine "$@"
 }
 
+cmd_perf() { # self-benchmarks of ctxscope (tests/perf); the report goes to build/release/perf-report.json
+    PACKAGES+=(linux-perf stress-ng jq) # the peers it compares with, and reading JSON in shell
+    install_deps
+    [ -f build/release/build.ninja ] || cmake --preset release >&2
+    cmake --build --preset release --target ctxscope ctxscope-cli perf_harness perf_gui # not the tests
+    exec tests/perf/run_all.sh "$ROOT/build/release"
+}
+
 usage() {
     cat <<USAGE
 usage: packaging/dev.sh COMMAND [ARGS]
@@ -87,6 +95,7 @@ usage: packaging/dev.sh COMMAND [ARGS]
   tsan     build the tsan preset and run the engine tests under ThreadSanitizer
   package  build the release preset and a .deb (CPack; Depends from dpkg-shlibdeps)
   deps     only install the missing Debian packages
+  perf     build the release preset and run ctxscope's self-benchmarks (tests/perf/run_all.sh)
 USAGE
 }
 
@@ -96,6 +105,7 @@ test) shift; cmd_test "$@" ;;
 tsan) shift; cmd_tsan "$@" ;;
 package) cmd_package ;;
 deps) install_deps ;;
+perf) cmd_perf ;;
 -h | --help | help) usage ;;
 *) usage >&2; exit 2 ;;
 esac

@@ -84,7 +84,11 @@ int main(int argc, char** argv)
         QStringLiteral("Save a PNG of the window once the requested runs have finished and are drawn."),
         QStringLiteral("FILE"));
     const QCommandLineOption quitOpt(QStringLiteral("quit"), QStringLiteral("Quit once the requested work is done."));
-    parser.addOptions({ xmlOpt, synthOpt, runOpt, cpusOpt, modeOpt, lessonOpt, plotOpt, shotOpt, quitOpt });
+    const QCommandLineOption saveOpt(QStringLiteral("save-results"),
+        QStringLiteral(
+            "Save the results as JSON (with samples) or CSV, by the suffix, once the requested runs are done."),
+        QStringLiteral("FILE"));
+    parser.addOptions({ xmlOpt, synthOpt, runOpt, cpusOpt, modeOpt, lessonOpt, plotOpt, shotOpt, quitOpt, saveOpt });
     parser.process(app);
 
     ctxscope::Expected<Topology> topology = parser.isSet(xmlOpt)
@@ -157,14 +161,21 @@ int main(int argc, char** argv)
     }
     window.show();
 
-    if (!runs.empty() || !lesson.isEmpty() || parser.isSet(shotOpt) || parser.isSet(quitOpt) || plot) {
+    if (!runs.empty() || !lesson.isEmpty() || parser.isSet(shotOpt) || parser.isSet(quitOpt) || plot
+        || parser.isSet(saveOpt)) {
         auto* session = new ScriptedSession(window, std::move(runs), &window);
         session->setScreenshot(parser.value(shotOpt));
         session->setQuit(parser.isSet(quitOpt));
         session->setPlot(plot);
         session->setLesson(lesson);
         const bool quit = parser.isSet(quitOpt);
-        QObject::connect(session, &ScriptedSession::finished, &app, [quit](int code) {
+        const QString savePath = parser.value(saveOpt);
+        QObject::connect(session, &ScriptedSession::finished, &app, [quit, savePath, &window](int code) {
+            if (code != 2 && !savePath.isEmpty())
+                if (const ctxscope::Status saved = window.saveResults(savePath); !saved) {
+                    std::fprintf(stderr, "ctxscope: --save-results: %s\n", saved.error().message.c_str());
+                    code = 1;
+                }
             if (quit || code == 2)
                 QApplication::exit(code);
         });

@@ -1,0 +1,268 @@
+// SPDX-License-Identifier: MIT
+// How fast the desktop app's own parts are, on Qt's offscreen platform (software raster
+// painting, what a screen without GPU acceleration costs): the topology map's layout and
+// paint for 2, 64 and 512 PUs (synthetic), the live plot's replot with 1e5 and 1e6 points
+// (with QCustomPlot's adaptive sampling, as the app draws them, and without), the stream
+// throughput from a worker through RunController into the live plot, and the memory the
+// live plot keeps per 1e6 samples. Links the GUI library like tests/gui; prints a table and
+// with `--json FILE` writes the figures. Goals: map < 16 ms at 512 PUs, >= 30 replots/s at
+// 1e5 points. Exit status 0 when they hold, 1 when not, 2 when it could not run.
+#include "liveplot.h"
+#include "qcp.h"
+#include "runcontroller.h"
+#include "topologymapwidget.h"
+
+#include "ctxscope/clock.h"
+#include "ctxscope/protocol.h"
+#include "ctxscope/sysinfo.h"
+
+#include <QApplication>
+#include <QElapsedTimer>
+#include <QImage>
+#include <QStandardPaths>
+#include <QTemporaryFile>
+#include <QTimer>
+
+#include <fmt/core.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <fstream>
+#include <functional>
+#include <malloc.h>
+#include <optional>
+#include <random>
+#include <unistd.h>
+
+using namespace ctxscope;
+using namespace ctxscope::gui;
+
+namespace {
+
+constexpr int kStreamBatch = 2500; // what a futex round trip of ~8 us gives in the worker's 20 ms batches
+
+double medianMs(int times, const std::function<void()>& work)
+{
+    std::vector<double> ms;
+    for (int i = 0; i < times; ++i) {
+        QElapsedTimer t;
+        t.start();
+        work();
+        ms.push_back(static_cast<double>(t.nsecsElapsed()) / 1e6);
+    }
+    std::sort(ms.begin(), ms.end());
+    return ms[ms.size() / 2];
+}
+
+// Samples like a futex round trip's: ~8 us with a long tail of scheduler outliers.
+QVector<double> fakeSamples(qsizetype n)
+{
+    std::mt19937_64 rng(42);
+    std::lognormal_distribution<double> body(std::log(8000.0), 0.08);
+    std::exponential_distribution<double> tail(1.0 / 200000);
+    std::uniform_real_distribution<double> coin(0, 1);
+    QVector<double> v(n);
+    for (double& x : v)
+        x = body(rng) + (coin(rng) < 0.01 ? tail(rng) : 0);
+    return v;
+}
+
+// Adds the samples in stream-sized batches, then lets the plot's throttled redraw run once
+// (it sets the axis ranges to the data, as during a run).
+void feed(LivePlot& plot, quint64 id, const QVector<double>& samples)
+{
+    for (qsizetype i = 0; i < samples.size(); i += kStreamBatch)
+        plot.addSamples(id, samples.mid(i, std::min<qsizetype>(kStreamBatch, samples.size() - i)));
+    const int before = plot.redrawCount();
+    QElapsedTimer waited;
+    waited.start();
+    while (plot.redrawCount() == before && waited.elapsed() < 5000)
+        QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
+}
+
+double residentBytes()
+{
+    std::ifstream statm("/proc/self/statm");
+    double size = 0, resident = 0;
+    statm >> size >> resident;
+    return resident * static_cast<double>(::sysconf(_SC_PAGESIZE));
+}
+
+nlohmann::json mapFigures(const std::string& description, int pus)
+{
+    auto topology = Topology::loadSynthetic(description);
+    if (!topology)
+        return { { "error", topology.error().message } };
+    TopologyMapWidget map;
+    map.setTopology(*topology);
+    const QSize sizes[] = { QSize(1200, 700), QSize(1201, 700) }; // a new size: a new layout
+    QImage image(sizes[1], QImage::Format_ARGB32_Premultiplied);
+    map.resize(sizes[0]);
+    map.render(&image); // warm-up: fonts, caches
+    const double layout = medianMs(21, [&] { (void)layoutTopology(*topology, QSizeF(sizes[0]), map.font()); });
+    const double paint = medianMs(21, [&] { map.render(&image); });
+    int flip = 0;
+    const double both = medianMs(21, [&] {
+        map.resize(sizes[++flip % 2]);
+        map.render(&image);
+    });
+    fmt::print("  map {:>4} PUs ({:<24}) layout {:7.2f} ms, paint {:7.2f} ms, layout + paint {:7.2f} ms\n", pus,
+        description, layout, paint, both);
+    return { { "pus", pus }, { "synthetic", description }, { "layout_ms", layout }, { "paint_ms", paint },
+        { "layout_paint_ms", both } };
+}
+
+// A 4.5 px disc like the live plot's, pre-rendered: what drawing scatters as pixmaps would give.
+QPixmap discPixmap()
+{
+    QPixmap disc(6, 6);
+    disc.fill(Qt::transparent);
+    QPainter p(&disc);
+    p.setRenderHint(QPainter::Antialiasing);
+    p.setPen(Qt::NoPen);
+    p.setBrush(QColor(31, 119, 180, 80));
+    p.drawEllipse(QRectF(0.75, 0.75, 4.5, 4.5));
+    return disc;
+}
+
+nlohmann::json replotFigures(qsizetype points)
+{
+    LivePlot plot;
+    plot.resize(1000, 500);
+    plot.show();
+    plot.beginRun(1, QStringLiteral("futex"), QColor(31, 119, 180));
+    feed(plot, 1, fakeSamples(points));
+    QCustomPlot* qcp = plot.plot();
+    QCPGraph* graph = plot.samplesGraph(1);
+    const auto replot = [qcp] { qcp->replot(QCustomPlot::rpImmediateRefresh); };
+    replot(); // warm-up
+    const double adaptive = medianMs(11, replot);
+    const QCPScatterStyle style = graph->scatterStyle();
+    graph->setScatterStyle(QCPScatterStyle(discPixmap()));
+    const double pixmap = medianMs(5, replot);
+    graph->setScatterStyle(style);
+    graph->setAdaptiveSampling(false);
+    const double plain = medianMs(3, replot);
+    fmt::print("  live plot {:>8} points: replot {:7.2f} ms ({:6.1f} per s) with adaptive sampling; {:8.2f} ms "
+               "without; {:7.2f} ms with pixmap scatters\n",
+        points, adaptive, 1000 / adaptive, plain, pixmap);
+    return { { "points", points }, { "replot_ms", adaptive }, { "replots_per_s", 1000 / adaptive },
+        { "replot_ms_without_adaptive_sampling", plain }, { "replot_ms_pixmap_scatters", pixmap } };
+}
+
+nlohmann::json memoryFigures()
+{
+    const QVector<double> samples = fakeSamples(1'000'000);
+    LivePlot plot;
+    plot.beginRun(1, QStringLiteral("futex"), QColor(31, 119, 180));
+    ::malloc_trim(0); // what the earlier figures freed leaves now, not while the samples are stored
+    const double before = residentBytes();
+    feed(plot, 1, samples);
+    const double perMillion = residentBytes() - before;
+    fmt::print("  live plot memory: {:.1f} MiB per 1e6 samples ({:.1f} bytes per sample)\n", perMillion / (1 << 20),
+        perMillion / 1e6);
+    return { { "live_plot_bytes_per_1e6_samples", perMillion } };
+}
+
+// A stand-in worker replays a recorded stream (hello, then sample batches for run 1) as fast
+// as the pipe takes it; RunController parses it and the live plot stores and redraws it, as
+// in the app. The figure is samples per second through that path.
+nlohmann::json streamFigures(qsizetype total, bool withPlot)
+{
+    auto topology = Topology::loadLive();
+    if (!topology)
+        return { { "error", topology.error().message } };
+    QTemporaryFile file;
+    if (!file.open())
+        return { { "error", "could not create a temporary file" } };
+    {
+        std::ofstream out(file.fileName().toStdString());
+        out << protocol::helloLine(*topology, readSysInfo(), measurementClock()) << '\n';
+        const QVector<double> samples = fakeSamples(total);
+        for (qsizetype i = 0; i < total; i += kStreamBatch) {
+            const auto n = static_cast<std::size_t>(std::min<qsizetype>(kStreamBatch, total - i));
+            const SampleBatch batch { 0, static_cast<std::uint64_t>(i),
+                std::span<const double>(samples.constData() + i, n) };
+            out << protocol::samplesLine(1, batch) << '\n';
+        }
+    }
+    RunController controller;
+    controller.setWorkerCommand(QStringLiteral("/bin/sh"),
+        { QStringLiteral("-c"), QStringLiteral(R"(head -n 1 "$0"; read -r run; tail -n +2 "$0"; read -r quit)"),
+            file.fileName() });
+    LivePlot plot;
+    plot.resize(1000, 500);
+    plot.show();
+    plot.beginRun(1, QStringLiteral("futex"), QColor(31, 119, 180));
+    qsizetype received = 0;
+    QElapsedTimer clock;
+    double seconds = 0;
+    QObject::connect(
+        &controller, &RunController::samplesAvailable, &plot, [&](quint64 id, int, quint64, const QVector<double>& ns) {
+            if (received == 0)
+                clock.start();
+            if (withPlot)
+                plot.addSamples(id, ns);
+            received += ns.size();
+            if (received >= total) {
+                seconds = static_cast<double>(clock.nsecsElapsed()) / 1e9;
+                QApplication::quit();
+            }
+        });
+    QTimer::singleShot(120'000, qApp, &QApplication::quit);
+    BenchSpec spec;
+    spec.bench = "futex";
+    controller.start(spec);
+    QApplication::exec();
+    if (received < total || seconds <= 0)
+        return { { "error", fmt::format("only {} of {} samples arrived", received, total) } };
+    const double rate = static_cast<double>(total - kStreamBatch) / seconds; // from the first batch's arrival
+    fmt::print("  stream worker -> RunController{}: {:.3g} samples/s ({} samples in batches of {}, {} redraws)\n",
+        withPlot ? " -> live plot" : " (parsing only)", rate, total, kStreamBatch, plot.redrawCount());
+    return { { "samples_per_s", rate }, { "samples", total }, { "batch", kStreamBatch },
+        { "redraws", plot.redrawCount() } };
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+    QApplication app(argc, argv);
+    QApplication::setApplicationName(QStringLiteral("perf_gui"));
+    QStandardPaths::setTestModeEnabled(true);
+    std::optional<std::string> jsonPath;
+    const QStringList args = QApplication::arguments();
+    for (qsizetype i = 1; i < args.size(); ++i) {
+        if (args[i] == QStringLiteral("--json") && i + 1 < args.size())
+            jsonPath = args[++i].toStdString();
+        else {
+            fmt::print(stderr, "usage: perf_gui [--json FILE]\n");
+            return 2;
+        }
+    }
+    fmt::print("GUI speed on the {} platform:\n", QApplication::platformName().toStdString());
+    nlohmann::json report;
+    report["platform"] = QApplication::platformName().toStdString();
+    report["map"] = { mapFigures("pack:1 core:1 pu:2", 2), mapFigures("pack:2 l3:2 core:8 pu:2", 64),
+        mapFigures("pack:4 l3:4 core:16 pu:2", 512) };
+    report["replot"] = { replotFigures(100'000), replotFigures(1'000'000) };
+    report["memory"] = memoryFigures();
+    report["stream"] = streamFigures(1'000'000, true);
+    report["stream_parse_only"] = streamFigures(1'000'000, false);
+    if (jsonPath) {
+        std::ofstream out(*jsonPath);
+        out << report.dump(2) << '\n';
+        if (!out)
+            return 2;
+    }
+    for (const auto* part : { &report["map"][2], &report["replot"][0], &report["stream"] })
+        if (part->contains("error")) {
+            fmt::print(stderr, "perf_gui: {}\n", (*part)["error"].get<std::string>());
+            return 2;
+        }
+    const bool met = report["map"][2]["layout_paint_ms"].get<double>() < 16
+        && report["replot"][0]["replots_per_s"].get<double>() >= 30;
+    return met ? 0 : 1;
+}

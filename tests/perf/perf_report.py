@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Gathers the files tests/perf/run_all.sh wrote into one JSON report and prints a table.
+
+Usage: perf_report.py DIR REPORT.json (and REPORT.md, the table in Markdown). Every figure carries the load average seen while it
+was measured; a step whose program failed shows as missing, never as a number.
+"""
+import json
+import statistics
+import sys
+from pathlib import Path
+
+
+def read(d, name):
+    p = d / name
+    return json.loads(p.read_text()) if p.exists() else None
+
+
+def load_of(d, step):
+    stamp = read(d, f"{step}.stamp.json")
+    return stamp["load_start"] if stamp else None
+
+
+def main():
+    d, out = Path(sys.argv[1]), Path(sys.argv[2])
+    report = {
+        "date": (d / "date.txt").read_text().strip(),
+        "machine": read(d, "sysinfo.json"),
+        "machine_text": (d / "sysinfo.txt").read_text(),
+        "harness": read(d, "harness.json"),
+        "peers": read(d, "peers.json"),
+        "peers_fifo": read(d, "peers-fifo.json"),
+        "gui": read(d, "gui.json"),
+    }
+    rows = []  # (figure, value text, target text, met or None, load)
+
+    def add(figure, value, fmt, target=None, met=None, load=None):
+        rows.append((figure, "missing" if value is None else fmt.format(value), target or "", met, load))
+
+    h = report["harness"] or {}
+    hl = load_of(d, "harness")
+    clock = h.get("clock", {})
+    used = (clock.get("tsc") if clock.get("used") == "tsc" else clock.get("monotonic")) or {}
+    add(f"clock read ({clock.get('used', '?')})", used.get("read_ns"), "{:.1f} ns", load=hl)
+    add("clock resolution", used.get("resolution_ns"), "{:.1f} ns", load=hl)
+    for bench, o in (h.get("overhead") or {}).items():
+        goal = o.get("goal")
+        add(f"harness overhead {bench} (K={o['ops_per_sample']})", o["overhead"] * 100, "{:+.1f}%",
+            f"<= {goal * 100:.0f}%" if goal is not None else None,
+            (o["overhead"] <= goal) if goal is not None else None, hl)
+    add("per-sample cost (syscall)", h.get("per_sample_ns"), "{:.1f} ns", load=hl)
+
+    for policy, peers in (("OTHER", report["peers"]), ("FIFO", report["peers_fifo"])):
+        for s in (peers or {}).get("summary", []):
+            unit = "" if s["what"] == "switches/op" else " ns"
+            add(f"peers {s['what']} ({policy}): ours/peer, means", s["ratio_mean"],
+                "{:.3f}" + f" ({s['ours_mean']:.4g}{unit} vs {s['peer']:.4g}{unit})", "within ±10%",
+                abs(s["ratio_mean"] - 1) <= 0.10, s["load"])
+
+    rep = read(d, "repeat.json") or []
+    if rep:
+        p50s = [r["p50"] for r in rep]
+        spread = (max(p50s) - min(p50s)) / statistics.median(p50s)
+        report["repeatability"] = {"p50_ns": p50s, "spread": spread, "target": 0.05,
+                                   "loads": [r["load"] for r in rep]}
+        add(f"repeatability: spread of {len(p50s)} medians (futex same-pu)", spread * 100,
+            "{:.1f}%" + f" (p50 {min(p50s) / 1000:.2f}-{max(p50s) / 1000:.2f} us)", "< 5%", spread < 0.05,
+            max(r["load"] for r in rep))
+
+    obs = read(d, "observer.json") or []
+    if obs:
+        cli = statistics.median(o["cli_p50"] for o in obs)
+        gui = statistics.median(o["gui_p50"] for o in obs)
+        report["observer"] = {"pairs": obs, "cli_median_p50_ns": cli, "gui_median_p50_ns": gui,
+                              "ratio": gui / cli, "target": 1.10}
+        add("observer effect: GUI/CLI median p50", gui / cli,
+            "{:.3f}" + f" ({gui / 1000:.2f} vs {cli / 1000:.2f} us)", "<= 1.10", gui / cli <= 1.10,
+            max(o["load"] for o in obs))
+
+    g = report["gui"] or {}
+    gl = load_of(d, "gui")
+    for m in g.get("map", []):
+        if "error" in m:
+            continue
+        target = "< 16 ms" if m["pus"] == 512 else None
+        add(f"map layout + paint, {m['pus']} PUs", m["layout_paint_ms"], "{:.2f} ms", target,
+            m["layout_paint_ms"] < 16 if target else None, gl)
+    for r in g.get("replot", []):
+        target = ">= 30/s" if r["points"] == 100000 else None
+        add(f"live plot replot, {r['points']:.0e} points", r["replots_per_s"],
+            "{:.1f}/s" + f" ({r['replot_ms']:.1f} ms; {r['replot_ms_without_adaptive_sampling']:.0f} ms unsampled)",
+            target, r["replots_per_s"] >= 30 if target else None, gl)
+    if "stream" in g and "samples_per_s" in g["stream"]:
+        add("stream worker -> GUI", g["stream"]["samples_per_s"], "{:.3g} samples/s", load=gl)
+    if "memory" in g:
+        add("live plot memory per 1e6 samples", g["memory"]["live_plot_bytes_per_1e6_samples"] / 2**20,
+            "{:.1f} MiB", load=gl)
+
+    report["sweep"] = [s for s in (read(d, "sweep1.json"), read(d, "sweep2.json")) if s]
+    for s in report["sweep"]:
+        s["load_start"] = load_of(d, f"sweep{s['points_per_octave']}")
+        target = "<= 60 s" if s["points_per_octave"] == 1 else None
+        add(f"sweep futex same-pu, {s['points_per_octave']} point(s)/octave, {s['points']} points", s["seconds"],
+            "{:.0f} s" + f" ({s['seconds'] / s['points']:.1f} s per point)", target,
+            s["seconds"] <= 60 if target else None, s["load_start"])
+
+    report["table"] = [{"figure": f, "value": v, "target": t, "met": m, "load": l} for f, v, t, m, l in rows]
+    out.write_text(json.dumps(report, indent=2) + "\n")
+    # The same table in Markdown, for the README's Performance section.
+    md = ["| figure | value | target | met | load |", "|---|---|---|---|---|"]
+    for f, v, t, m, l in rows:
+        met = "" if m is None else ("yes" if m else "**no**")
+        md.append(f"| {f} | {v} | {t} | {met} | {'' if l is None else f'{l:.2f}'} |")
+    out.with_suffix(".md").write_text("\n".join(md) + "\n")
+    width = max(len(r[0]) for r in rows)
+    print(f"\nctxscope performance, {report['date']} (report: {out})")
+    print(f"{'figure':<{width}}  {'value':<44} {'target':<12} {'met':<4} load")
+    for f, v, t, m, l in rows:
+        met = "" if m is None else ("yes" if m else "NO")
+        print(f"{f:<{width}}  {v:<44} {t:<12} {met:<4} {'' if l is None else f'{l:.2f}'}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,74 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Every self-benchmark of ctxscope, on the release build, in one go (`./packaging/dev.sh perf`
+# builds and calls this): harness overhead, agreement with peers, repeatability, the GUI's
+# observer effect, GUI speed and the working-set sweep's time. Each step records the load
+# average next to its figures. Writes build/release/perf-report.json and prints a table.
+# Usage: tests/perf/run_all.sh [BUILD_DIR]   (env: CPU=0 ROUNDS=3 RUNS=5)
+set -eu
+ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
+B=${1:-$ROOT/build/release}
+CLI=$B/app/cli/ctxscope-cli
+GUI=$B/app/gui/ctxscope
+CPU=${CPU:-0}
+RUNS=${RUNS:-5}
+OUT=$B/perf
+mkdir -p "$OUT"
+rm -f "$OUT"/*.json "$OUT"/*.txt "$OUT"/*.log
+say() { printf '\033[1mperf:\033[0m %s (load average %s)\n' "$*" "$(cut -d' ' -f1-3 /proc/loadavg)" >&2; }
+load() { cut -d' ' -f1 /proc/loadavg; }
+p50() { jq '.benchmarks[0].stats.p50' "$1"; }
+# stamp FILE: the start of a step, for its seconds and load average.
+stamp() { echo "{\"start\":$(date +%s.%N),\"load_start\":$(load)}" >"$1"; }
+
+date -u +%Y-%m-%dT%H:%M:%SZ >"$OUT/date.txt"
+"$CLI" sysinfo --json >"$OUT/sysinfo.json"
+"$CLI" sysinfo >"$OUT/sysinfo.txt"
+
+say "1/6 harness overhead (perf_harness)"
+stamp "$OUT/harness.stamp.json"
+"$B/tests/perf/perf_harness" --json "$OUT/harness.json" || true
+
+# Under SCHED_OTHER every tool is preempted by whatever else runs; at SCHED_FIFO (root or
+# RLIMIT_RTPRIO) nothing else runs on the CPU, so the second pass shows the counting alone.
+say "2/6 agreement with peers (compare-peers.sh), SCHED_OTHER then SCHED_FIFO"
+stamp "$OUT/peers.stamp.json"
+OUT="$OUT/peers.json" CPU=$CPU "$ROOT/tests/perf/compare-peers.sh" "$CLI" || say "compare-peers.sh failed"
+stamp "$OUT/peers-fifo.stamp.json"
+OUT="$OUT/peers-fifo.json" CPU=$CPU POLICY=fifo "$ROOT/tests/perf/compare-peers.sh" "$CLI" ||
+    say "compare-peers.sh (fifo) failed"
+
+say "3/6 repeatability: $RUNS runs of futex same-pu (defaults)"
+stamp "$OUT/repeat.stamp.json"
+for i in $(seq "$RUNS"); do
+    "$CLI" run futex --cpus "$CPU,$CPU" --json "$OUT/repeat-$i.json" >/dev/null
+    echo "{\"run\":$i,\"p50\":$(p50 "$OUT/repeat-$i.json"),\"load\":$(load)}"
+done | jq -s . >"$OUT/repeat.json"
+
+say "4/6 observer effect: the GUI (live plot, offscreen) and the CLI alternately, $RUNS each"
+stamp "$OUT/observer.stamp.json"
+CONF=$(mktemp -d) # the GUI's default run settings (0.2 s x 5, SCHED_OTHER), the CLI's defaults
+for i in $(seq "$RUNS"); do
+    "$CLI" run futex --cpus "$CPU,$CPU" --json "$OUT/observer-cli-$i.json" >/dev/null
+    XDG_CONFIG_HOME=$CONF QT_QPA_PLATFORM=offscreen "$GUI" --run futex --cpus "$CPU,$CPU" --plot live \
+        --save-results "$OUT/observer-gui-$i.json" --quit 2>>"$OUT/observer-gui.log"
+    echo "{\"pair\":$i,\"cli_p50\":$(p50 "$OUT/observer-cli-$i.json"),\"gui_p50\":$(p50 "$OUT/observer-gui-$i.json"),\"load\":$(load)}"
+done | jq -s . >"$OUT/observer.json"
+rm -rf "$CONF"
+
+say "5/6 GUI speed (perf_gui, offscreen)"
+stamp "$OUT/gui.stamp.json"
+"$B/tests/perf/perf_gui" --json "$OUT/gui.json" 2>"$OUT/gui.log" || true
+
+say "6/6 working-set sweep: the default grid, then 2 points per octave"
+for ppo in 1 2; do
+    stamp "$OUT/sweep$ppo.stamp.json"
+    start=$(date +%s.%N)
+    "$CLI" sweep futex --cpus "$CPU,$CPU" --points-per-octave $ppo --json "$OUT/sweep$ppo-result.json" >/dev/null
+    end=$(date +%s.%N)
+    jq --argjson s "$start" --argjson e "$end" --argjson l "$(load)" --argjson ppo $ppo \
+        '{points_per_octave: $ppo, points: (.benchmarks | length), seconds: ($e - $s), load_end: $l,
+          largest_ws: ([.benchmarks[].ws_bytes // 0] | max)}' "$OUT/sweep$ppo-result.json" >"$OUT/sweep$ppo.json"
+done
+
+python3 "$ROOT/tests/perf/perf_report.py" "$OUT" "$B/perf-report.json"
