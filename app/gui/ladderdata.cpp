@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: MIT
+#include "ladderdata.h"
+
+#include "runlabel.h"
+
+#include "ctxscope/units.h"
+
+#include <algorithm>
+#include <map>
+
+namespace ctxscope::gui {
+
+std::vector<LadderRung> ladderRungs(const std::vector<std::shared_ptr<const RunResult>>& runs)
+{
+    std::map<std::string, const RunResult*> latest;
+    for (const auto& run : runs)
+        if (run && run->bench != "ring" && run->spec.wsBytes == 0 && run->stats.p50 > 0)
+            latest[run->bench] = run.get(); // later runs replace earlier ones
+    std::vector<LadderRung> out;
+    for (const auto& [bench, r] : latest) {
+        QString switches;
+        if (r->switchesPerOp <= 0)
+            switches = QStringLiteral("no switch");
+        else
+            switches = QStringLiteral("%1 %2switch%3")
+                           .arg(r->switchesPerOp, 0, 'g', 3)
+                           .arg(r->userSpaceSwitches ? QStringLiteral("user-space ") : QString())
+                           .arg(r->switchesPerOp == 1 ? QString() : QStringLiteral("es"));
+        out.push_back({ QString::fromStdString(bench),
+            QString::fromStdString(formatDuration(r->stats.p50)) + QStringLiteral("/op\n") + switches, runLabel(*r),
+            r->stats.p50, r->switchesPerOp, r->userSpaceSwitches });
+    }
+    std::sort(out.begin(), out.end(), [](const LadderRung& a, const LadderRung& b) { return a.nsPerOp < b.nsPerOp; });
+    return out;
+}
+
+} // namespace ctxscope::gui

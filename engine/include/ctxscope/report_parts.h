@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: MIT
+// Reading back what `sweep` and `matrix` write beside a results file's "benchmarks": the
+// working-set points with their cache sizes, and the PU x PU matrix. The desktop app reads
+// these to plot files from the CLI, from other machines and from saved sessions.
+#pragma once
+
+#include "ctxscope/expected.h"
+#include "ctxscope/matrix.h"
+#include "ctxscope/topology.h"
+#include "ctxscope/working_set.h"
+
+#include <nlohmann/json_fwd.hpp>
+
+#include <vector>
+
+namespace ctxscope {
+
+// One "benchmarks" entry written by workingSetPointToJson (it has "ws_bytes"). The touch
+// run itself is not in the file, only its quartiles; the point's warnings stay with its
+// round-trip run.
+Expected<WorkingSetPoint> workingSetPointFromJson(const nlohmann::json& entry);
+
+// The "sweep" object's "caches": every data cache instance with its PUs, and back.
+nlohmann::json cachesToJson(const std::vector<CacheInfo>& caches);
+Expected<std::vector<CacheInfo>> sweepCachesFromJson(const nlohmann::json& sweep);
+
+// The "matrix" object written by matrixToJson (without its runs, which are in "benchmarks").
+Expected<MatrixResult> matrixFromJson(const nlohmann::json& matrix);
+
+} // namespace ctxscope
