@@ -18,6 +18,10 @@
 
 namespace ctxscope::gui {
 
+namespace {
+constexpr int kMaxLabelledPus = 12;
+} // namespace
+
 HeatmapPlot::HeatmapPlot(QWidget* parent)
     : QWidget(parent)
     , m_plot(new QCustomPlot(this))
@@ -45,7 +49,12 @@ HeatmapPlot::HeatmapPlot(QWidget* parent)
     m_scale->setMarginGroup(QCP::msBottom | QCP::msTop, margins);
     m_map = new QCPColorMap(m_plot->xAxis, m_plot->yAxis);
     m_map->setColorScale(m_scale);
-    m_map->setGradient(QCPColorGradient(QCPColorGradient::gpThermal));
+    // Viridis: ordered in lightness, readable by colour-blind viewers, and its top (yellow)
+    // stays visible on a white background where a thermal gradient's white would vanish.
+    QCPColorGradient viridis;
+    viridis.setColorStops({ { 0.0, QColor(0x44, 0x01, 0x54) }, { 0.25, QColor(0x3b, 0x52, 0x8b) },
+        { 0.5, QColor(0x21, 0x91, 0x8c) }, { 0.75, QColor(0x5e, 0xc9, 0x62) }, { 1.0, QColor(0xfd, 0xe7, 0x25) } });
+    m_map->setGradient(viridis);
     m_map->setInterpolate(false);
     m_map->setTightBoundary(true);
     m_marks = m_plot->addGraph();
@@ -107,6 +116,21 @@ void HeatmapPlot::rebuild()
     if (n == 0)
         m_map->data()->fillAlpha(0);
     m_marks->setData(markX, markY);
+    // Small matrices carry their values in the cells, so a class can read the numbers.
+    m_plot->clearItems();
+    if (n <= kMaxLabelledPus) {
+        for (int y = 0; y < n; ++y)
+            for (int x = 0; x < n; ++x)
+                if (const auto v = m_grid.valueAt(x, y)) {
+                    auto* label = new QCPItemText(m_plot);
+                    label->position->setCoords(x, y);
+                    label->setText(QString::fromStdString(formatDuration(*v)));
+                    const bool light = m_grid.maxValue() > m_grid.minValue()
+                        && (*v - m_grid.minValue()) / (m_grid.maxValue() - m_grid.minValue()) > 0.6;
+                    label->setColor(light ? Qt::black : Qt::white);
+                    label->setFont(m_plot->xAxis->tickLabelFont());
+                }
+    }
     const double cellPixels = n > 0 ? std::max(4.0, 360.0 / n) : 8;
     m_marks->setScatterStyle(QCPScatterStyle(
         QCPScatterStyle::ssCircle, QPen(Qt::white, 1.6), Qt::NoBrush, std::clamp(cellPixels * 0.6, 5.0, 14.0)));

@@ -18,17 +18,20 @@ std::vector<LadderRung> ladderRungs(const std::vector<std::shared_ptr<const RunR
             latest[run->bench] = run.get(); // later runs replace earlier ones
     std::vector<LadderRung> out;
     for (const auto& [bench, r] : latest) {
+        // A result read back from JSON does not carry the flag: it is a fact of the benchmark.
+        const BenchInfo* info = findBenchmark(bench);
+        const bool userSpace = r->userSpaceSwitches || (info && info->userSpaceSwitches);
         QString switches;
         if (r->switchesPerOp <= 0)
             switches = QStringLiteral("no switch");
         else
             switches = QStringLiteral("%1 %2switch%3")
                            .arg(r->switchesPerOp, 0, 'g', 3)
-                           .arg(r->userSpaceSwitches ? QStringLiteral("user-space ") : QString())
+                           .arg(userSpace ? QStringLiteral("user-space ") : QString())
                            .arg(r->switchesPerOp == 1 ? QString() : QStringLiteral("es"));
         out.push_back({ QString::fromStdString(bench),
             QString::fromStdString(formatDuration(r->stats.p50)) + QStringLiteral("/op\n") + switches, runLabel(*r),
-            r->stats.p50, r->switchesPerOp, r->userSpaceSwitches });
+            r->stats.p50, r->switchesPerOp, userSpace });
     }
     std::sort(out.begin(), out.end(), [](const LadderRung& a, const LadderRung& b) { return a.nsPerOp < b.nsPerOp; });
     return out;

@@ -75,7 +75,7 @@ void LadderPlot::rebuild()
         bars[kind]->addData(key, r.nsPerOp);
         ticker->addTick(key, r.bench);
         auto* label = new QCPItemText(m_plot);
-        label->position->setCoords(key, r.nsPerOp * 1.12);
+        label->position->setCoords(key, r.nsPerOp * 1.25);
         label->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
         label->setText(r.label);
         label->setColor(text);

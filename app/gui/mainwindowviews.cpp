@@ -17,6 +17,8 @@
 #include "topologymappanel.h"
 #include "workingsetplot.h"
 
+#include "ctxscope/report_parts.h"
+
 #include <QAction>
 #include <QApplication>
 #include <QFileDialog>
@@ -68,9 +70,8 @@ void MainWindow::refreshRunViews()
     const nlohmann::json& context
         = m_controller->workerContext().is_null() ? m_loadedContext : m_controller->workerContext();
     if (context.is_object())
-        if (auto file
-            = readResults(nlohmann::json { { "context", context }, { "benchmarks", nlohmann::json::array() } }.dump()))
-            own = compareSource(*file, {});
+        if (auto machine = reportContextFromJson(context))
+            own = compareSource(ResultsFile { std::move(*machine), {} }, {});
     own.origin = tr("this session");
     std::vector<std::shared_ptr<const RunResult>> runs;
     for (const ResultRow& row : m_results->results()) {

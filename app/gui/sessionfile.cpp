@@ -20,14 +20,14 @@ json resultsArray(const std::vector<RunResult>& runs)
     return out;
 }
 
-// A results document ({"context", "benchmarks"}) read by the engine's reader, so a session
-// refuses exactly what "Open results" refuses.
+// A context and its runs, read as "Open results" reads them (an empty list is allowed here).
 Expected<ResultsFile> readPart(const json& context, const json& benchmarks, const std::string& where)
 {
-    auto file = readResults(json { { "context", context }, { "benchmarks", benchmarks } }.dump());
-    if (!file)
-        return makeError(where + ": " + file.error().message);
-    return file;
+    auto ctx = reportContextFromJson(context);
+    auto results = ctx ? resultsFromJson(benchmarks) : Expected<std::vector<RunResult>>(ctx.error());
+    if (!results)
+        return makeError(where + ": " + results.error().message);
+    return ResultsFile { std::move(*ctx), std::move(*results) };
 }
 
 const json& field(const json& object, const char* key, json::value_t kind, const std::string& where, std::string& error)

@@ -12,6 +12,7 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 namespace ctxscope::gui {
@@ -50,7 +51,7 @@ WorkingSetPlot::WorkingSetPlot(QWidget* parent)
     m_plot->plotLayout()->addElement(1, 0, m_plot->legend);
     m_plot->plotLayout()->setRowStretchFactor(1, 0.001);
     m_plot->legend->setFillOrder(QCPLegend::foColumnsFirst);
-    m_plot->legend->setWrap(2);
+    m_plot->legend->setWrap(1); // one sweep a line: legends name the placement and the file
     restyle();
 }
 
@@ -181,8 +182,11 @@ void WorkingSetPlot::drawMarkers()
             label->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
             // Alternate heights so neighbouring levels' labels never overlap.
             label->position->setCoords(x, 0.02 + 0.06 * static_cast<double>((m_markerLabels.size()) % 2));
-            label->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
-            label->setPadding(QMargins(3, 0, 0, 0));
+            // Right of its line, or left of it near the right edge, so no label is cut off.
+            const QCPRange range = m_plot->xAxis->range();
+            const bool nearEnd = std::log(x / range.lower) > 0.8 * std::log(range.upper / range.lower);
+            label->setPositionAlignment((nearEnd ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignTop);
+            label->setPadding(nearEnd ? QMargins(0, 0, 3, 0) : QMargins(3, 0, 0, 0));
             label->setText(m.label);
             label->setColor(color);
             QFont font = m_plot->xAxis->tickLabelFont();

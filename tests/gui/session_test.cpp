@@ -178,3 +178,20 @@ TEST(Session, EveryViewExportsAsPngPdfAndSvgAndResultsAsJsonAndCsv)
     }
     EXPECT_EQ(rows, window.resultsModel()->rowCount());
 }
+
+TEST(Session, ASessionWithOnlyASweepAndNoRunsLoadsBack)
+{
+    QTemporaryDir dir;
+    ASSERT_TRUE(dir.isValid());
+    const QString path = dir.filePath(QStringLiteral("sweep-only.json"));
+    MainWindow first;
+    first.setTopology(ctxscope::testing::synthetic("pack:1 l3:1 core:2 pu:1"));
+    ASSERT_TRUE(first.openResults(resultsFixture("sweep-futex.json")).ok());
+    ASSERT_EQ(first.resultsModel()->rowCount(), 0);
+    ASSERT_TRUE(first.saveSession(path).ok());
+    MainWindow second;
+    const Status loaded = second.loadSession(path);
+    ASSERT_TRUE(loaded.ok()) << loaded.error().message;
+    EXPECT_EQ(sessionToJson(second.session()), sessionToJson(first.session()));
+    EXPECT_EQ(second.plots()->workingSetPlot()->sweeps().size(), 1U);
+}

@@ -6,6 +6,7 @@
 
 #include "ctxscope/expected.h"
 #include "ctxscope/matrix.h"
+#include "ctxscope/report.h"
 #include "ctxscope/topology.h"
 #include "ctxscope/working_set.h"
 
@@ -14,6 +15,12 @@
 #include <vector>
 
 namespace ctxscope {
+
+// The parts of readResults, for documents that hold results among other things (a saved
+// session, a worker message): the machine of a "context" block, and the ctxscope entries of
+// a "benchmarks" array (which may be empty here). Errors name the field, as readResults does.
+Expected<ReportContext> reportContextFromJson(const nlohmann::json& context);
+Expected<std::vector<RunResult>> resultsFromJson(const nlohmann::json& benchmarks);
 
 // One "benchmarks" entry written by workingSetPointToJson (it has "ws_bytes"). The touch
 // run itself is not in the file, only its quartiles; the point's warnings stay with its
