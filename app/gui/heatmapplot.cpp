@@ -56,7 +56,6 @@ HeatmapPlot::HeatmapPlot(QWidget* parent)
         { 0.5, QColor(0x21, 0x91, 0x8c) }, { 0.75, QColor(0x5e, 0xc9, 0x62) }, { 1.0, QColor(0xfd, 0xe7, 0x25) } });
     m_map->setGradient(viridis);
     m_map->setInterpolate(false);
-    m_map->setTightBoundary(true);
     m_marks = m_plot->addGraph();
     m_marks->setLineStyle(QCPGraph::lsNone);
     m_plot->xAxis->setLabel(tr("task B on PU (P#)"));

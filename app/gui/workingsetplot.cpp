@@ -106,6 +106,7 @@ void WorkingSetPlot::rebuild()
         shown.push_back(WsSeries::RoundTrip);
     if (m_touch->isChecked())
         shown.push_back(WsSeries::Touch);
+    m_plot->yAxis->setLabel(shown.size() > 1 ? tr("time (log scale)") : tr("cost per switch (log scale)"));
     QCPRange xRange(kZeroBytesPosition, 64.0 * 1024 * 1024), yRange(100, 1e5);
     bool any = false;
     for (std::size_t s = 0; s < m_sweeps.size(); ++s) {
