@@ -5,6 +5,7 @@
 #include "output.h"
 #include "progress_line.h"
 #include "result_table.h"
+#include "spec_options.h"
 #include "ws_table.h"
 
 #include "ctxscope/bytes.h"
@@ -22,55 +23,25 @@ namespace ctxscope::cli {
 namespace {
 
 struct RunOptions {
-    std::string bench;
-    std::string mode = "thread";
-    std::string cpus;
-    std::string relation;
-    int tasks = 0;
+    SpecOptions spec;
     std::uint64_t iterations = 0;
-    double minTime = 0.2;
-    int repetitions = 5;
-    std::string policy = "other";
     std::string ws;
     OutputOptions output;
     CLI::Option* iterationsOption = nullptr;
 };
 
-std::string relationNames()
-{
-    std::string out;
-    for (Relation r : allRelations())
-        out += fmt::format("{}{}", out.empty() ? "" : ", ", toString(r));
-    return out;
-}
-
 Expected<BenchSpec> toSpec(const RunOptions& o)
 {
-    BenchSpec spec;
-    spec.bench = o.bench;
-    spec.mode = *benchModeFromString(o.mode); // CLI11 checked the name
-    spec.policy = *schedPolicyFromString(o.policy);
-    if (!o.cpus.empty()) {
-        auto cpus = parseCpuList(o.cpus);
-        if (!cpus)
-            return cpus.error();
-        spec.cpus = std::move(*cpus);
-    }
-    if (!o.relation.empty()) {
-        spec.relation = relationFromString(o.relation);
-        if (!spec.relation)
-            return makeError(fmt::format("unknown relation '{}' (known: {})", o.relation, relationNames()));
-    }
-    spec.tasks = o.tasks;
+    auto spec = o.spec.toSpec();
+    if (!spec)
+        return spec;
     if (o.iterationsOption->count() > 0)
-        spec.iterations = o.iterations;
-    spec.minTimeSeconds = o.minTime;
-    spec.repetitions = o.repetitions;
+        spec->iterations = o.iterations;
     if (!o.ws.empty()) {
         auto ws = parseByteSize(o.ws);
         if (!ws)
             return ws.error();
-        spec.wsBytes = *ws;
+        spec->wsBytes = *ws;
     }
     return spec;
 }
@@ -137,25 +108,13 @@ Command addRunCommand(CLI::App& app)
     for (const BenchInfo& b : benchmarks())
         names += fmt::format("{}{}", names.empty() ? "" : ", ", b.name);
     CLI::App* sub = app.add_subcommand("run", "Run one benchmark on this machine and print what it counted");
-    sub->add_option("bench", o->bench, "The benchmark: " + names)->required();
-    sub->add_option("--mode", o->mode, "thread or process (benchmarks with two or more tasks)")
-        ->check(CLI::IsMember({ "thread", "process" }))
-        ->capture_default_str();
-    auto* cpus = sub->add_option("--cpus", o->cpus,
-        "One CPU per task, as taskset numbers them: --cpus 0,0 puts both tasks of a ping-pong on CPU 0; "
-        "a ring takes N CPUs, or one CPU with --tasks N");
-    sub->add_option(
-           "--relation", o->relation, "Place the tasks as a representative pair of this class: " + relationNames())
-        ->excludes(cpus);
-    sub->add_option("--tasks", o->tasks, "Tasks in a ring (2 to 4096)");
+    sub->add_option("bench", o->spec.bench, "The benchmark: " + names)->required();
+    o->spec.addPlacementTo(sub);
     o->iterationsOption = sub->add_option("--iterations", o->iterations, "Ops per repetition (default: calibrated)");
-    sub->add_option("--min-time", o->minTime, "Seconds per repetition when calibrating")
+    sub->add_option("--min-time", o->spec.minTime, "Seconds per repetition when calibrating")
         ->excludes(o->iterationsOption)
         ->capture_default_str();
-    sub->add_option("--repetitions", o->repetitions, "Repetitions (their spread is the CV warning)")
-        ->capture_default_str();
-    sub->add_option("--policy", o->policy, "other (SCHED_OTHER) or fifo (SCHED_FIFO when permitted)")
-        ->check(CLI::IsMember({ "other", "fifo" }))
+    sub->add_option("--repetitions", o->spec.repetitions, "Repetitions (their spread is the CV warning)")
         ->capture_default_str();
     o->output.addTo(sub);
     sub->add_option("--ws", o->ws,

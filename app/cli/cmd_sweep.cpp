@@ -3,6 +3,8 @@
 #include "commands.h"
 #include "interrupt.h"
 #include "output.h"
+#include "progress_line.h"
+#include "spec_options.h"
 #include "ws_table.h"
 
 #include "ctxscope/bytes.h"
@@ -23,43 +25,23 @@ namespace ctxscope::cli {
 namespace {
 
 struct SweepOptions {
-    std::string bench;
+    SweepOptions() { spec.minTime = 0.05; } // many points: shorter repetitions than a run's
+    SpecOptions spec;
     std::string ws = "0..";
-    std::string mode = "thread";
-    std::string cpus;
-    std::string relation;
-    int tasks = 0;
     int pointsPerOctave = 1;
-    int repetitions = 5;
-    double minTime = 0.05;
-    std::string policy = "other";
     OutputOptions output;
 };
 
 Expected<SweepSpec> toSpec(const SweepOptions& o)
 {
-    SweepSpec spec;
-    BenchSpec& b = spec.base;
-    b.bench = o.bench;
-    b.mode = *benchModeFromString(o.mode); // CLI11 checked the name
-    b.policy = *schedPolicyFromString(o.policy);
-    if (!o.cpus.empty()) {
-        auto cpus = parseCpuList(o.cpus);
-        if (!cpus)
-            return cpus.error();
-        b.cpus = std::move(*cpus);
-    }
-    if (!o.relation.empty()) {
-        b.relation = relationFromString(o.relation);
-        if (!b.relation)
-            return makeError(fmt::format("unknown relation '{}'", o.relation));
-    }
-    b.tasks = o.tasks;
-    b.minTimeSeconds = o.minTime;
-    b.repetitions = o.repetitions;
+    auto base = o.spec.toSpec();
+    if (!base)
+        return base.error();
     auto range = parseByteRange(o.ws);
     if (!range)
         return range.error();
+    SweepSpec spec;
+    spec.base = std::move(*base);
     spec.fromBytes = range->from;
     spec.toBytes = range->to;
     spec.pointsPerOctave = o.pointsPerOctave;
@@ -85,16 +67,21 @@ int sweep(const SweepOptions& o)
     if (table)
         std::fputs(formatSweepHeader(*spec, *plan, *placement).c_str(), stdout);
     std::fflush(stdout);
+    ProgressLine progress;
     InterruptScope interrupt;
     auto result = runSweep(
         *spec, *topology,
-        [table](const SweepProgress& p) {
+        [&](const SweepProgress& p) {
             if (p.finished && table) {
+                progress.clear(); // the row takes the line on a terminal
                 std::fputs(formatSweepRow(*p.finished).c_str(), stdout);
                 std::fflush(stdout);
             }
+            progress.update(
+                fmt::format("[{}/{}] W = {} {}", p.point + 1, p.points, formatBytes(p.wsBytes), p.stage), p.fraction);
         },
         interrupt.token());
+    progress.clear();
     if (!result) {
         if (interrupt.requested()) {
             fmt::print(stderr, "ctxscope-cli: interrupted; the rows above are the points that finished\n");
@@ -112,10 +99,7 @@ int sweep(const SweepOptions& o)
         doc["benchmarks"].push_back(workingSetPointToJson(point, o.output.samples));
         roundTrips.push_back(point.roundTripRun);
     }
-    nlohmann::json caches = nlohmann::json::array();
-    for (const CacheInfo& c : result->caches)
-        caches.push_back({ { "level", c.level }, { "size", c.size }, { "line_size", c.lineSize }, { "pus", c.pus } });
-    doc["sweep"] = { { "caches", std::move(caches) }, { "warnings", result->warnings } };
+    doc["sweep"] = { { "caches", sweepCachesToJson(*result) }, { "warnings", result->warnings } };
     return writeOutputs(o.output, doc, o.output.samples ? samplesToCsv(roundTrips) : resultsToCsv(context, roundTrips));
 }
 
@@ -127,26 +111,18 @@ Command addSweepCommand(CLI::App& app)
     CLI::App* sub = app.add_subcommand("sweep",
         "Working-set curve: the round trip, the hot touch(W) and the switch cost for W on a log2 grid, with the "
         "cache sizes");
-    sub->add_option("bench", o->bench, "The benchmark: futex, pipe or ring")->required();
+    sub->add_option("bench", o->spec.bench, "The benchmark: futex, pipe or ring")->required();
     sub->add_option("--ws", o->ws,
            "Working sets FROM..TO per task, e.g. 0..64M, 4K..1G; TO left out: 4x the last-level cache "
            "(capped at a quarter of the available memory)")
         ->capture_default_str();
-    sub->add_option("--mode", o->mode, "thread or process")
-        ->check(CLI::IsMember({ "thread", "process" }))
-        ->capture_default_str();
-    auto* cpus = sub->add_option("--cpus", o->cpus, "One CPU per task, as taskset numbers them (0,0: both on CPU 0)");
-    sub->add_option("--relation", o->relation, "Place the tasks as a representative pair of this class")
-        ->excludes(cpus);
-    sub->add_option("--tasks", o->tasks, "Tasks in a ring (2 to 4096)");
+    o->spec.addPlacementTo(sub);
     sub->add_option("--points-per-octave", o->pointsPerOctave, "Grid points per doubling of W (1 to 16)")
         ->capture_default_str();
-    sub->add_option("--repetitions", o->repetitions, "Repetitions per point and per series")->capture_default_str();
-    sub->add_option("--min-time", o->minTime, "Seconds per repetition")->capture_default_str();
-    o->output.addTo(sub);
-    sub->add_option("--policy", o->policy, "other (SCHED_OTHER) or fifo (SCHED_FIFO when permitted)")
-        ->check(CLI::IsMember({ "other", "fifo" }))
+    sub->add_option("--repetitions", o->spec.repetitions, "Repetitions per point and per series")
         ->capture_default_str();
+    sub->add_option("--min-time", o->spec.minTime, "Seconds per repetition")->capture_default_str();
+    o->output.addTo(sub);
     return { sub, [o] { return sweep(*o); } };
 }
 

@@ -7,6 +7,7 @@
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QLineEdit>
 #include <QProgressBar>
 #include <QSettings>
 #include <QSpinBox>
@@ -71,6 +72,9 @@ RunPanel::RunPanel(QWidget* parent)
         m_policy->addItem(qs(toString(policy)), static_cast<int>(policy));
     m_policy->setToolTip(tr("SCHED_FIFO needs CAP_SYS_NICE or RLIMIT_RTPRIO; when refused the run uses "
                             "SCHED_OTHER and its result says so"));
+    m_ws = new QLineEdit(this);
+    m_ws->setPlaceholderText(tr("none (e.g. 4096, 64K, 16M, 1G)"));
+    m_ws->setClearButtonEnabled(true);
     m_problem = new QLabel(this);
     m_problem->setWordWrap(true);
     m_problem->setStyleSheet(QStringLiteral("color:#b02a37;"));
@@ -88,6 +92,7 @@ RunPanel::RunPanel(QWidget* parent)
     form->addRow(tr("&Placement:"), m_placement);
     form->addRow(m_placementInfo);
     form->addRow(tr("&Tasks:"), m_tasks);
+    form->addRow(tr("&Working set:"), m_ws);
     form->addRow(tr("&Length:"), m_lengthKind);
     form->addRow(QString(), m_minTime);
     form->addRow(QString(), m_iterations);
@@ -109,11 +114,8 @@ RunPanel::RunPanel(QWidget* parent)
     for (QComboBox* box : { m_mode, m_lengthKind, m_policy })
         connect(box, &QComboBox::currentIndexChanged, this, &RunPanel::specChanged);
     connect(m_tasks, &QSpinBox::valueChanged, this, &RunPanel::updatePlacementInfo);
-    connect(this, &RunPanel::specChanged, this, [this] {
-        const auto s = spec();
-        m_problem->setText(s ? QString() : QString::fromStdString(s.error().message));
-        m_problem->setVisible(!s);
-    });
+    connect(m_ws, &QLineEdit::textChanged, this, &RunPanel::specChanged);
+    connect(this, &RunPanel::specChanged, this, &RunPanel::showProblem);
     benchmarkChanged();
 }
 
@@ -149,7 +151,21 @@ void RunPanel::benchmarkChanged()
     m_tasks->setRange(info->minTasks, ring ? std::min(info->maxTasks, 64) : info->maxTasks);
     m_tasks->setValue(info->defaultTasks);
     m_tasks->setEnabled(ring);
+    m_ws->setEnabled(info->workingSet);
     updatePlacementInfo();
+}
+
+void RunPanel::showProblem()
+{
+    const auto s = spec();
+    m_problem->setText(s ? QString() : QString::fromStdString(s.error().message));
+    m_problem->setVisible(!s);
+    // The field itself says when its text is not a size, next to where it is typed.
+    const auto ws = workingSetBytes(m_ws);
+    m_ws->setStyleSheet(ws ? QString() : QStringLiteral("QLineEdit { border: 1px solid #b02a37; }"));
+    m_ws->setToolTip(ws ? tr("Bytes each task writes per op (one byte per cache line) after taking the token; the "
+                             "result adds the hot touch baseline and the switch cost")
+                        : QString::fromStdString(ws.error().message));
 }
 
 void RunPanel::loadSettings()
@@ -167,6 +183,7 @@ void RunPanel::loadSettings()
     m_iterations->setValue(settings.value(QStringLiteral("iterations"), m_iterations->value()).toInt());
     m_repetitions->setValue(settings.value(QStringLiteral("repetitions"), m_repetitions->value()).toInt());
     m_policy->setCurrentIndex(std::max(0, m_policy->findText(settings.value(QStringLiteral("policy")).toString())));
+    m_ws->setText(settings.value(QStringLiteral("workingSet")).toString());
     emit specChanged();
 }
 
@@ -183,6 +200,7 @@ void RunPanel::saveSettings() const
     settings.setValue(QStringLiteral("iterations"), m_iterations->value());
     settings.setValue(QStringLiteral("repetitions"), m_repetitions->value());
     settings.setValue(QStringLiteral("policy"), m_policy->currentText());
+    settings.setValue(QStringLiteral("workingSet"), m_ws->text());
 }
 
 void RunPanel::runStarted()

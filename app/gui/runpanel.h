@@ -15,13 +15,18 @@ class QAction;
 class QComboBox;
 class QDoubleSpinBox;
 class QLabel;
+class QLineEdit;
 class QProgressBar;
 class QSpinBox;
 
 namespace ctxscope::gui {
 
+// The size typed in a working-set field (the engine's parser: 4096, 64K, 16M, 1G); 0 when
+// it is empty or disabled (a benchmark without a working set).
+Expected<std::uint64_t> workingSetBytes(const QLineEdit* field);
+
 // What to run and where: benchmark (the engine's list, so new ones appear by themselves),
-// mode, placement (the map's selection, a relation class, or unpinned), length,
+// mode, placement (the map's selection, a relation class, or unpinned), working set, length,
 // repetitions, policy; Run and Cancel; the progress of the current run with an estimate
 // of the time left. The choices persist between sessions (QSettings).
 class RunPanel : public QWidget {
@@ -49,6 +54,8 @@ public:
     void setIterations(int iterations); // a fixed number of ops per repetition
     void setMinTime(double seconds); // calibrated to at least this long per repetition
     void setRepetitions(int repetitions);
+    // The working set each task touches per op, as typed: 4096, 64K, 16M, 1G; empty: none.
+    void setWorkingSet(const QString& text);
 
     void loadSettings();
     void saveSettings() const;
@@ -61,6 +68,7 @@ public:
     QComboBox* benchmarkChooser() const { return m_bench; }
     QComboBox* placementChooser() const { return m_placement; }
     QProgressBar* progressBar() const { return m_progress; }
+    QLineEdit* workingSetField() const { return m_ws; }
 
 signals:
     void specChanged(); // any choice changed: Run's availability may change
@@ -68,6 +76,7 @@ signals:
 private:
     void benchmarkChanged();
     void updatePlacementInfo();
+    void showProblem();
     const BenchInfo* currentBench() const;
     int taskCount() const;
 
@@ -84,6 +93,7 @@ private:
     QSpinBox* m_iterations = nullptr;
     QSpinBox* m_repetitions = nullptr;
     QComboBox* m_policy = nullptr;
+    QLineEdit* m_ws = nullptr;
     QLabel* m_problem = nullptr;
     QProgressBar* m_progress = nullptr;
     QLabel* m_eta = nullptr;

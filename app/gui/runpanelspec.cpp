@@ -3,11 +3,13 @@
 #include "runpanel.h"
 #include "taskselection.h"
 
+#include "ctxscope/bytes.h"
 #include "ctxscope/placement.h"
 
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QLabel>
+#include <QLineEdit>
 #include <QSpinBox>
 #include <QStringList>
 
@@ -28,6 +30,17 @@ QString cpuNames(const std::vector<int>& cpus)
 }
 
 } // namespace
+
+Expected<std::uint64_t> workingSetBytes(const QLineEdit* field)
+{
+    const QString text = field->text().trimmed();
+    if (text.isEmpty() || !field->isEnabled())
+        return std::uint64_t { 0 };
+    auto bytes = parseByteSize(text.toStdString());
+    if (!bytes)
+        return makeError("Working set: " + bytes.error().message);
+    return bytes;
+}
 
 const BenchInfo* RunPanel::currentBench() const
 {
@@ -120,6 +133,8 @@ void RunPanel::setMinTime(double seconds)
 
 void RunPanel::setRepetitions(int repetitions) { m_repetitions->setValue(repetitions); }
 
+void RunPanel::setWorkingSet(const QString& text) { m_ws->setText(text); }
+
 Expected<BenchSpec> RunPanel::spec() const
 {
     const BenchInfo* info = currentBench();
@@ -135,6 +150,10 @@ Expected<BenchSpec> RunPanel::spec() const
         spec.minTimeSeconds = m_minTime->value();
     spec.repetitions = m_repetitions->value();
     spec.policy = static_cast<SchedPolicy>(m_policy->currentData().toInt());
+    auto ws = workingSetBytes(m_ws);
+    if (!ws)
+        return ws.error();
+    spec.wsBytes = *ws;
     switch (placementKind()) {
     case PlacementKind::Unpinned:
         spec.relation = Relation::Unpinned;

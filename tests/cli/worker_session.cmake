@@ -1,31 +1,74 @@
 # SPDX-License-Identifier: MIT
-# Feeds a scripted session to `ctxscope-cli worker` and checks the replies, in order of need:
-# hello first, an error for garbage and for an unknown type, the cancel, a result, bye last.
-execute_process(COMMAND ${CLI} worker INPUT_FILE ${SCRIPT} RESULT_VARIABLE code OUTPUT_VARIABLE out
-    ERROR_VARIABLE err TIMEOUT 60)
-if(NOT code EQUAL 0)
-    message(FATAL_ERROR "worker exited with ${code}\n${err}")
-endif()
-# Lines hold ';' (topology XML), so no CMake lists: cut the first and the last line by hand.
-string(FIND "${out}" "\n" firstEnd)
-string(SUBSTRING "${out}" 0 ${firstEnd} first)
-string(STRIP "${out}" trimmed)
-string(FIND "${trimmed}" "\n" lastStart REVERSE)
-math(EXPR lastStart "${lastStart} + 1")
-string(SUBSTRING "${trimmed}" ${lastStart} -1 last)
-if(NOT first MATCHES "\"type\":\"hello\"" OR NOT first MATCHES "\"protocol\":1")
-    message(FATAL_ERROR "the first line is not a version 1 hello")
-endif()
-if(NOT last STREQUAL "{\"type\":\"bye\"}")
-    message(FATAL_ERROR "the last line is not bye: ${last}")
-endif()
-foreach(expect
-        "\"message\":\"not a JSON line\""
-        "unknown message type 'launch-missiles'"
-        "{\"id\":1,\"type\":\"cancelled\"}"
-        "\"id\":2,\"result\":{\"bench\":\"syscall\"")
-    string(FIND "${out}" "${expect}" at)
-    if(at EQUAL -1)
-        message(FATAL_ERROR "no reply containing ${expect} in:\n${out}")
+# Feeds scripted sessions to `ctxscope-cli worker` and checks the replies, in order of need:
+# hello first, an error for garbage, for each malformed command and for an unknown type, a
+# cancel of each kind of command, a result, bye last. Then one session per sweep, matrix and
+# lesson (JOBS, one command a line), each left to finish at the end of its input.
+function(run_worker input out_var)
+    execute_process(COMMAND ${CLI} worker INPUT_FILE ${input} RESULT_VARIABLE code OUTPUT_VARIABLE out
+        ERROR_VARIABLE err TIMEOUT 120)
+    if(NOT code EQUAL 0)
+        message(FATAL_ERROR "worker exited with ${code} on ${input}\n${err}")
+    endif()
+    # Lines hold ';' (topology XML), so no CMake lists: cut the first and the last line by hand.
+    string(FIND "${out}" "\n" firstEnd)
+    string(SUBSTRING "${out}" 0 ${firstEnd} first)
+    string(STRIP "${out}" trimmed)
+    string(FIND "${trimmed}" "\n" lastStart REVERSE)
+    math(EXPR lastStart "${lastStart} + 1")
+    string(SUBSTRING "${trimmed}" ${lastStart} -1 last)
+    if(NOT first MATCHES "\"type\":\"hello\"" OR NOT first MATCHES "\"protocol\":2")
+        message(FATAL_ERROR "the first line is not a version 2 hello")
+    endif()
+    if(NOT last STREQUAL "{\"type\":\"bye\"}")
+        message(FATAL_ERROR "the last line is not bye: ${last}")
+    endif()
+    set(${out_var} "${out}" PARENT_SCOPE)
+endfunction()
+
+function(expect_in out)
+    foreach(expect ${ARGN})
+        string(FIND "${out}" "${expect}" at)
+        if(at EQUAL -1)
+            message(FATAL_ERROR "no reply containing ${expect} in:\n${out}")
+        endif()
+    endforeach()
+endfunction()
+
+run_worker(${SCRIPT} out)
+expect_in("${out}"
+    "\"message\":\"not a JSON line\""
+    "{\"id\":1,\"type\":\"cancelled\"}"
+    "{\"id\":3,\"type\":\"cancelled\"}"
+    "{\"id\":4,\"type\":\"cancelled\"}"
+    "{\"id\":5,\"type\":\"cancelled\"}"
+    "{\"id\":6,\"message\":\"bad sweep message: missing field 'spec'\",\"type\":\"error\"}"
+    "{\"id\":7,\"message\":\"bad sweep message: field 'to_bytes' should be a number\""
+    "{\"id\":8,\"message\":\"bad matrix message: field 'bench' should be a string\""
+    "{\"id\":9,\"message\":\"bad matrix message: fill should be classes or all-pairs, not 'diagonal'\""
+    "{\"id\":10,\"message\":\"bad lesson message: missing field 'lesson'\""
+    "{\"id\":11,\"message\":\"bad lesson message: field 'min_time' should be a number\""
+    "{\"id\":null,\"message\":\"a lesson message needs a non-negative integer \\\"id\\\"\""
+    "\"id\":2,\"result\":{\"bench\":\"syscall\""
+    "unknown message type 'launch-missiles'")
+foreach(kind sweep_result matrix_result lesson_result)
+    string(FIND "${out}" "\"type\":\"${kind}\"" at)
+    if(NOT at EQUAL -1)
+        message(FATAL_ERROR "a cancelled command still sent its ${kind}")
+    endif()
+endforeach()
+
+file(STRINGS ${JOBS} jobs)
+set(n 0)
+foreach(job IN LISTS jobs)
+    math(EXPR n "${n} + 1")
+    set(input ${CMAKE_CURRENT_BINARY_DIR}/worker_job_${n}.ndjson)
+    file(WRITE ${input} "${job}\n")
+    run_worker(${input} out)
+    if(job MATCHES "\"type\":\"sweep\"")
+        expect_in("${out}" "\"type\":\"sweep_point\"" "\"type\":\"sweep_result\"" "\"switch_ns\":")
+    elseif(job MATCHES "\"type\":\"matrix\"")
+        expect_in("${out}" "\"type\":\"matrix_cell\"" "\"type\":\"matrix_result\"" "\"fill\":\"classes\"")
+    else()
+        expect_in("${out}" "\"type\":\"lesson_step\"" "\"type\":\"lesson_result\"" "times dearer than the system call")
     endif()
 endforeach()

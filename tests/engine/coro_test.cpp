@@ -3,6 +3,7 @@
 // ladder (user-space switches cost less than a system call, and far less than a kernel
 // context switch) and the syscall self-check that shows where ucontext's time goes.
 #include "ctxscope/runner.h"
+#include "live_topology_test.h"
 
 #include <gtest/gtest.h>
 
@@ -12,20 +13,8 @@ using namespace ctxscope;
 
 namespace {
 
-class Coro : public ::testing::Test {
+class Coro : public test::LiveTopologyTest {
 protected:
-    static void SetUpTestSuite()
-    {
-        auto t = Topology::loadLive();
-        ASSERT_TRUE(t.ok()) << t.error().message;
-        s_topology = new Topology(std::move(*t));
-    }
-    static void TearDownTestSuite()
-    {
-        delete s_topology;
-        s_topology = nullptr;
-    }
-
     static RunResult run(const std::string& bench, int tasks = 1)
     {
         BenchSpec s;
@@ -43,8 +32,6 @@ protected:
             static_cast<unsigned long long>(r->opsPerSample));
         return std::move(*r);
     }
-
-    static inline Topology* s_topology = nullptr;
 };
 
 } // namespace

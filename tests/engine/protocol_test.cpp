@@ -2,6 +2,8 @@
 #include "ctxscope/protocol.h"
 #include "ctxscope/worker.h"
 
+#include "worker_transcript.h"
+
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -11,6 +13,7 @@
 
 using namespace ctxscope;
 using namespace ctxscope::protocol;
+using ctxscope::test::Transcript;
 using nlohmann::json;
 
 TEST(Protocol, SpecRoundTripsThroughJson)
@@ -50,43 +53,85 @@ TEST(Protocol, GarbageGetsAMessageNeverACrash)
     EXPECT_FALSE(parseCommand(std::string(kMaxLineBytes + 1, ' ')).ok());
 }
 
-namespace {
+TEST(Protocol, SweepMatrixAndLessonCommandsRoundTrip)
+{
+    SweepCommand sweep { 5, {} };
+    sweep.spec.base.bench = "pipe";
+    sweep.spec.base.cpus = { 1, 0 };
+    sweep.spec.base.wsBytes = 8192; // ignored by a sweep, but a spec carries it
+    sweep.spec.fromBytes = 4096;
+    sweep.spec.toBytes = 1U << 20;
+    sweep.spec.pointsPerOctave = 2;
+    auto s = parseCommand(commandLine(sweep));
+    ASSERT_TRUE(s.ok()) << s.error().message;
+    const auto& sc = std::get<SweepCommand>(*s);
+    EXPECT_EQ(sc.id, 5U);
+    EXPECT_EQ(sc.spec.base.bench, "pipe");
+    EXPECT_EQ(sc.spec.base.cpus, (std::vector<int> { 1, 0 }));
+    EXPECT_EQ(sc.spec.base.wsBytes, 8192U);
+    EXPECT_EQ(sc.spec.fromBytes, 4096U);
+    EXPECT_EQ(sc.spec.toBytes, std::optional<std::uint64_t>(1U << 20));
+    EXPECT_EQ(sc.spec.pointsPerOctave, 2);
 
-// Collects a session's output lines and lets a test wait for one of a type.
-class Transcript {
-public:
-    void add(const std::string& line)
-    {
-        std::lock_guard lock(m_mutex);
-        m_lines.push_back(line);
-        m_cv.notify_all();
+    // to_bytes left out: the engine picks the end from the caches.
+    auto open = parseCommand(R"({"type":"sweep","id":6,"spec":{"bench":"futex"}})");
+    ASSERT_TRUE(open.ok()) << open.error().message;
+    EXPECT_FALSE(std::get<SweepCommand>(*open).spec.toBytes);
+    EXPECT_EQ(std::get<SweepCommand>(*open).spec.fromBytes, 0U);
+
+    auto m = parseCommand(
+        commandLine(MatrixCommand { 7, "yield", BenchMode::Process, MatrixMode::AllPairs, LessonOptions { 0.02, 2 } }));
+    ASSERT_TRUE(m.ok()) << m.error().message;
+    const auto& mc = std::get<MatrixCommand>(*m);
+    EXPECT_EQ(mc.id, 7U);
+    EXPECT_EQ(mc.bench, "yield");
+    EXPECT_EQ(mc.mode, BenchMode::Process);
+    EXPECT_EQ(mc.fill, MatrixMode::AllPairs);
+    EXPECT_DOUBLE_EQ(mc.options.minTimeSeconds, 0.02);
+    EXPECT_EQ(mc.options.repetitions, 2);
+    auto defaults = parseCommand(R"({"type":"matrix","id":8,"bench":"futex"})");
+    ASSERT_TRUE(defaults.ok()) << defaults.error().message;
+    EXPECT_EQ(std::get<MatrixCommand>(*defaults).fill, MatrixMode::Classes);
+    EXPECT_EQ(std::get<MatrixCommand>(*defaults).mode, BenchMode::Thread);
+
+    auto l = parseCommand(commandLine(LessonCommand { 9, "pinning", LessonOptions { 0.05, 4 } }));
+    ASSERT_TRUE(l.ok()) << l.error().message;
+    const auto& lc = std::get<LessonCommand>(*l);
+    EXPECT_EQ(lc.id, 9U);
+    EXPECT_EQ(lc.lesson, "pinning");
+    EXPECT_DOUBLE_EQ(lc.options.minTimeSeconds, 0.05);
+    EXPECT_EQ(lc.options.repetitions, 4);
+}
+
+TEST(Protocol, MalformedSweepMatrixAndLessonCommandsAreRefusedByName)
+{
+    const std::pair<std::string_view, std::string_view> cases[] = {
+        { R"({"type":"sweep","spec":{"bench":"futex"}})", "needs a non-negative integer \"id\"" },
+        { R"({"type":"sweep","id":"one","spec":{"bench":"futex"}})", "needs a non-negative integer \"id\"" },
+        { R"({"type":"sweep","id":1})", "missing field 'spec'" },
+        { R"({"type":"sweep","id":1,"spec":"futex"})", "field 'spec' should be an object" },
+        { R"({"type":"sweep","id":1,"spec":{}})", "missing field 'spec.bench'" },
+        { R"({"type":"sweep","id":1,"spec":{"bench":"futex"},"from_bytes":"4K"})", "'from_bytes' should be" },
+        { R"({"type":"sweep","id":1,"spec":{"bench":"futex"},"to_bytes":-4096})", "'to_bytes' should be" },
+        { R"({"type":"sweep","id":1,"spec":{"bench":"futex"},"points_per_octave":1.5})", "'points_per_octave'" },
+        { R"({"type":"sweep","id":1,"spec":{"bench":"futex","ws_bytes":true}})", "'spec.ws_bytes'" },
+        { R"({"type":"matrix","id":2})", "missing field 'bench'" },
+        { R"({"type":"matrix","id":2,"bench":3})", "field 'bench' should be a string" },
+        { R"({"type":"matrix","id":2,"bench":"futex","fill":"diagonal"})", "fill should be classes or all-pairs" },
+        { R"({"type":"matrix","id":2,"bench":"futex","mode":"fiber"})", "mode should be thread or process" },
+        { R"({"type":"matrix","id":2,"bench":"futex","min_time":"long"})", "'min_time' should be a number" },
+        { R"({"type":"matrix","id":-2,"bench":"futex"})", "needs a non-negative integer \"id\"" },
+        { R"({"type":"lesson","id":3})", "missing field 'lesson'" },
+        { R"({"type":"lesson","id":3,"lesson":["pinning"]})", "field 'lesson' should be a string" },
+        { R"({"type":"lesson","id":3,"lesson":"pinning","repetitions":"three"})", "'repetitions' should be" },
+        { R"({"type":"lesson","lesson":"pinning"})", "needs a non-negative integer \"id\"" },
+    };
+    for (const auto& [line, why] : cases) {
+        auto cmd = parseCommand(line);
+        ASSERT_FALSE(cmd.ok()) << line;
+        EXPECT_NE(cmd.error().message.find(why), std::string::npos) << line << " -> " << cmd.error().message;
     }
-    std::optional<Message> waitFor(std::string_view type, std::chrono::seconds timeout)
-    {
-        std::unique_lock lock(m_mutex);
-        std::optional<Message> found;
-        m_cv.wait_for(lock, timeout, [&] {
-            for (; m_seen < m_lines.size(); ++m_seen) {
-                auto m = parseMessage(m_lines[m_seen]);
-                if (m && m->type == type) {
-                    found = *m;
-                    ++m_seen;
-                    return true;
-                }
-            }
-            return false;
-        });
-        return found;
-    }
-
-private:
-    std::mutex m_mutex;
-    std::condition_variable m_cv;
-    std::vector<std::string> m_lines;
-    std::size_t m_seen = 0;
-};
-
-} // namespace
+}
 
 TEST(WorkerSession, ScriptedSessionWithGarbageCancelAndARun)
 {

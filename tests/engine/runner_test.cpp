@@ -2,6 +2,7 @@
 // Each benchmark, run briefly on this machine, checked for what must hold on any machine:
 // only CPUs the live topology reports as allowed are used.
 #include "ctxscope/runner.h"
+#include "live_topology_test.h"
 
 #include <gtest/gtest.h>
 
@@ -13,20 +14,8 @@ using namespace ctxscope;
 
 namespace {
 
-class Runner : public ::testing::Test {
+class Runner : public test::LiveTopologyTest {
 protected:
-    static void SetUpTestSuite()
-    {
-        auto t = Topology::loadLive();
-        ASSERT_TRUE(t.ok()) << t.error().message;
-        s_topology = new Topology(std::move(*t));
-    }
-    static void TearDownTestSuite()
-    {
-        delete s_topology;
-        s_topology = nullptr;
-    }
-
     static int firstCpu() { return s_topology->allowedPus().front(); }
 
     static BenchSpec spec(std::string bench, BenchMode mode, std::vector<int> cpus, std::uint64_t iterations)
@@ -48,8 +37,6 @@ protected:
             return {};
         return std::move(*r);
     }
-
-    static inline Topology* s_topology = nullptr;
 };
 
 // The facts every result must carry whatever the benchmark.

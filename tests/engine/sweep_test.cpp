@@ -2,6 +2,7 @@
 // Working-set sweeps: the grid (log2 steps, 4x the last-level cache, capped by memory) on
 // synthetic topologies, and short live sweeps for the series, progress and cancellation.
 #include "ctxscope/sweep.h"
+#include "live_topology_test.h"
 
 #include <gtest/gtest.h>
 
@@ -113,19 +114,8 @@ TEST(SweepPlan, BadSpecsAreRefused)
 
 namespace {
 
-class LiveSweep : public ::testing::Test {
+class LiveSweep : public test::LiveTopologyTest {
 protected:
-    static void SetUpTestSuite()
-    {
-        auto t = Topology::loadLive();
-        ASSERT_TRUE(t.ok()) << t.error().message;
-        s_topology = new Topology(std::move(*t));
-    }
-    static void TearDownTestSuite()
-    {
-        delete s_topology;
-        s_topology = nullptr;
-    }
     static SweepSpec small()
     {
         SweepSpec s;
@@ -138,7 +128,6 @@ protected:
         s.toBytes = 16 * 1024;
         return s;
     }
-    static inline Topology* s_topology = nullptr;
 };
 
 } // namespace

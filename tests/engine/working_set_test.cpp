@@ -5,6 +5,7 @@
 #include "bench/working_set.h"
 #include "ctxscope/runner.h"
 #include "ctxscope/working_set.h"
+#include "live_topology_test.h"
 
 #include <gtest/gtest.h>
 
@@ -93,19 +94,8 @@ TEST(WorkingSet, SwitchCostIsDerivedOrFlaggedNeverNegative)
 
 namespace {
 
-class WorkingSetRun : public ::testing::Test {
+class WorkingSetRun : public test::LiveTopologyTest {
 protected:
-    static void SetUpTestSuite()
-    {
-        auto t = Topology::loadLive();
-        ASSERT_TRUE(t.ok()) << t.error().message;
-        s_topology = new Topology(std::move(*t));
-    }
-    static void TearDownTestSuite()
-    {
-        delete s_topology;
-        s_topology = nullptr;
-    }
     static BenchSpec spec(const std::string& bench, std::uint64_t ws, int tasks = 2)
     {
         BenchSpec s;
@@ -123,7 +113,6 @@ protected:
         EXPECT_FALSE(r.ok());
         return r.ok() ? std::string() : r.error().message;
     }
-    static inline Topology* s_topology = nullptr;
 };
 
 } // namespace

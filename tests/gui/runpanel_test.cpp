@@ -3,12 +3,24 @@
 #include "testtopologies.h"
 
 #include <QComboBox>
+#include <QLineEdit>
 
 #include <gtest/gtest.h>
 
 using namespace ctxscope;
 using namespace ctxscope::gui;
 using ctxscope::testing::synthetic;
+
+namespace {
+
+// Settings outlive a test (the app's other tests load them): leave no working set behind,
+// even when an assertion ends the test early.
+struct NoWorkingSetLeftBehind {
+    RunPanel& panel;
+    ~NoWorkingSetLeftBehind() { panel.setWorkingSet(QString()); }
+};
+
+} // namespace
 
 TEST(RunPanel, OffersEveryBenchmarkOfTheEngine)
 {
@@ -100,4 +112,59 @@ TEST(RunPanel, ChoicesPersistBetweenSessions)
     EXPECT_FALSE(spec->iterations.has_value());
     EXPECT_DOUBLE_EQ(spec->minTimeSeconds, 0.75);
     EXPECT_EQ(spec->repetitions, 9);
+}
+
+TEST(RunPanel, WorkingSetFieldTakesSizesAsTypedAndSaysWhatIsWrong)
+{
+    RunPanel panel;
+    const NoWorkingSetLeftBehind clean { panel };
+    panel.setTopology(synthetic("pack:1 core:4 pu:2"));
+    ASSERT_TRUE(panel.setBenchmark(QStringLiteral("futex")));
+    panel.usePlacement(RunPanel::PlacementKind::Relation, Relation::SamePu);
+    ASSERT_TRUE(panel.workingSetField()->isEnabled());
+    EXPECT_EQ(panel.spec()->wsBytes, 0U) << "empty: no working set";
+    const std::pair<const char*, std::uint64_t> sizes[]
+        = { { "4096", 4096 }, { "64K", 64 * 1024 }, { "16M", 16U << 20 }, { "1G", 1U << 30 }, { " 8k ", 8192 } };
+    for (const auto& [text, bytes] : sizes) {
+        panel.setWorkingSet(QString::fromLatin1(text));
+        auto spec = panel.spec();
+        ASSERT_TRUE(spec.ok()) << text << ": " << spec.error().message;
+        EXPECT_EQ(spec->wsBytes, bytes) << text;
+        EXPECT_TRUE(panel.workingSetField()->styleSheet().isEmpty()) << text;
+    }
+    for (const char* bad : { "12Q", "-4K", "1.5M", "lots" }) {
+        panel.setWorkingSet(QString::fromLatin1(bad));
+        auto spec = panel.spec();
+        ASSERT_FALSE(spec.ok()) << bad;
+        EXPECT_NE(spec.error().message.find("Working set"), std::string::npos) << spec.error().message;
+        EXPECT_NE(spec.error().message.find(bad), std::string::npos) << spec.error().message;
+        // Feedback at the field: marked, and its tooltip names the problem.
+        EXPECT_FALSE(panel.workingSetField()->styleSheet().isEmpty()) << bad;
+        EXPECT_TRUE(panel.workingSetField()->toolTip().contains(QString::fromLatin1(bad))) << bad;
+    }
+    // A benchmark without a working set ignores the field (and greys it).
+    ASSERT_TRUE(panel.setBenchmark(QStringLiteral("syscall")));
+    EXPECT_FALSE(panel.workingSetField()->isEnabled());
+    auto syscall = panel.spec();
+    ASSERT_TRUE(syscall.ok()) << syscall.error().message;
+    EXPECT_EQ(syscall->wsBytes, 0U);
+}
+
+TEST(RunPanel, WorkingSetPersistsBetweenSessions)
+{
+    {
+        RunPanel panel;
+        panel.setTopology(synthetic("pack:1 core:4 pu:2"));
+        ASSERT_TRUE(panel.setBenchmark(QStringLiteral("pipe")));
+        panel.usePlacement(RunPanel::PlacementKind::Unpinned);
+        panel.setWorkingSet(QStringLiteral("16M"));
+    }
+    RunPanel again;
+    const NoWorkingSetLeftBehind clean { again };
+    again.setTopology(synthetic("pack:1 core:4 pu:2"));
+    again.loadSettings();
+    EXPECT_EQ(again.workingSetField()->text(), QStringLiteral("16M"));
+    auto spec = again.spec();
+    ASSERT_TRUE(spec.ok()) << spec.error().message;
+    EXPECT_EQ(spec->wsBytes, 16U << 20);
 }

@@ -40,6 +40,9 @@ struct LessonProgress {
     int steps = 0;
     std::string_view label;
     double fraction = 0; // of the whole lesson
+    // Once the step is done (fraction (step + 1) / steps): its result, or why it failed.
+    const RunResult* finished = nullptr;
+    std::string_view failure;
 };
 
 struct LessonResult {

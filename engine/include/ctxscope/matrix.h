@@ -10,6 +10,7 @@
 #include <functional>
 #include <optional>
 #include <stop_token>
+#include <string_view>
 #include <vector>
 
 namespace ctxscope {
@@ -46,12 +47,17 @@ struct MatrixProgress {
     int a = 0;
     int b = 0;
     double fraction = 0;
+    // Once the pair is done (fraction (run + 1) / runs): its result, or why it failed.
+    const RunResult* finished = nullptr;
+    std::string_view failure;
 };
 
 Expected<MatrixResult> runMatrix(const std::string& bench, BenchMode mode, MatrixMode matrixMode,
     const Topology& topology, const LessonOptions& options,
     const std::function<void(const MatrixProgress&)>& progress = {}, std::stop_token stop = {});
 
+// One cell: {"cpus": [a, b], "relation", "median_ns", "per_switch_ns" (or null), "measured"}.
+nlohmann::json matrixCellToJson(const MatrixCell& cell);
 // The matrix itself (pus, cells, failures); the measured runs go into a results file's
 // "benchmarks" array beside it.
 nlohmann::json matrixToJson(const MatrixResult& matrix);

@@ -3,8 +3,11 @@
 
 #include "ctxscope/bench.h"
 #include "ctxscope/expected.h"
+#include "ctxscope/lesson.h"
+#include "ctxscope/matrix.h"
 #include "ctxscope/report.h"
 #include "ctxscope/runner.h"
+#include "ctxscope/sweep.h"
 
 #include <nlohmann/json.hpp>
 
@@ -15,26 +18,78 @@
 #include <variant>
 
 // The worker stream: newline-delimited JSON between a controller (the GUI) and
-// `ctxscope-cli worker`. Every message is one JSON object on one line with a "type".
+// `ctxscope-cli worker`. Every message is one JSON object on one line with a "type"; every
+// line stays within kMaxLineBytes. The README ("The worker stream") has an example of each.
 //
-//   worker -> controller: hello, progress, samples, result, error, cancelled, bye
-//   controller -> worker: run, cancel, quit
+//   controller -> worker
+//     {"type":"run","id":1,"spec":SPEC}
+//     {"type":"sweep","id":2,"spec":SPEC,"from_bytes":0,"to_bytes":1048576,"points_per_octave":1}
+//         from_bytes, to_bytes (none: 4x the last-level cache), points_per_octave optional
+//     {"type":"matrix","id":3,"bench":"futex","mode":"thread","fill":"classes","min_time":0.1,"repetitions":3}
+//         fill "classes" (default) or "all-pairs"; mode, min_time, repetitions optional
+//     {"type":"lesson","id":4,"lesson":"mode-switch","min_time":0.1,"repetitions":3}
+//     {"type":"cancel","id":2}   {"type":"quit"}
+//   SPEC: {"bench":"futex","mode":"thread","cpus":[0,1],"relation":"smt","tasks":0,
+//          "iterations":N | "min_time":S,"repetitions":5,"policy":"other","ops_per_sample":0,"ws_bytes":0}
 //
-// A malformed or unknown message gets an error reply; the worker never exits because of one.
+//   worker -> controller (id: the command's)
+//     hello      {"protocol":2,"ctxscope_version","pid","topology_xml","context","benchmarks"}
+//     progress   {"id","stage","fraction"} plus, for run: "repetition","repetitions";
+//                sweep: "point","points","ws_bytes"; matrix: "pair","pairs","cpus"; lesson: "step","steps"
+//     samples    {"id","repetition","first","ns_per_op":[...]}                         (run)
+//     result     {"id","result":RESULT}                                                (run)
+//     sweep_point  {"id","index","points","point":POINT}  one per working set, as it finishes
+//     sweep_result {"id","sweep":{"bench","mode","cpus","relation","tasks","points_per_octave",
+//                  "requested_to","last_level_cache","capped","caches":[{"level","size","line_size","pus"}],
+//                  "warnings":[...],"points":[POINT without its run fields]}}
+//     matrix_cell  {"id","index","pairs","cell":CELL,"result":RESULT}  one per pair as it is measured;
+//                  a pair that could not run: "cell": null, "error": sentence
+//     matrix_result {"id","matrix":{"bench","mode","fill","pus","cells":[CELL...],"failures"},"warnings":[...]}
+//                  (cells: every pair; when that line would be too long, the measured ones only and
+//                  "filled_omitted": N; a filled cell has the median of the measured cell of its class)
+//     lesson_step  {"id","step","steps","label","result":RESULT}; a step that failed: "error" instead
+//     lesson_result {"id","lesson":{"id","question","steps":[labels],"failures":[...],
+//                  "conclusion":[sentences]},"warnings":[...]}
+//     cancelled  {"id"}     error {"id" (null: the line could not be read),"message"}     bye {}
+//   RESULT: one results-file entry (report.h resultToJson; samples only in a run's result).
+//   POINT: workingSetPointToJson (a RESULT plus ws_bytes, touch_ns, switch_ns, ...).
+//   CELL: {"cpus":[a,b],"relation","median_ns","per_switch_ns","measured"} (matrixToJson).
+//
+// One command (run, sweep, matrix or lesson) at a time; "cancel" ends it with "cancelled".
+// A line that could not be read gets an error reply (with the line's id when it had one);
+// the worker never exits because of one. A result's "warnings" (for a matrix or a lesson,
+// the message's) say when the worker's reading thread had to share the measured PUs.
 namespace ctxscope::protocol {
 
-inline constexpr int kVersion = 1;
+// 2: sweep, matrix and lesson commands and their messages; ws_bytes in a spec.
+inline constexpr int kVersion = 2;
 inline constexpr std::size_t kMaxLineBytes = 1U << 20;
 
 struct RunCommand {
     std::uint64_t id = 0;
     BenchSpec spec;
 };
+struct SweepCommand {
+    std::uint64_t id = 0;
+    SweepSpec spec;
+};
+struct MatrixCommand {
+    std::uint64_t id = 0;
+    std::string bench;
+    BenchMode mode = BenchMode::Thread;
+    MatrixMode fill = MatrixMode::Classes;
+    LessonOptions options;
+};
+struct LessonCommand {
+    std::uint64_t id = 0;
+    std::string lesson;
+    LessonOptions options;
+};
 struct CancelCommand {
     std::uint64_t id = 0;
 };
 struct QuitCommand { };
-using Command = std::variant<RunCommand, CancelCommand, QuitCommand>;
+using Command = std::variant<RunCommand, SweepCommand, MatrixCommand, LessonCommand, CancelCommand, QuitCommand>;
 
 // BenchSpec <-> JSON {"bench": "futex", "mode": "thread", "cpus": [0, 0], ...}. Only shape
 // is checked here; ranges and CPUs are checked by the runner (checkSpec).
@@ -52,6 +107,17 @@ std::string samplesLine(std::uint64_t id, const SampleBatch& batch);
 // streamed) and "samples_omitted" says how many.
 std::string resultLine(std::uint64_t id, const RunResult& result);
 std::string errorLine(std::optional<std::uint64_t> id, std::string_view message);
+std::string sweepProgressLine(std::uint64_t id, const SweepProgress& progress);
+std::string sweepPointLine(std::uint64_t id, int index, int points, const WorkingSetPoint& point);
+std::string sweepResultLine(std::uint64_t id, const SweepResult& sweep);
+std::string matrixProgressLine(std::uint64_t id, const MatrixProgress& progress);
+// For a progress report with a finished run.
+std::string matrixCellLine(std::uint64_t id, const MatrixProgress& progress);
+std::string matrixResultLine(std::uint64_t id, const MatrixResult& matrix, const std::vector<std::string>& warnings);
+std::string lessonProgressLine(std::uint64_t id, const LessonProgress& progress);
+// For a progress report with a finished step (its result or its failure).
+std::string lessonStepLine(std::uint64_t id, const LessonProgress& progress);
+std::string lessonResultLine(std::uint64_t id, const LessonResult& lesson, const std::vector<std::string>& warnings);
 std::string cancelledLine(std::uint64_t id);
 std::string byeLine();
 

@@ -3,7 +3,9 @@
 
 #include "ctxscope/clock.h"
 #include "ctxscope/expected.h"
+#include "ctxscope/lesson.h"
 #include "ctxscope/result.h"
+#include "ctxscope/sweep.h"
 #include "ctxscope/sysinfo.h"
 #include "ctxscope/topology.h"
 #include "ctxscope/working_set.h"
@@ -52,6 +54,17 @@ nlohmann::json makeReport(const nlohmann::json& context, const std::vector<RunRe
 // A working-set point: its round-trip entry plus ws_bytes, touch_ns, switch_ns (null and
 // "cost_not_positive": true when the cost is at or below 0) and the cost's spread.
 nlohmann::json workingSetPointToJson(const WorkingSetPoint& point, bool withSamples = false);
+// The same point's own fields only (no round-trip entry): ws_bytes, tasks, switches_per_op,
+// touch_ns, switch_ns, switch_ns_low, switch_ns_high, cost_not_positive,
+// round_trip_quartiles, touch_quartiles, warnings.
+nlohmann::json workingSetPointSummaryToJson(const WorkingSetPoint& point);
+// A sweep's data cache instances: [{"level", "size", "line_size", "pus": [...]}].
+nlohmann::json sweepCachesToJson(const SweepResult& sweep);
+// A sweep as a whole: bench, mode, cpus, relation, tasks, points_per_octave, requested_to,
+// last_level_cache, capped, caches, warnings and, with points, each point's summary.
+nlohmann::json sweepToJson(const SweepResult& sweep, bool withPoints = true);
+// A lesson's outcome: id, question, steps (labels), failures, conclusion (sentences).
+nlohmann::json lessonToJson(const LessonResult& lesson);
 
 // Reads a result back from its "benchmarks" entry. Unknown fields are ignored; a missing or
 // mistyped required field is an error naming it.

@@ -86,9 +86,9 @@ Expected<LessonResult> runLesson(std::string_view id, const Topology& topology, 
         const LessonStep& step = out.steps[static_cast<std::size_t>(i)];
         RunCallbacks callbacks;
         if (progress) {
-            progress(LessonProgress { i, n, step.label, static_cast<double>(i) / n });
+            progress(LessonProgress { i, n, step.label, static_cast<double>(i) / n, nullptr, {} });
             callbacks.progress = [&](const Progress& p) {
-                progress(LessonProgress { i, n, step.label, (i + p.fraction) / n });
+                progress(LessonProgress { i, n, step.label, (i + p.fraction) / n, nullptr, {} });
             };
         }
         auto r = runBenchmark(step.spec, topology, callbacks, stop);
@@ -98,6 +98,9 @@ Expected<LessonResult> runLesson(std::string_view id, const Topology& topology, 
             out.results.push_back(std::move(*r));
         else
             out.failures.push_back(step.label + ": " + r.error().message);
+        if (progress)
+            progress(LessonProgress { i, n, step.label, static_cast<double>(i + 1) / n,
+                r ? &out.results.back() : nullptr, r ? std::string_view() : std::string_view(out.failures.back()) });
     }
     out.conclusion = d->conclude(out.results);
     return out;

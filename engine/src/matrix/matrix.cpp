@@ -61,21 +61,26 @@ Expected<MatrixResult> runMatrix(const std::string& bench, BenchMode mode, Matri
         spec.repetitions = options.repetitions;
         RunCallbacks callbacks;
         if (progress) {
-            progress(MatrixProgress { i, n, p.a, p.b, static_cast<double>(i) / n });
+            progress(MatrixProgress { i, n, p.a, p.b, static_cast<double>(i) / n, nullptr, {} });
             callbacks.progress = [&](const Progress& pr) {
-                progress(MatrixProgress { i, n, p.a, p.b, (i + pr.fraction) / n });
+                progress(MatrixProgress { i, n, p.a, p.b, (i + pr.fraction) / n, nullptr, {} });
             };
         }
         auto r = runBenchmark(spec, topology, callbacks, stop);
         if (stop.stop_requested())
             return makeError("the matrix was cancelled");
+        const double done = static_cast<double>(i + 1) / n;
         if (!r) {
             out.failures.push_back(fmt::format("CPUs {},{}: {}", p.a, p.b, r.error().message));
+            if (progress)
+                progress(MatrixProgress { i, n, p.a, p.b, done, nullptr, out.failures.back() });
             continue;
         }
         measuredAt[{ p.a, p.b }] = out.runs.size();
         byClass.emplace(p.relation, out.runs.size());
         out.runs.push_back(std::move(*r));
+        if (progress)
+            progress(MatrixProgress { i, n, p.a, p.b, done, &out.runs.back(), {} });
     }
     for (const PuPair& p : all) {
         auto it = measuredAt.find({ p.a, p.b });
@@ -93,14 +98,18 @@ Expected<MatrixResult> runMatrix(const std::string& bench, BenchMode mode, Matri
     return out;
 }
 
+nlohmann::json matrixCellToJson(const MatrixCell& c)
+{
+    return { { "cpus", { c.a, c.b } }, { "relation", std::string(toString(c.relation)) }, { "median_ns", c.medianNs },
+        { "per_switch_ns", c.perSwitchNs ? nlohmann::json(*c.perSwitchNs) : nlohmann::json(nullptr) },
+        { "measured", c.measured } };
+}
+
 nlohmann::json matrixToJson(const MatrixResult& m)
 {
     nlohmann::json cells = nlohmann::json::array();
     for (const auto& c : m.cells)
-        cells.push_back(
-            { { "cpus", { c.a, c.b } }, { "relation", std::string(toString(c.relation)) }, { "median_ns", c.medianNs },
-                { "per_switch_ns", c.perSwitchNs ? nlohmann::json(*c.perSwitchNs) : nlohmann::json(nullptr) },
-                { "measured", c.measured } });
+        cells.push_back(matrixCellToJson(c));
     return { { "bench", m.bench }, { "mode", std::string(toString(m.mode)) },
         { "fill", m.matrixMode == MatrixMode::Classes ? "classes" : "all-pairs" }, { "pus", m.pus },
         { "cells", std::move(cells) }, { "failures", m.failures } };

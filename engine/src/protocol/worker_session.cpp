@@ -2,7 +2,10 @@
 #include "ctxscope/worker.h"
 
 #include "ctxscope/protocol.h"
+#include "ctxscope/thread_affinity.h"
+#include "protocol/worker_jobs.h"
 
+#include <functional>
 #include <mutex>
 #include <thread>
 
@@ -45,10 +48,13 @@ struct WorkerSession::State {
             finished.join();
     }
 
-    void startRun(const RunCommand& command)
+    // A job returns its last line (result, cancelled or error) and streams the rest.
+    using Job = std::function<std::string(const worker::JobContext&)>;
+
+    void startJob(std::uint64_t id, Job job)
     {
-        // A run that was cancelled but is still winding down is waited for, so a script can
-        // send "cancel" and the next "run" back to back.
+        // A job that was cancelled but is still winding down is waited for, so a script can
+        // send "cancel" and the next command back to back.
         bool cancelled = false;
         {
             std::lock_guard lock(runMutex);
@@ -58,23 +64,20 @@ struct WorkerSession::State {
             joinRun(false);
         std::lock_guard lock(runMutex);
         if (running) {
-            write(errorLine(command.id, "a run (id " + std::to_string(runId) + ") is in progress; cancel it first"));
+            write(errorLine(id, "a run (id " + std::to_string(runId) + ") is in progress; cancel it first"));
             return;
         }
         if (run.joinable())
-            run.join(); // the previous run has ended; reap its thread
+            run.join(); // the previous job has ended; reap its thread
         running = true;
-        runId = command.id;
-        run = std::jthread([this, command](std::stop_token stop) {
-            RunCallbacks callbacks;
-            callbacks.samples = [&](const SampleBatch& b) { write(samplesLine(command.id, b)); };
-            callbacks.progress = [&](const Progress& p) { write(progressLine(command.id, p)); };
-            auto result = runBenchmark(command.spec, topology, callbacks, stop);
-            const std::string last = result ? resultLine(command.id, *result)
-                : stop.stop_requested()     ? cancelledLine(command.id)
-                                            : errorLine(command.id, result.error().message);
+        runId = id;
+        // The job thread is created before the reader moves, so the measured tasks it starts
+        // inherit the worker's whole affinity, never the reader's narrowed one.
+        run = std::jthread([this, job = std::move(job), reader = currentThreadId()](std::stop_token stop) {
+            const std::string last
+                = job(worker::JobContext { topology, [this](const std::string& line) { write(line); }, stop, reader });
             // Not running any more before the controller can read the last line: it may send
-            // the next run the moment it has the result.
+            // the next command the moment it has the result.
             {
                 std::lock_guard done(runMutex);
                 running = false;
@@ -83,11 +86,30 @@ struct WorkerSession::State {
         });
     }
 
+    void start(const Command& command)
+    {
+        std::visit(
+            [this](const auto& c) {
+                using T = std::decay_t<decltype(c)>;
+                if constexpr (std::is_same_v<T, RunCommand>)
+                    startJob(c.id, [c](const worker::JobContext& context) { return worker::runJob(c, context); });
+                else if constexpr (std::is_same_v<T, SweepCommand>)
+                    startJob(c.id, [c](const worker::JobContext& context) { return worker::sweepJob(c, context); });
+                else if constexpr (std::is_same_v<T, MatrixCommand>)
+                    startJob(c.id, [c](const worker::JobContext& context) { return worker::matrixJob(c, context); });
+                else if constexpr (std::is_same_v<T, LessonCommand>)
+                    startJob(c.id, [c](const worker::JobContext& context) { return worker::lessonJob(c, context); });
+                else if constexpr (std::is_same_v<T, CancelCommand>)
+                    cancel(c.id);
+            },
+            command);
+    }
+
     void cancel(std::uint64_t id)
     {
         std::lock_guard lock(runMutex);
         if (!running || runId != id) {
-            write(errorLine(id, "no run with id " + std::to_string(id) + " is in progress"));
+            write(errorLine(id, "no run, sweep, matrix or lesson with id " + std::to_string(id) + " is in progress"));
             return;
         }
         run.request_stop();
@@ -109,15 +131,15 @@ bool WorkerSession::handleLine(std::string_view line)
         return true; // blank lines are allowed between messages
     auto command = parseCommand(line);
     if (!command) {
-        m_state->write(errorLine(std::nullopt, command.error().message));
+        // The reply names the command's id when it had a readable one, so the controller
+        // can tell which of its commands was refused.
+        auto message = parseMessage(line);
+        m_state->write(errorLine(message ? message->id : std::nullopt, command.error().message));
         return true;
     }
     if (std::holds_alternative<QuitCommand>(*command))
         return false;
-    if (const auto* run = std::get_if<RunCommand>(&*command))
-        m_state->startRun(*run);
-    else if (const auto* cancel = std::get_if<CancelCommand>(&*command))
-        m_state->cancel(cancel->id);
+    m_state->start(*command);
     return true;
 }
 

@@ -258,15 +258,12 @@ Expected<RunResult> resultFromJson(const json& entry)
 json workingSetPointToJson(const WorkingSetPoint& p, bool withSamples)
 {
     json j = resultToJson(p.roundTripRun, withSamples);
-    auto orNull = [](const std::optional<double>& v) { return v ? json(*v) : json(nullptr); };
-    j["ws_bytes"] = p.wsBytes;
-    j["touch_ns"] = p.touch.p50;
-    j["switch_ns"] = orNull(p.switchCostNs);
-    j["switch_ns_low"] = orNull(p.switchCostLowNs);
-    j["switch_ns_high"] = orNull(p.switchCostHighNs);
-    j["cost_not_positive"] = p.costNotPositive;
-    j["round_trip_quartiles"] = { p.roundTrip.p25, p.roundTrip.p50, p.roundTrip.p75 };
-    j["touch_quartiles"] = { p.touch.p25, p.touch.p50, p.touch.p75 };
+    // The point's own fields beside the round trip's (whose tasks, switches_per_op and
+    // warnings stay; the point's warnings are added to them).
+    const json own = workingSetPointSummaryToJson(p);
+    for (const auto& [key, value] : own.items())
+        if (!j.contains(key))
+            j[key] = value;
     for (const auto& w : p.warnings)
         j["warnings"].push_back(w);
     return j;

@@ -9,6 +9,26 @@ namespace ctxscope {
 namespace {
 constexpr int kMinExponent = -8; // 2^-8: the smallest value with its own bucket
 constexpr int kOctaves = 48; // up to 2^40
+
+// One summary from the moments and a percentile function (exact from sorted samples, or
+// from the histogram when the samples were not all kept).
+template <typename Percentile> Summary summaryOf(const RunningStats& running, const Percentile& percentile)
+{
+    Summary s;
+    s.count = running.count();
+    if (s.count == 0)
+        return s;
+    s.min = running.min();
+    s.max = running.max();
+    s.mean = running.mean();
+    s.stddev = running.stddev();
+    s.cv = s.mean != 0 ? s.stddev / s.mean : 0;
+    s.p50 = percentile(0.5);
+    s.p90 = percentile(0.9);
+    s.p99 = percentile(0.99);
+    s.p999 = percentile(0.999);
+    return s;
+}
 } // namespace
 
 double percentileOfSorted(std::span<const double> sorted, double q)
@@ -23,25 +43,12 @@ double percentileOfSorted(std::span<const double> sorted, double q)
 
 Summary summarize(std::span<const double> values)
 {
-    Summary s;
-    if (values.empty())
-        return s;
     std::vector<double> sorted(values.begin(), values.end());
     std::sort(sorted.begin(), sorted.end());
     RunningStats running;
     for (double v : sorted)
         running.add(v);
-    s.count = sorted.size();
-    s.min = sorted.front();
-    s.max = sorted.back();
-    s.mean = running.mean();
-    s.stddev = running.stddev();
-    s.cv = s.mean != 0 ? s.stddev / s.mean : 0;
-    s.p50 = percentileOfSorted(sorted, 0.5);
-    s.p90 = percentileOfSorted(sorted, 0.9);
-    s.p99 = percentileOfSorted(sorted, 0.99);
-    s.p999 = percentileOfSorted(sorted, 0.999);
-    return s;
+    return summaryOf(running, [&sorted](double q) { return percentileOfSorted(sorted, q); });
 }
 
 void RunningStats::add(double value)
@@ -128,20 +135,7 @@ std::vector<HistogramBucket> LogHistogram::buckets() const
 
 Summary summarize(const RunningStats& running, const LogHistogram& histogram)
 {
-    Summary s;
-    s.count = running.count();
-    if (s.count == 0)
-        return s;
-    s.min = running.min();
-    s.max = running.max();
-    s.mean = running.mean();
-    s.stddev = running.stddev();
-    s.cv = s.mean != 0 ? s.stddev / s.mean : 0;
-    s.p50 = histogram.percentile(0.5);
-    s.p90 = histogram.percentile(0.9);
-    s.p99 = histogram.percentile(0.99);
-    s.p999 = histogram.percentile(0.999);
-    return s;
+    return summaryOf(running, [&histogram](double q) { return histogram.percentile(q); });
 }
 
 } // namespace ctxscope

@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: MIT
+// Controller -> worker: the commands and the benchmark spec they carry.
+#include "ctxscope/protocol.h"
+
+#include "protocol/parse.h"
+#include "report/json_fields.h"
+
+#include <cmath>
+
+namespace ctxscope::protocol {
+
+using nlohmann::json;
+using report::FieldReader;
+
+namespace {
+
+// Sizes and counts: whole numbers from 0 to 2^62 (a JSON double holds them well enough).
+std::optional<std::uint64_t> optByteCount(FieldReader& in, const char* key)
+{
+    auto v = in.optNumber(key);
+    if (!v)
+        return std::nullopt;
+    if (*v < 0 || *v > 0x1p62 || std::floor(*v) != *v) {
+        in.fail("field '" + in.where(key) + "' should be a whole number of bytes");
+        return std::nullopt;
+    }
+    return static_cast<std::uint64_t>(*v);
+}
+
+// Counts for the engine to check (it names the allowed range); only the shape is checked here.
+std::optional<int> optInt(FieldReader& in, const char* key)
+{
+    auto v = in.optNumber(key);
+    if (!v)
+        return std::nullopt;
+    if (std::floor(*v) != *v || *v < -1e6 || *v > 1e6) {
+        in.fail("field '" + in.where(key) + "' should be a whole number");
+        return std::nullopt;
+    }
+    return static_cast<int>(*v);
+}
+
+LessonOptions optionsFrom(FieldReader& in)
+{
+    LessonOptions o;
+    o.minTimeSeconds = in.optNumber("min_time").value_or(o.minTimeSeconds);
+    o.repetitions = optInt(in, "repetitions").value_or(o.repetitions);
+    return o;
+}
+
+} // namespace
+
+json specToJson(const BenchSpec& spec)
+{
+    json j { { "bench", spec.bench }, { "mode", std::string(toString(spec.mode)) }, { "cpus", spec.cpus },
+        { "tasks", spec.tasks }, { "min_time", spec.minTimeSeconds }, { "repetitions", spec.repetitions },
+        { "policy", std::string(toString(spec.policy)) }, { "ops_per_sample", spec.opsPerSample } };
+    if (spec.relation)
+        j["relation"] = std::string(toString(*spec.relation));
+    if (spec.iterations)
+        j["iterations"] = *spec.iterations;
+    if (spec.wsBytes > 0)
+        j["ws_bytes"] = spec.wsBytes;
+    return j;
+}
+
+Expected<BenchSpec> specFromJson(const json& j)
+{
+    FieldReader in(j, "spec");
+    BenchSpec spec;
+    spec.bench = in.string("bench");
+    if (auto mode = in.optString("mode")) {
+        auto m = benchModeFromString(*mode);
+        if (!m)
+            in.fail("spec.mode should be thread or process, not '" + *mode + "'");
+        spec.mode = m.value_or(BenchMode::Thread);
+    }
+    if (const json* cpus = in.optArray("cpus")) {
+        for (const auto& c : *cpus) {
+            if (!c.is_number_integer() || c.get<std::int64_t>() < 0 || c.get<std::int64_t>() > 65535) {
+                in.fail("spec.cpus should hold CPU numbers");
+                break;
+            }
+            spec.cpus.push_back(c.get<int>());
+        }
+    }
+    if (auto rel = in.optString("relation")) {
+        spec.relation = relationFromString(*rel);
+        if (!spec.relation)
+            in.fail("spec.relation is not a relation class: '" + *rel + "'");
+    }
+    if (auto tasks = in.optNumber("tasks"))
+        spec.tasks = *tasks >= 0 && *tasks <= 1e6 ? static_cast<int>(*tasks) : -1;
+    if (auto it = in.optNumber("iterations")) {
+        if (*it < 0 || *it > 1e18)
+            in.fail("spec.iterations is out of range");
+        else
+            spec.iterations = static_cast<std::uint64_t>(*it);
+    }
+    spec.minTimeSeconds = in.optNumber("min_time").value_or(spec.minTimeSeconds);
+    if (auto reps = in.optNumber("repetitions"))
+        spec.repetitions = *reps >= 0 && *reps <= 1e6 ? static_cast<int>(*reps) : -1;
+    if (auto policy = in.optString("policy")) {
+        auto p = schedPolicyFromString(*policy);
+        if (!p)
+            in.fail("spec.policy should be other or fifo, not '" + *policy + "'");
+        spec.policy = p.value_or(SchedPolicy::Other);
+    }
+    if (auto k = in.optNumber("ops_per_sample"))
+        spec.opsPerSample = *k >= 0 && *k <= 1e18 ? static_cast<std::uint64_t>(*k) : 0;
+    spec.wsBytes = optByteCount(in, "ws_bytes").value_or(0);
+    if (!in.ok())
+        return makeError(in.error());
+    return spec;
+}
+
+namespace {
+
+Expected<BenchSpec> specField(FieldReader& in)
+{
+    const json& spec = in.object("spec");
+    if (!in.ok())
+        return makeError(in.error());
+    return specFromJson(spec);
+}
+
+Expected<Command> runCommand(std::uint64_t id, FieldReader& in)
+{
+    auto spec = specField(in);
+    if (!spec)
+        return spec.error();
+    return Command { RunCommand { id, std::move(*spec) } };
+}
+
+Expected<Command> sweepCommand(std::uint64_t id, FieldReader& in)
+{
+    auto base = specField(in);
+    if (!base)
+        return base.error();
+    SweepCommand c { id, {} };
+    c.spec.base = std::move(*base);
+    c.spec.fromBytes = optByteCount(in, "from_bytes").value_or(0);
+    c.spec.toBytes = optByteCount(in, "to_bytes");
+    c.spec.pointsPerOctave = optInt(in, "points_per_octave").value_or(1);
+    if (!in.ok())
+        return makeError(in.error());
+    return Command { std::move(c) };
+}
+
+Expected<Command> matrixCommand(std::uint64_t id, FieldReader& in)
+{
+    MatrixCommand c { id, in.string("bench"), BenchMode::Thread, MatrixMode::Classes, optionsFrom(in) };
+    if (auto mode = in.optString("mode")) {
+        auto m = benchModeFromString(*mode);
+        if (!m)
+            in.fail("mode should be thread or process, not '" + *mode + "'");
+        c.mode = m.value_or(BenchMode::Thread);
+    }
+    if (auto fill = in.optString("fill")) {
+        if (*fill == "all-pairs")
+            c.fill = MatrixMode::AllPairs;
+        else if (*fill != "classes")
+            in.fail("fill should be classes or all-pairs, not '" + *fill + "'");
+    }
+    if (!in.ok())
+        return makeError(in.error());
+    return Command { std::move(c) };
+}
+
+Expected<Command> lessonCommand(std::uint64_t id, FieldReader& in)
+{
+    LessonCommand c { id, in.string("lesson"), optionsFrom(in) };
+    if (!in.ok())
+        return makeError(in.error());
+    return Command { std::move(c) };
+}
+
+} // namespace
+
+Expected<Command> parseCommand(std::string_view line)
+{
+    auto j = detail::parseObject(line);
+    if (!j)
+        return j.error();
+    const std::string type = (*j)["type"].get<std::string>();
+    if (type == "quit")
+        return Command { QuitCommand {} };
+    if (type != "run" && type != "sweep" && type != "matrix" && type != "lesson" && type != "cancel")
+        return makeError("unknown message type '" + type + "' (expected run, sweep, matrix, lesson, cancel or quit)");
+    const auto id = detail::idOf(*j);
+    if (!id)
+        return makeError("a " + type + " message needs a non-negative integer \"id\"");
+    if (type == "cancel")
+        return Command { CancelCommand { *id } };
+    FieldReader in(*j, "");
+    Expected<Command> command = type == "sweep" ? sweepCommand(*id, in)
+        : type == "matrix"                      ? matrixCommand(*id, in)
+        : type == "lesson"                      ? lessonCommand(*id, in)
+                                                : runCommand(*id, in);
+    if (!command)
+        return makeError("bad " + type + " message: " + command.error().message);
+    return command;
+}
+
+std::string commandLine(const Command& command)
+{
+    return std::visit(
+        [](const auto& c) -> std::string {
+            using T = std::decay_t<decltype(c)>;
+            if constexpr (std::is_same_v<T, RunCommand>) {
+                return json { { "type", "run" }, { "id", c.id }, { "spec", specToJson(c.spec) } }.dump();
+            } else if constexpr (std::is_same_v<T, SweepCommand>) {
+                json j { { "type", "sweep" }, { "id", c.id }, { "spec", specToJson(c.spec.base) },
+                    { "from_bytes", c.spec.fromBytes }, { "points_per_octave", c.spec.pointsPerOctave } };
+                if (c.spec.toBytes)
+                    j["to_bytes"] = *c.spec.toBytes;
+                return j.dump();
+            } else if constexpr (std::is_same_v<T, MatrixCommand>) {
+                return json {
+                    { "type", "matrix" }, { "id", c.id }, { "bench", c.bench },
+                    { "mode", std::string(toString(c.mode)) },
+                    { "fill", c.fill == MatrixMode::AllPairs ? "all-pairs" : "classes" },
+                    { "min_time", c.options.minTimeSeconds }, { "repetitions", c.options.repetitions }
+                }.dump();
+            } else if constexpr (std::is_same_v<T, LessonCommand>) {
+                return json {
+                    { "type", "lesson" }, { "id", c.id }, { "lesson", c.lesson },
+                    { "min_time", c.options.minTimeSeconds }, { "repetitions", c.options.repetitions }
+                }.dump();
+            } else if constexpr (std::is_same_v<T, CancelCommand>) {
+                return json { { "type", "cancel" }, { "id", c.id } }.dump();
+            } else {
+                return json { { "type", "quit" } }.dump();
+            }
+        },
+        command);
+}
+
+} // namespace ctxscope::protocol

@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: MIT
+// The worker's commands, each run in the session's job thread with progress streamed.
+#include "protocol/worker_jobs.h"
+
+#include "ctxscope/thread_affinity.h"
+
+#include <algorithm>
+
+namespace ctxscope::worker {
+
+using namespace protocol;
+
+namespace {
+
+// The PUs a spec's tasks may run on: its placement, or every allowed PU when the scheduler
+// places them (or when the spec is refused: the job reports that itself).
+std::vector<int> measuredBy(const BenchSpec& spec, const Topology& topology)
+{
+    auto placement = checkSpec(spec, topology);
+    if (!placement || placement->cpus.empty())
+        return topology.allowedPus();
+    return placement->cpus;
+}
+
+void addAll(std::vector<int>& to, const std::vector<int>& cpus)
+{
+    for (int cpu : cpus)
+        if (std::find(to.begin(), to.end(), cpu) == to.end())
+            to.push_back(cpu);
+    std::sort(to.begin(), to.end());
+}
+
+std::vector<std::string> warningOf(const KeepThreadOff& keep)
+{
+    return keep.warning().empty() ? std::vector<std::string> {} : std::vector<std::string> { keep.warning() };
+}
+
+std::string failureLine(std::uint64_t id, const JobContext& c, const Error& error)
+{
+    return c.stop.stop_requested() ? cancelledLine(id) : errorLine(id, error.message);
+}
+
+} // namespace
+
+std::string runJob(const RunCommand& command, const JobContext& c)
+{
+    const KeepThreadOff keep(c.topology, c.readerTid, measuredBy(command.spec, c.topology));
+    RunCallbacks callbacks;
+    callbacks.samples = [&](const SampleBatch& b) { c.write(samplesLine(command.id, b)); };
+    callbacks.progress = [&](const Progress& p) { c.write(progressLine(command.id, p)); };
+    auto result = runBenchmark(command.spec, c.topology, callbacks, c.stop);
+    if (!result)
+        return failureLine(command.id, c, result.error());
+    for (std::string& w : warningOf(keep))
+        result->warnings.push_back(std::move(w));
+    return resultLine(command.id, *result);
+}
+
+std::string sweepJob(const SweepCommand& command, const JobContext& c)
+{
+    const KeepThreadOff keep(c.topology, c.readerTid, measuredBy(command.spec.base, c.topology));
+    auto sweep = runSweep(
+        command.spec, c.topology,
+        [&](const SweepProgress& p) {
+            c.write(p.finished ? sweepPointLine(command.id, p.point, p.points, *p.finished)
+                               : sweepProgressLine(command.id, p));
+        },
+        c.stop);
+    if (!sweep)
+        return failureLine(command.id, c, sweep.error());
+    for (std::string& w : warningOf(keep))
+        sweep->warnings.push_back(std::move(w));
+    return sweepResultLine(command.id, *sweep);
+}
+
+std::string matrixJob(const MatrixCommand& command, const JobContext& c)
+{
+    std::vector<int> measured;
+    if (command.fill == MatrixMode::AllPairs)
+        measured = c.topology.allowedPus();
+    for (const PuPair& p : representativePairs(c.topology))
+        addAll(measured, { p.a, p.b });
+    const KeepThreadOff keep(c.topology, c.readerTid, measured);
+    auto matrix = runMatrix(
+        command.bench, command.mode, command.fill, c.topology, command.options,
+        [&](const MatrixProgress& p) {
+            c.write(
+                p.finished || !p.failure.empty() ? matrixCellLine(command.id, p) : matrixProgressLine(command.id, p));
+        },
+        c.stop);
+    if (!matrix)
+        return failureLine(command.id, c, matrix.error());
+    return matrixResultLine(command.id, *matrix, warningOf(keep));
+}
+
+std::string lessonJob(const LessonCommand& command, const JobContext& c)
+{
+    std::vector<int> measured;
+    if (auto steps = planLesson(command.lesson, c.topology, command.options))
+        for (const LessonStep& step : *steps)
+            addAll(measured, measuredBy(step.spec, c.topology));
+    const KeepThreadOff keep(c.topology, c.readerTid, measured);
+    auto lesson = runLesson(
+        command.lesson, c.topology, command.options,
+        [&](const LessonProgress& p) {
+            c.write(
+                p.finished || !p.failure.empty() ? lessonStepLine(command.id, p) : lessonProgressLine(command.id, p));
+        },
+        c.stop);
+    if (!lesson)
+        return failureLine(command.id, c, lesson.error());
+    return lessonResultLine(command.id, *lesson, warningOf(keep));
+}
+
+} // namespace ctxscope::worker

@@ -1,0 +1,26 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "ctxscope/protocol.h"
+
+#include <functional>
+#include <stop_token>
+#include <string>
+
+namespace ctxscope::worker {
+
+struct JobContext {
+    const Topology& topology;
+    std::function<void(const std::string&)> write; // streamed lines
+    std::stop_token stop;
+    int readerTid = 0; // the thread reading commands, kept off the measured PUs meanwhile
+};
+
+// Each runs one command in the calling thread and returns its last line: the result,
+// "cancelled", or an error for the command's id.
+std::string runJob(const protocol::RunCommand& command, const JobContext& context);
+std::string sweepJob(const protocol::SweepCommand& command, const JobContext& context);
+std::string matrixJob(const protocol::MatrixCommand& command, const JobContext& context);
+std::string lessonJob(const protocol::LessonCommand& command, const JobContext& context);
+
+} // namespace ctxscope::worker

@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: MIT
+#include "ctxscope/thread_affinity.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <memory>
+#include <sched.h>
+#include <unistd.h>
+
+namespace ctxscope {
+
+namespace {
+
+// Big enough for every topology the engine accepts (8192 PUs).
+constexpr int kMaxCpus = 8192;
+
+struct CpuSetFree {
+    void operator()(cpu_set_t* set) const { CPU_FREE(set); }
+};
+using CpuSet = std::unique_ptr<cpu_set_t, CpuSetFree>;
+
+} // namespace
+
+int currentThreadId() { return static_cast<int>(::gettid()); }
+
+std::vector<int> threadAffinity(int tid)
+{
+    std::vector<int> cpus;
+    CpuSet set(CPU_ALLOC(kMaxCpus));
+    const std::size_t size = CPU_ALLOC_SIZE(kMaxCpus);
+    if (!set || ::sched_getaffinity(tid, size, set.get()) != 0)
+        return cpus;
+    for (int cpu = 0; cpu < kMaxCpus; ++cpu)
+        if (CPU_ISSET_S(static_cast<std::size_t>(cpu), size, set.get()))
+            cpus.push_back(cpu);
+    return cpus;
+}
+
+Status setThreadAffinity(int tid, const std::vector<int>& cpus)
+{
+    CpuSet set(CPU_ALLOC(kMaxCpus));
+    const std::size_t size = CPU_ALLOC_SIZE(kMaxCpus);
+    if (!set)
+        return makeError("out of memory for a CPU set");
+    CPU_ZERO_S(size, set.get());
+    for (int cpu : cpus)
+        if (cpu >= 0 && cpu < kMaxCpus)
+            CPU_SET_S(static_cast<std::size_t>(cpu), size, set.get());
+    if (cpus.empty() || ::sched_setaffinity(tid, size, set.get()) != 0)
+        return makeError("could not move thread " + std::to_string(tid) + " to CPU " + formatCpuList(cpus) + ": "
+            + (cpus.empty() ? std::string("no CPU given") : std::string(std::strerror(errno))));
+    return {};
+}
+
+KeepThreadOff::KeepThreadOff(const Topology& topology, int tid, const std::vector<int>& measured)
+    : m_tid(tid)
+    , m_original(threadAffinity(tid))
+{
+    if (measured.empty())
+        return; // nothing measured (a job refused before it starts)
+    std::vector<int> spare;
+    for (int cpu : topology.allowedPus())
+        if (std::find(measured.begin(), measured.end(), cpu) == measured.end()
+            && std::find(m_original.begin(), m_original.end(), cpu) != m_original.end())
+            spare.push_back(cpu);
+    if (spare.empty()) {
+        m_warning = std::string("The worker's reading thread shares the measured CPU")
+            + (measured.size() > 1 ? "s " : " ") + formatCpuList(measured) + ": no other allowed CPU is free for it.";
+        return;
+    }
+    if (spare == m_original)
+        return; // already off the measured PUs
+    if (auto moved = setThreadAffinity(tid, spare); !moved) {
+        m_warning = "The worker's reading thread could not be moved off the measured CPUs: " + moved.error().message;
+        return;
+    }
+    m_placedOn = std::move(spare);
+}
+
+KeepThreadOff::~KeepThreadOff()
+{
+    if (!m_placedOn.empty() && !m_original.empty())
+        (void)setThreadAffinity(m_tid, m_original);
+}
+
+} // namespace ctxscope
