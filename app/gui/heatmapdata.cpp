@@ -1,11 +1,41 @@
 // SPDX-License-Identifier: MIT
 #include "heatmapdata.h"
 
+#include "ctxscope/placement.h"
+
 #include <algorithm>
 #include <limits>
+#include <map>
+#include <set>
 #include <unordered_map>
 
 namespace ctxscope::gui {
+
+void fillFromClasses(MatrixResult& matrix, const Topology& topology)
+{
+    std::map<Relation, MatrixCell> measured;
+    std::set<std::pair<int, int>> present;
+    for (const MatrixCell& c : matrix.cells) {
+        present.insert({ c.a, c.b });
+        if (c.measured)
+            measured.emplace(c.relation, c);
+    }
+    for (std::size_t i = 0; i < matrix.pus.size(); ++i)
+        for (std::size_t j = i; j < matrix.pus.size(); ++j) {
+            const int a = matrix.pus[i], b = matrix.pus[j];
+            if (present.count({ a, b }))
+                continue;
+            const auto relation = relationOf(topology, a, b);
+            const auto from = relation ? measured.find(*relation) : measured.end();
+            if (from == measured.end())
+                continue;
+            MatrixCell cell = from->second;
+            cell.a = a;
+            cell.b = b;
+            cell.measured = false;
+            matrix.cells.push_back(cell);
+        }
+}
 
 HeatmapGrid::HeatmapGrid(std::shared_ptr<const MatrixResult> matrix, HeatValue value)
     : m_matrix(std::move(matrix))

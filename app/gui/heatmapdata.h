@@ -2,6 +2,7 @@
 #pragma once
 
 #include "ctxscope/matrix.h"
+#include "ctxscope/topology.h"
 
 #include <cstddef>
 #include <memory>
@@ -11,6 +12,10 @@
 namespace ctxscope::gui {
 
 enum class HeatValue { RoundTrip, PerSwitch };
+
+// Adds the cells a worker left out of a large matrix ("filled_omitted"): every pair of its
+// PUs without a cell gets the value of the measured cell of its relation class.
+void fillFromClasses(MatrixResult& matrix, const Topology& topology);
 
 // A matrix laid out as a dense square grid for QCPColorMap: row and column i are pus[i].
 // Built once per matrix in O(cells), so 256 PUs (65536 cells) stay instant.

@@ -141,6 +141,7 @@ void MainWindow::createMenus()
     run->addSeparator();
     m_restartAction = run->addAction(tr("Restart the &worker"));
     m_restartAction->setToolTip(tr("Stop the measuring process and start a new one"));
+    createJobActions(run);
     run->addAction(tr("C&lear results"), this, &MainWindow::clearResults);
     connect(m_runAction, &QAction::triggered, this, [this] { (void)startRun(); });
     connect(m_cancelAction, &QAction::triggered, m_controller, &RunController::cancel);

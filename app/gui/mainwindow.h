@@ -46,6 +46,11 @@ public:
     std::optional<quint64> startRun();
     // The same for any spec (a lesson's steps).
     std::optional<quint64> startSpec(const BenchSpec& spec);
+    // A working-set sweep of the run panel's spec, or a placement matrix of its benchmark
+    // and mode, through the worker (mainwindowjobs.cpp); their views fill as they measure.
+    std::optional<quint64> startSweep(const SweepSpec& spec);
+    std::optional<quint64> startMatrix(
+        const std::string& bench, BenchMode mode, MatrixMode fill, const LessonOptions& options);
     // Runs a lesson's experiments one after the other and shows its conclusion.
     Status startLesson(const QString& id);
     LessonSession* lesson() const { return m_lesson; }
@@ -113,6 +118,9 @@ private:
     void connectViews();
     void createViewActions(QMenu* view);
     void createSessionActions(QMenu* file);
+    void createJobActions(QMenu* run);
+    void connectJobs();
+    void jobEnded(quint64 id, const QString& message);
     void refreshRunViews(); // the ladder and this session's bars in Compare
     void clearResults(); // rows, curves, sweeps and matrices
     void addResultRows(std::vector<RunResult> results, const QString& origin);
@@ -146,6 +154,8 @@ private:
     std::vector<CompareSource> m_compared;
     std::vector<nlohmann::json> m_comparedContexts;
     nlohmann::json m_loadedContext; // of a loaded session, shown while no worker describes this machine
+    std::map<quint64, std::size_t> m_liveSweeps; // run id -> index in the working-set plot
+    std::map<quint64, std::vector<RunResult>> m_matrixRuns; // of matrices being measured
     std::string m_loadedTopologyXml; // as the loaded session had it (hwloc's re-export adds lines)
 };
 

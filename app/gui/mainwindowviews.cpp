@@ -42,6 +42,7 @@ void MainWindow::connectViews()
             10000);
     });
     connect(this, &MainWindow::lessonFinished, this, &MainWindow::showLessonViews);
+    connectJobs();
     refreshRunViews();
 }
 

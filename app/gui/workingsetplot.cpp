@@ -69,6 +69,14 @@ void WorkingSetPlot::addSweep(std::shared_ptr<const SweepCurves> sweep)
     rebuild();
 }
 
+void WorkingSetPlot::replaceSweep(std::size_t index, std::shared_ptr<const SweepCurves> sweep)
+{
+    if (index >= m_sweeps.size() || !sweep)
+        return;
+    m_sweeps[index] = std::move(sweep);
+    rebuild();
+}
+
 void WorkingSetPlot::clear()
 {
     m_sweeps.clear();

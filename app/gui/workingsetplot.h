@@ -24,6 +24,8 @@ public:
     explicit WorkingSetPlot(QWidget* parent = nullptr);
 
     void addSweep(std::shared_ptr<const SweepCurves> sweep);
+    // A live sweep grows point by point: its curve is replaced as each point arrives.
+    void replaceSweep(std::size_t index, std::shared_ptr<const SweepCurves> sweep);
     void clear();
     const std::vector<std::shared_ptr<const SweepCurves>>& sweeps() const { return m_sweeps; }
 
