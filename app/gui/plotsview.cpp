@@ -13,6 +13,7 @@
 #include <QEvent>
 #include <QHBoxLayout>
 #include <QTabWidget>
+#include <QTimer>
 #include <QVBoxLayout>
 
 namespace ctxscope::gui {
@@ -103,8 +104,9 @@ bool PlotsView::showView(const QString& name)
 void PlotsView::changeEvent(QEvent* event)
 {
     QWidget::changeEvent(event);
+    // Qt tells a parent before its children have the new palette: restyle once they have.
     if (event->type() == QEvent::PaletteChange || event->type() == QEvent::FontChange)
-        restyle();
+        QTimer::singleShot(0, this, &PlotsView::restyle);
 }
 
 void PlotsView::restyle()
