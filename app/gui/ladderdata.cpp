@@ -25,9 +25,10 @@ std::vector<LadderRung> ladderRungs(const std::vector<std::shared_ptr<const RunR
         if (r->switchesPerOp <= 0)
             switches = QStringLiteral("no switch");
         else
-            switches = QStringLiteral("%1 %2switch%3")
+            // Whether they are user-space switches the bar's colour says (and the legend):
+            // neighbouring labels must stay short enough not to overlap.
+            switches = QStringLiteral("%1 switch%2")
                            .arg(r->switchesPerOp, 0, 'g', 3)
-                           .arg(userSpace ? QStringLiteral("user-space ") : QString())
                            .arg(r->switchesPerOp == 1 ? QString() : QStringLiteral("es"));
         out.push_back({ QString::fromStdString(bench),
             QString::fromStdString(formatDuration(r->stats.p50)) + QStringLiteral("/op\n") + switches, runLabel(*r),

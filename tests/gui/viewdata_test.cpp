@@ -98,7 +98,9 @@ TEST(ViewData, TheLadderHasTheLatestRunOfEachBenchmarkCheapestFirst)
     EXPECT_EQ(rungs[2].bench, QStringLiteral("futex"));
     EXPECT_DOUBLE_EQ(rungs[2].nsPerOp, 8500) << "the later futex run";
     EXPECT_TRUE(rungs[0].label.contains(QString::fromStdString(formatDuration(11))));
-    EXPECT_TRUE(rungs[0].label.contains(QStringLiteral("2 user-space switches")));
+    EXPECT_TRUE(rungs[0].label.contains(QStringLiteral("2 switches")));
+    EXPECT_TRUE(rungs[0].userSpace) << "coroutine switches are drawn apart from kernel ones";
+    EXPECT_FALSE(rungs[2].userSpace);
     EXPECT_TRUE(rungs[1].label.contains(QStringLiteral("no switch")));
     EXPECT_TRUE(rungs[2].label.contains(QStringLiteral("2 switches")));
 }
