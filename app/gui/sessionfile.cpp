@@ -46,6 +46,13 @@ const json& field(const json& object, const char* key, json::value_t kind, const
     return ok ? v : null;
 }
 
+json cachesOf(const SweepCurves& sweep)
+{
+    SweepResult result; // the engine writes caches from a sweep result
+    result.caches = sweep.caches;
+    return sweepCachesToJson(result);
+}
+
 } // namespace
 
 json sessionToJson(const Session& s)
@@ -56,7 +63,7 @@ json sessionToJson(const Session& s)
         for (const WorkingSetPoint& p : sweep->points)
             points.push_back(workingSetPointToJson(p, true));
         sweeps.push_back({ { "label", sweep->label.toStdString() }, { "benchmarks", std::move(points) },
-            { "sweep", { { "caches", cachesToJson(sweep->caches) } } } });
+            { "sweep", { { "caches", cachesOf(*sweep) } } } });
     }
     json matrices = json::array();
     for (const auto& m : s.matrices)

@@ -27,8 +27,7 @@ Expected<std::vector<RunResult>> resultsFromJson(const nlohmann::json& benchmark
 // round-trip run.
 Expected<WorkingSetPoint> workingSetPointFromJson(const nlohmann::json& entry);
 
-// The "sweep" object's "caches": every data cache instance with its PUs, and back.
-nlohmann::json cachesToJson(const std::vector<CacheInfo>& caches);
+// The "sweep" object's "caches" (report.h sweepCachesToJson writes them) read back.
 Expected<std::vector<CacheInfo>> sweepCachesFromJson(const nlohmann::json& sweep);
 
 // The "matrix" object written by matrixToJson (without its runs, which are in "benchmarks").

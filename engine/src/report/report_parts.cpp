@@ -50,14 +50,6 @@ Expected<WorkingSetPoint> workingSetPointFromJson(const json& entry)
     return p;
 }
 
-json cachesToJson(const std::vector<CacheInfo>& caches)
-{
-    json out = json::array();
-    for (const CacheInfo& c : caches)
-        out.push_back({ { "level", c.level }, { "size", c.size }, { "line_size", c.lineSize }, { "pus", c.pus } });
-    return out;
-}
-
 Expected<std::vector<CacheInfo>> sweepCachesFromJson(const json& sweep)
 {
     FieldReader in(sweep, "sweep");
