@@ -43,6 +43,14 @@ DistributionPlot::DistributionPlot(QWidget* parent)
     rebuild();
 }
 
+void DistributionPlot::restyle()
+{
+    stylePlot(*m_plot);
+    m_hint->setColor(palette().color(QPalette::PlaceholderText));
+    m_hint->setFont(m_plot->xAxis->labelFont());
+    rebuild();
+}
+
 QCPGraph* DistributionPlot::graph(quint64 id) const
 {
     const auto it = m_runs.find(id);

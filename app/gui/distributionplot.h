@@ -38,6 +38,7 @@ public:
     Mode mode() const { return m_mode; }
 
     QCustomPlot* plot() const { return m_plot; }
+    void restyle(); // colours and fonts again from the palette and font
     QCPGraph* graph(quint64 id) const;
 
 private:

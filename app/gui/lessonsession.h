@@ -26,6 +26,8 @@ public:
     // The question, each step with its outcome, and the conclusion once there is one.
     QString html() const;
     const std::vector<std::string>& conclusion() const { return m_conclusion; }
+    const LessonInfo& info() const { return m_info; }
+    const std::vector<RunResult>& results() const { return m_results; } // of the steps that finished
 
 signals:
     void changed();

@@ -42,6 +42,14 @@ LivePlot::LivePlot(QWidget* parent)
     setLogScale(true);
 }
 
+void LivePlot::restyle()
+{
+    stylePlot(*m_plot);
+    m_hint->setColor(palette().color(QPalette::PlaceholderText));
+    m_hint->setFont(m_plot->xAxis->labelFont());
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
 QCPGraph* LivePlot::samplesGraph(quint64 id) const
 {
     const auto it = m_series.find(id);

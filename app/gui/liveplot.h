@@ -44,6 +44,7 @@ public:
     bool logScale() const { return m_log; }
 
     QCustomPlot* plot() const { return m_plot; }
+    void restyle(); // colours and fonts again from the palette and font
     QCPGraph* samplesGraph(quint64 id) const;
     QCPGraph* medianGraph(quint64 id) const;
     int redrawCount() const { return m_redraws; }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "mainwindow.h"
+#include "plotsview.h"
 #include "scriptedsession.h"
 #include "topologymappanel.h"
 
@@ -78,8 +79,18 @@ int main(int argc, char** argv)
     const QCommandLineOption lessonOpt(QStringLiteral("lesson"),
         QStringLiteral("Run this lesson (see ctxscope-cli lesson --list) and show its conclusion."),
         QStringLiteral("NAME"));
-    const QCommandLineOption plotOpt(QStringLiteral("plot"),
-        QStringLiteral("Show this plot once the runs are done: live or distribution."), QStringLiteral("PLOT"));
+    const QCommandLineOption plotOpt(QStringList { QStringLiteral("view"), QStringLiteral("plot") },
+        QStringLiteral("Show this view once the work is done: ")
+            + ctxscope::gui::PlotsView::viewNames().join(QStringLiteral(", ")) + QStringLiteral("."),
+        QStringLiteral("NAME"));
+    const QCommandLineOption openOpt(QStringLiteral("open"),
+        QStringLiteral("Open a results file of ctxscope-cli (run, sweep, matrix --json) or a saved session "
+                       "(repeatable)."),
+        QStringLiteral("FILE"));
+    const QCommandLineOption compareOpt(QStringLiteral("compare"),
+        QStringLiteral("Compare with a results file from another machine or session (repeatable)."),
+        QStringLiteral("FILE"));
+    const QCommandLineOption darkOpt(QStringLiteral("dark"), QStringLiteral("Use the dark palette."));
     const QCommandLineOption shotOpt(QStringLiteral("screenshot"),
         QStringLiteral("Save a PNG of the window once the requested runs have finished and are drawn."),
         QStringLiteral("FILE"));
@@ -88,7 +99,8 @@ int main(int argc, char** argv)
         QStringLiteral(
             "Save the results as JSON (with samples) or CSV, by the suffix, once the requested runs are done."),
         QStringLiteral("FILE"));
-    parser.addOptions({ xmlOpt, synthOpt, runOpt, cpusOpt, modeOpt, lessonOpt, plotOpt, shotOpt, quitOpt, saveOpt });
+    parser.addOptions({ xmlOpt, synthOpt, runOpt, cpusOpt, modeOpt, lessonOpt, plotOpt, openOpt, compareOpt, darkOpt,
+        shotOpt, quitOpt, saveOpt });
     parser.process(app);
 
     ctxscope::Expected<Topology> topology = parser.isSet(xmlOpt)
@@ -99,7 +111,15 @@ int main(int argc, char** argv)
         return fail("", topology.error().message);
 
     ctxscope::gui::MainWindow window;
+    if (parser.isSet(darkOpt))
+        window.setDarkPalette(true);
     window.setTopology(*topology);
+    for (const QString& path : parser.values(openOpt))
+        if (const ctxscope::Status opened = window.openResults(path); !opened)
+            return fail("--open: ", opened.error().message);
+    for (const QString& path : parser.values(compareOpt))
+        if (const ctxscope::Status opened = window.compareWith(path); !opened)
+            return fail("--compare: ", opened.error().message);
 
     // Every --cpus is checked against the topology before anything runs.
     const QStringList cpuLists = parser.values(cpusOpt);
@@ -152,21 +172,19 @@ int main(int argc, char** argv)
         if (!topology->isThisSystem())
             return fail("--lesson: ", "a lesson needs this machine's topology, not " + topology->origin());
     }
-    std::optional<ScriptedSession::Plot> plot;
-    if (parser.isSet(plotOpt)) {
-        const QString name = parser.value(plotOpt);
-        if (name != QStringLiteral("live") && name != QStringLiteral("distribution"))
-            return fail("--plot: ", "should be live or distribution, not '" + name.toStdString() + "'");
-        plot = name == QStringLiteral("live") ? ScriptedSession::Plot::Live : ScriptedSession::Plot::Distribution;
-    }
+    const QString view = parser.value(plotOpt);
+    if (!view.isEmpty() && !ctxscope::gui::PlotsView::viewNames().contains(view))
+        return fail("--view: ",
+            "should be one of " + ctxscope::gui::PlotsView::viewNames().join(QStringLiteral(", ")).toStdString()
+                + ", not '" + view.toStdString() + "'");
     window.show();
 
-    if (!runs.empty() || !lesson.isEmpty() || parser.isSet(shotOpt) || parser.isSet(quitOpt) || plot
+    if (!runs.empty() || !lesson.isEmpty() || parser.isSet(shotOpt) || parser.isSet(quitOpt) || !view.isEmpty()
         || parser.isSet(saveOpt)) {
         auto* session = new ScriptedSession(window, std::move(runs), &window);
         session->setScreenshot(parser.value(shotOpt));
         session->setQuit(parser.isSet(quitOpt));
-        session->setPlot(plot);
+        session->setView(view);
         session->setLesson(lesson);
         const bool quit = parser.isSet(quitOpt);
         const QString savePath = parser.value(saveOpt);

@@ -93,6 +93,7 @@ MainWindow::MainWindow(QWidget* parent)
     createMenus();
     createRunViews();
     connectController();
+    connectViews();
     statusBar()->showMessage(tr("Ready"));
     // Large enough for a 256-PU map to stay legible, small enough for a 1280x800 projector.
     const QSize room = screen() ? screen()->availableGeometry().size() * 0.92 : QSize(1280, 800);
@@ -119,6 +120,7 @@ void MainWindow::createMenus()
     });
     file->addSeparator();
     createFileActions(file);
+    createSessionActions(file);
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 
@@ -127,6 +129,7 @@ void MainWindow::createMenus()
     presentation->setShortcut(QKeySequence(Qt::Key_F11));
     presentation->setCheckable(true);
     connect(presentation, &QAction::toggled, this, &MainWindow::setPresentationMode);
+    createViewActions(view);
 
     QMenu* run = menuBar()->addMenu(tr("&Run"));
     m_runAction = run->addAction(tr("&Run"));
@@ -138,13 +141,8 @@ void MainWindow::createMenus()
     run->addSeparator();
     m_restartAction = run->addAction(tr("Restart the &worker"));
     m_restartAction->setToolTip(tr("Stop the measuring process and start a new one"));
-    run->addAction(tr("C&lear results"), this, [this] {
-        m_results->clear();
-        m_plots->livePlot()->clear();
-        m_plots->distributionPlot()->clear();
-        m_runColors.clear();
-        m_runsStarted = 0;
-    });
+    createJobActions(run);
+    run->addAction(tr("C&lear results"), this, &MainWindow::clearResults);
     connect(m_runAction, &QAction::triggered, this, [this] { (void)startRun(); });
     connect(m_cancelAction, &QAction::triggered, m_controller, &RunController::cancel);
     connect(m_restartAction, &QAction::triggered, this, [this] {
@@ -194,6 +192,7 @@ void MainWindow::createRunViews()
 void MainWindow::setTopology(const Topology& topology)
 {
     m_topology = topology;
+    m_loadedTopologyXml.clear();
     m_mapPanel->setTopology(topology);
     m_runPanel->setTopology(topology);
     m_topologyText->setPlainText(QString::fromStdString(describeTopology(topology)));

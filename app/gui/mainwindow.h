@@ -2,6 +2,7 @@
 #pragma once
 
 #include "runcontroller.h"
+#include "sessionfile.h"
 
 #include "ctxscope/topology.h"
 
@@ -45,6 +46,11 @@ public:
     std::optional<quint64> startRun();
     // The same for any spec (a lesson's steps).
     std::optional<quint64> startSpec(const BenchSpec& spec);
+    // A working-set sweep of the run panel's spec, or a placement matrix of its benchmark
+    // and mode, through the worker (mainwindowjobs.cpp); their views fill as they measure.
+    std::optional<quint64> startSweep(const SweepSpec& spec);
+    std::optional<quint64> startMatrix(
+        const std::string& bench, BenchMode mode, MatrixMode fill, const LessonOptions& options);
     // Runs a lesson's experiments one after the other and shows its conclusion.
     Status startLesson(const QString& id);
     LessonSession* lesson() const { return m_lesson; }
@@ -56,6 +62,19 @@ public:
     // The plot on show, as PNG, SVG or PDF by the suffix.
     Status exportPlot(const QString& path) const;
     void setPresentationMode(bool on);
+
+    // The views of mainwindowviews.cpp: working-set curves, the heatmap, the comparison.
+    void addSweep(std::shared_ptr<const SweepCurves> sweep);
+    void addMatrix(std::shared_ptr<const MatrixResult> matrix, const QString& origin);
+    // Adds a results file (from another machine or an earlier session) to Compare.
+    Status compareWith(const QString& path);
+    // Light or dark colours for the whole app, plots included.
+    void setDarkPalette(bool dark);
+    // The whole session (mainwindowsession.cpp): runs, sweeps, matrices, compared files,
+    // the topology XML and the system info, as one JSON file.
+    Session session() const;
+    Status saveSession(const QString& path) const;
+    Status loadSession(const QString& path);
 
     TopologyMapPanel* mapPanel() const { return m_mapPanel; }
     RunPanel* runPanel() const { return m_runPanel; }
@@ -96,6 +115,16 @@ private:
     void onWorkerState(RunController::State state);
     void endOfRun(quint64 id);
     void markUnfinished(quint64 id, const QString& how); // its partial curve stays, named so
+    void connectViews();
+    void createViewActions(QMenu* view);
+    void createSessionActions(QMenu* file);
+    void createJobActions(QMenu* run);
+    void connectJobs();
+    void jobEnded(quint64 id, const QString& message);
+    void refreshRunViews(); // the ladder and this session's bars in Compare
+    void clearResults(); // rows, curves, sweeps and matrices
+    void addResultRows(std::vector<RunResult> results, const QString& origin);
+    void showLessonViews();
 
     std::optional<Topology> m_topology;
     QLabel* m_banner = nullptr;
@@ -121,6 +150,13 @@ private:
     quint64 m_opened = 0; // results read from files
     qreal m_normalFontSize = 0;
     QString m_workerDescription;
+    std::vector<Session::Matrix> m_matrices;
+    std::vector<CompareSource> m_compared;
+    std::vector<nlohmann::json> m_comparedContexts;
+    nlohmann::json m_loadedContext; // of a loaded session, shown while no worker describes this machine
+    std::map<quint64, std::size_t> m_liveSweeps; // run id -> index in the working-set plot
+    std::map<quint64, std::vector<RunResult>> m_matrixRuns; // of matrices being measured
+    std::string m_loadedTopologyXml; // as the loaded session had it (hwloc's re-export adds lines)
 };
 
 } // namespace ctxscope::gui

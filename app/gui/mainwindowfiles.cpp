@@ -4,6 +4,7 @@
 
 #include "distributionplot.h"
 #include "liveplot.h"
+#include "loadedfile.h"
 #include "plotstyle.h"
 #include "plotsview.h"
 #include "qcp.h"
@@ -13,6 +14,7 @@
 #include "ctxscope/report.h"
 
 #include <QApplication>
+#include <QDockWidget>
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -49,14 +51,28 @@ Status MainWindow::saveResults(const QString& path) const
 
 Status MainWindow::openResults(const QString& path)
 {
-    auto file = readResultsFile(path.toStdString());
+    auto file = loadResultsDocument(path);
     if (!file)
         return file.error();
-    for (RunResult& r : file->results) {
+    if (file->session)
+        return loadSession(path);
+    if (file->sweep) {
+        addSweep(file->sweep);
+        return {};
+    }
+    if (file->matrix)
+        addMatrix(file->matrix, file->name);
+    addResultRows(std::move(file->results.results), file->name);
+    return {};
+}
+
+void MainWindow::addResultRows(std::vector<RunResult> results, const QString& origin)
+{
+    for (RunResult& r : results) {
         const quint64 id = kOpenedIdBase + m_opened++;
         auto result = std::make_shared<const RunResult>(std::move(r));
         const QColor color = runColor(m_runsStarted++, palette());
-        const QString label = runLabel(*result) + QStringLiteral(" · ") + QFileInfo(path).fileName();
+        const QString label = runLabel(*result) + QStringLiteral(" · ") + origin;
         if (!result->samples.empty()) {
             m_plots->livePlot()->beginRun(id, label, color);
             m_plots->livePlot()->addSamples(id, QVector<double>(result->samples.begin(), result->samples.end()));
@@ -66,13 +82,11 @@ Status MainWindow::openResults(const QString& path)
         m_results->addResult(ResultRow { id, result, color });
     }
     fitResultColumns();
-    return {};
 }
 
 Status MainWindow::exportPlot(const QString& path) const
 {
-    QCustomPlot* plot = m_plots->tabs()->currentWidget() == m_plots->livePlot() ? m_plots->livePlot()->plot()
-                                                                                : m_plots->distributionPlot()->plot();
+    QCustomPlot* plot = m_plots->currentPlot();
     bool ok = false;
     if (path.endsWith(QStringLiteral(".svg"), Qt::CaseInsensitive)) {
         QSvgGenerator svg;
@@ -143,6 +157,10 @@ void MainWindow::setPresentationMode(bool on)
         font.setPointSizeF(m_normalFontSize > 0 ? m_normalFontSize : font.pointSizeF());
         showNormal();
     }
+    // The side panel gives its room to the map and the plots; the plots restyle themselves
+    // with the larger font (PlotsView follows FontChange).
+    if (auto* dock = findChild<QDockWidget*>(QStringLiteral("runDock")))
+        dock->setVisible(!on);
     QApplication::setFont(font);
 }
 

@@ -46,4 +46,22 @@ void stylePlot(QCustomPlot& plot)
     plot.legend->setFont(font);
 }
 
+void addPlotHint(QCustomPlot& plot, const QString& text)
+{
+    auto* hint = new QCPItemText(&plot);
+    hint->position->setType(QCPItemPosition::ptAxisRectRatio);
+    hint->position->setCoords(0.5, 0.5);
+    hint->setText(text);
+    hint->setColor(plot.palette().color(QPalette::PlaceholderText));
+    hint->setFont(plot.xAxis->labelFont());
+}
+
+void useCategoryAxis(QCPAxis& axis, const QSharedPointer<QCPAxisTickerText>& ticker, int count)
+{
+    axis.setTicker(ticker);
+    axis.setSubTicks(false);
+    axis.grid()->setVisible(false);
+    axis.setRange(0.4, std::max(count, 1) + 0.6);
+}
+
 } // namespace ctxscope::gui

@@ -3,8 +3,12 @@
 
 #include <QColor>
 
+class QCPAxis;
+class QCPAxisTickerText;
 class QCustomPlot;
 class QPalette;
+class QString;
+template <typename T> class QSharedPointer;
 
 namespace ctxscope::gui {
 
@@ -15,5 +19,11 @@ QColor runColor(int index, const QPalette& palette);
 // Background, axes, grid, labels and legend from the widget palette (dark themes work),
 // with fonts a little larger than the UI's for a projector.
 void stylePlot(QCustomPlot& plot);
+
+// A grey sentence in the middle of an empty plot saying how to fill it.
+void addPlotHint(QCustomPlot& plot, const QString& text);
+
+// A bar chart's category axis: a label per bar at 1, 2, ... count, no grid or sub ticks.
+void useCategoryAxis(QCPAxis& axis, const QSharedPointer<QCPAxisTickerText>& ticker, int count);
 
 } // namespace ctxscope::gui

@@ -1,13 +1,19 @@
 // SPDX-License-Identifier: MIT
 #include "plotsview.h"
 
+#include "compareplot.h"
 #include "distributionplot.h"
+#include "heatmapplot.h"
+#include "ladderplot.h"
 #include "liveplot.h"
+#include "workingsetplot.h"
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QEvent>
 #include <QHBoxLayout>
 #include <QTabWidget>
+#include <QTimer>
 #include <QVBoxLayout>
 
 namespace ctxscope::gui {
@@ -22,6 +28,14 @@ PlotsView::PlotsView(QWidget* parent)
     m_distribution = new DistributionPlot(m_tabs);
     m_tabs->addTab(m_live, tr("&Live samples"));
     m_tabs->addTab(m_distribution, tr("&Distribution"));
+    m_ladder = new LadderPlot(m_tabs);
+    m_workingSet = new WorkingSetPlot(m_tabs);
+    m_heatmap = new HeatmapPlot(m_tabs);
+    m_compare = new ComparePlot(m_tabs);
+    m_tabs->addTab(m_ladder, tr("L&adder"));
+    m_tabs->addTab(m_workingSet, tr("&Working set"));
+    m_tabs->addTab(m_heatmap, tr("&Heatmap"));
+    m_tabs->addTab(m_compare, tr("C&ompare"));
 
     auto* corner = new QWidget(m_tabs);
     auto* row = new QHBoxLayout(corner);
@@ -51,9 +65,58 @@ void PlotsView::showDistribution() { m_tabs->setCurrentWidget(m_distribution); }
 
 void PlotsView::updateCorner()
 {
-    const bool live = m_tabs->currentWidget() == m_live;
-    m_log->setVisible(live);
-    m_kind->setVisible(!live);
+    const QWidget* current = m_tabs->currentWidget();
+    m_log->setVisible(current == m_live);
+    m_kind->setVisible(current == m_distribution);
+}
+
+QCustomPlot* PlotsView::currentPlot() const
+{
+    const QWidget* current = m_tabs->currentWidget();
+    if (current == m_live)
+        return m_live->plot();
+    if (current == m_distribution)
+        return m_distribution->plot();
+    if (current == m_ladder)
+        return m_ladder->plot();
+    if (current == m_workingSet)
+        return m_workingSet->plot();
+    if (current == m_heatmap)
+        return m_heatmap->plot();
+    return m_compare->plot();
+}
+
+QStringList PlotsView::viewNames()
+{
+    return { QStringLiteral("live"), QStringLiteral("distribution"), QStringLiteral("ladder"),
+        QStringLiteral("working-set"), QStringLiteral("heatmap"), QStringLiteral("compare") };
+}
+
+bool PlotsView::showView(const QString& name)
+{
+    const qsizetype index = viewNames().indexOf(name);
+    if (index < 0)
+        return false;
+    m_tabs->setCurrentIndex(static_cast<int>(index));
+    return true;
+}
+
+void PlotsView::changeEvent(QEvent* event)
+{
+    QWidget::changeEvent(event);
+    // Qt tells a parent before its children have the new palette: restyle once they have.
+    if (event->type() == QEvent::PaletteChange || event->type() == QEvent::FontChange)
+        QTimer::singleShot(0, this, &PlotsView::restyle);
+}
+
+void PlotsView::restyle()
+{
+    m_live->restyle();
+    m_distribution->restyle();
+    m_ladder->restyle();
+    m_workingSet->restyle();
+    m_heatmap->restyle();
+    m_compare->restyle();
 }
 
 } // namespace ctxscope::gui

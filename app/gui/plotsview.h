@@ -5,15 +5,21 @@
 
 class QCheckBox;
 class QComboBox;
+class QCustomPlot;
 class QTabWidget;
 
 namespace ctxscope::gui {
 
+class ComparePlot;
 class DistributionPlot;
+class HeatmapPlot;
+class LadderPlot;
 class LivePlot;
+class WorkingSetPlot;
 
-// The live latency plot and the distribution view as tabs, with their switches (log
-// scale; histogram or CDF) in the tab bar's corner.
+// The plots as tabs: live samples and the distribution (their switches, log scale and
+// histogram or CDF, in the tab bar's corner), the ladder, working-set curves, the placement
+// heatmap and the comparison with other machines.
 class PlotsView : public QWidget {
     Q_OBJECT
 public:
@@ -21,12 +27,29 @@ public:
 
     LivePlot* livePlot() const { return m_live; }
     DistributionPlot* distributionPlot() const { return m_distribution; }
+    LadderPlot* ladderPlot() const { return m_ladder; }
+    WorkingSetPlot* workingSetPlot() const { return m_workingSet; }
+    HeatmapPlot* heatmapPlot() const { return m_heatmap; }
+    ComparePlot* comparePlot() const { return m_compare; }
     QTabWidget* tabs() const { return m_tabs; }
+    // The plot of the tab on show (what Export saves).
+    QCustomPlot* currentPlot() const;
+
+    // The views by the names --view takes: live, distribution, ladder, working-set,
+    // heatmap, compare.
+    static QStringList viewNames();
+    bool showView(const QString& name);
+    // Colours and fonts again from the palette and the application font (dark/light,
+    // presentation mode): QCustomPlot does not follow them by itself.
+    void restyle();
     QCheckBox* logScaleSwitch() const { return m_log; }
     QComboBox* distributionChooser() const { return m_kind; }
 
     void showLive();
     void showDistribution();
+
+protected:
+    void changeEvent(QEvent* event) override;
 
 private:
     void updateCorner();
@@ -34,6 +57,10 @@ private:
     QTabWidget* m_tabs = nullptr;
     LivePlot* m_live = nullptr;
     DistributionPlot* m_distribution = nullptr;
+    LadderPlot* m_ladder = nullptr;
+    WorkingSetPlot* m_workingSet = nullptr;
+    HeatmapPlot* m_heatmap = nullptr;
+    ComparePlot* m_compare = nullptr;
     QCheckBox* m_log = nullptr;
     QComboBox* m_kind = nullptr;
 };

@@ -107,9 +107,10 @@ void RunController::stopWorker()
 {
     // A plain flag and id rather than std::optional: GCC 12 at -O3 reports a false
     // -Wmaybe-uninitialized on the optional's payload.
-    const bool wasRunning = m_running.has_value() || m_pending.has_value();
+    const bool wasRunning = m_running.has_value() || m_pending.has_value() || m_pendingJob.has_value();
     const quint64 interruptedId = m_running ? *m_running : m_pendingId;
     m_pending.reset();
+    m_pendingJob.reset();
     m_running.reset();
     m_cancelWatchdog->stop();
     if (m_process && m_process->state() != QProcess::NotRunning) {
@@ -128,7 +129,7 @@ void RunController::stopWorker()
 
 std::optional<quint64> RunController::start(const BenchSpec& spec)
 {
-    if (m_running || m_pending)
+    if (isBusy())
         return std::nullopt;
     const quint64 id = m_nextId++;
     if (m_state == State::Idle) {
@@ -146,8 +147,9 @@ std::optional<quint64> RunController::start(const BenchSpec& spec)
 
 void RunController::cancel()
 {
-    if (m_pending) {
+    if (m_pending || m_pendingJob) {
         m_pending.reset();
+        m_pendingJob.reset();
         emit runCancelled(m_pendingId);
         return;
     }
@@ -198,6 +200,12 @@ void RunController::handleHello(const QString& description, int protocolVersion)
     }
     setState(State::Idle);
     emit workerReady(description);
+    if (m_pendingJob) {
+        send(protocol::commandLine(*m_pendingJob));
+        m_pendingJob.reset();
+        m_running = m_pendingId;
+        setState(State::Running);
+    }
     if (m_pending) {
         const BenchSpec spec = std::move(*m_pending);
         m_pending.reset();
@@ -232,8 +240,9 @@ void RunController::workerGone(const QString& why)
         m_running.reset();
         emit runFailed(id, why);
     }
-    if (m_pending) {
+    if (m_pending || m_pendingJob) {
         m_pending.reset();
+        m_pendingJob.reset();
         emit runFailed(m_pendingId, why);
     }
     setState(State::Dead);

@@ -2,7 +2,10 @@
 #pragma once
 
 #include "ctxscope/bench.h"
+#include "ctxscope/matrix.h"
+#include "ctxscope/protocol.h"
 #include "ctxscope/result.h"
+#include "ctxscope/working_set.h"
 
 #include <nlohmann/json.hpp>
 
@@ -54,13 +57,18 @@ public:
     // saved results; empty until a worker said hello.
     const nlohmann::json& workerContext() const { return m_context; }
     // A run is going on, or waits for a starting worker.
-    bool isBusy() const { return m_running || m_pending; }
+    bool isBusy() const { return m_running || m_pending || m_pendingJob; }
 
     void startWorker(); // no-op unless Stopped or Dead
     void stopWorker(); // quit politely; Stopped afterwards
     // Starts a run, launching the worker first if needed (the run goes out after its
     // hello). Returns the run's id, or nothing when a run is already in progress.
     std::optional<quint64> start(const BenchSpec& spec);
+    // A working-set sweep or a placement matrix (runcontrollerjobs.cpp): like start(), one
+    // job at a time; it ends with sweepFinished / matrixAvailable, or runFailed / runCancelled.
+    std::optional<quint64> startSweep(const SweepSpec& spec);
+    std::optional<quint64> startMatrix(
+        const std::string& bench, BenchMode mode, MatrixMode fill, const LessonOptions& options);
     void cancel(); // the current run, if any
 
 signals:
@@ -77,6 +85,12 @@ signals:
     void resultAvailable(quint64 id, std::shared_ptr<const ctxscope::RunResult> result);
     void runFailed(quint64 id, const QString& message);
     void runCancelled(quint64 id);
+    // A sweep's points as they finish, then the caches of the machine (for the markers).
+    void sweepPointAvailable(quint64 id, std::shared_ptr<const ctxscope::WorkingSetPoint> point);
+    void sweepFinished(quint64 id, std::shared_ptr<const std::vector<ctxscope::CacheInfo>> caches);
+    // A matrix's measured pairs as they finish (their runs), then the matrix itself.
+    void matrixRunAvailable(quint64 id, std::shared_ptr<const ctxscope::RunResult> result);
+    void matrixAvailable(quint64 id, std::shared_ptr<const ctxscope::MatrixResult> matrix);
 
 private:
     void setState(State state);
@@ -88,6 +102,9 @@ private:
     void processError(QProcess::ProcessError error);
     void workerGone(const QString& why);
     void endRun();
+    std::optional<quint64> startJob(protocol::Command command, quint64 id);
+    // The sweep and matrix messages; false for a type this does not know.
+    bool handleJobMessage(const std::string& type, bool forCurrentRun, const nlohmann::json& body);
 
     QString m_program;
     QStringList m_arguments;
@@ -100,6 +117,7 @@ private:
     quint64 m_nextId = 1;
     std::optional<quint64> m_running;
     std::optional<BenchSpec> m_pending; // waits for the hello of a starting worker
+    std::optional<protocol::Command> m_pendingJob; // a sweep or matrix waiting the same way
     quint64 m_pendingId = 0;
     bool m_reportedDeath = false;
 };

@@ -87,6 +87,8 @@ void RunController::handleLine(const QByteArray& line)
                 endRun();
                 emit runCancelled(id);
             }
+        } else if (handleJobMessage(type, forCurrentRun, body)) {
+            // a sweep's or a matrix's message
         } else if (type != "bye") {
             emit protocolError(tr("The worker sent a message of unknown type '%1'.").arg(QString::fromStdString(type)));
         }

@@ -92,12 +92,10 @@ void ScriptedSession::runFinished(quint64 id, bool ok, const QString& message)
 
 void ScriptedSession::finish()
 {
-    if (m_plot == Plot::Distribution)
-        m_window.plots()->showDistribution();
-    else if (m_plot == Plot::Live)
-        m_window.plots()->showLive();
+    if (!m_view.isEmpty())
+        m_window.plots()->showView(m_view);
     // One more settle for a tab that was just shown: it lays out and replots on show.
-    QTimer::singleShot(m_plot ? kSettleMs : 0, this, [this] {
+    QTimer::singleShot(m_view.isEmpty() ? 0 : kSettleMs, this, [this] {
         if (!m_screenshot.isEmpty() && !m_window.grab().save(m_screenshot)) {
             std::fprintf(stderr, "ctxscope: could not save the screenshot to %s\n", qPrintable(m_screenshot));
             m_exitCode = 1;

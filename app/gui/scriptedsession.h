@@ -26,12 +26,12 @@ struct ScriptedRun {
 class ScriptedSession : public QObject {
     Q_OBJECT
 public:
-    enum class Plot { Live, Distribution };
-
     ScriptedSession(MainWindow& window, std::vector<ScriptedRun> runs, QObject* parent = nullptr);
     void setScreenshot(const QString& path) { m_screenshot = path; }
     void setQuit(bool quit) { m_quit = quit; }
-    void setPlot(std::optional<Plot> plot) { m_plot = plot; }
+    // The view to show before the screenshot (a PlotsView::viewNames() entry), or "" to
+    // leave the one on show (a lesson shows its own).
+    void setView(const QString& view) { m_view = view; }
     void setLesson(const QString& id) { m_lesson = id; } // after the runs
 
     void start(); // from the event loop, once the window is shown
@@ -52,7 +52,7 @@ private:
     std::optional<quint64> m_waitingFor;
     QString m_screenshot;
     bool m_quit = false;
-    std::optional<Plot> m_plot;
+    QString m_view;
     QString m_lesson;
     bool m_lessonStarted = false;
     int m_exitCode = 0;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The results file as a whole: context block, benchmarks array, reading it back.
 #include "ctxscope/report.h"
+#include "ctxscope/report_parts.h"
 
 #include "report/json_fields.h"
 
@@ -84,25 +85,17 @@ json makeReport(const json& context, const std::vector<RunResult>& results, bool
     return { { "context", context }, { "benchmarks", std::move(benchmarks) } };
 }
 
-Expected<ResultsFile> readResults(std::string_view text)
+Expected<ReportContext> reportContextFromJson(const json& context)
 {
-    if (text.size() > kMaxResultsBytes)
-        return makeError(
-            fmt::format("the results file is {} MiB; the limit is {} MiB", text.size() >> 20, kMaxResultsBytes >> 20));
-    json doc = json::parse(text, nullptr, false);
-    if (doc.is_discarded())
-        return makeError("not valid JSON (truncated or not a results file)");
-    FieldReader top(doc, "");
-    FieldReader ctx = top.child("context");
-    const json& benchmarks = top.array("benchmarks");
-    if (!top.ok())
-        return makeError(top.error());
-    ResultsFile file;
-    file.context.raw = ctx.object();
-    file.context.date = ctx.optString("date").value_or("");
-    file.context.hostName = ctx.optString("host_name").value_or("");
-    file.context.numCpus = static_cast<int>(ctx.optNumber("num_cpus").value_or(0));
-    file.context.mhzPerCpu = ctx.optNumber("mhz_per_cpu").value_or(0);
+    FieldReader ctx(context, "context");
+    if (!ctx.ok())
+        return makeError(ctx.error());
+    ReportContext out;
+    out.raw = context;
+    out.date = ctx.optString("date").value_or("");
+    out.hostName = ctx.optString("host_name").value_or("");
+    out.numCpus = static_cast<int>(ctx.optNumber("num_cpus").value_or(0));
+    out.mhzPerCpu = ctx.optNumber("mhz_per_cpu").value_or(0);
     if (const json* ours = ctx.optObject("ctxscope")) {
         FieldReader c(*ours, "context.ctxscope");
         const auto version = c.optNumber("format_version");
@@ -111,15 +104,23 @@ Expected<ResultsFile> readResults(std::string_view text)
                 *version, kReportFormatVersion));
         if (const json* sys = c.optObject("sysinfo")) {
             FieldReader s(*sys, "context.ctxscope.sysinfo");
-            file.context.cpuModel = s.optString("cpu_model").value_or("");
-            file.context.hypervisor = sys->value("hypervisor", false);
-            file.context.hypervisorVendor = s.optString("hypervisor_vendor").value_or("");
+            out.cpuModel = s.optString("cpu_model").value_or("");
+            out.hypervisor = sys->value("hypervisor", false);
+            out.hypervisorVendor = s.optString("hypervisor_vendor").value_or("");
             c.absorb(s);
         }
         ctx.absorb(c);
     }
     if (!ctx.ok())
         return makeError(ctx.error());
+    return out;
+}
+
+Expected<std::vector<RunResult>> resultsFromJson(const json& benchmarks)
+{
+    if (!benchmarks.is_array())
+        return makeError("'benchmarks' should be an array");
+    std::vector<RunResult> out;
     for (std::size_t i = 0; i < benchmarks.size(); ++i) {
         const json& entry = benchmarks[i];
         // Google Benchmark files also hold aggregates; only our entries carry "bench".
@@ -130,11 +131,33 @@ Expected<ResultsFile> readResults(std::string_view text)
         auto r = resultFromJson(entry);
         if (!r)
             return makeError(fmt::format("benchmarks[{}]: {}", i, r.error().message));
-        file.results.push_back(std::move(*r));
+        out.push_back(std::move(*r));
     }
-    if (file.results.empty())
+    return out;
+}
+
+Expected<ResultsFile> readResults(std::string_view text)
+{
+    if (text.size() > kMaxResultsBytes)
+        return makeError(
+            fmt::format("the results file is {} MiB; the limit is {} MiB", text.size() >> 20, kMaxResultsBytes >> 20));
+    json doc = json::parse(text, nullptr, false);
+    if (doc.is_discarded())
+        return makeError("not valid JSON (truncated or not a results file)");
+    FieldReader top(doc, "");
+    const json& context = top.object("context");
+    const json& benchmarks = top.array("benchmarks");
+    if (!top.ok())
+        return makeError(top.error());
+    auto ctx = reportContextFromJson(context);
+    if (!ctx)
+        return ctx.error();
+    auto results = resultsFromJson(benchmarks);
+    if (!results)
+        return results.error();
+    if (results->empty())
         return makeError("the file holds no ctxscope results");
-    return file;
+    return ResultsFile { std::move(*ctx), std::move(*results) };
 }
 
 Expected<ResultsFile> readResultsFile(const std::string& path)
