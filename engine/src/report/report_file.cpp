@@ -2,14 +2,15 @@
 // The results file as a whole: context block, benchmarks array, reading it back.
 #include "ctxscope/report.h"
 
+#include "report/json_check.h"
 #include "report/json_fields.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <ctime>
 #include <fmt/core.h>
 #include <fstream>
-#include <sstream>
 #include <sys/stat.h>
 
 namespace ctxscope {
@@ -89,6 +90,16 @@ Expected<ResultsFile> readResults(std::string_view text)
     if (text.size() > kMaxResultsBytes)
         return makeError(
             fmt::format("the results file is {} MiB; the limit is {} MiB", text.size() >> 20, kMaxResultsBytes >> 20));
+    // Checked before a document is built: a broken 100 MB file costs one read, no memory.
+    std::size_t where = 0;
+    switch (report::checkJsonText(text, report::kMaxJsonDepth, &where)) {
+    case report::JsonProblem::Syntax:
+        return makeError(fmt::format("not valid JSON at byte {} (truncated or not a results file)", where));
+    case report::JsonProblem::TooDeep:
+        return makeError(fmt::format("not a results file: JSON nested deeper than {} levels", report::kMaxJsonDepth));
+    case report::JsonProblem::None:
+        break;
+    }
     json doc = json::parse(text, nullptr, false);
     if (doc.is_discarded())
         return makeError("not valid JSON (truncated or not a results file)");
@@ -101,7 +112,7 @@ Expected<ResultsFile> readResults(std::string_view text)
     file.context.raw = ctx.object();
     file.context.date = ctx.optString("date").value_or("");
     file.context.hostName = ctx.optString("host_name").value_or("");
-    file.context.numCpus = static_cast<int>(ctx.optNumber("num_cpus").value_or(0));
+    file.context.numCpus = static_cast<int>(std::min<std::uint64_t>(ctx.optCount("num_cpus").value_or(0), 1U << 20));
     file.context.mhzPerCpu = ctx.optNumber("mhz_per_cpu").value_or(0);
     if (const json* ours = ctx.optObject("ctxscope")) {
         FieldReader c(*ours, "context.ctxscope");
@@ -112,7 +123,7 @@ Expected<ResultsFile> readResults(std::string_view text)
         if (const json* sys = c.optObject("sysinfo")) {
             FieldReader s(*sys, "context.ctxscope.sysinfo");
             file.context.cpuModel = s.optString("cpu_model").value_or("");
-            file.context.hypervisor = sys->value("hypervisor", false);
+            file.context.hypervisor = s.optBoolean("hypervisor").value_or(false);
             file.context.hypervisorVendor = s.optString("hypervisor_vendor").value_or("");
             c.absorb(s);
         }
@@ -142,15 +153,20 @@ Expected<ResultsFile> readResultsFile(const std::string& path)
     struct stat st { };
     if (::stat(path.c_str(), &st) != 0)
         return makeError(path + ": " + std::strerror(errno));
+    // Not a FIFO or a device: /dev/zero would be read for ever.
+    if (!S_ISREG(st.st_mode))
+        return makeError(path + ": not a regular file");
     if (static_cast<std::size_t>(st.st_size) > kMaxResultsBytes)
         return makeError(fmt::format("{}: {} MiB is larger than a results file can be ({} MiB)", path, st.st_size >> 20,
             kMaxResultsBytes >> 20));
     std::ifstream in(path, std::ios::binary);
     if (!in)
         return makeError(path + ": cannot be opened for reading");
-    std::ostringstream text;
-    text << in.rdbuf();
-    auto file = readResults(text.str());
+    // One buffer of the file's size (a stream copy would hold it three times over).
+    std::string text(static_cast<std::size_t>(st.st_size), '\0');
+    if (!in.read(text.data(), st.st_size) || in.peek() != std::ifstream::traits_type::eof())
+        return makeError(path + ": could not be read in one piece (did it change while being read?)");
+    auto file = readResults(text);
     if (!file)
         return makeError(path + ": " + file.error().message);
     return file;
