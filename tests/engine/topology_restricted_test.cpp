@@ -38,8 +38,9 @@ TEST(RestrictedCpus, DisallowedPusShowGreyedAndPinningToThemIsRefused)
         if (contains(allowed, pu.osIndex))
             continue;
         SCOPED_TRACE("CPU " + std::to_string(pu.osIndex));
-        if (limitedBy == "cgroup")
+        if (limitedBy == "cgroup") {
             EXPECT_FALSE(pu.allowed);
+        }
         if (limitedBy == "affinity") {
             EXPECT_TRUE(pu.allowed);
             EXPECT_FALSE(pu.inAffinity);
@@ -62,8 +63,9 @@ TEST(RestrictedCpus, DisallowedPusShowGreyedAndPinningToThemIsRefused)
         EXPECT_NE(pinned.error().message.find(expected), std::string::npos) << pinned.error().message;
         ++refused;
     }
-    if (expectAllowed)
+    if (expectAllowed) {
         EXPECT_GT(refused, 0);
+    }
 }
 
 TEST(RestrictedCpus, RepresentativePairsAndPlacedRunsUseOnlyAllowedPus)

@@ -106,7 +106,14 @@ TEST_P(CancelSoak, TwoHundredCyclesLeaveNothingBehind)
     RecordProperty("max_ms", std::to_string(s.maxMs));
 }
 
-INSTANTIATE_TEST_SUITE_P(Reliability, CancelSoak, ::testing::Range(0, 5), [](const auto& info) {
+namespace {
+
+std::string caseName(const ::testing::TestParamInfo<int>& info)
+{
     static const char* const names[] = { "FutexThread", "FutexProcess", "PipeThread", "PipeProcess", "Sweep" };
-    return std::string(names[info.param]);
-});
+    return names[info.param];
+}
+
+} // namespace
+
+INSTANTIATE_TEST_SUITE_P(Reliability, CancelSoak, ::testing::Range(0, 5), caseName);

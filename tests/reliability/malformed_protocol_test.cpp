@@ -83,8 +83,9 @@ TEST(MalformedProtocol, TheParserRefusesGarbageWithAMessage)
         std::uniform_int_distribution<int> byte(0, 255);
         for (int flips = 1 + i % 4; flips > 0; --flips)
             line[at(random)] = static_cast<char>(byte(random));
-        if (auto cmd = parseCommand(line); !cmd)
+        if (auto cmd = parseCommand(line); !cmd) {
             EXPECT_FALSE(cmd.error().message.empty());
+        }
     }
 }
 

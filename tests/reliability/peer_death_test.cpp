@@ -92,12 +92,13 @@ TEST(PeerDeath, AWorkerDiesWithItsControllerAndLeavesNoOrphan)
     // Everything the forked controller needs is made here: it must not allocate.
     const int cpu = test::liveTopology().allowedPus().front();
     const std::string run = "{\"type\":\"run\",\"id\":1,\"spec\":{\"bench\":\"futex\",\"mode\":\"process\",\"cpus\":["
-        + std::to_string(cpu) + "," + std::to_string(cpu) + "],\"min_time\":600,\"repetitions\":1}}\n";
+        + std::to_string(cpu) + "," + std::to_string(cpu) + "],\"iterations\":1000000000,\"repetitions\":1}}\n";
     int report[2];
     ASSERT_EQ(::pipe(report), 0);
     const pid_t controller = ::fork();
     ASSERT_GE(controller, 0);
     if (controller == 0) {
+        ::prctl(PR_SET_PDEATHSIG, SIGKILL); // never outlive the test, whatever fails there
         // The controller: starts a worker on a pipe, asks for a long process-mode run, tells
         // the test the worker's messages, then waits to be killed.
         int toWorker[2];
@@ -117,6 +118,16 @@ TEST(PeerDeath, AWorkerDiesWithItsControllerAndLeavesNoOrphan)
             ::pause();
     }
     ::close(report[1]);
+    // On a failed assertion below, the controller (and through it the worker) must still go.
+    struct KillOnExit {
+        pid_t pid;
+        ~KillOnExit()
+        {
+            if (pid > 0 && ::kill(pid, SIGKILL) == 0)
+                ::waitpid(pid, nullptr, 0);
+            ::prctl(PR_SET_CHILD_SUBREAPER, 0);
+        }
+    } guard { controller };
     // The worker says hello, then progress once its children run.
     bool measuring = false;
     std::string line;
@@ -129,11 +140,11 @@ TEST(PeerDeath, AWorkerDiesWithItsControllerAndLeavesNoOrphan)
     ASSERT_TRUE(measuring) << line;
     const auto killedAt = SteadyClock::now();
     ASSERT_EQ(::kill(controller, SIGKILL), 0);
+    guard.pid = 0; // reaped below with the others
     std::vector<int> signals;
     const bool allGone = reapAll(2s, signals);
     const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(SteadyClock::now() - killedAt).count();
     ::close(report[0]);
-    ::prctl(PR_SET_CHILD_SUBREAPER, 0);
     ASSERT_TRUE(allGone) << "processes outlived their controller: " << testing::PrintToString(test::childPids());
     std::printf("controller killed: %zu processes (controller, worker, its benchmark children) gone in %lld ms\n",
         signals.size(), static_cast<long long>(ms));

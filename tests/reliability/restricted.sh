@@ -28,14 +28,14 @@ trap cleanup EXIT
 if [ -f /sys/fs/cgroup/cpuset/cpuset.cpus ]; then
     # cgroup v1: a child of the cpuset our process is in.
     parent=/sys/fs/cgroup/cpuset$(awk -F: '$2 == "cpuset" { print $3 }' /proc/self/cgroup)
-    group=$parent/ctxscope-test-$$
+    group=${parent%/}/ctxscope-test-$$
     mkdir "$group" 2>/dev/null || skip "cannot create $group (read-only cgroup file system?)"
     cat "$parent/cpuset.mems" >"$group/cpuset.mems" || skip "cannot set $group/cpuset.mems"
 elif grep -qw cpuset /sys/fs/cgroup/cgroup.controllers 2>/dev/null; then
     # cgroup v2: only when our cgroup may hand cpuset down (the root, or a delegated one).
     parent=/sys/fs/cgroup$(awk -F: '$1 == "0" { print $3 }' /proc/self/cgroup)
     echo +cpuset >"$parent/cgroup.subtree_control" 2>/dev/null || skip "cgroup v2: cannot enable cpuset below $parent"
-    group=$parent/ctxscope-test-$$
+    group=${parent%/}/ctxscope-test-$$
     mkdir "$group" 2>/dev/null || skip "cannot create $group"
 else
     skip "no cpuset cgroup controller (neither /sys/fs/cgroup/cpuset nor cpuset in cgroup v2)"

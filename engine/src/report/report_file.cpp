@@ -90,11 +90,12 @@ Expected<ResultsFile> readResults(std::string_view text)
     if (text.size() > kMaxResultsBytes)
         return makeError(
             fmt::format("the results file is {} MiB; the limit is {} MiB", text.size() >> 20, kMaxResultsBytes >> 20));
-    // Checked before a document is built: a broken 100 MB file costs one read, no memory.
+    // Checked before a document is built: a cut-off 100 MB file is refused in one fast pass.
     std::size_t where = 0;
     switch (report::checkJsonText(text, report::kMaxJsonDepth, &where)) {
-    case report::JsonProblem::Syntax:
-        return makeError(fmt::format("not valid JSON at byte {} (truncated or not a results file)", where));
+    case report::JsonProblem::Unclosed:
+        return makeError(fmt::format(
+            "not valid JSON: it ends at byte {} inside an unclosed string, array or object (truncated?)", where));
     case report::JsonProblem::TooDeep:
         return makeError(fmt::format("not a results file: JSON nested deeper than {} levels", report::kMaxJsonDepth));
     case report::JsonProblem::None:
