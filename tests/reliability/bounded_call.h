@@ -19,7 +19,8 @@ struct BoundedCall {
     int signal = 0;
     bool accepted = false; // what the call returned
     std::string message; // its error message, when refused
-    double seconds = 0;
+    double seconds = 0; // wall clock
+    double cpuSeconds = 0; // user + system: what the call cost, however loaded the machine
     long rssGrowthKiB = 0;
 };
 
@@ -70,6 +71,9 @@ inline BoundedCall boundedCall(const std::function<std::string()>& call)
     out.accepted = !reply.empty() && reply[0] == '1';
     out.message = reply.empty() ? std::string() : reply.substr(1);
     out.rssGrowthKiB = usage.ru_maxrss - before;
+    const auto toSeconds
+        = [](const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6; };
+    out.cpuSeconds = toSeconds(usage.ru_utime) + toSeconds(usage.ru_stime);
     return out;
 }
 

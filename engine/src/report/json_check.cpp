@@ -1,7 +1,21 @@
 // SPDX-License-Identifier: MIT
 #include "report/json_check.h"
 
+#include <array>
+
 namespace ctxscope::report {
+
+namespace {
+
+// The bytes the scan stops at; everything else (digits, most of a file) is skipped.
+constexpr std::array<bool, 256> kInteresting = [] {
+    std::array<bool, 256> table {};
+    for (const char c : { '"', '[', ']', '{', '}' })
+        table[static_cast<unsigned char>(c)] = true;
+    return table;
+}();
+
+} // namespace
 
 JsonProblem checkJsonText(std::string_view text, int maxDepth, std::size_t* where)
 {
@@ -13,14 +27,19 @@ JsonProblem checkJsonText(std::string_view text, int maxDepth, std::size_t* wher
     int depth = 0;
     bool inString = false;
     for (std::size_t i = 0; i < text.size(); ++i) {
-        const char c = text[i];
         if (inString) {
-            if (c == '\\')
+            i = text.find_first_of("\"\\", i);
+            if (i == std::string_view::npos)
+                break;
+            if (text[i] == '\\')
                 ++i; // the escaped character cannot end the string
-            else if (c == '"')
+            else
                 inString = false;
             continue;
         }
+        const char c = text[i];
+        if (!kInteresting[static_cast<unsigned char>(c)])
+            continue;
         switch (c) {
         case '"':
             inString = true;

@@ -90,7 +90,14 @@ Expected<ResultsFile> readResults(std::string_view text)
     if (text.size() > kMaxResultsBytes)
         return makeError(
             fmt::format("the results file is {} MiB; the limit is {} MiB", text.size() >> 20, kMaxResultsBytes >> 20));
-    // Checked before a document is built: a cut-off 100 MB file is refused in one fast pass.
+    // A results file is one JSON object: one cut short (a full disk, a killed save) is
+    // refused at once, without parsing 100 MB first.
+    const auto first = text.find_first_not_of(" \t\r\n");
+    if (const auto last = text.find_last_not_of(" \t\r\n");
+        first != std::string_view::npos && text[first] == '{' && text[last] != '}')
+        return makeError(
+            fmt::format("not valid JSON: it ends at byte {} without the closing '}}' (truncated?)", last + 1));
+    // Checked before a document is built: a bracket bomb, or a file cut after a '}'.
     std::size_t where = 0;
     switch (report::checkJsonText(text, report::kMaxJsonDepth, &where)) {
     case report::JsonProblem::Unclosed:
