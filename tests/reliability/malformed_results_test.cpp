@@ -14,7 +14,6 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
-#include <regex>
 
 using namespace ctxscope;
 using nlohmann::json;
@@ -130,7 +129,11 @@ TEST(MalformedResults, HugeNumbersAreRefusedByName)
     expectRefused(with("/benchmarks/0/observed/perf_migrations", -1), "perf_migrations");
     expectRefused(with("/context/num_cpus", 1e300), "num_cpus");
     // Numbers beyond a double: nlohmann reads them as infinity or refuses the text.
-    expectRefused(std::regex_replace(good.dump(), std::regex("\"iterations\":[0-9]+"), "\"iterations\":1e999"));
+    std::string text = good.dump();
+    const std::string key = "\"iterations\":";
+    const std::size_t at = text.find(key) + key.size();
+    text.replace(at, text.find_first_of(",}", at) - at, "1e999");
+    expectRefused(text);
 }
 
 TEST(MalformedResults, ANewerFormatVersionIsNamed)
