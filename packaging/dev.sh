@@ -94,6 +94,7 @@ cmd_fuzz() {
         mkdir -p "$corpus"
         say "fuzzing $name for ${seconds} s"
         if ! (cd build/fuzz && UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+            LSAN_OPTIONS="suppressions=$ROOT/tests/fuzz/lsan.supp" \
             "./tests/fuzz/fuzz_$name" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
             -print_final_stats=1 "corpus/$name" "$ROOT/tests/fuzz/corpus/$name" "$@"); then
             say "fuzz_$name FAILED (reproducer: build/fuzz/crash-* or leak-*/timeout-*)"
