@@ -21,11 +21,16 @@ PACKAGES=(
     desktop-file-utils appstream dpkg-dev file # validating desktop files, building the .deb
 )
 
+# Only for `dev.sh fuzz`: libFuzzer comes with clang, not GCC.
+FUZZ_PACKAGES=(clang-14 libclang-rt-14-dev)
+
 say() { printf '\033[1mdev.sh:\033[0m %s\n' "$*" >&2; }
 
-install_deps() {
+install_deps() { install_packages "${PACKAGES[@]}"; }
+
+install_packages() {
     local missing=()
-    for p in "${PACKAGES[@]}"; do
+    for p in "$@"; do
         dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
     done
     [ ${#missing[@]} -eq 0 ] && return 0
@@ -85,6 +90,28 @@ cmd_perf() { # self-benchmarks of ctxscope (tests/perf); the report goes to buil
     exec tests/perf/run_all.sh "$ROOT/build/release"
 }
 
+# Each libFuzzer target for CTXSCOPE_FUZZ_SECONDS (60) from the seeds in tests/fuzz/corpus; a
+# crash, leak, timeout or sanitizer report fails (the reproducer is left in build/fuzz).
+cmd_fuzz() {
+    install_packages "${FUZZ_PACKAGES[@]}"
+    [ -f build/fuzz/build.ninja ] || cmake --preset fuzz >&2
+    cmake --build --preset fuzz
+    local seconds=${CTXSCOPE_FUZZ_SECONDS:-60} failed=0
+    for name in results protocol synthetic; do
+        local corpus=build/fuzz/corpus/$name
+        mkdir -p "$corpus"
+        say "fuzzing $name for ${seconds} s"
+        if ! (cd build/fuzz && UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+            LSAN_OPTIONS="suppressions=$ROOT/tests/fuzz/lsan.supp" \
+            "./tests/fuzz/fuzz_$name" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+            -print_final_stats=1 "corpus/$name" "$ROOT/tests/fuzz/corpus/$name" "$@"); then
+            say "fuzz_$name FAILED (reproducer: build/fuzz/crash-* or leak-*/timeout-*)"
+            failed=1
+        fi
+    done
+    return $failed
+}
+
 usage() {
     cat <<USAGE
 usage: packaging/dev.sh COMMAND [ARGS]
@@ -93,6 +120,8 @@ usage: packaging/dev.sh COMMAND [ARGS]
            (the text tour when there is no display); ARGS go to the app
   test     install, build the asan preset (ASan+UBSan) and run every test; ARGS go to ctest
   tsan     build the tsan preset and run the engine tests under ThreadSanitizer
+  fuzz     build the libFuzzer targets with clang (installs clang-14) and run each for
+           CTXSCOPE_FUZZ_SECONDS (60) seconds; ARGS go to libFuzzer
   package  build the release preset and a .deb (CPack; Depends from dpkg-shlibdeps)
   deps     only install the missing Debian packages
   perf     build the release preset and run ctxscope's self-benchmarks (tests/perf/run_all.sh)
@@ -103,6 +132,7 @@ case "${1:-}" in
 run) shift; cmd_run "$@" ;;
 test) shift; cmd_test "$@" ;;
 tsan) shift; cmd_tsan "$@" ;;
+fuzz) shift; cmd_fuzz "$@" ;;
 package) cmd_package ;;
 deps) install_deps ;;
 perf) cmd_perf ;;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // `ctxscope-cli worker`: the engine behind the GUI, speaking NDJSON on stdin/stdout.
 #include "commands.h"
+#include "parent_death.h"
 
 #include "ctxscope/worker.h"
 
@@ -16,7 +17,8 @@ namespace {
 int runWorker()
 {
     // The controller owns us: die with it, and treat a closed stdout as the end.
-    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (!dieWithParent())
+        return kOk;
     std::signal(SIGPIPE, SIG_IGN);
     auto topology = Topology::loadLive();
     if (!topology) {

@@ -4,6 +4,7 @@
 // runs leave no thread, descriptor or child behind.
 #include "ctxscope/runner.h"
 
+#include "background_run.h"
 #include "proc_helpers.h"
 
 #include <gtest/gtest.h>
@@ -20,89 +21,8 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-Topology& live()
-{
-    static Topology topology = [] {
-        auto t = Topology::loadLive();
-        EXPECT_TRUE(t.ok());
-        return std::move(*t);
-    }();
-    return topology;
-}
-
-BenchSpec longRun(std::string bench, BenchMode mode)
-{
-    const int cpu = live().allowedPus().front();
-    BenchSpec s;
-    s.bench = std::move(bench);
-    s.mode = mode;
-    s.cpus = s.bench == "syscall" ? std::vector<int> { cpu } : std::vector<int> { cpu, cpu };
-    if (s.bench == "ring") {
-        s.cpus = { cpu };
-        s.tasks = 3;
-    }
-    // Far more than any test waits for; fixed iterations keep the calibration (the warm-up)
-    // down to about 10 ms, so the measuring starts at once.
-    s.iterations = kMaxIterations;
-    s.repetitions = 3;
-    return s;
-}
-
-// Runs a spec on its own thread; the test stops it when it wants.
-class BackgroundRun {
-public:
-    explicit BackgroundRun(const BenchSpec& spec)
-    {
-        RunCallbacks callbacks;
-        callbacks.progress = [this](const Progress& p) {
-            if (p.stage == "measuring")
-                m_measuring = true;
-        };
-        m_thread = std::jthread([this, spec, callbacks](std::stop_token stop) {
-            auto r = runBenchmark(spec, live(), callbacks, stop);
-            m_ended = Clock::now();
-            m_error = r.ok() ? "" : r.error().message;
-            m_done = true;
-        });
-    }
-
-    bool waitUntilMeasuring(std::chrono::milliseconds limit)
-    {
-        const auto until = Clock::now() + limit;
-        while (!m_measuring && !m_done && Clock::now() < until)
-            std::this_thread::sleep_for(1ms);
-        return m_measuring && !m_done;
-    }
-
-    // Stops the run and returns how long it took to come back.
-    std::chrono::milliseconds stop()
-    {
-        const auto asked = Clock::now();
-        m_thread.request_stop();
-        m_thread.join();
-        return std::chrono::duration_cast<std::chrono::milliseconds>(m_ended - asked);
-    }
-
-    std::chrono::milliseconds waitForEnd(std::chrono::milliseconds limit, Clock::time_point since)
-    {
-        const auto until = Clock::now() + limit;
-        while (!m_done && Clock::now() < until)
-            std::this_thread::sleep_for(1ms);
-        if (!m_done)
-            return limit * 2;
-        m_thread.join();
-        return std::chrono::duration_cast<std::chrono::milliseconds>(m_ended - since);
-    }
-
-    const std::string& error() const { return m_error; }
-
-private:
-    std::atomic<bool> m_measuring { false };
-    std::atomic<bool> m_done { false };
-    Clock::time_point m_ended;
-    std::string m_error;
-    std::jthread m_thread;
-};
+using test::BackgroundRun;
+using test::longRun;
 
 struct Case {
     const char* bench;
@@ -129,7 +49,7 @@ TEST(RunnerCancel, StopsEveryBenchmarkPromptly)
         BackgroundRun run(longRun(c.bench, c.mode));
         ASSERT_TRUE(run.waitUntilMeasuring(10s));
         std::this_thread::sleep_for(30ms);
-        const auto latency = run.stop();
+        const auto latency = std::chrono::duration_cast<std::chrono::milliseconds>(run.stop());
         std::printf("cancel %-7s %-7s: %lld ms\n", c.bench, std::string(toString(c.mode)).c_str(),
             static_cast<long long>(latency.count()));
         EXPECT_LT(latency, 1000ms); // the goal is 100 ms; the bound is generous for loaded CI machines
@@ -150,7 +70,7 @@ TEST(RunnerCancel, StopsWhileAPeerSleepsInFutexWaitOrRead)
         ASSERT_EQ(children.size(), 2U);
         ASSERT_EQ(::kill(children.front(), SIGSTOP), 0);
         std::this_thread::sleep_for(50ms);
-        const auto latency = run.stop();
+        const auto latency = std::chrono::duration_cast<std::chrono::milliseconds>(run.stop());
         std::printf("cancel %s with task 0 frozen: %lld ms\n", bench, static_cast<long long>(latency.count()));
         EXPECT_LT(latency, 1000ms);
         EXPECT_EQ(run.error(), "the run was cancelled");

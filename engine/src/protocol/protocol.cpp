@@ -2,6 +2,7 @@
 #include "ctxscope/protocol.h"
 
 #include "protocol/parse.h"
+#include "report/json_check.h"
 
 #include "ctxscope/version.h"
 
@@ -20,6 +21,9 @@ Expected<json> parseObject(std::string_view line)
 {
     if (line.size() > kMaxLineBytes)
         return makeError(fmt::format("message of {} bytes is longer than the {} allowed", line.size(), kMaxLineBytes));
+    // A line of a million '[' would otherwise become a document of a million arrays.
+    if (report::checkJsonText(line, report::kMaxJsonDepth) == report::JsonProblem::TooDeep)
+        return makeError(fmt::format("a message nested deeper than {} levels", report::kMaxJsonDepth));
     json j = json::parse(line, nullptr, false);
     if (j.is_discarded())
         return makeError("not a JSON line");

@@ -46,9 +46,16 @@ std::string resultsToCsv(const nlohmann::json& context, const std::vector<RunRes
             out += fmt::format(
                 "# {}: {}\n", key, context[key].is_string() ? context[key].get<std::string>() : context[key].dump());
     if (context.contains("ctxscope") && context["ctxscope"].contains("sysinfo")) {
+        // The context may come from a file read back: take only what has the expected type.
         const auto& sys = context["ctxscope"]["sysinfo"];
-        out += fmt::format("# cpu_model: {}\n# kernel: {}\n# hypervisor: {}\n", sys.value("cpu_model", ""),
-            sys.value("kernel", ""), sys.value("hypervisor", false) ? sys.value("hypervisor_vendor", "yes") : "no");
+        const auto text = [&sys](const char* key, const char* otherwise) {
+            return sys.is_object() && sys.contains(key) && sys[key].is_string() ? sys[key].get<std::string>()
+                                                                                : std::string(otherwise);
+        };
+        const bool hypervisor = sys.is_object() && sys.contains("hypervisor") && sys["hypervisor"].is_boolean()
+            && sys["hypervisor"].get<bool>();
+        out += fmt::format("# cpu_model: {}\n# kernel: {}\n# hypervisor: {}\n", text("cpu_model", ""),
+            text("kernel", ""), hypervisor ? text("hypervisor_vendor", "yes") : "no");
     }
     out += "# times are ns per op; per_switch_ns = p50_ns / switches_per_op\n";
     out += "name,bench,op,mode,cpus,relation,tasks,policy,ops_per_sample,iterations,repetitions,switches_per_op,"

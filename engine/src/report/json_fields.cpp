@@ -76,6 +76,43 @@ std::uint64_t FieldReader::count(const char* key)
     return v->get<std::uint64_t>();
 }
 
+std::uint64_t FieldReader::countUpTo(const char* key, std::uint64_t max)
+{
+    const std::uint64_t n = count(key);
+    if (n <= max)
+        return n;
+    fail("field '" + where(key) + "' is " + std::to_string(n) + ", more than the " + std::to_string(max) + " possible");
+    return 0;
+}
+
+std::optional<std::uint64_t> FieldReader::optCount(const char* key)
+{
+    const nlohmann::json* v = find(key, false);
+    if (!v)
+        return std::nullopt;
+    if (v->is_number_unsigned())
+        return v->get<std::uint64_t>();
+    // 2^64 exactly is the first double that does not fit.
+    const double d = v->is_number() ? v->get<double>() : -1;
+    if (!(d >= 0 && d < 18446744073709551616.0 && std::floor(d) == d)) {
+        fail("field '" + where(key) + "' should be a non-negative integer");
+        return std::nullopt;
+    }
+    return static_cast<std::uint64_t>(d);
+}
+
+std::optional<bool> FieldReader::optBoolean(const char* key)
+{
+    const nlohmann::json* v = find(key, false);
+    if (!v)
+        return std::nullopt;
+    if (!v->is_boolean()) {
+        fail("field '" + where(key) + "' should be true or false");
+        return std::nullopt;
+    }
+    return v->get<bool>();
+}
+
 std::string FieldReader::string(const char* key)
 {
     auto v = optString(key);

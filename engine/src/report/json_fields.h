@@ -27,8 +27,13 @@ public:
     bool boolean(const char* key);
     const nlohmann::json& array(const char* key);
     const nlohmann::json& object(const char* key);
+    // A count that must also be at most `max` (it becomes an int, or sizes something).
+    std::uint64_t countUpTo(const char* key, std::uint64_t max);
     // Optional fields: absent or null give nullopt; present with the wrong kind is an error.
     std::optional<double> optNumber(const char* key);
+    // A non-negative whole number; an integral double below 2^64 is taken too.
+    std::optional<std::uint64_t> optCount(const char* key);
+    std::optional<bool> optBoolean(const char* key);
     std::optional<std::string> optString(const char* key);
     const nlohmann::json* optArray(const char* key);
     const nlohmann::json* optObject(const char* key);

@@ -3,14 +3,15 @@
 #include "ctxscope/report.h"
 #include "ctxscope/report_parts.h"
 
+#include "report/json_check.h"
 #include "report/json_fields.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <ctime>
 #include <fmt/core.h>
 #include <fstream>
-#include <sstream>
 #include <sys/stat.h>
 
 namespace ctxscope {
@@ -94,7 +95,7 @@ Expected<ReportContext> reportContextFromJson(const json& context)
     out.raw = context;
     out.date = ctx.optString("date").value_or("");
     out.hostName = ctx.optString("host_name").value_or("");
-    out.numCpus = static_cast<int>(ctx.optNumber("num_cpus").value_or(0));
+    out.numCpus = static_cast<int>(std::min<std::uint64_t>(ctx.optCount("num_cpus").value_or(0), 1U << 20));
     out.mhzPerCpu = ctx.optNumber("mhz_per_cpu").value_or(0);
     if (const json* ours = ctx.optObject("ctxscope")) {
         FieldReader c(*ours, "context.ctxscope");
@@ -105,7 +106,7 @@ Expected<ReportContext> reportContextFromJson(const json& context)
         if (const json* sys = c.optObject("sysinfo")) {
             FieldReader s(*sys, "context.ctxscope.sysinfo");
             out.cpuModel = s.optString("cpu_model").value_or("");
-            out.hypervisor = sys->value("hypervisor", false);
+            out.hypervisor = s.optBoolean("hypervisor").value_or(false);
             out.hypervisorVendor = s.optString("hypervisor_vendor").value_or("");
             c.absorb(s);
         }
@@ -141,6 +142,24 @@ Expected<ResultsFile> readResults(std::string_view text)
     if (text.size() > kMaxResultsBytes)
         return makeError(
             fmt::format("the results file is {} MiB; the limit is {} MiB", text.size() >> 20, kMaxResultsBytes >> 20));
+    // A results file is one JSON object: one cut short (a full disk, a killed save) is
+    // refused at once, without parsing 100 MB first.
+    const auto first = text.find_first_not_of(" \t\r\n");
+    if (const auto last = text.find_last_not_of(" \t\r\n");
+        first != std::string_view::npos && text[first] == '{' && text[last] != '}')
+        return makeError(
+            fmt::format("not valid JSON: it ends at byte {} without the closing '}}' (truncated?)", last + 1));
+    // Checked before a document is built: a bracket bomb, or a file cut after a '}'.
+    std::size_t where = 0;
+    switch (report::checkJsonText(text, report::kMaxJsonDepth, &where)) {
+    case report::JsonProblem::Unclosed:
+        return makeError(fmt::format(
+            "not valid JSON: it ends at byte {} inside an unclosed string, array or object (truncated?)", where));
+    case report::JsonProblem::TooDeep:
+        return makeError(fmt::format("not a results file: JSON nested deeper than {} levels", report::kMaxJsonDepth));
+    case report::JsonProblem::None:
+        break;
+    }
     json doc = json::parse(text, nullptr, false);
     if (doc.is_discarded())
         return makeError("not valid JSON (truncated or not a results file)");
@@ -165,15 +184,20 @@ Expected<ResultsFile> readResultsFile(const std::string& path)
     struct stat st { };
     if (::stat(path.c_str(), &st) != 0)
         return makeError(path + ": " + std::strerror(errno));
+    // Not a FIFO or a device: /dev/zero would be read for ever.
+    if (!S_ISREG(st.st_mode))
+        return makeError(path + ": not a regular file");
     if (static_cast<std::size_t>(st.st_size) > kMaxResultsBytes)
         return makeError(fmt::format("{}: {} MiB is larger than a results file can be ({} MiB)", path, st.st_size >> 20,
             kMaxResultsBytes >> 20));
     std::ifstream in(path, std::ios::binary);
     if (!in)
         return makeError(path + ": cannot be opened for reading");
-    std::ostringstream text;
-    text << in.rdbuf();
-    auto file = readResults(text.str());
+    // One buffer of the file's size (a stream copy would hold it three times over).
+    std::string text(static_cast<std::size_t>(st.st_size), '\0');
+    if (!in.read(text.data(), st.st_size) || in.peek() != std::ifstream::traits_type::eof())
+        return makeError(path + ": could not be read in one piece (did it change while being read?)");
+    auto file = readResults(text);
     if (!file)
         return makeError(path + ": " + file.error().message);
     return file;

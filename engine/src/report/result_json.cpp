@@ -24,6 +24,9 @@ std::string benchmarkName(const RunResult& r)
 
 namespace {
 
+// OS indices of CPUs; what the worker protocol accepts too.
+constexpr std::int64_t kMaxCpuNumber = 65535;
+
 json summaryToJson(const Summary& s)
 {
     return { { "count", s.count }, { "min", s.min }, { "p50", s.p50 }, { "mean", s.mean }, { "p90", s.p90 },
@@ -72,12 +75,12 @@ json observedToJson(const Observed& o)
     return j;
 }
 
-std::vector<int> intList(FieldReader& in, const char* key)
+std::vector<int> cpuList(FieldReader& in, const char* key)
 {
     std::vector<int> out;
     for (const auto& v : in.array(key)) {
-        if (!v.is_number_integer()) {
-            in.fail("field '" + in.where(key) + "' should hold integers");
+        if (!v.is_number_integer() || v.get<std::int64_t>() < 0 || v.get<std::int64_t>() > kMaxCpuNumber) {
+            in.fail("field '" + in.where(key) + "' should hold CPU numbers");
             break;
         }
         out.push_back(v.get<int>());
@@ -109,14 +112,14 @@ Observed observedFromJson(FieldReader& in)
     o.involuntaryPerOp = in.number("involuntary_switches_per_op");
     o.cpuNsPerOp = in.optNumber("cpu_ns_per_op").value_or(0);
     o.perfSwitchesPerOp = in.optNumber("perf_switches_per_op");
-    if (auto m = in.optNumber("perf_migrations"))
-        o.perfMigrations = static_cast<std::uint64_t>(*m);
+    if (auto m = in.optCount("perf_migrations"))
+        o.perfMigrations = *m;
     o.perfStatus = in.optString("perf_status").value_or("");
-    if (auto n = in.optNumber("perf_check_ops"))
-        o.perfCheckOps = static_cast<std::uint64_t>(*n);
+    if (auto n = in.optCount("perf_check_ops"))
+        o.perfCheckOps = *n;
     o.perfCheckNsPerOp = in.optNumber("perf_check_ns_per_op").value_or(0);
     o.migrations = in.count("migrations");
-    o.cpusSeen = intList(in, "cpus_seen");
+    o.cpusSeen = cpuList(in, "cpus_seen");
     return o; // per-task details are informative only and not read back
 }
 
@@ -200,11 +203,11 @@ Expected<RunResult> resultFromJson(const json& entry)
             r.policy = *pol;
         }
     }
-    r.placement.cpus = intList(in, "cpus");
-    r.placement.tasks = static_cast<int>(in.count("tasks"));
-    r.spec.wsBytes = static_cast<std::uint64_t>(in.optNumber("ws_bytes").value_or(0));
+    r.placement.cpus = cpuList(in, "cpus");
+    r.placement.tasks = static_cast<int>(in.countUpTo("tasks", kMaxRingTasks));
+    r.spec.wsBytes = in.optCount("ws_bytes").value_or(0);
     r.iterations = in.count("iterations");
-    r.repetitions = static_cast<int>(in.count("repetitions"));
+    r.repetitions = static_cast<int>(in.countUpTo("repetitions", kMaxRepetitions));
     r.switchesPerOp = in.number("switches_per_op");
     r.perSwitchNs = in.optNumber("per_switch_ns");
     r.opsPerSample = in.count("ops_per_sample");
@@ -216,8 +219,8 @@ Expected<RunResult> resultFromJson(const json& entry)
     in.absorb(observed);
     r.repetitionMedians = numberList(in, "repetition_medians");
     r.repetitionCv = in.optNumber("repetition_cv").value_or(0);
-    r.totalSamples = static_cast<std::uint64_t>(in.optNumber("total_samples").value_or(0));
-    r.percentilesFromHistogram = entry.value("percentiles_from_histogram", false);
+    r.totalSamples = in.optCount("total_samples").value_or(0);
+    r.percentilesFromHistogram = in.optBoolean("percentiles_from_histogram").value_or(false);
     r.seconds = in.optNumber("seconds").value_or(0);
     r.samples = numberList(in, "samples");
     if (const json* w = in.optArray("warnings"))
