@@ -31,7 +31,7 @@ LivePlot::LivePlot(QWidget* parent)
     m_hint = new QCPItemText(m_plot);
     m_hint->position->setType(QCPItemPosition::ptAxisRectRatio);
     m_hint->position->setCoords(0.5, 0.5);
-    m_hint->setText(tr("Place tasks on the map, then Run (Ctrl+R):\nevery sample appears here as it is measured."));
+    m_hint->setText(tr("Place tasks on the map,\nthen Run (Ctrl+R):\nevery sample appears here\nas it is measured."));
     m_hint->setColor(palette().color(QPalette::PlaceholderText));
     m_hint->setFont(m_plot->xAxis->labelFont());
     // Median lines above every run's points, so an overlaid run never hides another's trend.
@@ -56,6 +56,12 @@ QCPGraph* LivePlot::samplesGraph(quint64 id) const
     return it == m_series.end() ? nullptr : it->second.samples;
 }
 
+std::span<const double> LivePlot::samples(quint64 id) const
+{
+    const auto it = m_series.find(id);
+    return it == m_series.end() ? std::span<const double>() : std::span<const double>(it->second.values);
+}
+
 QCPGraph* LivePlot::medianGraph(quint64 id) const
 {
     const auto it = m_series.find(id);
@@ -69,7 +75,7 @@ void LivePlot::beginRun(quint64 id, const QString& label, const QColor& color)
     s.color = color;
     s.samples = m_plot->addGraph();
     s.samples->setLineStyle(QCPGraph::lsNone);
-    s.samples->setAdaptiveSampling(true); // many points: QCustomPlot draws a representative subset
+    s.samples->setAdaptiveSampling(false); // already thinned to a few points per pixel column
     s.samples->removeFromLegend();
     s.median = m_plot->addGraph();
     s.median->setLayer(QStringLiteral("medians"));
@@ -87,14 +93,9 @@ void LivePlot::addSamples(quint64 id, const QVector<double>& nsPerOp)
         return;
     Series& s = it->second;
     const double first = static_cast<double>(s.running.count());
-    const int room = kMaxPoints - s.samples->dataCount();
-    const int drawn = std::clamp(static_cast<int>(nsPerOp.size()), 0, std::max(room, 0));
-    if (drawn > 0) {
-        QVector<double> keys(drawn);
-        for (int i = 0; i < drawn; ++i)
-            keys[i] = first + i;
-        s.samples->addData(keys, nsPerOp.first(drawn), true);
-    }
+    const std::size_t kept = std::min(static_cast<std::size_t>(nsPerOp.size()), kMaxPoints - s.values.size());
+    s.values.insert(s.values.end(), nsPerOp.begin(), nsPerOp.begin() + static_cast<qsizetype>(kept));
+    s.stale = s.stale || kept > 0;
     const auto [lo, hi] = std::minmax_element(nsPerOp.begin(), nsPerOp.end());
     s.min = first == 0 ? *lo : std::min(s.min, *lo);
     s.max = first == 0 ? *hi : std::max(s.max, *hi);
@@ -109,6 +110,15 @@ void LivePlot::addMedianPoints(Series& series, const std::vector<MedianPoint>& p
         series.median->addData(p.index, p.ns);
         series.maxMedian = std::max(series.maxMedian, p.ns);
     }
+}
+
+void LivePlot::thin(Series& series) const
+{
+    const auto columns = static_cast<std::size_t>(std::max(m_plot->axisRect()->width() / kColumnPixels, 100));
+    const ThinnedScatter drawn = thinScatter(series.values, columns, kPointsPerColumn);
+    series.samples->setData(QVector<double>(drawn.keys.begin(), drawn.keys.end()),
+        QVector<double>(drawn.values.begin(), drawn.values.end()), true);
+    series.stale = false;
 }
 
 void LivePlot::finishRun(quint64 id)
@@ -176,7 +186,9 @@ void LivePlot::redraw()
 {
     double count = 0, lo = 0, hi = 0, medianHi = 0;
     bool any = false;
-    for (const auto& [id, s] : m_series) {
+    for (auto& [id, s] : m_series) {
+        if (s.stale)
+            thin(s);
         if (s.running.count() == 0)
             continue;
         count = std::max(count, static_cast<double>(s.running.count()));
@@ -192,6 +204,10 @@ void LivePlot::redraw()
         else
             m_plot->yAxis->setRange(0, (medianHi > 0 ? std::min(hi, 4 * medianHi) : hi) * 1.08);
     }
+    // An empty plot shows its hint, not the numbers of a range nothing was measured in.
+    m_plot->legend->setVisible(!m_series.empty());
+    m_plot->xAxis->setTickLabels(any);
+    m_plot->yAxis->setTickLabels(any);
     ++m_redraws;
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }

@@ -87,4 +87,40 @@ std::vector<MedianPoint> RunningMedian::flush()
     return { close() };
 }
 
+ThinnedScatter thinScatter(std::span<const double> samples, std::size_t buckets, std::size_t perBucket)
+{
+    ThinnedScatter out;
+    const std::size_t n = samples.size();
+    const std::size_t keep = perBucket + 2;
+    if (buckets == 0 || n <= buckets * keep) {
+        out.keys.reserve(n);
+        for (std::size_t i = 0; i < n; ++i)
+            out.keys.push_back(static_cast<double>(i));
+        out.values.assign(samples.begin(), samples.end());
+        return out;
+    }
+    const std::size_t width = (n + buckets - 1) / buckets; // samples per bucket, > keep here
+    out.keys.reserve(buckets * keep);
+    out.values.reserve(buckets * keep);
+    std::vector<std::size_t> picks;
+    for (std::size_t begin = 0; begin < n; begin += width) {
+        const std::size_t end = std::min(n, begin + width);
+        const auto bucket = samples.subspan(begin, end - begin);
+        const auto [lo, hi] = std::minmax_element(bucket.begin(), bucket.end());
+        picks.clear();
+        picks.push_back(begin + static_cast<std::size_t>(lo - bucket.begin()));
+        picks.push_back(begin + static_cast<std::size_t>(hi - bucket.begin()));
+        for (std::size_t k = 0; k < perBucket; ++k)
+            picks.push_back(begin + (2 * k + 1) * bucket.size() / (2 * perBucket));
+        // In index order, each sample once (the extremes may be among the even picks).
+        std::sort(picks.begin(), picks.end());
+        picks.erase(std::unique(picks.begin(), picks.end()), picks.end());
+        for (std::size_t i : picks) {
+            out.keys.push_back(static_cast<double>(i));
+            out.values.push_back(samples[i]);
+        }
+    }
+    return out;
+}
+
 } // namespace ctxscope::gui

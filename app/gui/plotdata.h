@@ -49,4 +49,16 @@ private:
     std::vector<double> m_pending;
 };
 
+// A scatter of samples in time order, thinned for drawing. Painting each of 10^5..10^6
+// antialiased discs takes far longer than a live redraw may (QCustomPlot's adaptive sampling
+// keeps most of them when the samples spread over the axis, as latencies do). The samples are
+// cut into at most `buckets` runs of consecutive samples (about one per pixel column); each
+// keeps its minimum and maximum (so every spike stays visible) and `perBucket` evenly spaced
+// samples (so the density of the cloud stays true). Fewer samples than that: all of them.
+struct ThinnedScatter {
+    std::vector<double> keys; // sample index
+    std::vector<double> values;
+};
+ThinnedScatter thinScatter(std::span<const double> samples, std::size_t buckets, std::size_t perBucket);
+
 } // namespace ctxscope::gui

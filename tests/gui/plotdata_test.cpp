@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <numeric>
 
@@ -105,4 +106,36 @@ TEST(SwitchRateMeter, ReadsTheContextSwitchCounterOfProcStat)
     EXPECT_EQ(SwitchRateMeter::parseContextSwitches(stat), 987654321U);
     EXPECT_FALSE(SwitchRateMeter::parseContextSwitches("cpu 1 2 3\n").has_value());
     EXPECT_FALSE(SwitchRateMeter::parseContextSwitches("ctxt lots\n").has_value());
+}
+
+TEST(PlotData, ThinnedScatterKeepsEverySpikeAndBoundsThePointCount)
+{
+    // Few samples: all of them, in order.
+    const std::vector<double> few { 5, 3, 9 };
+    const ThinnedScatter all = thinScatter(few, 10, 3);
+    EXPECT_EQ(all.values, few);
+    EXPECT_EQ(all.keys, (std::vector<double> { 0, 1, 2 }));
+
+    // A million samples of a sawtooth with one spike and one dip: at most 5 points per bucket,
+    // in index order, each a real sample at its own index, the spike and the dip among them.
+    std::vector<double> many(1'000'000);
+    for (std::size_t i = 0; i < many.size(); ++i)
+        many[i] = 1000 + static_cast<double>(i % 97);
+    many[777'777] = 1e7;
+    many[123'457] = 1;
+    const std::size_t buckets = 800;
+    const ThinnedScatter drawn = thinScatter(many, buckets, 3);
+    ASSERT_EQ(drawn.keys.size(), drawn.values.size());
+    EXPECT_LE(drawn.values.size(), buckets * 5);
+    EXPECT_GE(drawn.values.size(), buckets * 4) << "each bucket keeps its extremes and an even selection";
+    for (std::size_t i = 0; i < drawn.keys.size(); ++i) {
+        if (i > 0) {
+            ASSERT_LT(drawn.keys[i - 1], drawn.keys[i]);
+        }
+        ASSERT_EQ(drawn.values[i], many[static_cast<std::size_t>(drawn.keys[i])]);
+    }
+    EXPECT_NE(std::find(drawn.values.begin(), drawn.values.end(), 1e7), drawn.values.end()) << "the spike is drawn";
+    EXPECT_NE(std::find(drawn.values.begin(), drawn.values.end(), 1.0), drawn.values.end()) << "the dip is drawn";
+    // Every bucket's maximum is drawn: the top of the sawtooth appears across the whole run.
+    EXPECT_GE(std::count(drawn.values.begin(), drawn.values.end(), 1096.0), static_cast<long>(buckets) - 1);
 }

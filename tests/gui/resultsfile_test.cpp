@@ -41,11 +41,11 @@ TEST(ResultsFile, SavedResultsOpenAgainAsRowsAndCurves)
     EXPECT_EQ(row.result->placement.cpus, original->placement.cpus);
     EXPECT_DOUBLE_EQ(row.result->stats.p50, original->stats.p50);
     EXPECT_EQ(row.result->warnings, original->warnings);
-    const QCPGraph* samples = window.plots()->livePlot()->samplesGraph(row.id);
-    ASSERT_NE(samples, nullptr);
-    ASSERT_EQ(static_cast<std::size_t>(samples->dataCount()), original->samples.size());
-    for (int i = 0; i < samples->dataCount(); ++i)
-        EXPECT_DOUBLE_EQ(samples->data()->at(i)->value, original->samples[static_cast<std::size_t>(i)]);
+    const auto samples = window.plots()->livePlot()->samples(row.id);
+    ASSERT_EQ(samples.size(), original->samples.size());
+    for (std::size_t i = 0; i < samples.size(); ++i)
+        EXPECT_DOUBLE_EQ(samples[i], original->samples[i]);
+    ASSERT_NE(window.plots()->livePlot()->samplesGraph(row.id), nullptr);
     EXPECT_NE(window.plots()->distributionPlot()->graph(row.id), nullptr);
 
     const Status broken = window.openResults(dir.filePath(QStringLiteral("runs.csv")));
