@@ -47,6 +47,7 @@ inline BoundedCall boundedCall(const std::function<std::string()>& call)
     if (::pipe(link) != 0)
         return out;
     const long before = residentKiB();
+    std::fflush(nullptr); // the child must not inherit (and repeat) buffered output
     const auto started = std::chrono::steady_clock::now();
     const pid_t child = ::fork();
     if (child == 0) {
