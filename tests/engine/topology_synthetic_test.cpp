@@ -3,7 +3,11 @@
 #include "topology_test_support.h"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
+#include <ostream>
+#include <string>
+#include <string_view>
 
 using namespace ctxscope;
 using ctxscope::test::classesOf;
@@ -36,6 +40,18 @@ const Shape kShapes[] = {
     { "l3:2 pu:3", 6, 0, 0, { P, L3, SP } },
     { "pu:1", 1, 0, 0, { P } },
 };
+
+// Named by the description, so ctest shows "pack:2 l3:2 core:4 pu:2" rather than the bytes of
+// the struct (which held pointers, so the test names changed from build to build).
+void PrintTo(const Shape& shape, std::ostream* os) { *os << shape.description; }
+
+std::string shapeName(const ::testing::TestParamInfo<Shape>& info)
+{
+    std::string name;
+    for (const char c : std::string_view(info.param.description))
+        name += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+    return name;
+}
 
 class SyntheticShapes : public ::testing::TestWithParam<Shape> { };
 
@@ -82,7 +98,7 @@ TEST_P(SyntheticShapes, OneRepresentativePerClassTheMachineHas)
         pairs.begin(), pairs.end(), [](const PuPair& x, const PuPair& y) { return x.relation < y.relation; }));
 }
 
-INSTANTIATE_TEST_SUITE_P(Topology, SyntheticShapes, ::testing::ValuesIn(kShapes));
+INSTANTIATE_TEST_SUITE_P(Topology, SyntheticShapes, ::testing::ValuesIn(kShapes), shapeName);
 
 TEST(TopologySynthetic, TwoPackagesTwoL3sGiveOneRepresentativePerClassNot32Squared)
 {
