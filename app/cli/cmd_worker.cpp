@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 // `ctxscope-cli worker`: the engine behind the GUI, speaking NDJSON on stdin/stdout.
+#include "bounded_line.h"
 #include "commands.h"
 #include "parent_death.h"
 
+#include "ctxscope/protocol.h"
 #include "ctxscope/worker.h"
 
 #include <csignal>
@@ -35,8 +37,15 @@ int runWorker()
     session.sendHello();
     std::string line;
     bool quit = false;
-    while (!quit && !outputBroken && std::getline(std::cin, line))
-        quit = !session.handleLine(line);
+    while (!quit && !outputBroken) {
+        const auto read = readBoundedLine(std::cin, line, protocol::kMaxLineBytes);
+        if (read.end)
+            break;
+        if (read.bytes > protocol::kMaxLineBytes)
+            session.rejectLongLine(read.bytes);
+        else
+            quit = !session.handleLine(line);
+    }
     session.finish(quit || outputBroken);
     return kOk;
 }

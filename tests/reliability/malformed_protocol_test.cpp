@@ -215,6 +215,13 @@ TEST(MalformedProtocol, TheWorkerAnswersEveryGarbageLineAndStaysUsable)
         EXPECT_FALSE(m->body.value("message", std::string()).empty());
         ++answered;
     }
+    // A line of 80 MiB: refused with the length it had, without being held (the peak below
+    // stays within a few MiB of what the garbage lines cost).
+    const std::size_t huge = std::size_t { 80 } << 20;
+    ASSERT_TRUE(worker.send(std::string(huge, 'x')));
+    const auto tooLong = worker.receive(std::chrono::seconds(60));
+    ASSERT_TRUE(tooLong.has_value()) << "no answer to an 80 MiB line";
+    EXPECT_NE(tooLong->find(longLineMessage(huge)), std::string::npos) << *tooLong;
     // Still a working worker: a cancel of nothing, then the end of input ends it cleanly.
     ASSERT_TRUE(worker.send(R"({"type":"cancel","id":99})"));
     const auto afterwards = worker.receive(std::chrono::seconds(2));
@@ -223,7 +230,8 @@ TEST(MalformedProtocol, TheWorkerAnswersEveryGarbageLineAndStaysUsable)
     std::printf(
         "worker: %d garbage lines answered with an error, slowest %.3f s; peak memory %ld MiB (%ld MiB after hello)\n",
         answered, slowest, peakKiB >> 10, helloKiB >> 10);
-    // The longest line is about 1 MiB: a few copies of it, not a runaway.
+    // The longest line held is about 1 MiB: a few copies of it, not a runaway (and not the
+    // 80 MiB line).
     EXPECT_LT(peakKiB - helloKiB, 64L << 10);
     worker.closeInput();
     bool bye = false;

@@ -64,6 +64,8 @@ namespace ctxscope::protocol {
 // 2: sweep, matrix and lesson commands and their messages; ws_bytes in a spec.
 inline constexpr int kVersion = 2;
 inline constexpr std::size_t kMaxLineBytes = 1U << 20;
+// The error for an input line longer than kMaxLineBytes.
+std::string longLineMessage(std::size_t bytes);
 
 struct RunCommand {
     std::uint64_t id = 0;

@@ -25,6 +25,9 @@ public:
     void sendHello();
     // Handles one input line; returns false once the controller asked to quit.
     bool handleLine(std::string_view line);
+    // Answers an input line the reader refused to hold because it was longer than
+    // protocol::kMaxLineBytes (it read and dropped `bytes` bytes up to the newline).
+    void rejectLongLine(std::size_t bytes);
     // Waits for the current run (cancelling it first with cancelRun), then says bye. A
     // "quit" message cancels; the end of input lets a scripted run finish.
     void finish(bool cancelRun);

@@ -15,12 +15,17 @@ using detail::idOf;
 using detail::parseObject;
 using nlohmann::json;
 
+std::string longLineMessage(std::size_t bytes)
+{
+    return fmt::format("message of {} bytes is longer than the {} allowed", bytes, kMaxLineBytes);
+}
+
 namespace detail {
 
 Expected<json> parseObject(std::string_view line)
 {
     if (line.size() > kMaxLineBytes)
-        return makeError(fmt::format("message of {} bytes is longer than the {} allowed", line.size(), kMaxLineBytes));
+        return makeError(longLineMessage(line.size()));
     // A line of a million '[' would otherwise become a document of a million arrays.
     if (report::checkJsonText(line, report::kMaxJsonDepth) == report::JsonProblem::TooDeep)
         return makeError(fmt::format("a message nested deeper than {} levels", report::kMaxJsonDepth));

@@ -143,6 +143,11 @@ bool WorkerSession::handleLine(std::string_view line)
     return true;
 }
 
+void WorkerSession::rejectLongLine(std::size_t bytes)
+{
+    m_state->write(errorLine(std::nullopt, longLineMessage(bytes)));
+}
+
 void WorkerSession::finish(bool cancelRun)
 {
     m_state->joinRun(cancelRun);
