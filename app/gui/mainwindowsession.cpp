@@ -10,10 +10,12 @@
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
+
 #include <QMenu>
 #include <QMessageBox>
 #include <QSaveFile>
 #include <QStatusBar>
+#include <string>
 
 namespace ctxscope::gui {
 
@@ -51,6 +53,15 @@ Status MainWindow::saveSession(const QString& path) const
 
 Status MainWindow::loadSession(const QString& path)
 {
+    // Not a FIFO or a device (read for ever), nor more than a session of 2^20 samples per run
+    // for hundreds of runs could hold.
+    constexpr qint64 kMaxSessionBytes = qint64 { 1 } << 30;
+    const QFileInfo info(path);
+    if (info.exists() && !info.isFile())
+        return makeError(path.toStdString() + ": not a regular file");
+    if (info.size() > kMaxSessionBytes)
+        return makeError(path.toStdString() + ": " + std::to_string(info.size() >> 20)
+            + " MiB is larger than a session file can be (1024 MiB)");
     QFile in(path);
     if (!in.open(QIODevice::ReadOnly))
         return makeError(path.toStdString() + ": " + in.errorString().toStdString());

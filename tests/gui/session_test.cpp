@@ -112,6 +112,12 @@ TEST(Session, MalformedFilesAreRefusedWithAMessageNamingTheProblem)
     const Status cut = window.openResults(truncated);
     ASSERT_FALSE(cut.ok());
     EXPECT_NE(cut.error().message.find("not valid JSON"), std::string::npos) << cut.error().message;
+    // A directory or a device is not read (a FIFO or /dev/zero would be read for ever).
+    for (const QString& notAFile : { dir.path(), QStringLiteral("/dev/zero") }) {
+        const Status s = window.loadSession(notAFile);
+        ASSERT_FALSE(s.ok()) << notAFile.toStdString();
+        EXPECT_NE(s.error().message.find("not a regular file"), std::string::npos) << s.error().message;
+    }
     // A refused file leaves the session as it was.
     EXPECT_EQ(sessionToJson(window.session()), good);
     // Result files from the CLI are checked the same way.
