@@ -104,8 +104,11 @@ TEST_F(Runner, NanosecondOpsUseManyOpsPerSample)
 {
     const RunResult r = run(spec("vdso", BenchMode::Thread, { firstCpu() }, 200'000));
     // The clock read must be under 1% of a sample: K * time per op >= 100 * read cost,
-    // judged on the run's own figures with a factor 2 of slack for their noise.
-    EXPECT_GE(static_cast<double>(r.opsPerSample) * r.stats.p50, 50 * r.clock.readCostNs);
+    // judged on the run's own figures with a factor 4 of slack for their noise (K is
+    // calibrated before the samples are taken; on a loaded machine, or under TSan beside
+    // another test, the calibration saw slower ops than the samples did: 24 reads seen once).
+    // K = 1 for a ~30 ns op still fails by far.
+    EXPECT_GE(static_cast<double>(r.opsPerSample) * r.stats.p50, 25 * r.clock.readCostNs);
 }
 
 TEST_F(Runner, FutexAndPipeRoundTripsHoldTwoSwitchesOnOnePu)
