@@ -28,10 +28,11 @@ void RunController::handleLine(const QByteArray& line)
         const QString why = tr("The worker sent a line that is not a message (%1): %2")
                                 .arg(QString::fromStdString(message.error().message), preview(line));
         emit protocolError(why);
-        // A line too long to read during a run is most likely its result: waiting on would
-        // wait for ever.
+        // A line too long to read during a run may have been its result: waiting on could
+        // wait for ever. The run is failed here, and the worker told to stop measuring it.
         if (m_running && line.size() > static_cast<qsizetype>(protocol::kMaxLineBytes)) {
             const quint64 id = *m_running;
+            send(protocol::commandLine(protocol::CancelCommand { id }));
             endRun();
             emit runFailed(id, why);
         }

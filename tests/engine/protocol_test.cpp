@@ -207,6 +207,31 @@ TEST(Protocol, ResultLinesStayWithinTheLineLimitTheReaderEnforces)
     EXPECT_EQ(small->body["result"]["samples"].size(), 1000U);
 }
 
+TEST(Protocol, AWholeRepetitionOfSamplesIsSplitIntoLinesTheReaderAccepts)
+{
+    // An in-thread coroutine run publishes a repetition's samples at its end: 10^5 of them
+    // came as one 1.1 MB line once, which the app refused. The longest a double prints.
+    std::vector<double> ns(100'000, -1.2345678901234567e-300);
+    for (std::size_t i = 0; i < ns.size(); i += 7)
+        ns[i] = static_cast<double>(i) + 0.123456789012345;
+    const SampleBatch batch { 2, 500, std::span<const double>(ns) };
+    const std::vector<std::string> lines = samplesLines(9, batch);
+    ASSERT_EQ(lines.size(), (ns.size() + kMaxSamplesPerLine - 1) / kMaxSamplesPerLine);
+    std::vector<double> back;
+    for (const std::string& line : lines) {
+        EXPECT_LE(line.size(), kMaxLineBytes);
+        auto message = parseMessage(line);
+        ASSERT_TRUE(message.ok()) << message.error().message;
+        EXPECT_EQ(message->type, "samples");
+        EXPECT_EQ(message->body["repetition"], 2);
+        EXPECT_EQ(message->body["first"], 500 + back.size()) << "indices continue from line to line";
+        for (const auto& v : message->body["ns_per_op"])
+            back.push_back(v.get<double>());
+    }
+    EXPECT_EQ(back, ns);
+    EXPECT_TRUE(samplesLines(9, SampleBatch { 0, 0, {} }).empty());
+}
+
 TEST(WorkerSession, TakesTheNextRunAsSoonAsTheResultIsOut)
 {
     auto topo = Topology::loadLive();

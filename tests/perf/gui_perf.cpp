@@ -183,7 +183,8 @@ nlohmann::json streamFigures(qsizetype total, bool withPlot)
             const auto n = static_cast<std::size_t>(std::min<qsizetype>(kStreamBatch, total - i));
             const SampleBatch batch { 0, static_cast<std::uint64_t>(i),
                 std::span<const double>(samples.constData() + i, n) };
-            out << protocol::samplesLine(1, batch) << '\n';
+            for (const std::string& line : protocol::samplesLines(1, batch))
+                out << line << '\n';
         }
     }
     RunController controller;

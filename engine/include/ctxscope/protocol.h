@@ -16,6 +16,7 @@
 #include <string>
 #include <string_view>
 #include <variant>
+#include <vector>
 
 // The worker stream: newline-delimited JSON between a controller (the GUI) and
 // `ctxscope-cli worker`. Every message is one JSON object on one line with a "type"; every
@@ -104,7 +105,11 @@ std::string commandLine(const Command& command); // one line, no newline
 // Worker messages, each one line without the newline.
 std::string helloLine(const Topology& topology, const SysInfo& sys, const ClockInfo& clock);
 std::string progressLine(std::uint64_t id, const Progress& progress);
-std::string samplesLine(std::uint64_t id, const SampleBatch& batch);
+// One "samples" line per kMaxSamplesPerLine samples: a repetition that publishes all its
+// samples at its end (an in-thread coroutine run: 10^5 of them) would otherwise make a line
+// over kMaxLineBytes that the reader must refuse. "first" counts on from line to line.
+inline constexpr std::size_t kMaxSamplesPerLine = 16384; // 16384 x 25 bytes a double at most: 410 KB
+std::vector<std::string> samplesLines(std::uint64_t id, const SampleBatch& batch);
 // Within kMaxLineBytes: when the raw samples would not fit they are left out (they were
 // streamed) and "samples_omitted" says how many.
 std::string resultLine(std::uint64_t id, const RunResult& result);

@@ -69,12 +69,16 @@ std::string progressLine(std::uint64_t id, const Progress& p)
     }.dump();
 }
 
-std::string samplesLine(std::uint64_t id, const SampleBatch& b)
+std::vector<std::string> samplesLines(std::uint64_t id, const SampleBatch& b)
 {
-    return json {
-        { "type", "samples" }, { "id", id }, { "repetition", b.repetition }, { "first", b.firstIndex },
-        { "ns_per_op", std::vector<double>(b.nsPerOp.begin(), b.nsPerOp.end()) }
-    }.dump();
+    std::vector<std::string> lines;
+    for (std::size_t at = 0; at < b.nsPerOp.size(); at += kMaxSamplesPerLine) {
+        const auto part = b.nsPerOp.subspan(at, std::min(kMaxSamplesPerLine, b.nsPerOp.size() - at));
+        lines.push_back(json { { "type", "samples" }, { "id", id }, { "repetition", b.repetition },
+            { "first", b.firstIndex + at }, { "ns_per_op", std::vector<double>(part.begin(), part.end()) } }
+                            .dump());
+    }
+    return lines;
 }
 
 std::string resultLine(std::uint64_t id, const RunResult& r)

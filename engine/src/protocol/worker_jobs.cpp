@@ -46,7 +46,10 @@ std::string runJob(const RunCommand& command, const JobContext& c)
 {
     const KeepThreadOff keep(c.topology, c.readerTid, measuredBy(command.spec, c.topology));
     RunCallbacks callbacks;
-    callbacks.samples = [&](const SampleBatch& b) { c.write(samplesLine(command.id, b)); };
+    callbacks.samples = [&](const SampleBatch& b) {
+        for (const std::string& line : samplesLines(command.id, b))
+            c.write(line);
+    };
     callbacks.progress = [&](const Progress& p) { c.write(progressLine(command.id, p)); };
     auto result = runBenchmark(command.spec, c.topology, callbacks, c.stop);
     if (!result)
