@@ -58,25 +58,24 @@ int failed(const Error& error, const InterruptScope& interrupt)
 
 int run(const RunOptions& o)
 {
-    auto spec = toSpec(o);
-    if (!spec)
-        return badInput(spec.error().message);
-    auto topology = Topology::loadLive();
-    if (!topology)
-        return badInput(topology.error().message);
-    if (auto checked = checkSpec(*spec, *topology); !checked)
+    auto live = withLiveTopology(toSpec(o));
+    if (!live)
+        return badInput(live.error().message);
+    const BenchSpec& spec = live->spec;
+    const Topology& topology = live->topology;
+    if (auto checked = checkSpec(spec, topology); !checked)
         return badInput(checked.error().message);
     ProgressLine progress;
     InterruptScope interrupt;
     RunCallbacks callbacks;
     callbacks.progress = [&](const Progress& p) {
         progress.update(
-            fmt::format("{} {} rep {}/{}", spec->bench, p.stage, p.repetition + 1, p.repetitions), p.fraction);
+            fmt::format("{} {} rep {}/{}", spec.bench, p.stage, p.repetition + 1, p.repetitions), p.fraction);
     };
-    const nlohmann::json context = makeContext(readSysInfo(), *topology, measurementClock());
-    if (spec->wsBytes > 0 && findBenchmark(spec->bench)->maxTasks > 1) {
+    const nlohmann::json context = makeContext(readSysInfo(), topology, measurementClock());
+    if (spec.wsBytes > 0 && findBenchmark(spec.bench)->maxTasks > 1) {
         auto point = runWorkingSet(
-            *spec, *topology, [&](std::string_view stage, double f) { progress.update(std::string(stage), f); },
+            spec, topology, [&](std::string_view stage, double f) { progress.update(std::string(stage), f); },
             interrupt.token());
         progress.clear();
         if (!point)
@@ -88,7 +87,7 @@ int run(const RunOptions& o)
         return writeOutputs(o.output, doc,
             o.output.samples ? samplesToCsv({ point->roundTripRun }) : resultsToCsv(context, { point->roundTripRun }));
     }
-    auto result = runBenchmark(*spec, *topology, callbacks, interrupt.token());
+    auto result = runBenchmark(spec, topology, callbacks, interrupt.token());
     progress.clear();
     if (!result)
         return failed(result.error(), interrupt);

@@ -50,27 +50,26 @@ Expected<SweepSpec> toSpec(const SweepOptions& o)
 
 int sweep(const SweepOptions& o)
 {
-    auto spec = toSpec(o);
-    if (!spec)
-        return badInput(spec.error().message);
-    auto topology = Topology::loadLive();
-    if (!topology)
-        return badInput(topology.error().message);
-    auto plan = planSweep(*spec, *topology);
+    auto live = withLiveTopology(toSpec(o));
+    if (!live)
+        return badInput(live.error().message);
+    const SweepSpec& spec = live->spec;
+    const Topology& topology = live->topology;
+    auto plan = planSweep(spec, topology);
     if (!plan)
         return badInput(plan.error().message);
-    auto placement = checkSpec(spec->base, *topology);
+    auto placement = checkSpec(spec.base, topology);
     if (!placement)
         return badInput(placement.error().message);
 
     const bool table = o.output.tableOnStdout();
     if (table)
-        std::fputs(formatSweepHeader(*spec, *plan, *placement).c_str(), stdout);
+        std::fputs(formatSweepHeader(spec, *plan, *placement).c_str(), stdout);
     std::fflush(stdout);
     ProgressLine progress;
     InterruptScope interrupt;
     auto result = runSweep(
-        *spec, *topology,
+        spec, topology,
         [&](const SweepProgress& p) {
             if (p.finished && table) {
                 progress.clear(); // the row takes the line on a terminal
@@ -92,7 +91,7 @@ int sweep(const SweepOptions& o)
     }
     if (table)
         std::fputs(formatSweepFooter(*result).c_str(), stdout);
-    const nlohmann::json context = makeContext(readSysInfo(), *topology, measurementClock());
+    const nlohmann::json context = makeContext(readSysInfo(), topology, measurementClock());
     nlohmann::json doc = makeReport(context, {}, false);
     std::vector<RunResult> roundTrips;
     for (const WorkingSetPoint& point : result->points) {

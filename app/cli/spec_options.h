@@ -3,6 +3,7 @@
 
 #include "ctxscope/bench.h"
 #include "ctxscope/expected.h"
+#include "ctxscope/topology.h"
 
 #include <CLI/CLI.hpp>
 
@@ -30,5 +31,23 @@ struct SpecOptions {
 
 // "same-pu, smt, ..." for help and messages.
 std::string relationNames();
+
+// A command's spec and this machine's topology to run it on.
+template <typename Spec> struct LiveSpec {
+    Spec spec;
+    Topology topology;
+};
+
+// The first error of the options (the spec's, then the live topology's) or both: the
+// topology is only loaded once the options made a spec.
+template <typename Spec> Expected<LiveSpec<Spec>> withLiveTopology(Expected<Spec> spec)
+{
+    if (!spec)
+        return spec.error();
+    auto topology = Topology::loadLive();
+    if (!topology)
+        return topology.error();
+    return LiveSpec<Spec> { std::move(*spec), std::move(*topology) };
+}
 
 } // namespace ctxscope::cli

@@ -43,16 +43,24 @@ void prepareShortRun(MainWindow& window, int cpu)
     window.runPanel()->usePlacement(RunPanel::PlacementKind::Map);
 }
 
+// The window on this machine's topology, set up as prepareShortRun does on its first allowed PU
+// (returned in cpu).
+void prepareLiveShortRun(MainWindow& window, int& cpu)
+{
+    auto live = Topology::loadLive();
+    ASSERT_TRUE(live.ok());
+    cpu = live->allowedPus().front();
+    window.setTopology(*live);
+    prepareShortRun(window, cpu);
+}
+
 } // namespace
 
 TEST(RunThroughWorker, AShortRunAddsARowAndPlotsExactlyItsSamples)
 {
-    auto live = Topology::loadLive();
-    ASSERT_TRUE(live.ok());
-    const int cpu = live->allowedPus().front();
     MainWindow window;
-    window.setTopology(*live);
-    prepareShortRun(window, cpu);
+    int cpu = 0;
+    ASSERT_NO_FATAL_FAILURE(prepareLiveShortRun(window, cpu));
     QSignalSpy finished(&window, &MainWindow::runFinished);
     const auto id = window.startRun();
     ASSERT_TRUE(id.has_value()) << window.runAction()->toolTip().toStdString();
@@ -98,12 +106,9 @@ TEST(RunThroughWorker, AShortRunAddsARowAndPlotsExactlyItsSamples)
 
 TEST(RunThroughWorker, KillingTheWorkerMidRunIsReportedWithinASecondAndTheNextRunWorks)
 {
-    auto live = Topology::loadLive();
-    ASSERT_TRUE(live.ok());
-    const int cpu = live->allowedPus().front();
     MainWindow window;
-    window.setTopology(*live);
-    prepareShortRun(window, cpu);
+    int cpu = 0;
+    ASSERT_NO_FATAL_FAILURE(prepareLiveShortRun(window, cpu));
     window.runPanel()->setMinTime(60); // long: it is killed long before it ends
     QSignalSpy progress(window.controller(), &RunController::progress);
     QSignalSpy finished(&window, &MainWindow::runFinished);
@@ -136,11 +141,9 @@ TEST(RunThroughWorker, KillingTheWorkerMidRunIsReportedWithinASecondAndTheNextRu
 
 TEST(RunThroughWorker, CancelStopsTheRunAndKeepsTheWorker)
 {
-    auto live = Topology::loadLive();
-    ASSERT_TRUE(live.ok());
     MainWindow window;
-    window.setTopology(*live);
-    prepareShortRun(window, live->allowedPus().front());
+    int cpu = 0;
+    ASSERT_NO_FATAL_FAILURE(prepareLiveShortRun(window, cpu));
     window.runPanel()->setMinTime(60);
     QSignalSpy progress(window.controller(), &RunController::progress);
     QSignalSpy finished(&window, &MainWindow::runFinished);

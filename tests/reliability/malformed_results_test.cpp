@@ -177,26 +177,22 @@ TEST(MalformedResults, HundredMegabyteFilesAreRefusedQuicklyWithBoundedMemory)
               fill(out);
               files.push_back({ what, path, growth });
           };
-    // A saved file cut short: a results file whose samples array runs to 100 MB and ends mid-number.
-    write("a truncated 100 MB results file", "truncated.json", 1.5, [&](std::ofstream& out) {
-        std::string head = goodReport().dump();
-        head.erase(head.find("\"samples\":[") + 11);
-        out << head;
-        const std::string sample = "1234.5678901234,";
-        for (std::size_t n = head.size(); n < kSize; n += sample.size())
-            out << sample;
-        out << "1234.5";
-    });
+    // A results file whose samples array runs to 100 MB and then stops at `end`.
+    const auto samplesEndingIn = [](const char* end) {
+        return [end](std::ofstream& out) {
+            std::string head = goodReport().dump();
+            head.erase(head.find("\"samples\":[") + 11);
+            out << head;
+            const std::string sample = "1234.5678901234,";
+            for (std::size_t n = head.size(); n < kSize; n += sample.size())
+                out << sample;
+            out << end;
+        };
+    };
+    // A saved file cut short: it ends mid-number.
+    write("a truncated 100 MB results file", "truncated.json", 1.5, samplesEndingIn("1234.5"));
     // The same cut just after an entry's closing brace: only the brackets show it is short.
-    write("a 100 MB results file cut after a '}'", "cut-after-brace.json", 1.5, [&](std::ofstream& out) {
-        std::string head = goodReport().dump();
-        head.erase(head.find("\"samples\":[") + 11);
-        out << head;
-        const std::string sample = "1234.5678901234,";
-        for (std::size_t n = head.size(); n < kSize; n += sample.size())
-            out << sample;
-        out << "1234.5]}";
-    });
+    write("a 100 MB results file cut after a '}'", "cut-after-brace.json", 1.5, samplesEndingIn("1234.5]}"));
     write("100 MB of opening brackets", "brackets.json", 1.5, [&](std::ofstream& out) {
         const std::string chunk(1 << 20, '[');
         for (std::size_t n = 0; n < kSize; n += chunk.size())

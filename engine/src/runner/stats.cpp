@@ -29,6 +29,18 @@ template <typename Percentile> Summary summaryOf(const RunningStats& running, co
     s.p999 = percentile(0.999);
     return s;
 }
+
+// The min and max of a stream after one more value; countBefore is how many came before
+// it (the first value is both bounds, whatever the zero-initialised ones were).
+void widenBounds(std::uint64_t countBefore, double value, double& lo, double& hi)
+{
+    if (countBefore == 0) {
+        lo = hi = value;
+    } else {
+        lo = std::min(lo, value);
+        hi = std::max(hi, value);
+    }
+}
 } // namespace
 
 double percentileOfSorted(std::span<const double> sorted, double q)
@@ -53,12 +65,7 @@ Summary summarize(std::span<const double> values)
 
 void RunningStats::add(double value)
 {
-    if (m_count == 0) {
-        m_min = m_max = value;
-    } else {
-        m_min = std::min(m_min, value);
-        m_max = std::max(m_max, value);
-    }
+    widenBounds(m_count, value, m_min, m_max);
     ++m_count;
     const double delta = value - m_mean;
     m_mean += delta / static_cast<double>(m_count);
@@ -97,12 +104,7 @@ double LogHistogram::lowerOf(std::size_t index) const
 
 void LogHistogram::add(double value)
 {
-    if (m_count == 0) {
-        m_min = m_max = value;
-    } else {
-        m_min = std::min(m_min, value);
-        m_max = std::max(m_max, value);
-    }
+    widenBounds(m_count, value, m_min, m_max);
     ++m_count;
     ++m_counts[indexOf(value)];
 }
