@@ -163,7 +163,7 @@ void DistributionPlot::addMarker(Run& run, double ns, const QString& name, int i
 {
     if (ns <= 0)
         return;
-    QColor color = run.color.darker(120);
+    QColor color = strongShade(run.color, palette());
     color.setAlpha(faded ? 90 : 255);
     auto* line = new QCPItemStraightLine(m_plot);
     line->point1->setCoords(ns, 0);

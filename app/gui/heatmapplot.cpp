@@ -30,6 +30,7 @@ HeatmapPlot::HeatmapPlot(QWidget* parent)
     layout->setContentsMargins(0, 0, 0, 0);
     auto* bar = new QHBoxLayout;
     m_title = new QLabel(this);
+    m_title->setWordWrap(true); // a long origin wraps instead of widening the plots
     m_valueChooser = new QComboBox(this);
     m_valueChooser->addItem(tr("median round trip"));
     m_valueChooser->addItem(tr("cost per switch"));

@@ -47,6 +47,8 @@ void LivePlot::restyle()
     stylePlot(*m_plot);
     m_hint->setColor(palette().color(QPalette::PlaceholderText));
     m_hint->setFont(m_plot->xAxis->labelFont());
+    for (const auto& [id, s] : m_series) // the median lines follow the background
+        applyStyle(s, m_highlight == id, m_highlight && m_highlight != id);
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
@@ -153,7 +155,7 @@ void LivePlot::applyStyle(const Series& s, bool emphasised, bool faded)
     QColor point = s.color.lighter(115);
     point.setAlpha(faded ? 25 : 80);
     s.samples->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, point, point, emphasised ? 4.5 : 3.5));
-    QColor line = s.color.darker(160);
+    QColor line = strongShade(s.color, palette());
     line.setAlpha(faded ? 80 : 255);
     s.median->setPen(QPen(line, emphasised ? 4.5 : 3.0));
 }

@@ -91,6 +91,8 @@ int main(int argc, char** argv)
         QStringLiteral("Compare with a results file from another machine or session (repeatable)."),
         QStringLiteral("FILE"));
     const QCommandLineOption darkOpt(QStringLiteral("dark"), QStringLiteral("Use the dark palette."));
+    const QCommandLineOption presentOpt(QStringLiteral("presentation"),
+        QStringLiteral("Start in presentation mode (F11): full screen, high contrast, large type, no side panels."));
     const QCommandLineOption shotOpt(QStringLiteral("screenshot"),
         QStringLiteral("Save a PNG of the window once the requested runs have finished and are drawn."),
         QStringLiteral("FILE"));
@@ -100,7 +102,7 @@ int main(int argc, char** argv)
             "Save the results as JSON (with samples) or CSV, by the suffix, once the requested runs are done."),
         QStringLiteral("FILE"));
     parser.addOptions({ xmlOpt, synthOpt, runOpt, cpusOpt, modeOpt, lessonOpt, plotOpt, openOpt, compareOpt, darkOpt,
-        shotOpt, quitOpt, saveOpt });
+        presentOpt, shotOpt, quitOpt, saveOpt });
     parser.process(app);
 
     ctxscope::Expected<Topology> topology = parser.isSet(xmlOpt)
@@ -178,6 +180,8 @@ int main(int argc, char** argv)
             "should be one of " + ctxscope::gui::PlotsView::viewNames().join(QStringLiteral(", ")).toStdString()
                 + ", not '" + view.toStdString() + "'");
     window.show();
+    if (parser.isSet(presentOpt))
+        window.setPresentationMode(true);
 
     if (!runs.empty() || !lesson.isEmpty() || parser.isSet(shotOpt) || parser.isSet(quitOpt) || !view.isEmpty()
         || parser.isSet(saveOpt)) {

@@ -3,6 +3,7 @@
 
 #include "distributionplot.h"
 #include "guiaffinity.h"
+#include "lessonpanel.h"
 #include "liveplot.h"
 #include "plotsview.h"
 #include "resultsmodel.h"
@@ -63,27 +64,24 @@ MainWindow::MainWindow(QWidget* parent)
     m_plots = new PlotsView(top);
     top->addWidget(m_tabs);
     top->addWidget(m_plots);
+    m_lessonPanel = new LessonPanel(top);
+    m_lessonPanel->hide();
+    m_lessonView = m_lessonPanel->text();
+    top->addWidget(m_lessonPanel);
     top->setStretchFactor(0, 4);
     top->setStretchFactor(1, 5);
+    top->setStretchFactor(2, 3);
+    m_topSplitter = top;
     m_results = new ResultsModel(this);
-    m_bottomTabs = new QTabWidget(vertical);
-    m_table = new QTableView(m_bottomTabs);
+    m_table = new QTableView(vertical);
     m_table->setModel(m_results);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
     m_table->verticalHeader()->hide();
     m_table->horizontalHeader()->setStretchLastSection(true);
     m_table->setWordWrap(false);
-    m_lessonView = new QTextBrowser(m_bottomTabs);
-    QFont lessonFont = m_lessonView->font();
-    lessonFont.setPointSizeF(lessonFont.pointSizeF() * 1.15);
-    m_lessonView->setFont(lessonFont);
-    m_lessonView->setPlaceholderText(tr("Choose a lesson in the Lessons menu: it runs a few experiments on this "
-                                        "machine and concludes from what they measured."));
-    m_bottomTabs->addTab(m_table, tr("Res&ults"));
-    m_bottomTabs->addTab(m_lessonView, tr("L&esson"));
     vertical->addWidget(top);
-    vertical->addWidget(m_bottomTabs);
+    vertical->addWidget(m_table);
     vertical->setStretchFactor(0, 3);
     vertical->setStretchFactor(1, 1);
     layout->addWidget(m_banner);
@@ -98,7 +96,7 @@ MainWindow::MainWindow(QWidget* parent)
     // Large enough for a 256-PU map to stay legible, small enough for a 1280x800 projector.
     const QSize room = screen() ? screen()->availableGeometry().size() * 0.92 : QSize(1280, 800);
     resize(std::min(1280, room.width()), std::min(800, room.height()));
-    top->setSizes({ 400, 620 });
+    top->setSizes({ 400, 620, 300 });
     if (auto* dock = findChild<QDockWidget*>(QStringLiteral("runDock")))
         resizeDocks({ dock }, { 290 }, Qt::Horizontal);
     vertical->setSizes({ 540, 190 });
@@ -125,10 +123,6 @@ void MainWindow::createMenus()
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
-    QAction* presentation = view->addAction(tr("&Presentation mode"));
-    presentation->setShortcut(QKeySequence(Qt::Key_F11));
-    presentation->setCheckable(true);
-    connect(presentation, &QAction::toggled, this, &MainWindow::setPresentationMode);
     createViewActions(view);
 
     QMenu* run = menuBar()->addMenu(tr("&Run"));

@@ -15,6 +15,7 @@
 class QLabel;
 class QMenu;
 class QPlainTextEdit;
+class QSplitter;
 class QTabWidget;
 class QTableView;
 class QTextBrowser;
@@ -22,6 +23,7 @@ class QTextBrowser;
 namespace ctxscope::gui {
 
 class GuiAffinity;
+class LessonPanel;
 class LessonSession;
 class PlotsView;
 class ResultsModel;
@@ -61,14 +63,19 @@ public:
     Status openResults(const QString& path);
     // The plot on show, as PNG, SVG or PDF by the suffix.
     Status exportPlot(const QString& path) const;
+    // F11: full screen, the high-contrast palette (black on white, or white on black after
+    // View → Dark palette), fonts x1.3 on plots, map and lesson, the run panel and results table
+    // hidden. Everything comes back as it was when it is switched off (mainwindowlook.cpp).
     void setPresentationMode(bool on);
+    bool isPresenting() const { return m_presenting; }
 
     // The views of mainwindowviews.cpp: working-set curves, the heatmap, the comparison.
     void addSweep(std::shared_ptr<const SweepCurves> sweep);
     void addMatrix(std::shared_ptr<const MatrixResult> matrix, const QString& origin);
     // Adds a results file (from another machine or an earlier session) to Compare.
     Status compareWith(const QString& path);
-    // Light or dark colours for the whole app, plots included.
+    // Light or dark colours for the whole app, plots included (in presentation mode, the
+    // high-contrast palette of that brightness).
     void setDarkPalette(bool dark);
     // The whole session (mainwindowsession.cpp): runs, sweeps, matrices, compared files,
     // the topology XML and the system info, as one JSON file.
@@ -82,6 +89,7 @@ public:
     ResultsModel* resultsModel() const { return m_results; }
     QTableView* resultsTable() const { return m_table; }
     QTextBrowser* lessonView() const { return m_lessonView; }
+    LessonPanel* lessonPanel() const { return m_lessonPanel; }
     StatusPanel* statusPanel() const { return m_status; }
     RunController* controller() const { return m_controller; }
     QAction* runAction() const { return m_runAction; }
@@ -117,6 +125,8 @@ private:
     void markUnfinished(quint64 id, const QString& how); // its partial curve stays, named so
     void connectViews();
     void createViewActions(QMenu* view);
+    void applyPalette();
+    void showLessonPanel(bool show);
     void createSessionActions(QMenu* file);
     void createJobActions(QMenu* run);
     void connectJobs();
@@ -135,8 +145,10 @@ private:
     PlotsView* m_plots = nullptr;
     ResultsModel* m_results = nullptr;
     QTableView* m_table = nullptr;
-    QTabWidget* m_bottomTabs = nullptr;
-    QTextBrowser* m_lessonView = nullptr;
+    QSplitter* m_topSplitter = nullptr; // map | plots | lesson panel
+    QList<int> m_sizesBeforeLesson; // of m_topSplitter, restored when the lesson panel closes
+    LessonPanel* m_lessonPanel = nullptr;
+    QTextBrowser* m_lessonView = nullptr; // the lesson panel's text
     LessonSession* m_lesson = nullptr; // the last lesson started (a child of this window)
     StatusPanel* m_status = nullptr;
     RunController* m_controller = nullptr;
@@ -149,6 +161,14 @@ private:
     int m_runsStarted = 0;
     quint64 m_opened = 0; // results read from files
     qreal m_normalFontSize = 0;
+    bool m_presenting = false;
+    bool m_dark = false;
+    bool m_wasMaximized = false; // before presentation mode
+    bool m_darkBefore = false;
+    QPalette m_paletteBefore;
+    QAction* m_presentationAction = nullptr;
+    QAction* m_darkAction = nullptr;
+    QAction* m_lessonPanelAction = nullptr;
     QString m_workerDescription;
     std::vector<Session::Matrix> m_matrices;
     std::vector<CompareSource> m_compared;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// MainWindow: saving and opening results, exporting a plot, presentation mode.
+// MainWindow: saving and opening results, exporting a plot.
 #include "mainwindow.h"
 
 #include "distributionplot.h"
@@ -13,8 +13,6 @@
 
 #include "ctxscope/report.h"
 
-#include <QApplication>
-#include <QDockWidget>
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -141,27 +139,6 @@ void MainWindow::createFileActions(QMenu* file)
             statusBar()->showMessage(tr("Exported %1").arg(path), 10000);
     });
     exportAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
-}
-
-void MainWindow::setPresentationMode(bool on)
-{
-    // Full screen and larger type for a projector; the normal font comes back after.
-    if (on == isFullScreen())
-        return;
-    QFont font = QApplication::font();
-    if (on) {
-        m_normalFontSize = font.pointSizeF();
-        font.setPointSizeF(m_normalFontSize * 1.3);
-        showFullScreen();
-    } else {
-        font.setPointSizeF(m_normalFontSize > 0 ? m_normalFontSize : font.pointSizeF());
-        showNormal();
-    }
-    // The side panel gives its room to the map and the plots; the plots restyle themselves
-    // with the larger font (PlotsView follows FontChange).
-    if (auto* dock = findChild<QDockWidget*>(QStringLiteral("runDock")))
-        dock->setVisible(!on);
-    QApplication::setFont(font);
 }
 
 } // namespace ctxscope::gui

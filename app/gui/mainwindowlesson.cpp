@@ -5,7 +5,6 @@
 #include "lessonsession.h"
 
 #include <QStatusBar>
-#include <QTabWidget>
 #include <QTextBrowser>
 
 namespace ctxscope::gui {
@@ -35,13 +34,13 @@ Status MainWindow::startLesson(const QString& id)
             m_lessonView->setHtml(lesson->html());
     });
     connect(m_lesson, &LessonSession::finished, this, [this](bool completed) {
-        statusBar()->showMessage(completed ? tr("Lesson done: its conclusion is in the Lesson tab.")
+        statusBar()->showMessage(completed ? tr("Lesson done: its conclusion is in the lesson panel.")
                                            : tr("The lesson stopped before its conclusion."),
             15000);
         emit lessonFinished(completed);
     });
     m_lessonView->setHtml(m_lesson->html());
-    m_bottomTabs->setCurrentWidget(m_lessonView);
+    showLessonPanel(true);
     m_lesson->start();
     return {};
 }

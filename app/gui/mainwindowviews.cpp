@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: MIT
 // MainWindow: the ladder, working-set curves, the heatmap, the comparison with other
-// machines, lesson views and the palette.
+// machines and lesson views.
 #include "mainwindow.h"
 
-#include "apppalette.h"
 #include "compareplot.h"
 #include "distributionplot.h"
 #include "heatmapplot.h"
@@ -19,13 +18,9 @@
 
 #include "ctxscope/report_parts.h"
 
-#include <QAction>
-#include <QApplication>
 #include <QFileDialog>
-#include <QMenu>
 #include <QMessageBox>
 #include <QStatusBar>
-#include <QStyle>
 #include <QTabWidget>
 
 namespace ctxscope::gui {
@@ -44,24 +39,6 @@ void MainWindow::connectViews()
     connect(this, &MainWindow::lessonFinished, this, &MainWindow::showLessonViews);
     connectJobs();
     refreshRunViews();
-}
-
-void MainWindow::createViewActions(QMenu* view)
-{
-    QAction* dark = view->addAction(tr("&Dark palette"));
-    dark->setCheckable(true);
-    dark->setChecked(palette().color(QPalette::Window).lightness() < 128);
-    connect(dark, &QAction::toggled, this, &MainWindow::setDarkPalette);
-    view->addSeparator();
-    for (const QString& name : PlotsView::viewNames())
-        view->addAction(tr("Show %1").arg(name), this, [this, name] { m_plots->showView(name); });
-}
-
-void MainWindow::setDarkPalette(bool dark)
-{
-    // Fusion draws every widget from the palette; native styles may ignore parts of it.
-    QApplication::setStyle(QStringLiteral("Fusion"));
-    QApplication::setPalette(dark ? darkPalette() : QApplication::style()->standardPalette());
 }
 
 void MainWindow::refreshRunViews()

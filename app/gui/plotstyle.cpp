@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "plotstyle.h"
 
+#include "apppalette.h"
 #include "qcp.h"
 
 #include <array>
@@ -15,12 +16,19 @@ QColor runColor(int index, const QPalette& palette)
     return n < hues.size() ? hues[n] : palette.color(QPalette::Text);
 }
 
+QColor strongShade(const QColor& color, const QPalette& palette)
+{
+    return palette.color(QPalette::Base).lightness() < 128 ? color.lighter(150) : color.darker(160);
+}
+
 void stylePlot(QCustomPlot& plot)
 {
     const QPalette& pal = plot.palette();
     const QColor text = pal.color(QPalette::Text);
+    // Faint dotted grid normally; on the high-contrast palette (presentation mode) one that a
+    // projector does not wash out.
     QColor grid = pal.color(QPalette::Mid);
-    grid.setAlpha(90);
+    grid.setAlpha(contrastRatio(text, pal.color(QPalette::Base)) >= 20 ? 200 : 90);
     QFont font = plot.font();
     font.setPointSizeF(font.pointSizeF() * 1.1);
     QFont labelFont = font;

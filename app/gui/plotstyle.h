@@ -16,6 +16,10 @@ namespace ctxscope::gui {
 // washed-out projector), then the palette's text colour; yellow is left out, unreadable on white.
 QColor runColor(int index, const QPalette& palette);
 
+// A run colour pushed away from the background (darker on a light one, lighter on a dark
+// one), for lines drawn over that run's own points: a darkened blue vanished on black.
+QColor strongShade(const QColor& color, const QPalette& palette);
+
 // Background, axes, grid, labels and legend from the widget palette (dark themes work),
 // with fonts a little larger than the UI's for a projector.
 void stylePlot(QCustomPlot& plot);

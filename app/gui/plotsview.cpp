@@ -24,6 +24,8 @@ PlotsView::PlotsView(QWidget* parent)
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     m_tabs = new QTabWidget(this);
+    // Tabs that do not fit scroll: beside the map and a lesson the plots may get 400 pixels.
+    m_tabs->setUsesScrollButtons(true);
     m_live = new LivePlot(m_tabs);
     m_distribution = new DistributionPlot(m_tabs);
     m_tabs->addTab(m_live, tr("&Live samples"));

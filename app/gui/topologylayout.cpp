@@ -303,8 +303,10 @@ void zoomToFit(TopologyLayout& layout, const QSizeF& natural)
 
 bool hasBoldLabel(BoxKind kind) { return kind == BoxKind::Package || kind == BoxKind::Numa; }
 
-TopologyLayout layoutTopology(const Topology& topology, const QSizeF& available, const QFont& font)
+TopologyLayout layoutTopology(const Topology& topology, const QSizeF& available, const QFont& font, double textScale)
 {
+    const double maxScale = kMaxScale * textScale;
+    const double readable = kReadableFont * textScale;
     const LayoutItem tree = detail::buildLayoutTree(topology);
     TopologyLayout best;
     best.available = available;
@@ -318,7 +320,7 @@ TopologyLayout layoutTopology(const Topology& topology, const QSizeF& available,
         double bestScore = 0;
         const double wantAspect = std::log(available.width() / std::max(1.0, available.height()));
         for (const Option& o : options) {
-            const double s = std::min({ available.width() / o.w, available.height() / o.h, kMaxScale });
+            const double s = std::min({ available.width() / o.w, available.height() / o.h, maxScale });
             const double score = s * std::pow(kRaggedPenalty, o.ragged);
             // Small machines reach the zoom cap in several shapes: take the one shaped like the window.
             const bool tie = std::abs(score - bestScore) < 1e-9
@@ -339,7 +341,7 @@ TopologyLayout layoutTopology(const Topology& topology, const QSizeF& available,
         packer.place(tree, *chosen, QRectF(0, 0, chosen->w, chosen->h), -1, 0, true, layout.boxes);
         best = std::move(layout);
         bestNatural = QSizeF(chosen->w, chosen->h);
-        if (best.fontPixels >= kReadableFont)
+        if (best.fontPixels >= readable)
             break;
     }
     zoomToFit(best, bestNatural);

@@ -55,7 +55,10 @@ struct TopologyLayout {
 // packages, NUMA nodes (when there are several), caches, cores and PUs, wrapped into grids
 // whose shape is chosen to make the whole tree as large as possible in `available`, then
 // zoomed to fit and centred. Text is measured with `font` at the sizes it will be drawn.
-TopologyLayout layoutTopology(const Topology& topology, const QSizeF& available, const QFont& font = QFont());
+// `textScale` > 1 (presentation mode) asks for larger text: shorter labels are taken sooner
+// and a small machine may zoom further.
+TopologyLayout layoutTopology(
+    const Topology& topology, const QSizeF& available, const QFont& font = QFont(), double textScale = 1.0);
 
 // Package and NUMA labels are bold; the layout measures them that way.
 bool hasBoldLabel(BoxKind kind);

@@ -47,6 +47,7 @@ TopologyMapPanel::TopologyMapPanel(QWidget* parent)
     big.setPointSizeF(big.pointSizeF() * 1.3);
     big.setBold(true);
     m_summary->setFont(big);
+    m_summary->setWordWrap(true); // a long placement wraps instead of widening the map
     m_summary->setToolTip(tr("Click a PU to place the next task, click it again to remove it; "
                              "Shift+click puts one more task on the same PU"));
     layout->addLayout(bar);

@@ -35,11 +35,18 @@ const TopologyLayout& TopologyMapWidget::mapLayout() const
 {
     const QSizeF available(size());
     if (!m_layoutValid || m_layout.available != available) {
-        m_layout = m_topology ? layoutTopology(*m_topology, available, font()) : TopologyLayout {};
+        m_layout = m_topology ? layoutTopology(*m_topology, available, font(), m_textScale) : TopologyLayout {};
         m_layout.available = available;
         m_layoutValid = true;
     }
     return m_layout;
+}
+
+void TopologyMapWidget::setTextScale(double scale)
+{
+    m_textScale = scale;
+    m_layoutValid = false;
+    update();
 }
 
 Status TopologyMapWidget::setSelection(const std::vector<int>& osCpus)

@@ -32,6 +32,9 @@ public:
 
     // The layout for the widget's current size (what is painted and what clicks hit).
     const TopologyLayout& mapLayout() const;
+    // Larger labels (presentation mode: 1.3), see layoutTopology.
+    void setTextScale(double scale);
+    double textScale() const { return m_textScale; }
 
     const std::vector<int>& selection() const { return m_selection.cpus(); }
     // Places tasks A, B, ... on these PUs; refuses (and keeps the old selection) if one of
@@ -70,6 +73,7 @@ private:
     QString containerToolTip(const LayoutBox& box) const;
     void emitSelection();
 
+    double m_textScale = 1.0;
     std::optional<Topology> m_topology;
     TaskSelection m_selection;
     std::optional<PuPair> m_highlight;

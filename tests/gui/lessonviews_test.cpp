@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // A lesson draws the view that makes its point and the numbers of its own runs.
 #include "ladderplot.h"
+#include "lessonpanel.h"
 #include "lessonsession.h"
 #include "lessonviews.h"
 #include "mainwindow.h"
@@ -44,6 +45,7 @@ TEST(LessonViews, TheModeSwitchLessonRunOffscreenFillsTheLadderAndItsConclusion)
         EXPECT_TRUE(it->label.startsWith(QString::fromStdString(formatDuration(r.stats.p50)))) << r.bench;
     }
     // The explanation is the engine's conclusion from these results, with their numbers.
+    EXPECT_FALSE(window.lessonPanel()->isHidden()) << "the conclusion shows beside the plots";
     const QString text = window.lessonView()->toPlainText();
     ASSERT_FALSE(window.lesson()->conclusion().empty());
     for (const std::string& sentence : window.lesson()->conclusion())

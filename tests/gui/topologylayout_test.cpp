@@ -137,6 +137,21 @@ TEST(TopologyLayout, SmallMachinesGetFullLabelsAndLargeOnesShortOnes)
     EXPECT_NE(layoutTopology(big, QSizeF(1000, 600)).detail, LabelDetail::Full);
 }
 
+TEST(TopologyLayout, PresentationTextScaleGivesLargerLabelsOnSmallAndLargeMachines)
+{
+    // A 2-PU machine sits at the zoom cap; a 64-PU one has labels just readable with short
+    // names there, and trades them for compact ones at a larger size.
+    const std::pair<const char*, QSizeF> cases[] { { "pack:1 core:1 pu:2", QSizeF(500, 420) },
+        { "pack:2 core:16 pu:2", QSizeF(620, 496) } };
+    for (const auto& [description, room] : cases) {
+        const Topology topology = synthetic(description);
+        const TopologyLayout normal = layoutTopology(topology, room);
+        const TopologyLayout large = layoutTopology(topology, room, QFont(), 1.3);
+        EXPECT_GT(large.fontPixels, normal.fontPixels * 1.1) << description << " normal " << normal.fontPixels;
+        expectWellFormed(large, topology);
+    }
+}
+
 TEST(TopologyLayout, CachesCarryLevelAndSizeCoresTheirIndex)
 {
     const Topology topology = synthetic("pack:1 l3:1 l2:2 l1d:1 core:1 pu:2");
