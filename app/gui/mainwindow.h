@@ -160,7 +160,7 @@ private:
     std::map<quint64, QColor> m_runColors; // of runs that started
     int m_runsStarted = 0;
     quint64 m_opened = 0; // results read from files
-    qreal m_normalFontSize = 0;
+    QFont m_fontBefore; // the application font before presentation mode
     bool m_presenting = false;
     bool m_dark = false;
     bool m_wasMaximized = false; // before presentation mode

@@ -69,19 +69,20 @@ void MainWindow::setPresentationMode(bool on)
     const QSignalBlocker quiet(m_presentationAction);
     m_presentationAction->setChecked(on);
     constexpr double kLarger = 1.3;
-    QFont font = QApplication::font();
     m_mapPanel->map()->setTextScale(on ? kLarger : 1.0);
+    QFont font = m_fontBefore;
     if (on) {
-        m_normalFontSize = font.pointSizeF();
+        m_fontBefore = font = QApplication::font();
         m_wasMaximized = isMaximized();
-        font.setPointSizeF(m_normalFontSize * kLarger);
+        if (font.pointSizeF() > 0)
+            font.setPointSizeF(font.pointSizeF() * kLarger);
+        else // a font sized in pixels
+            font.setPixelSize(qRound(font.pixelSize() * kLarger));
         showFullScreen();
+    } else if (m_wasMaximized) {
+        showMaximized();
     } else {
-        font.setPointSizeF(m_normalFontSize);
-        if (m_wasMaximized)
-            showMaximized();
-        else
-            showNormal();
+        showNormal();
     }
     // The controls give their room to the map, the plots and the lesson: what the room looks at.
     if (auto* dock = findChild<QDockWidget*>(QStringLiteral("runDock")))
