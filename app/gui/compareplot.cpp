@@ -22,7 +22,7 @@ ComparePlot::ComparePlot(QWidget* parent)
     m_plot->yAxis->setScaleType(QCPAxis::stLogarithmic);
     m_plot->yAxis->setTicker(QSharedPointer<QCPAxisTicker>(new DurationLogTicker));
     m_plot->yAxis->setLabel(tr("median time per op (log scale)"));
-    m_plot->xAxis->setTickLabelRotation(25);
+    keepCategoryLabelsFitting(*m_plot->xAxis);
     m_group = new QCPBarsGroup(m_plot);
     m_plot->legend->setVisible(true);
     m_plot->plotLayout()->addElement(1, 0, m_plot->legend);

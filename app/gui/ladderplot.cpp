@@ -29,6 +29,7 @@ LadderPlot::LadderPlot(QWidget* parent)
     m_plot->yAxis->setLabel(tr("median time per op (log scale)"));
     m_plot->legend->setVisible(true);
     m_plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
+    keepCategoryLabelsFitting(*m_plot->xAxis);
     restyle();
 }
 

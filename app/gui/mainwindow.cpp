@@ -96,7 +96,7 @@ MainWindow::MainWindow(QWidget* parent)
     // Large enough for a 256-PU map to stay legible, small enough for a 1280x800 projector.
     const QSize room = screen() ? screen()->availableGeometry().size() * 0.92 : QSize(1280, 800);
     resize(std::min(1280, room.width()), std::min(800, room.height()));
-    top->setSizes({ 400, 620, 300 });
+    top->setSizes({ 340, 680, 300 }); // the plot tabs need about 620 pixels to show side by side
     if (auto* dock = findChild<QDockWidget*>(QStringLiteral("runDock")))
         resizeDocks({ dock }, { 290 }, Qt::Horizontal);
     vertical->setSizes({ 540, 190 });

@@ -4,6 +4,9 @@
 #include "apppalette.h"
 #include "qcp.h"
 
+#include <QEvent>
+#include <QFontMetrics>
+
 #include <array>
 
 namespace ctxscope::gui {
@@ -70,6 +73,48 @@ void useCategoryAxis(QCPAxis& axis, const QSharedPointer<QCPAxisTickerText>& tic
     axis.setSubTicks(false);
     axis.grid()->setVisible(false);
     axis.setRange(0.4, std::max(count, 1) + 0.6);
+    fitCategoryLabels(axis);
 }
+
+void fitCategoryLabels(QCPAxis& axis)
+{
+    const auto ticker = axis.ticker().dynamicCast<QCPAxisTickerText>();
+    if (!ticker)
+        return;
+    const QFontMetrics metrics(axis.tickLabelFont());
+    int widest = 0;
+    for (const QString& label : ticker->ticks())
+        widest = std::max(widest, metrics.horizontalAdvance(label));
+    // The axis rect's margins are known after the first layout; before it they are 0 and
+    // the room is overestimated by the width of the value axis, which the next resize corrects.
+    const QMargins margins = axis.axisRect()->margins();
+    const double room = axis.parentPlot()->width() - margins.left() - margins.right();
+    const double slot = room / std::max(axis.range().size(), 1.0);
+    axis.setTickLabelRotation(widest + metrics.averageCharWidth() > slot ? 30 : 0);
+}
+
+namespace {
+
+class CategoryLabelFitter : public QObject {
+public:
+    CategoryLabelFitter(QCPAxis& axis)
+        : QObject(axis.parentPlot())
+        , m_axis(axis)
+    {
+    }
+    bool eventFilter(QObject* watched, QEvent* event) override
+    {
+        if (event->type() == QEvent::Resize) // before the plot's own resizeEvent replots
+            fitCategoryLabels(m_axis);
+        return QObject::eventFilter(watched, event);
+    }
+
+private:
+    QCPAxis& m_axis;
+};
+
+} // namespace
+
+void keepCategoryLabelsFitting(QCPAxis& axis) { axis.parentPlot()->installEventFilter(new CategoryLabelFitter(axis)); }
 
 } // namespace ctxscope::gui

@@ -27,7 +27,11 @@ void stylePlot(QCustomPlot& plot);
 // A grey sentence in the middle of an empty plot saying how to fill it.
 void addPlotHint(QCustomPlot& plot, const QString& text);
 
-// A bar chart's category axis: a label per bar at 1, 2, ... count, no grid or sub ticks.
+// A bar chart's category axis: a label per bar at 1, 2, ... count, no grid or sub ticks;
+// the labels tilt when the widest does not fit its bar's slot (fitCategoryLabels).
 void useCategoryAxis(QCPAxis& axis, const QSharedPointer<QCPAxisTickerText>& ticker, int count);
+void fitCategoryLabels(QCPAxis& axis);
+// Fits the axis's category labels again whenever its plot is resized.
+void keepCategoryLabelsFitting(QCPAxis& axis);
 
 } // namespace ctxscope::gui

@@ -103,6 +103,28 @@ TEST(Views, TheLadderShowsTheLatestRunOfEachBenchmarkFromTheResults)
     EXPECT_EQ(ladder->plot()->yAxis->scaleType(), QCPAxis::stLogarithmic);
 }
 
+TEST(Views, LadderLabelsTiltOnlyWhenTheyDoNotFitTheirBars)
+{
+    LadderPlot ladder;
+    std::vector<std::shared_ptr<const RunResult>> runs;
+    for (const char* bench : { "coro-cxx20", "coro-fcontext", "coro-ucontext", "vdso", "syscall", "futex", "pipe" }) {
+        auto r = std::make_shared<RunResult>(*ctxscope::testing::futexResult());
+        r->bench = bench;
+        r->stats.p50 = 10.0 + static_cast<double>(runs.size()) * 100;
+        runs.push_back(r);
+    }
+    ladder.setRuns(runs);
+    ladder.resize(1800, 500);
+    ladder.show();
+    ladder.plot()->replot(); // lays out the axis rect: its margins are known from here on
+    ladder.resize(1800, 501);
+    EXPECT_EQ(ladder.plot()->xAxis->tickLabelRotation(), 0) << "seven names fit side by side in 1800 pixels";
+    ladder.resize(520, 500); // what the plots get beside the map and a lesson
+    EXPECT_NE(ladder.plot()->xAxis->tickLabelRotation(), 0) << "coro-fcontext would run into its neighbours";
+    ladder.resize(1800, 500);
+    EXPECT_EQ(ladder.plot()->xAxis->tickLabelRotation(), 0);
+}
+
 TEST(Views, AMatrixFileFillsTheHeatmapAndAClickPlacesThePairOnTheMap)
 {
     MainWindow window;
