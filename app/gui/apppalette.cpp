@@ -94,6 +94,15 @@ QPalette highContrastPalette(bool dark)
         .link = QColor(0x00, 0x00, 0xcc) });
 }
 
+QFont scaledFont(QFont font, double factor)
+{
+    if (font.pointSizeF() > 0)
+        font.setPointSizeF(font.pointSizeF() * factor);
+    else
+        font.setPixelSize(std::max(1, qRound(font.pixelSize() * factor)));
+    return font;
+}
+
 double contrastRatio(const QColor& a, const QColor& b)
 {
     const double la = luminance(a), lb = luminance(b);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "lessonpanel.h"
 
+#include "apppalette.h"
+
 #include <QEvent>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -51,9 +53,7 @@ void LessonPanel::changeEvent(QEvent* event)
 void LessonPanel::applyTextFont()
 {
     // A little larger than the UI: the class reads it from the back of the room.
-    QFont text = font();
-    text.setPointSizeF(text.pointSizeF() * 1.15);
-    m_text->setFont(text);
+    m_text->setFont(scaledFont(font(), 1.15));
 }
 
 } // namespace ctxscope::gui

@@ -92,7 +92,8 @@ int main(int argc, char** argv)
         QStringLiteral("FILE"));
     const QCommandLineOption darkOpt(QStringLiteral("dark"), QStringLiteral("Use the dark palette."));
     const QCommandLineOption presentOpt(QStringLiteral("presentation"),
-        QStringLiteral("Start in presentation mode (F11): full screen, high contrast, large type, no side panels."));
+        QStringLiteral("Start in presentation mode (F11): full screen, high contrast, large type, the run panel "
+                       "and results table hidden."));
     const QCommandLineOption shotOpt(QStringLiteral("screenshot"),
         QStringLiteral("Save a PNG of the window once the requested runs have finished and are drawn."),
         QStringLiteral("FILE"));

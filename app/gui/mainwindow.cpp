@@ -68,10 +68,12 @@ MainWindow::MainWindow(QWidget* parent)
     m_lessonPanel->hide();
     m_lessonView = m_lessonPanel->text();
     top->addWidget(m_lessonPanel);
+    top->setCollapsible(2, false); // dragged to nothing it would stay open and unseen
     top->setStretchFactor(0, 4);
     top->setStretchFactor(1, 5);
     top->setStretchFactor(2, 3);
     m_topSplitter = top;
+    top->installEventFilter(this); // the lesson row is fitted again when the width changes
     m_results = new ResultsModel(this);
     m_table = new QTableView(vertical);
     m_table->setModel(m_results);

@@ -127,6 +127,8 @@ private:
     void createViewActions(QMenu* view);
     void applyPalette();
     void showLessonPanel(bool show);
+    void fitLessonRow(); // map | plots | lesson widths while the lesson panel is open
+    bool eventFilter(QObject* watched, QEvent* event) override;
     void createSessionActions(QMenu* file);
     void createJobActions(QMenu* run);
     void connectJobs();
@@ -166,6 +168,7 @@ private:
     bool m_wasMaximized = false; // before presentation mode
     bool m_darkBefore = false;
     QPalette m_paletteBefore;
+    QString m_styleBefore;
     QAction* m_presentationAction = nullptr;
     QAction* m_darkAction = nullptr;
     QAction* m_lessonPanelAction = nullptr;

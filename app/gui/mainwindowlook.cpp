@@ -11,12 +11,15 @@
 #include <QAction>
 #include <QApplication>
 #include <QDockWidget>
+#include <QEvent>
 #include <QMenu>
+
 #include <QSignalBlocker>
 #include <QSplitter>
 #include <QStyle>
 #include <QTableView>
 #include <QTimer>
+#include <algorithm>
 
 namespace ctxscope::gui {
 
@@ -72,12 +75,10 @@ void MainWindow::setPresentationMode(bool on)
     m_mapPanel->map()->setTextScale(on ? kLarger : 1.0);
     QFont font = m_fontBefore;
     if (on) {
-        m_fontBefore = font = QApplication::font();
+        m_fontBefore = QApplication::font();
+        m_styleBefore = QApplication::style()->name();
         m_wasMaximized = isMaximized();
-        if (font.pointSizeF() > 0)
-            font.setPointSizeF(font.pointSizeF() * kLarger);
-        else // a font sized in pixels
-            font.setPixelSize(qRound(font.pixelSize() * kLarger));
+        font = scaledFont(m_fontBefore, kLarger);
         showFullScreen();
     } else if (m_wasMaximized) {
         showMaximized();
@@ -89,17 +90,21 @@ void MainWindow::setPresentationMode(bool on)
         dock->setVisible(!on);
     m_table->setVisible(!on);
     QApplication::setFont(font);
-    // Leaving gives back the palette as it was (the system's, or one chosen in View) unless
-    // Dark palette was switched meanwhile.
+    // Leaving gives back the style and palette as they were (the system's, or one chosen in
+    // View) unless Dark palette was switched meanwhile. The lesson row is fitted again to the
+    // window's new width.
     if (on) {
         m_paletteBefore = QApplication::palette();
         m_darkBefore = m_dark;
         applyPalette();
     } else if (m_dark == m_darkBefore) {
+        QApplication::setStyle(m_styleBefore);
         QApplication::setPalette(m_paletteBefore);
     } else {
         applyPalette();
     }
+    if (!m_lessonPanel->isHidden())
+        QTimer::singleShot(0, this, &MainWindow::fitLessonRow);
 }
 
 void MainWindow::showLessonPanel(bool show)
@@ -118,20 +123,42 @@ void MainWindow::showLessonPanel(bool show)
     }
     m_sizesBeforeLesson = m_topSplitter->sizes();
     m_lessonPanel->show();
-    // The splitter lays out a child it is shown only after this returns: size it then. About
-    // 30% of the row for the explanation; the plots keep at least kPlots pixels, and where the
-    // map would leave them less it folds away (its splitter handle brings it back).
-    QTimer::singleShot(0, this, [this] {
-        constexpr int kPlots = 450;
-        const int total = m_topSplitter->width();
-        const int lesson = std::max(m_lessonPanel->minimumWidth(), total * 3 / 10);
-        const int mapRoom = m_sizesBeforeLesson.value(0);
-        const int mapMin = m_tabs->minimumSizeHint().width();
-        int map = std::min(mapRoom, total / 4);
-        if (total - std::max(map, mapMin) - lesson < kPlots)
-            map = total - mapMin - lesson >= kPlots ? mapMin : 0;
-        m_topSplitter->setSizes({ map, std::max(0, total - map - lesson), lesson });
-    });
+    // The splitter lays out a child it is shown only after this returns: size it then.
+    QTimer::singleShot(0, this, &MainWindow::fitLessonRow);
+}
+
+void MainWindow::fitLessonRow()
+{
+    if (m_lessonPanel->isHidden())
+        return;
+    // About 30% of the row for the explanation and at least kPlots pixels for the plots; the
+    // map keeps its width if there is room, else its minimum, else it folds away (its splitter
+    // handle brings it back) and the explanation gets its 30% again.
+    constexpr int kPlots = 450;
+    const int total = m_topSplitter->width();
+    const int lessonMin = m_lessonPanel->minimumWidth();
+    const int mapMin = m_tabs->minimumSizeHint().width();
+    const int wanted = std::max(lessonMin, total * 3 / 10);
+    int lesson = wanted;
+    int map = std::clamp(m_sizesBeforeLesson.value(0), mapMin, std::max(mapMin, total / 4));
+    if (total - map - lesson < kPlots)
+        lesson = std::max(lessonMin, total - map - kPlots);
+    if (total - map - lesson < kPlots)
+        map = std::max(mapMin, total - lesson - kPlots);
+    if (total - map - lesson < kPlots) {
+        map = 0;
+        lesson = wanted;
+    }
+    m_topSplitter->setSizes({ map, std::max(0, total - map - lesson), lesson });
+}
+
+bool MainWindow::eventFilter(QObject* watched, QEvent* event)
+{
+    // A new window width (full screen, a resize) while a lesson is open: fit the row again
+    // once the splitter has laid out its children.
+    if (watched == m_topSplitter && event->type() == QEvent::Resize && !m_lessonPanel->isHidden())
+        QTimer::singleShot(0, this, &MainWindow::fitLessonRow);
+    return QMainWindow::eventFilter(watched, event);
 }
 
 } // namespace ctxscope::gui

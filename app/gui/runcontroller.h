@@ -16,6 +16,7 @@
 
 #include <memory>
 #include <optional>
+#include <set>
 #include <vector>
 
 class QTimer;
@@ -116,6 +117,9 @@ private:
     State m_state = State::Stopped;
     quint64 m_nextId = 1;
     std::optional<quint64> m_running;
+    // Runs the app gave up on (a line it had to refuse) and told the worker to cancel: what
+    // the worker still says of them (its "cancelled", or an error if it had finished) is dropped.
+    std::set<quint64> m_abandoned;
     std::optional<BenchSpec> m_pending; // waits for the hello of a starting worker
     std::optional<protocol::Command> m_pendingJob; // a sweep or matrix waiting the same way
     quint64 m_pendingId = 0;

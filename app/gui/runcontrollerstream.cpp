@@ -33,6 +33,7 @@ void RunController::handleLine(const QByteArray& line)
         if (m_running && line.size() > static_cast<qsizetype>(protocol::kMaxLineBytes)) {
             const quint64 id = *m_running;
             send(protocol::commandLine(protocol::CancelCommand { id }));
+            m_abandoned.insert(id);
             endRun();
             emit runFailed(id, why);
         }
@@ -40,6 +41,13 @@ void RunController::handleLine(const QByteArray& line)
     }
     const std::string& type = message->type;
     const nlohmann::json& body = message->body;
+    if (message->id && m_abandoned.count(*message->id)) {
+        // The worker answers the cancel with "cancelled", or with an error if the run had
+        // ended (its result may come first): that answer is its last word on the run.
+        if (type == "cancelled" || type == "error")
+            m_abandoned.erase(*message->id);
+        return;
+    }
     const bool forCurrentRun = message->id && m_running && *message->id == *m_running;
     try {
         if (type == "hello") {

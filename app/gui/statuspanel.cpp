@@ -1,11 +1,36 @@
 // SPDX-License-Identifier: MIT
 #include "statuspanel.h"
 
+#include <QEvent>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLocale>
 
 namespace ctxscope::gui {
+
+namespace {
+
+enum class Tone { Good, Busy, Bad, Caution };
+
+// Status colours readable on the background: the usual ones on a light palette, lighter
+// shades on a dark one (the darker ones fall to about 3:1 on black).
+QString toneColor(Tone tone, const QPalette& palette)
+{
+    const bool dark = palette.color(QPalette::Base).lightness() < 128;
+    switch (tone) {
+    case Tone::Good:
+        return dark ? QStringLiteral("#75b798") : QStringLiteral("#146c43");
+    case Tone::Busy:
+        return dark ? QStringLiteral("#6ea8fe") : QStringLiteral("#0a58ca");
+    case Tone::Bad:
+        return dark ? QStringLiteral("#ea868f") : QStringLiteral("#b02a37");
+    case Tone::Caution:
+        return dark ? QStringLiteral("#ffda6a") : QStringLiteral("#997404");
+    }
+    return {};
+}
+
+} // namespace
 
 StatusPanel::StatusPanel(QWidget* parent)
     : QWidget(parent)
@@ -28,8 +53,9 @@ StatusPanel::StatusPanel(QWidget* parent)
 
 void StatusPanel::setWorkerState(RunController::State state, const QString& detail)
 {
+    m_state = state;
     QString text;
-    QString color;
+    std::optional<Tone> tone;
     switch (state) {
     case RunController::State::Stopped:
         text = tr("Worker: not started");
@@ -39,26 +65,29 @@ void StatusPanel::setWorkerState(RunController::State state, const QString& deta
         break;
     case RunController::State::Idle:
         text = tr("Worker: ready");
-        color = QStringLiteral("#146c43");
+        tone = Tone::Good;
         break;
     case RunController::State::Running:
         text = tr("Worker: running");
-        color = QStringLiteral("#0a58ca");
+        tone = Tone::Busy;
         break;
     case RunController::State::Dead:
         text = tr("Worker: stopped — the next Run starts a new one");
-        color = QStringLiteral("#b02a37");
+        tone = Tone::Bad;
         break;
     }
     m_worker->setText(text);
-    m_worker->setStyleSheet(color.isEmpty() ? QString() : QStringLiteral("color:%1;font-weight:bold;").arg(color));
+    m_worker->setStyleSheet(
+        tone ? QStringLiteral("color:%1;font-weight:bold;").arg(toneColor(*tone, palette())) : QString());
     m_worker->setToolTip(detail);
 }
 
 void StatusPanel::setAffinityNote(const QString& note, bool shared)
 {
+    m_affinityShared = shared;
     m_affinity->setText(note);
-    m_affinity->setStyleSheet(shared ? QStringLiteral("color:#997404;") : QString());
+    m_affinity->setStyleSheet(
+        shared ? QStringLiteral("color:%1;").arg(toneColor(Tone::Caution, palette())) : QString());
     m_affinity->setVisible(!note.isEmpty());
 }
 
@@ -85,5 +114,14 @@ void StatusPanel::setRunProgress(const QString& text)
 QString StatusPanel::workerText() const { return m_worker->text(); }
 QString StatusPanel::switchRateText() const { return m_rate->isVisibleTo(this) ? m_rate->text() : QString(); }
 QString StatusPanel::affinityText() const { return m_affinity->text(); }
+
+void StatusPanel::changeEvent(QEvent* event)
+{
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange) { // dark, light, presentation: recolour
+        setWorkerState(m_state, m_worker->toolTip());
+        setAffinityNote(m_affinity->text(), m_affinityShared);
+    }
+}
 
 } // namespace ctxscope::gui

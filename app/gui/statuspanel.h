@@ -29,7 +29,12 @@ public:
     QString switchRateText() const;
     QString affinityText() const;
 
+protected:
+    void changeEvent(QEvent* event) override;
+
 private:
+    RunController::State m_state = RunController::State::Stopped;
+    bool m_affinityShared = false;
     QLabel* m_worker = nullptr;
     QLabel* m_affinity = nullptr;
     QLabel* m_rate = nullptr;

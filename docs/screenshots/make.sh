@@ -3,19 +3,30 @@
 # Makes the README's screenshots on this machine: the app photographs itself (--screenshot)
 # on a virtual display after real runs, sweeps and matrices measured here.
 #   docs/screenshots/make.sh [BUILD_DIR] [OUT_DIR]   (defaults: build/release, docs/screenshots)
-# Needs xvfb-run (package xvfb). About four minutes on a 2-vCPU machine.
+# Relative paths are taken from where it is called. Needs xvfb-run (package xvfb), python3 and
+# two allowed CPUs (the placements use the first two). About a minute on a 2-vCPU VM.
 set -eu
-build=${1:-build/release}
-out=${2:-docs/screenshots}
+absolute() { case $1 in /*) echo "$1" ;; *) echo "$PWD/$1" ;; esac; }
+root=$(cd "$(dirname "$0")/../.." && pwd)
+build=$(absolute "${1:-$root/build/release}")
+out=$(absolute "${2:-$root/docs/screenshots}")
 app="$build/app/gui/ctxscope"
 cli="$build/app/cli/ctxscope-cli"
 for f in "$app" "$cli"; do
     [ -x "$f" ] || { echo "make.sh: $f is missing: build it first (cmake --build --preset release)" >&2; exit 2; }
 done
 command -v xvfb-run >/dev/null || { echo "make.sh: xvfb-run is missing (apt install xvfb xauth)" >&2; exit 2; }
+command -v python3 >/dev/null || { echo "make.sh: python3 is missing (apt install python3)" >&2; exit 2; }
+# The first two CPUs this process may use (a cgroup or taskset may leave out 0 or 1).
+cpus=$(python3 -c 'import os; print(*sorted(os.sched_getaffinity(0))[:2])')
+# shellcheck disable=SC2086 # split into the two numbers
+set -- $cpus
+[ $# -eq 2 ] || { echo "make.sh: needs two allowed CPUs, this process may use only $*" >&2; exit 2; }
+a=$1 same="$1,$1" cross="$1,$2"
 mkdir -p "$out"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+trap 'exit 130' INT TERM # dash runs the EXIT trap only on exit
 # Fresh settings: the run panel's remembered choices would change what is measured.
 export XDG_CONFIG_HOME="$work/config" CTXSCOPE_CLI="$cli"
 
@@ -32,12 +43,12 @@ measure() { # what the CLI measures for the views that open files
 }
 
 echo "measuring with the CLI:"
-measure sweep futex --cpus 0,0 --repetitions 3 --min-time 0.05 --json "$work/sweep-same-pu.json"
-measure sweep futex --cpus 0,1 --repetitions 3 --min-time 0.05 --json "$work/sweep-shared-l3.json"
+measure sweep futex --cpus "$same" --repetitions 3 --min-time 0.05 --json "$work/sweep-same-pu.json"
+measure sweep futex --cpus "$cross" --repetitions 3 --min-time 0.05 --json "$work/sweep-shared-l3.json"
 measure matrix futex --all-pairs --json "$work/matrix-all.json"
-for b in "futex --cpus 0,0" "futex --cpus 0,1" "syscall --cpus 0" "pipe --cpus 0,0"; do
+for spec in "futex --cpus $same" "futex --cpus $cross" "syscall --cpus $a" "pipe --cpus $same"; do
     # shellcheck disable=SC2086 # the words are the options
-    measure run $b --json "$work/earlier-$(echo "$b" | tr -c 'a-z0-9\n' '-').json"
+    measure run $spec --json "$work/earlier-$(echo "$spec" | tr -c 'a-z0-9\n' '-').json"
 done
 python3 - "$work" <<'PY'
 import glob, json, sys
@@ -49,20 +60,20 @@ json.dump(merged, open(sys.argv[1] + "/earlier.json", "w"))
 PY
 
 echo "photographing the app:"
-shot map-live --cpus 0,1
+shot map-live --cpus "$cross"
 shot map-synthetic-32 --synthetic 'pack:2 l3:2 core:4 pu:2' --cpus 0,2
 shot map-256 --synthetic 'pack:2 l3:4 core:16 pu:2' --cpus 0,130
-shot run-futex --run futex --cpus 0,0 --run futex --cpus 0,1 --view live
-shot distribution --run futex --cpus 0,0 --run futex --cpus 0,1 --view distribution
-shot ladder --run vdso --cpus 0 --run coro-cxx20 --cpus 0 --run coro-fcontext --cpus 0 --run syscall --cpus 0 \
-    --run futex --cpus 0,0 --run pipe --cpus 0,0 --view ladder
+shot run-futex --run futex --cpus "$same" --run futex --cpus "$cross" --view live
+shot distribution --run futex --cpus "$same" --run futex --cpus "$cross" --view distribution
+shot ladder --run vdso --cpus "$a" --run coro-cxx20 --cpus "$a" --run coro-fcontext --cpus "$a" --run syscall --cpus "$a" \
+    --run futex --cpus "$same" --run pipe --cpus "$same" --view ladder
 shot working-set --open "$work/sweep-same-pu.json" --open "$work/sweep-shared-l3.json" --view working-set
 shot working-set-dark --dark --open "$work/sweep-same-pu.json" --open "$work/sweep-shared-l3.json" --view working-set
 shot heatmap --open "$work/matrix-all.json" --view heatmap
-shot compare --run futex --cpus 0,0 --run futex --cpus 0,1 --run syscall --cpus 0 --run pipe --cpus 0,0 \
+shot compare --run futex --cpus "$same" --run futex --cpus "$cross" --run syscall --cpus "$a" --run pipe --cpus "$same" \
     --compare "$work/earlier.json" --view compare
 shot lesson --lesson mode-switch --view distribution
 shot lesson-coroutines --lesson coroutines
 shot presentation --presentation --lesson pinning
-shot presentation-dark --presentation --dark --run futex --cpus 0,0 --run futex --cpus 0,1 --view distribution
+shot presentation-dark --presentation --dark --run futex --cpus "$same" --run futex --cpus "$cross" --view distribution
 echo "done: $out"

@@ -25,6 +25,16 @@ inline int countEntries(const char* dir)
 }
 
 inline int threadCount() { return countEntries("/proc/self/task"); }
+
+// The thread count once it has settled at `expected`, or what it is after two seconds. A
+// joined thread can stay listed under /proc/self/task for a moment: the kernel wakes the
+// joiner (clearing the thread id) before it has reaped the task. A leaked thread stays.
+inline int settledThreadCount(int expected)
+{
+    for (int i = 0; i < 2000 && threadCount() != expected; ++i)
+        ::usleep(1000);
+    return threadCount();
+}
 inline int fdCount() { return countEntries("/proc/self/fd"); }
 
 // Pids of this process's children, zombies included, ascending.

@@ -124,7 +124,7 @@ TEST(RunnerCancel, HundredCancelledRunsLeaveNothingBehind)
             cancelled += run.error() == "the run was cancelled" ? 1 : 0;
         }
         if (cycle % 10 == 9) {
-            ASSERT_EQ(test::threadCount(), threads) << "cycle " << cycle;
+            ASSERT_EQ(test::settledThreadCount(threads), threads) << "cycle " << cycle;
             ASSERT_EQ(test::fdCount(), fds) << "cycle " << cycle;
             ASSERT_TRUE(test::childPids().empty()) << "cycle " << cycle;
         }

@@ -7,12 +7,14 @@
 #include "mainwindow.h"
 #include "plotsview.h"
 #include "qcp.h"
+#include "statuspanel.h"
 #include "testtopologies.h"
 #include "topologymappanel.h"
 
 #include <QAction>
 #include <QApplication>
 #include <QDockWidget>
+#include <QLabel>
 #include <QSplitter>
 #include <QTableView>
 
@@ -168,4 +170,53 @@ TEST(Look, TheLessonPanelSitsBesideThePlotsAndClosesAndReopens)
     EXPECT_TRUE(panel->isHidden());
     EXPECT_FALSE(toggle->isChecked());
     EXPECT_EQ(row->sizes().at(0), mapAndPlots.at(0)) << "the map gets its width back";
+}
+
+TEST(Look, TheLessonRowFoldsTheMapWhenNarrowAndBringsItBackWhenWider)
+{
+    MainWindow window;
+    window.setTopology(ctxscope::testing::synthetic("pack:1 core:4 pu:2"));
+    window.resize(1000, 700); // narrower than the app's default: map, plots and panel cannot all fit
+    window.show();
+    settle();
+    auto* row = qobject_cast<QSplitter*>(window.lessonPanel()->parentWidget());
+    ASSERT_NE(row, nullptr);
+    QAction* toggle = nullptr;
+    for (QAction* a : window.findChildren<QAction*>())
+        if (a->text() == QStringLiteral("&Lesson panel"))
+            toggle = a;
+    ASSERT_NE(toggle, nullptr);
+    toggle->trigger();
+    settle();
+    EXPECT_EQ(row->sizes().at(0), 0) << "the map folds rather than squeezing the plots";
+    EXPECT_GE(row->sizes().at(1), 450);
+    window.resize(1900, 900); // e.g. presentation mode on a wide screen
+    settle();
+    EXPECT_GT(row->sizes().at(0), 0) << "with room again, the map is back beside plots and lesson";
+    EXPECT_GE(row->sizes().at(1), 450);
+    EXPECT_GE(row->sizes().at(2), window.lessonPanel()->minimumWidth());
+}
+
+TEST(Look, StatusColoursStayReadableOnTheDarkPalettes)
+{
+    MainWindow window;
+    window.show();
+    window.statusPanel()->setWorkerState(RunController::State::Idle); // "Worker: ready" in green
+    QLabel* worker = nullptr;
+    for (QLabel* label : window.statusPanel()->findChildren<QLabel*>())
+        if (label->text() == window.statusPanel()->workerText())
+            worker = label;
+    ASSERT_NE(worker, nullptr);
+    for (bool presenting : { false, true }) {
+        window.setPresentationMode(presenting);
+        window.setDarkPalette(true); // the colour follows the palette change
+        settle();
+        const QString style = worker->styleSheet();
+        ASSERT_TRUE(style.contains(QStringLiteral("color:#"))) << style.toStdString();
+        const QColor color(style.mid(style.indexOf(QLatin1Char('#')), 7));
+        EXPECT_GE(contrastRatio(color, QApplication::palette().color(QPalette::Window)), 4.5)
+            << style.toStdString() << (presenting ? " (presentation)" : "");
+    }
+    window.setPresentationMode(false);
+    window.setDarkPalette(false);
 }

@@ -15,7 +15,36 @@
 using namespace ctxscope;
 using namespace ctxscope::gui;
 
-TEST(RunControllerLimits, AnOversizedLineFailsTheRunAndCancelsItInTheWorker)
+namespace {
+
+// The real worker; what the app sends it and what it answers are copied to files ($1, $2),
+// and just before the first line of the worker's that contains $3 a line of 1.1 MB (over
+// protocol::kMaxLineBytes) is slipped into its stream.
+const QString kScript = QStringLiteral(R"sh(tee "$1" | "$0" worker | tee "$2" | while IFS= read -r line; do
+    case $line in *"$3"*)
+        if [ -z "$done" ]; then
+            done=1
+            head -c 1100000 /dev/zero | tr '\0' x; echo
+        fi;;
+    esac
+    printf '%s\n' "$line"
+done)sh");
+
+// Waits until the file holds `needle` (what a tee in the worker's pipeline copied there).
+bool fileGets(const QString& path, const QByteArray& needle, QByteArray& text)
+{
+    return QTest::qWaitFor(
+        [&] {
+            QFile file(path);
+            text = file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+            return text.contains(needle);
+        },
+        10'000);
+}
+
+} // namespace
+
+TEST(RunControllerLimits, AnOversizedLineFailsTheRunStopsItInTheWorkerAndTheNextRunWorks)
 {
     auto live = Topology::loadLive();
     ASSERT_TRUE(live.ok());
@@ -23,25 +52,18 @@ TEST(RunControllerLimits, AnOversizedLineFailsTheRunAndCancelsItInTheWorker)
     QTemporaryDir dir;
     ASSERT_TRUE(dir.isValid());
     const QString commands = dir.filePath(QStringLiteral("commands"));
-    // The real worker; what the app sends it is copied to a file, and after its first progress
-    // line a line of 1.1 MB (over protocol::kMaxLineBytes) is slipped into its stream.
-    const QString script = QStringLiteral(R"sh(tee "$1" | "$0" worker | while IFS= read -r line; do
-    printf '%s\n' "$line"
-    case $line in *'"type":"progress"'*)
-        if [ -z "$done" ]; then
-            done=1
-            head -c 1100000 /dev/zero | tr '\0' x; echo
-        fi;;
-    esac
-done)sh");
+    const QString replies = dir.filePath(QStringLiteral("replies"));
     RunController controller;
-    controller.setWorkerCommand(
-        QStringLiteral("/bin/sh"), { QStringLiteral("-c"), script, RunController::defaultProgram(), commands });
+    controller.setWorkerCommand(QStringLiteral("/bin/sh"),
+        { QStringLiteral("-c"), kScript, RunController::defaultProgram(), commands, replies,
+            QStringLiteral(R"("type":"progress")") });
     QSignalSpy failed(&controller, &RunController::runFailed);
+    QSignalSpy garbage(&controller, &RunController::protocolError);
+    QSignalSpy results(&controller, &RunController::resultAvailable);
     BenchSpec spec;
     spec.bench = "futex";
     spec.cpus = { cpu, cpu };
-    spec.minTimeSeconds = 30; // long enough that only the cancel ends it within the wait below
+    spec.minTimeSeconds = 30; // only the cancel can end it within the waits below
     spec.repetitions = 1;
     const auto id = controller.start(spec);
     ASSERT_TRUE(id.has_value());
@@ -51,15 +73,56 @@ done)sh");
     EXPECT_TRUE(why.contains(QStringLiteral("longer than the %1 allowed").arg(protocol::kMaxLineBytes)))
         << why.toStdString();
     EXPECT_EQ(controller.state(), RunController::State::Idle);
-    // The app no longer listens for that id, so look at what it sent the worker.
-    const QByteArray cancel = QByteArray::fromStdString(protocol::commandLine(protocol::CancelCommand { *id }));
+
+    // The app told the worker to stop, and the worker did.
     QByteArray text;
-    const bool sent = QTest::qWaitFor(
-        [&] {
-            QFile file(commands);
-            text = file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
-            return text.contains(cancel);
-        },
-        5000);
-    EXPECT_TRUE(sent) << text.toStdString();
+    EXPECT_TRUE(
+        fileGets(commands, QByteArray::fromStdString(protocol::commandLine(protocol::CancelCommand { *id })), text))
+        << text.toStdString();
+    ASSERT_TRUE(fileGets(replies, QByteArray::fromStdString(protocol::cancelledLine(*id)), text))
+        << "the worker still measures the abandoned run";
+    // The next run is taken.
+    spec.minTimeSeconds = 0.01;
+    const auto next = controller.start(spec);
+    ASSERT_TRUE(next.has_value());
+    ASSERT_TRUE(results.wait(60'000)) << (failed.size() > 1 ? failed.at(1).at(1).toString().toStdString() : "");
+    EXPECT_EQ(results.at(0).at(0).toULongLong(), *next);
+    EXPECT_EQ(garbage.size(), 1) << "only the oversized line is reported";
+}
+
+TEST(RunControllerLimits, WhatTheWorkerSaysOfAnAbandonedRunIsDroppedWithoutAWord)
+{
+    // The refused line comes just before the run's result: the worker has finished when the
+    // cancel reaches it and answers that no such run is in progress. That is no news for the
+    // user, whose run already failed with the reason.
+    auto live = Topology::loadLive();
+    ASSERT_TRUE(live.ok());
+    const int cpu = live->allowedPus().front();
+    QTemporaryDir dir;
+    ASSERT_TRUE(dir.isValid());
+    const QString replies = dir.filePath(QStringLiteral("replies"));
+    RunController controller;
+    controller.setWorkerCommand(QStringLiteral("/bin/sh"),
+        { QStringLiteral("-c"), kScript, RunController::defaultProgram(), dir.filePath(QStringLiteral("commands")),
+            replies, QStringLiteral(R"("type":"result")") });
+    QSignalSpy failed(&controller, &RunController::runFailed);
+    QSignalSpy garbage(&controller, &RunController::protocolError);
+    QSignalSpy results(&controller, &RunController::resultAvailable);
+    BenchSpec spec;
+    spec.bench = "futex";
+    spec.cpus = { cpu, cpu };
+    spec.iterations = 2000;
+    spec.repetitions = 1;
+    const auto id = controller.start(spec);
+    ASSERT_TRUE(id.has_value());
+    ASSERT_TRUE(failed.wait(60'000));
+    QByteArray text;
+    ASSERT_TRUE(fileGets(replies, QByteArrayLiteral(R"("type":"error")"), text))
+        << "the worker answers the late cancel: " << text.toStdString();
+    const auto next = controller.start(spec); // its result comes after that answer
+    ASSERT_TRUE(next.has_value());
+    ASSERT_TRUE(results.wait(60'000));
+    EXPECT_EQ(results.at(0).at(0).toULongLong(), *next);
+    EXPECT_EQ(garbage.size(), 1) << "only the oversized line is reported, not the worker's answer to the late cancel: "
+                                 << garbage.last().at(0).toString().toStdString();
 }

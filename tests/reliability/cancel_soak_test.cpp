@@ -94,7 +94,7 @@ TEST_P(CancelSoak, TwoHundredCyclesLeaveNothingBehind)
         ASSERT_EQ(result.error, c.cancelled) << "cycle " << cycle;
         // A hang catcher, not a speed goal: loaded CI machines under ASan are slow.
         ASSERT_LT(result.latency, 2s) << "cycle " << cycle;
-        ASSERT_EQ(test::threadCount(), threads) << "cycle " << cycle;
+        ASSERT_EQ(test::settledThreadCount(threads), threads) << "cycle " << cycle;
         ASSERT_EQ(test::fdCount(), fds) << "cycle " << cycle;
         ASSERT_TRUE(test::childPids().empty()) << "cycle " << cycle;
     }

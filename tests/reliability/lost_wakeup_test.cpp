@@ -130,7 +130,7 @@ TEST(LostWakeups, TenThousandCancelsAtRandomPointsNeverHang)
     // left alone after the warm-up is often quicker than the typical time measured above, and
     // starting the stopping thread takes time too (seen here: 44% on an idle 2-CPU VM).
     EXPECT_GT(cancelled, kCancels / 4) << "the stops came too late to test cancelling";
-    EXPECT_EQ(test::threadCount(), threads);
+    EXPECT_EQ(test::settledThreadCount(threads), threads);
     EXPECT_EQ(test::fdCount(), fds);
     EXPECT_TRUE(test::childPids().empty());
 }
