@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: MIT
 #include "topologymappanel.h"
 
+#include "apppalette.h"
+
 #include <QComboBox>
+#include <QEvent>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
+#include <QTimer>
 #include <QVBoxLayout>
 
 namespace ctxscope::gui {
@@ -43,10 +47,7 @@ TopologyMapPanel::TopologyMapPanel(QWidget* parent)
 
     m_map = new TopologyMapWidget(this);
     m_summary = new QLabel(this);
-    QFont big = m_summary->font();
-    big.setPointSizeF(big.pointSizeF() * 1.3);
-    big.setBold(true);
-    m_summary->setFont(big);
+    applySummaryFont();
     m_summary->setWordWrap(true); // a long placement wraps instead of widening the map
     m_summary->setToolTip(tr("Click a PU to place the next task, click it again to remove it; "
                              "Shift+click puts one more task on the same PU"));
@@ -58,6 +59,21 @@ TopologyMapPanel::TopologyMapPanel(QWidget* parent)
     connect(m_usePair, &QPushButton::clicked, this, &TopologyMapPanel::useHighlightedPair);
     connect(m_clear, &QPushButton::clicked, m_map, &TopologyMapWidget::clearSelection);
     connect(m_map, &TopologyMapWidget::selectionChanged, this, &TopologyMapPanel::updateSummary);
+}
+
+void TopologyMapPanel::applySummaryFont()
+{
+    QFont big = scaledFont(font(), 1.3);
+    big.setBold(true);
+    m_summary->setFont(big);
+}
+
+void TopologyMapPanel::changeEvent(QEvent* event)
+{
+    QWidget::changeEvent(event);
+    // Presentation mode enlarges the application font: the summary follows once it has spread.
+    if (event->type() == QEvent::FontChange)
+        QTimer::singleShot(0, this, &TopologyMapPanel::applySummaryFont);
 }
 
 void TopologyMapPanel::setTopology(const Topology& topology)

@@ -29,7 +29,11 @@ public:
     // Makes the highlighted pair the selection.
     void useHighlightedPair();
 
+protected:
+    void changeEvent(QEvent* event) override;
+
 private:
+    void applySummaryFont();
     void relationChosen(int index);
     void updateSummary();
 

@@ -38,6 +38,7 @@ struct Look {
     double mapFont = 0;
     QColor tickColor, text, base, mid;
     int gridAlpha = 0;
+    double summaryFont = 0;
 };
 
 Look lookOf(const MainWindow& window)
@@ -46,7 +47,8 @@ Look lookOf(const MainWindow& window)
     const QPalette pal = QApplication::palette();
     return { QApplication::font().pointSizeF(), plot.xAxis->tickLabelFont().pointSizeF(),
         window.mapPanel()->map()->mapLayout().fontPixels, plot.xAxis->tickLabelColor(), pal.color(QPalette::Text),
-        pal.color(QPalette::Base), pal.color(QPalette::Mid), plot.xAxis->grid()->pen().color().alpha() };
+        pal.color(QPalette::Base), pal.color(QPalette::Mid), plot.xAxis->grid()->pen().color().alpha(),
+        window.mapPanel()->summaryLabel()->font().pointSizeF() };
 }
 
 QDockWidget* runDock(const MainWindow& window) { return window.findChild<QDockWidget*>(QStringLiteral("runDock")); }
@@ -68,7 +70,8 @@ TEST(Look, PresentationModeIsLargeHighContrastAndHidesTheControlsThenGivesAllBac
     EXPECT_TRUE(window.isPresenting());
     EXPECT_NEAR(on.appFont, before.appFont * 1.3, 0.01);
     EXPECT_GT(on.tickFont, before.tickFont * 1.25) << "the plots follow the larger font";
-    EXPECT_GT(on.mapFont, before.mapFont) << "the map's labels grow with the room the panels left";
+    EXPECT_GT(on.mapFont, before.mapFont) << "the map's labels trade detail for size";
+    EXPECT_GT(on.summaryFont, before.summaryFont * 1.25) << "the placement under the map grows too";
     EXPECT_GE(contrastRatio(on.text, on.base), 20.0);
     EXPECT_GE(contrastRatio(on.mid, on.base), 7.0) << "grid and borders survive a projector";
     EXPECT_EQ(on.tickColor, on.text) << "the plots restyled from the new palette";
