@@ -131,24 +131,15 @@ void MainWindow::fitLessonRow()
 {
     if (m_lessonPanel->isHidden())
         return;
-    // About 30% of the row for the explanation and at least kPlots pixels for the plots; the
-    // map keeps its width if there is room, else its minimum, else it folds away (its splitter
-    // handle brings it back) and the explanation gets its 30% again.
-    constexpr int kPlots = 450;
+    // The explanation gets about 30% of the row and the plots at least 45% (450 pixels at the
+    // least): they are what the room reads. The map takes what is left, up to the width it had,
+    // or folds away where that is less than it needs (its splitter handle brings it back).
     const int total = m_topSplitter->width();
-    const int lessonMin = m_lessonPanel->minimumWidth();
+    const int lesson = std::max(m_lessonPanel->minimumWidth(), total * 3 / 10);
+    const int plots = std::max(450, total * 45 / 100);
+    const int left = total - lesson - plots;
     const int mapMin = m_tabs->minimumSizeHint().width();
-    const int wanted = std::max(lessonMin, total * 3 / 10);
-    int lesson = wanted;
-    int map = std::clamp(m_sizesBeforeLesson.value(0), mapMin, std::max(mapMin, total / 4));
-    if (total - map - lesson < kPlots)
-        lesson = std::max(lessonMin, total - map - kPlots);
-    if (total - map - lesson < kPlots)
-        map = std::max(mapMin, total - lesson - kPlots);
-    if (total - map - lesson < kPlots) {
-        map = 0;
-        lesson = wanted;
-    }
+    const int map = left < mapMin ? 0 : std::min(left, std::max(mapMin, m_sizesBeforeLesson.value(0)));
     m_topSplitter->setSizes({ map, std::max(0, total - map - lesson), lesson });
 }
 
