@@ -77,6 +77,22 @@ TEST(Lessons, PinningRanksPlacementsByMedian)
     EXPECT_TRUE(anyContains(c, "3.0 times the fastest"));
 }
 
+TEST(Lessons, PinningSaysWhereTheUnpinnedThreadsRanInPlainWords)
+{
+    RunResult unpinned = measured("futex", BenchMode::Thread, {}, Relation::Unpinned, 3100, { 3000, 3200 });
+    unpinned.observed.cpusSeen = { 0 };
+    unpinned.observed.migrations = 1;
+    const auto alone = concludeLesson("pinning",
+        { measured("futex", BenchMode::Thread, { 0, 0 }, Relation::SamePu, 3000, { 2990, 3010 }), unpinned });
+    EXPECT_TRUE(anyContains(alone, "unpinned (ran on CPU 0)"));
+    EXPECT_TRUE(anyContains(alone, "the two threads ran on CPU 0 with 1 migration."));
+    unpinned.observed.cpusSeen = { 0, 1 };
+    unpinned.observed.migrations = 12;
+    const auto spread = concludeLesson("pinning", { unpinned });
+    EXPECT_TRUE(anyContains(spread, "unpinned (ran on CPUs 0-1)"));
+    EXPECT_TRUE(anyContains(spread, "ran on CPUs 0-1 with 12 migrations."));
+}
+
 TEST(Lessons, PlanRefusesTopologiesThatAreNotThisMachine)
 {
     auto synth = Topology::loadSynthetic("pack:1 core:2 pu:1");

@@ -43,10 +43,15 @@ const RunResult* findResult(
         [&](const RunResult& r) { return r.bench == bench && r.mode == mode && r.placement.relation == relation; });
 }
 
+std::string cpusSeenText(const RunResult& r)
+{
+    return (r.observed.cpusSeen.size() == 1 ? "CPU " : "CPUs ") + formatCpuList(r.observed.cpusSeen);
+}
+
 std::string placementText(const RunResult& r)
 {
     if (r.placement.relation == Relation::Unpinned)
-        return "unpinned (ran on CPUs " + formatCpuList(r.observed.cpusSeen) + ")";
+        return "unpinned (ran on " + cpusSeenText(r) + ")";
     std::string cpus;
     for (int c : r.placement.cpus)
         cpus += (cpus.empty() ? "" : ",") + std::to_string(c);

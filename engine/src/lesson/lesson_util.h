@@ -20,8 +20,10 @@ const RunResult* findResult(const std::vector<RunResult>& results, const std::fu
 const RunResult* findResult(
     const std::vector<RunResult>& results, std::string_view bench, BenchMode mode, Relation relation);
 
-// "CPUs 0,1 (shared-l3)", or "unpinned (ran on CPUs 0-1)".
+// "CPUs 0,1 (shared-l3)", or "unpinned (ran on CPUs 0-1)" ("on CPU 0" when it stayed on one).
 std::string placementText(const RunResult& r);
+// "CPU 3" or "CPUs 0-1": the CPUs an unpinned run was seen on.
+std::string cpusSeenText(const RunResult& r);
 // "2.43 µs" for the median per op.
 std::string median(const RunResult& r);
 // Two results whose repetition medians overlap cannot be told apart on this machine.

@@ -47,8 +47,8 @@ std::vector<std::string> conclude(const std::vector<RunResult>& results)
         out.push_back(note);
     if (const RunResult* u
         = findResult(results, [](const RunResult& r) { return r.placement.relation == Relation::Unpinned; }))
-        out.push_back(fmt::format("Left to the scheduler, the two threads ran on CPUs {} with {} migrations.",
-            formatCpuList(u->observed.cpusSeen), u->observed.migrations));
+        out.push_back(fmt::format("Left to the scheduler, the two threads ran on {} with {} migration{}.",
+            cpusSeenText(*u), u->observed.migrations, u->observed.migrations == 1 ? "" : "s"));
     return out;
 }
 
