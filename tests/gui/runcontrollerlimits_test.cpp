@@ -42,29 +42,39 @@ bool fileGets(const QString& path, const QByteArray& needle, QByteArray& text)
         10'000);
 }
 
+// A controller on the real worker wrapped in kScript (the 1.1 MB line before the first line
+// containing `before`), a one-repetition futex spec with both tasks on this machine's first
+// allowed PU, and spies on what the controller reports.
+struct Rig {
+    explicit Rig(const QString& before)
+    {
+        auto live = Topology::loadLive();
+        EXPECT_TRUE(live.ok());
+        const int cpu = live ? live->allowedPus().front() : 0;
+        spec.bench = "futex";
+        spec.cpus = { cpu, cpu };
+        spec.repetitions = 1;
+        controller.setWorkerCommand(QStringLiteral("/bin/sh"),
+            { QStringLiteral("-c"), kScript, RunController::defaultProgram(), commands, replies, before });
+    }
+
+    QTemporaryDir dir;
+    const QString commands = dir.filePath(QStringLiteral("commands"));
+    const QString replies = dir.filePath(QStringLiteral("replies"));
+    RunController controller;
+    QSignalSpy failed { &controller, &RunController::runFailed };
+    QSignalSpy garbage { &controller, &RunController::protocolError };
+    QSignalSpy results { &controller, &RunController::resultAvailable };
+    BenchSpec spec;
+};
+
 } // namespace
 
 TEST(RunControllerLimits, AnOversizedLineFailsTheRunStopsItInTheWorkerAndTheNextRunWorks)
 {
-    auto live = Topology::loadLive();
-    ASSERT_TRUE(live.ok());
-    const int cpu = live->allowedPus().front();
-    QTemporaryDir dir;
-    ASSERT_TRUE(dir.isValid());
-    const QString commands = dir.filePath(QStringLiteral("commands"));
-    const QString replies = dir.filePath(QStringLiteral("replies"));
-    RunController controller;
-    controller.setWorkerCommand(QStringLiteral("/bin/sh"),
-        { QStringLiteral("-c"), kScript, RunController::defaultProgram(), commands, replies,
-            QStringLiteral(R"("type":"progress")") });
-    QSignalSpy failed(&controller, &RunController::runFailed);
-    QSignalSpy garbage(&controller, &RunController::protocolError);
-    QSignalSpy results(&controller, &RunController::resultAvailable);
-    BenchSpec spec;
-    spec.bench = "futex";
-    spec.cpus = { cpu, cpu };
+    Rig rig(QStringLiteral(R"("type":"progress")"));
+    auto& [dir, commands, replies, controller, failed, garbage, results, spec] = rig;
     spec.minTimeSeconds = 30; // only the cancel can end it within the waits below
-    spec.repetitions = 1;
     const auto id = controller.start(spec);
     ASSERT_TRUE(id.has_value());
     ASSERT_TRUE(failed.wait(60'000));
@@ -95,24 +105,9 @@ TEST(RunControllerLimits, WhatTheWorkerSaysOfAnAbandonedRunIsDroppedWithoutAWord
     // The refused line comes just before the run's result: the worker has finished when the
     // cancel reaches it and answers that no such run is in progress. That is no news for the
     // user, whose run already failed with the reason.
-    auto live = Topology::loadLive();
-    ASSERT_TRUE(live.ok());
-    const int cpu = live->allowedPus().front();
-    QTemporaryDir dir;
-    ASSERT_TRUE(dir.isValid());
-    const QString replies = dir.filePath(QStringLiteral("replies"));
-    RunController controller;
-    controller.setWorkerCommand(QStringLiteral("/bin/sh"),
-        { QStringLiteral("-c"), kScript, RunController::defaultProgram(), dir.filePath(QStringLiteral("commands")),
-            replies, QStringLiteral(R"("type":"result")") });
-    QSignalSpy failed(&controller, &RunController::runFailed);
-    QSignalSpy garbage(&controller, &RunController::protocolError);
-    QSignalSpy results(&controller, &RunController::resultAvailable);
-    BenchSpec spec;
-    spec.bench = "futex";
-    spec.cpus = { cpu, cpu };
+    Rig rig(QStringLiteral(R"("type":"result")"));
+    auto& [dir, commands, replies, controller, failed, garbage, results, spec] = rig;
     spec.iterations = 2000;
-    spec.repetitions = 1;
     const auto id = controller.start(spec);
     ASSERT_TRUE(id.has_value());
     ASSERT_TRUE(failed.wait(60'000));
