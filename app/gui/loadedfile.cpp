@@ -47,6 +47,9 @@ Expected<std::shared_ptr<const SweepCurves>> sweepFromDocument(const nlohmann::j
 Expected<LoadedFile> parseResultsDocument(const std::string& text, const QString& name)
 {
     const auto fail = [&](const std::string& message) { return makeError(name.toStdString() + ": " + message); };
+    // Before a document is built here (the session test below needs one), as readResults does.
+    if (const Status checked = checkJsonDocument(text, "results file"); !checked)
+        return fail(checked.error().message);
     const nlohmann::json doc = nlohmann::json::parse(text, nullptr, false);
     if (doc.is_object() && doc.contains("ctxscope_session")) {
         LoadedFile session;

@@ -81,6 +81,8 @@ json sessionToJson(const Session& s)
 
 Expected<Session> sessionFromJson(const std::string& text)
 {
+    if (Status checked = checkJsonDocument(text, "session file"); !checked)
+        return checked.error();
     const json doc = json::parse(text, nullptr, false);
     if (doc.is_discarded())
         return makeError("not valid JSON (truncated or not a session file)");

@@ -118,6 +118,21 @@ TEST(Session, MalformedFilesAreRefusedWithAMessageNamingTheProblem)
         ASSERT_FALSE(s.ok()) << notAFile.toStdString();
         EXPECT_NE(s.error().message.find("not a regular file"), std::string::npos) << s.error().message;
     }
+    // Cut short or a bracket bomb: refused before a document is built (10 MB of '[' would
+    // become gigabytes of nested arrays), as a session and as a results file.
+    const QString bomb = dir.filePath(QStringLiteral("bomb.json"));
+    writeFile(bomb, R"({"ctxscope_session": 1, "benchmarks": )" + std::string(10'000'000, '['));
+    for (const bool asSession : { true, false }) {
+        const Status s = asSession ? window.loadSession(bomb) : window.openResults(bomb);
+        ASSERT_FALSE(s.ok());
+        EXPECT_NE(s.error().message.find("without the closing '}'"), std::string::npos) << s.error().message;
+    }
+    writeFile(bomb, "{\"benchmarks\": " + std::string(10'000'000, '[') + std::string(10'000'000, ']') + "}");
+    for (const bool asSession : { true, false }) {
+        const Status s = asSession ? window.loadSession(bomb) : window.openResults(bomb);
+        ASSERT_FALSE(s.ok());
+        EXPECT_NE(s.error().message.find("nested deeper than 64 levels"), std::string::npos) << s.error().message;
+    }
     // A refused file leaves the session as it was.
     EXPECT_EQ(sessionToJson(window.session()), good);
     // Result files from the CLI are checked the same way.

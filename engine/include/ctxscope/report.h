@@ -71,6 +71,11 @@ nlohmann::json lessonToJson(const LessonResult& lesson);
 Expected<RunResult> resultFromJson(const nlohmann::json& entry);
 // Reads a whole results file (text). Errors name the problem and, for an entry, its index.
 Expected<ResultsFile> readResults(std::string_view text);
+// The checks readResults makes before it builds a JSON document, for any file of ours (the
+// app's sessions too): a document cut short is refused at once, without parsing 100 MB, and
+// a bracket bomb before it becomes gigabytes of nested arrays. `what` names the kind of file
+// in the message ("results file", "session file").
+Status checkJsonDocument(std::string_view text, std::string_view what);
 Expected<ResultsFile> readResultsFile(const std::string& path);
 
 // CSV in the C locale: '#' lines with the context, a header, one row per result.

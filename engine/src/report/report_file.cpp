@@ -137,13 +137,10 @@ Expected<std::vector<RunResult>> resultsFromJson(const json& benchmarks)
     return out;
 }
 
-Expected<ResultsFile> readResults(std::string_view text)
+Status checkJsonDocument(std::string_view text, std::string_view what)
 {
-    if (text.size() > kMaxResultsBytes)
-        return makeError(
-            fmt::format("the results file is {} MiB; the limit is {} MiB", text.size() >> 20, kMaxResultsBytes >> 20));
-    // A results file is one JSON object: one cut short (a full disk, a killed save) is
-    // refused at once, without parsing 100 MB first.
+    // One JSON object: one cut short (a full disk, a killed save) is refused at once,
+    // without parsing 100 MB first.
     const auto first = text.find_first_not_of(" \t\r\n");
     if (const auto last = text.find_last_not_of(" \t\r\n");
         first != std::string_view::npos && text[first] == '{' && text[last] != '}')
@@ -156,10 +153,20 @@ Expected<ResultsFile> readResults(std::string_view text)
         return makeError(fmt::format(
             "not valid JSON: it ends at byte {} inside an unclosed string, array or object (truncated?)", where));
     case report::JsonProblem::TooDeep:
-        return makeError(fmt::format("not a results file: JSON nested deeper than {} levels", report::kMaxJsonDepth));
+        return makeError(fmt::format("not a {}: JSON nested deeper than {} levels", what, report::kMaxJsonDepth));
     case report::JsonProblem::None:
         break;
     }
+    return {};
+}
+
+Expected<ResultsFile> readResults(std::string_view text)
+{
+    if (text.size() > kMaxResultsBytes)
+        return makeError(
+            fmt::format("the results file is {} MiB; the limit is {} MiB", text.size() >> 20, kMaxResultsBytes >> 20));
+    if (Status checked = checkJsonDocument(text, "results file"); !checked)
+        return checked.error();
     json doc = json::parse(text, nullptr, false);
     if (doc.is_discarded())
         return makeError("not valid JSON (truncated or not a results file)");
