@@ -1,11 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "compareplot.h"
 
-#include "durationticker.h"
 #include "plotstyle.h"
 #include "qcp.h"
-
-#include <QVBoxLayout>
 
 #include <algorithm>
 #include <cmath>
@@ -16,15 +13,8 @@ ComparePlot::ComparePlot(QWidget* parent)
     : QWidget(parent)
     , m_plot(new QCustomPlot(this))
 {
-    auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(m_plot);
-    m_plot->yAxis->setScaleType(QCPAxis::stLogarithmic);
-    m_plot->yAxis->setTicker(QSharedPointer<QCPAxisTicker>(new DurationLogTicker));
-    m_plot->yAxis->setLabel(tr("median time per op (log scale)"));
-    keepCategoryLabelsFitting(*m_plot->xAxis);
+    setUpMedianBarChart(*this, *m_plot);
     m_group = new QCPBarsGroup(m_plot);
-    m_plot->legend->setVisible(true);
     m_plot->plotLayout()->addElement(1, 0, m_plot->legend);
     m_plot->plotLayout()->setRowStretchFactor(1, 0.001);
     restyle();

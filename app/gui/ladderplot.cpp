@@ -1,11 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "ladderplot.h"
 
-#include "durationticker.h"
 #include "plotstyle.h"
 #include "qcp.h"
-
-#include <QVBoxLayout>
 
 #include <algorithm>
 #include <cmath>
@@ -21,15 +18,8 @@ LadderPlot::LadderPlot(QWidget* parent)
     : QWidget(parent)
     , m_plot(new QCustomPlot(this))
 {
-    auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(m_plot);
-    m_plot->yAxis->setScaleType(QCPAxis::stLogarithmic);
-    m_plot->yAxis->setTicker(QSharedPointer<QCPAxisTicker>(new DurationLogTicker));
-    m_plot->yAxis->setLabel(tr("median time per op (log scale)"));
-    m_plot->legend->setVisible(true);
+    setUpMedianBarChart(*this, *m_plot);
     m_plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
-    keepCategoryLabelsFitting(*m_plot->xAxis);
     restyle();
 }
 

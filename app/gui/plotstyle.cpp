@@ -2,10 +2,13 @@
 #include "plotstyle.h"
 
 #include "apppalette.h"
+#include "durationticker.h"
 #include "qcp.h"
 
+#include <QCoreApplication>
 #include <QEvent>
 #include <QFontMetrics>
+#include <QVBoxLayout>
 
 #include <array>
 
@@ -116,5 +119,17 @@ private:
 } // namespace
 
 void keepCategoryLabelsFitting(QCPAxis& axis) { axis.parentPlot()->installEventFilter(new CategoryLabelFitter(axis)); }
+
+void setUpMedianBarChart(QWidget& owner, QCustomPlot& plot)
+{
+    auto* layout = new QVBoxLayout(&owner);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(&plot);
+    plot.yAxis->setScaleType(QCPAxis::stLogarithmic);
+    plot.yAxis->setTicker(QSharedPointer<QCPAxisTicker>(new DurationLogTicker));
+    plot.yAxis->setLabel(QCoreApplication::translate("ctxscope::gui::PlotStyle", "median time per op (log scale)"));
+    keepCategoryLabelsFitting(*plot.xAxis);
+    plot.legend->setVisible(true);
+}
 
 } // namespace ctxscope::gui

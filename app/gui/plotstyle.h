@@ -7,6 +7,7 @@ class QCPAxis;
 class QCPAxisTickerText;
 class QCustomPlot;
 class QPalette;
+class QWidget;
 class QString;
 template <typename T> class QSharedPointer;
 
@@ -33,5 +34,9 @@ void useCategoryAxis(QCPAxis& axis, const QSharedPointer<QCPAxisTickerText>& tic
 void fitCategoryLabels(QCPAxis& axis);
 // Fits the axis's category labels again whenever its plot is resized.
 void keepCategoryLabelsFitting(QCPAxis& axis);
+
+// The ladder's and Compare's frame: `plot` filling `owner`, the median time per op on a log
+// duration axis, category labels kept fitting, the legend on.
+void setUpMedianBarChart(QWidget& owner, QCustomPlot& plot);
 
 } // namespace ctxscope::gui
