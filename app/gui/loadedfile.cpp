@@ -47,7 +47,8 @@ Expected<std::shared_ptr<const SweepCurves>> sweepFromDocument(const nlohmann::j
 Expected<LoadedFile> parseResultsDocument(const std::string& text, const QString& name)
 {
     const auto fail = [&](const std::string& message) { return makeError(name.toStdString() + ": " + message); };
-    // Before a document is built here (the session test below needs one), as readResults does.
+    // Checked before this function builds a document of its own (to tell a session from results);
+    // readResults repeats the check, a linear scan, as it stands alone for the CLI.
     if (const Status checked = checkJsonDocument(text, "results file"); !checked)
         return fail(checked.error().message);
     const nlohmann::json doc = nlohmann::json::parse(text, nullptr, false);
