@@ -23,24 +23,21 @@ LessonPanel::LessonPanel(QWidget* parent)
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(2);
     auto* header = new QHBoxLayout;
-    m_title = new QLabel(tr("<b>Lesson</b>"), this);
+    auto* title = new QLabel(tr("<b>Lesson</b>"), this);
     auto* close = new QToolButton(this);
     close->setIcon(style()->standardIcon(QStyle::SP_TitleBarCloseButton));
     close->setAutoRaise(true);
     close->setToolTip(tr("Hide the lesson panel (View → Lesson panel shows it again)"));
     connect(close, &QToolButton::clicked, this, &LessonPanel::closeClicked);
-    header->addWidget(m_title, 1);
+    header->addWidget(title, 1);
     header->addWidget(close);
     layout->addLayout(header);
     m_text = new QTextBrowser(this);
-    m_text->setOpenExternalLinks(false);
     applyTextFont();
     m_text->setPlaceholderText(tr("Choose a lesson in the Lessons menu: it runs a few experiments on this machine "
                                   "and concludes from what they measured."));
     layout->addWidget(m_text, 1);
 }
-
-void LessonPanel::setHtml(const QString& html) { m_text->setHtml(html); }
 
 void LessonPanel::changeEvent(QEvent* event)
 {

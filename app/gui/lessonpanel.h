@@ -3,7 +3,6 @@
 
 #include <QWidget>
 
-class QLabel;
 class QTextBrowser;
 
 namespace ctxscope::gui {
@@ -16,8 +15,7 @@ class LessonPanel : public QWidget {
 public:
     explicit LessonPanel(QWidget* parent = nullptr);
 
-    void setHtml(const QString& html);
-    QTextBrowser* text() const { return m_text; }
+    QTextBrowser* text() const { return m_text; } // MainWindow writes the lesson's HTML here
 
 signals:
     void closeClicked();
@@ -28,7 +26,6 @@ protected:
 private:
     void applyTextFont();
 
-    QLabel* m_title = nullptr;
     QTextBrowser* m_text = nullptr;
 };
 

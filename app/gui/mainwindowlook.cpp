@@ -91,8 +91,8 @@ void MainWindow::setPresentationMode(bool on)
     m_table->setVisible(!on);
     QApplication::setFont(font);
     // Leaving gives back the style and palette as they were (the system's, or one chosen in
-    // View) unless Dark palette was switched meanwhile. The lesson row is fitted again to the
-    // window's new width.
+    // View) unless Dark palette was switched meanwhile. (The lesson row refits itself on the
+    // splitter's Resize, see eventFilter.)
     if (on) {
         m_paletteBefore = QApplication::palette();
         m_darkBefore = m_dark;
@@ -103,8 +103,6 @@ void MainWindow::setPresentationMode(bool on)
     } else {
         applyPalette();
     }
-    if (!m_lessonPanel->isHidden())
-        QTimer::singleShot(0, this, &MainWindow::fitLessonRow);
 }
 
 void MainWindow::showLessonPanel(bool show)

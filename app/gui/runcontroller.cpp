@@ -83,6 +83,7 @@ void RunController::startWorker()
         m_process->disconnect(this);
         m_process->deleteLater();
     }
+    m_abandoned.clear(); // the old worker will say nothing more of them
     m_process = new QProcess(this);
     m_process->setProcessChannelMode(QProcess::ForwardedErrorChannel);
     if (!m_workerCpus.empty()) {
