@@ -5,7 +5,7 @@
 
 #include "ctxscope/bench.h"
 #include "ctxscope/expected.h"
-#include "runner/sys.h"
+#include "os/sys.h"
 
 #include <cstdint>
 #include <vector>

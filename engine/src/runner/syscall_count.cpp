@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "runner/syscall_count.h"
 
-#include "runner/sys.h"
+#include "os/sys.h"
 
 #include <algorithm>
 #include <array>
