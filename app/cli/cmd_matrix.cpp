@@ -4,7 +4,7 @@
 #include "progress_line.h"
 
 #include "ctxscope/matrix.h"
-#include "ctxscope/report.h"
+#include "ctxscope/results_file.h"
 #include "ctxscope/units.h"
 
 #include <fmt/core.h>

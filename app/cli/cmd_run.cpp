@@ -9,7 +9,7 @@
 #include "ws_table.h"
 
 #include "ctxscope/bytes.h"
-#include "ctxscope/report.h"
+#include "ctxscope/results_file.h"
 #include "ctxscope/runner.h"
 #include "ctxscope/sysinfo.h"
 #include "ctxscope/working_set.h"

@@ -11,7 +11,7 @@
 #include "ctxscope/runner.h"
 #include "ctxscope/sweep.h"
 
-#include "ctxscope/report.h"
+#include "ctxscope/results_file.h"
 #include "ctxscope/sysinfo.h"
 
 #include <fmt/core.h>

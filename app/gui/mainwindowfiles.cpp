@@ -11,7 +11,7 @@
 #include "resultsmodel.h"
 #include "runlabel.h"
 
-#include "ctxscope/report.h"
+#include "ctxscope/results_file.h"
 
 #include <QFile>
 #include <QFileDialog>

@@ -4,7 +4,7 @@
 #include "runcontroller.h"
 
 #include "ctxscope/protocol.h"
-#include "ctxscope/report.h"
+#include "ctxscope/results_file.h"
 
 namespace ctxscope::gui {
 

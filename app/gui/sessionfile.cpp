@@ -3,7 +3,7 @@
 
 #include "loadedfile.h"
 
-#include "ctxscope/report.h"
+#include "ctxscope/results_file.h"
 #include "ctxscope/report_parts.h"
 
 namespace ctxscope::gui {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "ctxscope/report.h"
+#include "ctxscope/results_file.h"
 
 #include <gtest/gtest.h>
 

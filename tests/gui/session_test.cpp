@@ -12,7 +12,7 @@
 #include "viewsfixtures.h"
 #include "workingsetplot.h"
 
-#include "ctxscope/report.h"
+#include "ctxscope/results_file.h"
 
 #include <QFile>
 #include <QImage>

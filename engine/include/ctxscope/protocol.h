@@ -5,7 +5,7 @@
 #include "ctxscope/expected.h"
 #include "ctxscope/lesson.h"
 #include "ctxscope/matrix.h"
-#include "ctxscope/report.h"
+#include "ctxscope/results_file.h"
 #include "ctxscope/runner.h"
 #include "ctxscope/sweep.h"
 

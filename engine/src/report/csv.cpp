@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // CSV in the C locale (fmt formats numbers without the locale), RFC 4180 quoting.
-#include "ctxscope/report.h"
+#include "ctxscope/results_file.h"
 
 #include <fmt/core.h>
 

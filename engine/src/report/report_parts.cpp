@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "ctxscope/report_parts.h"
 
-#include "ctxscope/report.h"
+#include "ctxscope/results_file.h"
 #include "report/json_fields.h"
 
 #include <fmt/core.h>
