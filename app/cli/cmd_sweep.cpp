@@ -7,7 +7,8 @@
 #include "spec_options.h"
 #include "ws_table.h"
 
-#include "ctxscope/bytes.h"
+#include "ctxscope/csv.h"
+#include "ctxscope/units.h"
 #include "ctxscope/runner.h"
 #include "ctxscope/sweep.h"
 

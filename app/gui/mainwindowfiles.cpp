@@ -11,6 +11,7 @@
 #include "resultsmodel.h"
 #include "runlabel.h"
 
+#include "ctxscope/csv.h"
 #include "ctxscope/results_file.h"
 
 #include <QFile>

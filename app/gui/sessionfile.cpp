@@ -4,7 +4,6 @@
 #include "loadedfile.h"
 
 #include "ctxscope/results_file.h"
-#include "ctxscope/report_parts.h"
 
 namespace ctxscope::gui {
 

@@ -3,7 +3,7 @@
 
 #include "bytesticker.h"
 
-#include "ctxscope/bytes.h"
+#include "ctxscope/units.h"
 
 #include <algorithm>
 #include <map>

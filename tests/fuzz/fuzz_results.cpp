@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The results reader on any bytes: an error or a file, never a crash, an exception or UB; a
 // file it accepts writes back out as JSON and CSV.
+#include "ctxscope/csv.h"
 #include "ctxscope/results_file.h"
 
 #include <cstddef>

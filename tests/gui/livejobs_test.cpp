@@ -57,7 +57,7 @@ TEST(LiveJobs, AMatrixThroughTheWorkerFillsTheHeatmapForEveryAllowedPair)
     MainWindow window;
     window.setTopology(*live);
     QSignalSpy finished(&window, &MainWindow::runFinished);
-    ASSERT_TRUE(window.startMatrix("futex", BenchMode::Thread, MatrixMode::Classes, LessonOptions { 0.01, 1 }));
+    ASSERT_TRUE(window.startMatrix("futex", BenchMode::Thread, MatrixMode::Classes, RunBudget { 0.01, 1 }));
     ASSERT_TRUE(finished.wait(300'000));
     ASSERT_TRUE(finished.at(0).at(1).toBool()) << finished.at(0).at(2).toString().toStdString();
     const HeatmapGrid& grid = window.plots()->heatmapPlot()->grid();

@@ -50,8 +50,4 @@ private:
     std::vector<std::uint32_t> m_order; // tasks x pages: the page to touch at each step
 };
 
-// Checks spec.wsBytes against the benchmark and, when set, against the memory this machine
-// has available (a quarter of MemAvailable for the buffers of all tasks).
-Status checkWorkingSet(const BenchSpec& spec, const BenchInfo& info, int tasks);
-
 } // namespace ctxscope::bench
