@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "workingsetdata.h"
 
-#include "bytesticker.h"
-
 #include "ctxscope/bytes.h"
 
 #include <algorithm>
