@@ -3,10 +3,10 @@
 // as they arrive. Uses only what the live machine reports (its allowed PUs and caches).
 #include "heatmapplot.h"
 #include "mainwindow.h"
-#include "runcoordinator.h"
 #include "plotsview.h"
 #include "qcp.h"
 #include "resultsmodel.h"
+#include "runcoordinator.h"
 #include "workingsetplot.h"
 
 #include <QSignalSpy>
@@ -33,7 +33,8 @@ TEST(LiveJobs, ASweepThroughTheWorkerDrawsEveryPointAndTheMachinesCaches)
     const auto id = window.startSweep(spec);
     ASSERT_TRUE(id.has_value());
     ASSERT_TRUE(finished.wait(120'000));
-    ASSERT_EQ(finished.at(0).at(1).value<RunOutcome>(), RunOutcome::Succeeded) << finished.at(0).at(2).toString().toStdString();
+    ASSERT_EQ(finished.at(0).at(1).value<RunOutcome>(), RunOutcome::Succeeded)
+        << finished.at(0).at(2).toString().toStdString();
     const WorkingSetPlot* plot = window.plots()->workingSetPlot();
     ASSERT_EQ(plot->sweeps().size(), 1U);
     const SweepCurves& sweep = *plot->sweeps().front();
@@ -60,7 +61,8 @@ TEST(LiveJobs, AMatrixThroughTheWorkerFillsTheHeatmapForEveryAllowedPair)
     QSignalSpy finished(window.runs(), &RunCoordinator::runFinished);
     ASSERT_TRUE(window.startMatrix("futex", BenchMode::Thread, MatrixMode::Classes, LessonOptions { 0.01, 1 }));
     ASSERT_TRUE(finished.wait(300'000));
-    ASSERT_EQ(finished.at(0).at(1).value<RunOutcome>(), RunOutcome::Succeeded) << finished.at(0).at(2).toString().toStdString();
+    ASSERT_EQ(finished.at(0).at(1).value<RunOutcome>(), RunOutcome::Succeeded)
+        << finished.at(0).at(2).toString().toStdString();
     const HeatmapGrid& grid = window.plots()->heatmapPlot()->grid();
     const auto allowed = live->allowedPus();
     ASSERT_EQ(grid.size(), static_cast<int>(allowed.size()));

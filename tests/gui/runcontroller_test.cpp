@@ -5,11 +5,11 @@
 #include "lessonsession.h"
 #include "liveplot.h"
 #include "mainwindow.h"
-#include "runcoordinator.h"
 #include "plotsview.h"
 #include "qcp.h"
 #include "resultsmodel.h"
 #include "runcontroller.h"
+#include "runcoordinator.h"
 #include "runpanel.h"
 #include "statuspanel.h"
 #include "topologymappanel.h"
@@ -67,7 +67,8 @@ TEST(RunThroughWorker, AShortRunAddsARowAndPlotsExactlyItsSamples)
     ASSERT_TRUE(id.has_value()) << window.runAction()->toolTip().toStdString();
     EXPECT_TRUE(window.cancelAction()->isEnabled());
     ASSERT_TRUE(finished.wait(120'000));
-    ASSERT_EQ(finished.at(0).at(1).value<RunOutcome>(), RunOutcome::Succeeded) << finished.at(0).at(2).toString().toStdString();
+    ASSERT_EQ(finished.at(0).at(1).value<RunOutcome>(), RunOutcome::Succeeded)
+        << finished.at(0).at(2).toString().toStdString();
     EXPECT_EQ(finished.at(0).at(0).toULongLong(), *id);
 
     ASSERT_EQ(window.resultsModel()->rowCount(), 1);
@@ -135,7 +136,8 @@ TEST(RunThroughWorker, KillingTheWorkerMidRunIsReportedWithinASecondAndTheNextRu
     prepareShortRun(window, cpu);
     ASSERT_TRUE(window.startRun().has_value());
     ASSERT_TRUE(finished.wait(120'000));
-    EXPECT_EQ(finished.at(1).at(1).value<RunOutcome>(), RunOutcome::Succeeded) << finished.at(1).at(2).toString().toStdString();
+    EXPECT_EQ(finished.at(1).at(1).value<RunOutcome>(), RunOutcome::Succeeded)
+        << finished.at(1).at(2).toString().toStdString();
     EXPECT_EQ(window.resultsModel()->rowCount(), 1);
     EXPECT_NE(window.controller()->workerPid(), pid);
 }

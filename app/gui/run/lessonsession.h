@@ -22,8 +22,8 @@ class SessionStore;
 class LessonSession : public QObject {
     Q_OBJECT
 public:
-    LessonSession(RunCoordinator& runs, const SessionStore& store, const LessonInfo& info, std::vector<LessonStep> steps,
-        QObject* parent = nullptr);
+    LessonSession(RunCoordinator& runs, const SessionStore& store, const LessonInfo& info,
+        std::vector<LessonStep> steps, QObject* parent = nullptr);
 
     void start();
     bool isFinished() const { return m_finished; }

@@ -57,8 +57,9 @@ void FileOpener::next()
         m_progress->setAutoClose(false);
         connect(m_progress, &QProgressDialog::canceled, this, &FileOpener::cancel);
     }
-    m_progress->setLabelText(
-        tr("Reading %1 (%2 MB)…").arg(QFileInfo(path).fileName()).arg(static_cast<double>(QFileInfo(path).size()) / 1e6, 0, 'f', 0));
+    m_progress->setLabelText(tr("Reading %1 (%2 MB)…")
+                                 .arg(QFileInfo(path).fileName())
+                                 .arg(static_cast<double>(QFileInfo(path).size()) / 1e6, 0, 'f', 0));
     m_progress->setValue(0);
 }
 
@@ -99,9 +100,10 @@ void FileOpener::addNextRun()
 void FileOpener::done(bool opened, const QString& message)
 {
     if (!message.isEmpty())
-        QMessageBox::warning(&m_window, m_kind == DocumentKind::Session ? tr("Open session")
-                : m_kind == DocumentKind::Compared                    ? tr("Compare")
-                                                                      : tr("Open results"),
+        QMessageBox::warning(&m_window,
+            m_kind == DocumentKind::Session        ? tr("Open session")
+                : m_kind == DocumentKind::Compared ? tr("Compare")
+                                                   : tr("Open results"),
             message);
     if (m_queue.isEmpty() && m_progress)
         m_progress->reset(); // hides it

@@ -40,7 +40,6 @@ private:
     void done(bool opened, const QString& message);
     void addNextRun(); // a session's runs join one per turn of the event loop
 
-
     MainWindow& m_window;
     DocumentReader* m_reader = nullptr;
     QPointer<QProgressDialog> m_progress;

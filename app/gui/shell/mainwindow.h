@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "loadedfile.h"
 #include "runcontroller.h"
 #include "runoutcome.h"
-#include "loadedfile.h"
 #include "sessionfile.h"
 
 #include "ctxscope/topology.h"

@@ -95,7 +95,8 @@ void MainWindow::drawRun(const ResultRow& row, const QString& origin)
     // A run measured here drew its live curve as it streamed; one read from a file draws it now.
     if (!origin.isEmpty() && !row.result->samples.empty()) {
         m_plots->livePlot()->beginRun(row.id, label, row.color);
-        m_plots->livePlot()->addSamples(row.id, QVector<double>(row.result->samples.begin(), row.result->samples.end()));
+        m_plots->livePlot()->addSamples(
+            row.id, QVector<double>(row.result->samples.begin(), row.result->samples.end()));
         m_plots->livePlot()->finishRun(row.id);
     }
     m_plots->distributionPlot()->addResult(row.id, row.result, label, row.color);

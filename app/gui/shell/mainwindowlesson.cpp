@@ -6,9 +6,9 @@
 #include "lessonsession.h"
 #include "lookcontroller.h"
 #include "plotsview.h"
-#include "topologymappanel.h"
 #include "runcoordinator.h"
 #include "sessionstore.h"
+#include "topologymappanel.h"
 
 #include <QAction>
 #include <QEvent>

@@ -2,9 +2,9 @@
 // MainWindow: the whole session as one JSON file, and comparing with other machines' files.
 #include "mainwindow.h"
 
-#include "plotsview.h"
 #include "fileopener.h"
 #include "loadedfile.h"
+#include "plotsview.h"
 #include "sessionstore.h"
 
 #include <QAction>
