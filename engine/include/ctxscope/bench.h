@@ -24,7 +24,7 @@ enum class SchedPolicy { Other, Fifo };
 std::string_view toString(SchedPolicy policy);
 std::optional<SchedPolicy> schedPolicyFromString(std::string_view text);
 
-// What a benchmark counts (see MEASUREMENT.md). Task 0 starts every op; the runner times it.
+// What a benchmark counts (see docs/measurement.md). Task 0 starts every op; the runner times it.
 struct BenchInfo {
     std::string_view name;
     std::string_view op; // what one op is

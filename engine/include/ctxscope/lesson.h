@@ -15,7 +15,7 @@
 
 namespace ctxscope {
 
-// A teaching preset (LESSONS.md): a question, a few experiments on this machine, and a
+// A teaching preset (docs/user-guide.md, "Lessons"): a question, a few experiments on this machine, and a
 // conclusion in plain words computed from what was just measured.
 struct LessonInfo {
     std::string_view id;

@@ -20,7 +20,7 @@
 
 // The worker stream: newline-delimited JSON between a controller (the GUI) and
 // `ctxscope-cli worker`. Every message is one JSON object on one line with a "type"; every
-// line stays within kMaxLineBytes. The README ("The worker stream") has an example of each.
+// line stays within kMaxLineBytes. docs/protocol.md describes each and has examples.
 // The worker messages are values in events.h: written by eventLine, read by parseEvent.
 //
 //   controller -> worker

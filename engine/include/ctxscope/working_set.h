@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Working-set (cache-pollution) measurements: a round trip in which every task touches its
 // own W bytes after taking the token, the same touching done hot by one task with no switch,
-// and the switch cost derived from the two (MEASUREMENT.md, "Working-set curves").
+// and the switch cost derived from the two (docs/measurement.md, "Working-set curves").
 #pragma once
 
 #include "ctxscope/bench.h"

@@ -41,5 +41,7 @@ inline constexpr int kSessionFormatVersion = 1;
 nlohmann::json sessionToJson(const Session& session);
 // Refuses a malformed file with a message naming the problem (the field and its entry).
 Expected<Session> sessionFromJson(const std::string& text);
+// The same from a document already parsed (and pre-scanned by checkJsonDocument).
+Expected<Session> sessionFromDocument(const nlohmann::json& doc);
 
 } // namespace ctxscope::gui

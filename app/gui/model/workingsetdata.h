@@ -11,6 +11,10 @@
 
 namespace ctxscope::gui {
 
+// Where a working set of 0 bytes is drawn on a log2 axis (which has no 0): one step left of
+// the first page, labelled "0".
+inline constexpr double kZeroBytesPosition = 1024;
+
 // One working-set sweep as the views hold it: its points and the caches of the machine it
 // ran on (from a live sweep, a CLI `sweep --json` file or a saved session).
 struct SweepCurves {

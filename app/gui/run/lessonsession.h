@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "runoutcome.h"
+
 #include "ctxscope/lesson.h"
 
 #include <QObject>
@@ -11,15 +13,17 @@
 
 namespace ctxscope::gui {
 
-class MainWindow;
+class RunCoordinator;
+class SessionStore;
 
-// A lesson (LESSONS.md) in the app: the engine plans its experiments for this machine, each
+// A lesson (docs/user-guide.md, "Lessons in the app"): the engine plans its experiments for this machine, each
 // runs through the worker like any run (a row and curves each), and the engine computes the
 // conclusion from the results. A cancelled or failed step is recorded; cancel ends the lesson.
 class LessonSession : public QObject {
     Q_OBJECT
 public:
-    LessonSession(MainWindow& window, const LessonInfo& info, std::vector<LessonStep> steps, QObject* parent = nullptr);
+    LessonSession(RunCoordinator& runs, const SessionStore& store, const LessonInfo& info,
+        std::vector<LessonStep> steps, QObject* parent = nullptr);
 
     void start();
     bool isFinished() const { return m_finished; }
@@ -35,10 +39,11 @@ signals:
 
 private:
     void next();
-    void runFinished(quint64 id, bool ok, const QString& message);
+    void runFinished(quint64 id, RunOutcome outcome, const QString& message);
     void finish(bool completed);
 
-    MainWindow& m_window;
+    RunCoordinator& m_runs;
+    const SessionStore& m_store;
     LessonInfo m_info;
     std::vector<LessonStep> m_steps;
     std::vector<QString> m_outcomes; // per step: empty until it ran

@@ -8,8 +8,10 @@
 #include "plotstyle.h"
 #include "plotsview.h"
 #include "resultsmodel.h"
+#include "runcoordinator.h"
 #include "runlabel.h"
 #include "runpanel.h"
+#include "sessionstore.h"
 #include "statuspanel.h"
 #include "switchratemeter.h"
 #include "topologymappanel.h"
@@ -141,8 +143,7 @@ void MainWindow::onResult(quint64 id, std::shared_ptr<const RunResult> result)
     m_plots->livePlot()->finishRun(id);
     if (QCPGraph* median = m_plots->livePlot()->medianGraph(id))
         median->setName(label); // the placement as measured (an unpinned run's class is now known)
-    m_plots->distributionPlot()->addResult(id, result, label, color);
-    m_results->addResult(ResultRow { id, result, color });
+    m_store->addRun(ResultRow { id, result, color });
     fitResultColumns();
     m_runPanel->runEnded(tr("Done: median %1 per op in %2 s")
                              .arg(QString::fromStdString(formatDuration(result->stats.p50)))
@@ -151,7 +152,7 @@ void MainWindow::onResult(quint64 id, std::shared_ptr<const RunResult> result)
     statusBar()->showMessage(
         tr("%1: median %2").arg(label, QString::fromStdString(formatDuration(result->stats.p50))), 15000);
     endOfRun(id);
-    emit runFinished(id, true, QString());
+    reportFinished(id, RunOutcome::Succeeded, QString());
 }
 
 void MainWindow::markUnfinished(quint64 id, const QString& how)
@@ -161,13 +162,18 @@ void MainWindow::markUnfinished(quint64 id, const QString& how)
         median->setName(median->name() + QStringLiteral(" (") + how + QLatin1Char(')'));
 }
 
+void MainWindow::reportFinished(quint64 id, RunOutcome outcome, const QString& message)
+{
+    m_runs->reportFinished(id, outcome, message);
+}
+
 void MainWindow::onRunFailed(quint64 id, const QString& message)
 {
     markUnfinished(id, tr("failed"));
     m_runPanel->runEnded(tr("Failed: %1").arg(message), false);
     statusBar()->showMessage(tr("The run failed: %1").arg(message), 20000);
     endOfRun(id);
-    emit runFinished(id, false, message);
+    reportFinished(id, RunOutcome::Failed, message);
 }
 
 void MainWindow::onRunCancelled(quint64 id)
@@ -176,7 +182,7 @@ void MainWindow::onRunCancelled(quint64 id)
     m_runPanel->runEnded(tr("Cancelled."), false);
     statusBar()->showMessage(tr("The run was cancelled."), 10000);
     endOfRun(id);
-    emit runFinished(id, false, tr("cancelled"));
+    reportFinished(id, RunOutcome::Cancelled, tr("cancelled"));
 }
 
 void MainWindow::fitResultColumns()
@@ -207,7 +213,7 @@ void MainWindow::showRunSelection(int row)
         m_plots->distributionPlot()->highlightRun(std::nullopt);
         return;
     }
-    const ResultRow& r = m_results->results()[static_cast<std::size_t>(row)];
+    const ResultRow& r = m_results->results()[static_cast<std::size_t>(row)]; // the table's order is the store's
     if (!r.result->placement.cpus.empty())
         (void)m_mapPanel->map()->setSelection(r.result->placement.cpus);
     m_plots->livePlot()->highlightRun(r.id);

@@ -3,6 +3,7 @@
 #include "mainwindow.h"
 
 #include "distributionplot.h"
+#include "fileopener.h"
 #include "liveplot.h"
 #include "loadedfile.h"
 #include "plotstyle.h"
@@ -10,6 +11,7 @@
 #include "qcp.h"
 #include "resultsmodel.h"
 #include "runlabel.h"
+#include "sessionstore.h"
 
 #include "ctxscope/csv.h"
 #include "ctxscope/results_file.h"
@@ -33,7 +35,7 @@ constexpr quint64 kOpenedIdBase = quint64 { 1 } << 40;
 Status MainWindow::saveResults(const QString& path) const
 {
     std::vector<RunResult> results;
-    for (const ResultRow& row : m_results->results())
+    for (const ResultRow& row : m_store->runs())
         results.push_back(*row.result);
     if (results.empty())
         return makeError("there are no results to save yet");
@@ -50,11 +52,17 @@ Status MainWindow::saveResults(const QString& path) const
 
 Status MainWindow::openResults(const QString& path)
 {
-    auto file = loadResultsDocument(path);
-    if (!file)
-        return file.error();
-    if (file->session)
-        return loadSession(path);
+    auto opened = readDocument(path, DocumentKind::Results);
+    if (!opened)
+        return opened.error();
+    return showDocument(std::move(*opened));
+}
+
+Status MainWindow::showDocument(OpenedDocument document)
+{
+    if (document.session)
+        return showSession(std::move(*document.session), document.file.name);
+    auto* file = &document.file;
     if (file->sweep) {
         addSweep(file->sweep);
         return {};
@@ -65,22 +73,34 @@ Status MainWindow::openResults(const QString& path)
     return {};
 }
 
+std::vector<ResultRow> MainWindow::rowsOf(std::vector<RunResult> results)
+{
+    std::vector<ResultRow> rows;
+    for (RunResult& r : results)
+        rows.push_back({ kOpenedIdBase + m_opened++, std::make_shared<const RunResult>(std::move(r)),
+            runColor(m_runsStarted++, palette()) });
+    return rows;
+}
+
 void MainWindow::addResultRows(std::vector<RunResult> results, const QString& origin)
 {
-    for (RunResult& r : results) {
-        const quint64 id = kOpenedIdBase + m_opened++;
-        auto result = std::make_shared<const RunResult>(std::move(r));
-        const QColor color = runColor(m_runsStarted++, palette());
-        const QString label = runLabel(*result) + QStringLiteral(" · ") + origin;
-        if (!result->samples.empty()) {
-            m_plots->livePlot()->beginRun(id, label, color);
-            m_plots->livePlot()->addSamples(id, QVector<double>(result->samples.begin(), result->samples.end()));
-            m_plots->livePlot()->finishRun(id);
-        }
-        m_plots->distributionPlot()->addResult(id, result, label, color);
-        m_results->addResult(ResultRow { id, result, color });
-    }
+    for (ResultRow& row : rowsOf(std::move(results)))
+        m_store->addRun(std::move(row), origin);
     fitResultColumns();
+}
+
+void MainWindow::drawRun(const ResultRow& row, const QString& origin)
+{
+    const QString label
+        = origin.isEmpty() ? runLabel(*row.result) : runLabel(*row.result) + QStringLiteral(" · ") + origin;
+    // A run measured here drew its live curve as it streamed; one read from a file draws it now.
+    if (!origin.isEmpty() && !row.result->samples.empty()) {
+        m_plots->livePlot()->beginRun(row.id, label, row.color);
+        m_plots->livePlot()->addSamples(
+            row.id, QVector<double>(row.result->samples.begin(), row.result->samples.end()));
+        m_plots->livePlot()->finishRun(row.id);
+    }
+    m_plots->distributionPlot()->addResult(row.id, row.result, label, row.color);
 }
 
 Status MainWindow::exportPlot(const QString& path) const
@@ -112,10 +132,8 @@ void MainWindow::createFileActions(QMenu* file)
     QAction* open = file->addAction(tr("&Open results..."), this, [this] {
         const QString path = QFileDialog::getOpenFileName(
             this, tr("Open results"), QString(), tr("ctxscope results (*.json);;All files (*)"));
-        if (path.isEmpty())
-            return;
-        if (const Status s = openResults(path); !s)
-            QMessageBox::warning(this, tr("Open results"), QString::fromStdString(s.error().message));
+        if (!path.isEmpty())
+            m_opener->open({ path }, DocumentKind::Results);
     });
     open->setShortcut(QKeySequence::Open);
     QAction* save = file->addAction(tr("&Save results..."), this, [this] {

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
-// The pure functions behind the views: byte ticks, working-set series, the ladder, the
+// The pure functions behind the views: working-set series, the ladder, the
 // matching of runs across machines and the heatmap grid (256 PUs).
-#include "bytesticker.h"
 #include "comparedata.h"
 #include "heatmapdata.h"
 #include "ladderdata.h"
@@ -44,15 +43,6 @@ std::shared_ptr<const RunResult> run(std::string bench, double p50, double switc
 }
 
 } // namespace
-
-TEST(ViewData, BytesTicksReadAsKMG)
-{
-    EXPECT_EQ(bytesTickLabel(kZeroBytesPosition), QStringLiteral("0"));
-    EXPECT_EQ(bytesTickLabel(4096), QStringLiteral("4K"));
-    EXPECT_EQ(bytesTickLabel(1 << 20), QStringLiteral("1M"));
-    EXPECT_EQ(bytesTickLabel(512.0 * (1 << 20)), QStringLiteral("512M"));
-    EXPECT_EQ(bytesTickLabel(2.0 * (1 << 30)), QStringLiteral("2G"));
-}
 
 TEST(ViewData, WorkingSetSeriesLeaveOutCostsAtOrBelowZeroAndCarryTheirSpread)
 {

@@ -85,6 +85,11 @@ Expected<Session> sessionFromJson(const std::string& text)
     const json doc = json::parse(text, nullptr, false);
     if (doc.is_discarded())
         return makeError("not valid JSON (truncated or not a session file)");
+    return sessionFromDocument(doc);
+}
+
+Expected<Session> sessionFromDocument(const json& doc)
+{
     std::string error;
     const json& version = field(doc, "ctxscope_session", json::value_t::number_integer, "", error);
     if (error.empty() && (version.get<int>() < 1 || version.get<int>() > kSessionFormatVersion))

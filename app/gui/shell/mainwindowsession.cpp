@@ -2,9 +2,10 @@
 // MainWindow: the whole session as one JSON file, and comparing with other machines' files.
 #include "mainwindow.h"
 
+#include "fileopener.h"
+#include "loadedfile.h"
 #include "plotsview.h"
-#include "resultsmodel.h"
-#include "workingsetplot.h"
+#include "sessionstore.h"
 
 #include <QAction>
 #include <QFile>
@@ -21,24 +22,12 @@ namespace ctxscope::gui {
 
 Session MainWindow::session() const
 {
-    Session s;
-    if (!m_loadedTopologyXml.empty())
-        s.topologyXml = m_loadedTopologyXml;
-    else if (m_topology)
+    // The store's own XML (a loaded session's, as it had it: hwloc's re-export adds lines) wins.
+    std::string shown;
+    if (m_topology && m_store->machine().topologyXml.empty())
         if (auto xml = m_topology->exportXml(false))
-            s.topologyXml = *xml;
-    const nlohmann::json& worker = m_controller->workerContext();
-    s.context = worker.is_object() ? worker : m_loadedContext.is_object() ? m_loadedContext : nlohmann::json::object();
-    if (s.context.contains("ctxscope") && s.context["ctxscope"].is_object()
-        && s.context["ctxscope"].contains("sysinfo"))
-        s.sysinfo = s.context["ctxscope"]["sysinfo"];
-    for (const ResultRow& row : m_results->results())
-        s.runs.push_back(*row.result);
-    s.sweeps = m_plots->workingSetPlot()->sweeps();
-    s.matrices = m_matrices;
-    s.compared = m_compared;
-    s.comparedContexts = m_comparedContexts;
-    return s;
+            shown = *xml;
+    return m_store->toSession(m_controller->workerContext(), shown);
 }
 
 Status MainWindow::saveSession(const QString& path) const
@@ -53,22 +42,14 @@ Status MainWindow::saveSession(const QString& path) const
 
 Status MainWindow::loadSession(const QString& path)
 {
-    // Not a FIFO or a device (read for ever), nor more than a session of 2^20 samples per run
-    // for hundreds of runs could hold.
-    constexpr qint64 kMaxSessionBytes = qint64 { 1 } << 30;
-    const QFileInfo info(path);
-    if (info.exists() && !info.isFile())
-        return makeError(path.toStdString() + ": not a regular file");
-    if (info.size() > kMaxSessionBytes)
-        return makeError(path.toStdString() + ": " + std::to_string(info.size() >> 20)
-            + " MiB is larger than a session file can be (1024 MiB)");
-    QFile in(path);
-    if (!in.open(QIODevice::ReadOnly))
-        return makeError(path.toStdString() + ": " + in.errorString().toStdString());
-    auto loaded = sessionFromJson(in.readAll().toStdString());
-    if (!loaded)
-        return makeError(QFileInfo(path).fileName().toStdString() + ": " + loaded.error().message);
-    Session& s = *loaded;
+    auto opened = readDocument(path, DocumentKind::Session);
+    if (!opened)
+        return opened.error();
+    return showSession(std::move(*opened->session), opened->file.name);
+}
+
+Status MainWindow::showSession(Session s, const QString& name)
+{
     // This machine stays live when the session was measured on it (same topology); any other
     // topology is shown from the file's XML, behind the banner.
     const bool same = m_topology && m_topology->isThisSystem() && m_topology->exportXml(false).ok()
@@ -76,19 +57,17 @@ Status MainWindow::loadSession(const QString& path)
     if (!same && !s.topologyXml.empty()) {
         auto topology = Topology::loadXmlBuffer(s.topologyXml);
         if (!topology)
-            return makeError(QFileInfo(path).fileName().toStdString() + ": topology_xml: " + topology.error().message);
+            return makeError(name.toStdString() + ": topology_xml: " + topology.error().message);
         setTopology(*topology);
-        m_loadedTopologyXml = s.topologyXml;
+        m_store->setMachineTopologyXml(SessionStore::kLocalMachine, s.topologyXml);
     }
     clearResults();
-    m_compared = std::move(s.compared);
-    m_comparedContexts = std::move(s.comparedContexts);
-    m_loadedContext = std::move(s.context);
-    addResultRows(std::move(s.runs), QFileInfo(path).fileName());
-    for (auto& sweep : s.sweeps)
-        m_plots->workingSetPlot()->addSweep(std::move(sweep));
-    for (auto& m : s.matrices)
-        addMatrix(std::move(m.matrix), m.origin);
+    const bool matrices = !s.matrices.empty();
+    std::vector<ResultRow> rows = rowsOf(std::move(s.runs));
+    m_store->load(std::move(s), std::move(rows), name);
+    fitResultColumns();
+    if (matrices)
+        m_plots->showView(QStringLiteral("heatmap"));
     refreshRunViews();
     return {};
 }
@@ -99,17 +78,14 @@ void MainWindow::createSessionActions(QMenu* file)
     QAction* compare = file->addAction(tr("&Compare with results..."), this, [this] {
         const QStringList paths = QFileDialog::getOpenFileNames(this, tr("Compare with results from other machines"),
             QString(), tr("ctxscope results (*.json);;All files (*)"));
-        for (const QString& path : paths)
-            if (const Status s = compareWith(path); !s)
-                QMessageBox::warning(this, tr("Compare"), QString::fromStdString(s.error().message));
+        m_opener->open(paths, DocumentKind::Compared);
     });
     compare->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
     file->addAction(tr("Open s&ession..."), this, [this] {
         const QString path = QFileDialog::getOpenFileName(
             this, tr("Open session"), QString(), tr("ctxscope session (*.json);;All files (*)"));
         if (!path.isEmpty())
-            if (const Status s = loadSession(path); !s)
-                QMessageBox::warning(this, tr("Open session"), QString::fromStdString(s.error().message));
+            m_opener->open({ path }, DocumentKind::Session);
     });
     QAction* save = file->addAction(tr("Save sessio&n..."), this, [this] {
         const QString path = QFileDialog::getSaveFileName(

@@ -4,6 +4,7 @@
 #include "liveplot.h"
 #include "mainwindow.h"
 #include "plotsview.h"
+#include "runcoordinator.h"
 #include "runpanel.h"
 #include "topologymappanel.h"
 
@@ -23,7 +24,7 @@ ScriptedSession::ScriptedSession(MainWindow& window, std::vector<ScriptedRun> ru
     , m_window(window)
     , m_runs(std::move(runs))
 {
-    connect(&m_window, &MainWindow::runFinished, this, &ScriptedSession::runFinished);
+    connect(m_window.runs(), &RunCoordinator::runFinished, this, &ScriptedSession::runFinished);
 }
 
 void ScriptedSession::start() { QTimer::singleShot(0, this, &ScriptedSession::startNext); }
@@ -78,12 +79,12 @@ void ScriptedSession::startLesson()
     }
 }
 
-void ScriptedSession::runFinished(quint64 id, bool ok, const QString& message)
+void ScriptedSession::runFinished(quint64 id, RunOutcome outcome, const QString& message)
 {
     if (m_waitingFor != id)
         return;
     m_waitingFor.reset();
-    if (!ok) {
+    if (outcome != RunOutcome::Succeeded) {
         std::fprintf(stderr, "ctxscope: the run failed: %s\n", qPrintable(message));
         m_exitCode = 1;
     }

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "lessonsession.h"
 
-#include "mainwindow.h"
-#include "resultsmodel.h"
+#include "runcoordinator.h"
+#include "sessionstore.h"
 
 #include "ctxscope/units.h"
 
@@ -14,14 +14,16 @@ namespace {
 QString qs(std::string_view text) { return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size())); }
 } // namespace
 
-LessonSession::LessonSession(MainWindow& window, const LessonInfo& info, std::vector<LessonStep> steps, QObject* parent)
+LessonSession::LessonSession(RunCoordinator& runs, const SessionStore& store, const LessonInfo& info,
+    std::vector<LessonStep> steps, QObject* parent)
     : QObject(parent)
-    , m_window(window)
+    , m_runs(runs)
+    , m_store(store)
     , m_info(info)
     , m_steps(std::move(steps))
     , m_outcomes(m_steps.size())
 {
-    connect(&m_window, &MainWindow::runFinished, this, &LessonSession::runFinished);
+    connect(&m_runs, &RunCoordinator::runFinished, this, &LessonSession::runFinished);
 }
 
 void LessonSession::start() { QTimer::singleShot(0, this, &LessonSession::next); }
@@ -38,27 +40,26 @@ void LessonSession::next()
     const LessonStep& step = m_steps[m_next];
     m_outcomes[m_next] = tr("running…");
     emit changed();
-    m_waiting = m_window.startSpec(step.spec);
+    m_waiting = m_runs.start(step.spec);
     if (!m_waiting) {
         m_outcomes[m_next] = tr("could not start: a run is in progress");
         finish(false);
     }
 }
 
-void LessonSession::runFinished(quint64 id, bool ok, const QString& message)
+void LessonSession::runFinished(quint64 id, RunOutcome outcome, const QString& message)
 {
     if (m_finished || m_waiting != id)
         return;
     m_waiting.reset();
     const std::size_t step = m_next++;
-    if (ok) {
-        const int row = m_window.resultsModel()->rowOfRun(id);
-        if (row >= 0) {
-            const RunResult& r = *m_window.resultsModel()->results()[static_cast<std::size_t>(row)].result;
+    if (outcome == RunOutcome::Succeeded) {
+        if (const ResultRow* row = m_store.run(id)) {
+            const RunResult& r = *row->result;
             m_results.push_back(r);
             m_outcomes[step] = tr("median %1 per op").arg(QString::fromStdString(formatDuration(r.stats.p50)));
         }
-    } else if (message == tr("cancelled")) {
+    } else if (outcome == RunOutcome::Cancelled) {
         m_outcomes[step] = tr("cancelled");
         finish(false);
         return;

@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "workingsetdata.h"
 
-#include "bytesticker.h"
-
 #include "ctxscope/units.h"
 
 #include <algorithm>

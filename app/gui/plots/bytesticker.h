@@ -2,12 +2,9 @@
 #pragma once
 
 #include "qcp.h"
+#include "workingsetdata.h"
 
 namespace ctxscope::gui {
-
-// Where a working set of 0 bytes is drawn on a log2 axis (which has no 0): one step left of
-// the first page, labelled "0".
-inline constexpr double kZeroBytesPosition = 1024;
 
 // "0", "4K", "64K", "1M", "2G": a tick label for bytes in powers of 1024.
 QString bytesTickLabel(double bytes);

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "loadedfile.h"
 #include "runcontroller.h"
+#include "runoutcome.h"
 #include "sessionfile.h"
 
 #include "ctxscope/topology.h"
@@ -22,12 +24,17 @@ class QTextBrowser;
 
 namespace ctxscope::gui {
 
+class FileOpener;
 class GuiAffinity;
 class LessonPanel;
+class LookController;
 class LessonSession;
 class PlotsView;
 class ResultsModel;
+struct ResultRow;
+class RunCoordinator;
 class RunPanel;
+class SessionStore;
 class StatusPanel;
 class SwitchRateMeter;
 class TopologyMapPanel;
@@ -63,25 +70,29 @@ public:
     Status openResults(const QString& path);
     // The plot on show, as PNG, SVG or PDF by the suffix.
     Status exportPlot(const QString& path) const;
-    // F11: full screen, the high-contrast palette (black on white, or white on black after
-    // View → Dark palette), fonts x1.3 on plots, map and lesson, the run panel and results table
-    // hidden. Everything comes back as it was when it is switched off (mainwindowlook.cpp).
+    // F11 and View → Dark palette (LookController).
     void setPresentationMode(bool on);
-    bool isPresenting() const { return m_presenting; }
+    bool isPresenting() const;
 
     // The views of mainwindowviews.cpp: working-set curves, the heatmap, the comparison.
     void addSweep(std::shared_ptr<const SweepCurves> sweep);
     void addMatrix(std::shared_ptr<const MatrixResult> matrix, const QString& origin);
     // Adds a results file (from another machine or an earlier session) to Compare.
     Status compareWith(const QString& path);
-    // Light or dark colours for the whole app, plots included (in presentation mode, the
-    // high-contrast palette of that brightness).
     void setDarkPalette(bool dark);
     // The whole session (mainwindowsession.cpp): runs, sweeps, matrices, compared files,
     // the topology XML and the system info, as one JSON file.
     Session session() const;
     Status saveSession(const QString& path) const;
     Status loadSession(const QString& path);
+    // What opening a file does once it is parsed (on any thread): results, a sweep, a matrix
+    // or a whole session join the views.
+    Status showDocument(OpenedDocument document);
+    Status showCompared(const LoadedFile& file, const QString& path);
+    // Runs read from `origin` (a file) join the session as rows and curves.
+    void addResultRows(std::vector<RunResult> results, const QString& origin);
+    // Opens files from the menus off the GUI thread, with progress and Cancel.
+    FileOpener* opener() const { return m_opener; }
 
     TopologyMapPanel* mapPanel() const { return m_mapPanel; }
     RunPanel* runPanel() const { return m_runPanel; }
@@ -92,13 +103,15 @@ public:
     LessonPanel* lessonPanel() const { return m_lessonPanel; }
     StatusPanel* statusPanel() const { return m_status; }
     RunController* controller() const { return m_controller; }
+    // The session document: every run, sweep, matrix and compared file, and the machine.
+    SessionStore* store() const { return m_store; }
+    // Where lessons and scripts start runs and hear how each ended (runFinished).
+    RunCoordinator* runs() const { return m_runs; }
     QAction* runAction() const { return m_runAction; }
     QAction* cancelAction() const { return m_cancelAction; }
 
 signals:
     void topologyFailed(const QString& message);
-    // After a run's result (ok) or failure reached every view: the moment to take a screenshot.
-    void runFinished(quint64 id, bool ok, const QString& message);
     void lessonFinished(bool completed);
 
 private:
@@ -125,7 +138,6 @@ private:
     void markUnfinished(quint64 id, const QString& how); // its partial curve stays, named so
     void connectViews();
     void createViewActions(QMenu* view);
-    void applyPalette();
     void showLessonPanel(bool show);
     void fitLessonRow(); // map | plots | lesson widths while the lesson panel is open
     bool eventFilter(QObject* watched, QEvent* event) override;
@@ -135,7 +147,11 @@ private:
     void jobEnded(quint64 id, const QString& message);
     void refreshRunViews(); // the ladder and this session's bars in Compare
     void clearResults(); // rows, curves, sweeps and matrices
-    void addResultRows(std::vector<RunResult> results, const QString& origin);
+    std::vector<ResultRow> rowsOf(std::vector<RunResult> results);
+    void connectStore();
+    Status showSession(Session session, const QString& name);
+    void drawRun(const ResultRow& row, const QString& origin); // the curves of a run the store gained
+    void reportFinished(quint64 id, RunOutcome outcome, const QString& message);
     void showLessonViews();
 
     std::optional<Topology> m_topology;
@@ -162,24 +178,14 @@ private:
     std::map<quint64, QColor> m_runColors; // of runs that started
     int m_runsStarted = 0;
     quint64 m_opened = 0; // results read from files
-    QFont m_fontBefore; // the application font before presentation mode
-    bool m_presenting = false;
-    bool m_dark = false;
-    bool m_wasMaximized = false; // before presentation mode
-    bool m_darkBefore = false;
-    QPalette m_paletteBefore;
-    QString m_styleBefore;
-    QAction* m_presentationAction = nullptr;
-    QAction* m_darkAction = nullptr;
+    LookController* m_look = nullptr;
     QAction* m_lessonPanelAction = nullptr;
     QString m_workerDescription;
-    std::vector<Session::Matrix> m_matrices;
-    std::vector<CompareSource> m_compared;
-    std::vector<nlohmann::json> m_comparedContexts;
-    nlohmann::json m_loadedContext; // of a loaded session, shown while no worker describes this machine
+    SessionStore* m_store = nullptr;
+    RunCoordinator* m_runs = nullptr;
+    FileOpener* m_opener = nullptr;
     std::map<quint64, std::size_t> m_liveSweeps; // run id -> index in the working-set plot
     std::map<quint64, std::vector<RunResult>> m_matrixRuns; // of matrices being measured
-    std::string m_loadedTopologyXml; // as the loaded session had it (hwloc's re-export adds lines)
 };
 
 } // namespace ctxscope::gui

@@ -13,6 +13,7 @@
 #include "loadedfile.h"
 #include "plotsview.h"
 #include "resultsmodel.h"
+#include "sessionstore.h"
 #include "topologymappanel.h"
 #include "workingsetplot.h"
 
@@ -24,6 +25,31 @@
 #include <QTabWidget>
 
 namespace ctxscope::gui {
+
+void MainWindow::connectStore()
+{
+    // The results table, the working-set curves and the heatmap follow the session document.
+    SessionStore* s = m_store;
+    connect(s, &SessionStore::runAdded, this, [this](const ResultRow& row, const QString& origin) {
+        m_results->addResult(row);
+        drawRun(row, origin);
+    });
+    connect(s, &SessionStore::sweepAdded, this,
+        [this](std::size_t i) { m_plots->workingSetPlot()->addSweep(m_store->sweeps()[i]); });
+    connect(s, &SessionStore::sweepChanged, this,
+        [this](std::size_t i) { m_plots->workingSetPlot()->replaceSweep(i, m_store->sweeps()[i]); });
+    connect(s, &SessionStore::matrixAdded, this, [this](std::size_t i) {
+        const Session::Matrix& m = m_store->matrices()[i];
+        m_plots->heatmapPlot()->setMatrix(m.matrix, m.origin);
+    });
+    connect(s, &SessionStore::measurementsCleared, this, [this] {
+        m_results->clear();
+        m_plots->workingSetPlot()->clear();
+        m_plots->heatmapPlot()->setMatrix(nullptr);
+    });
+    connect(s, &SessionStore::comparedChanged, this, &MainWindow::refreshRunViews);
+    connect(s, &SessionStore::machineChanged, this, &MainWindow::refreshRunViews);
+}
 
 void MainWindow::connectViews()
 {
@@ -46,59 +72,59 @@ void MainWindow::refreshRunViews()
     // This machine's legend comes from the worker's context block (or a loaded session's).
     CompareSource own;
     const nlohmann::json& context
-        = m_controller->workerContext().is_null() ? m_loadedContext : m_controller->workerContext();
+        = m_controller->workerContext().is_null() ? m_store->machine().context : m_controller->workerContext();
     if (context.is_object())
         if (auto machine = reportContextFromJson(context))
             own = compareSource(ResultsFile { std::move(*machine), {} }, {});
     own.origin = tr("this session");
     std::vector<std::shared_ptr<const RunResult>> runs;
-    for (const ResultRow& row : m_results->results()) {
+    for (const ResultRow& row : m_store->runs()) {
         runs.push_back(row.result);
         own.results.push_back(*row.result);
     }
     m_plots->ladderPlot()->setRuns(runs);
     std::vector<CompareSource> sources { std::move(own) };
-    sources.insert(sources.end(), m_compared.begin(), m_compared.end());
+    sources.insert(sources.end(), m_store->compared().begin(), m_store->compared().end());
     m_plots->comparePlot()->setSources(std::move(sources));
 }
 
 void MainWindow::clearResults()
 {
-    m_results->clear();
+    m_store->clearMeasurements(); // the table, the working-set curves and the heatmap follow
     m_plots->livePlot()->clear();
     m_plots->distributionPlot()->clear();
-    m_plots->workingSetPlot()->clear();
-    m_plots->heatmapPlot()->setMatrix(nullptr);
-    m_matrices.clear();
     m_runColors.clear();
     m_runsStarted = 0;
 }
 
 void MainWindow::addSweep(std::shared_ptr<const SweepCurves> sweep)
 {
-    m_plots->workingSetPlot()->addSweep(std::move(sweep));
+    m_store->addSweep(std::move(sweep));
     m_plots->showView(QStringLiteral("working-set"));
 }
 
 void MainWindow::addMatrix(std::shared_ptr<const MatrixResult> matrix, const QString& origin)
 {
-    m_matrices.push_back({ matrix, origin });
-    m_plots->heatmapPlot()->setMatrix(std::move(matrix), origin);
+    m_store->addMatrix(std::move(matrix), origin);
     m_plots->showView(QStringLiteral("heatmap"));
 }
 
 Status MainWindow::compareWith(const QString& path)
 {
-    auto file = loadResultsDocument(path);
-    if (!file)
-        return file.error();
+    auto opened = readDocument(path, DocumentKind::Compared);
+    if (!opened)
+        return opened.error();
+    return showCompared(opened->file, path);
+}
+
+Status MainWindow::showCompared(const LoadedFile& loaded, const QString& path)
+{
+    const LoadedFile* file = &loaded;
     if (file->session || file->results.results.empty())
         return makeError(path.toStdString() + ": "
             + (file->session ? "a session, not a results file: open it with File → Open session"
                              : "holds no runs to compare"));
-    m_compared.push_back(compareSource(file->results, file->name));
-    m_comparedContexts.push_back(file->results.context.raw);
-    refreshRunViews();
+    m_store->addCompared(compareSource(file->results, file->name), file->results.context.raw);
     m_plots->showView(QStringLiteral("compare"));
     return {};
 }
@@ -110,7 +136,7 @@ void MainWindow::showLessonViews()
     const std::string_view id = m_lesson->info().id;
     for (auto& sweep :
         lessonSweeps(id, m_lesson->results(), m_topology ? m_topology->caches() : std::vector<CacheInfo> {}))
-        m_plots->workingSetPlot()->addSweep(std::move(sweep));
+        m_store->addSweep(std::move(sweep));
     m_plots->showView(gui::lessonView(id));
 }
 

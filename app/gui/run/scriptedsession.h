@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "runoutcome.h"
+
 #include "ctxscope/bench.h"
 
 #include <QObject>
@@ -42,7 +44,7 @@ signals:
 
 private:
     void startNext();
-    void runFinished(quint64 id, bool ok, const QString& message);
+    void runFinished(quint64 id, RunOutcome outcome, const QString& message);
     void finish();
     void startLesson();
 

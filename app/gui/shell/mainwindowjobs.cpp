@@ -8,6 +8,7 @@
 #include "resultsmodel.h"
 #include "runlabel.h"
 #include "runpanel.h"
+#include "sessionstore.h"
 #include "statuspanel.h"
 #include "workingsetplot.h"
 
@@ -49,25 +50,22 @@ void MainWindow::connectJobs()
     connect(m_controller, &RunController::sweepPointAvailable, this,
         [this](quint64 id, std::shared_ptr<const WorkingSetPoint> point) {
             auto it = m_liveSweeps.find(id);
-            WorkingSetPlot* plot = m_plots->workingSetPlot();
             if (it == m_liveSweeps.end()) {
                 auto sweep = std::make_shared<SweepCurves>();
                 sweep->label = runLabel(point->roundTripRun) + tr(" · this machine");
-                plot->addSweep(sweep);
-                it = m_liveSweeps.emplace(id, plot->sweeps().size() - 1).first;
+                it = m_liveSweeps.emplace(id, m_store->addSweep(sweep)).first;
             }
-            auto grown = std::make_shared<SweepCurves>(*plot->sweeps()[it->second]);
+            auto grown = std::make_shared<SweepCurves>(*m_store->sweeps()[it->second]);
             grown->points.push_back(*point);
-            plot->replaceSweep(it->second, std::move(grown));
+            m_store->replaceSweep(it->second, std::move(grown));
             m_status->setRunProgress(tr("Sweep: W = %1 done").arg(QString::fromStdString(formatBytes(point->wsBytes))));
         });
     connect(m_controller, &RunController::sweepFinished, this,
         [this](quint64 id, std::shared_ptr<const std::vector<CacheInfo>> caches) {
             if (const auto it = m_liveSweeps.find(id); it != m_liveSweeps.end()) {
-                WorkingSetPlot* plot = m_plots->workingSetPlot();
-                auto done = std::make_shared<SweepCurves>(*plot->sweeps()[it->second]);
+                auto done = std::make_shared<SweepCurves>(*m_store->sweeps()[it->second]);
                 done->caches = *caches;
-                plot->replaceSweep(it->second, std::move(done));
+                m_store->replaceSweep(it->second, std::move(done));
                 m_liveSweeps.erase(it);
             }
             jobEnded(id, tr("Sweep done: the cost per switch for each working set is in the Working set tab."));
@@ -129,7 +127,7 @@ void MainWindow::jobEnded(quint64 id, const QString& message)
     m_runPanel->runEnded(message, true);
     statusBar()->showMessage(message, 15000);
     endOfRun(id);
-    emit runFinished(id, true, QString());
+    reportFinished(id, RunOutcome::Succeeded, QString());
 }
 
 } // namespace ctxscope::gui

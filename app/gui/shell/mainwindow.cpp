@@ -2,12 +2,15 @@
 #include "mainwindow.h"
 
 #include "distributionplot.h"
+#include "fileopener.h"
 #include "guiaffinity.h"
 #include "lessonpanel.h"
 #include "liveplot.h"
 #include "plotsview.h"
 #include "resultsmodel.h"
+#include "runcoordinator.h"
 #include "runpanel.h"
+#include "sessionstore.h"
 #include "statuspanel.h"
 #include "switchratemeter.h"
 #include "topologymappanel.h"
@@ -74,6 +77,10 @@ MainWindow::MainWindow(QWidget* parent)
     top->setStretchFactor(2, 3);
     m_topSplitter = top;
     top->installEventFilter(this); // the lesson row is fitted again when the width changes
+    m_store = new SessionStore(this);
+    m_runs = new RunCoordinator(this);
+    m_opener = new FileOpener(*this);
+    m_runs->setStarter([this](const BenchSpec& spec) { return startSpec(spec); });
     m_results = new ResultsModel(this);
     m_table = new QTableView(vertical);
     m_table->setModel(m_results);
@@ -93,6 +100,7 @@ MainWindow::MainWindow(QWidget* parent)
     createMenus();
     createRunViews();
     connectController();
+    connectStore();
     connectViews();
     statusBar()->showMessage(tr("Ready"));
     // Large enough for a 256-PU map to stay legible, small enough for a 1280x800 projector.
@@ -188,7 +196,7 @@ void MainWindow::createRunViews()
 void MainWindow::setTopology(const Topology& topology)
 {
     m_topology = topology;
-    m_loadedTopologyXml.clear();
+    m_store->setMachineTopologyXml(SessionStore::kLocalMachine, {});
     m_mapPanel->setTopology(topology);
     m_runPanel->setTopology(topology);
     m_topologyText->setPlainText(QString::fromStdString(describeTopology(topology)));
