@@ -59,7 +59,7 @@ TEST(LiveJobs, AMatrixThroughTheWorkerFillsTheHeatmapForEveryAllowedPair)
     MainWindow window;
     window.setTopology(*live);
     QSignalSpy finished(window.runs(), &RunCoordinator::runFinished);
-    ASSERT_TRUE(window.startMatrix("futex", BenchMode::Thread, MatrixMode::Classes, LessonOptions { 0.01, 1 }));
+    ASSERT_TRUE(window.startMatrix("futex", BenchMode::Thread, MatrixMode::Classes, RunBudget { 0.01, 1 }));
     ASSERT_TRUE(finished.wait(300'000));
     ASSERT_EQ(finished.at(0).at(1).value<RunOutcome>(), RunOutcome::Succeeded)
         << finished.at(0).at(2).toString().toStdString();

@@ -7,7 +7,7 @@
 #include "testresults.h"
 #include "testtopologies.h"
 
-#include "ctxscope/report.h"
+#include "ctxscope/results_file.h"
 
 #include <QElapsedTimer>
 #include <QFile>

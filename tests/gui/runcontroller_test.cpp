@@ -230,7 +230,7 @@ TEST(RunThroughWorker, ALessonRunsItsStepsAndShowsTheConclusionTheEngineDraws)
     ASSERT_TRUE(started.ok()) << started.error().message;
     ASSERT_TRUE(done.wait(300'000));
     EXPECT_TRUE(done.at(0).at(0).toBool());
-    auto plan = planLesson("mode-switch", *live, LessonOptions {});
+    auto plan = planLesson("mode-switch", *live, RunBudget {});
     ASSERT_TRUE(plan.ok());
     EXPECT_EQ(window.resultsModel()->rowCount(), static_cast<int>(plan->size())) << "a row per experiment";
     ASSERT_NE(window.lesson(), nullptr);

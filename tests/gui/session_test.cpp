@@ -13,7 +13,7 @@
 #include "viewsfixtures.h"
 #include "workingsetplot.h"
 
-#include "ctxscope/report.h"
+#include "ctxscope/results_file.h"
 
 #include <QFile>
 #include <QImage>

@@ -15,7 +15,7 @@
 #include "viewsfixtures.h"
 #include "workingsetplot.h"
 
-#include "ctxscope/report_parts.h"
+#include "ctxscope/results_file.h"
 
 #include <QFile>
 #include <QSignalSpy>

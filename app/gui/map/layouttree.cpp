@@ -2,6 +2,7 @@
 #include "layouttree.h"
 
 #include "ctxscope/topology_report.h"
+#include "ctxscope/units.h"
 
 #include <algorithm>
 #include <iterator>

@@ -2,6 +2,7 @@
 #include "topologymapwidget.h"
 
 #include "ctxscope/topology_report.h"
+#include "ctxscope/units.h"
 
 #include <QHelpEvent>
 #include <QMouseEvent>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include "ctxscope/report.h"
+#include "ctxscope/results_file.h"
 
 #include <QString>
 

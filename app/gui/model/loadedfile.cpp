@@ -3,7 +3,7 @@
 
 #include "runlabel.h"
 
-#include "ctxscope/report_parts.h"
+#include "ctxscope/results_file.h"
 
 #include <QFile>
 #include <QFileInfo>

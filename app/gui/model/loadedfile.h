@@ -6,7 +6,7 @@
 
 #include "ctxscope/expected.h"
 #include "ctxscope/matrix.h"
-#include "ctxscope/report.h"
+#include "ctxscope/results_file.h"
 
 #include <QString>
 

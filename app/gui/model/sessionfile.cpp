@@ -3,8 +3,7 @@
 
 #include "loadedfile.h"
 
-#include "ctxscope/report.h"
-#include "ctxscope/report_parts.h"
+#include "ctxscope/results_file.h"
 
 namespace ctxscope::gui {
 

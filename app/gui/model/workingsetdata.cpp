@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "workingsetdata.h"
 
-#include "ctxscope/bytes.h"
+#include "ctxscope/units.h"
 
 #include <algorithm>
 #include <map>

@@ -16,7 +16,7 @@ namespace ctxscope::gui {
 class RunCoordinator;
 class SessionStore;
 
-// A lesson (LESSONS.md) in the app: the engine plans its experiments for this machine, each
+// A lesson (docs/user-guide.md, "Lessons in the app"): the engine plans its experiments for this machine, each
 // runs through the worker like any run (a row and curves each), and the engine computes the
 // conclusion from the results. A cancelled or failed step is recorded; cancel ends the lesson.
 class LessonSession : public QObject {

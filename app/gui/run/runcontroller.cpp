@@ -2,7 +2,7 @@
 #include "runcontroller.h"
 
 #include "ctxscope/protocol.h"
-#include "ctxscope/report.h"
+#include "ctxscope/results_file.h"
 
 #include <QCoreApplication>
 #include <QDir>

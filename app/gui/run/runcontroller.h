@@ -2,6 +2,7 @@
 #pragma once
 
 #include "ctxscope/bench.h"
+#include "ctxscope/events.h"
 #include "ctxscope/matrix.h"
 #include "ctxscope/protocol.h"
 #include "ctxscope/result.h"
@@ -69,7 +70,7 @@ public:
     // job at a time; it ends with sweepFinished / matrixAvailable, or runFailed / runCancelled.
     std::optional<quint64> startSweep(const SweepSpec& spec);
     std::optional<quint64> startMatrix(
-        const std::string& bench, BenchMode mode, MatrixMode fill, const LessonOptions& options);
+        const std::string& bench, BenchMode mode, MatrixMode fill, const RunBudget& options);
     void cancel(); // the current run, if any
 
 signals:
@@ -104,8 +105,10 @@ private:
     void workerGone(const QString& why);
     void endRun();
     std::optional<quint64> startJob(protocol::Command command, quint64 id);
-    // The sweep and matrix messages; false for a type this does not know.
-    bool handleJobMessage(const std::string& type, bool forCurrentRun, const nlohmann::json& body);
+    // The current command's sweep, matrix or lesson event.
+    void handleJobEvent(protocol::Event& event);
+    // A line that is no event: a protocol error, or the end of the run it was the result of.
+    void handleUnreadable(const protocol::EventError& unreadable, const QByteArray& line);
 
     QString m_program;
     QStringList m_arguments;

@@ -59,7 +59,7 @@ public:
     // and mode, through the worker (mainwindowjobs.cpp); their views fill as they measure.
     std::optional<quint64> startSweep(const SweepSpec& spec);
     std::optional<quint64> startMatrix(
-        const std::string& bench, BenchMode mode, MatrixMode fill, const LessonOptions& options);
+        const std::string& bench, BenchMode mode, MatrixMode fill, const RunBudget& options);
     // Runs a lesson's experiments one after the other and shows its conclusion.
     Status startLesson(const QString& id);
     LessonSession* lesson() const { return m_lesson; }

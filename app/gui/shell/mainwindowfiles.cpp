@@ -13,7 +13,8 @@
 #include "runlabel.h"
 #include "sessionstore.h"
 
-#include "ctxscope/report.h"
+#include "ctxscope/csv.h"
+#include "ctxscope/results_file.h"
 
 #include <QFile>
 #include <QFileDialog>

@@ -12,7 +12,7 @@
 #include "statuspanel.h"
 #include "workingsetplot.h"
 
-#include "ctxscope/bytes.h"
+#include "ctxscope/units.h"
 
 #include <QAction>
 #include <QMenu>
@@ -38,7 +38,7 @@ void MainWindow::createJobActions(QMenu* run)
     QAction* matrix = run->addAction(tr("Measure the placement &matrix"), this, [this] {
         auto spec = m_runPanel->spec();
         const std::string bench = spec ? spec->bench : std::string("futex");
-        (void)startMatrix(bench, spec ? spec->mode : BenchMode::Thread, MatrixMode::Classes, LessonOptions {});
+        (void)startMatrix(bench, spec ? spec->mode : BenchMode::Thread, MatrixMode::Classes, RunBudget {});
     });
     matrix->setToolTip(tr("One pair of PUs per relation class measured, every other pair filled from its class"));
     matrix->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_M));
@@ -104,7 +104,7 @@ std::optional<quint64> MainWindow::startSweep(const SweepSpec& spec)
 }
 
 std::optional<quint64> MainWindow::startMatrix(
-    const std::string& bench, BenchMode mode, MatrixMode fill, const LessonOptions& options)
+    const std::string& bench, BenchMode mode, MatrixMode fill, const RunBudget& options)
 {
     if (!m_topology || !m_topology->isThisSystem())
         return std::nullopt;

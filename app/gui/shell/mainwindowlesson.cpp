@@ -38,7 +38,7 @@ Status MainWindow::startLesson(const QString& id)
         return makeError("a lesson measures this machine, and the topology shown is not it");
     if (m_controller->isBusy() || (m_lesson && !m_lesson->isFinished()))
         return makeError("a run is in progress: cancel it first (Esc)");
-    auto steps = planLesson(info->id, *m_topology, LessonOptions {});
+    auto steps = planLesson(info->id, *m_topology, RunBudget {});
     if (!steps)
         return steps.error();
     if (m_lesson)

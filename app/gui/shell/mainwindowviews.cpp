@@ -17,7 +17,7 @@
 #include "topologymappanel.h"
 #include "workingsetplot.h"
 
-#include "ctxscope/report_parts.h"
+#include "ctxscope/results_file.h"
 
 #include <QFileDialog>
 #include <QMessageBox>

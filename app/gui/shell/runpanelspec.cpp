@@ -3,7 +3,7 @@
 #include "runpanel.h"
 #include "taskselection.h"
 
-#include "ctxscope/bytes.h"
+#include "ctxscope/units.h"
 #include "ctxscope/placement.h"
 
 #include <QComboBox>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "procfs.h"
+#include "os/procfs.h"
 
 #include <fstream>
 #include <sstream>

@@ -63,6 +63,14 @@ Summary summarize(std::span<const double> values)
     return summaryOf(running, [&sorted](double q) { return percentileOfSorted(sorted, q); });
 }
 
+Quartiles quartiles(std::span<const double> values)
+{
+    std::vector<double> sorted(values.begin(), values.end());
+    std::sort(sorted.begin(), sorted.end());
+    return Quartiles { percentileOfSorted(sorted, 0.25), percentileOfSorted(sorted, 0.5),
+        percentileOfSorted(sorted, 0.75) };
+}
+
 void RunningStats::add(double value)
 {
     widenBounds(m_count, value, m_min, m_max);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "runner/sys.h"
+#include "os/sys.h"
 
 #include <cstring>
 #include <sys/mman.h>
