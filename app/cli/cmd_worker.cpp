@@ -54,8 +54,8 @@ int runWorker()
 
 Command addWorkerCommand(CLI::App& app)
 {
-    CLI::App* sub = app.add_subcommand("worker",
-        "Serve the desktop app: newline-delimited JSON on stdin/stdout (docs/protocol.md describes it)");
+    CLI::App* sub = app.add_subcommand(
+        "worker", "Serve the desktop app: newline-delimited JSON on stdin/stdout (docs/protocol.md describes it)");
     return { sub, [] { return runWorker(); } };
 }
 

@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <fstream>
 #include <set>
 
 using namespace ctxscope;
@@ -223,4 +225,48 @@ TEST(Events, LinesThatAreNoEventSayWhy)
     const auto old = std::get<HelloEvent>(std::get<Event>(parseEvent(R"({"type":"hello","protocol":1})")));
     EXPECT_EQ(old.protocol, 1);
     EXPECT_EQ(old.ctxscopeVersion, "?");
+}
+
+namespace {
+
+// The rows of docs/protocol.md's message table for one direction ("| worker → |" or "| → worker |").
+std::vector<std::string> protocolDocRows(const std::string& direction)
+{
+    std::ifstream in(std::string(CTXSCOPE_DOCS_DIR) + "/protocol.md");
+    EXPECT_TRUE(in) << CTXSCOPE_DOCS_DIR "/protocol.md cannot be read";
+    std::vector<std::string> rows;
+    for (std::string line; std::getline(in, line);)
+        if (line.rfind(direction, 0) == 0)
+            rows.push_back(line);
+    return rows;
+}
+
+bool documented(const std::vector<std::string>& rows, const std::string& type)
+{
+    return std::any_of(rows.begin(), rows.end(), [&](const std::string& row) {
+        return row.find("| `" + type + "`") != std::string::npos || row.find("/ `" + type + "`") != std::string::npos;
+    });
+}
+
+} // namespace
+
+// docs/protocol.md is the one description of the stream: every message the engine writes and
+// every command it reads has a row there, so the two cannot drift apart.
+TEST(Events, EveryMessageTypeIsDocumented)
+{
+    const auto fromWorker = protocolDocRows("| worker → |");
+    ASSERT_FALSE(fromWorker.empty());
+    for (const Event& event : everyKind()) {
+        const std::string type = nlohmann::json::parse(eventLine(event)).at("type").get<std::string>();
+        EXPECT_TRUE(documented(fromWorker, type)) << "docs/protocol.md has no 'worker →' row for `" << type << "`";
+    }
+    const auto toWorker = protocolDocRows("| → worker |");
+    ASSERT_FALSE(toWorker.empty());
+    const std::vector<Command> commands { RunCommand { 1, {} }, SweepCommand { 2, {} },
+        MatrixCommand { 3, "futex", BenchMode::Thread, MatrixMode::Classes, RunBudget {} },
+        LessonCommand { 4, "mode-switch", RunBudget {} }, CancelCommand { 5 }, QuitCommand {} };
+    for (const Command& command : commands) {
+        const std::string type = nlohmann::json::parse(commandLine(command)).at("type").get<std::string>();
+        EXPECT_TRUE(documented(toWorker, type)) << "docs/protocol.md has no '→ worker' row for `" << type << "`";
+    }
 }
