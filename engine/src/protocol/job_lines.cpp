@@ -40,6 +40,8 @@ std::string matrixProgressLine(std::uint64_t id, const MatrixProgress& p)
     json j = message("progress", id);
     j.update({ { "stage", "measuring" }, { "pair", p.run }, { "pairs", p.runs }, { "cpus", { p.a, p.b } },
         { "fraction", p.fraction } });
+    if (p.estimateSeconds > 0)
+        j["estimate_seconds"] = p.estimateSeconds;
     return j.dump();
 }
 
@@ -49,7 +51,7 @@ std::string matrixCellLine(std::uint64_t id, const MatrixProgress& p)
     j.update({ { "index", p.run }, { "pairs", p.runs } });
     if (p.finished) {
         const RunResult& r = *p.finished;
-        j["cell"] = matrixCellToJson(MatrixCell { p.a, p.b, r.placement.relation, r.stats.p50, r.perSwitchNs, true });
+        j["cell"] = matrixCellToJson(matrixCellOf(p.a, p.b, r, true));
         j["result"] = resultToJson(r, false);
     } else {
         j["cell"] = nullptr;
