@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 # spin through the real CLI on the first two CPUs this process may use: `run spin` prints the
 # one-way hand-over, and `matrix spin --all-pairs --csv -` (restricted to those two CPUs by
-# taskset) prints a square CSV: # lines, a header row "P#,a,b", one row per PU, one-way ns
+# taskset) prints a square CSV: # lines, a header row "pu,a,b", one row per PU, one-way ns
 # off the diagonal (symmetric), nothing on it (spin refuses one PU). Skips on one CPU.
 file(READ /proc/self/status status)
 string(REGEX MATCH "Cpus_allowed_list:[ \t]*([0-9,-]+)" _ "${status}")
@@ -46,8 +46,8 @@ foreach(line IN LISTS lines)
 endforeach()
 list(LENGTH rows n)
 list(GET rows 0 header)
-if(NOT n EQUAL 3 OR NOT header STREQUAL "P#,${a},${b}")
-    message(FATAL_ERROR "not a 2x2 matrix with a P# header:\n${out}")
+if(NOT n EQUAL 3 OR NOT header STREQUAL "pu,${a},${b}")
+    message(FATAL_ERROR "not a 2x2 matrix with a pu,P#... header:\n${out}")
 endif()
 list(GET rows 1 first)
 list(GET rows 2 second)

@@ -148,15 +148,15 @@ TEST(Matrix, CsvIsASquareOfOneWayNanosecondsWithContextInCommentLines)
     m.bench = "spin";
     m.matrixMode = MatrixMode::AllPairs;
     m.pus = { 0, 2, 5 };
-    m.cells.push_back(MatrixCell { 0, 2, Relation::Smt, 100, std::nullopt, 50, true });
-    m.cells.push_back(MatrixCell { 2, 5, Relation::SharedL3, 300, std::nullopt, 150, true });
+    m.cells.push_back(MatrixCell { 0, 2, Relation::Smt, 100, std::nullopt, true, 50 });
+    m.cells.push_back(MatrixCell { 2, 5, Relation::SharedL3, 300, std::nullopt, true, 150 });
     const std::string csv = matrixToCsv(m, { "host: test" });
     const auto all = csvLines(csv, true);
     ASSERT_FALSE(all.empty());
     EXPECT_EQ(all[0], "# host: test");
     const auto rows = csvLines(csv, false);
     ASSERT_EQ(rows.size(), 4U); // header + one row per PU
-    EXPECT_EQ(rows[0], "P#,0,2,5");
+    EXPECT_EQ(rows[0], "pu,0,2,5");
     EXPECT_EQ(rows[1], "0,,50.0,"); // empty: the diagonal and 0-5 were not measured
     EXPECT_EQ(rows[2], "2,50.0,,150.0");
     EXPECT_EQ(rows[3], "5,,150.0,");

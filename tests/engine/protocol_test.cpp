@@ -324,7 +324,7 @@ TEST(Protocol, AMatrixOfHundredsOfPusStaysWithinTheLineLimit)
         for (int b = a; b < 256; ++b) {
             const bool measured = (a == 0 && (b == 0 || b == 1 || b == 128));
             const Relation r = a == b ? Relation::SamePu : b < 128 ? Relation::SharedL3 : Relation::CrossPackage;
-            m.cells.push_back(MatrixCell { a, b, r, 1000.0 + b, 500.0 + b, measured });
+            m.cells.push_back(MatrixCell { a, b, r, 1000.0 + b, 500.0 + b, measured, 500.0 + b });
         }
     const std::string line = matrixResultLine(9, m, {});
     EXPECT_LE(line.size(), kMaxLineBytes);

@@ -84,7 +84,8 @@ double bareNsPerOp(const Topology& topology, int a, int b)
         for (int i = 0; i < 5; ++i) { // warm up and size the batches
             const double start = nowNs();
             ping(line, n);
-            n = std::max<std::uint64_t>(100, static_cast<std::uint64_t>(kBatchNs / ((nowNs() - start) / n)));
+            n = std::max<std::uint64_t>(
+                100, static_cast<std::uint64_t>(kBatchNs / ((nowNs() - start) / static_cast<double>(n))));
         }
         std::vector<double> batches;
         for (int i = 0; i < kBatches; ++i) {

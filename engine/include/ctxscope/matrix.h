@@ -37,8 +37,8 @@ struct MatrixCell {
     Relation relation = Relation::SamePu;
     double medianNs = 0; // per op (round trip)
     std::optional<double> perSwitchNs;
-    std::optional<double> oneWayNs; // one hand-over (median / hand-overs per op), see BenchInfo
     bool measured = false; // false: filled from its class's representative
+    std::optional<double> oneWayNs; // one hand-over (median / hand-overs per op), see BenchInfo
 };
 
 struct MatrixResult {
@@ -83,8 +83,9 @@ nlohmann::json matrixCellToJson(const MatrixCell& cell);
 nlohmann::json matrixToJson(const MatrixResult& matrix);
 
 // A square CSV: `#` lines of context (each line of `context`, then what a cell holds), a
-// header row "P#" and the PUs, then one row per PU: its number and the one-way ns to each
-// column's PU, empty where the pair was neither measured nor filled.
+// header row of the PUs' P# numbers, then one row per PU: its number and the one-way ns to each
+// column's PU, empty where the pair was neither measured nor filled. The corner cell is "pu"
+// (no '#', which comment-stripping readers would cut the header row at).
 std::string matrixToCsv(const MatrixResult& matrix, const std::vector<std::string>& context);
 
 } // namespace ctxscope

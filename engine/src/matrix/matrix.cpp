@@ -20,7 +20,7 @@ const MatrixCell* MatrixResult::cell(int a, int b) const
 
 MatrixCell matrixCellOf(int a, int b, const RunResult& r, bool measured)
 {
-    return MatrixCell { a, b, r.placement.relation, r.stats.p50, r.perSwitchNs, r.perHandoffNs, measured };
+    return MatrixCell { a, b, r.placement.relation, r.stats.p50, r.perSwitchNs, measured, r.perHandoffNs };
 }
 
 namespace {

@@ -32,7 +32,9 @@ std::string matrixToCsv(const MatrixResult& m, const std::vector<std::string>& c
         grid[a->second * n + b->second] = v;
         grid[b->second * n + a->second] = v;
     }
-    out += "P#";
+    // The corner says what the header row and the first column hold: P# numbers. It is not
+    // "P#", because readers that strip comments from '#' on would cut the header row short.
+    out += "pu";
     for (int pu : m.pus)
         out += fmt::format(",{}", pu);
     out += "\n";
