@@ -37,6 +37,7 @@ if(NOT code EQUAL 0)
     message(FATAL_ERROR "matrix spin --all-pairs --csv -: exit ${code}\n${out}\n${err}")
 endif()
 string(REGEX REPLACE "\n$" "" out "${out}")
+string(REPLACE ";" "," out "${out}") # the # lines may hold semicolons, CMake's list separator
 string(REPLACE "\n" ";" lines "${out}")
 set(rows "")
 foreach(line IN LISTS lines)

@@ -47,9 +47,11 @@ std::string compared(const RunResult& a, const RunResult& b)
 std::string oneWay(const RunResult& r) { return formatDuration(r.perHandoffNs.value_or(r.stats.p50 / 2)); }
 
 // CPU time both tasks burn per round trip (getrusage) as a share of the two tasks' wall time.
+// CPU time covers every op, slow ones included, so it is set against the mean round trip.
 std::string cpuUse(const RunResult& r)
 {
-    const double share = r.stats.p50 > 0 ? r.observed.cpuNsPerOp / (2 * r.stats.p50) : 0;
+    const double perOp = r.stats.mean > 0 ? r.stats.mean : r.stats.p50;
+    const double share = perOp > 0 ? r.observed.cpuNsPerOp / (2 * perOp) : 0;
     return fmt::format(
         "{} of CPU per round trip ({:.0f}% of both tasks' time)", formatDuration(r.observed.cpuNsPerOp), share * 100);
 }
