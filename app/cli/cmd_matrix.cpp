@@ -2,9 +2,10 @@
 #include "commands.h"
 #include "interrupt.h"
 #include "progress_line.h"
+#include "spec_options.h"
 
 #include "ctxscope/matrix.h"
-#include "ctxscope/report.h"
+#include "ctxscope/results_file.h"
 #include "ctxscope/sysinfo.h"
 #include "ctxscope/units.h"
 
@@ -19,7 +20,7 @@ constexpr std::size_t kMaxTablePus = 16;
 
 struct MatrixOptions {
     std::string bench;
-    std::string mode = "thread";
+    BenchMode mode = BenchMode::Thread;
     bool allPairs = false;
     bool classes = false;
     double minTime = 0.1; // classes; all pairs starts at kAllPairsMinTimeSeconds unless given
@@ -82,9 +83,6 @@ void printTable(const MatrixResult& m)
 
 int run(MatrixOptions o)
 {
-    auto mode = benchModeFromString(o.mode);
-    if (!mode)
-        return badInput("--mode must be thread or process, not '" + o.mode + "'");
     if (o.json == "-" && o.csv == "-")
         return badInput("--json - and --csv - would both write to stdout: give one of them a file");
     if (o.allPairs && o.minTimeOption->count() == 0)
@@ -96,8 +94,8 @@ int run(MatrixOptions o)
     InterruptScope interrupt;
     bool estimated = false;
     auto m = runMatrix(
-        o.bench, *mode, o.allPairs ? MatrixMode::AllPairs : MatrixMode::Classes, *topology,
-        LessonOptions { o.minTime, o.repetitions },
+        o.bench, o.mode, o.allPairs ? MatrixMode::AllPairs : MatrixMode::Classes, *topology,
+        RunBudget { o.minTime, o.repetitions },
         [&](const MatrixProgress& p) {
             if (p.estimateSeconds > 0 && !estimated && p.runs > 1) {
                 estimated = true;
@@ -146,7 +144,7 @@ Command addMatrixCommand(CLI::App& app)
     CLI::App* sub
         = app.add_subcommand("matrix", "Median round trip for every pair of allowed CPUs (a placement heatmap)");
     sub->add_option("bench", o->bench, "A two-task benchmark: spin, spin-futex, futex, pipe or yield")->required();
-    sub->add_option("--mode", o->mode, "thread or process")->capture_default_str();
+    addModeOption(sub, o->mode, "thread or process");
     auto* all = sub->add_flag("--all-pairs", o->allPairs,
         fmt::format("Measure every pair (up to {} PUs): short runs, repeated with more time while a pair's "
                     "repetitions disagree; prints the time estimate after the first pair",

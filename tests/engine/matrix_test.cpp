@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "ctxscope/matrix.h"
-#include "ctxscope/report_parts.h"
+#include "ctxscope/value_json.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -15,7 +15,7 @@ TEST(Matrix, ClassesFillEveryAllowedPairFromOneRunPerClass)
 {
     auto topo = Topology::loadLive();
     ASSERT_TRUE(topo.ok());
-    auto m = runMatrix("futex", BenchMode::Thread, MatrixMode::Classes, *topo, LessonOptions { 0.01, 1 });
+    auto m = runMatrix("futex", BenchMode::Thread, MatrixMode::Classes, *topo, RunBudget { 0.01, 1 });
     ASSERT_TRUE(m.ok()) << m.error().message;
     EXPECT_TRUE(m->failures.empty());
     EXPECT_EQ(m->runs.size(), representativePairs(*topo).size());
@@ -92,7 +92,7 @@ TEST(Matrix, AllPairsOfSpinMeasuresEveryPairButTheRefusedDiagonal)
     const auto topo = twoCpuTopology();
     if (!topo)
         GTEST_SKIP() << "needs two allowed CPUs";
-    auto m = runMatrix("spin", BenchMode::Thread, MatrixMode::AllPairs, *topo, LessonOptions { 0.002, 2 });
+    auto m = runMatrix("spin", BenchMode::Thread, MatrixMode::AllPairs, *topo, RunBudget { 0.002, 2 });
     ASSERT_TRUE(m.ok()) << m.error().message;
     EXPECT_FALSE(m->cancelled);
     EXPECT_TRUE(m->failures.empty()) << m->failures.front();
@@ -115,7 +115,7 @@ TEST(Matrix, ACancelledMatrixKeepsTheFinishedPairs)
         GTEST_SKIP() << "needs two allowed CPUs";
     std::stop_source stop;
     auto m = runMatrix(
-        "futex", BenchMode::Thread, MatrixMode::AllPairs, *topo, LessonOptions { 0.002, 1 },
+        "futex", BenchMode::Thread, MatrixMode::AllPairs, *topo, RunBudget { 0.002, 1 },
         [&](const MatrixProgress& p) {
             if (p.finished && p.run == 0)
                 stop.request_stop(); // the first of three pairs is done

@@ -6,7 +6,7 @@
 // call). Threads and processes share the line through an anonymous shared mapping.
 #include "bench/kernel.h"
 #include "bench/spin_wait.h"
-#include "runner/sys.h"
+#include "os/sys.h"
 
 #include <atomic>
 #include <new>

@@ -8,7 +8,7 @@
 // counts the tokens it received and how many of them it slept for.
 #include "bench/kernel.h"
 #include "bench/spin_wait.h"
-#include "runner/sys.h"
+#include "os/sys.h"
 
 #include <atomic>
 #include <chrono>

@@ -14,7 +14,7 @@ namespace {
 
 constexpr const char* kWaits[] = { "spin", "spin-futex", "futex" };
 
-std::vector<LessonStep> plan(const Topology& topology, const LessonOptions& o)
+std::vector<LessonStep> plan(const Topology& topology, const RunBudget& o)
 {
     std::vector<LessonStep> steps;
     std::vector<PuPair> across;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "ctxscope/matrix.h"
 
+#include "ctxscope/runner.h"
+
 #include <chrono>
 #include <fmt/core.h>
 #include <map>
@@ -71,7 +73,7 @@ Expected<RunResult> measurePair(BenchSpec spec, MatrixMode mode, const Topology&
 } // namespace
 
 Expected<MatrixResult> runMatrix(const std::string& bench, BenchMode mode, MatrixMode matrixMode,
-    const Topology& topology, const LessonOptions& options, const std::function<void(const MatrixProgress&)>& progress,
+    const Topology& topology, const RunBudget& options, const std::function<void(const MatrixProgress&)>& progress,
     std::stop_token stop)
 {
     const BenchInfo* info = findBenchmark(bench);
