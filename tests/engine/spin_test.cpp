@@ -2,8 +2,8 @@
 // spin and spin-futex: the hand-over benchmarks. What must hold on any machine with two
 // allowed CPUs: one op is two one-way hand-overs and no context switch, one PU is refused,
 // and spin-futex counts every hand-over it made and those that slept.
-#include "ctxscope/value_json.h"
 #include "ctxscope/runner.h"
+#include "ctxscope/value_json.h"
 #include "live_topology_test.h"
 
 #include <gtest/gtest.h>
