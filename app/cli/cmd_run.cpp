@@ -27,8 +27,10 @@ struct RunOptions {
     SpecOptions spec;
     std::uint64_t iterations = 0;
     std::string ws;
+    std::uint64_t spinNs = kDefaultSpinNs;
     OutputOptions output;
     CLI::Option* iterationsOption = nullptr;
+    CLI::Option* spinOption = nullptr;
 };
 
 Expected<BenchSpec> toSpec(const RunOptions& o)
@@ -38,6 +40,8 @@ Expected<BenchSpec> toSpec(const RunOptions& o)
         return spec;
     if (o.iterationsOption->count() > 0)
         spec->iterations = o.iterations;
+    if (o.spinOption->count() > 0)
+        spec->spinNs = o.spinNs;
     if (!o.ws.empty()) {
         auto ws = parseByteSize(o.ws);
         if (!ws)
@@ -114,6 +118,10 @@ Command addRunCommand(CLI::App& app)
     sub->add_option("--repetitions", o->spec.repetitions, "Repetitions (their spread is the CV warning)")
         ->capture_default_str();
     o->output.addTo(sub);
+    o->spinOption = sub->add_option("--spin-ns", o->spinNs,
+        fmt::format(
+            "spin-futex: nanoseconds a waiting task spins before it sleeps on the futex (0 to {})", kMaxSpinNs));
+    o->spinOption->capture_default_str();
     sub->add_option("--ws", o->ws,
         "Working set per task (futex, pipe, ring, touch): 4096, 64K, 16M, 1G. Each task writes one byte per cache "
         "line of its own W bytes after taking the token; the hot touch(W) baseline runs too, and the switch cost is "

@@ -32,6 +32,9 @@ std::string pad(const std::string& s, std::size_t width, bool right)
 
 std::string perSwitch(const RunResult& r)
 {
+    // A busy-wait hand-over is not a context switch: say which of the two the figure is.
+    if (!r.perSwitchNs && r.perHandoffNs)
+        return fmt::format("- ({} one-way hand-over)", formatDuration(*r.perHandoffNs));
     if (!r.perSwitchNs)
         return "- (0 per op)";
     return fmt::format("{} ({:g}{} per op)", formatDuration(*r.perSwitchNs), r.switchesPerOp,
@@ -74,6 +77,17 @@ std::string details(const RunResult& r)
     out.back() = '\n';
     if (r.syscalls)
         out += "  syscalls: " + r.syscalls->how + "\n";
+    if (r.handoffs)
+        out += fmt::format(
+            "  hand-overs: {} of {} slept on the futex after the spin ({:.1f}%), counted by the tasks.\n",
+            r.handoffs->slept, r.handoffs->total, r.handoffs->sleptShare() * 100);
+    if (o.tasks.size() == 2 && r.iterations > 0) {
+        const double ops = static_cast<double>(r.iterations) * r.repetitions;
+        out += fmt::format("  CPU time per op (getrusage): task 0 {}, task 1 {}; a task that waits by spinning "
+                           "burns its CPU while it waits.\n",
+            formatDuration(static_cast<double>(o.tasks[0].cpuNs) / ops),
+            formatDuration(static_cast<double>(o.tasks[1].cpuNs) / ops));
+    }
     for (const std::string& w : r.warnings)
         out += "  warning: " + w + "\n";
     return out;

@@ -59,9 +59,9 @@ MatrixResult sampleMatrix()
     m.bench = "pipe";
     m.matrixMode = MatrixMode::AllPairs;
     m.pus = { 0, 1 };
-    m.cells = { MatrixCell { 0, 0, Relation::SamePu, 4000, 2000, true },
-        MatrixCell { 0, 1, Relation::Smt, 3000, std::nullopt, true },
-        MatrixCell { 1, 1, Relation::SamePu, 4000, 2000, false } };
+    m.cells = { MatrixCell { 0, 0, Relation::SamePu, 4000, 2000, true, 2000 },
+        MatrixCell { 0, 1, Relation::Smt, 3000, std::nullopt, true, 1500 },
+        MatrixCell { 1, 1, Relation::SamePu, 4000, 2000, false, 2000 } };
     m.failures = { "pair 1,1 was refused" };
     return m;
 }

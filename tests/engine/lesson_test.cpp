@@ -34,7 +34,7 @@ bool anyContains(const std::vector<std::string>& sentences, std::string_view nee
 TEST(Lessons, EveryLessonOfTheDesignIsListed)
 {
     for (const char* id : { "mode-switch", "pinning", "threads-vs-processes", "cache-pollution", "pipe-placement",
-             "coroutines", "run-queue" })
+             "coroutines", "spin-or-sleep", "run-queue" })
         EXPECT_NE(findLesson(id), nullptr) << id;
     EXPECT_EQ(findLesson("astrology"), nullptr);
 }

@@ -39,6 +39,34 @@ TEST(Protocol, SpecRoundTripsThroughJson)
     EXPECT_EQ(run.spec.policy, SchedPolicy::Fifo);
 }
 
+TEST(Protocol, SpinTimeRoundTripsAndIsLeftOutWhenNotGiven)
+{
+    BenchSpec spec;
+    spec.bench = "spin-futex";
+    spec.cpus = { 0, 1 };
+    spec.spinNs = 500;
+    auto cmd = parseCommand(commandLine(RunCommand { 3, spec }));
+    ASSERT_TRUE(cmd.ok()) << cmd.error().message;
+    EXPECT_EQ(std::get<RunCommand>(*cmd).spec.spinNs, 500U);
+    spec.bench = "spin";
+    spec.spinNs.reset();
+    const std::string line = commandLine(RunCommand { 4, spec });
+    EXPECT_EQ(line.find("spin_ns"), std::string::npos) << line;
+    auto plain = parseCommand(line);
+    ASSERT_TRUE(plain.ok()) << plain.error().message;
+    EXPECT_FALSE(std::get<RunCommand>(*plain).spec.spinNs.has_value());
+}
+
+TEST(Protocol, AnAllPairsMatrixWithoutATimeStartsWithShortRuns)
+{
+    auto cmd = parseCommand(R"({"type":"matrix","id":2,"bench":"spin","fill":"all-pairs"})");
+    ASSERT_TRUE(cmd.ok()) << cmd.error().message;
+    const auto& m = std::get<MatrixCommand>(*cmd);
+    EXPECT_EQ(m.bench, "spin");
+    EXPECT_EQ(m.fill, MatrixMode::AllPairs);
+    EXPECT_DOUBLE_EQ(m.options.minTimeSeconds, kAllPairsMinTimeSeconds);
+}
+
 TEST(Protocol, GarbageGetsAMessageNeverACrash)
 {
     for (std::string_view bad : { "", "not json", "[1,2]", "{\"type\": 3}", "{\"type\":\"run\"}",
@@ -115,6 +143,12 @@ TEST(Protocol, MalformedSweepMatrixAndLessonCommandsAreRefusedByName)
         { R"({"type":"sweep","id":1,"spec":{"bench":"futex"},"to_bytes":-4096})", "'to_bytes' should be" },
         { R"({"type":"sweep","id":1,"spec":{"bench":"futex"},"points_per_octave":1.5})", "'points_per_octave'" },
         { R"({"type":"sweep","id":1,"spec":{"bench":"futex","ws_bytes":true}})", "'spec.ws_bytes'" },
+        { R"({"type":"run","id":1,"spec":{"bench":"spin-futex","spin_ns":"2us"}})",
+            "'spec.spin_ns' should be a number" },
+        { R"({"type":"run","id":1,"spec":{"bench":"spin-futex","spin_ns":-5}})",
+            "'spec.spin_ns' should be a whole number of nanoseconds" },
+        { R"({"type":"run","id":1,"spec":{"bench":"spin-futex","spin_ns":1.5}})",
+            "'spec.spin_ns' should be a whole number of nanoseconds" },
         { R"({"type":"matrix","id":2})", "missing field 'bench'" },
         { R"({"type":"matrix","id":2,"bench":3})", "field 'bench' should be a string" },
         { R"({"type":"matrix","id":2,"bench":"futex","fill":"diagonal"})", "fill should be classes or all-pairs" },
@@ -290,7 +324,7 @@ TEST(Protocol, AMatrixOfHundredsOfPusStaysWithinTheLineLimit)
         for (int b = a; b < 256; ++b) {
             const bool measured = (a == 0 && (b == 0 || b == 1 || b == 128));
             const Relation r = a == b ? Relation::SamePu : b < 128 ? Relation::SharedL3 : Relation::CrossPackage;
-            m.cells.push_back(MatrixCell { a, b, r, 1000.0 + b, 500.0 + b, measured });
+            m.cells.push_back(MatrixCell { a, b, r, 1000.0 + b, 500.0 + b, measured, 500.0 + b });
         }
     const std::string line = matrixResultLine(9, m, {});
     EXPECT_LE(line.size(), kMaxLineBytes);

@@ -51,8 +51,8 @@ TEST(RunnerValidation, EachBadInputHasItsOwnMessage)
     BenchSpec s = futexOn({ cpu, cpu });
     s.bench = "nope";
     EXPECT_EQ(errorOf(s, topo),
-        "unknown benchmark 'nope' (known: syscall, vdso, futex, pipe, yield, ring, coro-cxx20, coro-fcontext, "
-        "coro-ucontext, touch)");
+        "unknown benchmark 'nope' (known: syscall, vdso, spin, spin-futex, futex, pipe, yield, ring, coro-cxx20, "
+        "coro-fcontext, coro-ucontext, touch)");
 
     s = futexOn({ cpu, cpu });
     s.iterations = 0;

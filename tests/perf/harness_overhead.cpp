@@ -10,6 +10,7 @@
 #include "ctxscope/clock.h"
 #include "ctxscope/placement.h"
 #include "ctxscope/runner.h"
+#include "perf_util.h"
 
 #include <boost/context/fiber.hpp>
 #include <boost/context/protected_fixedsize_stack.hpp>
@@ -39,17 +40,8 @@ constexpr double kBatchNs = 1e6; // one clock read per millisecond of ops: negli
 
 template <typename T> void doNotOptimize(T& value) { asm volatile("" : "+r,m"(value) : : "memory"); }
 
-double median(std::vector<double> v)
-{
-    std::sort(v.begin(), v.end());
-    const std::size_t n = v.size();
-    return n == 0 ? 0 : n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-double nowNs()
-{
-    return std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
+using perf::median;
+using perf::nowNs;
 
 // Median ns per op of batches of about a millisecond; `op(n)` runs n ops. The first batches
 // size the rest and warm up.

@@ -50,6 +50,12 @@ def main():
             (o["overhead"] <= goal) if goal is not None else None, hl)
     add("per-sample cost (syscall)", h.get("per_sample_ns"), "{:.1f} ns", load=hl)
 
+    spin = read(d, "spin.json")
+    report["spin"] = spin
+    add("spin round trip: runner p50 / bare loop", spin and spin["ratio"],
+        "{:.3f}" + (f" ({spin['runner_p50_ns']:.1f} vs {spin['bare_ns']:.1f} ns)" if spin else ""), "0.9-1.1",
+        (0.9 <= spin["ratio"] <= 1.1) if spin else None, load_of(d, "spin"))
+
     for policy, peers in (("OTHER", report["peers"]), ("FIFO", report["peers_fifo"])):
         for s in (peers or {}).get("summary", []):
             unit = "" if s["what"] == "switches/op" else " ns"

@@ -31,6 +31,10 @@ stamp "$OUT/harness.stamp.json"
 
 # Under SCHED_OTHER every tool is preempted by whatever else runs; at SCHED_FIFO (root or
 # RLIMIT_RTPRIO) nothing else runs on the CPU, so the second pass shows the counting alone.
+say "spin against a bare two-thread loop (perf_spin)"
+stamp "$OUT/spin.stamp.json"
+"$B/tests/perf/perf_spin" --json "$OUT/spin.json" || true
+
 say "2/6 agreement with peers (compare-peers.sh), SCHED_OTHER then SCHED_FIFO"
 stamp "$OUT/peers.stamp.json"
 OUT="$OUT/peers.json" CPU=$CPU "$ROOT/tests/perf/compare-peers.sh" "$CLI" || say "compare-peers.sh failed"

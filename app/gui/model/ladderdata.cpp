@@ -22,7 +22,10 @@ std::vector<LadderRung> ladderRungs(const std::vector<std::shared_ptr<const RunR
         const BenchInfo* info = findBenchmark(bench);
         const bool userSpace = r->userSpaceSwitches || (info && info->userSpaceSwitches);
         QString switches;
-        if (r->switchesPerOp <= 0)
+        if (r->switchesPerOp <= 0 && r->handoffsPerOp > 0)
+            // spin: the tasks hand a cache line over without sleeping, which is not a switch.
+            switches = QStringLiteral("%1 hand-overs, no switch").arg(r->handoffsPerOp, 0, 'g', 3);
+        else if (r->switchesPerOp <= 0)
             switches = QStringLiteral("no switch");
         else
             // Whether they are user-space switches the bar's colour says (and the legend):

@@ -44,6 +44,14 @@ struct BenchInfo {
     double syscallsPerOp = -1;
     // Its tasks can touch a working set of BenchSpec::wsBytes after taking the token.
     bool workingSet = false;
+    // One-way hand-overs of a token between tasks one op holds (a round trip holds 2), for a
+    // task count and whether every task is on one PU; nullptr: it passes no token. A hand-over
+    // is not a context switch: a spinning partner takes the token without one.
+    double (*handoffsPerOp)(int tasks, bool onePu) = nullptr;
+    // Its tasks busy-wait: on one PU they hand over only when the scheduler preempts one.
+    bool busyWait = false;
+    // It spins for BenchSpec::spinNs before it sleeps (spin-futex).
+    bool spinThenSleep = false;
 };
 
 // Every benchmark, in the order a table shows them.
@@ -58,6 +66,9 @@ inline constexpr std::uint64_t kMaxIterations = 1'000'000'000;
 inline constexpr double kMaxMinTimeSeconds = 3600;
 inline constexpr int kMaxRepetitions = 1000;
 inline constexpr std::uint64_t kMaxWsBytes = std::uint64_t { 1 } << 40;
+// spin-futex: how long a waiting task spins before it sleeps, by default and at most.
+inline constexpr std::uint64_t kDefaultSpinNs = 2000;
+inline constexpr std::uint64_t kMaxSpinNs = 1'000'000'000;
 
 // What to run. CPU numbers are OS indices, as taskset uses them.
 struct BenchSpec {
@@ -81,6 +92,9 @@ struct BenchSpec {
     // Bytes each task writes (one byte per cache line, random page order) after taking the
     // token, before passing it on; 0: none. For benchmarks with BenchInfo::workingSet.
     std::uint64_t wsBytes = 0;
+    // spin-futex only: nanoseconds a waiting task spins before it sleeps on the futex; none:
+    // kDefaultSpinNs.
+    std::optional<std::uint64_t> spinNs;
 };
 
 } // namespace ctxscope

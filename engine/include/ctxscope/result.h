@@ -47,6 +47,13 @@ struct Observed {
     std::vector<TaskObservation> tasks;
 };
 
+// Token hand-overs counted by the tasks of a spin-then-sleep kernel.
+struct HandoffCount {
+    std::uint64_t total = 0; // tokens received
+    std::uint64_t slept = 0; // of those, received after sleeping on the futex
+    double sleptShare() const { return total > 0 ? static_cast<double>(slept) / static_cast<double>(total) : 0; }
+};
+
 // One kind of system call and how many of it one op made.
 struct SyscallCount {
     std::string name; // "rt_sigprocmask", or "syscall N" for a number without a name here
@@ -73,6 +80,11 @@ struct RunResult {
     double switchesPerOp = 0; // by construction, see BenchInfo
     bool userSpaceSwitches = false; // coroutine switches, which the kernel never sees
     std::optional<double> perSwitchNs; // stats.p50 / switchesPerOp, when switchesPerOp > 0
+    double handoffsPerOp = 0; // one-way token hand-overs one op holds, see BenchInfo
+    std::optional<double> perHandoffNs; // stats.p50 / handoffsPerOp (one-way), when handoffsPerOp > 0
+    // spin-futex: of the hand-overs in the measured repetitions, how many found the receiving
+    // task asleep on the futex after its spin (counted by the tasks themselves).
+    std::optional<HandoffCount> handoffs;
     SchedPolicy policy = SchedPolicy::Other; // what actually ran
     ClockInfo clock;
     std::uint64_t opsPerSample = 1; // K: a sample times K consecutive ops

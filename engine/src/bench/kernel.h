@@ -5,9 +5,11 @@
 
 #include "ctxscope/bench.h"
 #include "ctxscope/expected.h"
+#include "ctxscope/result.h"
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string_view>
 
@@ -24,6 +26,7 @@ struct KernelParams {
     int tasks = 1;
     BenchMode mode = BenchMode::Thread;
     std::uint64_t wsBytes = 0; // see BenchSpec::wsBytes
+    std::uint64_t spinNs = kDefaultSpinNs; // see BenchSpec::spinNs
 };
 
 class Kernel {
@@ -35,6 +38,9 @@ public:
     // Makes every task blocked inside run() return Stopped soon. Called from any thread of
     // the parent, possibly more than once.
     virtual void interrupt() noexcept { }
+    // Hand-overs counted by the tasks since the kernel was made (spin-then-sleep kernels);
+    // read by the runner between phases, while no task runs an op.
+    virtual std::optional<HandoffCount> handoffs() const noexcept { return std::nullopt; }
     // The descriptors task `task` uses; a process-mode child closes all others. Returns how
     // many were written to out.
     virtual std::size_t fdsOf(int task, std::span<int> out) const noexcept
@@ -60,5 +66,7 @@ Expected<std::unique_ptr<Kernel>> makeCoroCxx20Kernel(const KernelParams& params
 Expected<std::unique_ptr<Kernel>> makeCoroFcontextKernel(const KernelParams& params);
 Expected<std::unique_ptr<Kernel>> makeCoroUcontextKernel(const KernelParams& params);
 Expected<std::unique_ptr<Kernel>> makeTouchKernel(const KernelParams& params);
+Expected<std::unique_ptr<Kernel>> makeSpinKernel(const KernelParams& params);
+Expected<std::unique_ptr<Kernel>> makeSpinFutexKernel(const KernelParams& params);
 
 } // namespace ctxscope::bench

@@ -12,7 +12,9 @@ namespace {
 
 double none(int, bool) { return 0; }
 double roundTrip(int, bool) { return 2; }
-double yieldSwitches(int, bool onePu) { return onePu ? 2 : 0; }
+// yield: a yield hands the CPU over only when both tasks share one PU; spin-futex: on one PU
+// every hand-over sleeps (the partner cannot answer while the waiter spins).
+double roundTripOnOnePu(int, bool onePu) { return onePu ? 2 : 0; }
 double lap(int tasks, bool) { return tasks; }
 double userSpaceRoundTrip(int, bool) { return 2; }
 
@@ -30,21 +32,31 @@ const std::vector<Entry>& entries()
         { { "vdso", "one clock_gettime(CLOCK_MONOTONIC) through the vDSO",
               "no kernel entry at all: the floor under syscall", 1, 1, 1, false, &none, false, 0 },
             &bench::makeVdsoKernel },
+        { { "spin", "round trip A->B->A of a token through one shared cache line, both tasks busy-waiting",
+              "a load/store hand-over (no compare-and-swap, no system call): 2 one-way hand-overs and no context "
+              "switch per op; refused on one PU",
+              2, 2, 2, true, &none, false, -1, false, &roundTrip, true },
+            &bench::makeSpinKernel },
+        { { "spin-futex", "round trip A->B->A through one futex word; a waiting task spins --spin-ns, then sleeps",
+              "the adaptive hand-over of locks: FUTEX_WAKE only when the partner declared it sleeps; the result "
+              "counts the hand-overs that slept",
+              2, 2, 2, true, &roundTripOnOnePu, false, -1, false, &roundTrip, false, true },
+            &bench::makeSpinFutexKernel },
         { { "futex", "round trip A->B->A through two futex words (FUTEX_WAIT/FUTEX_WAKE)",
               "private futexes for threads, a shared anonymous mapping for processes", 2, 2, 2, true, &roundTrip, false,
-              -1, true },
+              -1, true, &roundTrip },
             &bench::makeFutexKernel },
         { { "pipe", "round trip A->B->A through two pipes, 1 byte each way",
               "what UnixBench context1, lmbench lat_ctx and perf bench sched pipe do", 2, 2, 2, true, &roundTrip, false,
-              -1, true },
+              -1, true, &roundTrip },
             &bench::makePipeKernel },
         { { "yield", "one sched_yield() by each of two tasks",
               "a switch only when both tasks share one PU; on two PUs sched_yield returns at once", 2, 2, 2, true,
-              &yieldSwitches },
+              &roundTripOnOnePu, false, -1, false, &roundTripOnOnePu },
             &bench::makeYieldKernel },
         { { "ring", "one lap of a 1-byte token around N tasks through N pipes (lmbench lat_ctx)",
               "N switches per lap; N tasks on one PU also wait in its run queue", 2, kMaxRingTasks, 2, true, &lap,
-              false, -1, true },
+              false, -1, true, &lap },
             &bench::makeRingKernel },
         { { "coro-cxx20", "driver -> worker -> driver between two C++20 coroutines by symmetric transfer",
               "stackless (frames on the heap), no kernel entry", 1, 1, 1, false, &userSpaceRoundTrip, true, 0 },

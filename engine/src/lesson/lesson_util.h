@@ -47,5 +47,6 @@ const LessonDefinition& pipePlacementLesson();
 const LessonDefinition& runQueueLesson();
 const LessonDefinition& cachePollutionLesson();
 const LessonDefinition& coroutinesLesson();
+const LessonDefinition& spinOrSleepLesson();
 
 } // namespace ctxscope::lesson

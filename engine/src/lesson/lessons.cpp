@@ -19,6 +19,7 @@ const std::vector<const lesson::LessonDefinition*>& definitions()
         &lesson::cachePollutionLesson(),
         &lesson::pipePlacementLesson(),
         &lesson::coroutinesLesson(),
+        &lesson::spinOrSleepLesson(),
         &lesson::runQueueLesson(),
     };
     return all;

@@ -14,18 +14,21 @@ using report::FieldReader;
 
 namespace {
 
-// Sizes and counts: whole numbers from 0 to 2^62 (a JSON double holds them well enough).
-std::optional<std::uint64_t> optByteCount(FieldReader& in, const char* key)
+// Sizes, durations and counts: whole numbers from 0 to 2^62 (a JSON double holds them well
+// enough); the engine checks the range it allows.
+std::optional<std::uint64_t> optWholeNumber(FieldReader& in, const char* key, const char* unit)
 {
     auto v = in.optNumber(key);
     if (!v)
         return std::nullopt;
     if (*v < 0 || *v > 0x1p62 || std::floor(*v) != *v) {
-        in.fail("field '" + in.where(key) + "' should be a whole number of bytes");
+        in.fail("field '" + in.where(key) + "' should be a whole number of " + unit);
         return std::nullopt;
     }
     return static_cast<std::uint64_t>(*v);
 }
+
+std::optional<std::uint64_t> optByteCount(FieldReader& in, const char* key) { return optWholeNumber(in, key, "bytes"); }
 
 // Counts for the engine to check (it names the allowed range); only the shape is checked here.
 std::optional<int> optInt(FieldReader& in, const char* key)
@@ -61,6 +64,8 @@ json specToJson(const BenchSpec& spec)
         j["iterations"] = *spec.iterations;
     if (spec.wsBytes > 0)
         j["ws_bytes"] = spec.wsBytes;
+    if (spec.spinNs)
+        j["spin_ns"] = *spec.spinNs;
     return j;
 }
 
@@ -109,6 +114,7 @@ Expected<BenchSpec> specFromJson(const json& j)
     if (auto k = in.optNumber("ops_per_sample"))
         spec.opsPerSample = *k >= 0 && *k <= 1e18 ? static_cast<std::uint64_t>(*k) : 0;
     spec.wsBytes = optByteCount(in, "ws_bytes").value_or(0);
+    spec.spinNs = optWholeNumber(in, "spin_ns", "nanoseconds");
     if (!in.ok())
         return makeError(in.error());
     return spec;
@@ -157,9 +163,11 @@ Expected<Command> matrixCommand(std::uint64_t id, FieldReader& in)
         c.mode = m.value_or(BenchMode::Thread);
     }
     if (auto fill = in.optString("fill")) {
-        if (*fill == "all-pairs")
+        if (*fill == "all-pairs") {
             c.fill = MatrixMode::AllPairs;
-        else if (*fill != "classes")
+            if (!in.optNumber("min_time"))
+                c.options.minTimeSeconds = kAllPairsMinTimeSeconds; // short runs, longer while unstable
+        } else if (*fill != "classes")
             in.fail("fill should be classes or all-pairs, not '" + *fill + "'");
     }
     if (!in.ok())

@@ -39,7 +39,7 @@ std::string matrixCellLine(std::uint64_t id, const MatrixProgress& p)
     MatrixCellEvent e { id, p.run, p.runs, std::nullopt, std::nullopt, std::string(p.failure) };
     if (p.finished) {
         const RunResult& r = *p.finished;
-        e.cell = MatrixCell { p.a, p.b, r.placement.relation, r.stats.p50, r.perSwitchNs, true };
+        e.cell = matrixCellOf(p.a, p.b, r, true);
         e.result = r;
         e.error.clear();
     }

@@ -93,6 +93,9 @@ std::string matrixJob(const MatrixCommand& command, const JobContext& c)
         c.stop);
     if (!matrix)
         return failureLine(command.id, c, matrix.error());
+    // The finished cells already went out as matrix_cell lines; a cancel is answered as for any job.
+    if (matrix->cancelled)
+        return failureLine(command.id, c, makeError("the matrix was cancelled"));
     return matrixResultLine(command.id, *matrix, warningOf(keep));
 }
 

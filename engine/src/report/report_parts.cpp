@@ -67,6 +67,7 @@ Expected<MatrixCell> matrixCellFromJson(const json& entry, const std::string& pa
     const std::string relation = c.string("relation");
     cell.medianNs = c.number("median_ns");
     cell.perSwitchNs = c.optNumber("per_switch_ns");
+    cell.oneWayNs = c.optNumber("one_way_ns");
     cell.measured = c.boolean("measured");
     if (!c.ok())
         return makeError(c.error());
@@ -116,6 +117,9 @@ Expected<MatrixResult> matrixFromJson(const json& matrix)
         for (const json& f : *failures)
             if (f.is_string())
                 m.failures.push_back(f.get<std::string>());
+    if (matrix.is_object())
+        if (auto it = matrix.find("cancelled"); it != matrix.end() && it->is_boolean())
+            m.cancelled = it->get<bool>();
     return m;
 }
 

@@ -19,6 +19,8 @@ std::string benchmarkName(const RunResult& r)
         name += fmt::format("/tasks:{}", r.placement.tasks);
     if (r.spec.wsBytes > 0)
         name += fmt::format("/ws:{}", r.spec.wsBytes);
+    if (r.spec.spinNs)
+        name += fmt::format("/spin_ns:{}", *r.spec.spinNs);
     return name;
 }
 
@@ -55,7 +57,7 @@ json observedToJson(const Observed& o)
     for (const auto& t : o.tasks) {
         json j { { "task", t.task }, { "id", t.id }, { "pinned_cpu", t.pinnedCpu }, { "cpus_seen", t.cpusSeen },
             { "cpu_changes", t.cpuChanges }, { "voluntary", t.voluntarySwitches },
-            { "involuntary", t.involuntarySwitches } };
+            { "involuntary", t.involuntarySwitches }, { "cpu_ns", t.cpuNs } };
         if (t.perfContextSwitches)
             j["perf_context_switches"] = *t.perfContextSwitches;
         if (t.perfMigrations)
@@ -164,6 +166,15 @@ json resultToJson(const RunResult& r, bool withSamples)
             { { "source", std::string(toString(r.clock.source)) }, { "read_cost_ns", r.clock.readCostNs },
                 { "resolution_ns", r.clock.resolutionNs }, { "tsc_ghz", r.clock.tscGhz }, { "why", r.clock.why } } },
     };
+    if (r.handoffsPerOp > 0) {
+        j["handoffs_per_op"] = r.handoffsPerOp;
+        j["per_handoff_ns"] = r.perHandoffNs.value_or(0);
+    }
+    if (r.spec.spinNs)
+        j["spin_ns"] = *r.spec.spinNs;
+    if (r.handoffs)
+        j["handoffs"] = { { "total", r.handoffs->total }, { "slept", r.handoffs->slept },
+            { "slept_share", r.handoffs->sleptShare() } };
     json hist = json::array();
     for (const auto& b : r.histogram)
         hist.push_back({ b.lower, b.upper, b.count });
@@ -210,6 +221,16 @@ Expected<RunResult> resultFromJson(const json& entry)
     r.repetitions = static_cast<int>(in.countUpTo("repetitions", kMaxRepetitions));
     r.switchesPerOp = in.number("switches_per_op");
     r.perSwitchNs = in.optNumber("per_switch_ns");
+    r.handoffsPerOp = in.optNumber("handoffs_per_op").value_or(0);
+    r.perHandoffNs = in.optNumber("per_handoff_ns");
+    if (!(r.handoffsPerOp > 0))
+        r.perHandoffNs.reset();
+    r.spec.spinNs = in.optCount("spin_ns");
+    if (const json* h = in.optObject("handoffs")) {
+        FieldReader handoffs(*h, in.where("handoffs"));
+        r.handoffs = HandoffCount { handoffs.count("total"), handoffs.count("slept") };
+        in.absorb(handoffs);
+    }
     r.opsPerSample = in.count("ops_per_sample");
     FieldReader stats = in.child("stats");
     r.stats = summaryFromJson(stats);

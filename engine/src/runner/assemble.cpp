@@ -113,6 +113,26 @@ std::vector<std::string> switchWarnings(double claimed, double observed, bool on
     return out;
 }
 
+std::string preemptionNote(const Observed& o)
+{
+    std::uint64_t voluntary = 0;
+    std::uint64_t involuntary = 0;
+    for (const TaskObservation& t : o.tasks) {
+        voluntary += t.voluntarySwitches;
+        involuntary += t.involuntarySwitches;
+    }
+    std::string out;
+    if (involuntary > 0)
+        out = fmt::format("The scheduler preempted the spinning tasks {} time{} while they measured; each "
+                          "preemption stalls a hand-over for up to a time slice, in the slowest samples.",
+            involuntary, involuntary == 1 ? "" : "s");
+    if (voluntary > 0)
+        out += fmt::format("{}The tasks slept {} time{} (voluntary switches) where a busy-wait never sleeps: "
+                           "something else (a page fault, a signal) blocked them.",
+            out.empty() ? "" : " ", voluntary, voluntary == 1 ? "" : "s");
+    return out;
+}
+
 std::string syscallWarning(const SyscallCheck& check)
 {
     if (!check.perOp)
@@ -145,6 +165,11 @@ RunResult assembleResult(RunFacts facts, Measurement&& m, const ControlBlock& bl
     r.stats = r.percentilesFromHistogram ? summarize(m.running, m.histogram) : summarize(m.raw);
     if (r.switchesPerOp > 0)
         r.perSwitchNs = r.stats.p50 / r.switchesPerOp;
+    if (facts.info->handoffsPerOp)
+        r.handoffsPerOp = facts.info->handoffsPerOp(facts.placement.tasks, facts.placement.onePu());
+    if (r.handoffsPerOp > 0)
+        r.perHandoffNs = r.stats.p50 / r.handoffsPerOp;
+    r.handoffs = m.handoffs;
     r.repetitionMedians = m.repetitionMedians;
     r.repetitionCv = summarize(m.repetitionMedians).cv;
     r.samples = std::move(m.raw);
@@ -164,9 +189,15 @@ RunResult assembleResult(RunFacts facts, Measurement&& m, const ControlBlock& bl
     else if (r.repetitions == 1 && r.stats.cv > 0.05)
         w.push_back("The samples vary by " + percent(r.stats.cv)
             + " (CV), more than 5%; with one repetition there is no run-to-run spread to compare.");
-    const double kernelSwitches = r.userSpaceSwitches ? 0 : r.switchesPerOp;
+    double kernelSwitches = r.userSpaceSwitches ? 0 : r.switchesPerOp;
+    // A spin-then-sleep op holds a switch per hand-over that slept: the tasks counted them.
+    if (r.handoffs)
+        kernelSwitches = r.handoffs->sleptShare() * r.handoffsPerOp;
     for (std::string& s : switchWarnings(kernelSwitches, r.observed.switchesPerOp(), r.placement.onePu()))
         w.push_back(std::move(s));
+    if (facts.info->busyWait)
+        if (std::string s = preemptionNote(r.observed); !s.empty())
+            w.push_back(std::move(s));
     for (const TaskObservation& t : r.observed.tasks)
         for (int cpu : t.cpusSeen)
             if (t.pinnedCpu >= 0 && cpu != t.pinnedCpu) {

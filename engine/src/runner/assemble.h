@@ -28,5 +28,8 @@ RunResult assembleResult(RunFacts facts, Measurement&& measurement, const Contro
 // The self-check sentences (exposed for tests).
 std::vector<std::string> switchWarnings(double claimed, double observed, bool onePu);
 std::string syscallWarning(const SyscallCheck& check);
+// Busy-waiting tasks: how often the scheduler preempted them and whether they slept, as
+// sentences ("" when neither).
+std::string preemptionNote(const Observed& observed);
 
 } // namespace ctxscope::run

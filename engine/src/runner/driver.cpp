@@ -217,9 +217,12 @@ Expected<Measurement> measure(Driver& driver, const BenchSpec& spec, const Clock
             + " ops, the most the sample buffer holds at K = " + std::to_string(m.opsPerSample) + ".");
     }
     m.repetitions = spec.repetitions;
+    const std::optional<HandoffCount> before = driver.kernel().handoffs();
     for (int rep = 0; rep < spec.repetitions; ++rep)
         if (auto t = driver.phase(m.iterations, m.opsPerSample, true, rep); !t)
             return t.error();
+    if (const std::optional<HandoffCount> after = driver.kernel().handoffs(); before && after)
+        m.handoffs = HandoffCount { after->total - before->total, after->slept - before->slept };
     // The perf counters get a phase of their own, after the measured ones (see task.cpp).
     m.checkOps = std::min(m.iterations, std::max<std::uint64_t>(2000, m.iterations / 4));
     auto checked = driver.phase(m.checkOps, m.opsPerSample, false, 0, true);

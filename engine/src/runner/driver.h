@@ -6,11 +6,13 @@
 
 #include "ctxscope/bench.h"
 #include "ctxscope/clock.h"
+#include "ctxscope/result.h"
 #include "ctxscope/runner.h"
 #include "ctxscope/stats.h"
 #include "runner/control.h"
 #include "runner/launch.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,6 +33,7 @@ struct Measurement {
     std::vector<std::string> notes; // sentences for the warnings
     std::uint64_t checkOps = 0; // ops of the perf-counter check phase
     double checkNs = 0; // its time (task 0)
+    std::optional<HandoffCount> handoffs; // counted by the kernel over the measured repetitions
 };
 
 class Driver {
@@ -46,6 +49,7 @@ public:
     void finishTasks();
 
     Measurement& measurement() { return m_measurement; }
+    const bench::Kernel& kernel() const { return m_kernel; }
     const std::string& death() const { return m_death; }
     const std::string& callbackError() const { return m_callbackError; }
 

@@ -125,7 +125,8 @@ Expected<RunResult> runBenchmark(
 
     if (Status s = ensureDescriptors(tasks); !s)
         return s.error();
-    auto kernel = bench::factoryFor(info.name)(bench::KernelParams { tasks, spec.mode, spec.wsBytes });
+    auto kernel = bench::factoryFor(info.name)(
+        bench::KernelParams { tasks, spec.mode, spec.wsBytes, spec.spinNs.value_or(kDefaultSpinNs) });
     if (!kernel)
         return kernel.error();
     auto block = run::ControlBlock::create(tasks, run::kSampleCapacity);

@@ -163,6 +163,31 @@ Expected<Placement> place(const BenchSpec& spec, const Topology& topology, const
     return p;
 }
 
+Status checkSpin(const BenchSpec& spec, const BenchInfo& info)
+{
+    if (!spec.spinNs)
+        return {};
+    if (!info.spinThenSleep)
+        return makeError(fmt::format("a spin time only applies to spin-futex, not {}", info.name));
+    if (*spec.spinNs > kMaxSpinNs)
+        return makeError(fmt::format("a spin time of {} ns is more than the {} ns allowed", *spec.spinNs, kMaxSpinNs));
+    return {};
+}
+
+// Two busy-waiting tasks on one PU make progress only when the scheduler preempts one after
+// its time slice: what that measures is the time slice, not a hand-over.
+Status checkBusyWaitPlacement(const BenchInfo& info, const Placement& placement, const Topology& topology)
+{
+    if (!info.busyWait)
+        return {};
+    const bool unpinnedOnOne = placement.cpus.empty() && topology.allowedPus().size() < 2;
+    if (!placement.onePu() && !unpinnedOnOne)
+        return {};
+    return makeError(fmt::format("{} needs two PUs: two spinning tasks on one PU hand over only when the scheduler "
+                                 "preempts one; use futex or yield to measure a hand-over on one PU",
+        info.name));
+}
+
 // Pins a short-lived thread to each CPU in turn, so a CPU that cannot be used fails here
 // with the placement layer's own message, before any task or child exists.
 Status probe(const Topology& topology, const std::vector<int>& cpus, bool wantFifo, bool* fifoAllowed)
@@ -209,9 +234,13 @@ Expected<Placement> checkSpecAndProbe(const BenchSpec& spec, const Topology& top
         return s.error();
     if (Status s = checkWorkingSet(spec, *info, *tasks); !s)
         return s.error();
+    if (Status s = checkSpin(spec, *info); !s)
+        return s.error();
     auto placement = place(spec, topology, *info, *tasks);
     if (!placement)
         return placement.error();
+    if (Status s = checkBusyWaitPlacement(*info, *placement, topology); !s)
+        return s.error();
     if (!topology.isThisSystem())
         return makeError("measuring needs this machine's live topology, not " + topology.origin());
     if (Status s = probe(topology, placement->cpus, spec.policy == SchedPolicy::Fifo, fifoAllowed); !s)

@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: MIT
+// spin: a round trip A -> B -> A of a token through one shared cache line, both tasks
+// busy-waiting. Task 0 stores 1 and waits for 0; task 1 waits for 1 and stores 0. Each
+// hand-over is one release store by the sender and acquire loads by the receiver: the line
+// moves once per direction, as in a spin lock's hand-off (no compare-and-swap, no system
+// call). Threads and processes share the line through an anonymous shared mapping.
+#include "bench/kernel.h"
+#include "bench/spin_wait.h"
+#include "os/sys.h"
+
+#include <atomic>
+#include <new>
+
+namespace ctxscope::bench {
+
+namespace {
+
+struct alignas(64) Line {
+    std::uint32_t token; // 1: task 1 holds the turn, 0: task 0
+};
+struct alignas(64) StopLine {
+    std::uint32_t stop;
+};
+struct Shared {
+    Line line;
+    StopLine stop; // on its own line, so asking to stop never disturbs the token's line
+};
+
+class SpinKernel final : public Kernel {
+public:
+    explicit SpinKernel(sys::SharedMapping mapping)
+        : m_mapping(std::move(mapping))
+        , m_shared(new (m_mapping.data()) Shared {})
+    {
+    }
+
+    OpStatus run(int task, std::uint64_t ops) noexcept override
+    {
+        std::atomic_ref token(m_shared->line.token);
+        const std::uint32_t mine = task == 0 ? 0 : 1; // the value that gives this task the turn
+        for (std::uint64_t i = 0; i < ops; ++i) {
+            if (task == 0)
+                token.store(1, std::memory_order_release);
+            unsigned turns = 0;
+            while (token.load(std::memory_order_acquire) != mine) {
+                cpuRelax();
+                if (++turns == kStopCheckTurns) {
+                    turns = 0;
+                    if (std::atomic_ref(m_shared->stop.stop).load(std::memory_order_relaxed))
+                        return OpStatus::Stopped;
+                }
+            }
+            if (task == 1)
+                token.store(0, std::memory_order_release);
+        }
+        return OpStatus::Ok;
+    }
+
+    void interrupt() noexcept override { std::atomic_ref(m_shared->stop.stop).store(1, std::memory_order_relaxed); }
+
+private:
+    sys::SharedMapping m_mapping;
+    Shared* m_shared;
+};
+
+} // namespace
+
+Expected<std::unique_ptr<Kernel>> makeSpinKernel(const KernelParams&)
+{
+    auto mapping = sys::SharedMapping::create(4096);
+    if (!mapping)
+        return mapping.error();
+    return std::unique_ptr<Kernel>(std::make_unique<SpinKernel>(std::move(*mapping)));
+}
+
+} // namespace ctxscope::bench

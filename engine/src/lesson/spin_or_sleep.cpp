@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: MIT
+// Lesson "spin-or-sleep": spin and burn a core, or sleep and pay a context switch? The same
+// round trip with three waits (busy-wait, spin then sleep, sleep) on the nearest and the
+// farthest pair of PUs, and the sleeping ones on one PU, where a spin cannot be answered.
+#include "lesson/lesson_util.h"
+
+#include "ctxscope/placement.h"
+
+#include <fmt/core.h>
+
+namespace ctxscope::lesson {
+
+namespace {
+
+constexpr const char* kWaits[] = { "spin", "spin-futex", "futex" };
+
+std::vector<LessonStep> plan(const Topology& topology, const RunBudget& o)
+{
+    std::vector<LessonStep> steps;
+    std::vector<PuPair> across;
+    for (const PuPair& p : representativePairs(topology))
+        if (p.relation != Relation::SamePu)
+            across.push_back(p);
+    if (across.size() > 2)
+        across.erase(across.begin() + 1, across.end() - 1); // the nearest and the farthest class
+    for (const PuPair& p : across)
+        for (const char* bench : kWaits)
+            steps.push_back({ fmt::format("{} threads, {} (CPUs {},{})", bench, toString(p.relation), p.a, p.b),
+                spec(bench, BenchMode::Thread, { p.a, p.b }, o) });
+    // spin itself is refused on one PU: two spinning tasks there hand over only at preemption.
+    const int cpu = firstCpu(topology);
+    for (const char* bench : { "spin-futex", "futex" })
+        steps.push_back(
+            { fmt::format("{} threads on one PU", bench), spec(bench, BenchMode::Thread, { cpu, cpu }, o) });
+    return steps;
+}
+
+// The one place this lesson compares two medians: "a than b", or that they cannot be told apart.
+std::string compared(const RunResult& a, const RunResult& b)
+{
+    if (withinNoise(a, b))
+        return "cannot be told apart from";
+    return fmt::format("is {:.1f} times {}", std::max(a.stats.p50, b.stats.p50) / std::min(a.stats.p50, b.stats.p50),
+        a.stats.p50 < b.stats.p50 ? "faster than" : "slower than");
+}
+
+std::string oneWay(const RunResult& r) { return formatDuration(r.perHandoffNs.value_or(r.stats.p50 / 2)); }
+
+// CPU time both tasks burn per round trip (getrusage) as a share of the two tasks' wall time.
+// CPU time covers every op, slow ones included, so it is set against the mean round trip.
+std::string cpuUse(const RunResult& r)
+{
+    const double perOp = r.stats.mean > 0 ? r.stats.mean : r.stats.p50;
+    const double share = perOp > 0 ? r.observed.cpuNsPerOp / (2 * perOp) : 0;
+    return fmt::format(
+        "{} of CPU per round trip ({:.0f}% of both tasks' time)", formatDuration(r.observed.cpuNsPerOp), share * 100);
+}
+
+std::string slept(const RunResult& r)
+{
+    if (!r.handoffs)
+        return {};
+    return fmt::format(" ({:.0f}% of its hand-overs slept)", r.handoffs->sleptShare() * 100);
+}
+
+std::vector<std::string> conclude(const std::vector<RunResult>& results)
+{
+    std::vector<std::string> out;
+    std::vector<const RunResult*> all;
+    // Across PUs, per class: what the spin saves and what it costs.
+    for (const RunResult& futex : results) {
+        if (futex.bench != "futex" || futex.placement.onePu())
+            continue;
+        const Relation rel = futex.placement.relation;
+        const RunResult* spin = findResult(results, "spin", BenchMode::Thread, rel);
+        const RunResult* adaptive = findResult(results, "spin-futex", BenchMode::Thread, rel);
+        std::string line = fmt::format(
+            "On {}, one hand-over costs {} when the waiter sleeps (futex)", placementText(futex), oneWay(futex));
+        if (spin)
+            line += fmt::format(", {} when it spins", oneWay(*spin));
+        if (adaptive)
+            line += fmt::format(" and {} when it spins first{}", oneWay(*adaptive), slept(*adaptive));
+        out.push_back(line + ".");
+        if (spin) {
+            const double saved = futex.stats.p50 - spin->stats.p50;
+            out.push_back(fmt::format("There spinning {} sleeping: it saves {} per round trip, and burns {} "
+                                      "against {} for futex.",
+                compared(*spin, futex),
+                saved > 0 && !withinNoise(*spin, futex) ? formatDuration(saved) : std::string("nothing measurable"),
+                cpuUse(*spin), cpuUse(futex)));
+            all.push_back(spin);
+        }
+        all.push_back(&futex);
+    }
+    // On one PU the partner cannot answer while the waiter spins.
+    const auto onOne = [&](std::string_view bench) {
+        return findResult(results, [&](const RunResult& r) { return r.bench == bench && r.placement.onePu(); });
+    };
+    const RunResult* futexOne = onOne("futex");
+    const RunResult* adaptiveOne = onOne("spin-futex");
+    if (futexOne && adaptiveOne) {
+        out.push_back(fmt::format("On one PU the partner cannot run while the waiter spins: spin-then-sleep took {} "
+                                  "per round trip{}, futex {}; spinning first {} sleeping at once, and pure spin is "
+                                  "refused there (it hands over only when the scheduler preempts a task).",
+            median(*adaptiveOne), slept(*adaptiveOne), median(*futexOne), compared(*adaptiveOne, *futexOne)));
+        all.push_back(futexOne);
+    }
+    if (out.empty())
+        return { "No experiment of this lesson could run here; see the failures." };
+    out.push_back("So: spin when the partner runs on another PU and answers within the spin, and you can spare the "
+                  "core; sleep when CPUs are shared or the wait is long. Spin-then-sleep is the compromise locks use.");
+    if (std::string note = vmNote(all); !note.empty())
+        out.push_back(note);
+    return out;
+}
+
+} // namespace
+
+const LessonDefinition& spinOrSleepLesson()
+{
+    static const LessonDefinition d { { "spin-or-sleep", "Spin and burn a core, or sleep and pay a context switch?",
+                                          "spin, spin-futex, futex threads: nearest and farthest class; spin-futex "
+                                          "and futex on one PU" },
+        plan, conclude };
+    return d;
+}
+
+} // namespace ctxscope::lesson
