@@ -37,6 +37,13 @@ void fillFromClasses(MatrixResult& matrix, const Topology& topology)
         }
 }
 
+bool isHandoffMatrix(const MatrixResult& matrix) { return matrix.bench == "spin" || matrix.bench == "spin-futex"; }
+
+HeatValue defaultHeatValue(const MatrixResult& matrix)
+{
+    return isHandoffMatrix(matrix) ? HeatValue::OneWay : HeatValue::RoundTrip;
+}
+
 HeatmapGrid::HeatmapGrid(std::shared_ptr<const MatrixResult> matrix, HeatValue value)
     : m_matrix(std::move(matrix))
     , m_value(value)
@@ -84,7 +91,10 @@ std::optional<double> HeatmapGrid::valueAt(int x, int y) const
         return std::nullopt;
     if (m_value == HeatValue::PerSwitch)
         return cell->perSwitchNs;
-    return cell->medianNs > 0 ? std::optional<double>(cell->medianNs) : std::nullopt;
+    if (cell->medianNs <= 0)
+        return std::nullopt;
+    // A round trip is two hand-overs of the token, one each way.
+    return m_value == HeatValue::OneWay ? cell->medianNs / 2 : cell->medianNs;
 }
 
 int HeatmapGrid::indexOfPu(int osIndex) const

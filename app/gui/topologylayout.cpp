@@ -3,6 +3,7 @@
 
 #include "layouttree.h"
 
+#include <QFontInfo>
 #include <QFontMetricsF>
 
 #include <algorithm>
@@ -22,6 +23,9 @@ namespace {
 constexpr double kBaseFont = 13.0; // pixels; the layout is computed at this size, then zoomed
 constexpr double kReadableFont = 12.0; // the richest detail whose zoomed text reaches this wins
 constexpr double kMaxScale = 2.2; // a 2-PU machine should not become a wall of grey
+// Nor a wall of text: labels at most this many times the application's type (lstopo keeps one
+// type size and leaves the rest of the window empty).
+constexpr double kMaxTypeRatio = 1.5;
 constexpr std::size_t kMaxOptions = 24;
 // Aspect ratios (width / height) a parent asks its children for.
 constexpr std::array<double, 13> kAspects { 0.125, 0.18, 0.25, 0.35, 0.5, 0.7, 1.0, 1.4, 2.0, 2.8, 4.0, 5.6, 8.0 };
@@ -305,7 +309,8 @@ bool hasBoldLabel(BoxKind kind) { return kind == BoxKind::Package || kind == Box
 
 TopologyLayout layoutTopology(const Topology& topology, const QSizeF& available, const QFont& font, double textScale)
 {
-    const double maxScale = kMaxScale * textScale;
+    const double maxFont = kMaxTypeRatio * QFontInfo(font).pixelSize() * textScale;
+    const double maxScale = std::min(kMaxScale * textScale, maxFont / kBaseFont);
     const double readable = kReadableFont * textScale;
     const LayoutItem tree = detail::buildLayoutTree(topology);
     TopologyLayout best;
