@@ -141,13 +141,18 @@ void HeatmapPlot::rebuild()
     m_map->data()->setRange(QCPRange(0, std::max(n - 1, 0)), QCPRange(0, std::max(n - 1, 0)));
     QVector<double> markX, markY;
     const bool someFilled = m_matrix && m_matrix->matrixMode == MatrixMode::Classes;
+    // 512 PUs are 262,144 cells: one pass, and an alpha map only for the cells left empty.
+    m_map->data()->clearAlpha();
     for (int y = 0; y < n; ++y) {
         for (int x = 0; x < n; ++x) {
             const auto v = m_grid.valueAt(x, y);
             m_map->data()->setCell(x, y, v ? *v : m_grid.minValue());
-            m_map->data()->setAlpha(x, y, static_cast<unsigned char>(v ? 255 : 0));
+            if (!v)
+                m_map->data()->setAlpha(x, y, 0);
+            if (!someFilled)
+                continue;
             const MatrixCell* cell = m_grid.cellAt(x, y);
-            if (someFilled && cell && cell->measured) {
+            if (cell && cell->measured) {
                 markX << x;
                 markY << y;
             }

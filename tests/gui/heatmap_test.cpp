@@ -34,7 +34,8 @@ std::shared_ptr<MatrixResult> allPairs(const Topology& topology, const std::stri
         for (std::size_t j = i; j < matrix->pus.size(); ++j) {
             const int a = matrix->pus[i], b = matrix->pus[j];
             const Relation relation = *relationOf(topology, a, b);
-            matrix->cells.push_back({ a, b, relation, 100.0 * (2 + static_cast<int>(relation)) + a, std::nullopt, true });
+            matrix->cells.push_back(
+                { a, b, relation, 100.0 * (2 + static_cast<int>(relation)) + a, std::nullopt, true });
         }
     return matrix;
 }
@@ -69,11 +70,12 @@ TEST(Heatmap, ASpinMatrixShowsOneWayHandOversAndPrintsThemInEveryCellOfSixteenPu
         EXPECT_DOUBLE_EQ(heat.colorMap()->data()->cell(x, y), cell->medianNs / 2);
         EXPECT_EQ(label->text(), QString::fromStdString(formatDuration(cell->medianNs / 2)));
         EXPECT_TRUE(label->visible());
-        EXPECT_LE(QFontMetricsF(label->font()).horizontalAdvance(label->text()), cellWidth) << "value wider than its cell";
+        EXPECT_LE(QFontMetricsF(label->font()).horizontalAdvance(label->text()), cellWidth)
+            << "value wider than its cell";
     }
     const QString tip = heat.toolTipAt(heat.grid().indexOfPu(15), heat.grid().indexOfPu(0));
-    EXPECT_TRUE(tip.contains(QString::fromStdString(formatDuration(heat.grid().cellAt(15, 0)->medianNs / 2))
-        + QStringLiteral(" one way")))
+    EXPECT_TRUE(tip.contains(
+        QString::fromStdString(formatDuration(heat.grid().cellAt(15, 0)->medianNs / 2)) + QStringLiteral(" one way")))
         << tip.toStdString();
 
     heat.setValue(HeatValue::RoundTrip);

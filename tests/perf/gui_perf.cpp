@@ -149,8 +149,7 @@ nlohmann::json heatmapFigures(const std::string& description)
     const int pus = static_cast<int>(matrix->pus.size());
     fmt::print("  heatmap {:>4} PUs ({} cells, all pairs): set and draw {:7.2f} ms, redraw {:7.2f} ms\n", pus,
         pus * pus, setAndDraw, redraw);
-    return { { "pus", pus }, { "synthetic", description }, { "set_and_draw_ms", setAndDraw },
-        { "redraw_ms", redraw } };
+    return { { "pus", pus }, { "synthetic", description }, { "set_and_draw_ms", setAndDraw }, { "redraw_ms", redraw } };
 }
 
 // A 4.5 px disc like the live plot's, pre-rendered: what drawing scatters as pixmaps would give.
