@@ -107,7 +107,7 @@ TEST(Heatmap, ClickingACellOfA512PuMatrixPlacesThePairOnTheMap)
 {
     const Topology topology = synthetic("pack:2 l3:8 core:16 pu:2");
     MainWindow window;
-    window.resize(1280, 800);
+    window.resize(1920, 1200); // at 1280 x 800 a cell of 512 is under a pixel wide
     window.setTopology(topology);
     window.addMatrix(allPairs(topology, "spin"), QStringLiteral("a test matrix"));
     window.show();

@@ -215,8 +215,10 @@ TEST(TopologyLayout, NumaNodesAreBoxesOnlyWhenThereAreSeveral)
 TEST(TopologyLayout, ZoomsToFitAndCentres)
 {
     const Topology topology = synthetic("pack:2 l3:2 core:4 pu:2");
+    QFont large; // an application type large enough that the window's edge, not the type cap, stops the zoom
+    large.setPixelSize(40);
     for (const QSizeF size : { QSizeF(1400, 800), QSizeF(600, 900) }) {
-        const TopologyLayout layout = layoutTopology(topology, size);
+        const TopologyLayout layout = layoutTopology(topology, size, large);
         // One side is filled (up to rounding), and the slack on the other is shared equally.
         const double fillW = layout.bounds.width() / size.width();
         const double fillH = layout.bounds.height() / size.height();
