@@ -11,7 +11,7 @@
 
 namespace ctxscope::cli {
 
-int runAndPrintLesson(const std::string& id, const LessonOptions& options)
+int runAndPrintLesson(const std::string& id, const RunBudget& options)
 {
     auto topology = Topology::loadLive();
     if (!topology)

@@ -36,7 +36,7 @@ std::vector<std::pair<std::uint64_t, std::string>> sizes(const Topology& topolog
     return out;
 }
 
-std::vector<LessonStep> plan(const Topology& topology, const LessonOptions& o)
+std::vector<LessonStep> plan(const Topology& topology, const RunBudget& o)
 {
     const int cpu = firstCpu(topology);
     const auto pairs = representativePairs(topology);

@@ -10,8 +10,8 @@
 
 namespace ctxscope::lesson {
 
-BenchSpec spec(std::string bench, BenchMode mode, std::vector<int> cpus, const LessonOptions& options);
-BenchSpec unpinnedSpec(std::string bench, BenchMode mode, const LessonOptions& options);
+BenchSpec spec(std::string bench, BenchMode mode, std::vector<int> cpus, const RunBudget& options);
+BenchSpec unpinnedSpec(std::string bench, BenchMode mode, const RunBudget& options);
 
 // The first allowed CPU: where single-PU experiments run.
 int firstCpu(const Topology& topology);
@@ -35,7 +35,7 @@ std::string vmNote(const std::vector<const RunResult*>& results);
 
 struct LessonDefinition {
     LessonInfo info;
-    std::vector<LessonStep> (*plan)(const Topology&, const LessonOptions&);
+    std::vector<LessonStep> (*plan)(const Topology&, const RunBudget&);
     std::vector<std::string> (*conclude)(const std::vector<RunResult>&);
 };
 

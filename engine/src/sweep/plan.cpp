@@ -2,7 +2,7 @@
 // The working-set grid: log2 steps, line-aligned, capped by memory.
 #include "ctxscope/sweep.h"
 
-#include "ctxscope/bytes.h"
+#include "ctxscope/units.h"
 
 #include <algorithm>
 #include <bit>
