@@ -2,7 +2,7 @@
 // The default sweep's time limit: each point's cost estimated from the points before it.
 #include "ctxscope/sweep.h"
 
-#include "ctxscope/bytes.h"
+#include "ctxscope/units.h"
 
 #include <algorithm>
 #include <fmt/core.h>
