@@ -99,7 +99,8 @@ int sweep(const SweepOptions& o)
         doc["benchmarks"].push_back(workingSetPointToJson(point, o.output.samples));
         roundTrips.push_back(point.roundTripRun);
     }
-    doc["sweep"] = { { "caches", sweepCachesToJson(*result) }, { "warnings", result->warnings } };
+    doc["sweep"] = { { "caches", sweepCachesToJson(*result) }, { "warnings", result->warnings },
+        { "stopped_for_time", result->plan.stoppedForTime } };
     return writeOutputs(o.output, doc, o.output.samples ? samplesToCsv(roundTrips) : resultsToCsv(context, roundTrips));
 }
 
@@ -113,8 +114,10 @@ Command addSweepCommand(CLI::App& app)
         "cache sizes");
     sub->add_option("bench", o->spec.bench, "The benchmark: futex, pipe or ring")->required();
     sub->add_option("--ws", o->ws,
-           "Working sets FROM..TO per task, e.g. 0..64M, 4K..1G; TO left out: 4x the last-level cache "
-           "(capped at a quarter of the available memory)")
+           fmt::format("Working sets FROM..TO per task, e.g. 0..64M, 4K..1G; TO left out: 4x the last-level cache "
+                       "(capped at a quarter of the available memory), stopping before a point that would end past "
+                       "{:.0f} s",
+               kDefaultSweepSeconds))
         ->capture_default_str();
     o->spec.addPlacementTo(sub);
     sub->add_option("--points-per-octave", o->pointsPerOctave, "Grid points per doubling of W (1 to 16)")

@@ -98,6 +98,10 @@ std::string formatSweepHeader(const SweepSpec& spec, const SweepPlan& plan, cons
         formatBytes(plan.sizes.empty() ? 0 : plan.sizes.back()), spec.pointsPerOctave, b.repetitions, b.minTimeSeconds);
     if (!plan.note.empty())
         out += "note: " + plan.note + "\n";
+    if (plan.timeLimitSeconds)
+        out += fmt::format("note: a default range: the sweep stops before a point that would end past {:.0f} s "
+                           "(--ws FROM..TO runs every point).\n",
+            *plan.timeLimitSeconds);
     out += '\n';
     out += row("W", "round trip", "p25 – p75", "touch(W)", "switch", "p25 – p75", "flags");
     return out;

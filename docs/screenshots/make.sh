@@ -63,6 +63,11 @@ echo "photographing the app:"
 shot map-live --cpus "$cross"
 shot map-synthetic-32 --synthetic 'pack:2 l3:2 core:4 pu:2' --cpus 0,2
 shot map-256 --synthetic 'pack:2 l3:4 core:16 pu:2' --cpus 0,130
+# One type size from 2 to 1024 PUs: small machines sit in the middle, large ones shrink their labels.
+shot map-pus-2 --synthetic 'pack:1 core:1 pu:2'
+shot map-pus-8 --synthetic 'pack:1 l3:1 core:4 pu:2'
+shot map-pus-64 --synthetic 'pack:2 l3:2 core:8 pu:2'
+shot map-pus-1024 --synthetic 'pack:2 numa:2 l3:8 core:16 pu:2'
 shot run-futex --run futex --cpus "$same" --run futex --cpus "$cross" --view live
 shot distribution --run futex --cpus "$same" --run futex --cpus "$cross" --view distribution
 shot ladder --run vdso --cpus "$a" --run coro-cxx20 --cpus "$a" --run coro-fcontext --cpus "$a" --run syscall --cpus "$a" \

@@ -216,8 +216,10 @@ TEST(TopologyLayout, NumaNodesAreBoxesOnlyWhenThereAreSeveral)
 TEST(TopologyLayout, ZoomsToFitAndCentres)
 {
     const Topology topology = synthetic("pack:2 l3:2 core:4 pu:2");
+    QFont large; // an application type large enough that the window's edge, not the type cap, stops the zoom
+    large.setPixelSize(40);
     for (const QSizeF size : { QSizeF(1400, 800), QSizeF(600, 900) }) {
-        const TopologyLayout layout = layoutTopology(topology, size);
+        const TopologyLayout layout = layoutTopology(topology, size, large);
         // One side is filled (up to rounding), and the slack on the other is shared equally.
         const double fillW = layout.bounds.width() / size.width();
         const double fillH = layout.bounds.height() / size.height();
@@ -237,4 +239,44 @@ TEST(TopologyLayout, HitTestFindsTheInnermostBox)
         EXPECT_EQ(layout.boxAt(layout.boxes[static_cast<std::size_t>(index)].rect.center()), index);
     }
     EXPECT_EQ(layout.boxAt(QPointF(-5, -5)), -1);
+}
+
+TEST(TopologyLayout, ASmallMachineKeepsTheTypeNearTheApplicationsAndSitsInTheMiddle)
+{
+    // lstopo's answer to a 2-PU machine in a large window: one type size, space around it.
+    const Topology topology = synthetic("pack:1 core:1 pu:2");
+    QFont font;
+    font.setPixelSize(13);
+    const QSizeF room(1200, 700);
+    for (const double textScale : { 1.0, 1.3 }) {
+        SCOPED_TRACE(textScale);
+        const TopologyLayout layout = layoutTopology(topology, room, font, textScale);
+        EXPECT_LE(layout.fontPixels, 1.5 * 13 * textScale + 1e-9);
+        EXPECT_GE(layout.fontPixels, 13 * textScale); // capped, not shrunk
+        EXPECT_EQ(layout.detail, LabelDetail::Full);
+        EXPECT_LT(layout.bounds.width(), room.width() * 0.8);
+        EXPECT_LT(layout.bounds.height(), room.height() * 0.8);
+        EXPECT_NEAR(layout.bounds.left(), room.width() - layout.bounds.right(), 1.0);
+        EXPECT_NEAR(layout.bounds.top(), room.height() - layout.bounds.bottom(), 1.0);
+        expectWellFormed(layout, topology);
+    }
+    // The cap follows the application's type: a larger font gives larger labels.
+    QFont large = font;
+    large.setPixelSize(20);
+    EXPECT_GT(layoutTopology(topology, room, large).fontPixels, 1.5 * 13 + 1);
+}
+
+TEST(TopologyLayout, AThousandTwentyFourPusEachHaveABoxThatAClickFinds)
+{
+    const Topology topology = synthetic("pack:2 numa:2 l3:8 core:16 pu:2");
+    ASSERT_EQ(topology.pus().size(), 1024U);
+    const TopologyLayout layout = layoutTopology(topology, QSizeF(1200, 700));
+    expectWellFormed(layout, topology);
+    for (const PuInfo& pu : topology.pus()) {
+        const int index = layout.puBox(pu.osIndex);
+        ASSERT_GE(index, 0) << pu.osIndex;
+        const QRectF rect = layout.boxes[static_cast<std::size_t>(index)].rect;
+        EXPECT_GE(std::min(rect.width(), rect.height()), 6.0) << "P#" << pu.osIndex << " is too small to aim at";
+        EXPECT_EQ(layout.boxAt(rect.center()), index) << pu.osIndex;
+    }
 }

@@ -183,3 +183,18 @@ TEST(TopologyMap, RelationChooserOffersOnlyAllowedPairs)
     EXPECT_FALSE(panel.chooseRelation(Relation::SamePackage));
     EXPECT_FALSE(panel.chooseRelation(Relation::CrossPackage));
 }
+
+TEST(TopologyMap, EveryPuOfA1024PuMachineCanBeClicked)
+{
+    TopologyMapWidget map;
+    map.resize(1200, 700);
+    map.setTopology(synthetic("pack:2 numa:2 l3:8 core:16 pu:2"));
+    map.show();
+    ASSERT_EQ(map.topology()->pus().size(), 1024U);
+    for (const PuInfo& pu : map.topology()->pus()) {
+        click(map, pu.osIndex);
+        ASSERT_EQ(map.selection(), (std::vector<int> { pu.osIndex }));
+        click(map, pu.osIndex); // and off again
+        ASSERT_TRUE(map.selection().empty());
+    }
+}

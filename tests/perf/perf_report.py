@@ -88,9 +88,13 @@ def main():
     for m in g.get("map", []):
         if "error" in m:
             continue
-        target = "< 16 ms" if m["pus"] == 512 else None
+        target = "< 16 ms" if m["pus"] in (512, 1024) else None
         add(f"map layout + paint, {m['pus']} PUs", m["layout_paint_ms"], "{:.2f} ms", target,
             m["layout_paint_ms"] < 16 if target else None, gl)
+    h = g.get("heatmap", {})
+    if "set_and_draw_ms" in h:
+        add(f"heatmap set + draw, {h['pus']} PUs all pairs", h["set_and_draw_ms"],
+            "{:.1f} ms" + f" (redraw {h['redraw_ms']:.1f} ms)", "< 50 ms", h["set_and_draw_ms"] < 50, gl)
     for r in g.get("replot", []):
         target = ">= 30/s" if r["points"] == 100000 else None
         add(f"live plot replot, {r['points']:.0e} points", r["replots_per_s"],

@@ -3,14 +3,18 @@
 
 #include "layouttree.h"
 
+#include <QFontInfo>
 #include <QFontMetricsF>
 
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <deque>
 #include <limits>
 #include <map>
+#include <optional>
 #include <tuple>
+#include <unordered_map>
 #include <utility>
 
 namespace ctxscope::gui {
@@ -22,6 +26,9 @@ namespace {
 constexpr double kBaseFont = 13.0; // pixels; the layout is computed at this size, then zoomed
 constexpr double kReadableFont = 12.0; // the richest detail whose zoomed text reaches this wins
 constexpr double kMaxScale = 2.2; // a 2-PU machine should not become a wall of grey
+// Nor a wall of text: labels at most this many times the application's type (lstopo keeps one
+// type size and leaves the rest of the window empty).
+constexpr double kMaxTypeRatio = 1.5;
 constexpr std::size_t kMaxOptions = 24;
 // Aspect ratios (width / height) a parent asks its children for.
 constexpr std::array<double, 13> kAspects { 0.125, 0.18, 0.25, 0.35, 0.5, 0.7, 1.0, 1.4, 2.0, 2.8, 4.0, 5.6, 8.0 };
@@ -48,6 +55,9 @@ struct Style {
     double gap = 0; // between siblings
     double header = 0; // label strip at the top of a box
     QSizeF pu; // every PU box has the same size so grids line up
+    // Measuring a label is most of a box's cost: metrics made once per layout, not per box.
+    std::optional<QFontMetricsF> regularMetrics;
+    std::optional<QFontMetricsF> boldMetrics;
 };
 
 struct Frame {
@@ -73,7 +83,7 @@ Frame frameOf(const LayoutItem& item, const Style& style, const QString& label, 
     f.top = f.header ? style.header : f.side;
     f.gap = style.gap;
     if (f.header) {
-        const QFontMetricsF fm(hasBoldLabel(item.kind) ? style.bold : style.regular);
+        const QFontMetricsF& fm = hasBoldLabel(item.kind) ? *style.boldMetrics : *style.regularMetrics;
         f.labelWidth = fm.horizontalAdvance(label) + 2 * style.pad;
     }
     return f;
@@ -89,15 +99,14 @@ public:
 
     const std::vector<Option>& optionsOf(const LayoutItem& item, bool root)
     {
-        auto found = m_options.find(&item);
-        if (found != m_options.end())
-            return found->second;
-        std::vector<Option> options;
-        if (item.kind == BoxKind::Pu && !root)
-            options.push_back(Option { m_style.pu.width(), m_style.pu.height(), 1, -1 });
-        else
-            options = containerOptions(item, root);
-        return m_options.emplace(&item, std::move(options)).first->second;
+        Shape& shape = shapeOf(item, root);
+        if (shape.options.empty()) {
+            if (item.kind == BoxKind::Pu && !root)
+                shape.options.push_back(Option { m_style.pu.width(), m_style.pu.height(), 1, -1 });
+            else
+                shape.options = containerOptions(item, root);
+        }
+        return shape.options;
     }
 
     void place(const LayoutItem& item, const Option& option, const QRectF& rect, int parent, int depth, bool root,
@@ -147,22 +156,56 @@ public:
 private:
     using Row = std::vector<std::pair<const LayoutItem*, Option>>;
 
+    // Subtrees alike in kind, label width and children's shapes (the 512 cores of a large
+    // machine, its 32 L3s) lay out alike: their options and picks are worked out once.
+    struct Shape {
+        std::vector<Option> options; // empty until asked for
+        std::array<int, kAspects.size()> picks; // index into options per aspect, -1 until asked
+    };
+    using ShapeKey = std::tuple<BoxKind, bool, double, std::vector<std::size_t>>;
+
+    Shape& shapeOf(const LayoutItem& item, bool root)
+    {
+        if (const auto found = m_shapeOf.find(&item); found != m_shapeOf.end())
+            return m_shapes[found->second];
+        const QString label = root ? QString() : detail::itemLabel(item, m_style.detail);
+        const Frame frame = frameOf(item, m_style, label, root);
+        ShapeKey key { item.kind, root, frame.header ? frame.labelWidth : -1.0, {} };
+        std::get<3>(key).reserve(item.children.size());
+        for (const LayoutItem& child : item.children) {
+            shapeOf(child, false);
+            std::get<3>(key).push_back(m_shapeOf.at(&child));
+        }
+        auto [at, added] = m_shapeIndex.emplace(std::move(key), m_shapes.size());
+        if (added) {
+            m_shapes.emplace_back();
+            m_shapes.back().picks.fill(-1);
+        }
+        m_shapeOf.emplace(&item, at->second);
+        return m_shapes[at->second];
+    }
+
     const Option& pick(const LayoutItem& child, int aspect)
     {
         const auto& options = optionsOf(child, false);
         if (aspect < 0 || options.size() == 1)
             return options.front();
+        int& memo = shapeOf(child, false).picks[static_cast<std::size_t>(aspect)];
+        if (memo >= 0)
+            return options[static_cast<std::size_t>(memo)];
         const double want = std::log(kAspects[static_cast<std::size_t>(aspect)]);
-        const Option* best = &options.front();
+        std::size_t best = 0;
         double bestScore = std::numeric_limits<double>::max();
-        for (const Option& o : options) {
+        for (std::size_t i = 0; i < options.size(); ++i) {
+            const Option& o = options[i];
             const double score = std::abs(std::log(o.w / o.h) - want) + 0.15 * o.ragged;
             if (score < bestScore - 1e-9) {
-                best = &o;
+                best = i;
                 bestScore = score;
             }
         }
-        return *best;
+        memo = static_cast<int>(best);
+        return options[best];
     }
 
     std::vector<Row> flow(const LayoutItem& item, const Option& option)
@@ -245,7 +288,9 @@ private:
 
     const Topology& m_topology;
     Style m_style;
-    std::map<const LayoutItem*, std::vector<Option>> m_options;
+    std::deque<Shape> m_shapes; // a deque: references stay valid while recursion adds shapes
+    std::map<ShapeKey, std::size_t> m_shapeIndex;
+    std::unordered_map<const LayoutItem*, std::size_t> m_shapeOf;
 };
 
 Style makeStyle(const Topology& topology, const QFont& font, LabelDetail level)
@@ -256,7 +301,9 @@ Style makeStyle(const Topology& topology, const QFont& font, LabelDetail level)
     s.regular.setPixelSize(static_cast<int>(kBaseFont));
     s.bold = s.regular;
     s.bold.setBold(true);
-    const QFontMetricsF fm(s.regular);
+    s.regularMetrics.emplace(s.regular);
+    s.boldMetrics.emplace(s.bold);
+    const QFontMetricsF& fm = *s.regularMetrics;
     s.line = fm.height();
     const bool compact = level == LabelDetail::Compact;
     s.pad = std::round(s.line * (compact ? 0.25 : 0.4));
@@ -305,7 +352,8 @@ bool hasBoldLabel(BoxKind kind) { return kind == BoxKind::Package || kind == Box
 
 TopologyLayout layoutTopology(const Topology& topology, const QSizeF& available, const QFont& font, double textScale)
 {
-    const double maxScale = kMaxScale * textScale;
+    const double maxFont = kMaxTypeRatio * QFontInfo(font).pixelSize() * textScale;
+    const double maxScale = std::min(kMaxScale * textScale, maxFont / kBaseFont);
     const double readable = kReadableFont * textScale;
     const LayoutItem tree = detail::buildLayoutTree(topology);
     TopologyLayout best;

@@ -54,9 +54,10 @@ struct TopologyLayout {
 // The PREPARE pass of the map (as lstopo separates it from drawing): nested boxes for
 // packages, NUMA nodes (when there are several), caches, cores and PUs, wrapped into grids
 // whose shape is chosen to make the whole tree as large as possible in `available`, then
-// zoomed to fit and centred. Text is measured with `font` at the sizes it will be drawn.
-// `textScale` > 1 (presentation mode) asks for larger text: shorter labels are taken sooner
-// and a small machine may zoom further.
+// zoomed to fit and centred. Text is measured with `font` at the sizes it will be drawn; the
+// zoom stops where labels reach 1.5 times `font` (the application's type), so a small machine
+// is drawn at that size in the middle of the room it has. `textScale` > 1 (presentation mode)
+// asks for larger text: shorter labels are taken sooner and that cap grows with it.
 TopologyLayout layoutTopology(
     const Topology& topology, const QSizeF& available, const QFont& font = QFont(), double textScale = 1.0);
 

@@ -7,7 +7,6 @@
 #include <limits>
 #include <map>
 #include <set>
-#include <unordered_map>
 
 namespace ctxscope::gui {
 
@@ -37,6 +36,13 @@ void fillFromClasses(MatrixResult& matrix, const Topology& topology)
         }
 }
 
+bool isHandoffMatrix(const MatrixResult& matrix) { return matrix.bench == "spin" || matrix.bench == "spin-futex"; }
+
+HeatValue defaultHeatValue(const MatrixResult& matrix)
+{
+    return isHandoffMatrix(matrix) ? HeatValue::OneWay : HeatValue::RoundTrip;
+}
+
 HeatmapGrid::HeatmapGrid(std::shared_ptr<const MatrixResult> matrix, HeatValue value)
     : m_matrix(std::move(matrix))
     , m_value(value)
@@ -46,20 +52,25 @@ HeatmapGrid::HeatmapGrid(std::shared_ptr<const MatrixResult> matrix, HeatValue v
     m_pus = m_matrix->pus;
     const std::size_t n = m_pus.size();
     m_cellIndex.assign(n * n, -1);
-    std::unordered_map<int, std::size_t> index;
+    // OS indices are small numbers: a vector finds a PU's row faster than a hash at 131,000 cells.
+    const int largest = n > 0 ? *std::max_element(m_pus.begin(), m_pus.end()) : -1;
+    std::vector<int> index(static_cast<std::size_t>(largest + 1), -1);
     for (std::size_t i = 0; i < n; ++i)
-        index.emplace(m_pus[i], i);
+        if (m_pus[i] >= 0)
+            index[static_cast<std::size_t>(m_pus[i])] = static_cast<int>(i);
+    const auto rowOf = [&](int os) { return os >= 0 && os <= largest ? index[static_cast<std::size_t>(os)] : -1; };
     m_min = std::numeric_limits<double>::max();
     m_max = 0;
     for (std::size_t c = 0; c < m_matrix->cells.size(); ++c) {
         const MatrixCell& cell = m_matrix->cells[c];
-        const auto a = index.find(cell.a);
-        const auto b = index.find(cell.b);
-        if (a == index.end() || b == index.end())
+        const int a = rowOf(cell.a);
+        const int b = rowOf(cell.b);
+        if (a < 0 || b < 0)
             continue;
-        m_cellIndex[a->second * n + b->second] = static_cast<int>(c);
-        m_cellIndex[b->second * n + a->second] = static_cast<int>(c);
-        if (const auto v = valueAt(static_cast<int>(a->second), static_cast<int>(b->second))) {
+        const auto ua = static_cast<std::size_t>(a), ub = static_cast<std::size_t>(b);
+        m_cellIndex[ua * n + ub] = static_cast<int>(c);
+        m_cellIndex[ub * n + ua] = static_cast<int>(c);
+        if (const auto v = valueAt(a, b)) {
             m_min = std::min(m_min, *v);
             m_max = std::max(m_max, *v);
         }
@@ -84,7 +95,10 @@ std::optional<double> HeatmapGrid::valueAt(int x, int y) const
         return std::nullopt;
     if (m_value == HeatValue::PerSwitch)
         return cell->perSwitchNs;
-    return cell->medianNs > 0 ? std::optional<double>(cell->medianNs) : std::nullopt;
+    if (cell->medianNs <= 0)
+        return std::nullopt;
+    // A round trip is two hand-overs of the token, one each way.
+    return m_value == HeatValue::OneWay ? cell->medianNs / 2 : cell->medianNs;
 }
 
 int HeatmapGrid::indexOfPu(int osIndex) const

@@ -11,7 +11,15 @@
 
 namespace ctxscope::gui {
 
-enum class HeatValue { RoundTrip, PerSwitch };
+// What a cell shows: the median round trip, the cost per context switch, or the one-way
+// hand-over of a spinning benchmark (half its round trip: a spin op is two hand-overs and no
+// context switch, so "per switch" would name the wrong thing).
+enum class HeatValue { RoundTrip, PerSwitch, OneWay };
+
+// spin and spin-futex pass a cache line without sleeping: their matrices read as one-way ns.
+bool isHandoffMatrix(const MatrixResult& matrix);
+// What a matrix opens with: one-way hand-overs for spin matrices, round trips for the rest.
+HeatValue defaultHeatValue(const MatrixResult& matrix);
 
 // Adds the cells a worker left out of a large matrix ("filled_omitted"): every pair of its
 // PUs without a cell gets the value of the measured cell of its relation class.

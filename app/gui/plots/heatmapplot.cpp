@@ -8,18 +8,35 @@
 #include "ctxscope/units.h"
 
 #include <QComboBox>
+#include <QFontInfo>
+#include <QFontMetricsF>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QToolTip>
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 namespace ctxscope::gui {
 
 namespace {
-constexpr int kMaxLabelledPus = 12;
+constexpr int kMaxLabelledPus = 16;
+constexpr int kMinLabelPixels = 7; // below this a printed value is noise; the tooltip has it
+
+QString valueName(HeatValue value)
+{
+    switch (value) {
+    case HeatValue::RoundTrip:
+        return HeatmapPlot::tr("median round trip");
+    case HeatValue::PerSwitch:
+        return HeatmapPlot::tr("cost per switch");
+    case HeatValue::OneWay:
+        return HeatmapPlot::tr("one-way hand-over");
+    }
+    return {};
+}
 } // namespace
 
 HeatmapPlot::HeatmapPlot(QWidget* parent)
@@ -32,8 +49,7 @@ HeatmapPlot::HeatmapPlot(QWidget* parent)
     m_title = new QLabel(this);
     m_title->setWordWrap(true); // a long origin wraps instead of widening the plots
     m_valueChooser = new QComboBox(this);
-    m_valueChooser->addItem(tr("median round trip"));
-    m_valueChooser->addItem(tr("cost per switch"));
+    offerValues();
     bar->addWidget(m_title, 1);
     bar->addWidget(m_valueChooser);
     layout->addLayout(bar);
@@ -65,6 +81,7 @@ HeatmapPlot::HeatmapPlot(QWidget* parent)
     m_plot->setMouseTracking(true);
     connect(m_plot, &QCustomPlot::mouseMove, this, &HeatmapPlot::mouseMoved);
     connect(m_plot, &QCustomPlot::mousePress, this, &HeatmapPlot::mousePressed);
+    connect(m_plot, &QCustomPlot::afterLayout, this, &HeatmapPlot::fitCellLabels);
     restyle();
 }
 
@@ -87,27 +104,55 @@ void HeatmapPlot::setMatrix(std::shared_ptr<const MatrixResult> matrix, const QS
 {
     m_matrix = std::move(matrix);
     m_origin = origin;
+    offerValues();
     rebuild();
 }
 
-void HeatmapPlot::setValue(HeatValue value) { m_valueChooser->setCurrentIndex(value == HeatValue::PerSwitch ? 1 : 0); }
+void HeatmapPlot::setValue(HeatValue value)
+{
+    const int index = m_valueChooser->findData(static_cast<int>(value));
+    if (index >= 0)
+        m_valueChooser->setCurrentIndex(index);
+}
+
+HeatValue HeatmapPlot::value() const { return static_cast<HeatValue>(m_valueChooser->currentData().toInt()); }
+
+// A spin matrix is read one-way (no context switch to cost); the others by round trip or per
+// switch. The choice stays while the next matrix offers the same values.
+void HeatmapPlot::offerValues()
+{
+    const bool handoff = m_matrix && isHandoffMatrix(*m_matrix);
+    const std::array<HeatValue, 2> offered = handoff ? std::array { HeatValue::OneWay, HeatValue::RoundTrip }
+                                                     : std::array { HeatValue::RoundTrip, HeatValue::PerSwitch };
+    if (m_valueChooser->count() == 2 && m_valueChooser->itemData(0).toInt() == static_cast<int>(offered[0]))
+        return;
+    const QSignalBlocker quiet(m_valueChooser);
+    m_valueChooser->clear();
+    for (const HeatValue v : offered)
+        m_valueChooser->addItem(valueName(v), static_cast<int>(v));
+}
 
 void HeatmapPlot::rebuild()
 {
-    const HeatValue value = m_valueChooser->currentIndex() == 1 ? HeatValue::PerSwitch : HeatValue::RoundTrip;
+    const HeatValue value = this->value();
     m_grid = HeatmapGrid(m_matrix, value);
     const int n = m_grid.size();
     m_map->data()->setSize(std::max(n, 1), std::max(n, 1));
     m_map->data()->setRange(QCPRange(0, std::max(n - 1, 0)), QCPRange(0, std::max(n - 1, 0)));
     QVector<double> markX, markY;
     const bool someFilled = m_matrix && m_matrix->matrixMode == MatrixMode::Classes;
+    // 512 PUs are 262,144 cells: one pass, and an alpha map only for the cells left empty.
+    m_map->data()->clearAlpha();
     for (int y = 0; y < n; ++y) {
         for (int x = 0; x < n; ++x) {
             const auto v = m_grid.valueAt(x, y);
             m_map->data()->setCell(x, y, v ? *v : m_grid.minValue());
-            m_map->data()->setAlpha(x, y, static_cast<unsigned char>(v ? 255 : 0));
+            if (!v)
+                m_map->data()->setAlpha(x, y, 0);
+            if (!someFilled)
+                continue;
             const MatrixCell* cell = m_grid.cellAt(x, y);
-            if (someFilled && cell && cell->measured) {
+            if (cell && cell->measured) {
                 markX << x;
                 markY << y;
             }
@@ -116,21 +161,7 @@ void HeatmapPlot::rebuild()
     if (n == 0)
         m_map->data()->fillAlpha(0);
     m_marks->setData(markX, markY);
-    // Small matrices carry their values in the cells, so a class can read the numbers.
-    m_plot->clearItems();
-    if (n <= kMaxLabelledPus) {
-        for (int y = 0; y < n; ++y)
-            for (int x = 0; x < n; ++x)
-                if (const auto v = m_grid.valueAt(x, y)) {
-                    auto* label = new QCPItemText(m_plot);
-                    label->position->setCoords(x, y);
-                    label->setText(QString::fromStdString(formatDuration(*v)));
-                    const bool light = m_grid.maxValue() > m_grid.minValue()
-                        && (*v - m_grid.minValue()) / (m_grid.maxValue() - m_grid.minValue()) > 0.6;
-                    label->setColor(light ? Qt::black : Qt::white);
-                    label->setFont(m_plot->xAxis->tickLabelFont());
-                }
-    }
+    addCellLabels();
     const double cellPixels = n > 0 ? std::max(4.0, 360.0 / n) : 8;
     m_marks->setScatterStyle(QCPScatterStyle(
         QCPScatterStyle::ssCircle, QPen(Qt::white, 1.6), Qt::NoBrush, std::clamp(cellPixels * 0.6, 5.0, 14.0)));
@@ -138,7 +169,7 @@ void HeatmapPlot::rebuild()
     m_plot->legend->setVisible(someFilled && !markX.isEmpty());
     if (m_grid.maxValue() > 0)
         m_map->setDataRange(QCPRange(m_grid.minValue(), std::max(m_grid.maxValue(), m_grid.minValue() * 1.01)));
-    m_scale->axis()->setLabel(value == HeatValue::PerSwitch ? tr("per switch") : tr("median round trip"));
+    m_scale->axis()->setLabel(valueName(value));
 
     // P# labels, thinned to about 16 so 256 PUs stay readable.
     auto ticker = QSharedPointer<QCPAxisTickerText>::create();
@@ -165,6 +196,55 @@ void HeatmapPlot::rebuild()
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
+// Small matrices carry their values in the cells, so a class can read the numbers.
+void HeatmapPlot::addCellLabels()
+{
+    m_plot->clearItems();
+    m_labels.clear();
+    const int n = m_grid.size();
+    if (n > kMaxLabelledPus)
+        return;
+    for (int y = 0; y < n; ++y)
+        for (int x = 0; x < n; ++x)
+            if (const auto v = m_grid.valueAt(x, y)) {
+                auto* label = new QCPItemText(m_plot);
+                label->position->setCoords(x, y);
+                label->setText(QString::fromStdString(formatDuration(*v)));
+                const bool light = m_grid.maxValue() > m_grid.minValue()
+                    && (*v - m_grid.minValue()) / (m_grid.maxValue() - m_grid.minValue()) > 0.6;
+                label->setColor(light ? Qt::black : Qt::white);
+                label->setPadding(QMargins());
+                m_labels.push_back(label);
+            }
+}
+
+// After each layout (a resize, a new matrix): the largest type up to the axes' own that lets
+// every value fit its cell, or no values when even kMinLabelPixels does not.
+void HeatmapPlot::fitCellLabels()
+{
+    if (m_labels.isEmpty())
+        return;
+    const double cellWidth = std::abs(m_plot->xAxis->coordToPixel(1) - m_plot->xAxis->coordToPixel(0));
+    const double cellHeight = std::abs(m_plot->yAxis->coordToPixel(1) - m_plot->yAxis->coordToPixel(0));
+    QFont font = m_plot->xAxis->tickLabelFont();
+    int pixels = QFontInfo(font).pixelSize();
+    const auto fits = [&] {
+        font.setPixelSize(pixels);
+        const QFontMetricsF fm(font);
+        if (fm.height() > cellHeight)
+            return false;
+        return std::all_of(m_labels.begin(), m_labels.end(),
+            [&](const QCPItemText* label) { return fm.horizontalAdvance(label->text()) + 4 <= cellWidth; });
+    };
+    while (pixels > kMinLabelPixels && !fits())
+        --pixels;
+    const bool visible = fits();
+    for (QCPItemText* label : std::as_const(m_labels)) {
+        label->setFont(font);
+        label->setVisible(visible);
+    }
+}
+
 QString HeatmapPlot::toolTipAt(int x, int y) const
 {
     const MatrixCell* cell = m_grid.cellAt(x, y);
@@ -177,7 +257,9 @@ QString HeatmapPlot::toolTipAt(int x, int y) const
                        .arg(b)
                        .arg(QString::fromStdString(std::string(toString(cell->relation))),
                            QString::fromStdString(formatDuration(cell->medianNs)));
-    if (cell->perSwitchNs)
+    if (isHandoffMatrix(*m_grid.matrix()))
+        text += tr(", %1 one way").arg(QString::fromStdString(formatDuration(cell->medianNs / 2)));
+    else if (cell->perSwitchNs)
         text += tr(", %1 per switch").arg(QString::fromStdString(formatDuration(*cell->perSwitchNs)));
     text += cell->measured ? tr("\nmeasured on this pair") : tr("\nfilled from its class's representative pair");
     return text;

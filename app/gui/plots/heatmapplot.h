@@ -10,12 +10,14 @@ class QCustomPlot;
 class QCPColorMap;
 class QCPColorScale;
 class QCPGraph;
+class QCPItemText;
 class QLabel;
 
 namespace ctxscope::gui {
 
-// A PU x PU colour map of a `matrix` (median round trip or cost per switch) with a log
-// colour scale. Cells filled from their relation class's representative are plain; the
+// A PU x PU colour map of a `matrix` (median round trip or cost per switch; one-way
+// hand-over or round trip for spin matrices) with a log colour scale. Up to 16 PUs the
+// values are printed in the cells. Cells filled from their relation class's representative are plain; the
 // measured ones carry a ring. Hovering shows the pair, its class and value; clicking a cell
 // asks for that pair on the topology map.
 class HeatmapPlot : public QWidget {
@@ -25,10 +27,13 @@ public:
 
     void setMatrix(std::shared_ptr<const MatrixResult> matrix, const QString& origin = {});
     void setValue(HeatValue value);
+    HeatValue value() const;
     const HeatmapGrid& grid() const { return m_grid; }
     QCustomPlot* plot() const { return m_plot; }
     QCPColorMap* colorMap() const { return m_map; }
     QCPGraph* measuredMarks() const { return m_marks; }
+    // The values printed in the cells (none above 16 PUs, hidden when the cells are too small).
+    const QVector<QCPItemText*>& cellLabels() const { return m_labels; }
 
     // The text shown when hovering the cell at column x, row y ("" outside the matrix).
     QString toolTipAt(int x, int y) const;
@@ -40,7 +45,10 @@ signals:
     void pairClicked(int osA, int osB);
 
 private:
+    void offerValues();
     void rebuild();
+    void addCellLabels();
+    void fitCellLabels();
     void mouseMoved(QMouseEvent* event);
     void mousePressed(QMouseEvent* event);
 
@@ -50,6 +58,7 @@ private:
     QCPColorMap* m_map = nullptr;
     QCPColorScale* m_scale = nullptr;
     QCPGraph* m_marks = nullptr;
+    QVector<QCPItemText*> m_labels;
     std::shared_ptr<const MatrixResult> m_matrix;
     QString m_origin;
     HeatmapGrid m_grid;

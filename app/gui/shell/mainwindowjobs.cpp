@@ -33,7 +33,7 @@ void MainWindow::createJobActions(QMenu* run)
         (void)startSweep(sweepSpec);
     });
     sweep->setToolTip(tr("The run panel's benchmark and placement with each task touching 0 B up to 4x the "
-                         "last-level cache"));
+                         "last-level cache, or as far as the points fit in under a minute"));
     sweep->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_W));
     QAction* matrix = run->addAction(tr("Measure the placement &matrix"), this, [this] {
         auto spec = m_runPanel->spec();

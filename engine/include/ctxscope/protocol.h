@@ -42,7 +42,8 @@
 //     result     {"id","result":RESULT}                                                (run)
 //     sweep_point  {"id","index","points","point":POINT}  one per working set, as it finishes
 //     sweep_result {"id","sweep":{"bench","mode","cpus","relation","tasks","points_per_octave",
-//                  "requested_to","last_level_cache","capped","caches":[{"level","size","line_size","pus"}],
+//                  "requested_to","last_level_cache","capped","stopped_for_time",
+//                  "caches":[{"level","size","line_size","pus"}],
 //                  "warnings":[...],"points":[POINT without its run fields]}}
 //     matrix_cell  {"id","index","pairs","cell":CELL,"result":RESULT}  one per pair as it is measured;
 //                  a pair that could not run: "cell": null, "error": sentence

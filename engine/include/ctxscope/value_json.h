@@ -40,7 +40,7 @@ nlohmann::json workingSetPointSummaryToJson(const WorkingSetPoint& point);
 // A sweep's data cache instances: [{"level", "size", "line_size", "pus": [...]}].
 nlohmann::json sweepCachesToJson(const SweepResult& sweep);
 // A sweep as a whole: bench, mode, cpus, relation, tasks, points_per_octave, requested_to,
-// last_level_cache, capped, caches, warnings and, with points, each point's summary.
+// last_level_cache, capped, stopped_for_time, caches, warnings and, with points, each point's summary.
 nlohmann::json sweepToJson(const SweepResult& sweep, bool withPoints = true);
 // A lesson's outcome: id, question, steps (labels), failures, conclusion (sentences).
 nlohmann::json lessonToJson(const LessonResult& lesson);

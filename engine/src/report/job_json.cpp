@@ -31,8 +31,8 @@ json sweepToJson(const SweepResult& s, bool withPoints)
     json j { { "bench", base.bench }, { "mode", std::string(toString(base.mode)) }, { "cpus", s.placement.cpus },
         { "relation", std::string(toString(s.placement.relation)) }, { "tasks", s.placement.tasks },
         { "points_per_octave", s.spec.pointsPerOctave }, { "requested_to", s.plan.requestedTo },
-        { "last_level_cache", s.plan.lastLevelCache }, { "capped", s.plan.capped }, { "caches", sweepCachesToJson(s) },
-        { "warnings", s.warnings } };
+        { "last_level_cache", s.plan.lastLevelCache }, { "capped", s.plan.capped },
+        { "stopped_for_time", s.plan.stoppedForTime }, { "caches", sweepCachesToJson(s) }, { "warnings", s.warnings } };
     if (withPoints) {
         json points = json::array();
         for (const WorkingSetPoint& p : s.points)

@@ -68,6 +68,7 @@ Expected<SweepResult> sweepFromJson(const json& sweep)
     s.plan.requestedTo = in.count("requested_to");
     s.plan.lastLevelCache = in.count("last_level_cache");
     s.plan.capped = in.boolean("capped");
+    s.plan.stoppedForTime = in.optBoolean("stopped_for_time").value_or(false); // files before the time limit lack it
     s.warnings = strings(in, "warnings");
     if (const json* points = in.optArray("points"))
         for (std::size_t i = 0; i < points->size() && in.ok(); ++i) {

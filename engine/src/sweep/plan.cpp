@@ -70,6 +70,9 @@ Expected<SweepPlan> planSweep(const SweepSpec& spec, const Topology& topology)
     SweepPlan plan;
     const int level = topology.lastCacheLevel();
     plan.lastLevelCache = level > 0 ? topology.cacheSize(level) : 0;
+    // An end given is the user's choice, however long it takes; a default one is timed.
+    if (!spec.toBytes)
+        plan.timeLimitSeconds = kDefaultSweepSeconds;
     if (spec.toBytes) {
         plan.requestedTo = *spec.toBytes;
     } else if (plan.lastLevelCache > 0) {

@@ -6,6 +6,7 @@
 #include "ctxscope/sysinfo.h"
 #include "ctxscope/units.h"
 
+#include <chrono>
 #include <fmt/core.h>
 
 namespace ctxscope {
@@ -39,11 +40,24 @@ Expected<SweepResult> runSweep(const SweepSpec& spec, const Topology& topology,
         progress(SweepProgress {
             i, points, result.plan.sizes[static_cast<std::size_t>(i)], stage, (i + within) / points, done });
     };
+    using Clock = std::chrono::steady_clock;
+    const auto secondsSince
+        = [](Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); };
+    const auto started = Clock::now();
+    std::vector<PointTime> times;
     for (int i = 0; i < points; ++i) {
         if (stop.stop_requested())
             return makeError("the sweep was cancelled");
         BenchSpec pointSpec = spec.base;
         pointSpec.wsBytes = result.plan.sizes[static_cast<std::size_t>(i)];
+        if (std::string why = timeLimitStop(result.plan, times, secondsSince(started), pointSpec.wsBytes);
+            !why.empty()) {
+            result.plan.sizes.resize(static_cast<std::size_t>(i));
+            result.plan.stoppedForTime = true;
+            result.warnings.push_back(std::move(why));
+            break;
+        }
+        const auto pointStarted = Clock::now();
         // The round trip is most of a point's time; the touch baseline the rest.
         auto point = runWorkingSet(
             pointSpec, topology,
@@ -57,6 +71,7 @@ Expected<SweepResult> runSweep(const SweepSpec& spec, const Topology& topology,
             return makeError(
                 fmt::format("the point W = {} failed: {}", formatBytes(pointSpec.wsBytes), point.error().message));
         }
+        times.push_back(PointTime { pointSpec.wsBytes, secondsSince(pointStarted) });
         result.points.push_back(std::move(*point));
         report(i, "done", 1.0, &result.points.back());
     }
@@ -66,7 +81,7 @@ Expected<SweepResult> runSweep(const SweepSpec& spec, const Topology& topology,
     if (flagged > 0)
         result.warnings.push_back(fmt::format("{} of {} points have a switch cost at or below 0 once the touches "
                                               "are taken out; they are flagged, not plotted as negative.",
-            flagged, points));
+            flagged, result.points.size()));
     for (std::string& w : machineWarnings(readSysInfo()))
         result.warnings.push_back(std::move(w));
     return result;
