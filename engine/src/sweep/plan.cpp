@@ -3,6 +3,7 @@
 #include "ctxscope/sweep.h"
 
 #include "ctxscope/bytes.h"
+#include "ctxscope/cache_check.h"
 
 #include <algorithm>
 #include <bit>
@@ -70,8 +71,15 @@ Expected<SweepPlan> planSweep(const SweepSpec& spec, const Topology& topology)
     SweepPlan plan;
     const int level = topology.lastCacheLevel();
     plan.lastLevelCache = level > 0 ? topology.cacheSize(level) : 0;
+    const CacheCheck caches = checkCaches(topology);
     if (spec.toBytes) {
         plan.requestedTo = *spec.toBytes;
+    } else if (plan.lastLevelCache > 0 && !caches.plausible(level)) {
+        // 4x a misreported size (a VM's 508 MB "per vCPU") would sweep gigabytes for nothing.
+        plan.requestedTo = kWorkingSetCap;
+        plan.note = fmt::format("The last-level cache this machine reports ({}) is not plausible, so the sweep ends "
+                                "at {}.",
+            formatBytes(plan.lastLevelCache), formatBytes(kWorkingSetCap));
     } else if (plan.lastLevelCache > 0) {
         plan.requestedTo = std::bit_ceil(4 * plan.lastLevelCache);
     } else {
