@@ -15,6 +15,7 @@ PACKAGES=(
     libboost-context-dev                      # fcontext coroutine benchmark
     nlohmann-json3-dev libcli11-dev libfmt-dev # JSON, CLI parsing, formatting
     libgtest-dev libgmock-dev                 # tests
+    clang-format                              # the house format (.clang-format), checked by a test
     libbenchmark-tools python3-scipy          # compare.py reads our JSON (tested)
     xvfb xauth                                # GUI screenshots on headless machines
     help2man groff-base                       # man pages from --help, checked by groff
@@ -82,6 +83,15 @@ cmd_tsan() {
     ctest --preset tsan -L engine "$@"
 }
 
+# The C++ sources the house format covers; tests/style/check_format.cmake checks the same set.
+format_sources() { find engine app tests -name '*.cpp' -o -name '*.h' | sort; }
+
+cmd_format() {
+    install_packages clang-format
+    format_sources | xargs clang-format -i
+    say "formatted $(format_sources | wc -l) files with $(clang-format --version)"
+}
+
 cmd_perf() { # self-benchmarks of ctxscope (tests/perf); the report goes to build/release/perf-report.json
     PACKAGES+=(linux-perf stress-ng jq) # the peers it compares with, and reading JSON in shell
     install_deps
@@ -124,6 +134,7 @@ usage: packaging/dev.sh COMMAND [ARGS]
            CTXSCOPE_FUZZ_SECONDS (60) seconds; ARGS go to libFuzzer
   package  build the release preset and a .deb (CPack; Depends from dpkg-shlibdeps)
   deps     only install the missing Debian packages
+  format   reformat every C++ source with clang-format (.clang-format); the test run checks it
   perf     build the release preset and run ctxscope's self-benchmarks (tests/perf/run_all.sh)
 USAGE
 }
@@ -135,6 +146,7 @@ tsan) shift; cmd_tsan "$@" ;;
 fuzz) shift; cmd_fuzz "$@" ;;
 package) cmd_package ;;
 deps) install_deps ;;
+format) cmd_format ;;
 perf) cmd_perf ;;
 -h | --help | help) usage ;;
 *) usage >&2; exit 2 ;;
