@@ -53,16 +53,16 @@ TEST(CacheCheck, TheVmThisProjectWasBuiltOnReportsAnImplausibleL3)
 
 TEST(CacheCheck, APrivate508MiBL3IsImplausibleAndCapped)
 {
-    const Topology vm = synthetic(
-        "pack:1 l3:2(size=532676608) l2:1(size=2097152) l1d:1(size=49152) core:1 pu:1");
+    const Topology vm = synthetic("pack:1 l3:2(size=532676608) l2:1(size=2097152) l1d:1(size=49152) core:1 pu:1");
     const CacheCheck check = checkCaches(vm);
     EXPECT_FALSE(check.plausible(3));
     EXPECT_TRUE(check.plausible(2));
     EXPECT_TRUE(check.plausible(1));
-    EXPECT_EQ(check.sentence(), "The cache sizes this machine reports are not plausible (the L3 gives 508 MiB to 1 "
-                                "core, more than the 64 MiB per core of any shipping part), so they are shown as "
-                                "reported but not trusted: lessons and default sweeps use working sets of at most "
-                                "256 MiB.");
+    EXPECT_EQ(check.sentence(),
+        "The cache sizes this machine reports are not plausible (the L3 gives 508 MiB to 1 "
+        "core, more than the 64 MiB per core of any shipping part), so they are shown as "
+        "reported but not trusted: lessons and default sweeps use working sets of at most "
+        "256 MiB.");
     // The lesson's working sets: at most 256 MiB, ascending, each once.
     const auto sizes = lesson::cachePollutionSizes(vm);
     std::vector<std::uint64_t> ws;
@@ -93,10 +93,10 @@ TEST(CacheCheck, L2LargerThanL3)
     std::vector<PuInfo> pus(4);
     for (int i = 0; i < 4; ++i)
         pus[static_cast<std::size_t>(i)] = PuInfo { i, i, i };
-    const CacheCheck check = checkCaches({ CacheInfo { 1, 0, 32 * kKiB, 64, { 0 } },
-                                             CacheInfo { 2, 0, 8 * kMiB, 64, { 0 } },
-                                             CacheInfo { 3, 0, 4 * kMiB, 64, { 0, 1, 2, 3 } } },
-        pus);
+    const CacheCheck check
+        = checkCaches({ CacheInfo { 1, 0, 32 * kKiB, 64, { 0 } }, CacheInfo { 2, 0, 8 * kMiB, 64, { 0 } },
+                          CacheInfo { 3, 0, 4 * kMiB, 64, { 0, 1, 2, 3 } } },
+            pus);
     EXPECT_FALSE(check.plausible(2));
     EXPECT_FALSE(check.plausible(3));
     EXPECT_NE(check.sentence().find("the L2 (8 MiB) is larger than the L3 (4 MiB)"), std::string::npos);

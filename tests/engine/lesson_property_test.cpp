@@ -237,15 +237,19 @@ std::vector<Case> threadsVsProcessesCases()
     };
     return {
         { "clear difference", "threads-vs-processes",
-            { run("futex", BenchMode::Thread, { 990, 1000, 1010 }), run("futex", BenchMode::Process, { 1290, 1300, 1310 }),
-                run("pipe", BenchMode::Thread, { 2000, 2010, 1990 }), run("pipe", BenchMode::Process, { 2600, 2610, 2590 }) } },
+            { run("futex", BenchMode::Thread, { 990, 1000, 1010 }),
+                run("futex", BenchMode::Process, { 1290, 1300, 1310 }),
+                run("pipe", BenchMode::Thread, { 2000, 2010, 1990 }),
+                run("pipe", BenchMode::Process, { 2600, 2610, 2590 }) } },
         { "no difference", "threads-vs-processes",
-            { run("futex", BenchMode::Thread, { 990, 1000, 1010 }), run("futex", BenchMode::Process, { 1000, 1010, 1020 }) } },
+            { run("futex", BenchMode::Thread, { 990, 1000, 1010 }),
+                run("futex", BenchMode::Process, { 1000, 1010, 1020 }) } },
         { "noisy", "threads-vs-processes",
             { run("futex", BenchMode::Thread, { 900, 1000, 1100 }, 0.1),
                 run("futex", BenchMode::Process, { 1000, 1050, 1150 }, 0.1) } },
         { "threads dearer", "threads-vs-processes",
-            { run("pipe", BenchMode::Thread, { 3000, 3010, 2990 }), run("pipe", BenchMode::Process, { 2000, 2010, 1990 }) } },
+            { run("pipe", BenchMode::Thread, { 3000, 3010, 2990 }),
+                run("pipe", BenchMode::Process, { 2000, 2010, 1990 }) } },
         { "failed step", "threads-vs-processes", { run("futex", BenchMode::Thread, { 990, 1000, 1010 }) } },
     };
 }
@@ -261,10 +265,12 @@ std::vector<Case> pipePlacementCases()
     const RunResult far = pipe({ 0, 1 }, Relation::SamePackage, { 18000, 18200, 18100 });
     std::vector<Case> cases {
         { "clear difference, mixed launches", "pipe-placement",
-            { one, far, pipe({}, Relation::Unpinned, { 6000, 6100, 6050 }), pipe({}, Relation::Unpinned, { 18000, 17900, 18100 }),
+            { one, far, pipe({}, Relation::Unpinned, { 6000, 6100, 6050 }),
+                pipe({}, Relation::Unpinned, { 18000, 17900, 18100 }),
                 pipe({}, Relation::Unpinned, { 6100, 18000, 12000 }) } },
         { "no difference", "pipe-placement",
-            { one, pipe({ 0, 1 }, Relation::SamePackage, { 6100, 6120, 6080 }), pipe({}, Relation::Unpinned, { 6000, 6100, 6050 }) } },
+            { one, pipe({ 0, 1 }, Relation::SamePackage, { 6100, 6120, 6080 }),
+                pipe({}, Relation::Unpinned, { 6000, 6100, 6050 }) } },
         { "one relation class only", "pipe-placement", { one, pipe({}, Relation::Unpinned, { 6000, 6100, 6050 }) } },
         { "failed pinned steps", "pipe-placement", { pipe({}, Relation::Unpinned, { 6000, 18000, 6050 }) } },
     };
@@ -302,9 +308,8 @@ std::vector<RunResult> pollution(const std::vector<std::tuple<std::uint64_t, dou
 
 std::vector<Case> cachePollutionCases()
 {
-    const std::vector<std::tuple<std::uint64_t, double, double>> clear {
-        { 0, 1000, 0 }, { 48 << 10, 1200, 2000 }, { kMiB, 3000, 40000 }, { 256 * kMiB, 400000, 1.5e7 }
-    };
+    const std::vector<std::tuple<std::uint64_t, double, double>> clear { { 0, 1000, 0 }, { 48 << 10, 1200, 2000 },
+        { kMiB, 3000, 40000 }, { 256 * kMiB, 400000, 1.5e7 } };
     std::vector<Case> cases {
         { "clear knee, separate caches", "cache-pollution", pollution(clear, 0, Relation::SamePackage, 3) },
         { "clear knee, shared L3", "cache-pollution", pollution(clear, 0, Relation::SharedL3, 3) },
@@ -312,7 +317,8 @@ std::vector<Case> cachePollutionCases()
         { "cost at or below 0 at the largest W", "cache-pollution",
             pollution({ { 0, 1000, 0 }, { 48 << 10, 1200, 2000 }, { 256 * kMiB, -100000, 1.5e7 } }) },
         { "cost falls at large W", "cache-pollution",
-            pollution({ { 0, 1000, 0 }, { 48 << 10, 1100, 2000 }, { kMiB, 3000, 40000 }, { 256 * kMiB, 1500, 1.5e7 } }) },
+            pollution(
+                { { 0, 1000, 0 }, { 48 << 10, 1100, 2000 }, { kMiB, 3000, 40000 }, { 256 * kMiB, 1500, 1.5e7 } }) },
         { "no change", "cache-pollution",
             pollution({ { 0, 1000, 0 }, { 48 << 10, 1010, 2000 }, { kMiB, 1005, 40000 } }) },
     };
@@ -338,11 +344,13 @@ std::vector<Case> otherCases()
     ring16.placement.tasks = 16;
     ring16.perSwitchNs = ring16.stats.p50 / 16;
     return {
-        { "clear", "mode-switch", { one("syscall", { 200, 201, 199 }), one("vdso", { 20, 21, 19 }), futex({ 0, 0 }, Relation::SamePu, { 5000, 5010, 4990 }) } },
+        { "clear", "mode-switch",
+            { one("syscall", { 200, 201, 199 }), one("vdso", { 20, 21, 19 }),
+                futex({ 0, 0 }, Relation::SamePu, { 5000, 5010, 4990 }) } },
         { "failed futex", "mode-switch", { one("syscall", { 200, 201, 199 }) } },
         { "ladder", "coroutines",
-            { one("coro-cxx20", { 10, 10.1, 9.9 }), one("coro-fcontext", { 12, 12.1, 11.9 }), one("coro-ucontext", { 500, 505, 495 }),
-                futex({ 0, 0 }, Relation::SamePu, { 5000, 5010, 4990 }) } },
+            { one("coro-cxx20", { 10, 10.1, 9.9 }), one("coro-fcontext", { 12, 12.1, 11.9 }),
+                one("coro-ucontext", { 500, 505, 495 }), futex({ 0, 0 }, Relation::SamePu, { 5000, 5010, 4990 }) } },
         { "rings", "run-queue", { ring2, ring16 } },
     };
 }
@@ -370,8 +378,8 @@ TEST_P(LessonProperty, SentencesAgreeWithTheNumbers)
         checkThreadsVsProcesses(GetParam());
 }
 
-INSTANTIATE_TEST_SUITE_P(Synthetic, LessonProperty, ::testing::ValuesIn(allCases()),
-    [](const ::testing::TestParamInfo<Case>& param) {
+INSTANTIATE_TEST_SUITE_P(
+    Synthetic, LessonProperty, ::testing::ValuesIn(allCases()), [](const ::testing::TestParamInfo<Case>& param) {
         std::string name = param.param.lesson + "_" + param.param.name;
         for (char& ch : name)
             if (!std::isalnum(static_cast<unsigned char>(ch)))

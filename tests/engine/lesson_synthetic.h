@@ -11,7 +11,6 @@
 
 namespace ctxscope::test {
 
-
 // A run whose repetitions have these medians; each repetition holds `perRep` samples spread
 // evenly over +-jitter (relative) around its median, so quartiles and bootstraps have data.
 inline RunResult synthRun(std::string bench, BenchMode mode, std::vector<int> cpus, Relation relation,

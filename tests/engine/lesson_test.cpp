@@ -158,7 +158,8 @@ TEST(Lessons, CoroutineLadderIsSortedAndComparedWithTheKernel)
 // and two, so its repetitions cover both pinned costs. It is described, not ranked.
 TEST(Lessons, PinningDescribesABimodalUnpinnedRunInsteadOfRankingIt)
 {
-    RunResult unpinned = measured("futex", BenchMode::Thread, {}, Relation::Unpinned, 14'800, { 5'300, 14'800, 15'000 });
+    RunResult unpinned
+        = measured("futex", BenchMode::Thread, {}, Relation::Unpinned, 14'800, { 5'300, 14'800, 15'000 });
     unpinned.observed.cpusSeen = { 0, 1 };
     const auto c = concludeLesson("pinning",
         { measured("futex", BenchMode::Thread, { 0, 0 }, Relation::SamePu, 5'350, { 5'300, 5'350, 5'410 }),

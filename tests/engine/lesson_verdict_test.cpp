@@ -127,7 +127,8 @@ TEST(Mixture, RepetitionsAreSortedToTheNearestPinnedPlacement)
     const Mixture m = mixtureOf(std::vector<double> { 5200, 5400, 15000 }, pinned);
     EXPECT_EQ(m.values, (std::vector<int> { 2, 1 }));
     EXPECT_EQ(m.unlike, 0);
-    EXPECT_EQ(describeMixture(m, pinned, "runs"), "2 of 3 runs looked like same-pu (5.35 µs), 1 like same-package (14.7 µs)");
+    EXPECT_EQ(
+        describeMixture(m, pinned, "runs"), "2 of 3 runs looked like same-pu (5.35 µs), 1 like same-package (14.7 µs)");
     // Far from every pinned cost: like none of them.
     const Mixture far = mixtureOf(std::vector<double> { 50000, 5300 }, pinned);
     EXPECT_EQ(far.unlike, 1);

@@ -216,8 +216,8 @@ bool sharesLastLevel(Relation r)
     return r == Relation::SamePu || r == Relation::Smt || r == Relation::SharedL2 || r == Relation::SharedL3;
 }
 
-std::string acrossSentence(const std::map<std::uint64_t, Point>& same, const std::map<std::uint64_t, Point>& far,
-    Relation relation)
+std::string acrossSentence(
+    const std::map<std::uint64_t, Point>& same, const std::map<std::uint64_t, Point>& far, Relation relation)
 {
     const Point& f0 = far.begin()->second;
     const Point& f1 = far.rbegin()->second;

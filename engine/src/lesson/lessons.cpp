@@ -85,7 +85,8 @@ Expected<LessonResult> runLesson(std::string_view id, const Topology& topology, 
     out.question = std::string(d->info.question);
     out.steps = std::move(*steps);
     // Working sets come from the cache sizes: say when those were not plausible.
-    const bool usesCaches = std::any_of(out.steps.begin(), out.steps.end(), [](const LessonStep& s) { return s.spec.wsBytes > 0; });
+    const bool usesCaches
+        = std::any_of(out.steps.begin(), out.steps.end(), [](const LessonStep& s) { return s.spec.wsBytes > 0; });
     if (std::string caches = checkCaches(topology).sentence(); usesCaches && !caches.empty())
         out.notes.push_back(std::move(caches));
     const int n = static_cast<int>(out.steps.size());

@@ -30,8 +30,8 @@ std::vector<std::string> conclude(const std::vector<RunResult>& results)
                                   "into the kernel and back (a mode switch), not to another task.",
             withSpread(*sys), observedSwitches(*sys)));
     if (vdso)
-        out.push_back(
-            fmt::format("clock_gettime() through the vDSO cost {}: it never enters the kernel at all.", withSpread(*vdso)));
+        out.push_back(fmt::format(
+            "clock_gettime() through the vDSO cost {}: it never enters the kernel at all.", withSpread(*vdso)));
     if (sys && futex) {
         out.push_back(fmt::format("A futex round trip between two threads on one PU cost {}, and holds 2 switches "
                                   "(observed {} per round trip): {:.0f} times dearer than the system call.",

@@ -53,8 +53,9 @@ std::string unpinnedText(const RunResult& u, const std::vector<const RunResult*>
         return out;
     const Mixture m = mixtureOf(u.repetitionMedians, pinned);
     if (pinnedVerdict == Verdict::Same && m.unlike == 0)
-        return out + " Its runs cost what the pinned placements cost, and those are within 10% of each other: here it "
-                     "does not matter where the scheduler puts the threads.";
+        return out
+            + " Its runs cost what the pinned placements cost, and those are within 10% of each other: here it "
+              "does not matter where the scheduler puts the threads.";
     if (const std::string runs = describeMixture(m, pinned, "runs"); !runs.empty())
         out += " " + capitalized(runs) + ".";
     if (const std::string samples = describeSampleMixture(u, pinned); !samples.empty())
@@ -85,7 +86,8 @@ std::vector<std::string> conclude(const std::vector<RunResult>& results)
     if (!pinned.empty()) {
         std::string ranking;
         for (std::size_t i = 0; i < pinned.size(); ++i)
-            ranking += fmt::format("{}{}. {}: {}", i ? "; " : "", i + 1, placementText(*pinned[i]), withSpread(*pinned[i]));
+            ranking
+                += fmt::format("{}{}. {}: {}", i ? "; " : "", i + 1, placementText(*pinned[i]), withSpread(*pinned[i]));
         out.push_back("Pinned futex round trips ranked by median: " + ranking + ".");
     }
     const Verdict verdict = pinned.size() > 1 ? compare(*pinned.front(), *pinned.back()).verdict : Verdict::Unclear;

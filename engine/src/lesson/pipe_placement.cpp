@@ -68,8 +68,8 @@ std::string unpinnedText(
         list += fmt::format("{}{} on {}", list.empty() ? "" : "; ", withSpread(*r), cpusSeenText(*r));
         medians.push_back(r->stats.p50);
     }
-    std::string out = fmt::format("Left to the scheduler, {} launch{} scored {}.", unpinned.size(),
-        unpinned.size() == 1 ? "" : "es", list);
+    std::string out = fmt::format(
+        "Left to the scheduler, {} launch{} scored {}.", unpinned.size(), unpinned.size() == 1 ? "" : "es", list);
     if (pinned.empty())
         return out;
     const Mixture m = mixtureOf(medians, pinned);
