@@ -42,7 +42,7 @@ Command addLessonCommand(CLI::App& app)
                     return badInput("name a lesson, or use --list");
                 if (!findLesson(o->id))
                     return badInput("unknown lesson '" + o->id + "' (see ctxscope-cli lesson --list)");
-                return runAndPrintLesson(o->id, LessonOptions { o->minTime, o->repetitions });
+                return runAndPrintLesson(o->id, RunBudget { o->minTime, o->repetitions });
             } };
 }
 

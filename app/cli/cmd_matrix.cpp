@@ -2,9 +2,10 @@
 #include "commands.h"
 #include "interrupt.h"
 #include "progress_line.h"
+#include "spec_options.h"
 
 #include "ctxscope/matrix.h"
-#include "ctxscope/report.h"
+#include "ctxscope/results_file.h"
 #include "ctxscope/units.h"
 
 #include <fmt/core.h>
@@ -18,7 +19,7 @@ constexpr std::size_t kMaxTablePus = 16;
 
 struct MatrixOptions {
     std::string bench;
-    std::string mode = "thread";
+    BenchMode mode = BenchMode::Thread;
     bool allPairs = false;
     bool classes = false;
     double minTime = 0.1;
@@ -53,17 +54,14 @@ void printTable(const MatrixResult& m)
 
 int run(const MatrixOptions& o)
 {
-    auto mode = benchModeFromString(o.mode);
-    if (!mode)
-        return badInput("--mode must be thread or process, not '" + o.mode + "'");
     auto topology = Topology::loadLive();
     if (!topology)
         return badInput(topology.error().message);
     ProgressLine progress;
     InterruptScope interrupt;
     auto m = runMatrix(
-        o.bench, *mode, o.allPairs ? MatrixMode::AllPairs : MatrixMode::Classes, *topology,
-        LessonOptions { o.minTime, o.repetitions },
+        o.bench, o.mode, o.allPairs ? MatrixMode::AllPairs : MatrixMode::Classes, *topology,
+        RunBudget { o.minTime, o.repetitions },
         [&](const MatrixProgress& p) {
             progress.update(fmt::format("[{}/{}] CPUs {},{}", p.run + 1, p.runs, p.a, p.b), p.fraction);
         },
@@ -102,7 +100,7 @@ Command addMatrixCommand(CLI::App& app)
     CLI::App* sub
         = app.add_subcommand("matrix", "Median round trip for every pair of allowed CPUs (a placement heatmap)");
     sub->add_option("bench", o->bench, "A two-task benchmark: futex, pipe or yield")->required();
-    sub->add_option("--mode", o->mode, "thread or process")->capture_default_str();
+    addModeOption(sub, o->mode, "thread or process");
     auto* all = sub->add_flag("--all-pairs", o->allPairs, "Measure every pair (small machines)");
     sub->add_flag("--classes", o->classes, "Measure one pair per relation class and fill the rest (the default)")
         ->excludes(all);

@@ -8,8 +8,9 @@
 #include "spec_options.h"
 #include "ws_table.h"
 
-#include "ctxscope/bytes.h"
-#include "ctxscope/report.h"
+#include "ctxscope/csv.h"
+#include "ctxscope/units.h"
+#include "ctxscope/results_file.h"
 #include "ctxscope/runner.h"
 #include "ctxscope/sysinfo.h"
 #include "ctxscope/working_set.h"
@@ -103,11 +104,8 @@ int run(const RunOptions& o)
 Command addRunCommand(CLI::App& app)
 {
     auto o = std::make_shared<RunOptions>();
-    std::string names;
-    for (const BenchInfo& b : benchmarks())
-        names += fmt::format("{}{}", names.empty() ? "" : ", ", b.name);
     CLI::App* sub = app.add_subcommand("run", "Run one benchmark on this machine and print what it counted");
-    sub->add_option("bench", o->spec.bench, "The benchmark: " + names)->required();
+    sub->add_option("bench", o->spec.bench, "The benchmark: " + benchmarkNameList())->required();
     o->spec.addPlacementTo(sub);
     o->iterationsOption = sub->add_option("--iterations", o->iterations, "Ops per repetition (default: calibrated)");
     sub->add_option("--min-time", o->spec.minTime, "Seconds per repetition when calibrating")

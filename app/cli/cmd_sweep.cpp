@@ -7,11 +7,12 @@
 #include "spec_options.h"
 #include "ws_table.h"
 
-#include "ctxscope/bytes.h"
+#include "ctxscope/csv.h"
+#include "ctxscope/units.h"
 #include "ctxscope/runner.h"
 #include "ctxscope/sweep.h"
 
-#include "ctxscope/report.h"
+#include "ctxscope/results_file.h"
 #include "ctxscope/sysinfo.h"
 
 #include <fmt/core.h>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "commands.h"
 
-#include "ctxscope/bytes.h"
+#include "ctxscope/units.h"
 #include "ctxscope/cache_check.h"
 #include "ctxscope/sysinfo.h"
 #include "ctxscope/topology.h"

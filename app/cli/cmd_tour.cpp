@@ -30,7 +30,7 @@ int run(double minTime)
     fmt::print("\n");
     int status = kOk;
     for (const LessonInfo& l : lessons()) {
-        const int s = runAndPrintLesson(std::string(l.id), LessonOptions { minTime, 3 });
+        const int s = runAndPrintLesson(std::string(l.id), RunBudget { minTime, 3 });
         if (s == kInterrupted)
             return s;
         if (s != kOk)

@@ -55,7 +55,7 @@ int runWorker()
 Command addWorkerCommand(CLI::App& app)
 {
     CLI::App* sub = app.add_subcommand("worker",
-        "Serve the desktop app: newline-delimited JSON on stdin/stdout (see the README, 'The worker stream')");
+        "Serve the desktop app: newline-delimited JSON on stdin/stdout (docs/protocol.md describes it)");
     return { sub, [] { return runWorker(); } };
 }
 

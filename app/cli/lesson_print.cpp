@@ -5,7 +5,6 @@
 #include "interrupt.h"
 #include "progress_line.h"
 
-#include "ctxscope/bytes.h"
 #include "ctxscope/units.h"
 
 #include <algorithm>
@@ -27,7 +26,7 @@ std::string repetitionRange(const RunResult& r)
 
 } // namespace
 
-int runAndPrintLesson(const std::string& id, const LessonOptions& options)
+int runAndPrintLesson(const std::string& id, const RunBudget& options)
 {
     auto topology = Topology::loadLive();
     if (!topology)

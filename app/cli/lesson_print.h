@@ -9,6 +9,6 @@ namespace ctxscope::cli {
 
 // Runs a lesson on the live machine with a progress line, prints its experiments, failures
 // and conclusion. Returns an exit code.
-int runAndPrintLesson(const std::string& id, const LessonOptions& options);
+int runAndPrintLesson(const std::string& id, const RunBudget& options);
 
 } // namespace ctxscope::cli

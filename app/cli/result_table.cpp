@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "result_table.h"
 
-#include <fmt/core.h>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <array>
@@ -15,10 +15,7 @@ std::string cpusOf(const RunResult& r)
 {
     if (r.placement.cpus.empty())
         return "-";
-    std::string out;
-    for (int cpu : r.placement.cpus)
-        out += fmt::format("{}{}", out.empty() ? "" : ",", cpu);
-    return out;
+    return fmt::format("{}", fmt::join(r.placement.cpus, ","));
 }
 
 // Width in columns of UTF-8 text (every code point here is one column wide).

@@ -7,6 +7,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <optional>
 #include <string>
 
 namespace ctxscope::cli {
@@ -15,13 +16,13 @@ namespace ctxscope::cli {
 // BenchSpec they make (one parser, so both commands accept and refuse the same things).
 struct SpecOptions {
     std::string bench;
-    std::string mode = "thread";
+    BenchMode mode = BenchMode::Thread;
     std::string cpus;
-    std::string relation;
+    std::optional<Relation> relation;
     int tasks = 0;
     double minTime = 0.2;
     int repetitions = 5;
-    std::string policy = "other";
+    SchedPolicy policy = SchedPolicy::Other;
 
     // --mode, --cpus, --relation (excludes --cpus), --tasks and --policy; the bench, the
     // timing options and their help differ per command and are added by it.
@@ -31,6 +32,8 @@ struct SpecOptions {
 
 // "same-pu, smt, ..." for help and messages.
 std::string relationNames();
+// --mode (thread or process) bound to `mode`, for every command that takes one.
+CLI::Option* addModeOption(CLI::App* sub, BenchMode& mode, const std::string& help);
 
 // A command's spec and this machine's topology to run it on.
 template <typename Spec> struct LiveSpec {

@@ -3,7 +3,7 @@
 
 #include "result_table.h"
 
-#include "ctxscope/bytes.h"
+#include "ctxscope/units.h"
 
 #include <fmt/core.h>
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Sizes as people type them on the command line (--ws 64K, --ws 0..1G).
-#include "ctxscope/bytes.h"
+#include "ctxscope/units.h"
 
 #include <gtest/gtest.h>
 

@@ -117,7 +117,7 @@ TEST(Lessons, ModeSwitchRunsOnThisMachineAndConcludes)
 {
     auto live = Topology::loadLive();
     ASSERT_TRUE(live.ok());
-    auto r = runLesson("mode-switch", *live, LessonOptions { 0.01, 2 });
+    auto r = runLesson("mode-switch", *live, RunBudget { 0.01, 2 });
     ASSERT_TRUE(r.ok()) << r.error().message;
     EXPECT_EQ(r->results.size(), 3U);
     EXPECT_TRUE(r->failures.empty());

@@ -10,7 +10,7 @@ TEST(Matrix, ClassesFillEveryAllowedPairFromOneRunPerClass)
 {
     auto topo = Topology::loadLive();
     ASSERT_TRUE(topo.ok());
-    auto m = runMatrix("futex", BenchMode::Thread, MatrixMode::Classes, *topo, LessonOptions { 0.01, 1 });
+    auto m = runMatrix("futex", BenchMode::Thread, MatrixMode::Classes, *topo, RunBudget { 0.01, 1 });
     ASSERT_TRUE(m.ok()) << m.error().message;
     EXPECT_TRUE(m->failures.empty());
     EXPECT_EQ(m->runs.size(), representativePairs(*topo).size());

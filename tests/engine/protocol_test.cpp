@@ -80,7 +80,7 @@ TEST(Protocol, SweepMatrixAndLessonCommandsRoundTrip)
     EXPECT_EQ(std::get<SweepCommand>(*open).spec.fromBytes, 0U);
 
     auto m = parseCommand(
-        commandLine(MatrixCommand { 7, "yield", BenchMode::Process, MatrixMode::AllPairs, LessonOptions { 0.02, 2 } }));
+        commandLine(MatrixCommand { 7, "yield", BenchMode::Process, MatrixMode::AllPairs, RunBudget { 0.02, 2 } }));
     ASSERT_TRUE(m.ok()) << m.error().message;
     const auto& mc = std::get<MatrixCommand>(*m);
     EXPECT_EQ(mc.id, 7U);
@@ -94,7 +94,7 @@ TEST(Protocol, SweepMatrixAndLessonCommandsRoundTrip)
     EXPECT_EQ(std::get<MatrixCommand>(*defaults).fill, MatrixMode::Classes);
     EXPECT_EQ(std::get<MatrixCommand>(*defaults).mode, BenchMode::Thread);
 
-    auto l = parseCommand(commandLine(LessonCommand { 9, "pinning", LessonOptions { 0.05, 4 } }));
+    auto l = parseCommand(commandLine(LessonCommand { 9, "pinning", RunBudget { 0.05, 4 } }));
     ASSERT_TRUE(l.ok()) << l.error().message;
     const auto& lc = std::get<LessonCommand>(*l);
     EXPECT_EQ(lc.id, 9U);

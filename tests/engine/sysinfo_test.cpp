@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "ctxscope/sysinfo.h"
 
-#include "sysinfo/procfs.h"
+#include "os/procfs.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

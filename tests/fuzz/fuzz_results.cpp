@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The results reader on any bytes: an error or a file, never a crash, an exception or UB; a
 // file it accepts writes back out as JSON and CSV.
-#include "ctxscope/report.h"
+#include "ctxscope/csv.h"
+#include "ctxscope/results_file.h"
 
 #include <cstddef>
 #include <cstdint>

@@ -6,6 +6,7 @@
 #include "plotsview.h"
 #include "qcp.h"
 #include "resultsmodel.h"
+#include "runcoordinator.h"
 #include "workingsetplot.h"
 
 #include <QSignalSpy>
@@ -28,11 +29,12 @@ TEST(LiveJobs, ASweepThroughTheWorkerDrawsEveryPointAndTheMachinesCaches)
     spec.base.iterations = 200;
     spec.base.repetitions = 1;
     spec.toBytes = 8192; // 0, 4 KiB, 8 KiB
-    QSignalSpy finished(&window, &MainWindow::runFinished);
+    QSignalSpy finished(window.runs(), &RunCoordinator::runFinished);
     const auto id = window.startSweep(spec);
     ASSERT_TRUE(id.has_value());
     ASSERT_TRUE(finished.wait(120'000));
-    ASSERT_TRUE(finished.at(0).at(1).toBool()) << finished.at(0).at(2).toString().toStdString();
+    ASSERT_EQ(finished.at(0).at(1).value<RunOutcome>(), RunOutcome::Succeeded)
+        << finished.at(0).at(2).toString().toStdString();
     const WorkingSetPlot* plot = window.plots()->workingSetPlot();
     ASSERT_EQ(plot->sweeps().size(), 1U);
     const SweepCurves& sweep = *plot->sweeps().front();
@@ -56,10 +58,11 @@ TEST(LiveJobs, AMatrixThroughTheWorkerFillsTheHeatmapForEveryAllowedPair)
     ASSERT_TRUE(live.ok());
     MainWindow window;
     window.setTopology(*live);
-    QSignalSpy finished(&window, &MainWindow::runFinished);
-    ASSERT_TRUE(window.startMatrix("futex", BenchMode::Thread, MatrixMode::Classes, LessonOptions { 0.01, 1 }));
+    QSignalSpy finished(window.runs(), &RunCoordinator::runFinished);
+    ASSERT_TRUE(window.startMatrix("futex", BenchMode::Thread, MatrixMode::Classes, RunBudget { 0.01, 1 }));
     ASSERT_TRUE(finished.wait(300'000));
-    ASSERT_TRUE(finished.at(0).at(1).toBool()) << finished.at(0).at(2).toString().toStdString();
+    ASSERT_EQ(finished.at(0).at(1).value<RunOutcome>(), RunOutcome::Succeeded)
+        << finished.at(0).at(2).toString().toStdString();
     const HeatmapGrid& grid = window.plots()->heatmapPlot()->grid();
     const auto allowed = live->allowedPus();
     ASSERT_EQ(grid.size(), static_cast<int>(allowed.size()));

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include "bytesticker.h"
 #include "durationticker.h"
 #include "plotdata.h"
 #include "switchratemeter.h"
@@ -97,6 +98,15 @@ TEST(PlotData, LogTickerLabelsEveryRangeWithUnits)
             EXPECT_TRUE(labels[i].endsWith(QStringLiteral("s"))) << labels[i].toStdString();
         }
     }
+}
+
+TEST(PlotData, BytesTicksReadAsKMG)
+{
+    EXPECT_EQ(bytesTickLabel(kZeroBytesPosition), QStringLiteral("0"));
+    EXPECT_EQ(bytesTickLabel(4096), QStringLiteral("4K"));
+    EXPECT_EQ(bytesTickLabel(1 << 20), QStringLiteral("1M"));
+    EXPECT_EQ(bytesTickLabel(512.0 * (1 << 20)), QStringLiteral("512M"));
+    EXPECT_EQ(bytesTickLabel(2.0 * (1 << 30)), QStringLiteral("2G"));
 }
 
 TEST(SwitchRateMeter, ReadsTheContextSwitchCounterOfProcStat)

@@ -5,6 +5,7 @@
 #include "plotsview.h"
 #include "qcp.h"
 #include "resultsmodel.h"
+#include "sessionstore.h"
 #include "testresults.h"
 #include "testtopologies.h"
 
@@ -26,7 +27,7 @@ TEST(ResultsFile, SavedResultsOpenAgainAsRowsAndCurves)
         MainWindow window;
         window.setTopology(ctxscope::testing::synthetic("pack:1 core:2 pu:1"));
         EXPECT_FALSE(window.saveResults(path).ok()) << "nothing to save yet";
-        window.resultsModel()->addResult({ 1, original, QColor(Qt::blue) });
+        window.store()->addRun({ 1, original, QColor(Qt::blue) });
         const Status saved = window.saveResults(path);
         ASSERT_TRUE(saved.ok()) << saved.error().message;
         ASSERT_TRUE(window.saveResults(dir.filePath(QStringLiteral("runs.csv"))).ok());

@@ -9,6 +9,7 @@
 #include "qcp.h"
 #include "resultsmodel.h"
 #include "runcontroller.h"
+#include "runcoordinator.h"
 #include "runpanel.h"
 #include "statuspanel.h"
 #include "topologymappanel.h"
@@ -61,12 +62,13 @@ TEST(RunThroughWorker, AShortRunAddsARowAndPlotsExactlyItsSamples)
     MainWindow window;
     int cpu = 0;
     ASSERT_NO_FATAL_FAILURE(prepareLiveShortRun(window, cpu));
-    QSignalSpy finished(&window, &MainWindow::runFinished);
+    QSignalSpy finished(window.runs(), &RunCoordinator::runFinished);
     const auto id = window.startRun();
     ASSERT_TRUE(id.has_value()) << window.runAction()->toolTip().toStdString();
     EXPECT_TRUE(window.cancelAction()->isEnabled());
     ASSERT_TRUE(finished.wait(120'000));
-    ASSERT_TRUE(finished.at(0).at(1).toBool()) << finished.at(0).at(2).toString().toStdString();
+    ASSERT_EQ(finished.at(0).at(1).value<RunOutcome>(), RunOutcome::Succeeded)
+        << finished.at(0).at(2).toString().toStdString();
     EXPECT_EQ(finished.at(0).at(0).toULongLong(), *id);
 
     ASSERT_EQ(window.resultsModel()->rowCount(), 1);
@@ -111,7 +113,7 @@ TEST(RunThroughWorker, KillingTheWorkerMidRunIsReportedWithinASecondAndTheNextRu
     ASSERT_NO_FATAL_FAILURE(prepareLiveShortRun(window, cpu));
     window.runPanel()->setMinTime(60); // long: it is killed long before it ends
     QSignalSpy progress(window.controller(), &RunController::progress);
-    QSignalSpy finished(&window, &MainWindow::runFinished);
+    QSignalSpy finished(window.runs(), &RunCoordinator::runFinished);
     ASSERT_TRUE(window.startRun().has_value());
     ASSERT_TRUE(progress.wait(120'000)) << "the run never started";
     const qint64 pid = window.controller()->workerPid();
@@ -122,7 +124,7 @@ TEST(RunThroughWorker, KillingTheWorkerMidRunIsReportedWithinASecondAndTheNextRu
     ASSERT_EQ(::kill(static_cast<pid_t>(pid), SIGKILL), 0);
     ASSERT_TRUE(finished.wait(1000)) << "no word of the dead worker within a second";
     EXPECT_LT(clock.elapsed(), 1000);
-    EXPECT_FALSE(finished.at(0).at(1).toBool());
+    EXPECT_EQ(finished.at(0).at(1).value<RunOutcome>(), RunOutcome::Failed);
     EXPECT_TRUE(finished.at(0).at(2).toString().contains(QStringLiteral("killed by signal 9")))
         << finished.at(0).at(2).toString().toStdString();
     EXPECT_EQ(window.controller()->state(), RunController::State::Dead);
@@ -134,7 +136,8 @@ TEST(RunThroughWorker, KillingTheWorkerMidRunIsReportedWithinASecondAndTheNextRu
     prepareShortRun(window, cpu);
     ASSERT_TRUE(window.startRun().has_value());
     ASSERT_TRUE(finished.wait(120'000));
-    EXPECT_TRUE(finished.at(1).at(1).toBool()) << finished.at(1).at(2).toString().toStdString();
+    EXPECT_EQ(finished.at(1).at(1).value<RunOutcome>(), RunOutcome::Succeeded)
+        << finished.at(1).at(2).toString().toStdString();
     EXPECT_EQ(window.resultsModel()->rowCount(), 1);
     EXPECT_NE(window.controller()->workerPid(), pid);
 }
@@ -146,14 +149,14 @@ TEST(RunThroughWorker, CancelStopsTheRunAndKeepsTheWorker)
     ASSERT_NO_FATAL_FAILURE(prepareLiveShortRun(window, cpu));
     window.runPanel()->setMinTime(60);
     QSignalSpy progress(window.controller(), &RunController::progress);
-    QSignalSpy finished(&window, &MainWindow::runFinished);
+    QSignalSpy finished(window.runs(), &RunCoordinator::runFinished);
     ASSERT_TRUE(window.startRun().has_value());
     ASSERT_TRUE(progress.wait(120'000));
     const qint64 pid = window.controller()->workerPid();
     ASSERT_TRUE(window.cancelAction()->isEnabled());
     window.cancelAction()->trigger(); // what Esc does
     ASSERT_TRUE(finished.wait(5000));
-    EXPECT_FALSE(finished.at(0).at(1).toBool());
+    EXPECT_EQ(finished.at(0).at(1).value<RunOutcome>(), RunOutcome::Cancelled);
     EXPECT_EQ(finished.at(0).at(2).toString(), QStringLiteral("cancelled"));
     EXPECT_EQ(window.controller()->state(), RunController::State::Idle);
     EXPECT_EQ(window.controller()->workerPid(), pid);
@@ -227,7 +230,7 @@ TEST(RunThroughWorker, ALessonRunsItsStepsAndShowsTheConclusionTheEngineDraws)
     ASSERT_TRUE(started.ok()) << started.error().message;
     ASSERT_TRUE(done.wait(300'000));
     EXPECT_TRUE(done.at(0).at(0).toBool());
-    auto plan = planLesson("mode-switch", *live, LessonOptions {});
+    auto plan = planLesson("mode-switch", *live, RunBudget {});
     ASSERT_TRUE(plan.ok());
     EXPECT_EQ(window.resultsModel()->rowCount(), static_cast<int>(plan->size())) << "a row per experiment";
     ASSERT_NE(window.lesson(), nullptr);

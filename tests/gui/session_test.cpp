@@ -7,12 +7,13 @@
 #include "plotsview.h"
 #include "qcp.h"
 #include "resultsmodel.h"
+#include "sessionstore.h"
 #include "testresults.h"
 #include "testtopologies.h"
 #include "viewsfixtures.h"
 #include "workingsetplot.h"
 
-#include "ctxscope/report.h"
+#include "ctxscope/results_file.h"
 
 #include <QFile>
 #include <QImage>
@@ -31,7 +32,7 @@ namespace {
 void fill(MainWindow& window)
 {
     window.setTopology(ctxscope::testing::synthetic("pack:1 l3:1 core:2 pu:1"));
-    window.resultsModel()->addResult({ 1, ctxscope::testing::futexResult({ 0, 0 }), Qt::blue });
+    window.store()->addRun({ 1, ctxscope::testing::futexResult({ 0, 0 }), Qt::blue });
     for (const char* name : { "sweep-futex.json", "matrix-futex.json" }) {
         const Status s = window.openResults(resultsFixture(name));
         ASSERT_TRUE(s.ok()) << s.error().message;

@@ -3,6 +3,7 @@
 #include "topologylayout.h"
 
 #include "ctxscope/topology_report.h"
+#include "ctxscope/units.h"
 
 #include <QFontMetricsF>
 

@@ -4,6 +4,7 @@
 #include "topologymapwidget.h"
 
 #include "ctxscope/topology_report.h"
+#include "ctxscope/units.h"
 
 #include <QComboBox>
 #include <QLabel>

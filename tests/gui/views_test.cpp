@@ -8,13 +8,14 @@
 #include "plotsview.h"
 #include "qcp.h"
 #include "resultsmodel.h"
+#include "sessionstore.h"
 #include "testresults.h"
 #include "testtopologies.h"
 #include "topologymappanel.h"
 #include "viewsfixtures.h"
 #include "workingsetplot.h"
 
-#include "ctxscope/report_parts.h"
+#include "ctxscope/results_file.h"
 
 #include <QFile>
 #include <QSignalSpy>
@@ -87,8 +88,8 @@ TEST(Views, TheLadderShowsTheLatestRunOfEachBenchmarkFromTheResults)
     vdso->bench = "vdso";
     vdso->stats.p50 = 29.4;
     vdso->switchesPerOp = 0;
-    window.resultsModel()->addResult({ 1, ctxscope::testing::futexResult(), Qt::blue });
-    window.resultsModel()->addResult({ 2, vdso, Qt::red });
+    window.store()->addRun({ 1, ctxscope::testing::futexResult(), Qt::blue });
+    window.store()->addRun({ 2, vdso, Qt::red });
     const LadderPlot* ladder = window.plots()->ladderPlot();
     ASSERT_EQ(ladder->rungs().size(), 2U);
     EXPECT_EQ(ladder->rungs()[0].bench, QStringLiteral("vdso"));
@@ -203,7 +204,7 @@ TEST(Views, AnotherMachinesFileOverlaysMatchedByBenchModeAndClass)
 {
     MainWindow window;
     window.setTopology(ctxscope::testing::synthetic("pack:1 core:2 pu:1"));
-    window.resultsModel()->addResult({ 1, ctxscope::testing::futexResult({ 0, 0 }), Qt::blue });
+    window.store()->addRun({ 1, ctxscope::testing::futexResult({ 0, 0 }), Qt::blue });
     const Status opened = window.compareWith(resultsFixture("other-machine.json"));
     ASSERT_TRUE(opened.ok()) << opened.error().message;
     const ComparePlot* compare = window.plots()->comparePlot();

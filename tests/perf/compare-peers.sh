@@ -6,7 +6,7 @@
 #   syscall (getppid)                      vs  taskset -c CPU perf bench syscall basic
 #   coro-ucontext (2 swapcontext per op)   vs  stress-ng --context 1 --taskset CPU
 #   switches the kernel counted per op     vs  perf stat -e context-switches on ctxscope-cli
-# Prints each round and a table of medians and ratios; README "Performance" says what each
+# Prints each round and a table of medians and ratios; docs/performance.md says what each
 # tool's figure counts. Needs perf, stress-ng, taskset and jq.
 # Usage: tests/perf/compare-peers.sh [path/to/ctxscope-cli]
 #   env: CPU=0 ROUNDS=3 POLICY=other|fifo OUT=file.json (the rows and the medians as JSON)

@@ -106,7 +106,7 @@ def main():
 
     report["table"] = [{"figure": f, "value": v, "target": t, "met": m, "load": l} for f, v, t, m, l in rows]
     out.write_text(json.dumps(report, indent=2) + "\n")
-    # The same table in Markdown, for the README's Performance section.
+    # The same table in Markdown, for docs/performance.md.
     md = ["| figure | value | target | met | load |", "|---|---|---|---|---|"]
     for f, v, t, m, l in rows:
         met = "" if m is None else ("yes" if m else "**no**")

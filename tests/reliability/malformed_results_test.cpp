@@ -2,7 +2,7 @@
 // Malformed results files: truncated at any point, a wrong type in any field, huge numbers,
 // a newer format, absurd nesting, 100 MB files made here in a temporary directory. Each is
 // refused with a one-line message, quickly, with bounded memory, never a crash.
-#include "ctxscope/report.h"
+#include "ctxscope/results_file.h"
 #include "ctxscope/runner.h"
 #include "ctxscope/sysinfo.h"
 

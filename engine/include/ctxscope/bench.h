@@ -24,7 +24,7 @@ enum class SchedPolicy { Other, Fifo };
 std::string_view toString(SchedPolicy policy);
 std::optional<SchedPolicy> schedPolicyFromString(std::string_view text);
 
-// What a benchmark counts (see MEASUREMENT.md). Task 0 starts every op; the runner times it.
+// What a benchmark counts (see docs/measurement.md). Task 0 starts every op; the runner times it.
 struct BenchInfo {
     std::string_view name;
     std::string_view op; // what one op is
@@ -49,6 +49,9 @@ struct BenchInfo {
 // Every benchmark, in the order a table shows them.
 const std::vector<BenchInfo>& benchmarks();
 const BenchInfo* findBenchmark(std::string_view name);
+// Their names, comma-separated, for help text and error messages; only those that take a
+// working set when asked.
+std::string benchmarkNameList(bool workingSetOnly = false);
 
 inline constexpr int kMaxRingTasks = 4096;
 inline constexpr std::uint64_t kMaxIterations = 1'000'000'000;
@@ -78,15 +81,6 @@ struct BenchSpec {
     // Bytes each task writes (one byte per cache line, random page order) after taking the
     // token, before passing it on; 0: none. For benchmarks with BenchInfo::workingSet.
     std::uint64_t wsBytes = 0;
-};
-
-// Where the tasks of a spec run: one CPU per task (empty when unpinned) and the relation
-// class of the farthest pair of neighbours (tasks that hand the token to each other).
-struct Placement {
-    int tasks = 1;
-    std::vector<int> cpus;
-    Relation relation = Relation::SamePu;
-    bool onePu() const;
 };
 
 } // namespace ctxscope

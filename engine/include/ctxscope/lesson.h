@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "ctxscope/budget.h"
 #include "ctxscope/expected.h"
 #include "ctxscope/result.h"
 #include "ctxscope/runner.h"
@@ -14,7 +15,7 @@
 
 namespace ctxscope {
 
-// A teaching preset (LESSONS.md): a question, a few experiments on this machine, and a
+// A teaching preset (docs/user-guide.md, "Lessons"): a question, a few experiments on this machine, and a
 // conclusion in plain words computed from what was just measured.
 struct LessonInfo {
     std::string_view id;
@@ -28,11 +29,6 @@ const LessonInfo* findLesson(std::string_view id);
 struct LessonStep {
     std::string label; // what this experiment shows, e.g. "futex thread, shared-l3 (0,1)"
     BenchSpec spec;
-};
-
-struct LessonOptions {
-    double minTimeSeconds = 0.1; // per repetition
-    int repetitions = 3;
 };
 
 struct LessonProgress {
@@ -59,11 +55,11 @@ struct LessonResult {
 
 // The experiments a lesson runs on this topology (also what the GUI shows before running).
 Expected<std::vector<LessonStep>> planLesson(
-    std::string_view id, const Topology& topology, const LessonOptions& options);
+    std::string_view id, const Topology& topology, const RunBudget& options);
 
 // Runs every step; a step that fails is recorded and the others still run. Cancelled
 // lessons return an Error.
-Expected<LessonResult> runLesson(std::string_view id, const Topology& topology, const LessonOptions& options,
+Expected<LessonResult> runLesson(std::string_view id, const Topology& topology, const RunBudget& options,
     const std::function<void(const LessonProgress&)>& progress = {}, std::stop_token stop = {});
 
 // The conclusion sentences for results already measured (also used when a lesson's results

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include "ctxscope/lesson.h"
+#include "ctxscope/budget.h"
 #include "ctxscope/placement.h"
 #include "ctxscope/result.h"
 
@@ -53,7 +53,7 @@ struct MatrixProgress {
 };
 
 Expected<MatrixResult> runMatrix(const std::string& bench, BenchMode mode, MatrixMode matrixMode,
-    const Topology& topology, const LessonOptions& options,
+    const Topology& topology, const RunBudget& options,
     const std::function<void(const MatrixProgress&)>& progress = {}, std::stop_token stop = {});
 
 // One cell: {"cpus": [a, b], "relation", "median_ns", "per_switch_ns" (or null), "measured"}.

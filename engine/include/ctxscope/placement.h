@@ -23,6 +23,15 @@ const std::vector<Relation>& allRelations();
 // The relation class of two PUs given by OS index. Errors name the PU that does not exist.
 Expected<Relation> relationOf(const Topology& topology, int osA, int osB);
 
+// Where the tasks of a spec run: one CPU per task (empty when unpinned) and the relation
+// class of the farthest pair of neighbours (tasks that hand the token to each other).
+struct Placement {
+    int tasks = 1;
+    std::vector<int> cpus;
+    Relation relation = Relation::SamePu;
+    bool onePu() const;
+};
+
 struct PuPair {
     int a = 0;
     int b = 0;

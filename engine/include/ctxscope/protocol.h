@@ -2,10 +2,10 @@
 #pragma once
 
 #include "ctxscope/bench.h"
+#include "ctxscope/budget.h"
 #include "ctxscope/expected.h"
-#include "ctxscope/lesson.h"
 #include "ctxscope/matrix.h"
-#include "ctxscope/report.h"
+#include "ctxscope/results_file.h"
 #include "ctxscope/runner.h"
 #include "ctxscope/sweep.h"
 
@@ -20,7 +20,8 @@
 
 // The worker stream: newline-delimited JSON between a controller (the GUI) and
 // `ctxscope-cli worker`. Every message is one JSON object on one line with a "type"; every
-// line stays within kMaxLineBytes. The README ("The worker stream") has an example of each.
+// line stays within kMaxLineBytes. docs/protocol.md describes each and has examples.
+// The worker messages are values in events.h: written by eventLine, read by parseEvent.
 //
 //   controller -> worker
 //     {"type":"run","id":1,"spec":SPEC}
@@ -52,7 +53,7 @@
 //     lesson_result {"id","lesson":{"id","question","steps":[labels],"failures":[...],
 //                  "conclusion":[sentences]},"warnings":[...]}
 //     cancelled  {"id"}     error {"id" (null: the line could not be read),"message"}     bye {}
-//   RESULT: one results-file entry (report.h resultToJson; samples only in a run's result).
+//   RESULT: one results-file entry (value_json.h resultToJson; samples only in a run's result).
 //   POINT: workingSetPointToJson (a RESULT plus ws_bytes, touch_ns, switch_ns, ...).
 //   CELL: {"cpus":[a,b],"relation","median_ns","per_switch_ns","measured"} (matrixToJson).
 //
@@ -81,12 +82,12 @@ struct MatrixCommand {
     std::string bench;
     BenchMode mode = BenchMode::Thread;
     MatrixMode fill = MatrixMode::Classes;
-    LessonOptions options;
+    RunBudget options;
 };
 struct LessonCommand {
     std::uint64_t id = 0;
     std::string lesson;
-    LessonOptions options;
+    RunBudget options;
 };
 struct CancelCommand {
     std::uint64_t id = 0;

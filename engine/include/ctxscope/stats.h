@@ -28,6 +28,15 @@ double percentileOfSorted(std::span<const double> sorted, double q);
 // Exact statistics of the values (sorts a copy). All zero for an empty span.
 Summary summarize(std::span<const double> values);
 
+// The middle half of a distribution.
+struct Quartiles {
+    double p25 = 0;
+    double p50 = 0;
+    double p75 = 0;
+};
+// The quartiles of the values (sorts a copy); all zero for an empty span.
+Quartiles quartiles(std::span<const double> values);
+
 // Exact count, min, max, mean and stddev of a stream (Welford), for runs whose samples are
 // too many to keep.
 class RunningStats {

@@ -115,9 +115,13 @@ public:
     Expected<std::string> exportXml(bool anonymize) const;
 
     struct Impl;
-    const Impl& impl() const { return *m_impl; }
 
 private:
+    // Binding a thread (placement.h) needs the hwloc handle; nothing else outside the class
+    // reaches into it.
+    friend Status pinCurrentThread(const Topology& topology, int osCpu);
+    friend Status unpinCurrentThread(const Topology& topology);
+    const Impl& impl() const { return *m_impl; }
     explicit Topology(std::shared_ptr<const Impl> impl);
     static Expected<Topology> loadXml(std::string_view xml, std::string origin);
     static Expected<Topology> loadSyntheticAs(std::string_view description, std::string origin);

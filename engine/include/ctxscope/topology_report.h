@@ -9,9 +9,6 @@
 
 namespace ctxscope {
 
-// Human-readable sizes as lstopo writes them: "48KB", "1280KB", "32MB".
-std::string formatCacheSize(std::uint64_t bytes);
-
 // An lstopo-no-graphics style tree, then the allowed and affinity sets and one
 // representative PU pair per relation class.
 std::string describeTopology(const Topology& topology);

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 // Working-set (cache-pollution) measurements: a round trip in which every task touches its
 // own W bytes after taking the token, the same touching done hot by one task with no switch,
-// and the switch cost derived from the two (MEASUREMENT.md, "Working-set curves").
+// and the switch cost derived from the two (docs/measurement.md, "Working-set curves").
 #pragma once
 
 #include "ctxscope/bench.h"
 #include "ctxscope/expected.h"
 #include "ctxscope/result.h"
+#include "ctxscope/stats.h"
 #include "ctxscope/topology.h"
 
 #include <cstdint>
@@ -23,12 +24,7 @@ std::optional<std::uint64_t> memAvailableBytes();
 // The buffers of all tasks of one run may take at most 1/kWorkingSetMemoryDivisor of it.
 inline constexpr std::uint64_t kWorkingSetMemoryDivisor = 4;
 
-// The middle half of a run's samples, ns per op.
-struct Quartiles {
-    double p25 = 0;
-    double p50 = 0;
-    double p75 = 0;
-};
+// The middle half of a run's samples, ns per op (its median three times when it kept none).
 Quartiles quartilesOf(const RunResult& result);
 
 // The three series at one working-set size W.

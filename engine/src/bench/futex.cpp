@@ -4,7 +4,7 @@
 // processes share the words through an anonymous shared mapping (no PRIVATE flag).
 #include "bench/kernel.h"
 #include "bench/working_set.h"
-#include "runner/sys.h"
+#include "os/sys.h"
 
 #include <atomic>
 #include <new>

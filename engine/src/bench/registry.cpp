@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <fmt/format.h>
 
 namespace ctxscope {
 
@@ -116,9 +117,13 @@ const BenchInfo* findBenchmark(std::string_view name)
     return it == all.end() ? nullptr : &*it;
 }
 
-bool Placement::onePu() const
+std::string benchmarkNameList(bool workingSetOnly)
 {
-    return !cpus.empty() && std::all_of(cpus.begin(), cpus.end(), [&](int c) { return c == cpus.front(); });
+    std::vector<std::string_view> names;
+    for (const BenchInfo& b : benchmarks())
+        if (!workingSetOnly || b.workingSet)
+            names.push_back(b.name);
+    return fmt::format("{}", fmt::join(names, ", "));
 }
 
 namespace bench {

@@ -4,7 +4,7 @@
 // the token comes back. `pipe` is the ring of two.
 #include "bench/kernel.h"
 #include "bench/working_set.h"
-#include "runner/sys.h"
+#include "os/sys.h"
 
 #include <atomic>
 #include <fcntl.h>

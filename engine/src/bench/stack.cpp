@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "bench/stack.h"
 
-#include "runner/sys.h"
+#include "os/sys.h"
 
 #include <sys/mman.h>
 #include <unistd.h>

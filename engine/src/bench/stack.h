@@ -1,6 +1,11 @@
 // SPDX-License-Identifier: MIT
 // A stack for a user-space context: an anonymous private mapping with a PROT_NONE guard page
 // below it, so an overflow faults instead of overwriting memory. Unmapped when it goes.
+// coro-fcontext takes boost::context::protected_fixedsize_stack, which is the same mapping;
+// coro-ucontext keeps this one because that allocator throws std::bad_alloc without the
+// reason (the engine returns errors as values naming errno), only asserts that the guard page
+// was protected (a release build would run without one), and does not unpoison the stack for
+// ASan when it goes (frames that never returned would be reported in later mappings).
 #pragma once
 
 #include "ctxscope/expected.h"

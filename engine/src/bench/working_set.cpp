@@ -2,8 +2,7 @@
 #include "bench/working_set.h"
 
 #include "bench/barrier.h"
-#include "ctxscope/bytes.h"
-#include "ctxscope/working_set.h"
+#include "ctxscope/units.h"
 
 #include <algorithm>
 #include <cstring>
@@ -76,32 +75,6 @@ void WorkingSet::touch(int task) noexcept
         }
     }
     clobberMemory();
-}
-
-Status checkWorkingSet(const BenchSpec& spec, const BenchInfo& info, int tasks)
-{
-    if (spec.wsBytes == 0) {
-        if (info.workingSet && info.maxTasks == 1)
-            return makeError(fmt::format("{} needs a working set: give its size (--ws 64K, say)", info.name));
-        return {};
-    }
-    if (!info.workingSet) {
-        std::string names;
-        for (const BenchInfo& b : benchmarks())
-            if (b.workingSet)
-                names += (names.empty() ? "" : ", ") + std::string(b.name);
-        return makeError(fmt::format("a working set applies to {}, not {}", names, info.name));
-    }
-    if (spec.wsBytes > kMaxWsBytes)
-        return makeError(fmt::format(
-            "a working set of {} bytes is more than the {} allowed", spec.wsBytes, formatBytes(kMaxWsBytes)));
-    const std::uint64_t total = spec.wsBytes * static_cast<std::uint64_t>(tasks);
-    const std::optional<std::uint64_t> available = memAvailableBytes();
-    if (available && total > *available / kWorkingSetMemoryDivisor)
-        return makeError(fmt::format("{} tasks with a working set of {} each need {}, more than a quarter of the {} "
-                                     "this machine has available",
-            tasks, formatBytes(spec.wsBytes), formatBytes(total), formatBytes(*available)));
-    return {};
 }
 
 } // namespace ctxscope::bench

@@ -5,7 +5,7 @@
 
 #include "ctxscope/bench.h"
 #include "ctxscope/expected.h"
-#include "runner/sys.h"
+#include "os/sys.h"
 
 #include <cstdint>
 #include <vector>
@@ -49,9 +49,5 @@ private:
     unsigned m_lastLines = 0; // lines used in the last page
     std::vector<std::uint32_t> m_order; // tasks x pages: the page to touch at each step
 };
-
-// Checks spec.wsBytes against the benchmark and, when set, against the memory this machine
-// has available (a quarter of MemAvailable for the buffers of all tasks).
-Status checkWorkingSet(const BenchSpec& spec, const BenchInfo& info, int tasks);
 
 } // namespace ctxscope::bench

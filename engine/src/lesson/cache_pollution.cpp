@@ -2,7 +2,7 @@
 // Lesson "cache-pollution": what does a switch really cost with real data?
 #include "lesson/lesson_util.h"
 
-#include "ctxscope/bytes.h"
+#include "ctxscope/units.h"
 #include "ctxscope/cache_check.h"
 #include "ctxscope/placement.h"
 #include "ctxscope/working_set.h"
@@ -54,7 +54,7 @@ std::vector<std::pair<std::uint64_t, std::string>> cachePollutionSizes(const Top
 
 namespace {
 
-std::vector<LessonStep> plan(const Topology& topology, const LessonOptions& o)
+std::vector<LessonStep> plan(const Topology& topology, const RunBudget& o)
 {
     const int cpu = firstCpu(topology);
     const auto pairs = representativePairs(topology);

@@ -9,7 +9,7 @@ namespace ctxscope::lesson {
 
 namespace {
 
-std::vector<LessonStep> plan(const Topology& topology, const LessonOptions& o)
+std::vector<LessonStep> plan(const Topology& topology, const RunBudget& o)
 {
     const int cpu = firstCpu(topology);
     return {

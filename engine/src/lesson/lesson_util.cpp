@@ -6,7 +6,7 @@
 
 namespace ctxscope::lesson {
 
-BenchSpec spec(std::string bench, BenchMode mode, std::vector<int> cpus, const LessonOptions& options)
+BenchSpec spec(std::string bench, BenchMode mode, std::vector<int> cpus, const RunBudget& options)
 {
     BenchSpec s;
     s.bench = std::move(bench);
@@ -17,7 +17,7 @@ BenchSpec spec(std::string bench, BenchMode mode, std::vector<int> cpus, const L
     return s;
 }
 
-BenchSpec unpinnedSpec(std::string bench, BenchMode mode, const LessonOptions& options)
+BenchSpec unpinnedSpec(std::string bench, BenchMode mode, const RunBudget& options)
 {
     BenchSpec s = spec(std::move(bench), mode, {}, options);
     s.relation = Relation::Unpinned;

@@ -10,8 +10,8 @@
 
 namespace ctxscope::lesson {
 
-BenchSpec spec(std::string bench, BenchMode mode, std::vector<int> cpus, const LessonOptions& options);
-BenchSpec unpinnedSpec(std::string bench, BenchMode mode, const LessonOptions& options);
+BenchSpec spec(std::string bench, BenchMode mode, std::vector<int> cpus, const RunBudget& options);
+BenchSpec unpinnedSpec(std::string bench, BenchMode mode, const RunBudget& options);
 
 // The first allowed CPU: where single-PU experiments run.
 int firstCpu(const Topology& topology);
@@ -39,7 +39,7 @@ std::vector<std::pair<std::uint64_t, std::string>> cachePollutionSizes(const Top
 
 struct LessonDefinition {
     LessonInfo info;
-    std::vector<LessonStep> (*plan)(const Topology&, const LessonOptions&);
+    std::vector<LessonStep> (*plan)(const Topology&, const RunBudget&);
     std::vector<std::string> (*conclude)(const std::vector<RunResult>&);
 };
 

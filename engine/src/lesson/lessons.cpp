@@ -7,7 +7,7 @@
 
 #include <algorithm>
 
-#include <fmt/core.h>
+#include <fmt/format.h>
 
 namespace ctxscope {
 
@@ -37,10 +37,10 @@ const lesson::LessonDefinition* findDefinition(std::string_view id)
 
 Error unknownLesson(std::string_view id)
 {
-    std::string known;
+    std::vector<std::string_view> known;
     for (const auto* d : definitions())
-        known += (known.empty() ? "" : ", ") + std::string(d->info.id);
-    return makeError("unknown lesson '" + std::string(id) + "' (lessons: " + known + ")");
+        known.push_back(d->info.id);
+    return makeError(fmt::format("unknown lesson '{}' (lessons: {})", id, fmt::join(known, ", ")));
 }
 
 } // namespace
@@ -63,7 +63,7 @@ const LessonInfo* findLesson(std::string_view id)
 }
 
 Expected<std::vector<LessonStep>> planLesson(
-    std::string_view id, const Topology& topology, const LessonOptions& options)
+    std::string_view id, const Topology& topology, const RunBudget& options)
 {
     const auto* d = findDefinition(id);
     if (!d)
@@ -73,7 +73,7 @@ Expected<std::vector<LessonStep>> planLesson(
     return d->plan(topology, options);
 }
 
-Expected<LessonResult> runLesson(std::string_view id, const Topology& topology, const LessonOptions& options,
+Expected<LessonResult> runLesson(std::string_view id, const Topology& topology, const RunBudget& options,
     const std::function<void(const LessonProgress&)>& progress, std::stop_token stop)
 {
     auto steps = planLesson(id, topology, options);

@@ -13,7 +13,7 @@ namespace ctxscope::lesson {
 
 namespace {
 
-std::vector<LessonStep> plan(const Topology& topology, const LessonOptions& o)
+std::vector<LessonStep> plan(const Topology& topology, const RunBudget& o)
 {
     std::vector<LessonStep> steps;
     for (const PuPair& p : representativePairs(topology))

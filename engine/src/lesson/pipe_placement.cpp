@@ -15,7 +15,7 @@ namespace {
 
 constexpr int kUnpinnedRepeats = 3;
 
-std::vector<LessonStep> plan(const Topology& topology, const LessonOptions& o)
+std::vector<LessonStep> plan(const Topology& topology, const RunBudget& o)
 {
     const int cpu = firstCpu(topology);
     std::vector<LessonStep> steps { { "pipe processes on one PU", spec("pipe", BenchMode::Process, { cpu, cpu }, o) } };

@@ -10,7 +10,7 @@ namespace {
 
 constexpr int kSizes[] = { 2, 4, 8, 16 };
 
-std::vector<LessonStep> plan(const Topology& topology, const LessonOptions& o)
+std::vector<LessonStep> plan(const Topology& topology, const RunBudget& o)
 {
     const int cpu = firstCpu(topology);
     const auto allowed = topology.allowedPus();

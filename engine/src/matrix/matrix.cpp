@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "ctxscope/matrix.h"
 
+#include "ctxscope/runner.h"
+
 #include <fmt/core.h>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -18,7 +20,7 @@ const MatrixCell* MatrixResult::cell(int a, int b) const
 }
 
 Expected<MatrixResult> runMatrix(const std::string& bench, BenchMode mode, MatrixMode matrixMode,
-    const Topology& topology, const LessonOptions& options, const std::function<void(const MatrixProgress&)>& progress,
+    const Topology& topology, const RunBudget& options, const std::function<void(const MatrixProgress&)>& progress,
     std::stop_token stop)
 {
     const BenchInfo* info = findBenchmark(bench);

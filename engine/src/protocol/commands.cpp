@@ -40,9 +40,9 @@ std::optional<int> optInt(FieldReader& in, const char* key)
     return static_cast<int>(*v);
 }
 
-LessonOptions optionsFrom(FieldReader& in)
+RunBudget optionsFrom(FieldReader& in)
 {
-    LessonOptions o;
+    RunBudget o;
     o.minTimeSeconds = in.optNumber("min_time").value_or(o.minTimeSeconds);
     o.repetitions = optInt(in, "repetitions").value_or(o.repetitions);
     return o;

@@ -1,110 +1,77 @@
 // SPDX-License-Identifier: MIT
-// Worker -> controller lines for sweeps, matrices and lessons (protocol.h has their shapes).
+// Worker -> controller lines for sweeps, matrices and lessons, made from their events.
 #include "ctxscope/protocol.h"
+
+#include "ctxscope/events.h"
 
 namespace ctxscope::protocol {
 
-using nlohmann::json;
-
-namespace {
-
-json message(std::string_view type, std::uint64_t id) { return { { "type", type }, { "id", id } }; }
-
-} // namespace
-
 std::string sweepProgressLine(std::uint64_t id, const SweepProgress& p)
 {
-    json j = message("progress", id);
-    j.update({ { "stage", p.stage }, { "point", p.point }, { "points", p.points }, { "ws_bytes", p.wsBytes },
-        { "fraction", p.fraction } });
-    return j.dump();
+    ProgressEvent e = progressEvent(id, std::string(p.stage), p.fraction);
+    e.point = p.point;
+    e.points = p.points;
+    e.wsBytes = p.wsBytes;
+    return eventLine(e);
 }
 
 std::string sweepPointLine(std::uint64_t id, int index, int points, const WorkingSetPoint& point)
 {
-    json j = message("sweep_point", id);
-    j.update({ { "index", index }, { "points", points }, { "point", workingSetPointToJson(point, false) } });
-    return j.dump();
+    return eventLine(SweepPointEvent { id, index, points, point });
 }
 
 std::string sweepResultLine(std::uint64_t id, const SweepResult& sweep)
 {
-    // Each point's summary is a few hundred bytes: even 16 points an octave up to 1 GiB fit.
-    json j = message("sweep_result", id);
-    j["sweep"] = sweepToJson(sweep, true);
-    return j.dump();
+    return eventLine(SweepResultEvent { id, sweep });
 }
 
 std::string matrixProgressLine(std::uint64_t id, const MatrixProgress& p)
 {
-    json j = message("progress", id);
-    j.update({ { "stage", "measuring" }, { "pair", p.run }, { "pairs", p.runs }, { "cpus", { p.a, p.b } },
-        { "fraction", p.fraction } });
-    return j.dump();
+    ProgressEvent e = progressEvent(id, "measuring", p.fraction);
+    e.pair = p.run;
+    e.pairs = p.runs;
+    e.cpus = std::pair(p.a, p.b);
+    return eventLine(e);
 }
 
 std::string matrixCellLine(std::uint64_t id, const MatrixProgress& p)
 {
-    json j = message("matrix_cell", id);
-    j.update({ { "index", p.run }, { "pairs", p.runs } });
+    MatrixCellEvent e { id, p.run, p.runs, std::nullopt, std::nullopt, std::string(p.failure) };
     if (p.finished) {
         const RunResult& r = *p.finished;
-        j["cell"] = matrixCellToJson(MatrixCell { p.a, p.b, r.placement.relation, r.stats.p50, r.perSwitchNs, true });
-        j["result"] = resultToJson(r, false);
-    } else {
-        j["cell"] = nullptr;
-        j["error"] = p.failure;
+        e.cell = MatrixCell { p.a, p.b, r.placement.relation, r.stats.p50, r.perSwitchNs, true };
+        e.result = r;
+        e.error.clear();
     }
-    return j.dump();
+    return eventLine(e);
 }
 
 std::string matrixResultLine(std::uint64_t id, const MatrixResult& matrix, const std::vector<std::string>& warnings)
 {
-    json j = message("matrix_result", id);
-    j["matrix"] = matrixToJson(matrix);
-    j["warnings"] = warnings;
-    std::string line = j.dump();
-    if (line.size() <= kMaxLineBytes)
-        return line;
-    // Hundreds of PUs filled by class make more cells than a line may hold; the measured
-    // cells carry every class's value, so a reader with the topology can fill the rest.
-    json measured = json::array();
-    std::size_t omitted = 0;
-    for (const MatrixCell& c : matrix.cells) {
-        if (c.measured)
-            measured.push_back(matrixCellToJson(c));
-        else
-            ++omitted;
-    }
-    j["matrix"]["cells"] = std::move(measured);
-    j["matrix"]["filled_omitted"] = omitted;
-    return j.dump();
+    return eventLine(MatrixResultEvent { id, matrix, warnings, 0 });
 }
 
 std::string lessonProgressLine(std::uint64_t id, const LessonProgress& p)
 {
-    json j = message("progress", id);
-    j.update({ { "stage", p.label }, { "step", p.step }, { "steps", p.steps }, { "fraction", p.fraction } });
-    return j.dump();
+    ProgressEvent e = progressEvent(id, std::string(p.label), p.fraction);
+    e.step = p.step;
+    e.steps = p.steps;
+    return eventLine(e);
 }
 
 std::string lessonStepLine(std::uint64_t id, const LessonProgress& p)
 {
-    json j = message("lesson_step", id);
-    j.update({ { "step", p.step }, { "steps", p.steps }, { "label", p.label } });
-    if (p.finished)
-        j["result"] = resultToJson(*p.finished, false);
-    else
-        j["error"] = p.failure;
-    return j.dump();
+    LessonStepEvent e { id, p.step, p.steps, std::string(p.label), std::nullopt, std::string(p.failure) };
+    if (p.finished) {
+        e.result = *p.finished;
+        e.error.clear();
+    }
+    return eventLine(e);
 }
 
 std::string lessonResultLine(std::uint64_t id, const LessonResult& lesson, const std::vector<std::string>& warnings)
 {
-    json j = message("lesson_result", id);
-    j["lesson"] = lessonToJson(lesson);
-    j["warnings"] = warnings;
-    return j.dump();
+    return eventLine(LessonResultEvent { id, lesson, warnings });
 }
 
 } // namespace ctxscope::protocol

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "ctxscope/protocol.h"
 
+#include "ctxscope/events.h"
+
 #include "protocol/parse.h"
 #include "report/json_check.h"
 
@@ -50,23 +52,19 @@ std::optional<std::uint64_t> idOf(const json& j)
 std::string helloLine(const Topology& topology, const SysInfo& sys, const ClockInfo& clock)
 {
     auto xml = topology.exportXml(false);
-    json benches = json::array();
+    HelloEvent hello { kVersion, std::string(ctxscope::kVersion), static_cast<long>(::getpid()),
+        xml ? *xml : std::string(), makeContext(sys, topology, clock), {} };
     for (const auto& b : benchmarks())
-        benches.push_back({ { "name", b.name }, { "op", b.op }, { "min_tasks", b.minTasks },
-            { "max_tasks", b.maxTasks }, { "process_mode", b.processMode } });
-    return json {
-        { "type", "hello" }, { "protocol", kVersion }, { "ctxscope_version", std::string(ctxscope::kVersion) },
-        { "pid", static_cast<long>(::getpid()) }, { "topology_xml", xml ? *xml : std::string() },
-        { "context", makeContext(sys, topology, clock) }, { "benchmarks", std::move(benches) }
-    }.dump();
+        hello.benchmarks.push_back({ std::string(b.name), std::string(b.op), b.minTasks, b.maxTasks, b.processMode });
+    return eventLine(hello);
 }
 
 std::string progressLine(std::uint64_t id, const Progress& p)
 {
-    return json {
-        { "type", "progress" }, { "id", id }, { "stage", p.stage }, { "repetition", p.repetition },
-        { "repetitions", p.repetitions }, { "fraction", p.fraction }
-    }.dump();
+    ProgressEvent e = progressEvent(id, std::string(p.stage), p.fraction);
+    e.repetition = p.repetition;
+    e.repetitions = p.repetitions;
+    return eventLine(e);
 }
 
 std::vector<std::string> samplesLines(std::uint64_t id, const SampleBatch& b)
@@ -74,34 +72,21 @@ std::vector<std::string> samplesLines(std::uint64_t id, const SampleBatch& b)
     std::vector<std::string> lines;
     for (std::size_t at = 0; at < b.nsPerOp.size(); at += kMaxSamplesPerLine) {
         const auto part = b.nsPerOp.subspan(at, std::min(kMaxSamplesPerLine, b.nsPerOp.size() - at));
-        lines.push_back(json { { "type", "samples" }, { "id", id }, { "repetition", b.repetition },
-            { "first", b.firstIndex + at }, { "ns_per_op", std::vector<double>(part.begin(), part.end()) } }
-                            .dump());
+        lines.push_back(eventLine(
+            SamplesEvent { id, b.repetition, b.firstIndex + at, std::vector<double>(part.begin(), part.end()) }));
     }
     return lines;
 }
 
-std::string resultLine(std::uint64_t id, const RunResult& r)
-{
-    std::string line = json { { "type", "result" }, { "id", id }, { "result", resultToJson(r, true) } }.dump();
-    if (line.size() <= kMaxLineBytes)
-        return line;
-    // A long run's raw samples would make a line its reader must refuse. They went out in
-    // "samples" messages already, and the statistics and histogram cover every sample.
-    json entry = resultToJson(r, false);
-    entry["samples_omitted"] = r.samples.size();
-    return json { { "type", "result" }, { "id", id }, { "result", std::move(entry) } }.dump();
-}
+std::string resultLine(std::uint64_t id, const RunResult& r) { return eventLine(ResultEvent { id, r, 0 }); }
 
 std::string errorLine(std::optional<std::uint64_t> id, std::string_view message)
 {
-    json j { { "type", "error" }, { "message", message } };
-    j["id"] = id ? json(*id) : json(nullptr);
-    return j.dump();
+    return eventLine(ErrorEvent { id, std::string(message) });
 }
 
-std::string cancelledLine(std::uint64_t id) { return json { { "type", "cancelled" }, { "id", id } }.dump(); }
-std::string byeLine() { return json { { "type", "bye" } }.dump(); }
+std::string cancelledLine(std::uint64_t id) { return eventLine(CancelledEvent { id }); }
+std::string byeLine() { return eventLine(ByeEvent {}); }
 
 Expected<Message> parseMessage(std::string_view line)
 {

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: MIT
 // CSV in the C locale (fmt formats numbers without the locale), RFC 4180 quoting.
-#include "ctxscope/report.h"
+#include "ctxscope/csv.h"
 
-#include <fmt/core.h>
+#include "ctxscope/value_json.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 namespace ctxscope {
 
@@ -20,18 +23,12 @@ std::string quote(const std::string& field)
 
 std::string joinInts(const std::vector<int>& v, char sep)
 {
-    std::string out;
-    for (int x : v)
-        out += (out.empty() ? "" : std::string(1, sep)) + std::to_string(x);
-    return out;
+    return fmt::format("{}", fmt::join(v, std::string_view(&sep, 1)));
 }
 
 std::string joinWarnings(const std::vector<std::string>& warnings)
 {
-    std::string out;
-    for (const auto& w : warnings)
-        out += (out.empty() ? "" : " | ") + w;
-    return out;
+    return fmt::format("{}", fmt::join(warnings, " | "));
 }
 
 std::string num(double v) { return fmt::format("{:.6g}", v); }

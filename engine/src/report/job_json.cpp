@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // JSON for what a sweep or a lesson yields as a whole (its runs use resultToJson).
-#include "ctxscope/report.h"
+#include "ctxscope/results_file.h"
 
 namespace ctxscope {
 

@@ -183,4 +183,16 @@ FieldReader FieldReader::child(const char* key)
     return FieldReader(o.is_object() ? o : kEmptyObject, where(key));
 }
 
+Quartiles quartilesFrom(FieldReader& in, const char* key)
+{
+    const nlohmann::json& q = in.array(key);
+    if (!in.ok())
+        return {};
+    if (q.size() != 3 || !q[0].is_number() || !q[1].is_number() || !q[2].is_number()) {
+        in.fail(in.where(key) + " should be three numbers (p25, p50, p75)");
+        return {};
+    }
+    return Quartiles { q[0].get<double>(), q[1].get<double>(), q[2].get<double>() };
+}
+
 } // namespace ctxscope::report

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "ctxscope/expected.h"
+#include "ctxscope/stats.h"
 
 #include <nlohmann/json.hpp>
 
@@ -55,5 +56,8 @@ private:
     std::string m_path;
     std::string m_error;
 };
+
+// A [p25, p50, p75] array field; records an error when it is not three numbers.
+Quartiles quartilesFrom(FieldReader& in, const char* key);
 
 } // namespace ctxscope::report

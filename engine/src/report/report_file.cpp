@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The results file as a whole: context block, benchmarks array, reading it back.
-#include "ctxscope/report.h"
-#include "ctxscope/report_parts.h"
+#include "ctxscope/results_file.h"
 
 #include "report/json_check.h"
 #include "report/json_fields.h"

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
-#include "ctxscope/report_parts.h"
+#include "ctxscope/value_json.h"
 
-#include "ctxscope/report.h"
 #include "report/json_fields.h"
 
 #include <fmt/core.h>
@@ -12,22 +11,6 @@ namespace ctxscope {
 using nlohmann::json;
 using report::FieldReader;
 
-namespace {
-
-Quartiles quartilesFrom(FieldReader& in, const char* key)
-{
-    const json& q = in.array(key);
-    if (!in.ok())
-        return {};
-    if (q.size() != 3 || !q[0].is_number() || !q[1].is_number() || !q[2].is_number()) {
-        in.fail(in.where(key) + " should be three numbers (p25, p50, p75)");
-        return {};
-    }
-    return Quartiles { q[0].get<double>(), q[1].get<double>(), q[2].get<double>() };
-}
-
-} // namespace
-
 Expected<WorkingSetPoint> workingSetPointFromJson(const json& entry)
 {
     auto run = resultFromJson(entry);
@@ -36,8 +19,8 @@ Expected<WorkingSetPoint> workingSetPointFromJson(const json& entry)
     FieldReader in(entry, "");
     WorkingSetPoint p;
     p.wsBytes = in.count("ws_bytes");
-    p.roundTrip = quartilesFrom(in, "round_trip_quartiles");
-    p.touch = quartilesFrom(in, "touch_quartiles");
+    p.roundTrip = report::quartilesFrom(in, "round_trip_quartiles");
+    p.touch = report::quartilesFrom(in, "touch_quartiles");
     p.switchCostNs = in.optNumber("switch_ns");
     p.switchCostLowNs = in.optNumber("switch_ns_low");
     p.switchCostHighNs = in.optNumber("switch_ns_high");
@@ -76,6 +59,28 @@ Expected<std::vector<CacheInfo>> sweepCachesFromJson(const json& sweep)
     return out;
 }
 
+Expected<MatrixCell> matrixCellFromJson(const json& entry, const std::string& path)
+{
+    FieldReader c(entry, path);
+    const json& cpus = c.array("cpus");
+    MatrixCell cell;
+    const std::string relation = c.string("relation");
+    cell.medianNs = c.number("median_ns");
+    cell.perSwitchNs = c.optNumber("per_switch_ns");
+    cell.measured = c.boolean("measured");
+    if (!c.ok())
+        return makeError(c.error());
+    if (cpus.size() != 2 || !cpus[0].is_number_integer() || !cpus[1].is_number_integer())
+        return makeError(c.where("cpus") + " should be two CPU numbers");
+    cell.a = cpus[0].get<int>();
+    cell.b = cpus[1].get<int>();
+    auto rel = relationFromString(relation);
+    if (!rel)
+        return makeError(c.where("relation") + ": unknown relation class '" + relation + "'");
+    cell.relation = *rel;
+    return cell;
+}
+
 Expected<MatrixResult> matrixFromJson(const json& matrix)
 {
     FieldReader in(matrix, "matrix");
@@ -102,24 +107,10 @@ Expected<MatrixResult> matrixFromJson(const json& matrix)
         m.pus.push_back(pu.get<int>());
     }
     for (std::size_t i = 0; i < cells.size(); ++i) {
-        FieldReader c(cells[i], fmt::format("matrix.cells[{}]", i));
-        const json& cpus = c.array("cpus");
-        MatrixCell cell;
-        const std::string relation = c.string("relation");
-        cell.medianNs = c.number("median_ns");
-        cell.perSwitchNs = c.optNumber("per_switch_ns");
-        cell.measured = c.boolean("measured");
-        if (!c.ok())
-            return makeError(c.error());
-        if (cpus.size() != 2 || !cpus[0].is_number_integer() || !cpus[1].is_number_integer())
-            return makeError(c.where("cpus") + " should be two CPU numbers");
-        cell.a = cpus[0].get<int>();
-        cell.b = cpus[1].get<int>();
-        auto rel = relationFromString(relation);
-        if (!rel)
-            return makeError(c.where("relation") + ": unknown relation class '" + relation + "'");
-        cell.relation = *rel;
-        m.cells.push_back(cell);
+        auto cell = matrixCellFromJson(cells[i], fmt::format("matrix.cells[{}]", i));
+        if (!cell)
+            return cell.error();
+        m.cells.push_back(*cell);
     }
     if (const json* failures = matrix.is_object() && matrix.contains("failures") ? &matrix["failures"] : nullptr)
         for (const json& f : *failures)

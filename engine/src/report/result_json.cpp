@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // RunResult <-> one entry of Google Benchmark's "benchmarks" array, with ctxscope's fields.
-#include "ctxscope/report.h"
+#include "ctxscope/value_json.h"
 
 #include "report/json_fields.h"
 

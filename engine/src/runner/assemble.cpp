@@ -3,7 +3,7 @@
 
 #include "ctxscope/sysinfo.h"
 #include "runner/selfcheck.h"
-#include "runner/sys.h"
+#include "os/sys.h"
 
 #include <fmt/core.h>
 

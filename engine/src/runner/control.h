@@ -4,7 +4,7 @@
 // forked children use the same code. Everything below is safe in a forked child.
 #pragma once
 
-#include "runner/sys.h"
+#include "os/sys.h"
 
 #include <atomic>
 #include <cstdint>

@@ -3,7 +3,7 @@
 // in a multithreaded parent (system calls and atomics on the shared mapping, no malloc, no
 // locks), pins itself, and leaves with _exit. The parent reaps every child on every path.
 #include "runner/launch.h"
-#include "runner/sys.h"
+#include "os/sys.h"
 #include "runner/task.h"
 
 #include <algorithm>

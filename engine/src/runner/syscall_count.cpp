@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "runner/syscall_count.h"
 
-#include "runner/sys.h"
+#include "os/sys.h"
 
 #include <algorithm>
 #include <array>
@@ -9,7 +9,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstring>
-#include <fmt/core.h>
+#include <fmt/format.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <map>
@@ -205,9 +205,10 @@ SyscallCheck countSyscalls(bench::Kernel& kernel, std::uint64_t ops, double clai
     std::stable_sort(check.calls.begin(), check.calls.end(),
         [](const SyscallCount& a, const SyscallCount& b) { return a.perOp > b.perOp; });
     check.perOp = static_cast<double>(total) / static_cast<double>(ops);
-    std::string list;
+    std::vector<std::string> calls;
     for (const SyscallCount& c : check.calls)
-        list += fmt::format("{}{} {:.2f}", list.empty() ? "" : ", ", c.name, c.perOp);
+        calls.push_back(fmt::format("{} {:.2f}", c.name, c.perOp));
+    const std::string list = fmt::format("{}", fmt::join(calls, ", "));
     check.how = fmt::format("Counted {:.2f} system calls per op{} over {} ops: a seccomp filter on a helper thread "
                             "reported each call the ops made.",
         *check.perOp, list.empty() ? "" : " (" + list + ")", ops);

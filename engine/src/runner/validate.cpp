@@ -2,12 +2,13 @@
 // Input validation, in the order a person would fix things, before anything is allocated.
 #include "runner/validate.h"
 
-#include "bench/working_set.h"
 #include "ctxscope/runner.h"
+#include "ctxscope/units.h"
+#include "ctxscope/working_set.h"
 
 #include <algorithm>
 #include <cmath>
-#include <fmt/core.h>
+#include <fmt/format.h>
 #include <pthread.h>
 #include <sched.h>
 #include <set>
@@ -18,12 +19,29 @@ namespace ctxscope::run {
 
 namespace {
 
-std::string knownNames()
+// Checks spec.wsBytes against the benchmark and, when set, against the memory this machine
+// has available (a quarter of MemAvailable for the buffers of all tasks).
+Status checkWorkingSet(const BenchSpec& spec, const BenchInfo& info, int tasks)
 {
-    std::string out;
-    for (const auto& b : benchmarks())
-        out += fmt::format("{}{}", out.empty() ? "" : ", ", b.name);
-    return out;
+    if (spec.wsBytes == 0) {
+        if (info.workingSet && info.maxTasks == 1)
+            return makeError(fmt::format("{} needs a working set: give its size (--ws 64K, say)", info.name));
+        return {};
+    }
+    if (!info.workingSet) {
+        return makeError(
+            fmt::format("a working set applies to {}, not {}", benchmarkNameList(/*workingSetOnly=*/true), info.name));
+    }
+    if (spec.wsBytes > kMaxWsBytes)
+        return makeError(fmt::format(
+            "a working set of {} bytes is more than the {} allowed", spec.wsBytes, formatBytes(kMaxWsBytes)));
+    const std::uint64_t total = spec.wsBytes * static_cast<std::uint64_t>(tasks);
+    const std::optional<std::uint64_t> available = memAvailableBytes();
+    if (available && total > *available / kWorkingSetMemoryDivisor)
+        return makeError(fmt::format("{} tasks with a working set of {} each need {}, more than a quarter of the {} "
+                                     "this machine has available",
+            tasks, formatBytes(spec.wsBytes), formatBytes(total), formatBytes(*available)));
+    return {};
 }
 
 Expected<int> taskCount(const BenchSpec& spec, const BenchInfo& info)
@@ -90,7 +108,7 @@ Expected<std::vector<int>> cpusForRelation(const Topology& topology, Relation re
     if (tasks == 1)
         return makeError(
             fmt::format("a benchmark with one task has no pair of CPUs to place as {}", toString(relation)));
-    std::string classes;
+    std::vector<std::string_view> classes;
     for (const PuPair& p : representativePairs(topology)) {
         if (p.relation == relation) {
             std::vector<int> cpus;
@@ -98,10 +116,10 @@ Expected<std::vector<int>> cpusForRelation(const Topology& topology, Relation re
                 cpus.push_back(i % 2 == 0 ? p.a : p.b);
             return cpus;
         }
-        classes += fmt::format("{}{}", classes.empty() ? "" : ", ", toString(p.relation));
+        classes.push_back(toString(p.relation));
     }
     return makeError(fmt::format("this machine has no two allowed CPUs in class {} (classes here: {})",
-        toString(relation), classes.empty() ? "none" : classes));
+        toString(relation), classes.empty() ? "none" : fmt::format("{}", fmt::join(classes, ", "))));
 }
 
 Expected<Placement> place(const BenchSpec& spec, const Topology& topology, const BenchInfo& info, int tasks)
@@ -180,7 +198,7 @@ Expected<Placement> checkSpecAndProbe(const BenchSpec& spec, const Topology& top
 {
     const BenchInfo* info = findBenchmark(spec.bench);
     if (!info)
-        return makeError(fmt::format("unknown benchmark '{}' (known: {})", spec.bench, knownNames()));
+        return makeError(fmt::format("unknown benchmark '{}' (known: {})", spec.bench, benchmarkNameList()));
     auto tasks = taskCount(spec, *info);
     if (!tasks)
         return tasks.error();
@@ -189,7 +207,7 @@ Expected<Placement> checkSpecAndProbe(const BenchSpec& spec, const Topology& top
             fmt::format("{} runs in one task; process mode needs a benchmark with two or more tasks", info->name));
     if (Status s = checkNumbers(spec); !s)
         return s.error();
-    if (Status s = bench::checkWorkingSet(spec, *info, *tasks); !s)
+    if (Status s = checkWorkingSet(spec, *info, *tasks); !s)
         return s.error();
     auto placement = place(spec, topology, *info, *tasks);
     if (!placement)

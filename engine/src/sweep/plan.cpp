@@ -2,8 +2,8 @@
 // The working-set grid: log2 steps, line-aligned, capped by memory.
 #include "ctxscope/sweep.h"
 
-#include "ctxscope/bytes.h"
 #include "ctxscope/cache_check.h"
+#include "ctxscope/units.h"
 
 #include <algorithm>
 #include <bit>

@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: MIT
 // runSweep: one working-set point after another, with progress and cancellation.
 #include "ctxscope/sweep.h"
-#include "ctxscope/sysinfo.h"
 
-#include "ctxscope/bytes.h"
 #include "ctxscope/runner.h"
-#include "runner/assemble.h"
+#include "ctxscope/sysinfo.h"
+#include "ctxscope/units.h"
 
 #include <fmt/core.h>
 

@@ -3,10 +3,9 @@
 // baseline on the same CPU, then the derived switch cost.
 #include "ctxscope/working_set.h"
 
-#include "ctxscope/bytes.h"
+#include "ctxscope/units.h"
 #include "ctxscope/runner.h"
 
-#include <algorithm>
 #include <fmt/core.h>
 
 namespace ctxscope {
@@ -15,10 +14,7 @@ Quartiles quartilesOf(const RunResult& result)
 {
     if (result.samples.empty())
         return Quartiles { result.stats.p50, result.stats.p50, result.stats.p50 };
-    std::vector<double> sorted = result.samples;
-    std::sort(sorted.begin(), sorted.end());
-    return Quartiles { percentileOfSorted(sorted, 0.25), percentileOfSorted(sorted, 0.5),
-        percentileOfSorted(sorted, 0.75) };
+    return quartiles(result.samples);
 }
 
 namespace {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "ctxscope/sysinfo.h"
 
-#include "procfs.h"
+#include "os/procfs.h"
 
 #include <nlohmann/json.hpp>
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "ctxscope/cache_check.h"
 
-#include "ctxscope/bytes.h"
+#include "ctxscope/units.h"
 
 #include <algorithm>
 #include <bit>

@@ -222,4 +222,9 @@ Status unpinCurrentThread(const Topology& topology)
     return {};
 }
 
+bool Placement::onePu() const
+{
+    return !cpus.empty() && std::all_of(cpus.begin(), cpus.end(), [&](int c) { return c == cpus.front(); });
+}
+
 } // namespace ctxscope

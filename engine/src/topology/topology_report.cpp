@@ -2,23 +2,13 @@
 #include "ctxscope/topology_report.h"
 
 #include "ctxscope/placement.h"
+#include "ctxscope/units.h"
 
 #include <array>
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
 namespace ctxscope {
-
-std::string formatCacheSize(std::uint64_t bytes)
-{
-    // lstopo's rule: KB below 10 MiB, MB below 10 GiB, GB below 10 TiB, then TB; rounded.
-    constexpr std::array<const char*, 4> kUnits { "KB", "MB", "GB", "TB" };
-    std::size_t unit = 0;
-    while (unit + 1 < kUnits.size() && bytes >= (10ULL << (20 + 10 * unit)))
-        ++unit;
-    const unsigned shift = static_cast<unsigned>(9 + 10 * unit);
-    return fmt::format("{}{}", ((bytes >> shift) + 1) >> 1, kUnits[unit]);
-}
 
 namespace {
 

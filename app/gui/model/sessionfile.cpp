@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: MIT
+#include "sessionfile.h"
+
+#include "loadedfile.h"
+
+#include "ctxscope/results_file.h"
+
+namespace ctxscope::gui {
+
+using nlohmann::json;
+
+namespace {
+
+json resultsArray(const std::vector<RunResult>& runs)
+{
+    json out = json::array();
+    for (const RunResult& r : runs)
+        out.push_back(resultToJson(r, true));
+    return out;
+}
+
+// A context and its runs, read as "Open results" reads them (an empty list is allowed here).
+Expected<ResultsFile> readPart(const json& context, const json& benchmarks, const std::string& where)
+{
+    auto ctx = reportContextFromJson(context);
+    auto results = ctx ? resultsFromJson(benchmarks) : Expected<std::vector<RunResult>>(ctx.error());
+    if (!results)
+        return makeError(where + ": " + results.error().message);
+    return ResultsFile { std::move(*ctx), std::move(*results) };
+}
+
+const json& field(const json& object, const char* key, json::value_t kind, const std::string& where, std::string& error)
+{
+    static const json null;
+    if (!error.empty())
+        return null;
+    if (!object.is_object() || !object.contains(key)) {
+        error = "missing field '" + where + key + "'";
+        return null;
+    }
+    const json& v = object[key];
+    const bool ok = kind == json::value_t::number_integer ? v.is_number_integer() : v.type() == kind;
+    if (!ok)
+        error = "field '" + where + key + "' has the wrong type";
+    return ok ? v : null;
+}
+
+json cachesOf(const SweepCurves& sweep)
+{
+    SweepResult result; // the engine writes caches from a sweep result
+    result.caches = sweep.caches;
+    return sweepCachesToJson(result);
+}
+
+} // namespace
+
+json sessionToJson(const Session& s)
+{
+    json sweeps = json::array();
+    for (const auto& sweep : s.sweeps) {
+        json points = json::array();
+        for (const WorkingSetPoint& p : sweep->points)
+            points.push_back(workingSetPointToJson(p, true));
+        sweeps.push_back({ { "label", sweep->label.toStdString() }, { "benchmarks", std::move(points) },
+            { "sweep", { { "caches", cachesOf(*sweep) } } } });
+    }
+    json matrices = json::array();
+    for (const auto& m : s.matrices)
+        matrices.push_back({ { "origin", m.origin.toStdString() }, { "matrix", matrixToJson(*m.matrix) },
+            { "benchmarks", resultsArray(m.matrix->runs) } });
+    json compared = json::array();
+    for (std::size_t i = 0; i < s.compared.size(); ++i)
+        compared.push_back({ { "origin", s.compared[i].origin.toStdString() },
+            { "context", i < s.comparedContexts.size() ? s.comparedContexts[i] : json::object() },
+            { "benchmarks", resultsArray(s.compared[i].results) } });
+    return { { "ctxscope_session", kSessionFormatVersion }, { "topology_xml", s.topologyXml }, { "context", s.context },
+        { "sysinfo", s.sysinfo }, { "benchmarks", resultsArray(s.runs) }, { "sweeps", std::move(sweeps) },
+        { "matrices", std::move(matrices) }, { "compare", std::move(compared) } };
+}
+
+Expected<Session> sessionFromJson(const std::string& text)
+{
+    if (Status checked = checkJsonDocument(text, "session file"); !checked)
+        return checked.error();
+    const json doc = json::parse(text, nullptr, false);
+    if (doc.is_discarded())
+        return makeError("not valid JSON (truncated or not a session file)");
+    return sessionFromDocument(doc);
+}
+
+Expected<Session> sessionFromDocument(const json& doc)
+{
+    std::string error;
+    const json& version = field(doc, "ctxscope_session", json::value_t::number_integer, "", error);
+    if (error.empty() && (version.get<int>() < 1 || version.get<int>() > kSessionFormatVersion))
+        return makeError("session format version " + version.dump() + "; this ctxscope reads version "
+            + std::to_string(kSessionFormatVersion));
+    const json& xml = field(doc, "topology_xml", json::value_t::string, "", error);
+    const json& context = field(doc, "context", json::value_t::object, "", error);
+    const json& sysinfo = field(doc, "sysinfo", json::value_t::object, "", error);
+    const json& runs = field(doc, "benchmarks", json::value_t::array, "", error);
+    const json& sweeps = field(doc, "sweeps", json::value_t::array, "", error);
+    const json& matrices = field(doc, "matrices", json::value_t::array, "", error);
+    const json& compared = field(doc, "compare", json::value_t::array, "", error);
+    if (!error.empty())
+        return makeError(error);
+    Session s;
+    s.topologyXml = xml.get<std::string>();
+    s.context = context;
+    s.sysinfo = sysinfo;
+    auto own = readPart(s.context, runs, "benchmarks");
+    if (!own)
+        return own.error();
+    s.runs = std::move(own->results);
+    for (std::size_t i = 0; i < sweeps.size(); ++i) {
+        const std::string where = "sweeps[" + std::to_string(i) + "]";
+        auto sweep = sweepFromDocument(sweeps[i], {});
+        if (!sweep || !*sweep)
+            return makeError(where + ": " + (sweep ? std::string("not a working-set sweep") : sweep.error().message));
+        auto named = std::make_shared<SweepCurves>(**sweep);
+        named->label = QString::fromStdString(sweeps[i].value("label", std::string()));
+        s.sweeps.push_back(std::move(named));
+    }
+    for (std::size_t i = 0; i < matrices.size(); ++i) {
+        const std::string where = "matrices[" + std::to_string(i) + "].";
+        const json& m = matrices[i];
+        const json& body = field(m, "matrix", json::value_t::object, where, error);
+        const json& mruns = field(m, "benchmarks", json::value_t::array, where, error);
+        if (!error.empty())
+            return makeError(error);
+        auto matrix = matrixFromJson(body);
+        auto part = readPart(s.context, mruns, where + "benchmarks");
+        if (!matrix || !part)
+            return makeError(!matrix ? where + "matrix: " + matrix.error().message : part.error().message);
+        matrix->runs = std::move(part->results);
+        s.matrices.push_back({ std::make_shared<const MatrixResult>(std::move(*matrix)),
+            QString::fromStdString(m.value("origin", std::string())) });
+    }
+    for (std::size_t i = 0; i < compared.size(); ++i) {
+        const std::string where = "compare[" + std::to_string(i) + "].";
+        const json& c = compared[i];
+        const json& theirs = field(c, "context", json::value_t::object, where, error);
+        const json& cruns = field(c, "benchmarks", json::value_t::array, where, error);
+        if (!error.empty())
+            return makeError(error);
+        auto part = readPart(theirs, cruns, where + "benchmarks");
+        if (!part)
+            return part.error();
+        s.compared.push_back(compareSource(*part, QString::fromStdString(c.value("origin", std::string()))));
+        s.comparedContexts.push_back(theirs);
+    }
+    return s;
+}
+
+} // namespace ctxscope::gui

@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "comparedata.h"
+#include "workingsetdata.h"
+
+#include "ctxscope/expected.h"
+#include "ctxscope/matrix.h"
+
+#include <nlohmann/json.hpp>
+
+#include <QString>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ctxscope::gui {
+
+// Everything a session shows, as one JSON file: the machine (topology XML, system info and
+// the worker's context block), the runs with their samples, the working-set sweeps, the
+// matrices and the results files opened for comparison.
+struct Session {
+    std::string topologyXml;
+    nlohmann::json context = nlohmann::json::object(); // Google Benchmark's context block
+    nlohmann::json sysinfo = nlohmann::json::object();
+    std::vector<RunResult> runs;
+    std::vector<std::shared_ptr<const SweepCurves>> sweeps;
+    struct Matrix {
+        std::shared_ptr<const MatrixResult> matrix;
+        QString origin;
+    };
+    std::vector<Matrix> matrices;
+    std::vector<CompareSource> compared; // other machines' files (this session is not one)
+    // Their context blocks, kept whole so they are written back as read.
+    std::vector<nlohmann::json> comparedContexts;
+};
+
+inline constexpr int kSessionFormatVersion = 1;
+
+nlohmann::json sessionToJson(const Session& session);
+// Refuses a malformed file with a message naming the problem (the field and its entry).
+Expected<Session> sessionFromJson(const std::string& text);
+// The same from a document already parsed (and pre-scanned by checkJsonDocument).
+Expected<Session> sessionFromDocument(const nlohmann::json& doc);
+
+} // namespace ctxscope::gui

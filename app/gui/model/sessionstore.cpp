@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: MIT
+#include "sessionstore.h"
+
+#include <algorithm>
+
+namespace ctxscope::gui {
+
+SessionStore::SessionStore(QObject* parent)
+    : QObject(parent)
+{
+    m_machines[kLocalMachine] = {};
+}
+
+const ResultRow* SessionStore::run(quint64 id) const
+{
+    const auto it = std::find_if(m_runs.begin(), m_runs.end(), [id](const ResultRow& r) { return r.id == id; });
+    return it == m_runs.end() ? nullptr : &*it;
+}
+
+void SessionStore::addRun(ResultRow row, const QString& origin)
+{
+    if (!row.result)
+        return;
+    m_runs.push_back(std::move(row));
+    emit runAdded(m_runs.back(), origin);
+}
+
+std::size_t SessionStore::addSweep(std::shared_ptr<const SweepCurves> sweep)
+{
+    m_sweeps.push_back(std::move(sweep));
+    emit sweepAdded(m_sweeps.size() - 1);
+    return m_sweeps.size() - 1;
+}
+
+void SessionStore::replaceSweep(std::size_t index, std::shared_ptr<const SweepCurves> sweep)
+{
+    if (index >= m_sweeps.size())
+        return;
+    m_sweeps[index] = std::move(sweep);
+    emit sweepChanged(index);
+}
+
+void SessionStore::addMatrix(std::shared_ptr<const MatrixResult> matrix, const QString& origin)
+{
+    m_matrices.push_back({ std::move(matrix), origin });
+    emit matrixAdded(m_matrices.size() - 1);
+}
+
+void SessionStore::addCompared(CompareSource source, nlohmann::json context)
+{
+    m_compared.push_back(std::move(source));
+    m_comparedContexts.push_back(std::move(context));
+    emit comparedChanged();
+}
+
+const MachineContext& SessionStore::machine(const QString& key) const
+{
+    static const MachineContext none;
+    const auto it = m_machines.find(key);
+    return it == m_machines.end() ? none : it->second;
+}
+
+void SessionStore::setMachineContext(const QString& key, nlohmann::json context)
+{
+    m_machines[key].context = std::move(context);
+    emit machineChanged(key);
+}
+
+void SessionStore::setMachineTopologyXml(const QString& key, std::string xml)
+{
+    m_machines[key].topologyXml = std::move(xml);
+    emit machineChanged(key);
+}
+
+void SessionStore::clearMeasurements()
+{
+    m_runs.clear();
+    m_sweeps.clear();
+    m_matrices.clear();
+    emit measurementsCleared();
+}
+
+Session SessionStore::toSession(const nlohmann::json& liveContext, const std::string& shownXml) const
+{
+    const MachineContext& local = machine();
+    Session s;
+    s.topologyXml = local.topologyXml.empty() ? shownXml : local.topologyXml;
+    s.context = liveContext.is_object() ? liveContext
+        : local.context.is_object()     ? local.context
+                                        : nlohmann::json::object();
+    if (s.context.contains("ctxscope") && s.context["ctxscope"].is_object()
+        && s.context["ctxscope"].contains("sysinfo"))
+        s.sysinfo = s.context["ctxscope"]["sysinfo"];
+    for (const ResultRow& row : m_runs)
+        s.runs.push_back(*row.result);
+    s.sweeps = m_sweeps;
+    s.matrices = m_matrices;
+    s.compared = m_compared;
+    s.comparedContexts = m_comparedContexts;
+    return s;
+}
+
+void SessionStore::load(Session session, std::vector<ResultRow> rows, const QString& origin)
+{
+    clearMeasurements();
+    m_compared = std::move(session.compared);
+    m_comparedContexts = std::move(session.comparedContexts);
+    m_machines[kLocalMachine].context = std::move(session.context);
+    emit machineChanged(kLocalMachine);
+    for (ResultRow& row : rows)
+        addRun(std::move(row), origin);
+    for (auto& sweep : session.sweeps)
+        addSweep(std::move(sweep));
+    for (auto& m : session.matrices)
+        addMatrix(std::move(m.matrix), m.origin);
+    emit comparedChanged();
+}
+
+} // namespace ctxscope::gui

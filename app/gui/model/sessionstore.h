@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "resultsmodel.h"
+#include "sessionfile.h"
+
+#include <nlohmann/json.hpp>
+
+#include <QObject>
+#include <QString>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ctxscope::gui {
+
+// What the session knows of one machine: its topology as the session had it and the
+// worker's context block (Google Benchmark's "context", with ctxscope's system info).
+struct MachineContext {
+    std::string topologyXml; // empty: the topology shown is the machine's own
+    nlohmann::json context; // null until a worker or a file describes the machine
+};
+
+// The session document: everything measured or opened, owned in one place. The views and
+// the results table subscribe to its signals; saving serialises it (toSession) and opening
+// a session fills it (load). Machines are keyed: this machine is kLocalMachine, so other
+// machines can join later without a second store.
+class SessionStore : public QObject {
+    Q_OBJECT
+public:
+    static inline const QString kLocalMachine = QStringLiteral("local");
+
+    explicit SessionStore(QObject* parent = nullptr);
+
+    const std::vector<ResultRow>& runs() const { return m_runs; }
+    const std::vector<std::shared_ptr<const SweepCurves>>& sweeps() const { return m_sweeps; }
+    const std::vector<Session::Matrix>& matrices() const { return m_matrices; }
+    const std::vector<CompareSource>& compared() const { return m_compared; }
+    const ResultRow* run(quint64 id) const; // nullptr when absent
+
+    // `origin` names the file a run was read from; empty for a run measured here.
+    void addRun(ResultRow row, const QString& origin = {});
+    // A live sweep grows point by point: added once, then replaced as it fills.
+    std::size_t addSweep(std::shared_ptr<const SweepCurves> sweep);
+    void replaceSweep(std::size_t index, std::shared_ptr<const SweepCurves> sweep);
+    void addMatrix(std::shared_ptr<const MatrixResult> matrix, const QString& origin);
+    // Another machine's results file, with its context block kept whole to be saved as read.
+    void addCompared(CompareSource source, nlohmann::json context);
+
+    const MachineContext& machine(const QString& key = kLocalMachine) const;
+    void setMachineContext(const QString& key, nlohmann::json context);
+    void setMachineTopologyXml(const QString& key, std::string xml);
+
+    // Runs, sweeps and matrices go; compared files and machines stay (as "Clear" did).
+    void clearMeasurements();
+    // The saved form; `liveContext` (the worker's block, when one is connected) wins over a
+    // loaded one and `shownXml` is used when the session holds no topology of its own.
+    Session toSession(const nlohmann::json& liveContext, const std::string& shownXml) const;
+    // Replaces everything by a loaded session read from `origin`; `rows` are its runs with
+    // the ids and colours the app gave them.
+    void load(Session session, std::vector<ResultRow> rows, const QString& origin);
+
+signals:
+    void runAdded(const ctxscope::gui::ResultRow& row, const QString& origin);
+    void sweepAdded(std::size_t index);
+    void sweepChanged(std::size_t index);
+    void matrixAdded(std::size_t index);
+    void comparedChanged();
+    void machineChanged(const QString& key);
+    // Runs, sweeps and matrices were dropped (before a load refills them).
+    void measurementsCleared();
+
+private:
+    std::vector<ResultRow> m_runs;
+    std::vector<std::shared_ptr<const SweepCurves>> m_sweeps;
+    std::vector<Session::Matrix> m_matrices;
+    std::vector<CompareSource> m_compared;
+    std::vector<nlohmann::json> m_comparedContexts;
+    std::map<QString, MachineContext> m_machines;
+};
+
+} // namespace ctxscope::gui

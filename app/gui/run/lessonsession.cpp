@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: MIT
+#include "lessonsession.h"
+
+#include "runcoordinator.h"
+#include "sessionstore.h"
+
+#include "ctxscope/units.h"
+
+#include <QTimer>
+
+namespace ctxscope::gui {
+
+namespace {
+QString qs(std::string_view text) { return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size())); }
+} // namespace
+
+LessonSession::LessonSession(RunCoordinator& runs, const SessionStore& store, const LessonInfo& info,
+    std::vector<LessonStep> steps, QObject* parent)
+    : QObject(parent)
+    , m_runs(runs)
+    , m_store(store)
+    , m_info(info)
+    , m_steps(std::move(steps))
+    , m_outcomes(m_steps.size())
+{
+    connect(&m_runs, &RunCoordinator::runFinished, this, &LessonSession::runFinished);
+}
+
+void LessonSession::start() { QTimer::singleShot(0, this, &LessonSession::next); }
+
+void LessonSession::next()
+{
+    if (m_finished)
+        return;
+    if (m_next >= m_steps.size()) {
+        m_conclusion = concludeLesson(m_info.id, m_results);
+        finish(true);
+        return;
+    }
+    const LessonStep& step = m_steps[m_next];
+    m_outcomes[m_next] = tr("running…");
+    emit changed();
+    m_waiting = m_runs.start(step.spec);
+    if (!m_waiting) {
+        m_outcomes[m_next] = tr("could not start: a run is in progress");
+        finish(false);
+    }
+}
+
+void LessonSession::runFinished(quint64 id, RunOutcome outcome, const QString& message)
+{
+    if (m_finished || m_waiting != id)
+        return;
+    m_waiting.reset();
+    const std::size_t step = m_next++;
+    if (outcome == RunOutcome::Succeeded) {
+        if (const ResultRow* row = m_store.run(id)) {
+            const RunResult& r = *row->result;
+            m_results.push_back(r);
+            m_outcomes[step] = tr("median %1 per op").arg(QString::fromStdString(formatDuration(r.stats.p50)));
+        }
+    } else if (outcome == RunOutcome::Cancelled) {
+        m_outcomes[step] = tr("cancelled");
+        finish(false);
+        return;
+    } else {
+        m_outcomes[step] = tr("failed: %1").arg(message);
+    }
+    emit changed();
+    next();
+}
+
+void LessonSession::finish(bool completed)
+{
+    m_finished = true;
+    emit changed();
+    emit finished(completed);
+}
+
+QString LessonSession::html() const
+{
+    // The conclusion first, once there is one: it is what the class came for.
+    QString out = QStringLiteral("<p style='font-size:large'><b>%1</b> <i>(%2)</i></p>")
+                      .arg(qs(m_info.question).toHtmlEscaped(),
+                          tr("lesson %1: %2").arg(qs(m_info.id), qs(m_info.experiments)).toHtmlEscaped());
+    if (!m_conclusion.empty()) {
+        out += QStringLiteral("<ul>");
+        for (const std::string& sentence : m_conclusion)
+            out += QStringLiteral("<li>%1</li>").arg(QString::fromStdString(sentence).toHtmlEscaped());
+        out += QStringLiteral("</ul>");
+    } else if (m_finished) {
+        out += QStringLiteral("<p>%1</p>").arg(tr("The lesson stopped before its conclusion."));
+    }
+    out += QStringLiteral("<p>%1</p><ol>").arg(tr("Experiments on this machine:"));
+    for (std::size_t i = 0; i < m_steps.size(); ++i) {
+        const QString outcome = m_outcomes[i].isEmpty() ? tr("waiting") : m_outcomes[i];
+        out += QStringLiteral("<li>%1 — <b>%2</b></li>")
+                   .arg(QString::fromStdString(m_steps[i].label).toHtmlEscaped(), outcome.toHtmlEscaped());
+    }
+    return out + QStringLiteral("</ol>");
+}
+
+} // namespace ctxscope::gui

@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: MIT
+#include "runcontroller.h"
+
+#include "ctxscope/protocol.h"
+#include "ctxscope/results_file.h"
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QFileInfo>
+#include <QTimer>
+
+#include <sched.h>
+
+namespace ctxscope::gui {
+
+namespace {
+
+// A cancelled run stops within ~20 ms (runner.h); one that does not answer in this time
+// means the worker is stuck and is replaced.
+constexpr int kCancelGraceMs = 3000;
+// Far above any line the protocol allows; a worker sending more without a newline is broken.
+constexpr qint64 kMaxBuffered = 8 * static_cast<qint64>(protocol::kMaxLineBytes);
+
+} // namespace
+
+RunController::RunController(QObject* parent)
+    : QObject(parent)
+    , m_program(defaultProgram())
+    , m_arguments { QStringLiteral("worker") }
+    , m_cancelWatchdog(new QTimer(this))
+{
+    m_cancelWatchdog->setSingleShot(true);
+    m_cancelWatchdog->setInterval(kCancelGraceMs);
+    connect(m_cancelWatchdog, &QTimer::timeout, this, [this] {
+        if (!m_running)
+            return;
+        const QString why
+            = tr("The worker did not stop within %1 s of Cancel; it was stopped.").arg(kCancelGraceMs / 1000);
+        if (m_process)
+            m_process->kill();
+        workerGone(why);
+    });
+}
+
+RunController::~RunController()
+{
+    blockSignals(true); // no signals into views that are going away
+    stopWorker();
+}
+
+QString RunController::defaultProgram()
+{
+    const QString fromEnv = qEnvironmentVariable("CTXSCOPE_CLI");
+    if (!fromEnv.isEmpty())
+        return fromEnv;
+    const QDir dir(QCoreApplication::applicationDirPath());
+    for (const QString& candidate :
+        { dir.filePath(QStringLiteral("ctxscope-cli")), dir.filePath(QStringLiteral("../cli/ctxscope-cli")) })
+        if (QFileInfo(candidate).isExecutable())
+            return QFileInfo(candidate).canonicalFilePath();
+    return QStringLiteral("ctxscope-cli"); // from PATH
+}
+
+void RunController::setWorkerCommand(const QString& program, const QStringList& arguments)
+{
+    m_program = program;
+    m_arguments = arguments;
+}
+
+void RunController::setState(State state)
+{
+    if (state == m_state)
+        return;
+    m_state = state;
+    emit stateChanged(state);
+}
+
+void RunController::startWorker()
+{
+    if (m_state != State::Stopped && m_state != State::Dead)
+        return;
+    if (m_process) {
+        m_process->disconnect(this);
+        m_process->deleteLater();
+    }
+    m_abandoned.clear(); // the old worker will say nothing more of them
+    m_process = new QProcess(this);
+    m_process->setProcessChannelMode(QProcess::ForwardedErrorChannel);
+    if (!m_workerCpus.empty()) {
+        cpu_set_t mask;
+        CPU_ZERO(&mask);
+        for (int cpu : m_workerCpus)
+            if (cpu >= 0 && cpu < CPU_SETSIZE)
+                CPU_SET(static_cast<std::size_t>(cpu), &mask);
+        // Runs in the child between fork and exec: only the affinity syscall, nothing that allocates.
+        m_process->setChildProcessModifier([mask] { (void)::sched_setaffinity(0, sizeof(mask), &mask); });
+    }
+    connect(m_process, &QProcess::readyReadStandardOutput, this, &RunController::readLines);
+    connect(m_process, &QProcess::finished, this, &RunController::processFinished);
+    connect(m_process, &QProcess::errorOccurred, this, &RunController::processError);
+    m_reportedDeath = false;
+    setState(State::Starting);
+    m_process->start(m_program, m_arguments);
+    m_workerPid = m_process->processId();
+}
+
+void RunController::stopWorker()
+{
+    // A plain flag and id rather than std::optional: GCC 12 at -O3 reports a false
+    // -Wmaybe-uninitialized on the optional's payload.
+    const bool wasRunning = m_running.has_value() || m_pending.has_value() || m_pendingJob.has_value();
+    const quint64 interruptedId = m_running ? *m_running : m_pendingId;
+    m_pending.reset();
+    m_pendingJob.reset();
+    m_running.reset();
+    m_cancelWatchdog->stop();
+    if (m_process && m_process->state() != QProcess::NotRunning) {
+        m_process->disconnect(this);
+        m_process->write(QByteArray::fromStdString(protocol::commandLine(protocol::QuitCommand {})) + '\n');
+        m_process->closeWriteChannel();
+        if (!m_process->waitForFinished(1500)) {
+            m_process->kill();
+            m_process->waitForFinished(1000);
+        }
+    }
+    setState(State::Stopped);
+    if (wasRunning)
+        emit runFailed(interruptedId, tr("The worker was stopped during the run."));
+}
+
+std::optional<quint64> RunController::start(const BenchSpec& spec)
+{
+    if (isBusy())
+        return std::nullopt;
+    const quint64 id = m_nextId++;
+    if (m_state == State::Idle) {
+        send(protocol::commandLine(protocol::RunCommand { id, spec }));
+        m_running = id;
+        setState(State::Running);
+        emit runStarted(id, spec);
+        return id;
+    }
+    m_pending = spec;
+    m_pendingId = id;
+    startWorker(); // no-op while one is starting
+    return id;
+}
+
+void RunController::cancel()
+{
+    if (m_pending || m_pendingJob) {
+        m_pending.reset();
+        m_pendingJob.reset();
+        emit runCancelled(m_pendingId);
+        return;
+    }
+    if (!m_running)
+        return;
+    send(protocol::commandLine(protocol::CancelCommand { *m_running }));
+    m_cancelWatchdog->start();
+}
+
+void RunController::send(const std::string& line)
+{
+    if (m_process && m_process->state() == QProcess::Running)
+        m_process->write(QByteArray::fromStdString(line) + '\n');
+}
+
+void RunController::readLines()
+{
+    while (m_process && m_process->canReadLine()) {
+        QByteArray line = m_process->readLine();
+        line.chop(1);
+        handleLine(line);
+    }
+    if (m_process && m_process->bytesAvailable() > kMaxBuffered) {
+        m_process->kill();
+        workerGone(tr("The worker sent more than %1 MB without a line break; it was stopped.").arg(kMaxBuffered >> 20));
+    }
+}
+
+void RunController::endRun()
+{
+    m_running.reset();
+    m_cancelWatchdog->stop();
+    if (m_state == State::Running)
+        setState(State::Idle);
+}
+
+void RunController::handleHello(const QString& description, int protocolVersion)
+{
+    if (m_state != State::Starting)
+        return; // one hello per worker
+    if (protocolVersion != protocol::kVersion) {
+        m_process->kill();
+        workerGone(tr("The worker speaks protocol version %1; this app speaks %2. Install matching versions of "
+                      "ctxscope and ctxscope-cli.")
+                       .arg(protocolVersion)
+                       .arg(protocol::kVersion));
+        return;
+    }
+    setState(State::Idle);
+    emit workerReady(description);
+    if (m_pendingJob) {
+        send(protocol::commandLine(*m_pendingJob));
+        m_pendingJob.reset();
+        m_running = m_pendingId;
+        setState(State::Running);
+    }
+    if (m_pending) {
+        const BenchSpec spec = std::move(*m_pending);
+        m_pending.reset();
+        send(protocol::commandLine(protocol::RunCommand { m_pendingId, spec }));
+        m_running = m_pendingId;
+        setState(State::Running);
+        emit runStarted(m_pendingId, spec);
+    }
+}
+
+void RunController::processFinished(int exitCode, QProcess::ExitStatus status)
+{
+    workerGone(status == QProcess::CrashExit
+            ? tr("The worker (pid %1) was killed by signal %2.").arg(m_workerPid).arg(exitCode)
+            : tr("The worker (pid %1) exited with code %2.").arg(m_workerPid).arg(exitCode));
+}
+
+void RunController::processError(QProcess::ProcessError error)
+{
+    if (error == QProcess::FailedToStart)
+        workerGone(tr("Could not start the worker %1: %2.").arg(m_program, m_process->errorString()));
+}
+
+void RunController::workerGone(const QString& why)
+{
+    if (m_reportedDeath)
+        return;
+    m_reportedDeath = true;
+    m_cancelWatchdog->stop();
+    if (m_running) {
+        const quint64 id = *m_running;
+        m_running.reset();
+        emit runFailed(id, why);
+    }
+    if (m_pending || m_pendingJob) {
+        m_pending.reset();
+        m_pendingJob.reset();
+        emit runFailed(m_pendingId, why);
+    }
+    setState(State::Dead);
+    emit workerFailed(why);
+}
+
+} // namespace ctxscope::gui

@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "ctxscope/bench.h"
+#include "ctxscope/events.h"
+#include "ctxscope/matrix.h"
+#include "ctxscope/protocol.h"
+#include "ctxscope/result.h"
+#include "ctxscope/working_set.h"
+
+#include <nlohmann/json.hpp>
+
+#include <QObject>
+#include <QProcess>
+#include <QStringList>
+#include <QVector>
+
+#include <memory>
+#include <optional>
+#include <set>
+#include <vector>
+
+class QTimer;
+
+namespace ctxscope::gui {
+
+// Drives `ctxscope-cli worker` (the GUI never measures in its own process): starts it with
+// QProcess, sends run/cancel commands built by the engine's protocol, reads its NDJSON
+// stream as it arrives (readyRead, never blocking) and turns every line into a signal.
+// Results are immutable values shared with every view.
+class RunController : public QObject {
+    Q_OBJECT
+public:
+    enum class State {
+        Stopped, // no worker yet
+        Starting, // started, waiting for its hello
+        Idle, // ready for a run
+        Running,
+        Dead, // exited or failed; the next start() launches a new one
+    };
+    Q_ENUM(State)
+
+    explicit RunController(QObject* parent = nullptr);
+    ~RunController() override; // asks the worker to quit, then kills it if it lingers
+
+    // CTXSCOPE_CLI when set, else ctxscope-cli beside this executable (installed in one bin
+    // directory) or in the build tree (build/<preset>/app/cli next to app/gui).
+    static QString defaultProgram();
+    // The command that runs a worker; tests give a fake one.
+    void setWorkerCommand(const QString& program, const QStringList& arguments);
+    // The CPUs the worker may use (the affinity this app started with), so that the GUI
+    // narrowing its own threads away from the measured PUs never narrows the worker's.
+    void setWorkerCpus(std::vector<int> cpus) { m_workerCpus = std::move(cpus); }
+
+    State state() const { return m_state; }
+    qint64 workerPid() const { return m_workerPid; } // of the last worker started
+    std::optional<quint64> currentRun() const { return m_running; }
+    // The machine description of the worker's hello (Google Benchmark's context block), for
+    // saved results; empty until a worker said hello.
+    const nlohmann::json& workerContext() const { return m_context; }
+    // A run is going on, or waits for a starting worker.
+    bool isBusy() const { return m_running || m_pending || m_pendingJob; }
+
+    void startWorker(); // no-op unless Stopped or Dead
+    void stopWorker(); // quit politely; Stopped afterwards
+    // Starts a run, launching the worker first if needed (the run goes out after its
+    // hello). Returns the run's id, or nothing when a run is already in progress.
+    std::optional<quint64> start(const BenchSpec& spec);
+    // A working-set sweep or a placement matrix (runcontrollerjobs.cpp): like start(), one
+    // job at a time; it ends with sweepFinished / matrixAvailable, or runFailed / runCancelled.
+    std::optional<quint64> startSweep(const SweepSpec& spec);
+    std::optional<quint64> startMatrix(
+        const std::string& bench, BenchMode mode, MatrixMode fill, const RunBudget& options);
+    void cancel(); // the current run, if any
+
+signals:
+    void stateChanged(ctxscope::gui::RunController::State state);
+    void workerReady(const QString& description); // "ctxscope-cli 0.1.0, pid 1234"
+    // The worker exited or could not start; with a run in progress runFailed comes first.
+    void workerFailed(const QString& message);
+    // A line that is not a message of the protocol; reading goes on.
+    void protocolError(const QString& message);
+    void runStarted(quint64 id, const ctxscope::BenchSpec& spec);
+    void progress(quint64 id, const QString& stage, int repetition, int repetitions, double fraction);
+    // Samples in time order (ns per op), `first` counted from the start of the repetition.
+    void samplesAvailable(quint64 id, int repetition, quint64 first, const QVector<double>& nsPerOp);
+    void resultAvailable(quint64 id, std::shared_ptr<const ctxscope::RunResult> result);
+    void runFailed(quint64 id, const QString& message);
+    void runCancelled(quint64 id);
+    // A sweep's points as they finish, then the caches of the machine (for the markers).
+    void sweepPointAvailable(quint64 id, std::shared_ptr<const ctxscope::WorkingSetPoint> point);
+    void sweepFinished(quint64 id, std::shared_ptr<const std::vector<ctxscope::CacheInfo>> caches);
+    // A matrix's measured pairs as they finish (their runs), then the matrix itself.
+    void matrixRunAvailable(quint64 id, std::shared_ptr<const ctxscope::RunResult> result);
+    void matrixAvailable(quint64 id, std::shared_ptr<const ctxscope::MatrixResult> matrix);
+
+private:
+    void setState(State state);
+    void send(const std::string& line);
+    void readLines();
+    void handleLine(const QByteArray& line);
+    void handleHello(const QString& description, int protocolVersion);
+    void processFinished(int exitCode, QProcess::ExitStatus status);
+    void processError(QProcess::ProcessError error);
+    void workerGone(const QString& why);
+    void endRun();
+    std::optional<quint64> startJob(protocol::Command command, quint64 id);
+    // The current command's sweep, matrix or lesson event.
+    void handleJobEvent(protocol::Event& event);
+    // A line that is no event: a protocol error, or the end of the run it was the result of.
+    void handleUnreadable(const protocol::EventError& unreadable, const QByteArray& line);
+
+    QString m_program;
+    QStringList m_arguments;
+    std::vector<int> m_workerCpus;
+    QProcess* m_process = nullptr; // owned by this object (Qt parent); replaced on restart
+    QTimer* m_cancelWatchdog = nullptr;
+    qint64 m_workerPid = 0;
+    nlohmann::json m_context;
+    State m_state = State::Stopped;
+    quint64 m_nextId = 1;
+    std::optional<quint64> m_running;
+    // Runs the app gave up on (a line it had to refuse) and told the worker to cancel: what
+    // the worker still says of them (its "cancelled", or an error if it had finished) is dropped.
+    std::set<quint64> m_abandoned;
+    std::optional<BenchSpec> m_pending; // waits for the hello of a starting worker
+    std::optional<protocol::Command> m_pendingJob; // a sweep or matrix waiting the same way
+    quint64 m_pendingId = 0;
+    bool m_reportedDeath = false;
+};
+
+} // namespace ctxscope::gui
+
+Q_DECLARE_METATYPE(std::shared_ptr<const ctxscope::RunResult>)
+Q_DECLARE_METATYPE(ctxscope::BenchSpec)

@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: MIT
+#include "scriptedsession.h"
+
+#include "liveplot.h"
+#include "mainwindow.h"
+#include "plotsview.h"
+#include "runcoordinator.h"
+#include "runpanel.h"
+#include "topologymappanel.h"
+
+#include <QTimer>
+
+#include <cstdio>
+
+namespace ctxscope::gui {
+
+namespace {
+// Long enough for the throttled redraw (33 ms) and the queued replot after it.
+constexpr int kSettleMs = 300;
+} // namespace
+
+ScriptedSession::ScriptedSession(MainWindow& window, std::vector<ScriptedRun> runs, QObject* parent)
+    : QObject(parent)
+    , m_window(window)
+    , m_runs(std::move(runs))
+{
+    connect(m_window.runs(), &RunCoordinator::runFinished, this, &ScriptedSession::runFinished);
+}
+
+void ScriptedSession::start() { QTimer::singleShot(0, this, &ScriptedSession::startNext); }
+
+void ScriptedSession::startNext()
+{
+    if (m_next >= m_runs.size()) {
+        if (!m_lesson.isEmpty() && !m_lessonStarted)
+            startLesson();
+        else
+            QTimer::singleShot(kSettleMs, this, &ScriptedSession::finish);
+        return;
+    }
+    const ScriptedRun& run = m_runs[m_next++];
+    RunPanel* panel = m_window.runPanel();
+    panel->setBenchmark(run.bench);
+    if (run.mode && !panel->setMode(*run.mode))
+        std::fprintf(stderr, "ctxscope: %s has no process mode; running threads\n", qPrintable(run.bench));
+    if (!run.cpus.empty()) {
+        if (const Status placed = m_window.mapPanel()->map()->setSelection(run.cpus); !placed) {
+            std::fprintf(stderr, "ctxscope: --cpus: %s\n", placed.error().message.c_str());
+            m_exitCode = 2;
+            finish();
+            return;
+        }
+        panel->usePlacement(RunPanel::PlacementKind::Map);
+    }
+    m_waitingFor = m_window.startRun();
+    if (!m_waitingFor) {
+        const auto spec = panel->spec();
+        std::fprintf(stderr, "ctxscope: --run %s: %s\n", qPrintable(run.bench),
+            spec ? "the run could not start (see the status bar)" : spec.error().message.c_str());
+        m_exitCode = 1;
+        finish();
+    }
+}
+
+void ScriptedSession::startLesson()
+{
+    m_lessonStarted = true;
+    connect(&m_window, &MainWindow::lessonFinished, this, [this](bool completed) {
+        if (!completed) {
+            std::fprintf(stderr, "ctxscope: the lesson %s stopped before its conclusion\n", qPrintable(m_lesson));
+            m_exitCode = 1;
+        }
+        QTimer::singleShot(kSettleMs, this, &ScriptedSession::finish);
+    });
+    if (const Status started = m_window.startLesson(m_lesson); !started) {
+        std::fprintf(stderr, "ctxscope: --lesson: %s\n", started.error().message.c_str());
+        m_exitCode = 2;
+        finish();
+    }
+}
+
+void ScriptedSession::runFinished(quint64 id, RunOutcome outcome, const QString& message)
+{
+    if (m_waitingFor != id)
+        return;
+    m_waitingFor.reset();
+    if (outcome != RunOutcome::Succeeded) {
+        std::fprintf(stderr, "ctxscope: the run failed: %s\n", qPrintable(message));
+        m_exitCode = 1;
+    }
+    startNext();
+}
+
+void ScriptedSession::finish()
+{
+    if (!m_view.isEmpty())
+        m_window.plots()->showView(m_view);
+    // One more settle for a tab that was just shown: it lays out and replots on show.
+    QTimer::singleShot(m_view.isEmpty() ? 0 : kSettleMs, this, [this] {
+        if (!m_screenshot.isEmpty() && !m_window.grab().save(m_screenshot)) {
+            std::fprintf(stderr, "ctxscope: could not save the screenshot to %s\n", qPrintable(m_screenshot));
+            m_exitCode = 1;
+        }
+        emit finished(m_exitCode);
+    });
+}
+
+} // namespace ctxscope::gui

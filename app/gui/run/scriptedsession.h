@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "runoutcome.h"
+
+#include "ctxscope/bench.h"
+
+#include <QObject>
+#include <QString>
+
+#include <optional>
+#include <vector>
+
+namespace ctxscope::gui {
+
+class MainWindow;
+
+// One run asked for on the command line: `--run futex --cpus 0,0 --mode thread`.
+struct ScriptedRun {
+    QString bench;
+    std::optional<BenchMode> mode;
+    std::vector<int> cpus; // empty: the placement chosen in the run panel
+};
+
+// What the command line asked for, in order: the runs one after the other, a lesson, then
+// a screenshot once the last result is drawn, then quitting. Makes demos and the README's
+// pictures scriptable.
+class ScriptedSession : public QObject {
+    Q_OBJECT
+public:
+    ScriptedSession(MainWindow& window, std::vector<ScriptedRun> runs, QObject* parent = nullptr);
+    void setScreenshot(const QString& path) { m_screenshot = path; }
+    void setQuit(bool quit) { m_quit = quit; }
+    // The view to show before the screenshot (a PlotsView::viewNames() entry), or "" to
+    // leave the one on show (a lesson shows its own).
+    void setView(const QString& view) { m_view = view; }
+    void setLesson(const QString& id) { m_lesson = id; } // after the runs
+
+    void start(); // from the event loop, once the window is shown
+
+signals:
+    // Everything asked for is done; a non-zero code when a run failed or the picture could not be saved.
+    void finished(int exitCode);
+
+private:
+    void startNext();
+    void runFinished(quint64 id, RunOutcome outcome, const QString& message);
+    void finish();
+    void startLesson();
+
+    MainWindow& m_window;
+    std::vector<ScriptedRun> m_runs;
+    std::size_t m_next = 0;
+    std::optional<quint64> m_waitingFor;
+    QString m_screenshot;
+    bool m_quit = false;
+    QString m_view;
+    QString m_lesson;
+    bool m_lessonStarted = false;
+    int m_exitCode = 0;
+};
+
+} // namespace ctxscope::gui

@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: MIT
+// One worker line into an event (events.h): the only place a controller's side of the
+// stream names the fields.
+#include "ctxscope/events.h"
+
+#include "ctxscope/value_json.h"
+#include "protocol/parse.h"
+#include "report/json_fields.h"
+
+#include <climits>
+#include <map>
+
+namespace ctxscope::protocol {
+
+using nlohmann::json;
+using report::FieldReader;
+
+namespace {
+
+int intField(FieldReader& in, const char* key) { return static_cast<int>(in.countUpTo(key, INT_MAX)); }
+
+std::optional<int> optInt(FieldReader& in, const char* key)
+{
+    const auto v = in.optCount(key);
+    if (v && *v > INT_MAX)
+        in.fail("field '" + in.where(key) + "' is too large");
+    return v ? std::optional<int>(static_cast<int>(*v)) : std::nullopt;
+}
+
+std::vector<std::string> sentences(FieldReader& in, const char* key)
+{
+    std::vector<std::string> out;
+    const json* list = in.optArray(key);
+    if (!list)
+        return out;
+    for (const json& s : *list) {
+        if (s.is_string())
+            out.push_back(s.get<std::string>());
+        else
+            in.fail("field '" + in.where(key) + "' should hold sentences");
+    }
+    return out;
+}
+
+// A value read by one of value_json.h's readers: its error becomes the reader's.
+template <typename T> T take(FieldReader& in, Expected<T> value)
+{
+    if (!value) {
+        in.fail(value.error().message);
+        return T {};
+    }
+    return std::move(*value);
+}
+
+Event readHello(FieldReader& in)
+{
+    // Lenient: a worker of another version must still reach the version check.
+    const json& j = in.object();
+    HelloEvent e;
+    e.protocol = j.value("protocol", 0);
+    e.ctxscopeVersion = j.value("ctxscope_version", std::string("?"));
+    e.pid = j.value("pid", 0L);
+    e.topologyXml = j.value("topology_xml", std::string());
+    if (auto context = j.find("context"); context != j.end() && context->is_object())
+        e.context = *context;
+    if (auto benches = j.find("benchmarks"); benches != j.end() && benches->is_array())
+        for (const json& b : *benches)
+            if (b.is_object())
+                e.benchmarks.push_back({ b.value("name", std::string()), b.value("op", std::string()),
+                    b.value("min_tasks", 1), b.value("max_tasks", 1), b.value("process_mode", false) });
+    return e;
+}
+
+Event readProgress(FieldReader& in)
+{
+    ProgressEvent e;
+    e.id = in.count("id");
+    e.stage = in.optString("stage").value_or("");
+    e.fraction = in.optNumber("fraction").value_or(0);
+    e.repetition = optInt(in, "repetition");
+    e.repetitions = optInt(in, "repetitions");
+    e.point = optInt(in, "point");
+    e.points = optInt(in, "points");
+    e.wsBytes = in.optCount("ws_bytes");
+    e.pair = optInt(in, "pair");
+    e.pairs = optInt(in, "pairs");
+    if (const json* cpus = in.optArray("cpus")) {
+        if (cpus->size() == 2 && (*cpus)[0].is_number_integer() && (*cpus)[1].is_number_integer())
+            e.cpus = std::pair((*cpus)[0].get<int>(), (*cpus)[1].get<int>());
+        else
+            in.fail("field 'cpus' should be two CPU numbers");
+    }
+    e.step = optInt(in, "step");
+    e.steps = optInt(in, "steps");
+    return e;
+}
+
+Event readSamples(FieldReader& in)
+{
+    SamplesEvent e;
+    e.id = in.count("id");
+    e.repetition = optInt(in, "repetition").value_or(0);
+    e.first = in.optCount("first").value_or(0);
+    const json& values = in.array("ns_per_op");
+    e.nsPerOp.reserve(values.size());
+    for (const json& v : values) {
+        if (!v.is_number()) {
+            in.fail("field 'ns_per_op' should hold numbers");
+            break;
+        }
+        e.nsPerOp.push_back(v.get<double>());
+    }
+    return e;
+}
+
+Event readResult(FieldReader& in)
+{
+    ResultEvent e;
+    e.id = in.count("id");
+    const json& entry = in.object("result");
+    if (!in.ok())
+        return e;
+    e.result = take(in, resultFromJson(entry));
+    e.samplesOmitted = entry.value("samples_omitted", std::size_t { 0 });
+    return e;
+}
+
+Event readSweepPoint(FieldReader& in)
+{
+    SweepPointEvent e;
+    e.id = in.count("id");
+    e.index = intField(in, "index");
+    e.points = intField(in, "points");
+    const json& point = in.object("point");
+    if (in.ok())
+        e.point = take(in, workingSetPointFromJson(point));
+    return e;
+}
+
+Event readSweepResult(FieldReader& in)
+{
+    SweepResultEvent e;
+    e.id = in.count("id");
+    const json& sweep = in.object("sweep");
+    if (in.ok())
+        e.sweep = take(in, sweepFromJson(sweep));
+    return e;
+}
+
+Event readMatrixCell(FieldReader& in)
+{
+    MatrixCellEvent e;
+    e.id = in.count("id");
+    e.index = intField(in, "index");
+    e.pairs = intField(in, "pairs");
+    if (const json* cell = in.optObject("cell"))
+        e.cell = take(in, matrixCellFromJson(*cell));
+    if (const json* result = in.optObject("result"))
+        e.result = take(in, resultFromJson(*result));
+    e.error = in.optString("error").value_or("");
+    return e;
+}
+
+Event readMatrixResult(FieldReader& in)
+{
+    MatrixResultEvent e;
+    e.id = in.count("id");
+    const json& matrix = in.object("matrix");
+    if (!in.ok())
+        return e;
+    e.matrix = take(in, matrixFromJson(matrix));
+    e.filledOmitted = matrix.value("filled_omitted", std::size_t { 0 });
+    e.warnings = sentences(in, "warnings");
+    return e;
+}
+
+Event readLessonStep(FieldReader& in)
+{
+    LessonStepEvent e;
+    e.id = in.count("id");
+    e.step = intField(in, "step");
+    e.steps = intField(in, "steps");
+    e.label = in.string("label");
+    if (const json* result = in.optObject("result"))
+        e.result = take(in, resultFromJson(*result));
+    e.error = in.optString("error").value_or("");
+    return e;
+}
+
+Event readLessonResult(FieldReader& in)
+{
+    LessonResultEvent e;
+    e.id = in.count("id");
+    const json& lesson = in.object("lesson");
+    if (in.ok())
+        e.lesson = take(in, lessonFromJson(lesson));
+    e.warnings = sentences(in, "warnings");
+    return e;
+}
+
+Event readCancelled(FieldReader& in) { return CancelledEvent { in.count("id") }; }
+
+Event readError(FieldReader& in)
+{
+    return ErrorEvent { detail::idOf(in.object()), in.optString("message").value_or("(no message)") };
+}
+
+Event readBye(FieldReader&) { return ByeEvent {}; }
+
+struct Reader {
+    Event (*read)(FieldReader&);
+    const char* lost; // what a command loses when this message cannot be read
+};
+
+const std::map<std::string, Reader, std::less<>>& readers()
+{
+    static const std::map<std::string, Reader, std::less<>> table {
+        { "hello", { readHello, "" } },
+        { "progress", { readProgress, "" } },
+        { "samples", { readSamples, "" } },
+        { "result", { readResult, "result" } },
+        { "sweep_point", { readSweepPoint, "sweep point" } },
+        { "sweep_result", { readSweepResult, "sweep" } },
+        { "matrix_cell", { readMatrixCell, "matrix run" } },
+        { "matrix_result", { readMatrixResult, "matrix" } },
+        { "lesson_step", { readLessonStep, "" } },
+        { "lesson_result", { readLessonResult, "" } },
+        { "cancelled", { readCancelled, "" } },
+        { "error", { readError, "" } },
+        { "bye", { readBye, "" } },
+    };
+    return table;
+}
+
+} // namespace
+
+std::variant<Event, EventError> parseEvent(std::string_view line)
+{
+    auto j = detail::parseObject(line);
+    if (!j)
+        return EventError { EventError::Kind::NotAMessage, {}, std::nullopt, {}, j.error().message };
+    EventError error { EventError::Kind::UnknownType, (*j)["type"].get<std::string>(), detail::idOf(*j), {}, {} };
+    const auto reader = readers().find(error.type);
+    if (reader == readers().end()) {
+        error.message = "unknown message type '" + error.type + "'";
+        return error;
+    }
+    FieldReader in(*j, "");
+    Event event = reader->second.read(in);
+    if (in.ok())
+        return event;
+    error.kind = EventError::Kind::Malformed;
+    error.lost = reader->second.lost;
+    error.message = in.error();
+    return error;
+}
+
+} // namespace ctxscope::protocol

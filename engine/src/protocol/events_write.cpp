@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: MIT
+// Worker events to lines (protocol.h has their shapes). Keys are written in nlohmann's
+// sorted order, so a line parsed and written again is the same bytes.
+#include "ctxscope/events.h"
+
+#include "ctxscope/protocol.h"
+#include "ctxscope/value_json.h"
+
+namespace ctxscope::protocol {
+
+using nlohmann::json;
+
+namespace {
+
+json message(std::string_view type, std::uint64_t id) { return { { "type", type }, { "id", id } }; }
+
+template <typename T> void putIf(json& j, const char* key, const std::optional<T>& value)
+{
+    if (value)
+        j[key] = *value;
+}
+
+json toJson(const HelloEvent& e)
+{
+    json benches = json::array();
+    for (const BenchmarkListing& b : e.benchmarks)
+        benches.push_back({ { "name", b.name }, { "op", b.op }, { "min_tasks", b.minTasks },
+            { "max_tasks", b.maxTasks }, { "process_mode", b.processMode } });
+    return { { "type", "hello" }, { "protocol", e.protocol }, { "ctxscope_version", e.ctxscopeVersion },
+        { "pid", e.pid }, { "topology_xml", e.topologyXml }, { "context", e.context },
+        { "benchmarks", std::move(benches) } };
+}
+
+json toJson(const ProgressEvent& e)
+{
+    json j = message("progress", e.id);
+    j.update({ { "stage", e.stage }, { "fraction", e.fraction } });
+    putIf(j, "repetition", e.repetition);
+    putIf(j, "repetitions", e.repetitions);
+    putIf(j, "point", e.point);
+    putIf(j, "points", e.points);
+    putIf(j, "ws_bytes", e.wsBytes);
+    putIf(j, "pair", e.pair);
+    putIf(j, "pairs", e.pairs);
+    if (e.cpus)
+        j["cpus"] = { e.cpus->first, e.cpus->second };
+    putIf(j, "step", e.step);
+    putIf(j, "steps", e.steps);
+    return j;
+}
+
+json toJson(const SamplesEvent& e)
+{
+    json j = message("samples", e.id);
+    j.update({ { "repetition", e.repetition }, { "first", e.first }, { "ns_per_op", e.nsPerOp } });
+    return j;
+}
+
+json toJson(const ResultEvent& e)
+{
+    json j = message("result", e.id);
+    if (e.samplesOmitted == 0) {
+        j["result"] = resultToJson(e.result, true);
+        if (j.dump().size() <= kMaxLineBytes)
+            return j;
+    }
+    // A long run's raw samples would make a line its reader must refuse. They went out in
+    // "samples" messages already, and the statistics and histogram cover every sample.
+    json entry = resultToJson(e.result, false);
+    entry["samples_omitted"] = e.samplesOmitted != 0 ? e.samplesOmitted : e.result.samples.size();
+    j["result"] = std::move(entry);
+    return j;
+}
+
+json toJson(const SweepPointEvent& e)
+{
+    json j = message("sweep_point", e.id);
+    j.update({ { "index", e.index }, { "points", e.points }, { "point", workingSetPointToJson(e.point, false) } });
+    return j;
+}
+
+json toJson(const SweepResultEvent& e)
+{
+    // Each point's summary is a few hundred bytes: even 16 points an octave up to 1 GiB fit.
+    json j = message("sweep_result", e.id);
+    j["sweep"] = sweepToJson(e.sweep, true);
+    return j;
+}
+
+json toJson(const MatrixCellEvent& e)
+{
+    json j = message("matrix_cell", e.id);
+    j.update({ { "index", e.index }, { "pairs", e.pairs } });
+    if (e.cell) {
+        j["cell"] = matrixCellToJson(*e.cell);
+        if (e.result)
+            j["result"] = resultToJson(*e.result, false);
+    } else {
+        j["cell"] = nullptr;
+        j["error"] = e.error;
+    }
+    return j;
+}
+
+json toJson(const MatrixResultEvent& e)
+{
+    json j = message("matrix_result", e.id);
+    j["matrix"] = matrixToJson(e.matrix);
+    j["warnings"] = e.warnings;
+    std::size_t omitted = e.filledOmitted;
+    if (omitted == 0 && j.dump().size() > kMaxLineBytes) {
+        // Hundreds of PUs filled by class make more cells than a line may hold; the measured
+        // cells carry every class's value, so a reader with the topology can fill the rest.
+        json measured = json::array();
+        for (const MatrixCell& c : e.matrix.cells) {
+            if (c.measured)
+                measured.push_back(matrixCellToJson(c));
+            else
+                ++omitted;
+        }
+        j["matrix"]["cells"] = std::move(measured);
+    }
+    if (omitted != 0)
+        j["matrix"]["filled_omitted"] = omitted;
+    return j;
+}
+
+json toJson(const LessonStepEvent& e)
+{
+    json j = message("lesson_step", e.id);
+    j.update({ { "step", e.step }, { "steps", e.steps }, { "label", e.label } });
+    if (e.result)
+        j["result"] = resultToJson(*e.result, false);
+    else
+        j["error"] = e.error;
+    return j;
+}
+
+json toJson(const LessonResultEvent& e)
+{
+    json j = message("lesson_result", e.id);
+    j["lesson"] = lessonToJson(e.lesson);
+    j["warnings"] = e.warnings;
+    return j;
+}
+
+json toJson(const CancelledEvent& e) { return message("cancelled", e.id); }
+
+json toJson(const ErrorEvent& e)
+{
+    json j { { "type", "error" }, { "message", e.message } };
+    j["id"] = e.id ? json(*e.id) : json(nullptr);
+    return j;
+}
+
+json toJson(const ByeEvent&) { return { { "type", "bye" } }; }
+
+} // namespace
+
+ProgressEvent progressEvent(std::uint64_t id, std::string stage, double fraction)
+{
+    ProgressEvent e;
+    e.id = id;
+    e.stage = std::move(stage);
+    e.fraction = fraction;
+    return e;
+}
+
+std::string eventLine(const Event& event)
+{
+    return std::visit([](const auto& e) { return toJson(e).dump(); }, event);
+}
+
+std::optional<std::uint64_t> commandIdOf(const Event& event)
+{
+    return std::visit(
+        [](const auto& e) -> std::optional<std::uint64_t> {
+            using T = std::decay_t<decltype(e)>;
+            if constexpr (std::is_same_v<T, HelloEvent> || std::is_same_v<T, ByeEvent>)
+                return std::nullopt;
+            else
+                return e.id;
+        },
+        event);
+}
+
+} // namespace ctxscope::protocol

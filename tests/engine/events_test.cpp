@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: MIT
+// Every worker event printed, parsed and printed again: the same bytes, the same kind, and
+// the fields a controller uses intact. Lines the reader must refuse say why and how.
+#include "ctxscope/events.h"
+#include "ctxscope/protocol.h"
+#include "sample_result.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+using namespace ctxscope;
+using namespace ctxscope::protocol;
+
+namespace {
+
+WorkingSetPoint samplePoint()
+{
+    WorkingSetPoint p;
+    p.wsBytes = 65536;
+    p.tasks = 2;
+    p.switchesPerOp = 2;
+    p.roundTrip = Quartiles { 3000, 3100, 3300 };
+    p.touch = Quartiles { 400, 410, 430 };
+    p.switchCostNs = 1140;
+    p.switchCostLowNs = 1070;
+    p.switchCostHighNs = 1240;
+    p.warnings = { "the touch varies" };
+    p.roundTripRun = test::sampleResult();
+    p.roundTripRun.placement.cpus = { 0, 1 };
+    p.roundTripRun.placement.relation = Relation::Smt;
+    return p;
+}
+
+SweepResult sampleSweep()
+{
+    SweepResult s;
+    s.spec.base.bench = "futex";
+    s.spec.base.mode = BenchMode::Process;
+    s.spec.pointsPerOctave = 2;
+    s.placement = Placement { 2, { 0, 1 }, Relation::Smt };
+    s.plan.requestedTo = 1 << 20;
+    s.plan.lastLevelCache = 1 << 18;
+    s.plan.capped = true;
+    s.caches = { CacheInfo { .level = 1, .size = 32768, .lineSize = 64, .pus = { 0 } },
+        CacheInfo { .level = 3, .size = 1 << 18, .lineSize = 64, .pus = { 0, 1 } } };
+    s.warnings = { "capped by memory" };
+    s.points = { samplePoint(), samplePoint() };
+    s.points[1].switchCostNs.reset();
+    s.points[1].costNotPositive = true;
+    return s;
+}
+
+MatrixResult sampleMatrix()
+{
+    MatrixResult m;
+    m.bench = "pipe";
+    m.matrixMode = MatrixMode::AllPairs;
+    m.pus = { 0, 1 };
+    m.cells = { MatrixCell { 0, 0, Relation::SamePu, 4000, 2000, true },
+        MatrixCell { 0, 1, Relation::Smt, 3000, std::nullopt, true },
+        MatrixCell { 1, 1, Relation::SamePu, 4000, 2000, false } };
+    m.failures = { "pair 1,1 was refused" };
+    return m;
+}
+
+LessonResult sampleLesson()
+{
+    LessonResult l;
+    l.id = "mode-switch";
+    l.question = "What does entering the kernel cost?";
+    l.steps = { LessonStep { "syscall", {} }, LessonStep { "vdso", {} } };
+    l.failures = { "vdso: refused" };
+    l.conclusion = { "A system call costs 100 ns here." };
+    return l;
+}
+
+std::vector<Event> everyKind()
+{
+    ProgressEvent run = progressEvent(1, "measuring", 0.5);
+    run.repetition = 2;
+    run.repetitions = 5;
+    ProgressEvent sweep = progressEvent(2, "touch", 0.25);
+    sweep.point = 3;
+    sweep.points = 12;
+    sweep.wsBytes = 8192;
+    ProgressEvent matrix = progressEvent(3, "measuring", 0.75);
+    matrix.pair = 1;
+    matrix.pairs = 3;
+    matrix.cpus = std::pair(0, 1);
+    ProgressEvent lesson = progressEvent(4, "futex thread, smt (0,1)", 1.0);
+    lesson.step = 0;
+    lesson.steps = 2;
+    return {
+        HelloEvent { kVersion, "1.2.3", 4242, "<topology/>", { { "host_name", "lab-3" } },
+            { { "futex", "round trip", 2, 2, true }, { "ring", "one lap", 2, 4096, true } } },
+        run,
+        sweep,
+        matrix,
+        lesson,
+        SamplesEvent { 1, 2, 16384, { 812.5, 799, 1e6 } },
+        ResultEvent { 1, test::sampleResult(), 0 },
+        ResultEvent { 1, [] { RunResult r = test::sampleResult(); r.samples.clear(); return r; }(), 3000 },
+        SweepPointEvent { 2, 3, 12, samplePoint() },
+        SweepResultEvent { 2, sampleSweep() },
+        MatrixCellEvent { 3, 1, 3, sampleMatrix().cells[1], test::sampleResult(), {} },
+        MatrixCellEvent { 3, 2, 3, std::nullopt, std::nullopt, "CPU 1 is outside the allowed set" },
+        MatrixResultEvent { 3, sampleMatrix(), { "the reader shared a PU" }, 0 },
+        LessonStepEvent { 4, 0, 2, "syscall", test::sampleResult(), {} },
+        LessonStepEvent { 4, 1, 2, "vdso", std::nullopt, "refused" },
+        LessonResultEvent { 4, sampleLesson(), { "shared" } },
+        CancelledEvent { 5 },
+        ErrorEvent { 6, "command 6 is still measuring" },
+        ErrorEvent { std::nullopt, "not a JSON line" },
+        ByeEvent {},
+    };
+}
+
+Event parsed(const std::string& line)
+{
+    auto p = parseEvent(line);
+    if (const auto* error = std::get_if<EventError>(&p)) {
+        ADD_FAILURE() << error->message << " in " << line;
+        return ByeEvent {};
+    }
+    return std::get<Event>(std::move(p));
+}
+
+} // namespace
+
+TEST(Events, EveryKindPrintsParsesAndPrintsTheSameLine)
+{
+    std::set<std::size_t> kinds;
+    for (const Event& event : everyKind()) {
+        const std::string line = eventLine(event);
+        const Event back = parsed(line);
+        EXPECT_EQ(back.index(), event.index()) << line;
+        EXPECT_EQ(eventLine(back), line);
+        EXPECT_EQ(commandIdOf(back), commandIdOf(event)) << line;
+        kinds.insert(event.index());
+    }
+    EXPECT_EQ(kinds.size(), std::variant_size_v<Event>) << "a kind of event is not covered";
+}
+
+TEST(Events, TheFieldsAControllerUsesComeBack)
+{
+    const auto events = everyKind();
+    const auto hello = std::get<HelloEvent>(parsed(eventLine(events[0])));
+    EXPECT_EQ(hello.protocol, kVersion);
+    EXPECT_EQ(hello.ctxscopeVersion, "1.2.3");
+    EXPECT_EQ(hello.pid, 4242);
+    EXPECT_EQ(hello.context.at("host_name"), "lab-3");
+    ASSERT_EQ(hello.benchmarks.size(), 2U);
+    EXPECT_EQ(hello.benchmarks[1].maxTasks, 4096);
+
+    const auto samples = std::get<SamplesEvent>(parsed(eventLine(events[5])));
+    EXPECT_EQ(samples.first, 16384U);
+    EXPECT_EQ(samples.nsPerOp, (std::vector<double> { 812.5, 799, 1e6 }));
+
+    const auto result = std::get<ResultEvent>(parsed(eventLine(events[6])));
+    EXPECT_EQ(result.result.samples, test::sampleResult().samples);
+    EXPECT_DOUBLE_EQ(*result.result.perSwitchNs, 1250.5);
+    EXPECT_EQ(std::get<ResultEvent>(parsed(eventLine(events[7]))).samplesOmitted, 3000U);
+
+    const auto sweep = std::get<SweepResultEvent>(parsed(eventLine(events[9]))).sweep;
+    ASSERT_EQ(sweep.caches.size(), 2U);
+    EXPECT_EQ(sweep.caches[1].pus, (std::vector<int> { 0, 1 }));
+    ASSERT_EQ(sweep.points.size(), 2U);
+    EXPECT_TRUE(sweep.points[1].costNotPositive);
+    EXPECT_EQ(sweep.placement.relation, Relation::Smt);
+
+    const auto failedPair = std::get<MatrixCellEvent>(parsed(eventLine(events[11])));
+    EXPECT_FALSE(failedPair.cell);
+    EXPECT_EQ(failedPair.error, "CPU 1 is outside the allowed set");
+    const auto matrix = std::get<MatrixResultEvent>(parsed(eventLine(events[12])));
+    EXPECT_EQ(matrix.matrix.cells.size(), 3U);
+    EXPECT_EQ(matrix.matrix.matrixMode, MatrixMode::AllPairs);
+    EXPECT_EQ(matrix.warnings, std::vector<std::string> { "the reader shared a PU" });
+
+    const auto lesson = std::get<LessonResultEvent>(parsed(eventLine(events[15]))).lesson;
+    ASSERT_EQ(lesson.steps.size(), 2U);
+    EXPECT_EQ(lesson.steps[1].label, "vdso");
+    EXPECT_EQ(lesson.conclusion, sampleLesson().conclusion);
+}
+
+TEST(Events, TheWorkerLinesAreTheEventsLines)
+{
+    // The worker writes through the events: its line functions give the same bytes.
+    const RunResult r = test::sampleResult();
+    EXPECT_EQ(resultLine(7, r), eventLine(ResultEvent { 7, r, 0 }));
+    EXPECT_EQ(cancelledLine(7), R"({"id":7,"type":"cancelled"})");
+    EXPECT_EQ(byeLine(), R"({"type":"bye"})");
+    EXPECT_EQ(errorLine(std::nullopt, "bad"), R"({"id":null,"message":"bad","type":"error"})");
+    EXPECT_EQ(progressLine(1, Progress { "measuring", 1, 3, 0.5 }),
+        R"({"fraction":0.5,"id":1,"repetition":1,"repetitions":3,"stage":"measuring","type":"progress"})");
+}
+
+TEST(Events, LinesThatAreNoEventSayWhy)
+{
+    const auto error = [](std::string_view line) { return std::get<EventError>(parseEvent(line)); };
+    EXPECT_EQ(error("garbage {").kind, EventError::Kind::NotAMessage);
+    const EventError unknown = error(R"({"type":"dance","id":3})");
+    EXPECT_EQ(unknown.kind, EventError::Kind::UnknownType);
+    EXPECT_EQ(unknown.type, "dance");
+    EXPECT_EQ(unknown.id, 3U);
+    const EventError samples = error(R"({"type":"samples","id":1,"ns_per_op":"many"})");
+    EXPECT_EQ(samples.kind, EventError::Kind::Malformed);
+    EXPECT_TRUE(samples.lost.empty()) << "bad samples do not end a run";
+    EXPECT_NE(samples.message.find("ns_per_op"), std::string::npos) << samples.message;
+    const EventError result = error(R"({"type":"result","id":1,"result":{"bench":"futex"}})");
+    EXPECT_EQ(result.kind, EventError::Kind::Malformed);
+    EXPECT_EQ(result.lost, "result");
+    EXPECT_EQ(result.id, 1U);
+    EXPECT_EQ(error(R"({"type":"sweep_point","id":2,"index":0,"points":1,"point":{}})").lost, "sweep point");
+    EXPECT_EQ(error(R"({"type":"progress","id":1,"cpus":[0]})").kind, EventError::Kind::Malformed);
+    // A hello from another version still parses, so the version check can explain.
+    const auto old = std::get<HelloEvent>(std::get<Event>(parseEvent(R"({"type":"hello","protocol":1})")));
+    EXPECT_EQ(old.protocol, 1);
+    EXPECT_EQ(old.ctxscopeVersion, "?");
+}

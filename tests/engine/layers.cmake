@@ -1,0 +1,31 @@
+# SPDX-License-Identifier: MIT
+# The engine's folders depend one way: runner -> bench -> os. Fails, naming the file and the
+# line, when a file under src/bench/ or src/os/ includes from src/runner/, or one under
+# src/os/ includes from src/bench/. Run as: cmake -DENGINE_SRC=<engine/src> -P layers.cmake
+if(NOT ENGINE_SRC)
+    message(FATAL_ERROR "give -DENGINE_SRC=<path to engine/src>")
+endif()
+# folder: the folders its files must not include from
+set(forbidden_bench runner)
+set(forbidden_os runner bench)
+set(violations "")
+foreach(layer bench os)
+    file(GLOB_RECURSE files ${ENGINE_SRC}/${layer}/*.h ${ENGINE_SRC}/${layer}/*.cpp)
+    if(NOT files)
+        message(FATAL_ERROR "no sources under ${ENGINE_SRC}/${layer}: the check would pass vacuously")
+    endif()
+    foreach(f ${files})
+        file(STRINGS ${f} includes REGEX "^[ \t]*#[ \t]*include[ \t]*\"")
+        foreach(line ${includes})
+            foreach(bad ${forbidden_${layer}})
+                if(line MATCHES "\"${bad}/")
+                    file(RELATIVE_PATH rel ${ENGINE_SRC} ${f})
+                    string(APPEND violations "\n  ${rel}: ${line} (${layer}/ must not include from ${bad}/)")
+                endif()
+            endforeach()
+        endforeach()
+    endforeach()
+endforeach()
+if(violations)
+    message(FATAL_ERROR "engine layering broken (runner -> bench -> os):${violations}")
+endif()

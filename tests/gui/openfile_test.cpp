@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: MIT
+// Opening files off the GUI thread: a 200 MB session opens while the window keeps drawing,
+// and Cancel leaves the session as it was.
+#include "fileopener.h"
+#include "mainwindow.h"
+#include "sessionstore.h"
+#include "testresults.h"
+#include "testtopologies.h"
+
+#include "ctxscope/results_file.h"
+
+#include <QElapsedTimer>
+#include <QFile>
+#include <QFileInfo>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTimer>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+using namespace ctxscope;
+using namespace ctxscope::gui;
+
+namespace {
+
+constexpr std::size_t kSessionBytes = 200'000'000;
+
+// A session as the app saves one, its runs carrying 2^19 samples each, about 200 MB in all.
+// Written as text from one run's JSON: building the whole document would take longer than
+// the test is about.
+class OpenFile : public ::testing::Test {
+protected:
+    static void SetUpTestSuite()
+    {
+        s_dir = new QTemporaryDir;
+        ASSERT_TRUE(s_dir->isValid());
+        RunResult r = *ctxscope::testing::futexResult();
+        r.samples.resize(std::size_t { 1 } << 19);
+        for (std::size_t i = 0; i < r.samples.size(); ++i)
+            r.samples[i] = 8000.0 + static_cast<double>((i * 7919) % 1000) + 0.25;
+        r.totalSamples = r.samples.size();
+        const std::string one = resultToJson(r, true).dump();
+        s_runs = kSessionBytes / one.size() + 1;
+        std::string text = sessionToJson(Session {}).dump();
+        const std::string empty = "\"benchmarks\":[]";
+        const std::size_t at = text.find(empty);
+        ASSERT_NE(at, std::string::npos);
+        std::string runs = "\"benchmarks\":[";
+        runs.reserve(s_runs * (one.size() + 1) + 16);
+        for (std::size_t i = 0; i < s_runs; ++i)
+            runs += (i ? "," : "") + one;
+        text.replace(at, empty.size(), runs + "]");
+        s_path = s_dir->filePath(QStringLiteral("big-session.json"));
+        QFile out(s_path);
+        ASSERT_TRUE(out.open(QIODevice::WriteOnly));
+        ASSERT_EQ(out.write(text.data(), static_cast<qint64>(text.size())), static_cast<qint64>(text.size()));
+    }
+    static void TearDownTestSuite()
+    {
+        delete s_dir;
+        s_dir = nullptr;
+    }
+
+    static inline QTemporaryDir* s_dir = nullptr;
+    static inline QString s_path;
+    static inline std::size_t s_runs = 0;
+};
+
+// The longest wait between two ticks of a 10 ms timer on the GUI thread since it started.
+struct GapMeter {
+    QTimer timer;
+    QElapsedTimer clock;
+    qint64 worst = 0;
+    GapMeter()
+    {
+        timer.setInterval(10);
+        QObject::connect(&timer, &QTimer::timeout, [this] { worst = std::max(worst, clock.restart()); });
+        clock.start();
+        timer.start();
+    }
+};
+
+} // namespace
+
+TEST_F(OpenFile, A200MbSessionOpensWhileTheGuiThreadKeepsRunning)
+{
+    ASSERT_GE(QFileInfo(s_path).size(), static_cast<qint64>(kSessionBytes));
+    MainWindow window;
+    window.setTopology(ctxscope::testing::synthetic("pack:1 core:2 pu:1"));
+    window.show();
+    QSignalSpy done(window.opener(), &FileOpener::finished);
+    GapMeter gaps;
+    window.opener()->open({ s_path }, DocumentKind::Session);
+    ASSERT_TRUE(done.wait(300'000));
+    ASSERT_TRUE(done.at(0).at(0).toBool()) << done.at(0).at(1).toString().toStdString();
+    EXPECT_EQ(window.store()->runs().size(), s_runs);
+    EXPECT_EQ(window.store()->runs().front().result->samples.size(), std::size_t { 1 } << 19);
+    // The event loop answered at least every 100 ms while the file was read and parsed.
+    EXPECT_LE(gaps.worst, 100) << "the GUI thread stalled for " << gaps.worst << " ms";
+}
+
+TEST_F(OpenFile, CancelLeavesTheSessionAsItWas)
+{
+    MainWindow window;
+    window.setTopology(ctxscope::testing::synthetic("pack:1 core:2 pu:1"));
+    window.store()->addRun({ 1, ctxscope::testing::futexResult(), Qt::blue });
+    QSignalSpy done(window.opener(), &FileOpener::finished);
+    window.opener()->open({ s_path }, DocumentKind::Session);
+    EXPECT_TRUE(window.opener()->isBusy());
+    QTimer::singleShot(20, window.opener(), &FileOpener::cancel);
+    ASSERT_TRUE(done.wait(300'000));
+    EXPECT_FALSE(done.at(0).at(0).toBool());
+    EXPECT_TRUE(done.at(0).at(1).toString().isEmpty()) << "a cancel is not an error";
+    ASSERT_EQ(window.store()->runs().size(), 1U);
+    EXPECT_EQ(window.store()->runs().front().id, 1U);
+    EXPECT_FALSE(window.opener()->isBusy());
+}
