@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include "commands.h"
 
-#include "ctxscope/units.h"
 #include "ctxscope/cache_check.h"
 #include "ctxscope/sysinfo.h"
 #include "ctxscope/topology.h"
+#include "ctxscope/units.h"
 
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>

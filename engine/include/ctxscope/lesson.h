@@ -54,8 +54,7 @@ struct LessonResult {
 };
 
 // The experiments a lesson runs on this topology (also what the GUI shows before running).
-Expected<std::vector<LessonStep>> planLesson(
-    std::string_view id, const Topology& topology, const RunBudget& options);
+Expected<std::vector<LessonStep>> planLesson(std::string_view id, const Topology& topology, const RunBudget& options);
 
 // Runs every step; a step that fails is recorded and the others still run. Cancelled
 // lessons return an Error.

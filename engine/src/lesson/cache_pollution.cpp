@@ -2,9 +2,9 @@
 // Lesson "cache-pollution": what does a switch really cost with real data?
 #include "lesson/lesson_util.h"
 
-#include "ctxscope/units.h"
 #include "ctxscope/cache_check.h"
 #include "ctxscope/placement.h"
+#include "ctxscope/units.h"
 #include "ctxscope/working_set.h"
 
 #include <algorithm>

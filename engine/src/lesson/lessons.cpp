@@ -62,8 +62,7 @@ const LessonInfo* findLesson(std::string_view id)
     return d ? &d->info : nullptr;
 }
 
-Expected<std::vector<LessonStep>> planLesson(
-    std::string_view id, const Topology& topology, const RunBudget& options)
+Expected<std::vector<LessonStep>> planLesson(std::string_view id, const Topology& topology, const RunBudget& options)
 {
     const auto* d = findDefinition(id);
     if (!d)

@@ -3,8 +3,8 @@
 // baseline on the same CPU, then the derived switch cost.
 #include "ctxscope/working_set.h"
 
-#include "ctxscope/units.h"
 #include "ctxscope/runner.h"
+#include "ctxscope/units.h"
 
 #include <fmt/core.h>
 
