@@ -9,10 +9,10 @@
 #include "ws_table.h"
 
 #include "ctxscope/csv.h"
-#include "ctxscope/units.h"
 #include "ctxscope/results_file.h"
 #include "ctxscope/runner.h"
 #include "ctxscope/sysinfo.h"
+#include "ctxscope/units.h"
 #include "ctxscope/working_set.h"
 
 #include <fmt/core.h>

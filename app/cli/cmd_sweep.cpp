@@ -8,9 +8,9 @@
 #include "ws_table.h"
 
 #include "ctxscope/csv.h"
-#include "ctxscope/units.h"
 #include "ctxscope/runner.h"
 #include "ctxscope/sweep.h"
+#include "ctxscope/units.h"
 
 #include "ctxscope/results_file.h"
 #include "ctxscope/sysinfo.h"

@@ -21,7 +21,8 @@ std::string relationNames()
 CLI::Option* addModeOption(CLI::App* sub, BenchMode& mode, const std::string& help)
 {
     return sub->add_option("--mode", mode, help)
-        ->transform(namedValue<BenchMode>("mode", { { "thread", BenchMode::Thread }, { "process", BenchMode::Process } }))
+        ->transform(
+            namedValue<BenchMode>("mode", { { "thread", BenchMode::Thread }, { "process", BenchMode::Process } }))
         ->type_name("TEXT")
         ->default_str(std::string(toString(mode)));
 }

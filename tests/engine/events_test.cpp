@@ -100,7 +100,13 @@ std::vector<Event> everyKind()
         lesson,
         SamplesEvent { 1, 2, 16384, { 812.5, 799, 1e6 } },
         ResultEvent { 1, test::sampleResult(), 0 },
-        ResultEvent { 1, [] { RunResult r = test::sampleResult(); r.samples.clear(); return r; }(), 3000 },
+        ResultEvent { 1,
+            [] {
+                RunResult r = test::sampleResult();
+                r.samples.clear();
+                return r;
+            }(),
+            3000 },
         SweepPointEvent { 2, 3, 12, samplePoint() },
         SweepResultEvent { 2, sampleSweep() },
         MatrixCellEvent { 3, 1, 3, sampleMatrix().cells[1], test::sampleResult(), {} },

@@ -33,15 +33,15 @@ void RunController::handleLine(const QByteArray& line)
     if (id && m_abandoned.count(*id)) {
         // The worker answers the cancel with "cancelled", or with an error if the run had
         // ended (its result may come first): that answer is its last word on the run.
-        if (std::holds_alternative<protocol::CancelledEvent>(event) || std::holds_alternative<protocol::ErrorEvent>(event))
+        if (std::holds_alternative<protocol::CancelledEvent>(event)
+            || std::holds_alternative<protocol::ErrorEvent>(event))
             m_abandoned.erase(*id);
         return;
     }
     const bool forCurrentRun = id && m_running && *id == *m_running;
     if (auto* hello = std::get_if<protocol::HelloEvent>(&event)) {
-        const QString description = tr("ctxscope-cli %1, pid %2")
-                                        .arg(QString::fromStdString(hello->ctxscopeVersion))
-                                        .arg(hello->pid);
+        const QString description
+            = tr("ctxscope-cli %1, pid %2").arg(QString::fromStdString(hello->ctxscopeVersion)).arg(hello->pid);
         if (hello->pid != 0)
             m_workerPid = hello->pid;
         if (hello->context.is_object())
@@ -52,8 +52,8 @@ void RunController::handleLine(const QByteArray& line)
             emit protocolError(tr("The worker reported: %1").arg(QString::fromStdString(error->message)));
         // other messages about no run of ours (a late progress line, a bye): nothing to do
     } else if (const auto* p = std::get_if<protocol::ProgressEvent>(&event)) {
-        emit progress(*id, QString::fromStdString(p->stage), p->repetition.value_or(0), p->repetitions.value_or(0),
-            p->fraction);
+        emit progress(
+            *id, QString::fromStdString(p->stage), p->repetition.value_or(0), p->repetitions.value_or(0), p->fraction);
     } else if (const auto* samples = std::get_if<protocol::SamplesEvent>(&event)) {
         emit samplesAvailable(*id, samples->repetition, samples->first,
             QVector<double>(samples->nsPerOp.begin(), samples->nsPerOp.end()));
@@ -101,7 +101,8 @@ void RunController::handleUnreadable(const protocol::EventError& unreadable, con
         if (unreadable.id && m_running && *unreadable.id == *m_running) {
             const quint64 id = *m_running;
             endRun();
-            emit runFailed(id, tr("The worker's %1 could not be read: %2").arg(QString::fromStdString(unreadable.lost), why));
+            emit runFailed(
+                id, tr("The worker's %1 could not be read: %2").arg(QString::fromStdString(unreadable.lost), why));
         }
         return;
     }

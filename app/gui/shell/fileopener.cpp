@@ -51,6 +51,7 @@ void FileOpener::next()
     if (!m_progress) {
         m_progress = new QProgressDialog(&m_window);
         m_progress->setWindowTitle(tr("Opening"));
+        m_progress->setWindowModality(Qt::WindowModal); // the window draws on, but takes no new work
         m_progress->setRange(0, 0);
         m_progress->setMinimumDuration(400); // a small file opens without a flash of the dialog
         m_progress->setAutoReset(false);
@@ -105,8 +106,10 @@ void FileOpener::done(bool opened, const QString& message)
                 : m_kind == DocumentKind::Compared ? tr("Compare")
                                                    : tr("Open results"),
             message);
-    if (m_queue.isEmpty() && m_progress)
-        m_progress->reset(); // hides it
+    if (m_queue.isEmpty() && m_progress) {
+        m_progress->reset(); // stops its timer to show itself
+        m_progress->hide();
+    }
     emit finished(opened, message);
     next();
 }

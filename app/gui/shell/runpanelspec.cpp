@@ -3,8 +3,8 @@
 #include "runpanel.h"
 #include "taskselection.h"
 
-#include "ctxscope/units.h"
 #include "ctxscope/placement.h"
+#include "ctxscope/units.h"
 
 #include <QComboBox>
 #include <QDoubleSpinBox>

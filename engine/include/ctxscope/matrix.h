@@ -53,8 +53,8 @@ struct MatrixProgress {
 };
 
 Expected<MatrixResult> runMatrix(const std::string& bench, BenchMode mode, MatrixMode matrixMode,
-    const Topology& topology, const RunBudget& options,
-    const std::function<void(const MatrixProgress&)>& progress = {}, std::stop_token stop = {});
+    const Topology& topology, const RunBudget& options, const std::function<void(const MatrixProgress&)>& progress = {},
+    std::stop_token stop = {});
 
 // One cell: {"cpus": [a, b], "relation", "median_ns", "per_switch_ns" (or null), "measured"}.
 nlohmann::json matrixCellToJson(const MatrixCell& cell);

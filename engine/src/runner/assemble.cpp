@@ -2,8 +2,8 @@
 #include "runner/assemble.h"
 
 #include "ctxscope/sysinfo.h"
-#include "runner/selfcheck.h"
 #include "os/sys.h"
+#include "runner/selfcheck.h"
 
 #include <fmt/core.h>
 

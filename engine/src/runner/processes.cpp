@@ -2,8 +2,8 @@
 // Process mode: one forked child per task. The child does only what is safe after fork()
 // in a multithreaded parent (system calls and atomics on the shared mapping, no malloc, no
 // locks), pins itself, and leaves with _exit. The parent reaps every child on every path.
-#include "runner/launch.h"
 #include "os/sys.h"
+#include "runner/launch.h"
 #include "runner/task.h"
 
 #include <algorithm>

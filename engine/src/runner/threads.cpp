@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Thread mode: one std::thread per task, pinned through the placement layer.
-#include "runner/launch.h"
 #include "os/sys.h"
+#include "runner/launch.h"
 #include "runner/task.h"
 
 #include "ctxscope/placement.h"
