@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: MIT
 #include "commands.h"
 
+#include "ctxscope/cache_check.h"
 #include "ctxscope/sysinfo.h"
+#include "ctxscope/topology.h"
+#include "ctxscope/units.h"
 
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-
-#include <algorithm>
+#include <map>
 
 namespace ctxscope::cli {
 
@@ -16,7 +18,54 @@ namespace {
 
 std::string orUnknown(const std::string& s) { return s.empty() ? "unknown" : s; }
 
-void printText(const SysInfo& s)
+// What the topology says of the caches: one instance of each level, and whether the sizes
+// are plausible (checkCaches). Empty when the topology cannot be loaded.
+struct Caches {
+    std::map<int, CacheInfo> levels; // one instance per level
+    std::string warning; // the one sentence of checkCaches, "" when plausible
+    std::string error; // why the topology could not be read
+};
+
+Caches readCaches()
+{
+    Caches out;
+    auto topology = Topology::loadLive();
+    if (!topology) {
+        out.error = topology.error().message;
+        return out;
+    }
+    for (const CacheInfo& c : topology->caches())
+        out.levels.try_emplace(c.level, c);
+    out.warning = checkCaches(*topology).sentence();
+    return out;
+}
+
+std::string cachesText(const Caches& c)
+{
+    if (!c.error.empty())
+        return "unknown (" + c.error + ")";
+    std::string out;
+    for (const auto& [level, info] : c.levels)
+        out += fmt::format("{}L{}{} {} per {} PU{}", out.empty() ? "" : ", ", level, level == 1 ? "d" : "",
+            formatBytes(info.size), info.pus.size(), info.pus.size() == 1 ? "" : "s");
+    return out.empty() ? "none reported" : out;
+}
+
+nlohmann::json cachesJson(const Caches& c)
+{
+    nlohmann::json levels = nlohmann::json::array();
+    for (const auto& [level, info] : c.levels)
+        levels.push_back({ { "level", level }, { "size_bytes", info.size }, { "line_bytes", info.lineSize },
+            { "pus_sharing", info.pus.size() } });
+    nlohmann::json j { { "levels", levels }, { "plausible", c.error.empty() && c.warning.empty() } };
+    if (!c.warning.empty())
+        j["warning"] = c.warning;
+    if (!c.error.empty())
+        j["error"] = c.error;
+    return j;
+}
+
+void printText(const SysInfo& s, const Caches& caches)
 {
     auto row = [](std::string_view key, const std::string& value) { fmt::print("{:<22}{}\n", key, value); };
     row("host", s.hostName);
@@ -26,6 +75,7 @@ void printText(const SysInfo& s)
             s.mhz > 0 ? fmt::format(", {:.0f} MHz", s.mhz) : std::string()));
     row("smt", std::string(toString(s.smtActive)));
     row("governor", s.governor.empty() ? "unknown (no cpufreq)" : s.governor);
+    row("caches", cachesText(caches));
     row("hypervisor",
         s.hypervisor ? "yes" + (s.hypervisorVendor.empty() ? "" : " (" + s.hypervisorVendor + ")") : "no");
     row("clocksource", orUnknown(s.clocksource));
@@ -47,6 +97,8 @@ void printText(const SysInfo& s)
     section("CPU vulnerabilities", s.mitigations);
     for (const auto& w : machineWarnings(s))
         fmt::print("warning: {}\n", w);
+    if (!caches.warning.empty())
+        fmt::print("warning: {}\n", caches.warning);
 }
 
 } // namespace
@@ -58,10 +110,14 @@ Command addSysinfoCommand(CLI::App& app)
     sub->add_flag("--json", *json, "Print JSON instead of text");
     return { sub, [json] {
                 const SysInfo info = readSysInfo();
-                if (*json)
-                    fmt::print("{}\n", toJson(info).dump(2));
-                else
-                    printText(info);
+                const Caches caches = readCaches();
+                if (*json) {
+                    nlohmann::json j = toJson(info);
+                    j["caches"] = cachesJson(caches);
+                    fmt::print("{}\n", j.dump(2));
+                } else {
+                    printText(info, caches);
+                }
                 return kOk;
             } };
 }

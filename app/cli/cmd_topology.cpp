@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "commands.h"
 
+#include "ctxscope/cache_check.h"
 #include "ctxscope/topology_report.h"
 
 #include <fmt/core.h>
@@ -42,6 +43,9 @@ int run(const TopologyOptions& o)
         fmt::print("{}", *xml);
     } else {
         fmt::print("{}", describeTopology(*topology));
+        // The map marks cache sizes: say when they cannot be trusted.
+        if (const std::string caches = checkCaches(*topology).sentence(); !caches.empty())
+            fmt::print("\nwarning: {}\n", caches);
     }
     return kOk;
 }

@@ -4,6 +4,7 @@
 #include "commands.h"
 #include "lesson_print.h"
 
+#include "ctxscope/cache_check.h"
 #include "ctxscope/sysinfo.h"
 #include "ctxscope/topology_report.h"
 
@@ -24,6 +25,8 @@ int run(double minTime)
     fmt::print("Measurement conditions: {}, kernel {}, clocksource {}\n", sys.cpuModel, sys.kernel, sys.clocksource);
     for (const std::string& w : machineWarnings(sys))
         fmt::print("  warning: {}\n", w);
+    if (const std::string caches = checkCaches(*topology).sentence(); !caches.empty())
+        fmt::print("  warning: {}\n", caches);
     fmt::print("\n");
     int status = kOk;
     for (const LessonInfo& l : lessons()) {

@@ -7,9 +7,24 @@
 
 #include "ctxscope/units.h"
 
+#include <algorithm>
+
 #include <fmt/core.h>
 
 namespace ctxscope::cli {
+
+namespace {
+
+// "runs 5.30 µs – 5.41 µs" from the repetition medians, the spread the conclusions quote.
+std::string repetitionRange(const RunResult& r)
+{
+    if (r.repetitionMedians.size() < 2)
+        return {};
+    const auto [lo, hi] = std::minmax_element(r.repetitionMedians.begin(), r.repetitionMedians.end());
+    return fmt::format("runs {} – {}", formatDuration(*lo), formatDuration(*hi));
+}
+
+} // namespace
 
 int runAndPrintLesson(const std::string& id, const RunBudget& options)
 {
@@ -32,12 +47,15 @@ int runAndPrintLesson(const std::string& id, const RunBudget& options)
         return interrupt.requested() ? kInterrupted : kMeasurementFailed;
     }
     for (const RunResult& r : result->results)
-        fmt::print("  measured  {:<34} {:>10} per op\n",
-            fmt::format("{} {} {}{}", r.bench, toString(r.mode), toString(r.placement.relation),
-                r.bench == "ring" ? fmt::format(" N={}", r.placement.tasks) : std::string()),
-            formatDuration(r.stats.p50));
+        fmt::print("  measured  {:<34} {:>10} per op  {}\n",
+            fmt::format("{} {} {}{}{}", r.bench, toString(r.mode), toString(r.placement.relation),
+                r.bench == "ring" ? fmt::format(" N={}", r.placement.tasks) : std::string(),
+                r.spec.wsBytes > 0 ? " W=" + formatBytes(r.spec.wsBytes) : std::string()),
+            formatDuration(r.stats.p50), repetitionRange(r));
     for (const std::string& f : result->failures)
         fmt::print("  could not run: {}\n", f);
+    for (const std::string& n : result->notes)
+        fmt::print("  note: {}\n", n);
     fmt::print("\n");
     for (const std::string& sentence : result->conclusion)
         fmt::print("  * {}\n", sentence);

@@ -34,10 +34,10 @@ std::string flagsOf(const WorkingSetPoint& p)
     };
     if (p.costNotPositive)
         add("cost≤0");
-    else if (!p.switchCostLowNs)
+    else if (costSpreadReachesZero(p))
         add("spread≤0");
     const RunResult& r = p.roundTripRun;
-    if (r.repetitions >= 2 && r.repetitionCv > 0.05)
+    if (roundTripNoisy(r))
         add("noisy");
     if (r.switchesPerOp > 0 && r.observed.switchesPerOp() < 0.9 * r.switchesPerOp)
         add("few-switches");

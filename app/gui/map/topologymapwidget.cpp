@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "topologymapwidget.h"
 
+#include "ctxscope/cache_check.h"
 #include "ctxscope/topology_report.h"
 #include "ctxscope/units.h"
 
@@ -232,8 +233,12 @@ QString TopologyMapWidget::containerToolTip(const LayoutBox& box) const
         QString text = tr("%1 cache L#%2: %3").arg(name).arg(box.logicalIndex).arg(sizeText(box.cacheSize));
         if (box.cacheLineSize > 0)
             text += tr(", %1-byte lines").arg(box.cacheLineSize);
-        return text + QLatin1Char('\n')
+        text += QLatin1Char('\n')
             + (box.pus.size() == 1 ? tr("Private to P#%1").arg(box.pus.front()) : tr("Shared by %1").arg(pus));
+        // A size the machine misreports (a VM's host L3 shown per vCPU) is said where it is shown.
+        if (const CacheCheck check = checkCaches(*m_topology); !check.plausible(box.cacheLevel))
+            text += QLatin1Char('\n') + QString::fromStdString(check.sentence());
+        return text;
     }
     case BoxKind::Numa:
         return tr("NUMA node P#%1: %2 of local memory\n%3")

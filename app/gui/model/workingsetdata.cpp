@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include "workingsetdata.h"
 
+#include "ctxscope/cache_check.h"
 #include "ctxscope/units.h"
+
+#include <QObject>
 
 #include <algorithm>
 #include <map>
@@ -70,14 +73,25 @@ std::vector<CacheMarker> cacheMarkers(const std::vector<CacheInfo>& caches)
     for (const CacheInfo& c : caches)
         if (c.size > 0)
             firstOfLevel.emplace(c.level, c.size);
+    // A sweep file keeps the caches but not the cores: each PU under an instance counts as one.
+    const CacheCheck check = checkCaches(caches, {});
     std::vector<CacheMarker> out;
-    for (const auto& [level, bytes] : firstOfLevel)
+    for (const auto& [level, bytes] : firstOfLevel) {
+        const bool plausible = check.plausible(level);
         out.push_back({ level, bytes,
-            QStringLiteral("L%1%2 %3")
+            QStringLiteral("L%1%2 %3%4")
                 .arg(level)
                 .arg(level == 1 ? QStringLiteral("d") : QString())
-                .arg(QString::fromStdString(formatBytes(bytes))) });
+                .arg(QString::fromStdString(formatBytes(bytes)))
+                .arg(plausible ? QString() : QObject::tr(" (implausible)")),
+            plausible });
+    }
     return out;
+}
+
+QString cacheWarning(const std::vector<CacheInfo>& caches)
+{
+    return caches.empty() ? QString() : QString::fromStdString(checkCaches(caches, {}).sentence());
 }
 
 } // namespace ctxscope::gui

@@ -40,9 +40,12 @@ std::vector<WsPlotPoint> wsSeries(const SweepCurves& sweep, WsSeries series, WsS
 struct CacheMarker {
     int level = 0;
     std::uint64_t bytes = 0; // of one instance
-    QString label; // "L1d 32 KiB"
+    QString label; // "L1d 32 KiB", "L3 508 MiB (implausible)"
+    bool plausible = true; // see checkCaches
 };
 // One marker per cache level (the first instance's size), from the closest level out.
 std::vector<CacheMarker> cacheMarkers(const std::vector<CacheInfo>& caches);
+// The one sentence saying the sizes are implausible (checkCaches), or "" when they are not.
+QString cacheWarning(const std::vector<CacheInfo>& caches);
 
 } // namespace ctxscope::gui

@@ -204,6 +204,20 @@ void WorkingSetPlot::drawMarkers()
             m_markerLabels << m.label;
         }
     }
+    // Implausible sizes (a VM's host L3 shown per vCPU) are said on the plot, the why on hover.
+    QString warning;
+    for (const auto& sweep : m_sweeps)
+        if (warning.isEmpty())
+            warning = cacheWarning(sweep->caches);
+    m_plot->setToolTip(warning);
+    if (!warning.isEmpty()) {
+        auto* note = new QCPItemText(m_plot);
+        note->position->setType(QCPItemPosition::ptAxisRectRatio);
+        note->position->setCoords(0.01, 0.99);
+        note->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
+        note->setText(tr("Cache sizes as reported, not plausible here (hover for why)"));
+        note->setColor(color);
+    }
 }
 
 } // namespace ctxscope::gui

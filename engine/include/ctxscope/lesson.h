@@ -48,6 +48,9 @@ struct LessonResult {
     std::vector<RunResult> results; // one per step that ran; results[i].spec matches steps
     std::vector<std::string> failures; // steps that could not run, each a sentence
     std::vector<std::string> conclusion; // sentences with the numbers just measured
+    // Sentences about how the experiments were chosen, e.g. that the cache sizes this machine
+    // reports are implausible and the working sets were capped.
+    std::vector<std::string> notes;
 };
 
 // The experiments a lesson runs on this topology (also what the GUI shows before running).
@@ -59,7 +62,8 @@ Expected<LessonResult> runLesson(std::string_view id, const Topology& topology, 
     const std::function<void(const LessonProgress&)>& progress = {}, std::stop_token stop = {});
 
 // The conclusion sentences for results already measured (also used when a lesson's results
-// are loaded back from a file).
+// are loaded back from a file). A pure function of the results: it runs nothing and reads
+// nothing of this machine, so every lesson's wording can be tested on synthetic results.
 std::vector<std::string> concludeLesson(std::string_view id, const std::vector<RunResult>& results);
 
 } // namespace ctxscope

@@ -50,6 +50,13 @@ struct WorkingSetPoint {
 // Derives the cost and its flags from the two series (exposed for tests).
 void deriveSwitchCost(WorkingSetPoint& point);
 
+// The sweep's flags beside costNotPositive, shared by `ctxscope-cli sweep`'s table and the
+// cache-pollution lesson. A round trip is noisy when its repetition medians vary by more than
+// 5% (CV); a cost's spread reaches 0 when its low end from the quartiles is at or below 0.
+inline constexpr double kNoisyRepetitionCv = 0.05;
+bool roundTripNoisy(const RunResult& roundTrip);
+bool costSpreadReachesZero(const WorkingSetPoint& point);
+
 // Progress within one working-set point: which run (round trip, then touch) and its share.
 using WorkingSetProgress = std::function<void(std::string_view stage, double fraction)>;
 

@@ -60,17 +60,11 @@ std::string placementText(const RunResult& r)
 
 std::string median(const RunResult& r) { return formatDuration(r.stats.p50); }
 
-bool withinNoise(const RunResult& a, const RunResult& b)
+std::string capitalized(std::string sentence)
 {
-    auto range = [](const RunResult& r) {
-        if (r.repetitionMedians.empty())
-            return std::pair { r.stats.p50, r.stats.p50 };
-        auto [lo, hi] = std::minmax_element(r.repetitionMedians.begin(), r.repetitionMedians.end());
-        return std::pair { *lo, *hi };
-    };
-    const auto [aLo, aHi] = range(a);
-    const auto [bLo, bHi] = range(b);
-    return aLo <= bHi && bLo <= aHi;
+    if (!sentence.empty() && sentence.front() >= 'a' && sentence.front() <= 'z')
+        sentence.front() = static_cast<char>(sentence.front() - 'a' + 'A');
+    return sentence;
 }
 
 std::string observedSwitches(const RunResult& r)

@@ -26,12 +26,16 @@ std::string placementText(const RunResult& r);
 std::string cpusSeenText(const RunResult& r);
 // "2.43 µs" for the median per op.
 std::string median(const RunResult& r);
-// Two results whose repetition medians overlap cannot be told apart on this machine.
-bool withinNoise(const RunResult& a, const RunResult& b);
+// The sentence with its first letter in upper case ("2 of 3 runs" stays as it is).
+std::string capitalized(std::string sentence);
 // "1.98" switches per op observed, "~0" below 0.005.
 std::string observedSwitches(const RunResult& r);
 // A sentence about cross-vCPU wake-ups when the results came from a VM, else "".
 std::string vmNote(const std::vector<const RunResult*>& results);
+
+// The cache-pollution lesson's working sets: 0, each cache level and 4x the last level, each
+// at most kWorkingSetCap (cache_check.h), line-aligned, ascending, once; with a label each.
+std::vector<std::pair<std::uint64_t, std::string>> cachePollutionSizes(const Topology& topology);
 
 struct LessonDefinition {
     LessonInfo info;

@@ -2,7 +2,10 @@
 // The lesson registry and the loop that runs a lesson's experiments.
 #include "ctxscope/lesson.h"
 
+#include "ctxscope/cache_check.h"
 #include "lesson/lesson_util.h"
+
+#include <algorithm>
 
 #include <fmt/format.h>
 
@@ -81,6 +84,11 @@ Expected<LessonResult> runLesson(std::string_view id, const Topology& topology, 
     out.id = std::string(d->info.id);
     out.question = std::string(d->info.question);
     out.steps = std::move(*steps);
+    // Working sets come from the cache sizes: say when those were not plausible.
+    const bool usesCaches
+        = std::any_of(out.steps.begin(), out.steps.end(), [](const LessonStep& s) { return s.spec.wsBytes > 0; });
+    if (std::string caches = checkCaches(topology).sentence(); usesCaches && !caches.empty())
+        out.notes.push_back(std::move(caches));
     const int n = static_cast<int>(out.steps.size());
     for (int i = 0; i < n; ++i) {
         const LessonStep& step = out.steps[static_cast<std::size_t>(i)];

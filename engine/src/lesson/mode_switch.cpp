@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Lesson "mode-switch": is a syscall a context switch?
 #include "lesson/lesson_util.h"
+#include "lesson/verdict.h"
 
 #include <fmt/core.h>
 
@@ -25,16 +26,16 @@ std::vector<std::string> conclude(const std::vector<RunResult>& results)
     const RunResult* vdso = findResult(results, [](const RunResult& r) { return r.bench == "vdso"; });
     const RunResult* futex = findResult(results, [](const RunResult& r) { return r.bench == "futex"; });
     if (sys)
-        out.push_back(fmt::format("A system call cost {} and caused {} context switches per call: it switches the CPU "
+        out.push_back(fmt::format("A system call cost {}, and caused {} context switches per call: it switches the CPU "
                                   "into the kernel and back (a mode switch), not to another task.",
-            median(*sys), observedSwitches(*sys)));
+            withSpread(*sys), observedSwitches(*sys)));
     if (vdso)
-        out.push_back(
-            fmt::format("clock_gettime() through the vDSO cost {}: it never enters the kernel at all.", median(*vdso)));
+        out.push_back(fmt::format(
+            "clock_gettime() through the vDSO cost {}: it never enters the kernel at all.", withSpread(*vdso)));
     if (sys && futex) {
-        out.push_back(fmt::format("A futex round trip between two threads on one PU cost {} and holds 2 switches "
+        out.push_back(fmt::format("A futex round trip between two threads on one PU cost {}, and holds 2 switches "
                                   "(observed {} per round trip): {:.0f} times dearer than the system call.",
-            median(*futex), observedSwitches(*futex), futex->stats.p50 / sys->stats.p50));
+            withSpread(*futex), observedSwitches(*futex), futex->stats.p50 / sys->stats.p50));
         if (futex->stats.p50 <= sys->stats.p50)
             out.push_back("Here the round trip was not dearer than a system call: this finding does not hold on this "
                           "machine, so look at the warnings.");

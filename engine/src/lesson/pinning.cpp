@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Lesson "pinning": does placement matter?
 #include "lesson/lesson_util.h"
+#include "lesson/mixture.h"
+#include "lesson/verdict.h"
 
 #include "ctxscope/placement.h"
 
@@ -21,34 +23,85 @@ std::vector<LessonStep> plan(const Topology& topology, const RunBudget& o)
     return steps;
 }
 
+// The verdict between the fastest and the slowest pinned placement, in words.
+std::string placementVerdict(const RunResult& best, const RunResult& worst)
+{
+    const Comparison c = compare(best, worst);
+    switch (c.verdict) {
+    case Verdict::Differs:
+        return fmt::format("Placement matters here: the slowest pinned placement, {}, cost {} the fastest, {}.",
+            placementText(worst), formatComparison(c), placementText(best));
+    case Verdict::Same:
+        return fmt::format("The slowest pinned placement cost {} the fastest: within 10% either way, so placement "
+                           "does not matter on this machine.",
+            formatComparison(c));
+    case Verdict::Unclear:
+        break;
+    }
+    return fmt::format("The slowest pinned placement cost {} the fastest, but the runs vary too much to say "
+                       "whether placement matters by 10% or more here; run the lesson again with more time.",
+        formatComparison(c));
+}
+
+// Where the unpinned threads ran and which pinned placement each repetition looked like.
+// The mixture means something only where the pinned placements differ.
+std::string unpinnedText(const RunResult& u, const std::vector<const RunResult*>& pinned, Verdict pinnedVerdict)
+{
+    std::string out = fmt::format("Left to the scheduler, the two threads ran on {} with {} migration{} ({}).",
+        cpusSeenText(u), u.observed.migrations, u.observed.migrations == 1 ? "" : "s", withSpread(u));
+    if (pinned.empty())
+        return out;
+    const Mixture m = mixtureOf(u.repetitionMedians, pinned);
+    if (pinnedVerdict == Verdict::Same && m.unlike == 0)
+        return out
+            + " Its runs cost what the pinned placements cost, and those are within 10% of each other: here it "
+              "does not matter where the scheduler puts the threads.";
+    if (const std::string runs = describeMixture(m, pinned, "runs"); !runs.empty())
+        out += " " + capitalized(runs) + ".";
+    if (const std::string samples = describeSampleMixture(u, pinned); !samples.empty())
+        out += " " + capitalized(samples) + ".";
+    int kinds = 0;
+    for (int n : m.values)
+        kinds += n > 0 ? 1 : 0;
+    if (pinnedVerdict == Verdict::Differs && kinds + (m.unlike > 0 ? 1 : 0) > 1)
+        out += " Someone who does not pin gets any of these costs from one run to the next: the unpinned median is "
+               "one draw from a mixture, not a property of the machine.";
+    else if (kinds == 1 && m.unlike == 0 && pinned.size() > 1)
+        out += " Here the scheduler kept to one placement in every run, which it need not do next time.";
+    return out;
+}
+
 std::vector<std::string> conclude(const std::vector<RunResult>& results)
 {
-    std::vector<const RunResult*> ranked;
+    std::vector<const RunResult*> pinned;
     for (const auto& r : results)
-        if (r.bench == "futex")
-            ranked.push_back(&r);
-    if (ranked.empty())
+        if (r.bench == "futex" && r.placement.relation != Relation::Unpinned)
+            pinned.push_back(&r);
+    const RunResult* unpinned = findResult(
+        results, [](const RunResult& r) { return r.bench == "futex" && r.placement.relation == Relation::Unpinned; });
+    if (pinned.empty() && !unpinned)
         return { "No experiment of this lesson could run here; see the failures." };
-    std::sort(ranked.begin(), ranked.end(), [](auto* a, auto* b) { return a->stats.p50 < b->stats.p50; });
+    std::sort(pinned.begin(), pinned.end(), [](auto* a, auto* b) { return a->stats.p50 < b->stats.p50; });
     std::vector<std::string> out;
-    std::string ranking;
-    for (std::size_t i = 0; i < ranked.size(); ++i)
-        ranking += fmt::format("{}{}. {}: {}", i ? "; " : "", i + 1, placementText(*ranked[i]), median(*ranked[i]));
-    out.push_back("Futex round trips ranked by median: " + ranking + ".");
-    const RunResult& best = *ranked.front();
-    const RunResult& worst = *ranked.back();
-    if (ranked.size() > 1 && !withinNoise(best, worst))
-        out.push_back(
-            fmt::format("Placement matters here: the slowest placement, {}, cost {:.1f} times the fastest, {}.",
-                placementText(worst), worst.stats.p50 / best.stats.p50, placementText(best)));
-    else if (ranked.size() > 1)
-        out.push_back("Every placement measured the same within the noise: placement does not matter on this machine.");
-    if (std::string note = vmNote(ranked); !note.empty())
+    if (!pinned.empty()) {
+        std::string ranking;
+        for (std::size_t i = 0; i < pinned.size(); ++i)
+            ranking
+                += fmt::format("{}{}. {}: {}", i ? "; " : "", i + 1, placementText(*pinned[i]), withSpread(*pinned[i]));
+        out.push_back("Pinned futex round trips ranked by median: " + ranking + ".");
+    }
+    const Verdict verdict = pinned.size() > 1 ? compare(*pinned.front(), *pinned.back()).verdict : Verdict::Unclear;
+    if (pinned.size() > 1)
+        out.push_back(placementVerdict(*pinned.front(), *pinned.back()));
+    else
+        out.push_back("Fewer than two pinned placements could be measured, so placements cannot be compared here.");
+    std::vector<const RunResult*> all = pinned;
+    if (unpinned)
+        all.push_back(unpinned);
+    if (std::string note = vmNote(all); !note.empty())
         out.push_back(note);
-    if (const RunResult* u
-        = findResult(results, [](const RunResult& r) { return r.placement.relation == Relation::Unpinned; }))
-        out.push_back(fmt::format("Left to the scheduler, the two threads ran on {} with {} migration{}.",
-            cpusSeenText(*u), u->observed.migrations, u->observed.migrations == 1 ? "" : "s"));
+    if (unpinned)
+        out.push_back(unpinnedText(*unpinned, pinned, verdict));
     return out;
 }
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Lesson "pipe-placement": why do pipe benchmark scores jump between machines and VMs?
 #include "lesson/lesson_util.h"
+#include "lesson/mixture.h"
+#include "lesson/verdict.h"
 
 #include "ctxscope/placement.h"
 
@@ -29,27 +31,81 @@ std::vector<LessonStep> plan(const Topology& topology, const RunBudget& o)
     return steps;
 }
 
+// What the pinned placements say: how much where the processes run moves the score.
+std::string pinnedVerdict(const std::vector<const RunResult*>& pinned)
+{
+    if (pinned.size() < 2)
+        return "Fewer than two pinned placements could be measured, so how much placement moves the score cannot "
+               "be said here.";
+    const RunResult& lo = *pinned.front();
+    const RunResult& hi = *pinned.back();
+    const Comparison c = compare(lo, hi);
+    switch (c.verdict) {
+    case Verdict::Differs:
+        return fmt::format("Pinned, the same benchmark cost {} as much on {} as on {}, only because of where the two "
+                           "processes ran. A score from UnixBench or lat_ctx says as much about the scheduler and the "
+                           "topology it was shown as about the CPU.",
+            formatComparison(c), placementText(hi), placementText(lo));
+    case Verdict::Same:
+        return fmt::format("Pinned, the dearer placement cost {} the cheaper one: within 10% either way, so here a "
+                           "pipe score says little about where the processes ran.",
+            formatComparison(c));
+    case Verdict::Unclear:
+        break;
+    }
+    return fmt::format("Pinned, {} cost {} {}, but the runs vary too much to say whether placement moves the score "
+                       "by 10% or more; run the lesson again with more time.",
+        placementText(hi), formatComparison(c), placementText(lo));
+}
+
+// The unpinned launches: each one's median, and which pinned placement it looked like.
+std::string unpinnedText(
+    const std::vector<const RunResult*>& unpinned, const std::vector<const RunResult*>& pinned, bool pinnedDiffer)
+{
+    std::string list;
+    std::vector<double> medians;
+    for (const RunResult* r : unpinned) {
+        list += fmt::format("{}{} on {}", list.empty() ? "" : "; ", withSpread(*r), cpusSeenText(*r));
+        medians.push_back(r->stats.p50);
+    }
+    std::string out = fmt::format(
+        "Left to the scheduler, {} launch{} scored {}.", unpinned.size(), unpinned.size() == 1 ? "" : "es", list);
+    if (pinned.empty())
+        return out;
+    const Mixture m = mixtureOf(medians, pinned);
+    out += " " + capitalized(describeMixture(m, pinned, "launches")) + ".";
+    int kinds = m.unlike > 0 ? 1 : 0;
+    for (int n : m.values)
+        kinds += n > 0 ? 1 : 0;
+    if (kinds > 1 && pinnedDiffer)
+        out += " A benchmark that does not pin reports whichever of these the scheduler picked that time.";
+    return out;
+}
+
 std::vector<std::string> conclude(const std::vector<RunResult>& results)
 {
-    std::vector<const RunResult*> pipes;
+    std::vector<const RunResult*> pinned;
+    std::vector<const RunResult*> unpinned;
     for (const auto& r : results)
         if (r.bench == "pipe")
-            pipes.push_back(&r);
-    if (pipes.empty())
+            (r.placement.relation == Relation::Unpinned ? unpinned : pinned).push_back(&r);
+    if (pinned.empty() && unpinned.empty())
         return { "No experiment of this lesson could run here; see the failures." };
+    std::sort(pinned.begin(), pinned.end(), [](auto* a, auto* b) { return a->stats.p50 < b->stats.p50; });
     std::vector<std::string> out;
-    std::string list;
-    for (const RunResult* r : pipes)
-        list += (list.empty() ? "" : "; ") + placementText(*r) + ": " + median(*r);
-    out.push_back("Pipe round trips between two processes: " + list + ".");
-    auto [lo, hi]
-        = std::minmax_element(pipes.begin(), pipes.end(), [](auto* a, auto* b) { return a->stats.p50 < b->stats.p50; });
-    out.push_back(
-        fmt::format("The same benchmark scored from {} to {}, {:.1f} times apart, only because of where the "
-                    "two processes ran. A score from UnixBench or lat_ctx says as much about the scheduler and "
-                    "the topology it was shown as about the CPU.",
-            median(**lo), median(**hi), (*hi)->stats.p50 / (*lo)->stats.p50));
-    if (std::string note = vmNote(pipes); !note.empty())
+    if (!pinned.empty()) {
+        std::string list;
+        for (const RunResult* r : pinned)
+            list += (list.empty() ? "" : "; ") + placementText(*r) + ": " + withSpread(*r);
+        out.push_back("Pipe round trips between two pinned processes: " + list + ".");
+    }
+    out.push_back(pinnedVerdict(pinned));
+    if (!unpinned.empty())
+        out.push_back(unpinnedText(unpinned, pinned,
+            pinned.size() > 1 && compare(*pinned.front(), *pinned.back()).verdict == Verdict::Differs));
+    std::vector<const RunResult*> all = pinned;
+    all.insert(all.end(), unpinned.begin(), unpinned.end());
+    if (std::string note = vmNote(all); !note.empty())
         out.push_back(note);
     return out;
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Lesson "run-queue": what does waiting for a CPU cost?
 #include "lesson/lesson_util.h"
+#include "lesson/verdict.h"
 
 #include <fmt/core.h>
 
@@ -33,6 +34,42 @@ std::vector<LessonStep> plan(const Topology& topology, const RunBudget& o)
     return steps;
 }
 
+// The cost per switch from the smallest ring to the largest, judged like every comparison
+// (verdict.h): a lap holds N switches, so the lap ratio's interval scales by N_first / N_last.
+std::string growthSentence(const RunResult& first, const RunResult& last)
+{
+    const Comparison lap = compare(first, last);
+    if (lap.ratio <= 0)
+        return fmt::format("From {} to {} tasks the lap cost {} and then {}.", first.placement.tasks,
+            last.placement.tasks, median(first), median(last));
+    const double scale = *last.perSwitchNs / *first.perSwitchNs / lap.ratio;
+    Comparison perSwitch = lap;
+    perSwitch.ratio *= scale;
+    perSwitch.low *= scale;
+    perSwitch.high *= scale;
+    // A point interval (no spread to resample) stays unclear, as compare() has it.
+    if (lap.low != lap.high)
+        perSwitch.verdict = verdictOf(perSwitch.low, perSwitch.high);
+    std::string how;
+    switch (perSwitch.verdict) {
+    case Verdict::Differs:
+        how = perSwitch.ratio > 1 ? fmt::format(
+                  "rose {}: more tasks wait in the run queue and evict each other's cache", formatComparison(perSwitch))
+                                  : fmt::format("fell to {} of it", formatComparison(perSwitch));
+        break;
+    case Verdict::Same:
+        how = fmt::format(
+            "stayed within 10% ({}): each switch costs the same, the lap is just longer", formatComparison(perSwitch));
+        break;
+    case Verdict::Unclear:
+        how = fmt::format(
+            "changed {}, but the runs vary too much to say whether by 10% or more", formatComparison(perSwitch));
+        break;
+    }
+    return fmt::format("From {} to {} tasks the lap took {} as long and the cost per switch {}.", first.placement.tasks,
+        last.placement.tasks, formatComparison(lap), how);
+}
+
 std::vector<std::string> conclude(const std::vector<RunResult>& results)
 {
     std::vector<std::string> out;
@@ -52,15 +89,8 @@ std::vector<std::string> conclude(const std::vector<RunResult>& results)
             continue;
         out.push_back(
             std::string(onePu ? "All tasks on one PU" : "Tasks spread over the allowed PUs") + ": " + row + ".");
-        if (first && last && first != last && first->perSwitchNs && last->perSwitchNs) {
-            const double ratio = *last->perSwitchNs / *first->perSwitchNs;
-            out.push_back(fmt::format("From {} to {} tasks the lap grew {:.1f} times and the cost per switch {}.",
-                first->placement.tasks, last->placement.tasks, last->stats.p50 / first->stats.p50,
-                ratio > 1.2 ? fmt::format(
-                    "rose {:.1f} times: more tasks wait in the run queue and evict each other's cache", ratio)
-                    : ratio < 0.83 ? fmt::format("fell to {:.2f} of it", ratio)
-                                   : "stayed about the same: each switch costs the same, the lap is just longer"));
-        }
+        if (first && last && first != last && first->perSwitchNs && last->perSwitchNs)
+            out.push_back(growthSentence(*first, *last));
     }
     if (out.empty())
         out.push_back("No ring of this lesson could run here; see the failures.");

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Lesson "threads-vs-processes": are thread switches cheaper?
 #include "lesson/lesson_util.h"
+#include "lesson/verdict.h"
 
-#include <cmath>
 #include <fmt/core.h>
 
 namespace ctxscope::lesson {
@@ -28,15 +28,23 @@ std::vector<std::string> conclude(const std::vector<RunResult>& results)
         const RunResult* p = findResult(results, bench, BenchMode::Process, Relation::SamePu);
         if (!t || !p)
             continue;
-        const double diff = p->stats.p50 - t->stats.p50;
-        const double pct = 100.0 * diff / t->stats.p50;
-        std::string verdict = withinNoise(*t, *p)
-            ? "within the noise of repeated runs, so no difference can be claimed here"
-            : std::abs(pct) < 3 ? "steady but negligible: the switch itself costs the same"
-            : diff > 0          ? "processes are dearer: switching also changes the address space (page tables, TLB)"
-                                : "threads are dearer here, against the usual expectation";
-        out.push_back(fmt::format("{}: threads {} vs processes {} per round trip, a difference of {} ({:+.0f}%): {}.",
-            bench, median(*t), median(*p), formatDuration(std::abs(diff)), pct, verdict));
+        const Comparison c = compare(*t, *p);
+        std::string verdict;
+        switch (c.verdict) {
+        case Verdict::Same:
+            verdict = "within 10% either way, so the switch itself costs about the same";
+            break;
+        case Verdict::Differs:
+            verdict = c.ratio > 1 ? "processes are dearer: switching also changes the address space (page tables, TLB)"
+                                  : "threads are dearer here, against the usual expectation";
+            break;
+        case Verdict::Unclear:
+            verdict = "the runs vary too much to say whether the difference reaches 10%, so no difference can be "
+                      "claimed here";
+            break;
+        }
+        out.push_back(fmt::format("{}: threads {} vs processes {} per round trip; processes cost {} the threads: {}.",
+            bench, withSpread(*t), withSpread(*p), formatComparison(c), verdict));
     }
     if (out.empty())
         out.push_back("No thread/process pair of this lesson could run here; see the failures.");

@@ -2,6 +2,7 @@
 // The working-set grid: log2 steps, line-aligned, capped by memory.
 #include "ctxscope/sweep.h"
 
+#include "ctxscope/cache_check.h"
 #include "ctxscope/units.h"
 
 #include <algorithm>
@@ -73,8 +74,15 @@ Expected<SweepPlan> planSweep(const SweepSpec& spec, const Topology& topology)
     // An end given is the user's choice, however long it takes; a default one is timed.
     if (!spec.toBytes)
         plan.timeLimitSeconds = kDefaultSweepSeconds;
+    const CacheCheck caches = checkCaches(topology);
     if (spec.toBytes) {
         plan.requestedTo = *spec.toBytes;
+    } else if (plan.lastLevelCache > 0 && !caches.plausible(level)) {
+        // 4x a misreported size (a VM's 508 MB "per vCPU") would sweep gigabytes for nothing.
+        plan.requestedTo = kWorkingSetCap;
+        plan.note = fmt::format("The last-level cache this machine reports ({}) is not plausible, so the sweep ends "
+                                "at {}.",
+            formatBytes(plan.lastLevelCache), formatBytes(kWorkingSetCap));
     } else if (plan.lastLevelCache > 0) {
         plan.requestedTo = std::bit_ceil(4 * plan.lastLevelCache);
     } else {

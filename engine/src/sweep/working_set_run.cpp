@@ -43,6 +43,10 @@ void deriveSwitchCost(WorkingSetPoint& p)
             formatBytes(p.wsBytes), p.roundTrip.p50, p.tasks, p.tasks, p.touch.p50));
 }
 
+bool roundTripNoisy(const RunResult& r) { return r.repetitions >= 2 && r.repetitionCv > kNoisyRepetitionCv; }
+
+bool costSpreadReachesZero(const WorkingSetPoint& p) { return !p.costNotPositive && !p.switchCostLowNs; }
+
 Expected<WorkingSetPoint> runWorkingSet(
     const BenchSpec& spec, const Topology& topology, const WorkingSetProgress& progress, std::stop_token stop)
 {

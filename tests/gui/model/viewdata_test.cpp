@@ -78,6 +78,20 @@ TEST(ViewData, CacheMarkersGiveOneSizePerLevelFromTheTopology)
     EXPECT_TRUE(markers[0].label.startsWith(QStringLiteral("L1d ")));
 }
 
+TEST(ViewData, AnImplausibleCacheMarkerSaysSo)
+{
+    // A VM's CPUID reporting the host's 508 MiB L3 as private to one vCPU.
+    const Topology vm = ctxscope::testing::synthetic("pack:1 l3:2(size=532676608) l2:1 l1d:1 core:1 pu:1");
+    const auto markers = cacheMarkers(vm.caches());
+    ASSERT_EQ(markers.size(), 3U);
+    EXPECT_TRUE(markers[0].plausible);
+    EXPECT_FALSE(markers[2].plausible);
+    EXPECT_TRUE(markers[2].label.endsWith(QStringLiteral("(implausible)"))) << markers[2].label.toStdString();
+    EXPECT_TRUE(cacheWarning(vm.caches()).contains(QStringLiteral("508 MiB")));
+    const Topology fine = ctxscope::testing::synthetic("pack:1 l3:1 l2:2 l1d:2 core:2 pu:1");
+    EXPECT_TRUE(cacheWarning(fine.caches()).isEmpty());
+}
+
 TEST(ViewData, TheLadderHasTheLatestRunOfEachBenchmarkCheapestFirst)
 {
     const auto rungs = ladderRungs(

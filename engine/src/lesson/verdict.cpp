@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: MIT
+#include "lesson/verdict.h"
+
+#include "ctxscope/stats.h"
+#include "ctxscope/units.h"
+
+#include <algorithm>
+#include <fmt/core.h>
+#include <vector>
+
+namespace ctxscope::lesson {
+
+namespace {
+
+// splitmix64: a tiny generator whose sequence is the same with every standard library
+// (std::uniform_int_distribution is not), so a verdict is the same on every build.
+class Rng {
+public:
+    explicit Rng(std::uint64_t seed)
+        : m_state(seed)
+    {
+    }
+    std::size_t below(std::size_t n)
+    {
+        std::uint64_t z = (m_state += 0x9e3779b97f4a7c15ULL);
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+        return static_cast<std::size_t>((z ^ (z >> 31)) % n);
+    }
+
+private:
+    std::uint64_t m_state;
+};
+
+double medianInPlace(std::vector<double>& v)
+{
+    const std::size_t mid = v.size() / 2;
+    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid), v.end());
+    const double upper = v[mid];
+    if (v.size() % 2 == 1)
+        return upper;
+    return (*std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid)) + upper) / 2;
+}
+
+double resampledMedian(std::span<const double> values, Rng& rng, std::vector<double>& buffer)
+{
+    buffer.resize(values.size());
+    for (double& v : buffer)
+        v = values[rng.below(values.size())];
+    return medianInPlace(buffer);
+}
+
+// Every k-th sample so that at most kBootstrapSampleCap remain, spread over the whole run.
+std::vector<double> thinned(const std::vector<double>& samples)
+{
+    if (samples.size() <= kBootstrapSampleCap)
+        return samples;
+    std::vector<double> out;
+    out.reserve(kBootstrapSampleCap);
+    for (std::size_t i = 0; i < kBootstrapSampleCap; ++i)
+        out.push_back(samples[i * samples.size() / kBootstrapSampleCap]);
+    return out;
+}
+
+std::string unitOf(const std::string& formatted) { return formatted.substr(formatted.find(' ') + 1); }
+
+} // namespace
+
+Spread spreadOf(const RunResult& r)
+{
+    Spread s { r.stats.p50, r.stats.p50, r.stats.p50, std::max(1, static_cast<int>(r.repetitionMedians.size())) };
+    if (!r.repetitionMedians.empty()) {
+        const auto [lo, hi] = std::minmax_element(r.repetitionMedians.begin(), r.repetitionMedians.end());
+        s.low = *lo;
+        s.high = *hi;
+    }
+    return s;
+}
+
+std::string formatSpread(const Spread& s)
+{
+    if (s.runs < 2)
+        return formatDuration(s.median) + ", one run";
+    std::string low = formatDuration(s.low);
+    const std::string high = formatDuration(s.high);
+    // "5.3–5.41 µs", but "998 ns–1.02 µs" when the two need different units.
+    if (unitOf(low) == unitOf(high))
+        low = low.substr(0, low.find(' '));
+    return fmt::format("{}, {}–{} over {} runs", formatDuration(s.median), low, high, s.runs);
+}
+
+std::string withSpread(const RunResult& r) { return formatSpread(spreadOf(r)); }
+
+double medianOf(std::span<const double> values)
+{
+    if (values.empty())
+        return 0;
+    std::vector<double> copy(values.begin(), values.end());
+    return medianInPlace(copy);
+}
+
+Comparison bootstrapRatio(std::span<const double> a, std::span<const double> b)
+{
+    Comparison c;
+    const double ma = medianOf(a);
+    const double mb = medianOf(b);
+    c.ratio = ma > 0 ? mb / ma : 1;
+    c.low = c.high = c.ratio;
+    if (a.size() < 2 || b.size() < 2 || ma <= 0) {
+        c.verdict = verdictOf(c.low, c.high);
+        return c;
+    }
+    Rng rng(kBootstrapSeed);
+    std::vector<double> buffer;
+    std::vector<double> ratios;
+    ratios.reserve(kBootstrapRounds);
+    for (int i = 0; i < kBootstrapRounds; ++i) {
+        const double ra = resampledMedian(a, rng, buffer);
+        const double rb = resampledMedian(b, rng, buffer);
+        if (ra > 0)
+            ratios.push_back(rb / ra);
+    }
+    std::sort(ratios.begin(), ratios.end());
+    c.low = std::min(c.ratio, percentileOfSorted(ratios, 0.025));
+    c.high = std::max(c.ratio, percentileOfSorted(ratios, 0.975));
+    c.verdict = verdictOf(c.low, c.high);
+    return c;
+}
+
+Verdict verdictOf(double low, double high)
+{
+    if (low > kMattersRatio || high < 1 / kMattersRatio)
+        return Verdict::Differs;
+    if (low >= 1 / kMattersRatio && high <= kMattersRatio)
+        return Verdict::Same;
+    return Verdict::Unclear;
+}
+
+Comparison compare(const RunResult& a, const RunResult& b)
+{
+    Comparison c;
+    if (a.stats.p50 <= 0)
+        return c;
+    c.ratio = b.stats.p50 / a.stats.p50;
+    c.low = c.high = c.ratio;
+    bool resampled = false;
+    auto widen = [&](std::span<const double> x, std::span<const double> y) {
+        if (x.size() < 2 || y.size() < 2)
+            return;
+        const Comparison part = bootstrapRatio(x, y);
+        c.low = std::min(c.low, part.low);
+        c.high = std::max(c.high, part.high);
+        resampled = true;
+    };
+    widen(a.repetitionMedians, b.repetitionMedians);
+    widen(thinned(a.samples), thinned(b.samples));
+    c.verdict = resampled ? verdictOf(c.low, c.high) : Verdict::Unclear;
+    return c;
+}
+
+std::string formatComparison(const Comparison& c)
+{
+    // Two decimals below 10 ("1.00", "2.75"), whole numbers above ("133").
+    auto ratio = [](double x) { return x < 10 ? fmt::format("{:.2f}", x) : fmt::format("{:.0f}", x); };
+    if (c.low == c.high)
+        return ratio(c.ratio) + " times";
+    return fmt::format("{} times (95% interval {}–{})", ratio(c.ratio), ratio(c.low), ratio(c.high));
+}
+
+} // namespace ctxscope::lesson

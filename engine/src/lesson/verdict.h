@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: MIT
+// The one comparison every lesson makes: is one measured cost really different from another?
+//
+// A lesson must not call a difference real because two point estimates differ, nor call it
+// noise because some range overlaps another. The verdict here is a 95% confidence interval
+// of the ratio of two medians from a seeded (so deterministic) percentile bootstrap, and a
+// stated threshold for "matters": a ratio beyond 1.10 either way (kMattersRatio).
+//
+// * Differs: the whole interval lies beyond the threshold (the difference matters).
+// * Same:    the whole interval lies within it (any difference is under 10%).
+// * Unclear: the interval straddles the threshold (the runs vary too much to say).
+//
+// The interval is the envelope of two bootstraps: one over the repetition medians (each
+// repetition is an independent run, so this catches run-to-run drift) and one over the raw
+// samples (catching a bimodal or long-tailed run that a few medians hide). Everything is a
+// pure function of the values, so a lesson's conclusion is a pure function of its results.
+// Any lesson (also new ones, e.g. spin-or-sleep) should compare through compare() and quote
+// figures through withSpread() and formatComparison().
+#pragma once
+
+#include "ctxscope/result.h"
+
+#include <cstddef>
+#include <span>
+#include <string>
+
+namespace ctxscope::lesson {
+
+// A difference matters when the ratio of the medians is beyond 1.10 (or below 1 / 1.10).
+inline constexpr double kMattersRatio = 1.10;
+// 95% percentile intervals from this many resamples; the seed is fixed.
+inline constexpr int kBootstrapRounds = 1000;
+inline constexpr std::uint64_t kBootstrapSeed = 0x5eed'c7a5'c0feULL;
+// Raw samples are thinned to at most this many (evenly over time, so every repetition keeps
+// its share) before resampling: enough for a median, cheap enough for every lesson.
+inline constexpr std::size_t kBootstrapSampleCap = 400;
+
+// A result's headline and how far it moved between repetitions.
+struct Spread {
+    double median = 0; // the run's median over every sample (stats.p50)
+    double low = 0; // lowest and highest repetition median (both the median with one run)
+    double high = 0;
+    int runs = 0; // repetitions
+};
+Spread spreadOf(const RunResult& r);
+// "5.35 µs, 5.30–5.41 over 3 runs"; "5.35 µs, one run" with a single repetition.
+std::string formatSpread(const Spread& s);
+std::string withSpread(const RunResult& r);
+
+enum class Verdict { Same, Differs, Unclear };
+
+struct Comparison {
+    double ratio = 1; // median(b) / median(a)
+    double low = 1; // 95% interval of the ratio
+    double high = 1;
+    Verdict verdict = Verdict::Unclear;
+};
+
+// The median of the values (0 when empty); sorts a copy.
+double medianOf(std::span<const double> values);
+// Percentile-bootstrap 95% interval of median(b) / median(a). With fewer than two values on
+// either side there is no spread to resample: the interval is the point.
+Comparison bootstrapRatio(std::span<const double> a, std::span<const double> b);
+// The verdict for an interval (the threshold applied to low and high).
+Verdict verdictOf(double low, double high);
+// b against a: ratio of the headline medians, interval the envelope of the bootstraps over
+// repetition medians and over samples. With less than two repetitions and samples on a
+// side, the verdict is Unclear: one number has no spread to judge it by.
+Comparison compare(const RunResult& a, const RunResult& b);
+// "2.74 times (95% interval 2.60–2.90)"; "133 times (95% interval 120–140)".
+std::string formatComparison(const Comparison& c);
+
+} // namespace ctxscope::lesson

@@ -1,0 +1,388 @@
+// SPDX-License-Identifier: MIT
+// Every lesson's sentences checked against its numbers, over synthetic results: clear
+// differences, no difference, a bimodal unpinned run, one relation class only, a failed
+// step, noisy large working sets, a VM and bare metal. A conclusion must never say "does not
+// matter" beside a 2x ranking, quote a figure that was not measured, or say "rose" where
+// the cost fell.
+#include "lesson_synthetic.h"
+
+#include "ctxscope/lesson.h"
+#include "ctxscope/sysinfo.h"
+#include "ctxscope/units.h"
+#include "ctxscope/working_set.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <regex>
+#include <set>
+
+using namespace ctxscope;
+using ctxscope::test::synthRun;
+
+namespace {
+
+struct Case {
+    std::string name;
+    std::string lesson;
+    std::vector<RunResult> results;
+};
+
+constexpr std::uint64_t kMiB = 1 << 20;
+constexpr double kMatters = 1.10;
+
+// Every duration the lesson may quote: medians, repetition medians, per-switch figures and
+// the switch costs derived from the measured quartiles the way the sweep derives them.
+std::set<std::string> measuredFigures(const std::vector<RunResult>& results)
+{
+    std::set<std::string> out;
+    auto add = [&](double ns) { out.insert(formatDuration(ns)); };
+    for (const RunResult& r : results) {
+        add(r.stats.p50);
+        for (double m : r.repetitionMedians)
+            add(m);
+        if (r.perSwitchNs)
+            add(*r.perSwitchNs);
+        if (r.bench != "futex")
+            continue;
+        WorkingSetPoint p;
+        p.tasks = 2;
+        p.switchesPerOp = r.switchesPerOp;
+        p.roundTrip = quartilesOf(r);
+        if (r.spec.wsBytes > 0) {
+            auto touch = std::find_if(results.begin(), results.end(),
+                [&](const RunResult& t) { return t.bench == "touch" && t.spec.wsBytes == r.spec.wsBytes; });
+            if (touch == results.end())
+                continue;
+            p.touch = quartilesOf(*touch);
+        }
+        deriveSwitchCost(p);
+        for (const auto& c : { p.switchCostNs, p.switchCostLowNs, p.switchCostHighNs })
+            if (c)
+                add(*c);
+    }
+    return out;
+}
+
+// The durations a sentence quotes, as formatDuration would write them ("5.3–5.41 µs" gives
+// "5.3 µs" and "5.41 µs").
+std::vector<std::string> quotedFigures(std::string text)
+{
+    static const std::regex range(R"((\d+(?:\.\d+)?)( (?:ns|µs|ms|s))?–(\d+(?:\.\d+)?) (ns|µs|ms|s)\b)");
+    static const std::regex single(R"((\d+(?:\.\d+)?) (ns|µs|ms|s)\b)");
+    std::vector<std::string> out;
+    std::smatch m;
+    while (std::regex_search(text, m, range)) {
+        out.push_back(m[1].str() + (m[2].matched ? m[2].str() : " " + m[4].str()));
+        out.push_back(m[3].str() + " " + m[4].str());
+        text = m.prefix().str() + " " + m.suffix().str();
+    }
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), single); it != std::sregex_iterator(); ++it)
+        out.push_back((*it)[1].str() + " " + (*it)[2].str());
+    return out;
+}
+
+double pinnedSpan(const std::vector<RunResult>& results, const std::string& bench)
+{
+    double lo = 0;
+    double hi = 0;
+    for (const RunResult& r : results) {
+        if (r.bench != bench || r.placement.relation == Relation::Unpinned)
+            continue;
+        lo = lo == 0 ? r.stats.p50 : std::min(lo, r.stats.p50);
+        hi = std::max(hi, r.stats.p50);
+    }
+    return lo > 0 ? hi / lo : 1;
+}
+
+bool contains(const std::string& s, std::string_view needle) { return s.find(needle) != std::string::npos; }
+
+double durationNs(const std::string& quoted)
+{
+    const double v = std::stod(quoted);
+    const std::string unit = quoted.substr(quoted.find(' ') + 1);
+    return unit == "ns" ? v : unit == "µs" ? v * 1e3 : unit == "ms" ? v * 1e6 : v * 1e9;
+}
+
+void checkSentences(const Case& c)
+{
+    SCOPED_TRACE(c.lesson + " / " + c.name);
+    const std::vector<std::string> sentences = concludeLesson(c.lesson, c.results);
+    ASSERT_FALSE(sentences.empty());
+    const std::set<std::string> measured = measuredFigures(c.results);
+    bool vm = false;
+    for (const RunResult& r : c.results)
+        for (const std::string& w : r.warnings)
+            vm = vm || contains(w, "virtual machine");
+    bool vmSaid = false;
+    for (const std::string& s : sentences) {
+        SCOPED_TRACE(s);
+        EXPECT_FALSE(s.empty());
+        EXPECT_EQ(s.back(), '.');
+        for (const std::string& q : quotedFigures(s)) {
+            EXPECT_TRUE(measured.count(q)) << "quoted " << q << " was not measured";
+        }
+        EXPECT_FALSE(std::regex_search(s, std::regex(R"((^|[ (])-\d)"))) << "a negative figure";
+        vmSaid = vmSaid || contains(s, "virtual machine");
+        // No "does not matter" beside a ranking that says otherwise.
+        const bool placementLesson = c.lesson == "pinning" || c.lesson == "pipe-placement";
+        if (placementLesson && (contains(s, "does not matter") || contains(s, "within 10% either way"))) {
+            const std::string bench = c.lesson == "pipe-placement" ? "pipe" : "futex";
+            EXPECT_LE(pinnedSpan(c.results, bench), kMatters);
+        }
+        if (placementLesson && (contains(s, "Placement matters") || contains(s, "only because of where"))) {
+            EXPECT_GT(pinnedSpan(c.results, c.lesson == "pipe-placement" ? "pipe" : "futex"), kMatters);
+        }
+        // "rose" only where the cost rose: "between W=A (x) and W=B (y)" needs y > x.
+        std::smatch m;
+        static const std::regex rise(R"(rose most between W=[^(]+\(([^)]+)\) and W=[^(]+\(([^)]+)\))");
+        if (std::regex_search(s, m, rise)) {
+            EXPECT_GT(durationNs(m[2].str()), durationNs(m[1].str()));
+        }
+        static const std::regex asMuch(R"(, (\d+(?:\.\d+)?) times as much)");
+        if (std::regex_search(s, m, asMuch)) {
+            EXPECT_GT(std::stod(m[1].str()), 1.0);
+        }
+        // A mixture counts every repetition of the unpinned run once.
+        static const std::regex mixture(R"((\d+) of (\d+) runs looked like)");
+        if (std::regex_search(s, m, mixture)) {
+            auto u = std::find_if(c.results.begin(), c.results.end(),
+                [](const RunResult& r) { return r.placement.relation == Relation::Unpinned; });
+            ASSERT_NE(u, c.results.end());
+            EXPECT_EQ(std::stoul(m[2].str()), u->repetitionMedians.size());
+        }
+        if (contains(s, "share the last-level cache")) {
+            for (const RunResult& r : c.results) {
+                if (r.bench == "futex" && r.placement.relation != Relation::SamePu) {
+                    EXPECT_TRUE(r.placement.relation == Relation::Smt || r.placement.relation == Relation::SharedL2
+                        || r.placement.relation == Relation::SharedL3);
+                }
+            }
+        }
+    }
+    if (c.lesson == "pinning" || c.lesson == "pipe-placement") {
+        EXPECT_EQ(vmSaid, vm);
+    }
+}
+
+// The threads-vs-processes verdict against the two medians it compares.
+void checkThreadsVsProcesses(const Case& c)
+{
+    SCOPED_TRACE(c.name);
+    for (const std::string& s : concludeLesson(c.lesson, c.results)) {
+        for (const char* bench : { "futex", "pipe" }) {
+            if (s.rfind(std::string(bench) + ":", 0) != 0)
+                continue;
+            const RunResult* t = nullptr;
+            const RunResult* p = nullptr;
+            for (const RunResult& r : c.results)
+                if (r.bench == bench)
+                    (r.mode == BenchMode::Thread ? t : p) = &r;
+            ASSERT_TRUE(t && p);
+            const double ratio = p->stats.p50 / t->stats.p50;
+            if (contains(s, "about the same")) {
+                EXPECT_LE(std::max(ratio, 1 / ratio), kMatters) << s;
+            }
+            if (contains(s, "processes are dearer")) {
+                EXPECT_GT(ratio, kMatters) << s;
+            }
+            if (contains(s, "threads are dearer")) {
+                EXPECT_LT(ratio, 1 / kMatters) << s;
+            }
+        }
+    }
+}
+
+std::vector<RunResult> withVm(std::vector<RunResult> results)
+{
+    SysInfo vm;
+    vm.hypervisor = true;
+    vm.hypervisorVendor = "KVM";
+    const std::string warning = machineWarnings(vm).front();
+    for (RunResult& r : results)
+        r.warnings.push_back(warning);
+    return results;
+}
+
+RunResult futex(std::vector<int> cpus, Relation rel, std::vector<double> reps, double jitter = 0.01)
+{
+    return synthRun("futex", BenchMode::Thread, std::move(cpus), rel, std::move(reps), jitter);
+}
+
+std::vector<Case> pinningCases()
+{
+    const RunResult samePu = futex({ 0, 0 }, Relation::SamePu, { 5300, 5350, 5410 });
+    const RunResult package = futex({ 0, 1 }, Relation::SamePackage, { 14600, 14700, 14900 });
+    const RunResult bimodal = futex({}, Relation::Unpinned, { 5200, 5400, 15000 });
+    const RunResult flat = futex({ 0, 1 }, Relation::SamePackage, { 5320, 5360, 5400 });
+    std::vector<Case> cases {
+        { "clear difference, bimodal unpinned", "pinning", { samePu, package, bimodal } },
+        { "no difference", "pinning", { samePu, flat, futex({}, Relation::Unpinned, { 5300, 5350, 5380 }) } },
+        { "one relation class only", "pinning", { samePu, futex({}, Relation::Unpinned, { 5300, 5500, 5400 }) } },
+        { "failed steps: only unpinned", "pinning", { bimodal } },
+        { "noisy pinned runs", "pinning",
+            { futex({ 0, 0 }, Relation::SamePu, { 4000, 5300, 6500 }, 0.2),
+                futex({ 0, 1 }, Relation::SamePackage, { 4500, 6000, 7000 }, 0.2), bimodal } },
+        { "three classes, 2x ranking", "pinning",
+            { samePu, futex({ 0, 2 }, Relation::SharedL3, { 8000, 8100, 8050 }), package, bimodal } },
+    };
+    cases.push_back({ "VM", "pinning", withVm(cases[0].results) });
+    return cases;
+}
+
+std::vector<Case> threadsVsProcessesCases()
+{
+    auto run = [](const char* bench, BenchMode mode, std::vector<double> reps, double jitter = 0.01) {
+        return synthRun(bench, mode, { 0, 0 }, Relation::SamePu, std::move(reps), jitter);
+    };
+    return {
+        { "clear difference", "threads-vs-processes",
+            { run("futex", BenchMode::Thread, { 990, 1000, 1010 }),
+                run("futex", BenchMode::Process, { 1290, 1300, 1310 }),
+                run("pipe", BenchMode::Thread, { 2000, 2010, 1990 }),
+                run("pipe", BenchMode::Process, { 2600, 2610, 2590 }) } },
+        { "no difference", "threads-vs-processes",
+            { run("futex", BenchMode::Thread, { 990, 1000, 1010 }),
+                run("futex", BenchMode::Process, { 1000, 1010, 1020 }) } },
+        { "noisy", "threads-vs-processes",
+            { run("futex", BenchMode::Thread, { 900, 1000, 1100 }, 0.1),
+                run("futex", BenchMode::Process, { 1000, 1050, 1150 }, 0.1) } },
+        { "threads dearer", "threads-vs-processes",
+            { run("pipe", BenchMode::Thread, { 3000, 3010, 2990 }),
+                run("pipe", BenchMode::Process, { 2000, 2010, 1990 }) } },
+        { "failed step", "threads-vs-processes", { run("futex", BenchMode::Thread, { 990, 1000, 1010 }) } },
+    };
+}
+
+RunResult pipe(std::vector<int> cpus, Relation rel, std::vector<double> reps)
+{
+    return synthRun("pipe", BenchMode::Process, std::move(cpus), rel, std::move(reps));
+}
+
+std::vector<Case> pipePlacementCases()
+{
+    const RunResult one = pipe({ 0, 0 }, Relation::SamePu, { 6000, 6050, 6100 });
+    const RunResult far = pipe({ 0, 1 }, Relation::SamePackage, { 18000, 18200, 18100 });
+    std::vector<Case> cases {
+        { "clear difference, mixed launches", "pipe-placement",
+            { one, far, pipe({}, Relation::Unpinned, { 6000, 6100, 6050 }),
+                pipe({}, Relation::Unpinned, { 18000, 17900, 18100 }),
+                pipe({}, Relation::Unpinned, { 6100, 18000, 12000 }) } },
+        { "no difference", "pipe-placement",
+            { one, pipe({ 0, 1 }, Relation::SamePackage, { 6100, 6120, 6080 }),
+                pipe({}, Relation::Unpinned, { 6000, 6100, 6050 }) } },
+        { "one relation class only", "pipe-placement", { one, pipe({}, Relation::Unpinned, { 6000, 6100, 6050 }) } },
+        { "failed pinned steps", "pipe-placement", { pipe({}, Relation::Unpinned, { 6000, 18000, 6050 }) } },
+    };
+    cases.push_back({ "VM", "pipe-placement", withVm(cases[0].results) });
+    return cases;
+}
+
+// A cache-pollution run set: cost(W) per switch on one PU (ns), touch(W) (ns), optional
+// noise (relative jitter of the repetitions at the largest W) and a far placement.
+std::vector<RunResult> pollution(const std::vector<std::tuple<std::uint64_t, double, double>>& points,
+    double largeNoise = 0, Relation far = Relation::SamePackage, double farScale = 0)
+{
+    std::vector<RunResult> out;
+    for (const auto& [w, cost, touch] : points) {
+        const double rt = 2 * cost + 2 * touch;
+        const bool largest = w == std::get<0>(points.back());
+        const double n = largest ? largeNoise : 0;
+        RunResult r = futex({ 0, 0 }, Relation::SamePu, { rt * (1 - n), rt, rt * (1 + n) }, largest ? 0.01 + n : 0.01);
+        r.spec.wsBytes = w;
+        out.push_back(r);
+        if (w > 0) {
+            RunResult t = synthRun("touch", BenchMode::Thread, { 0 }, Relation::SamePu, { touch, touch, touch });
+            t.spec.wsBytes = w;
+            out.push_back(t);
+        }
+        if (farScale > 0 && (w == 0 || largest)) {
+            const double farRt = 2 * cost * farScale + 2 * touch;
+            RunResult f = futex({ 0, 1 }, far, { farRt * 0.99, farRt, farRt * 1.01 });
+            f.spec.wsBytes = w;
+            out.push_back(f);
+        }
+    }
+    return out;
+}
+
+std::vector<Case> cachePollutionCases()
+{
+    const std::vector<std::tuple<std::uint64_t, double, double>> clear { { 0, 1000, 0 }, { 48 << 10, 1200, 2000 },
+        { kMiB, 3000, 40000 }, { 256 * kMiB, 400000, 1.5e7 } };
+    std::vector<Case> cases {
+        { "clear knee, separate caches", "cache-pollution", pollution(clear, 0, Relation::SamePackage, 3) },
+        { "clear knee, shared L3", "cache-pollution", pollution(clear, 0, Relation::SharedL3, 3) },
+        { "noisy largest W (bare metal)", "cache-pollution", pollution(clear, 0.3, Relation::SamePackage, 3) },
+        { "cost at or below 0 at the largest W", "cache-pollution",
+            pollution({ { 0, 1000, 0 }, { 48 << 10, 1200, 2000 }, { 256 * kMiB, -100000, 1.5e7 } }) },
+        { "cost falls at large W", "cache-pollution",
+            pollution(
+                { { 0, 1000, 0 }, { 48 << 10, 1100, 2000 }, { kMiB, 3000, 40000 }, { 256 * kMiB, 1500, 1.5e7 } }) },
+        { "no change", "cache-pollution",
+            pollution({ { 0, 1000, 0 }, { 48 << 10, 1010, 2000 }, { kMiB, 1005, 40000 } }) },
+    };
+    // A failed touch step: the round trip at that W has nothing to subtract.
+    std::vector<RunResult> failed = pollution(clear);
+    failed.erase(std::remove_if(failed.begin(), failed.end(),
+                     [](const RunResult& r) { return r.bench == "touch" && r.spec.wsBytes == kMiB; }),
+        failed.end());
+    cases.push_back({ "failed touch step", "cache-pollution", failed });
+    cases.push_back({ "VM", "cache-pollution", withVm(pollution(clear, 0.3, Relation::SamePackage, 1)) });
+    return cases;
+}
+
+std::vector<Case> otherCases()
+{
+    auto one = [](const char* bench, std::vector<double> reps) {
+        return synthRun(bench, BenchMode::Thread, { 0 }, Relation::SamePu, std::move(reps));
+    };
+    RunResult ring2 = synthRun("ring", BenchMode::Thread, { 0 }, Relation::SamePu, { 4000, 4010, 3990 });
+    ring2.placement.tasks = 2;
+    ring2.perSwitchNs = ring2.stats.p50 / 2;
+    RunResult ring16 = synthRun("ring", BenchMode::Thread, { 0 }, Relation::SamePu, { 40000, 40100, 39900 });
+    ring16.placement.tasks = 16;
+    ring16.perSwitchNs = ring16.stats.p50 / 16;
+    return {
+        { "clear", "mode-switch",
+            { one("syscall", { 200, 201, 199 }), one("vdso", { 20, 21, 19 }),
+                futex({ 0, 0 }, Relation::SamePu, { 5000, 5010, 4990 }) } },
+        { "failed futex", "mode-switch", { one("syscall", { 200, 201, 199 }) } },
+        { "ladder", "coroutines",
+            { one("coro-cxx20", { 10, 10.1, 9.9 }), one("coro-fcontext", { 12, 12.1, 11.9 }),
+                one("coro-ucontext", { 500, 505, 495 }), futex({ 0, 0 }, Relation::SamePu, { 5000, 5010, 4990 }) } },
+        { "rings", "run-queue", { ring2, ring16 } },
+    };
+}
+
+std::vector<Case> allCases()
+{
+    std::vector<Case> all;
+    for (auto&& list :
+        { pinningCases(), threadsVsProcessesCases(), pipePlacementCases(), cachePollutionCases(), otherCases() })
+        all.insert(all.end(), list.begin(), list.end());
+    return all;
+}
+
+class LessonProperty : public ::testing::TestWithParam<Case> { };
+
+// gtest prints a failing case by its names, not as bytes (found by argument-dependent lookup).
+[[maybe_unused]] void PrintTo(const Case& c, std::ostream* os) { *os << c.lesson << " / " << c.name; }
+
+} // namespace
+
+TEST_P(LessonProperty, SentencesAgreeWithTheNumbers)
+{
+    checkSentences(GetParam());
+    if (GetParam().lesson == "threads-vs-processes")
+        checkThreadsVsProcesses(GetParam());
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Synthetic, LessonProperty, ::testing::ValuesIn(allCases()), [](const ::testing::TestParamInfo<Case>& param) {
+        std::string name = param.param.lesson + "_" + param.param.name;
+        for (char& ch : name)
+            if (!std::isalnum(static_cast<unsigned char>(ch)))
+                ch = '_';
+        return name;
+    });
