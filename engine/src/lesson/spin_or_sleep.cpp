@@ -3,6 +3,7 @@
 // round trip with three waits (busy-wait, spin then sleep, sleep) on the nearest and the
 // farthest pair of PUs, and the sleeping ones on one PU, where a spin cannot be answered.
 #include "lesson/lesson_util.h"
+#include "lesson/verdict.h"
 
 #include "ctxscope/placement.h"
 
@@ -35,13 +36,29 @@ std::vector<LessonStep> plan(const Topology& topology, const RunBudget& o)
     return steps;
 }
 
-// The one place this lesson compares two medians: "a than b", or that they cannot be told apart.
+// The one place this lesson compares two medians (the lessons' shared verdict, verdict.h):
+// "a than b" with its interval, or that the runs cannot tell them apart.
 std::string compared(const RunResult& a, const RunResult& b)
 {
-    if (withinNoise(a, b))
-        return "cannot be told apart from";
-    return fmt::format("is {:.1f} times {}", std::max(a.stats.p50, b.stats.p50) / std::min(a.stats.p50, b.stats.p50),
-        a.stats.p50 < b.stats.p50 ? "faster than" : "slower than");
+    const Comparison c = compare(a, b); // ratio = median(b) / median(a)
+    switch (c.verdict) {
+    case Verdict::Same:
+        return "costs within 10% of";
+    case Verdict::Unclear:
+        return fmt::format("cannot be told apart (runs vary too much: {}) from", formatComparison(c));
+    case Verdict::Differs:
+        break;
+    }
+    if (c.ratio >= 1)
+        return "is " + formatComparison(c) + " faster than";
+    return "is " + formatComparison(Comparison { 1 / c.ratio, 1 / c.high, 1 / c.low, c.verdict }) + " slower than";
+}
+
+// The round trip a saves against b, when the verdict says it is real.
+bool savesReally(const RunResult& a, const RunResult& b)
+{
+    const Comparison c = compare(a, b);
+    return c.verdict == Verdict::Differs && c.ratio > 1;
 }
 
 std::string oneWay(const RunResult& r) { return formatDuration(r.perHandoffNs.value_or(r.stats.p50 / 2)); }
@@ -86,7 +103,7 @@ std::vector<std::string> conclude(const std::vector<RunResult>& results)
             out.push_back(fmt::format("There spinning {} sleeping: it saves {} per round trip, and burns {} "
                                       "against {} for futex.",
                 compared(*spin, futex),
-                saved > 0 && !withinNoise(*spin, futex) ? formatDuration(saved) : std::string("nothing measurable"),
+                saved > 0 && savesReally(*spin, futex) ? formatDuration(saved) : std::string("nothing measurable"),
                 cpuUse(*spin), cpuUse(futex)));
             all.push_back(spin);
         }
