@@ -35,7 +35,7 @@ std::shared_ptr<MatrixResult> allPairs(const Topology& topology, const std::stri
             const int a = matrix->pus[i], b = matrix->pus[j];
             const Relation relation = *relationOf(topology, a, b);
             matrix->cells.push_back(
-                { a, b, relation, 100.0 * (2 + static_cast<int>(relation)) + a, std::nullopt, true });
+                { a, b, relation, 100.0 * (2 + static_cast<int>(relation)) + a, std::nullopt, true, std::nullopt });
         }
     return matrix;
 }

@@ -174,7 +174,8 @@ TEST(Views, TheHeatmapOf256PusMarksTheMeasuredCellsAndAnswersHoverAndClick)
             bool measured = false;
             for (const PuPair& p : representatives)
                 measured = measured || (p.a == a && p.b == b);
-            matrix->cells.push_back({ a, b, rel, 2000.0 * (1 + static_cast<int>(rel)), std::nullopt, measured });
+            matrix->cells.push_back(
+                { a, b, rel, 2000.0 * (1 + static_cast<int>(rel)), std::nullopt, measured, std::nullopt });
         }
     HeatmapPlot heat;
     heat.resize(900, 800);

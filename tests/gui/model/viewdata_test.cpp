@@ -140,7 +140,8 @@ TEST(ViewData, AHeatmapGridOf256PusFindsEveryPairBothWays)
     for (std::size_t i = 0; i < matrix->pus.size(); ++i)
         for (std::size_t j = i; j < matrix->pus.size(); ++j) {
             const int a = matrix->pus[i], b = matrix->pus[j];
-            matrix->cells.push_back({ a, b, *relationOf(topo, a, b), 1000.0 + a + b, 500.0, a == 0 && b < 2 });
+            matrix->cells.push_back(
+                { a, b, *relationOf(topo, a, b), 1000.0 + a + b, 500.0, a == 0 && b < 2, std::nullopt });
         }
     const HeatmapGrid grid(matrix, HeatValue::RoundTrip);
     ASSERT_EQ(grid.size(), 256);
