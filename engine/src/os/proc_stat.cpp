@@ -47,10 +47,11 @@ std::optional<std::uint64_t> number(std::string_view word)
     return v;
 }
 
-// "cpu" -> -1, "cpu12" -> 12, anything else -> nullopt.
-std::optional<int> cpuLabel(std::string_view word)
+// "cpu" -> -1, "cpu12" -> 12, anything else -> nullopt (`prefix` is "cpu" in /proc/stat, "CPU"
+// in the headers of /proc/interrupts and /proc/softirqs).
+std::optional<int> cpuLabel(std::string_view word, std::string_view prefix = "cpu")
 {
-    if (word.substr(0, 3) != "cpu")
+    if (word.substr(0, 3) != prefix)
         return std::nullopt;
     if (word.size() == 3)
         return -1;
@@ -130,11 +131,10 @@ Expected<std::vector<PerCpuCount>> parsePerCpuCounters(std::string_view text, st
         return bad(what, "it is empty");
     std::vector<PerCpuCount> out;
     for (const auto w : words(all[first])) {
-        int n = 0;
-        const auto [end, ec] = std::from_chars(w.data() + 3, w.data() + w.size(), n);
-        if (w.substr(0, 3) != "CPU" || w.size() == 3 || ec != std::errc() || end != w.data() + w.size() || n < 0)
+        const auto n = cpuLabel(w, "CPU");
+        if (!n || *n < 0)
             return bad(what, "its header names '" + std::string(w) + "' where a CPU should be");
-        out.push_back({ n, 0 });
+        out.push_back({ *n, 0 });
     }
     for (std::size_t i = first + 1; i < all.size(); ++i) {
         const auto w = words(all[i]);
