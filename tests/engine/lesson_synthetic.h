@@ -6,7 +6,9 @@
 #include "ctxscope/result.h"
 #include "ctxscope/stats.h"
 
+#include <algorithm>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ctxscope::test {
@@ -36,6 +38,13 @@ inline RunResult synthRun(std::string bench, BenchMode mode, std::vector<int> cp
     if (relation == Relation::Unpinned)
         r.observed.cpusSeen = { 0, 1 };
     return r;
+}
+
+// Whether any of a conclusion's sentences holds `needle`.
+inline bool anyContains(const std::vector<std::string>& sentences, std::string_view needle)
+{
+    return std::any_of(
+        sentences.begin(), sentences.end(), [&](const std::string& s) { return s.find(needle) != std::string::npos; });
 }
 
 } // namespace ctxscope::test

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: MIT
+#include "lesson_synthetic.h"
+
 #include "ctxscope/lesson.h"
 #include "ctxscope/stats.h"
 
 #include <gtest/gtest.h>
 
 using namespace ctxscope;
+using test::anyContains;
 
 namespace {
 
@@ -20,14 +23,6 @@ RunResult measured(
     r.stats.p50 = p50;
     r.repetitionMedians = std::move(reps);
     return r;
-}
-
-bool anyContains(const std::vector<std::string>& sentences, std::string_view needle)
-{
-    for (const auto& s : sentences)
-        if (s.find(needle) != std::string::npos)
-            return true;
-    return false;
 }
 
 } // namespace

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The spin-or-sleep lesson's conclusion, from results made here (no measuring).
+#include "lesson_synthetic.h"
+
 #include "ctxscope/lesson.h"
 
 #include <gtest/gtest.h>
@@ -7,6 +9,7 @@
 #include <algorithm>
 
 using namespace ctxscope;
+using test::anyContains;
 
 namespace {
 
@@ -26,12 +29,6 @@ RunResult handOver(std::string bench, std::vector<int> cpus, Relation rel, doubl
     r.perHandoffNs = p50 / 2;
     r.observed.cpuNsPerOp = cpuNs;
     return r;
-}
-
-bool anyContains(const std::vector<std::string>& sentences, std::string_view needle)
-{
-    return std::any_of(
-        sentences.begin(), sentences.end(), [&](const std::string& s) { return s.find(needle) != std::string::npos; });
 }
 
 } // namespace
