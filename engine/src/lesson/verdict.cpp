@@ -169,8 +169,7 @@ std::string disturbedClause(const RunResult& r)
 {
     if (!r.interference || !r.interference->disturbed())
         return {};
-    return "the " + r.bench + " run on " + placementText(r) + " was disturbed (" + interferenceCause(*r.interference)
-        + ")";
+    return "the " + r.bench + " run on " + placementText(r) + " was disturbed: " + interferenceCause(*r.interference);
 }
 
 std::vector<std::string> disturbedNotes(const std::vector<RunResult>& results)
@@ -178,7 +177,7 @@ std::vector<std::string> disturbedNotes(const std::vector<RunResult>& results)
     std::vector<std::string> out;
     for (const RunResult& r : results)
         if (std::string d = disturbedClause(r); !d.empty())
-            out.push_back(capitalized(d) + ": what rests on it above is no conclusion; run the lesson again on a "
+            out.push_back(capitalized(d) + "; what rests on it above is no conclusion: run the lesson again on a "
                                            "quiet machine.");
     return out;
 }
@@ -187,7 +186,7 @@ std::string formatComparison(const Comparison& c)
 {
     // Two decimals below 10 ("1.00", "2.75"), whole numbers above ("133").
     auto ratio = [](double x) { return x < 10 ? fmt::format("{:.2f}", x) : fmt::format("{:.0f}", x); };
-    const std::string why = c.disturbed.empty() ? "" : "; no conclusion: " + c.disturbed;
+    const std::string why = c.disturbed.empty() ? "" : " [no conclusion: " + c.disturbed + "]";
     if (c.low == c.high)
         return ratio(c.ratio) + " times" + why;
     return fmt::format("{} times (95% interval {}–{}){}", ratio(c.ratio), ratio(c.low), ratio(c.high), why);
