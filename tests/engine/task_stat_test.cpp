@@ -11,6 +11,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <thread>
 #include <fstream>
 #include <random>
 #include <sstream>
@@ -58,6 +61,7 @@ TEST(TaskStat, CommandsWithSpacesAndParenthesesAndOldKernels)
     EXPECT_EQ(odd->stime, 3U);
     EXPECT_EQ(odd->cpuTicks(), 10U);
     EXPECT_EQ(odd->starttime, 500U);
+    EXPECT_EQ(odd->numThreads, 1U);
     EXPECT_EQ(odd->processor, 1);
     const auto old = parseTaskStat("77 (old)" + tail + "\n"); // Linux 2.2: no processor field
     ASSERT_TRUE(old.ok()) << old.error().message;
@@ -74,8 +78,23 @@ TEST(TaskStat, ReadsThisProcessesOwnTask)
     if (s) { // kernels without CONFIG_SCHED_INFO have no schedstat
         EXPECT_GT(s->runNs, 0U);
     }
+    // A second thread: the scan lists a multi-threaded process task by task.
+    std::atomic<long> tid { 0 };
+    std::atomic<bool> leave { false };
+    std::thread other([&] {
+        tid = static_cast<long>(::gettid());
+        while (!leave)
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    });
+    while (tid == 0)
+        std::this_thread::yield();
     const auto all = scanTasks();
-    EXPECT_TRUE(std::any_of(all.begin(), all.end(), [](const TaskStat& x) { return x.tid == ::getpid(); }));
+    leave = true;
+    other.join();
+    for (const long want : { static_cast<long>(::getpid()), tid.load() })
+        EXPECT_TRUE(std::any_of(all.begin(), all.end(),
+            [&](const TaskStat& x) { return x.tid == want && x.pid == ::getpid() && x.numThreads >= 2; }))
+            << want;
     EXPECT_FALSE(readTaskStat(::getpid(), 0).ok());
 }
 

@@ -72,12 +72,14 @@ Expected<TaskStat> parseTaskStat(std::string_view text)
     const auto utime = field(14);
     const auto stime = field(15);
     const auto start = field(22);
-    if (!flags || !utime || !stime || !start)
+    const auto threads = field(20);
+    if (!flags || !utime || !stime || !start || !threads)
         return bad(what, "its flags, utime, stime or starttime is not a number");
     t.flags = *flags;
     t.utime = *utime;
     t.stime = *stime;
     t.starttime = *start;
+    t.numThreads = *threads;
     if (w.size() >= 37) {
         const auto cpu = field(39);
         if (!cpu || *cpu > 1U << 20)
@@ -157,7 +159,14 @@ std::vector<TaskStat> scanTasks()
     std::vector<TaskStat> out;
     std::string buffer;
     forEachNumber("/proc", [&](long pid) {
-        forEachNumber("/proc/" + std::to_string(pid) + "/task", [&](long tid) {
+        const std::string dir = "/proc/" + std::to_string(pid);
+        if (readProcText((dir + "/stat").c_str(), buffer))
+            if (auto t = parseTaskStat(buffer); t && t->numThreads == 1) {
+                t->pid = pid;
+                out.push_back(std::move(*t));
+                return;
+            }
+        forEachNumber(dir + "/task", [&](long tid) {
             if (!readProcText(taskPath(pid, tid, "stat").c_str(), buffer))
                 return;
             if (auto t = parseTaskStat(buffer)) {
