@@ -66,7 +66,8 @@ nlohmann::json cachesJson(const Caches& c)
     return j;
 }
 
-void printActivity(const Expected<SystemActivity>& a, const std::function<void(std::string_view, const std::string&)>& row)
+void printActivity(
+    const Expected<SystemActivity>& a, const std::function<void(std::string_view, const std::string&)>& row)
 {
     if (!a) {
         row("activity", "unknown (" + a.error().message + ")");
@@ -74,8 +75,9 @@ void printActivity(const Expected<SystemActivity>& a, const std::function<void(s
     }
     const std::string over = fmt::format(" over the last {:.1f} s", a->seconds);
     row("busy", fmt::format("{:.1f}% of all CPUs' time{}", 100 * a->busyShare, over));
-    row("steal", a->stealShare ? fmt::format("{:.1f}% (the hypervisor ran something else){}", 100 * *a->stealShare, over)
-                               : std::string("unknown (this kernel has no steal column)"));
+    row("steal",
+        a->stealShare ? fmt::format("{:.1f}% (the hypervisor ran something else){}", 100 * *a->stealShare, over)
+                      : std::string("unknown (this kernel has no steal column)"));
     row("context switches/s",
         a->contextSwitchesPerS ? formatCount(*a->contextSwitchesPerS) + " (whole system, like vmstat's cs)" + over
                                : std::string("unknown (no ctxt line in /proc/stat)"));
@@ -138,7 +140,8 @@ Command addSysinfoCommand(CLI::App& app)
                 if (*json) {
                     nlohmann::json j = toJson(info);
                     j["caches"] = cachesJson(caches);
-                    j["activity"] = activity ? toJson(*activity) : nlohmann::json({ { "error", activity.error().message } });
+                    j["activity"]
+                        = activity ? toJson(*activity) : nlohmann::json({ { "error", activity.error().message } });
                     fmt::print("{}\n", j.dump(2));
                 } else {
                     printText(info, caches, activity);

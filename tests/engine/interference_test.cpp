@@ -19,8 +19,8 @@ InterferenceMeter::Snapshot snap(double seconds, std::uint64_t user, std::uint64
     std::uint64_t irq, std::uint64_t softirq, std::uint64_t steal, std::uint64_t irqs)
 {
     InterferenceMeter::Snapshot s;
-    s.at = std::chrono::steady_clock::time_point(std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-        std::chrono::duration<double>(seconds)));
+    s.at = std::chrono::steady_clock::time_point(
+        std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(seconds)));
     os::CpuTimes c;
     c.cpu = 0;
     c.user = user;

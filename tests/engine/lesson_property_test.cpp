@@ -10,8 +10,8 @@
 // pragma must come before the headers, where the warning is reported.
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 
-#include "lesson_synthetic.h"
 #include "lesson/verdict.h"
+#include "lesson_synthetic.h"
 
 #include "ctxscope/lesson.h"
 #include "ctxscope/sysinfo.h"
@@ -401,8 +401,8 @@ TEST(LessonProperty, ADisturbedRunGivesNoConclusionAndSaysWhy)
     const RunResult samePu = futex({ 0, 0 }, Relation::SamePu, { 5300, 5350, 5410 });
     RunResult package = futex({ 0, 1 }, Relation::SamePackage, { 14600, 14700, 14900 });
     EXPECT_EQ(lesson::compare(samePu, package).verdict, lesson::Verdict::Differs);
-    package.interference = Interference { { { 1, 0.38, 0, 0, 0, 300, 100, { 0.38 } } },
-        { { 4321, 4321, "sh", false, 0.37 } }, 1.0 };
+    package.interference
+        = Interference { { { 1, 0.38, 0, 0, 0, 300, 100, { 0.38 } } }, { { 4321, 4321, "sh", false, 0.37 } }, 1.0 };
     const lesson::Comparison c = lesson::compare(samePu, package);
     EXPECT_EQ(c.verdict, lesson::Verdict::Unclear);
     EXPECT_NE(lesson::formatComparison(c).find("[no conclusion: the futex run on CPUs 0,1"), std::string::npos)

@@ -13,10 +13,10 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <thread>
 #include <fstream>
 #include <random>
 #include <sstream>
+#include <thread>
 #include <unistd.h>
 
 using namespace ctxscope;
@@ -92,9 +92,9 @@ TEST(TaskStat, ReadsThisProcessesOwnTask)
     leave = true;
     other.join();
     for (const long want : { static_cast<long>(::getpid()), tid.load() })
-        EXPECT_TRUE(std::any_of(all.begin(), all.end(),
-            [&](const TaskStat& x) { return x.tid == want && x.pid == ::getpid() && x.numThreads >= 2; }))
-            << want;
+        EXPECT_TRUE(std::any_of(all.begin(), all.end(), [&](const TaskStat& x) {
+            return x.tid == want && x.pid == ::getpid() && x.numThreads >= 2;
+        })) << want;
     EXPECT_FALSE(readTaskStat(::getpid(), 0).ok());
 }
 
@@ -109,7 +109,7 @@ TEST(TaskStat, Schedstat)
 
 TEST(TaskStat, GarbageIsASentenceNotAFigure)
 {
-    for (const char* text : { "", "12", "12 (x", "x (cat) R 1", "12 (cat) R 1 2 3\n", "0 (cat) R" ,
+    for (const char* text : { "", "12", "12 (x", "x (cat) R 1", "12 (cat) R 1 2 3\n", "0 (cat) R",
              "12 (cat) RR 1 1 1 0 -1 4 0 0 0 0 7 3 0 0 20 0 1 0 500 1000 10\n",
              "12 (cat) R 1 1 1 0 -1 x 0 0 0 0 7 3 0 0 20 0 1 0 500 1000 10\n",
              "12 13 (cat) R 1 1 1 0 -1 4 0 0 0 0 7 3 0 0 20 0 1 0 500 1000 10\n" }) {

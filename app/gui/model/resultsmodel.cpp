@@ -244,10 +244,10 @@ QVariant ResultsModel::headerData(int section, Qt::Orientation orientation, int 
 {
     if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount)
         return {};
-    static const char* const kTitles[] = { QT_TR_NOOP("Bench"), QT_TR_NOOP("Mode"), QT_TR_NOOP("CPUs"),
-        QT_TR_NOOP("Relation"), QT_TR_NOOP("Median"), QT_TR_NOOP("Per switch"), QT_TR_NOOP("Min"), QT_TR_NOOP("p99"),
-        QT_TR_NOOP("CV"), QT_TR_NOOP("Vol./op"), QT_TR_NOOP("Invol./op"), QT_TR_NOOP("Migr."), QT_TR_NOOP("Interference"),
-        QT_TR_NOOP("Warnings") };
+    static const char* const kTitles[]
+        = { QT_TR_NOOP("Bench"), QT_TR_NOOP("Mode"), QT_TR_NOOP("CPUs"), QT_TR_NOOP("Relation"), QT_TR_NOOP("Median"),
+              QT_TR_NOOP("Per switch"), QT_TR_NOOP("Min"), QT_TR_NOOP("p99"), QT_TR_NOOP("CV"), QT_TR_NOOP("Vol./op"),
+              QT_TR_NOOP("Invol./op"), QT_TR_NOOP("Migr."), QT_TR_NOOP("Interference"), QT_TR_NOOP("Warnings") };
     if (role == Qt::DisplayRole)
         return tr(kTitles[section]);
     if (role == Qt::ToolTipRole && section == Cv)

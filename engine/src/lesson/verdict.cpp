@@ -177,8 +177,9 @@ std::vector<std::string> disturbedNotes(const std::vector<RunResult>& results)
     std::vector<std::string> out;
     for (const RunResult& r : results)
         if (std::string d = disturbedClause(r); !d.empty())
-            out.push_back(capitalized(d) + "; what rests on it above is no conclusion: run the lesson again on a "
-                                           "quiet machine.");
+            out.push_back(capitalized(d)
+                + "; what rests on it above is no conclusion: run the lesson again on a "
+                  "quiet machine.");
     return out;
 }
 

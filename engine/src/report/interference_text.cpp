@@ -21,7 +21,7 @@ std::string who(const InterferingTask& t)
     return s + (t.kernelThread ? ", kernel thread)" : ")");
 }
 
-const CpuInterference* busiest(const std::vector<CpuInterference>& cpus, double CpuInterference::* share)
+const CpuInterference* busiest(const std::vector<CpuInterference>& cpus, double CpuInterference::*share)
 {
     const auto it = std::max_element(cpus.begin(), cpus.end(),
         [share](const CpuInterference& a, const CpuInterference& b) { return a.*share < b.*share; });

@@ -172,9 +172,10 @@ std::string spreadWarning(const RunResult& r)
         return s + "the machine was busy, or the run needs a longer minimum time (what else ran could not be read).";
     if (std::string cause = interferenceCause(*r.interference); !cause.empty())
         return s + cause + ".";
-    return s + fmt::format("neither other tasks ({}) nor the hypervisor ({}) took much of the measured CPUs, so the "
-                           "run needs a longer minimum time (--min-time).",
-               percent(r.interference->maxOtherShare()), percent(r.interference->maxStealShare()));
+    return s
+        + fmt::format("neither other tasks ({}) nor the hypervisor ({}) took much of the measured CPUs, so the "
+                      "run needs a longer minimum time (--min-time).",
+            percent(r.interference->maxOtherShare()), percent(r.interference->maxStealShare()));
 }
 
 RunResult assembleResult(RunFacts facts, Measurement&& m, const ControlBlock& block)

@@ -53,8 +53,8 @@ std::optional<InterferenceMeter::Snapshot> InterferenceMeter::snapshot() const
             s.taskNs.push_back(sched->runNs);
         } else if (auto task = os::readTaskStat(t.pid, t.tid)) {
             // No schedstat (CONFIG_SCHED_INFO off): the tick-sampled utime + stime.
-            s.taskNs.push_back(static_cast<std::uint64_t>(static_cast<double>(task->cpuTicks()) * 1e9
-                / os::ticksPerSecond()));
+            s.taskNs.push_back(
+                static_cast<std::uint64_t>(static_cast<double>(task->cpuTicks()) * 1e9 / os::ticksPerSecond()));
         } else {
             return std::nullopt;
         }
@@ -143,9 +143,8 @@ std::vector<double> InterferenceMeter::ownNsByCpu(const Snapshot& a, const Snaps
     const std::vector<std::vector<int>>& seenByTask) const
 {
     std::vector<double> own(cpus.size(), 0.0);
-    const auto slot = [&](int cpu) {
-        return static_cast<std::size_t>(std::find(cpus.begin(), cpus.end(), cpu) - cpus.begin());
-    };
+    const auto slot
+        = [&](int cpu) { return static_cast<std::size_t>(std::find(cpus.begin(), cpus.end(), cpu) - cpus.begin()); };
     for (std::size_t i = 0; i < m_tasks.size() && i < a.taskNs.size() && i < b.taskNs.size(); ++i) {
         const double ns = static_cast<double>(grown(a.taskNs[i], b.taskNs[i]));
         if (m_tasks[i].pinnedCpu >= 0) {
