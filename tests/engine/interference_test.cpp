@@ -6,6 +6,7 @@
 #include "report/interference_json.h"
 #include "runner/assemble.h"
 #include "runner/interference.h"
+#include "sample_result.h"
 
 #include <gtest/gtest.h>
 
@@ -128,4 +129,24 @@ TEST(Interference, JsonRoundTripAndBadShares)
     report::FieldReader badIn(bad, "interference");
     (void)report::interferenceFromJson(badIn);
     EXPECT_EQ(badIn.error(), "field 'interference.cpus.steal_share' should be a fraction between 0 and 1");
+}
+
+TEST(Interference, TravelsInEveryResultEntry)
+{
+    RunResult in = test::sampleResult();
+    EXPECT_FALSE(resultToJson(in).contains("interference")); // none measured: none written
+    in.interference = busy();
+    const auto j = resultToJson(in);
+    EXPECT_EQ(j["interference"]["cpus"][0]["irqs_per_s"], 1210);
+    EXPECT_EQ(j["interference"]["top_tasks"][0]["pid"], 4321);
+    const auto out = resultFromJson(nlohmann::json::parse(j.dump()));
+    ASSERT_TRUE(out.ok()) << out.error().message;
+    ASSERT_TRUE(out->interference.has_value());
+    EXPECT_EQ(interferenceLine(*out->interference), interferenceLine(busy()));
+    auto bad = j;
+    bad["interference"]["top_tasks"][0]["share"] = "much";
+    const auto refused = resultFromJson(bad);
+    ASSERT_FALSE(refused.ok());
+    EXPECT_NE(refused.error().message.find("interference.top_tasks.share"), std::string::npos)
+        << refused.error().message;
 }
