@@ -4,6 +4,7 @@
 // path (unknown host key, refused login, nothing listening, no CLI on the server, another
 // protocol version, a connection that stops answering) ends in its one sentence.
 #include "localsshd.h"
+#include "machineconnect.h"
 #include "runcontroller.h"
 
 #include "ctxscope/topology.h"
@@ -146,4 +147,25 @@ TEST_F(SshWorker, AConnectionThatStopsAnsweringIsReportedWithinTheKeepAliveTime)
     // ssh gives up after ServerAliveCountMax unanswered probes, ServerAliveInterval apart
     // (plus one interval before the first probe): the bound the issue names, with slack.
     EXPECT_LE(noticed.elapsed(), (kServerAliveIntervalS * (kServerAliveCountMax + 1) + 5) * 1000);
+}
+
+TEST_F(SshWorker, ConnectingWaitsForTheHelloAndGivesTheServersTopologyOrTheSentence)
+{
+    RunController controller;
+    auto topology = connectMachine(
+        controller, MachineLink { QStringLiteral("lab-test"), QStringLiteral(CTXSCOPE_CLI_PATH) }, 40'000);
+    ASSERT_TRUE(topology.ok()) << topology.error().message;
+    EXPECT_EQ(controller.state(), RunController::State::Idle);
+    auto live = Topology::loadLive();
+    ASSERT_TRUE(live.ok());
+    EXPECT_EQ(topology->pus().size(), live->pus().size());
+
+    auto refused = connectMachine(
+        controller, MachineLink { QStringLiteral("lab-closed"), QStringLiteral(CTXSCOPE_CLI_PATH) }, 40'000);
+    ASSERT_FALSE(refused.ok());
+    EXPECT_NE(refused.error().message.find("lab-closed refused the connection"), std::string::npos)
+        << refused.error().message;
+    auto bad = connectMachine(controller, MachineLink { QStringLiteral("-oProxyCommand=x"), QString() }, 1000);
+    ASSERT_FALSE(bad.ok());
+    EXPECT_NE(bad.error().message.find("starts with '-'"), std::string::npos) << bad.error().message;
 }
