@@ -108,7 +108,7 @@ cmd_fuzz() {
     [ -f build/fuzz/build.ninja ] || cmake --preset fuzz >&2
     cmake --build --preset fuzz
     local seconds=${CTXSCOPE_FUZZ_SECONDS:-60} failed=0
-    for name in results protocol synthetic; do
+    for name in results protocol synthetic procfs; do
         local corpus=build/fuzz/corpus/$name
         mkdir -p "$corpus"
         say "fuzzing $name for ${seconds} s"
