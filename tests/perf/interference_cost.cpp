@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // What the interference accounting costs a run: `syscall` through the runner with it and
-// without, in alternating rounds so a change in machine load hits both alike. Compares the
+// without (5 repetitions of 200,000 ops, fixed so calibration does not set the run's length),
+// in alternating rounds so a change in machine load hits both alike. Compares the
 // whole run's wall time (the accounting reads /proc between repetitions and scans every task
 // once or twice) and the median per op (it must not move: nothing is read inside a
 // repetition), and times the meter's reads alone. Goal: with / without <= 1.02 for both.
@@ -71,6 +72,9 @@ int main()
             s.bench = "syscall";
             s.cpus = { cpu };
             s.accountInterference = account;
+            // Fixed ops (about 0.2 s a repetition at 1 µs): a calibrated run's length moves
+            // with the load at calibration by far more than the accounting costs.
+            s.iterations = 200'000;
             auto r = runBenchmark(s, *topology);
             if (!r) {
                 fmt::print(stderr, "{}\n", r.error().message);
@@ -79,6 +83,9 @@ int main()
             Side& side = account ? with : without;
             side.seconds.push_back(r->seconds);
             side.p50.push_back(r->stats.p50);
+            // Calibration sets the ops per repetition, so a round's wall time moves with it.
+            fmt::print("round {} {}: {:.3f} s, {} ops x {} repetitions, p50 {:.1f} ns\n", round,
+                account ? "with   " : "without", r->seconds, r->iterations, r->repetitions, r->stats.p50);
             if (account && round == 0 && r->interference)
                 fmt::print("{}\n", interferenceLine(*r->interference));
         }
