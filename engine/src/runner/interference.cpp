@@ -168,7 +168,8 @@ std::vector<double> InterferenceMeter::ownNsByCpu(const Snapshot& a, const Snaps
     return own;
 }
 
-std::vector<InterferingTask> InterferenceMeter::topTasks(const std::vector<int>& cpus, double interval) const
+std::vector<InterferingTask> InterferenceMeter::topTasks(
+    const std::vector<CpuInterference>& cpus, double interval) const
 {
     std::set<long> mine;
     for (const MeasuredTask& t : m_tasks)
@@ -176,8 +177,12 @@ std::vector<InterferingTask> InterferenceMeter::topTasks(const std::vector<int>&
     std::vector<InterferingTask> out;
     for (const os::TaskStat& t : m_after) {
         // A task is put on the CPU it last ran on: exact for a task pinned there, a guess for
-        // one the scheduler moved.
-        if (mine.count(t.tid) || !t.processor || std::find(cpus.begin(), cpus.end(), *t.processor) == cpus.end())
+        // one the scheduler moved, whose CPU time elsewhere would count here too. So its share
+        // is capped at what all other tasks took of that CPU (exact, from /proc/stat): a named
+        // task never took more of a CPU than the line above it says others took.
+        const auto where = std::find_if(
+            cpus.begin(), cpus.end(), [&](const CpuInterference& c) { return t.processor && c.cpu == *t.processor; });
+        if (mine.count(t.tid) || where == cpus.end())
             continue;
         std::uint64_t before = 0;
         if (const auto it = m_before.find(t.tid); it != m_before.end() && it->second.first == t.starttime)
@@ -186,7 +191,7 @@ std::vector<InterferingTask> InterferenceMeter::topTasks(const std::vector<int>&
         if (gained == 0)
             continue;
         out.push_back({ t.pid, t.tid, t.comm, t.kernelThread(),
-            std::min(1.0, static_cast<double>(gained) / os::ticksPerSecond() / interval) });
+            std::min(where->otherShare, static_cast<double>(gained) / os::ticksPerSecond() / interval) });
     }
     std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.share > b.share; });
     if (out.size() > 3)
@@ -218,7 +223,7 @@ std::optional<Interference> InterferenceMeter::finish(
     if (out.cpus.empty())
         return std::nullopt;
     if (out.maxOtherShare() > kNameTasksShare && out.seconds > 0)
-        out.topTasks = topTasks(cpus, out.seconds);
+        out.topTasks = topTasks(out.cpus, out.seconds);
     return out;
 }
 

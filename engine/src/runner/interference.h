@@ -52,7 +52,7 @@ private:
     std::optional<Snapshot> snapshot() const;
     std::vector<double> ownNsByCpu(const Snapshot& a, const Snapshot& b, const std::vector<int>& cpus,
         const std::vector<std::vector<int>>& seenByTask) const;
-    std::vector<InterferingTask> topTasks(const std::vector<int>& cpus, double interval) const;
+    std::vector<InterferingTask> topTasks(const std::vector<CpuInterference>& cpus, double interval) const;
 
     std::vector<MeasuredTask> m_tasks;
     bool m_scanTasks = true;
