@@ -19,6 +19,7 @@ struct RunFacts {
     BenchMode mode = BenchMode::Thread;
     std::vector<std::string> warnings; // found before the run (policy refused, ...)
     std::optional<SyscallCheck> syscalls; // counted after the run
+    std::vector<std::string> machineWarnings; // the machine's and the build's caveats (VM, governor, debug build)
     double seconds = 0;
 };
 
