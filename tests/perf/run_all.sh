@@ -35,6 +35,11 @@ say "spin against a bare two-thread loop (perf_spin)"
 stamp "$OUT/spin.stamp.json"
 "$B/tests/perf/perf_spin" --json "$OUT/spin.json" || true
 
+# One pair of an all-pairs spin matrix, repeated: its time x 8,128 (the pairs of 128 PUs).
+say "time per pair of matrix spin --all-pairs (perf_matrix)"
+stamp "$OUT/matrix.stamp.json"
+"$B/tests/perf/perf_matrix" --json "$OUT/matrix.json" || true
+
 say "2/6 agreement with peers (compare-peers.sh), SCHED_OTHER then SCHED_FIFO"
 stamp "$OUT/peers.stamp.json"
 OUT="$OUT/peers.json" CPU=$CPU "$ROOT/tests/perf/compare-peers.sh" "$CLI" || say "compare-peers.sh failed"
