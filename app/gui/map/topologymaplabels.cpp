@@ -92,6 +92,10 @@ void TopologyMapWidget::paintSmallLabels(QPainter& painter, const Colors& c) con
         painter.drawText(box.rect, Qt::AlignCenter, text);
     }
 
+    std::vector<int> childCount(m_layout.boxes.size(), 0);
+    for (const LayoutBox& box : m_layout.boxes)
+        if (box.parent >= 0)
+            ++childCount[static_cast<std::size_t>(box.parent)];
     std::vector<QRectF> placed;
     const double pad = std::round(pixels * 0.3);
     for (const LayoutBox& box : m_layout.boxes) {
@@ -99,15 +103,22 @@ void TopologyMapWidget::paintSmallLabels(QPainter& painter, const Colors& c) con
             continue;
         const bool isBold = hasBoldLabel(box.kind);
         const QFontMetricsF& fm = isBold ? boldMetrics : regularMetrics;
+        // A group or die around one NUMA node (or one anything) says nothing its child does not.
+        const auto self = static_cast<int>(&box - m_layout.boxes.data());
+        if ((box.kind == BoxKind::Group || box.kind == BoxKind::Die) && childCount[static_cast<std::size_t>(self)] == 1)
+            continue;
         // The PUs below, when they are a range: with PU numbers too small to draw, this is how
-        // one finds P#700 on the map.
-        QString text = box.label;
-        if (const QString range = puRange(box); !range.isEmpty()
-            && fm.horizontalAdvance(text + range) + 2 * pad <= box.rect.width() - 2)
-            text += range;
+        // one finds P#700 on the map. The longest text that fits, or none.
+        const QString range = puRange(box);
+        QString text;
+        for (const QString& candidate : { QString(box.label + range), box.label, range.trimmed() })
+            if (!candidate.isEmpty() && fm.horizontalAdvance(candidate) + 2 * pad <= box.rect.width() - 2) {
+                text = candidate;
+                break;
+            }
         const QSizeF size(fm.horizontalAdvance(text) + 2 * pad, fm.height() + pad);
         // Only where the label leaves most of its box visible.
-        if (size.width() > box.rect.width() - 2 || 3 * size.height() > box.rect.height())
+        if (text.isEmpty() || 3 * size.height() > box.rect.height())
             continue;
         // At the box's top-left corner, or just below the labels of its parents already there.
         QRectF at(box.rect.topLeft() + QPointF(1, 1), size);

@@ -190,8 +190,8 @@ Status checkBusyWaitPlacement(const BenchInfo& info, const Placement& placement,
 
 // Pins a short-lived thread to each CPU in turn, so a CPU that cannot be used fails here
 // with the placement layer's own message, before any task or child exists.
-Status probe(
-    const Topology& topology, const std::vector<int>& cpus, bool wantFifo, bool* fifoAllowed, const std::set<int>* pinned)
+Status probe(const Topology& topology, const std::vector<int>& cpus, bool wantFifo, bool* fifoAllowed,
+    const std::set<int>* pinned)
 {
     std::set<int> distinct(cpus.begin(), cpus.end());
     if (pinned)
