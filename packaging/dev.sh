@@ -18,6 +18,7 @@ PACKAGES=(
     clang-format                              # the house format (.clang-format), checked by a test
     libbenchmark-tools python3-scipy          # compare.py reads our JSON (tested)
     xvfb xauth                                # GUI screenshots on headless machines
+    openssh-client openssh-server             # remote machines: the app runs ssh; tests run sshd on 127.0.0.1
     help2man groff-base                       # man pages from --help, checked by groff
     desktop-file-utils appstream dpkg-dev file # validating desktop files, building the .deb
 )
