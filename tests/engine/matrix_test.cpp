@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 #include "ctxscope/matrix.h"
+#include "ctxscope/sysinfo.h"
 #include "ctxscope/value_json.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <optional>
 #include <sched.h>
 #include <stop_token>
@@ -106,6 +108,32 @@ TEST(Matrix, AllPairsOfSpinMeasuresEveryPairButTheRefusedDiagonal)
     ASSERT_TRUE(c->oneWayNs.has_value());
     EXPECT_DOUBLE_EQ(*c->oneWayNs, c->medianNs / 2);
     EXPECT_EQ(matrixToJson(*m).at("cells")[0].at("one_way_ns"), *c->oneWayNs);
+}
+
+// A matrix reads the machine's caveats once and probes a CPU once; every pair still carries
+// those caveats and its own self-checks (where each task ran).
+TEST(Matrix, EveryPairKeepsItsSelfChecksAndTheMachineCaveats)
+{
+    const auto topo = twoCpuTopology();
+    if (!topo)
+        GTEST_SKIP() << "needs two allowed CPUs";
+    const int a = topo->allowedPus()[0];
+    const int b = topo->allowedPus()[1];
+    const std::vector<PuPair> pairs(3, PuPair { a, b, *relationOf(*topo, a, b) });
+    auto m = runMatrixPairs("futex", BenchMode::Thread, MatrixMode::AllPairs, *topo, pairs, RunBudget { 0.002, 1 });
+    ASSERT_TRUE(m.ok()) << m.error().message;
+    ASSERT_EQ(m->runs.size(), 3U);
+    const std::vector<std::string> caveats = machineWarnings(readSysInfo());
+    for (const RunResult& r : m->runs) {
+        for (const std::string& caveat : caveats)
+            EXPECT_NE(std::find(r.warnings.begin(), r.warnings.end(), caveat), r.warnings.end()) << caveat;
+        ASSERT_EQ(r.observed.tasks.size(), 2U);
+        EXPECT_EQ(r.observed.tasks[0].pinnedCpu, a);
+        EXPECT_EQ(r.observed.tasks[1].pinnedCpu, b);
+        for (const TaskObservation& t : r.observed.tasks)
+            EXPECT_EQ(t.cpusSeen, std::vector<int> { t.pinnedCpu }); // each pin confirmed in every pair
+    }
+    EXPECT_FALSE(runMatrixPairs("yield-not", BenchMode::Thread, MatrixMode::AllPairs, *topo, pairs, {}).ok());
 }
 
 TEST(Matrix, ACancelledMatrixKeepsTheFinishedPairs)

@@ -2,8 +2,11 @@
 #include "runpanel.h"
 #include "testtopologies.h"
 
+#include "ctxscope/protocol.h"
+
 #include <QComboBox>
 #include <QLineEdit>
+#include <QSpinBox>
 
 #include <gtest/gtest.h>
 
@@ -18,6 +21,12 @@ namespace {
 struct NoWorkingSetLeftBehind {
     RunPanel& panel;
     ~NoWorkingSetLeftBehind() { panel.setWorkingSet(QString()); }
+};
+
+// Nor a spin time other than the default.
+struct DefaultSpinLeftBehind {
+    RunPanel& panel;
+    ~DefaultSpinLeftBehind() { panel.setSpinNs(static_cast<int>(kDefaultSpinNs)); }
 };
 
 } // namespace
@@ -167,4 +176,38 @@ TEST(RunPanel, WorkingSetPersistsBetweenSessions)
     auto spec = again.spec();
     ASSERT_TRUE(spec.ok()) << spec.error().message;
     EXPECT_EQ(spec->wsBytes, 16U << 20);
+}
+
+TEST(RunPanel, SpinTimeIsAskedForSpinFutexOnlyAndReachesTheWorkerCommand)
+{
+    RunPanel panel;
+    const DefaultSpinLeftBehind restore { panel };
+    panel.setTopology(synthetic("pack:1 core:2 pu:1"));
+    panel.usePlacement(RunPanel::PlacementKind::Unpinned);
+    ASSERT_TRUE(panel.setBenchmark(QStringLiteral("futex")));
+    EXPECT_FALSE(panel.spinField()->isVisibleTo(&panel));
+    auto spec = panel.spec();
+    ASSERT_TRUE(spec.ok()) << spec.error().message;
+    EXPECT_FALSE(spec->spinNs.has_value()); // the engine refuses a spin time for futex
+
+    ASSERT_TRUE(panel.setBenchmark(QStringLiteral("spin-futex")));
+    EXPECT_TRUE(panel.spinField()->isVisibleTo(&panel));
+    panel.setSpinNs(750);
+    spec = panel.spec();
+    ASSERT_TRUE(spec.ok()) << spec.error().message;
+    EXPECT_EQ(spec->spinNs, 750U);
+    // What the worker is sent: the run command with the spin time in it.
+    const std::string line = protocol::commandLine(protocol::RunCommand { 1, *spec });
+    EXPECT_NE(line.find("\"spin_ns\":750"), std::string::npos) << line;
+    auto parsed = protocol::parseCommand(line);
+    ASSERT_TRUE(parsed.ok()) << parsed.error().message;
+    const auto* run = std::get_if<protocol::RunCommand>(&*parsed);
+    ASSERT_NE(run, nullptr);
+    EXPECT_EQ(run->spec.spinNs, 750U);
+
+    ASSERT_TRUE(panel.setBenchmark(QStringLiteral("spin")));
+    EXPECT_FALSE(panel.spinField()->isVisibleTo(&panel));
+    spec = panel.spec();
+    ASSERT_TRUE(spec.ok()) << spec.error().message;
+    EXPECT_FALSE(spec->spinNs.has_value());
 }

@@ -133,7 +133,8 @@ nlohmann::json heatmapFigures(const std::string& description)
             const int a = matrix->pus[i], b = matrix->pus[j];
             const Relation relation = *relationOf(*topology, a, b);
             const double ns = 80.0 * (1 + static_cast<int>(relation)) * spread(rng);
-            matrix->cells.push_back(MatrixCell { a, b, relation, ns, std::nullopt, true });
+            matrix->cells.push_back(
+                MatrixCell { a, b, relation, ns, std::nullopt, true, ns / 2 }); // spin: one-way is half
         }
     const std::shared_ptr<const MatrixResult> shown = matrix;
     HeatmapPlot heat;

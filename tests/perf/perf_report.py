@@ -56,6 +56,12 @@ def main():
         "{:.3f}" + (f" ({spin['runner_p50_ns']:.1f} vs {spin['bare_ns']:.1f} ns)" if spin else ""), "0.9-1.1",
         (0.9 <= spin["ratio"] <= 1.1) if spin else None, load_of(d, "spin"))
 
+    matrix = read(d, "matrix.json")
+    report["matrix"] = matrix
+    add("matrix spin --all-pairs: per pair x 8,128 pairs (128 PUs)", matrix and matrix["projected_8128_s"],
+        "{:.0f} s" + (f" ({matrix['per_pair_ms']:.1f} ms a pair)" if matrix else ""), "<= 180 s",
+        (matrix["projected_8128_s"] <= 180) if matrix else None, load_of(d, "matrix"))
+
     for policy, peers in (("OTHER", report["peers"]), ("FIFO", report["peers_fifo"])):
         for s in (peers or {}).get("summary", []):
             unit = "" if s["what"] == "switches/op" else " ns"

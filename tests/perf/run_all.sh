@@ -38,6 +38,11 @@ stamp "$OUT/spin.stamp.json"
 say "the interference accounting's cost on run syscall (perf_interference)"
 "$B/tests/perf/perf_interference" >"$OUT/interference.txt" || say "perf_interference: goal not met or could not run"
 
+# One pair of an all-pairs spin matrix, repeated: its time x 8,128 (the pairs of 128 PUs).
+say "time per pair of matrix spin --all-pairs (perf_matrix)"
+stamp "$OUT/matrix.stamp.json"
+"$B/tests/perf/perf_matrix" --json "$OUT/matrix.json" || true
+
 say "2/6 agreement with peers (compare-peers.sh), SCHED_OTHER then SCHED_FIFO"
 stamp "$OUT/peers.stamp.json"
 OUT="$OUT/peers.json" CPU=$CPU "$ROOT/tests/perf/compare-peers.sh" "$CLI" || say "compare-peers.sh failed"

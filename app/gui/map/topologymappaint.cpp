@@ -20,13 +20,6 @@ QColor mix(const QColor& a, const QColor& b, double t)
         static_cast<float>(a.blueF() + (b.blueF() - a.blueF()) * t));
 }
 
-// Black or white, whichever reads better on the fill (WCAG relative luminance).
-QColor textOn(const QColor& fill)
-{
-    const double luminance = 0.2126 * fill.redF() + 0.7152 * fill.greenF() + 0.0722 * fill.blueF();
-    return luminance > 0.45 ? QColor(Qt::black) : QColor(Qt::white);
-}
-
 QFont labelFont(const QFont& base, double pixels, bool bold)
 {
     QFont f = base;
@@ -36,6 +29,12 @@ QFont labelFont(const QFont& base, double pixels, bool bold)
 }
 
 } // namespace
+
+QColor TopologyMapWidget::textOn(const QColor& fill)
+{
+    const double luminance = 0.2126 * fill.redF() + 0.7152 * fill.greenF() + 0.0722 * fill.blueF();
+    return luminance > 0.45 ? QColor(Qt::black) : QColor(Qt::white);
+}
 
 TopologyMapWidget::Colors TopologyMapWidget::colors() const
 {
@@ -74,6 +73,8 @@ void TopologyMapWidget::paintEvent(QPaintEvent*)
             paintPu(painter, box, c);
         else
             paintBox(painter, box, c);
+    if (needsSmallLabels())
+        paintSmallLabels(painter, c);
     paintHighlight(painter, c);
 }
 
@@ -102,7 +103,7 @@ void TopologyMapWidget::paintBox(QPainter& painter, const LayoutBox& box, const 
     painter.setPen(QPen(c.border, 1));
     painter.setBrush(fill);
     painter.drawRect(box.rect.adjusted(0.5, 0.5, -0.5, -0.5));
-    if (box.labelRect.isEmpty() || m_layout.fontPixels < 5)
+    if (box.labelRect.isEmpty() || needsSmallLabels())
         return;
     painter.setFont(labelFont(font(), m_layout.fontPixels, hasBoldLabel(box.kind)));
     painter.setPen(c.text);
@@ -136,7 +137,7 @@ void TopologyMapWidget::paintPu(QPainter& painter, const LayoutBox& box, const C
         painter.setPen(QPen(c.highlight, 2));
         painter.drawRect(box.rect.adjusted(1, 1, -1, -1));
     }
-    if (m_layout.fontPixels < 5)
+    if (needsSmallLabels())
         return;
     painter.setFont(labelFont(font(), m_layout.fontPixels, !tasks.empty()));
     painter.setPen(textColor);

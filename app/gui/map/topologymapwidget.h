@@ -69,6 +69,11 @@ private:
     void paintBox(QPainter& painter, const LayoutBox& box, const Colors& colors) const;
     void paintPu(QPainter& painter, const LayoutBox& box, const Colors& colors) const;
     void paintHighlight(QPainter& painter, const Colors& colors) const;
+    // Black or white, whichever reads better on the fill (WCAG relative luminance).
+    static QColor textOn(const QColor& fill);
+    // Zoomed out too far for the layout's labels (topologymaplabels.cpp).
+    bool needsSmallLabels() const;
+    void paintSmallLabels(QPainter& painter, const Colors& colors) const;
     QString puToolTip(const LayoutBox& box) const;
     QString containerToolTip(const LayoutBox& box) const;
     void emitSelection();

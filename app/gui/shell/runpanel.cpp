@@ -75,6 +75,13 @@ RunPanel::RunPanel(QWidget* parent)
     m_ws = new QLineEdit(this);
     m_ws->setPlaceholderText(tr("none (e.g. 4096, 64K, 16M, 1G)"));
     m_ws->setClearButtonEnabled(true);
+    m_spinNs = new QSpinBox(this);
+    m_spinNs->setRange(0, static_cast<int>(kMaxSpinNs));
+    m_spinNs->setSingleStep(500);
+    m_spinNs->setValue(static_cast<int>(kDefaultSpinNs));
+    m_spinNs->setSuffix(tr(" ns spinning before sleeping"));
+    m_spinNs->setToolTip(tr("How long a waiting task spins on the futex word before it sleeps on it (--spin-ns); 0 "
+                            "sleeps at once"));
     m_problem = new QLabel(this);
     m_problem->setWordWrap(true);
     m_problem->setStyleSheet(QStringLiteral("color:#b02a37;"));
@@ -84,7 +91,7 @@ RunPanel::RunPanel(QWidget* parent)
     m_progress->setFormat(tr("%p%"));
     m_eta = noteLabel(this);
 
-    auto* form = new QFormLayout;
+    auto* form = m_form = new QFormLayout;
     form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
     form->addRow(tr("&Benchmark:"), m_bench);
     form->addRow(m_benchInfo);
@@ -93,6 +100,7 @@ RunPanel::RunPanel(QWidget* parent)
     form->addRow(m_placementInfo);
     form->addRow(tr("&Tasks:"), m_tasks);
     form->addRow(tr("&Working set:"), m_ws);
+    form->addRow(tr("&Spin:"), m_spinNs);
     form->addRow(tr("&Length:"), m_lengthKind);
     form->addRow(QString(), m_minTime);
     form->addRow(QString(), m_iterations);
@@ -115,6 +123,7 @@ RunPanel::RunPanel(QWidget* parent)
         connect(box, &QComboBox::currentIndexChanged, this, &RunPanel::specChanged);
     connect(m_tasks, &QSpinBox::valueChanged, this, &RunPanel::updatePlacementInfo);
     connect(m_ws, &QLineEdit::textChanged, this, &RunPanel::specChanged);
+    connect(m_spinNs, &QSpinBox::valueChanged, this, &RunPanel::specChanged);
     connect(this, &RunPanel::specChanged, this, &RunPanel::showProblem);
     benchmarkChanged();
 }
@@ -152,6 +161,8 @@ void RunPanel::benchmarkChanged()
     m_tasks->setValue(info->defaultTasks);
     m_tasks->setEnabled(ring);
     m_ws->setEnabled(info->workingSet);
+    // The row, label included, appears only for the benchmark that spins then sleeps.
+    m_form->setRowVisible(m_spinNs, info->spinThenSleep);
     updatePlacementInfo();
 }
 
@@ -184,6 +195,7 @@ void RunPanel::loadSettings()
     m_repetitions->setValue(settings.value(QStringLiteral("repetitions"), m_repetitions->value()).toInt());
     m_policy->setCurrentIndex(std::max(0, m_policy->findText(settings.value(QStringLiteral("policy")).toString())));
     m_ws->setText(settings.value(QStringLiteral("workingSet")).toString());
+    m_spinNs->setValue(settings.value(QStringLiteral("spinNs"), m_spinNs->value()).toInt());
     emit specChanged();
 }
 
@@ -201,6 +213,7 @@ void RunPanel::saveSettings() const
     settings.setValue(QStringLiteral("repetitions"), m_repetitions->value());
     settings.setValue(QStringLiteral("policy"), m_policy->currentText());
     settings.setValue(QStringLiteral("workingSet"), m_ws->text());
+    settings.setValue(QStringLiteral("spinNs"), m_spinNs->value());
 }
 
 void RunPanel::runStarted()

@@ -13,6 +13,7 @@
 
 class QAction;
 class QComboBox;
+class QFormLayout;
 class QDoubleSpinBox;
 class QLabel;
 class QLineEdit;
@@ -56,6 +57,8 @@ public:
     void setRepetitions(int repetitions);
     // The working set each task touches per op, as typed: 4096, 64K, 16M, 1G; empty: none.
     void setWorkingSet(const QString& text);
+    // spin-futex: how long a waiting task spins before it sleeps, in ns (the CLI's --spin-ns).
+    void setSpinNs(int ns);
 
     void loadSettings();
     void saveSettings() const;
@@ -69,6 +72,7 @@ public:
     QComboBox* placementChooser() const { return m_placement; }
     QProgressBar* progressBar() const { return m_progress; }
     QLineEdit* workingSetField() const { return m_ws; }
+    QSpinBox* spinField() const { return m_spinNs; }
 
 signals:
     void specChanged(); // any choice changed: Run's availability may change
@@ -94,6 +98,8 @@ private:
     QSpinBox* m_repetitions = nullptr;
     QComboBox* m_policy = nullptr;
     QLineEdit* m_ws = nullptr;
+    QSpinBox* m_spinNs = nullptr; // its row is shown for spin-futex only
+    QFormLayout* m_form = nullptr;
     QLabel* m_problem = nullptr;
     QProgressBar* m_progress = nullptr;
     QLabel* m_eta = nullptr;

@@ -135,6 +135,8 @@ void RunPanel::setRepetitions(int repetitions) { m_repetitions->setValue(repetit
 
 void RunPanel::setWorkingSet(const QString& text) { m_ws->setText(text); }
 
+void RunPanel::setSpinNs(int ns) { m_spinNs->setValue(ns); }
+
 Expected<BenchSpec> RunPanel::spec() const
 {
     const BenchInfo* info = currentBench();
@@ -154,6 +156,8 @@ Expected<BenchSpec> RunPanel::spec() const
     if (!ws)
         return ws.error();
     spec.wsBytes = *ws;
+    if (info->spinThenSleep)
+        spec.spinNs = static_cast<std::uint64_t>(m_spinNs->value());
     switch (placementKind()) {
     case PlacementKind::Unpinned:
         spec.relation = Relation::Unpinned;

@@ -75,6 +75,11 @@ MatrixCell matrixCellOf(int a, int b, const RunResult& run, bool measured);
 Expected<MatrixResult> runMatrix(const std::string& bench, BenchMode mode, MatrixMode matrixMode,
     const Topology& topology, const RunBudget& options, const std::function<void(const MatrixProgress&)>& progress = {},
     std::stop_token stop = {});
+// What runMatrix does once it knows its pairs: measures them in this order. tests/perf gives it
+// one pair many times to time a pair of a large matrix on a small machine.
+Expected<MatrixResult> runMatrixPairs(const std::string& bench, BenchMode mode, MatrixMode matrixMode,
+    const Topology& topology, const std::vector<PuPair>& pairs, const RunBudget& options,
+    const std::function<void(const MatrixProgress&)>& progress = {}, std::stop_token stop = {});
 
 // One cell: {"cpus": [a, b], "relation", "median_ns", "per_switch_ns" (or null), "measured"}.
 nlohmann::json matrixCellToJson(const MatrixCell& cell);

@@ -8,9 +8,12 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
+#include <set>
 #include <span>
 #include <stop_token>
 #include <string_view>
+#include <vector>
 
 namespace ctxscope {
 
@@ -36,6 +39,20 @@ struct RunCallbacks {
     std::function<void(const Progress&)> progress;
 };
 
+// What a caller that runs many benchmarks in a row (a matrix: thousands of short runs) learns
+// once instead of every run learning it again; runBenchmark fills it in. The machine's and the
+// build's caveats are read from /proc and /sys (which grows with the CPU count); a CPU an
+// earlier run pinned its task to needs no probe thread again (every task still confirms its own
+// pin with sched_getcpu, and every self-check still runs per run).
+struct RunContext {
+    std::optional<std::vector<std::string>> machineWarnings;
+    std::set<int> pinnedCpus;
+    // Scan every task before and after each run to name the busiest other tasks: a few ms
+    // per run (docs/performance.md). A matrix leaves it off: its pairs still account every
+    // CPU's other-task, steal and interrupt shares and are flagged when disturbed.
+    bool nameInterferingTasks = true;
+};
+
 // Checks a spec against the topology before anything is allocated or started: the
 // benchmark, counts, times, mode, the CPUs (each pinned once in a probe thread, so a CPU
 // outside the allowed set gives the placement layer's message). Errors are bad input.
@@ -45,8 +62,8 @@ Expected<Placement> checkSpec(const BenchSpec& spec, const Topology& topology);
 // A stop request ends it within about 20 ms with every thread joined and every child
 // reaped, and gives an Error ("the run was cancelled"). A task that dies is an Error
 // within about 20 ms. Errors from checkSpec come back unchanged.
-Expected<RunResult> runBenchmark(
-    const BenchSpec& spec, const Topology& topology, const RunCallbacks& callbacks = {}, std::stop_token stop = {});
+Expected<RunResult> runBenchmark(const BenchSpec& spec, const Topology& topology, const RunCallbacks& callbacks = {},
+    std::stop_token stop = {}, RunContext* context = nullptr);
 
 // The smallest K in 1, 2, 5, 10, 20, 50 ... for which one clock read costs under 1% of a
 // sample of K ops (what the runner uses when BenchSpec::opsPerSample is 0).

@@ -27,6 +27,16 @@ MatrixCell matrixCellOf(int a, int b, const RunResult& r, bool measured)
 
 namespace {
 
+Expected<const BenchInfo*> matrixBench(const std::string& bench)
+{
+    const BenchInfo* info = findBenchmark(bench);
+    if (!info)
+        return makeError("unknown benchmark '" + bench + "'");
+    if (info->minTasks != 2 || info->maxTasks != 2)
+        return makeError("a matrix needs a two-task benchmark (spin, spin-futex, futex, pipe or yield), not " + bench);
+    return info;
+}
+
 // The pairs to measure. All pairs: every pair of allowed PUs (a <= b), without the same-PU
 // diagonal for a busy-waiting benchmark, which refuses it.
 Expected<std::vector<PuPair>> pairsToRun(const BenchInfo& info, MatrixMode mode, const Topology& topology)
@@ -46,12 +56,12 @@ Expected<std::vector<PuPair>> pairsToRun(const BenchInfo& info, MatrixMode mode,
 // All pairs: short runs, repeated with twice the time while the repetitions disagree; the
 // steadiest run is kept. Classes: one run with the caller's budget.
 Expected<RunResult> measurePair(BenchSpec spec, MatrixMode mode, const Topology& topology,
-    const RunCallbacks& callbacks, std::stop_token stop, int& attempts)
+    const RunCallbacks& callbacks, std::stop_token stop, RunContext& context, int& attempts)
 {
     std::optional<RunResult> best;
     const int maxAttempts = mode == MatrixMode::AllPairs ? kMatrixMaxAttempts : 1;
     for (attempts = 1;; ++attempts) {
-        auto r = runBenchmark(spec, topology, callbacks, stop);
+        auto r = runBenchmark(spec, topology, callbacks, stop, &context);
         if (!r)
             return r;
         // The matrix keeps many runs: their raw samples would cost more memory than they tell.
@@ -76,15 +86,21 @@ Expected<MatrixResult> runMatrix(const std::string& bench, BenchMode mode, Matri
     const Topology& topology, const RunBudget& options, const std::function<void(const MatrixProgress&)>& progress,
     std::stop_token stop)
 {
-    const BenchInfo* info = findBenchmark(bench);
+    auto info = matrixBench(bench);
     if (!info)
-        return makeError("unknown benchmark '" + bench + "'");
-    if (info->minTasks != 2 || info->maxTasks != 2)
-        return makeError("a matrix needs a two-task benchmark (spin, spin-futex, futex, pipe or yield), not " + bench);
-    auto toRun = pairsToRun(*info, matrixMode, topology);
+        return info.error();
+    auto toRun = pairsToRun(**info, matrixMode, topology);
     if (!toRun)
         return toRun.error();
+    return runMatrixPairs(bench, mode, matrixMode, topology, *toRun, options, progress, std::move(stop));
+}
 
+Expected<MatrixResult> runMatrixPairs(const std::string& bench, BenchMode mode, MatrixMode matrixMode,
+    const Topology& topology, const std::vector<PuPair>& toRun, const RunBudget& options,
+    const std::function<void(const MatrixProgress&)>& progress, std::stop_token stop)
+{
+    if (auto info = matrixBench(bench); !info)
+        return info.error();
     MatrixResult out;
     out.bench = bench;
     out.mode = mode;
@@ -92,11 +108,13 @@ Expected<MatrixResult> runMatrix(const std::string& bench, BenchMode mode, Matri
     out.pus = topology.allowedPus();
     std::map<std::pair<int, int>, std::size_t> measuredAt; // pair -> index in runs
     std::map<Relation, std::size_t> byClass;
-    const int n = static_cast<int>(toRun->size());
+    const int n = static_cast<int>(toRun.size());
     const auto started = std::chrono::steady_clock::now();
     double estimate = 0;
+    RunContext context; // what the pairs share: the machine's caveats, read once; the CPUs pinned so far
+    context.nameInterferingTasks = false; // thousands of runs: no scan of every task per pair
     for (int i = 0; i < n && !out.cancelled; ++i) {
-        const PuPair& p = (*toRun)[static_cast<std::size_t>(i)];
+        const PuPair& p = toRun[static_cast<std::size_t>(i)];
         BenchSpec spec;
         spec.bench = bench;
         spec.mode = mode;
@@ -111,7 +129,7 @@ Expected<MatrixResult> runMatrix(const std::string& bench, BenchMode mode, Matri
                 progress(MatrixProgress { i, n, p.a, p.b, (i + pr.fraction) / n, nullptr, {}, estimate, attempts });
             };
         }
-        auto r = measurePair(spec, matrixMode, topology, callbacks, stop, attempts);
+        auto r = measurePair(spec, matrixMode, topology, callbacks, stop, context, attempts);
         if (stop.stop_requested()) {
             out.cancelled = true; // this pair did not finish; the ones before it did
             break;

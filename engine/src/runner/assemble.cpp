@@ -247,7 +247,7 @@ RunResult assembleResult(RunFacts facts, Measurement&& m, const ControlBlock& bl
         if (std::string s = disturbedWarning(*r.interference); !s.empty())
             w.push_back(std::move(s));
     // The machine's and the build's own caveats (VM, governor, debug or sanitizer build).
-    for (std::string& s : machineWarnings(readSysInfo()))
+    for (std::string& s : facts.machineWarnings)
         w.push_back(std::move(s));
     return r;
 }

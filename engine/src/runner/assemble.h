@@ -21,6 +21,7 @@ struct RunFacts {
     std::vector<std::string> warnings; // found before the run (policy refused, ...)
     std::optional<SyscallCheck> syscalls; // counted after the run
     const InterferenceMeter* interference = nullptr; // marked between the measured repetitions
+    std::vector<std::string> machineWarnings; // the machine's and the build's caveats (VM, governor, debug build)
     double seconds = 0;
 };
 

@@ -11,6 +11,8 @@
 #include "runner/syscall_count.h"
 #include "runner/validate.h"
 
+#include "ctxscope/sysinfo.h"
+
 #include <algorithm>
 #include <chrono>
 #include <fmt/core.h>
@@ -112,12 +114,12 @@ Error explainFailure(
 
 } // namespace
 
-Expected<RunResult> runBenchmark(
-    const BenchSpec& spec, const Topology& topology, const RunCallbacks& callbacks, std::stop_token stop)
+Expected<RunResult> runBenchmark(const BenchSpec& spec, const Topology& topology, const RunCallbacks& callbacks,
+    std::stop_token stop, RunContext* context)
 {
     const auto started = std::chrono::steady_clock::now();
     bool fifoAllowed = false;
-    auto placement = run::checkSpecAndProbe(spec, topology, &fifoAllowed);
+    auto placement = run::checkSpecAndProbe(spec, topology, &fifoAllowed, context ? &context->pinnedCpus : nullptr);
     if (!placement)
         return placement.error();
     if (stop.stop_requested())
@@ -173,7 +175,7 @@ Expected<RunResult> runBenchmark(
         const bool holdsSwitches = info.switchesPerOp(tasks, placement->onePu()) > 0;
         run::RepetitionHooks hooks;
         if (spec.accountInterference) {
-            meter.emplace(measuredTasks(*block, spec.mode));
+            meter.emplace(measuredTasks(*block, spec.mode), !context || context->nameInterferingTasks);
             hooks.before = [&] { meter->begin(); };
             hooks.after = [&](bool last) { meter->mark(last); };
         }
@@ -187,6 +189,14 @@ Expected<RunResult> runBenchmark(
         return explainFailure(*block, **group, driver, stop);
     if (info.syscallsPerOp >= 0 && !stop.stop_requested())
         facts.syscalls = run::countSyscalls(**kernel, syscallPassOps(measured->running.mean()), info.syscallsPerOp);
+    if (context) {
+        if (!context->machineWarnings)
+            context->machineWarnings = machineWarnings(readSysInfo());
+        facts.machineWarnings = *context->machineWarnings;
+        context->pinnedCpus.insert(placement->cpus.begin(), placement->cpus.end());
+    } else {
+        facts.machineWarnings = machineWarnings(readSysInfo());
+    }
     facts.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     return run::assembleResult(std::move(facts), std::move(*measured), *block);
 }

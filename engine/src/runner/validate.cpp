@@ -190,11 +190,19 @@ Status checkBusyWaitPlacement(const BenchInfo& info, const Placement& placement,
 
 // Pins a short-lived thread to each CPU in turn, so a CPU that cannot be used fails here
 // with the placement layer's own message, before any task or child exists.
-Status probe(const Topology& topology, const std::vector<int>& cpus, bool wantFifo, bool* fifoAllowed)
+Status probe(const Topology& topology, const std::vector<int>& cpus, bool wantFifo, bool* fifoAllowed,
+    const std::set<int>* pinned)
 {
-    const std::set<int> distinct(cpus.begin(), cpus.end());
+    std::set<int> distinct(cpus.begin(), cpus.end());
+    if (pinned)
+        std::erase_if(distinct, [&](int cpu) { return pinned->contains(cpu); });
     Status result;
     bool fifo = false;
+    if (distinct.empty() && !wantFifo) {
+        if (fifoAllowed)
+            *fifoAllowed = false;
+        return result;
+    }
     try {
         std::thread t([&] {
             for (int cpu : distinct) {
@@ -219,7 +227,8 @@ Status probe(const Topology& topology, const std::vector<int>& cpus, bool wantFi
 
 } // namespace
 
-Expected<Placement> checkSpecAndProbe(const BenchSpec& spec, const Topology& topology, bool* fifoAllowed)
+Expected<Placement> checkSpecAndProbe(
+    const BenchSpec& spec, const Topology& topology, bool* fifoAllowed, const std::set<int>* pinned)
 {
     const BenchInfo* info = findBenchmark(spec.bench);
     if (!info)
@@ -243,7 +252,7 @@ Expected<Placement> checkSpecAndProbe(const BenchSpec& spec, const Topology& top
         return s.error();
     if (!topology.isThisSystem())
         return makeError("measuring needs this machine's live topology, not " + topology.origin());
-    if (Status s = probe(topology, placement->cpus, spec.policy == SchedPolicy::Fifo, fifoAllowed); !s)
+    if (Status s = probe(topology, placement->cpus, spec.policy == SchedPolicy::Fifo, fifoAllowed, pinned); !s)
         return s.error();
     return placement;
 }
