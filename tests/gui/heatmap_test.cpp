@@ -109,7 +109,7 @@ TEST(Heatmap, ClickingACellOfA512PuMatrixPlacesThePairOnTheMap)
     MainWindow window;
     window.resize(1920, 1200); // at 1280 x 800 a cell of 512 is under a pixel wide
     window.setTopology(topology);
-    window.addMatrix(allPairs(topology, "spin"), QStringLiteral("a test matrix"));
+    window.store()->addMatrix(allPairs(topology, "spin"), QStringLiteral("a test matrix"));
     window.show();
     HeatmapPlot* heat = window.plots()->heatmapPlot();
     heat->plot()->replot();

@@ -5,6 +5,7 @@
 #include "lessonsession.h"
 #include "lessonviews.h"
 #include "mainwindow.h"
+#include "lessoncontroller.h"
 #include "plotsview.h"
 #include "resultsmodel.h"
 #include "testresults.h"
@@ -27,8 +28,8 @@ TEST(LessonViews, TheModeSwitchLessonRunOffscreenFillsTheLadderAndItsConclusion)
     ASSERT_TRUE(live.ok());
     MainWindow window;
     window.setTopology(*live);
-    QSignalSpy done(&window, &MainWindow::lessonFinished);
-    const Status started = window.startLesson(QStringLiteral("mode-switch"));
+    QSignalSpy done(window.lessons(), &LessonController::finished);
+    const Status started = window.lessons()->start(QStringLiteral("mode-switch"));
     ASSERT_TRUE(started.ok()) << started.error().message;
     ASSERT_TRUE(done.wait(300'000));
     ASSERT_TRUE(done.at(0).at(0).toBool());

@@ -23,8 +23,9 @@ bool DocumentReader::read(const QString& path, DocumentKind kind)
         return false;
     m_kind = kind;
     m_cancel = std::make_shared<CancelFlag>(false);
-    m_watcher.setFuture(QtConcurrent::run([path, kind, flag = m_cancel] {
-        return std::make_shared<Expected<OpenedDocument>>(readDocument(path, kind, flag.get()));
+    m_progress = std::make_shared<ReadProgress>(); // the bar starts from nothing
+    m_watcher.setFuture(QtConcurrent::run([path, kind, flag = m_cancel, progress = m_progress] {
+        return std::make_shared<Expected<OpenedDocument>>(readDocument(path, kind, flag.get(), progress.get()));
     }));
     return true;
 }
