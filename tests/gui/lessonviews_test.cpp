@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
 // A lesson draws the view that makes its point and the numbers of its own runs.
 #include "ladderplot.h"
+#include "lessoncontroller.h"
 #include "lessonpanel.h"
 #include "lessonsession.h"
 #include "lessonviews.h"
 #include "mainwindow.h"
-#include "lessoncontroller.h"
 #include "plotsview.h"
 #include "resultsmodel.h"
 #include "testresults.h"

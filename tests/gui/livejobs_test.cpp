@@ -3,11 +3,11 @@
 // as they arrive. Uses only what the live machine reports (its allowed PUs and caches).
 #include "heatmapplot.h"
 #include "mainwindow.h"
-#include "runlauncher.h"
 #include "plotsview.h"
 #include "qcp.h"
 #include "resultsmodel.h"
 #include "runcoordinator.h"
+#include "runlauncher.h"
 #include "workingsetplot.h"
 
 #include <QSignalSpy>

@@ -2,16 +2,16 @@
 // Runs through a real `ctxscope-cli worker` (CTXSCOPE_CLI, set by the test main to the one
 // built with the tests). Uses only what the live machine reports: its first allowed PU.
 #include "distributionplot.h"
+#include "lessoncontroller.h"
 #include "lessonsession.h"
 #include "liveplot.h"
 #include "mainwindow.h"
-#include "runlauncher.h"
-#include "lessoncontroller.h"
 #include "plotsview.h"
 #include "qcp.h"
 #include "resultsmodel.h"
 #include "runcontroller.h"
 #include "runcoordinator.h"
+#include "runlauncher.h"
 #include "runpanel.h"
 #include "statuspanel.h"
 #include "topologymappanel.h"

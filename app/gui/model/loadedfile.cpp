@@ -149,8 +149,8 @@ Expected<nlohmann::json> parseOnce(
 
 } // namespace
 
-Expected<OpenedDocument> parseDocument(const std::string& text, const QString& name, DocumentKind kind,
-    const CancelFlag* cancel, ReadProgress* progress)
+Expected<OpenedDocument> parseDocument(
+    const std::string& text, const QString& name, DocumentKind kind, const CancelFlag* cancel, ReadProgress* progress)
 {
     const auto fail = [&](const std::string& message) {
         return message == kCancelled ? makeError(message) : makeError(name.toStdString() + ": " + message);
@@ -215,8 +215,7 @@ Expected<OpenedDocument> readDocument(
             return makeError(kCancelled);
         const qint64 slice = std::min<qint64>(size - at, 16 * static_cast<qint64>(kProgressStep));
         if (in.read(text.data() + at, slice) != slice)
-            return makeError(
-                path.toStdString() + ": could not be read in one piece (did it change while being read?)");
+            return makeError(path.toStdString() + ": could not be read in one piece (did it change while being read?)");
         at += slice;
         if (progress)
             progress->read.store(at, std::memory_order_relaxed);

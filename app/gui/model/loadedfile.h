@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "plotdata.h"
 #include "sessionfile.h"
 #include "workingsetdata.h"
 
@@ -34,6 +35,8 @@ struct OpenedDocument {
     QString path; // as given to readDocument, for messages
     LoadedFile file;
     std::optional<Session> session; // when file.session and the kind reads sessions
+    // One per session run, when prepared (DocumentReader does, on its thread).
+    std::vector<std::shared_ptr<const PreparedTrace>> traces;
 };
 
 // Set from another thread to stop a parse early; the parse then fails with kCancelled.
@@ -51,8 +54,8 @@ struct ReadProgress {
 // Reads a file once into one buffer, pre-scans it (checkJsonDocument: a bracket bomb is
 // refused before any document is built) and parses it once. Malformed files are refused
 // with a message naming the file and the problem. Safe to call off the GUI thread.
-Expected<OpenedDocument> readDocument(const QString& path, DocumentKind kind, const CancelFlag* cancel = nullptr,
-    ReadProgress* progress = nullptr);
+Expected<OpenedDocument> readDocument(
+    const QString& path, DocumentKind kind, const CancelFlag* cancel = nullptr, ReadProgress* progress = nullptr);
 Expected<OpenedDocument> parseDocument(const std::string& text, const QString& name, DocumentKind kind,
     const CancelFlag* cancel = nullptr, ReadProgress* progress = nullptr);
 

@@ -59,8 +59,8 @@ json lessonsToJson(const std::vector<LessonRecord>& lessons)
         json steps = json::array();
         for (const LessonRecord::Step& step : l.steps)
             steps.push_back({ { "label", step.label }, { "outcome", step.outcome } });
-        out.push_back(
-            { { "id", l.id }, { "steps", std::move(steps) }, { "conclusion", l.conclusion }, { "finished", l.finished } });
+        out.push_back({ { "id", l.id }, { "steps", std::move(steps) }, { "conclusion", l.conclusion },
+            { "finished", l.finished } });
     }
     return out;
 }
@@ -86,7 +86,8 @@ Expected<std::vector<LessonRecord>> lessonsFromJson(const json& lessons)
                 error = "field '" + where + "conclusion' should hold sentences";
         if (!error.empty())
             return makeError(error);
-        LessonRecord record { id.get<std::string>(), {}, conclusion.get<std::vector<std::string>>(), finished.get<bool>() };
+        LessonRecord record { id.get<std::string>(), {}, conclusion.get<std::vector<std::string>>(),
+            finished.get<bool>() };
         for (const json& step : steps)
             record.steps.push_back({ step["label"].get<std::string>(), step["outcome"].get<std::string>() });
         out.push_back(std::move(record));
@@ -115,9 +116,9 @@ json sessionToJson(const Session& s)
         compared.push_back({ { "origin", s.compared[i].origin.toStdString() },
             { "context", i < s.comparedContexts.size() ? s.comparedContexts[i] : json::object() },
             { "benchmarks", resultsArray(s.compared[i].results) } });
-    json out { { "ctxscope_session", kSessionFormatVersion }, { "topology_xml", s.topologyXml }, { "context", s.context },
-        { "sysinfo", s.sysinfo }, { "benchmarks", resultsArray(s.runs) }, { "sweeps", std::move(sweeps) },
-        { "matrices", std::move(matrices) }, { "compare", std::move(compared) } };
+    json out { { "ctxscope_session", kSessionFormatVersion }, { "topology_xml", s.topologyXml },
+        { "context", s.context }, { "sysinfo", s.sysinfo }, { "benchmarks", resultsArray(s.runs) },
+        { "sweeps", std::move(sweeps) }, { "matrices", std::move(matrices) }, { "compare", std::move(compared) } };
     if (!s.lessons.empty())
         out["lessons"] = lessonsToJson(s.lessons);
     return out;

@@ -14,8 +14,8 @@ namespace {
 QString qs(std::string_view text) { return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size())); }
 } // namespace
 
-LessonSession::LessonSession(RunCoordinator& runs, SessionStore& store, const LessonInfo& info,
-    std::vector<LessonStep> steps, QObject* parent)
+LessonSession::LessonSession(
+    RunCoordinator& runs, SessionStore& store, const LessonInfo& info, std::vector<LessonStep> steps, QObject* parent)
     : QObject(parent)
     , m_runs(runs)
     , m_store(store)
@@ -118,7 +118,8 @@ QString lessonHtml(const LessonRecord& lesson)
     }
     out += QStringLiteral("<p>%1</p><ol>").arg(LessonSession::tr("Experiments on this machine:"));
     for (const LessonRecord::Step& step : lesson.steps) {
-        const QString outcome = step.outcome.empty() ? LessonSession::tr("waiting") : QString::fromStdString(step.outcome);
+        const QString outcome
+            = step.outcome.empty() ? LessonSession::tr("waiting") : QString::fromStdString(step.outcome);
         out += QStringLiteral("<li>%1 — <b>%2</b></li>")
                    .arg(QString::fromStdString(step.label).toHtmlEscaped(), outcome.toHtmlEscaped());
     }

@@ -28,8 +28,8 @@ QString lessonHtml(const LessonRecord& lesson);
 class LessonSession : public QObject {
     Q_OBJECT
 public:
-    LessonSession(RunCoordinator& runs, SessionStore& store, const LessonInfo& info,
-        std::vector<LessonStep> steps, QObject* parent = nullptr);
+    LessonSession(RunCoordinator& runs, SessionStore& store, const LessonInfo& info, std::vector<LessonStep> steps,
+        QObject* parent = nullptr);
 
     void start();
     bool isFinished() const { return m_finished; }

@@ -19,8 +19,8 @@ namespace {
 constexpr int kSettleMs = 300;
 } // namespace
 
-ScriptedSession::ScriptedSession(RunLauncher& launcher, LessonController& lessons, PlotsView& plots,
-    QWidget& window, std::vector<ScriptedRun> runs, QObject* parent)
+ScriptedSession::ScriptedSession(RunLauncher& launcher, LessonController& lessons, PlotsView& plots, QWidget& window,
+    std::vector<ScriptedRun> runs, QObject* parent)
     : QObject(parent)
     , m_launcher(launcher)
     , m_lessons(lessons)

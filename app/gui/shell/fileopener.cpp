@@ -70,6 +70,7 @@ void FileOpener::next()
         m_progress->setAutoClose(false);
         connect(m_progress, &QProgressDialog::canceled, this, &FileOpener::cancel);
     }
+    m_progress->setCancelButtonText(tr("Cancel"));
     m_progress->setValue(0);
     showProgress();
     m_poll.start();
@@ -85,9 +86,10 @@ void FileOpener::showProgress()
     const qint64 parsed = p.parsed.load();
     // Reading the file and parsing it count half each: both go through every byte.
     m_progress->setValue(static_cast<int>((read + parsed) * (kSteps / 2) / total));
-    m_progress->setLabelText(read < total ? tr("Reading %1: %2 of %3 MB…").arg(m_name, megabytes(read), megabytes(total))
-            : parsed < total             ? tr("Parsing %1: %2 of %3 MB…").arg(m_name, megabytes(parsed), megabytes(total))
-                                         : tr("Building what %1 holds…").arg(m_name));
+    m_progress->setLabelText(read < total
+            ? tr("Reading %1: %2 of %3 MB…").arg(m_name, megabytes(read), megabytes(total))
+            : parsed < total ? tr("Parsing %1: %2 of %3 MB…").arg(m_name, megabytes(parsed), megabytes(total))
+                             : tr("Building what %1 holds…").arg(m_name));
 }
 
 void FileOpener::available(std::shared_ptr<OpenedDocument> document, DocumentKind kind)
@@ -97,10 +99,19 @@ void FileOpener::available(std::shared_ptr<OpenedDocument> document, DocumentKin
         // Drawing a run's samples takes milliseconds each: one run per turn keeps the window live.
         m_runs = std::move(document->session->runs);
         std::reverse(m_runs.begin(), m_runs.end());
+        m_traces = std::move(document->traces);
+        m_traces.resize(m_runs.size());
+        std::reverse(m_traces.begin(), m_traces.end());
         m_runsTotal = m_runs.size();
         document->session->runs.clear();
         m_origin = document->file.name;
-        if (const Status shown = m_files.showDocument(std::move(*document)); !shown) {
+        // From here the session is being replaced: the runs join in a second or so (their
+        // curves were prepared on the reader's thread), and a Cancel could only leave half of
+        // them, so the button goes until they are in.
+        if (m_progress)
+            m_progress->setCancelButtonText(QString());
+        const Status shown = m_files.showDocument(std::move(*document));
+        if (!shown) {
             m_runs.clear();
             done(false, QString::fromStdString(shown.error().message));
             return;
@@ -127,7 +138,9 @@ void FileOpener::addNextRun()
     std::vector<RunResult> one;
     one.push_back(std::move(m_runs.back()));
     m_runs.pop_back();
-    m_files.addResultRows(std::move(one), m_origin);
+    std::vector<std::shared_ptr<const PreparedTrace>> trace { std::move(m_traces.back()) };
+    m_traces.pop_back();
+    m_files.addResultRows(std::move(one), m_origin, std::move(trace));
     QTimer::singleShot(0, this, &FileOpener::addNextRun);
 }
 

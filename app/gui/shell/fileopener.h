@@ -23,7 +23,9 @@ class SessionFiles;
 // Opening files from the File menu and the command line: each is parsed on a
 // DocumentReader's thread behind a progress dialog (the bytes of the file read and parsed,
 // then the runs added) with Cancel, one after the other; what was read joins the session on
-// the GUI thread. Cancel drops the file being read and those queued: the session stays as it was.
+// the GUI thread. Cancel drops the file being read and those queued: the session stays as it
+// was. It answers while the file is read, parsed and built; once a session starts replacing
+// the one shown (its runs join one per turn, a second or so for 200 MB) it is hidden.
 class FileOpener : public QObject {
     Q_OBJECT
 public:
@@ -60,6 +62,7 @@ private:
     DocumentKind m_kind = DocumentKind::Results;
     QString m_name; // of the file being read
     std::vector<RunResult> m_runs; // of a session being shown, the last first
+    std::vector<std::shared_ptr<const PreparedTrace>> m_traces; // theirs, in the same order
     std::size_t m_runsTotal = 0;
     QString m_origin; // their file
     bool m_reportErrors = true;

@@ -86,9 +86,8 @@ Status LessonController::start(const QString& id)
         m_lesson->deleteLater();
     m_lesson = new LessonSession(*m_parts.runs, *m_parts.store, *info, std::move(*steps), this);
     connect(m_lesson, &LessonSession::finished, this, [this](bool completed) {
-        m_parts.window->statusBar()->showMessage(completed
-                ? tr("Lesson done: its conclusion is in the lesson panel.")
-                : tr("The lesson stopped before its conclusion."),
+        m_parts.window->statusBar()->showMessage(completed ? tr("Lesson done: its conclusion is in the lesson panel.")
+                                                           : tr("The lesson stopped before its conclusion."),
             15000);
         emit finished(completed);
     });

@@ -18,8 +18,8 @@
 
 #include <cstdio>
 #include <memory>
-#include <utility>
 #include <string_view>
+#include <utility>
 
 using ctxscope::Topology;
 using ctxscope::gui::ScriptedRun;
@@ -190,8 +190,8 @@ int main(int argc, char** argv)
     ScriptedSession* session = nullptr;
     if (!runs.empty() || !lesson.isEmpty() || parser.isSet(shotOpt) || parser.isSet(quitOpt) || !view.isEmpty()
         || parser.isSet(saveOpt)) {
-        session = new ScriptedSession(*window.launcher(), *window.lessons(), *window.plots(), window,
-            std::move(runs), &window);
+        session = new ScriptedSession(
+            *window.launcher(), *window.lessons(), *window.plots(), window, std::move(runs), &window);
         session->setScreenshot(parser.value(shotOpt));
         session->setQuit(parser.isSet(quitOpt));
         session->setView(view);
@@ -221,8 +221,8 @@ int main(int argc, char** argv)
         [](bool, const QString& message, ctxscope::gui::DocumentKind kind) {
             if (message.isEmpty())
                 return;
-            std::fprintf(stderr, "ctxscope: %s%s\n", kind == ctxscope::gui::DocumentKind::Compared ? "--compare: " : "--open: ",
-                qPrintable(message));
+            std::fprintf(stderr, "ctxscope: %s%s\n",
+                kind == ctxscope::gui::DocumentKind::Compared ? "--compare: " : "--open: ", qPrintable(message));
             QApplication::exit(2);
         });
     auto started = std::make_shared<bool>(false);

@@ -116,8 +116,9 @@ void MainWindow::createWorkers(QWidget* row, LessonPanel* lessonPanel)
     m_lessons = new LessonController({ this, &m_topology, m_launcher->coordinator(), m_launcher->controller(), m_store,
         m_plots, static_cast<QSplitter*>(row), m_tabs, lessonPanel });
     m_look = new LookController(*this, *m_mapPanel->map(), *m_table);
-    connect(m_mapPanel->map(), &TopologyMapWidget::selectionChanged, this,
-        [this](const QVector<int>& cpus) { m_runPanel->setMapSelection({ cpus.begin(), cpus.end() }); });
+    connect(m_mapPanel->map(), &TopologyMapWidget::selectionChanged, this, [this](const QVector<int>& cpus) {
+        m_runPanel->setMapSelection({ cpus.begin(), cpus.end() });
+    });
 }
 
 void MainWindow::createMenus()

@@ -52,8 +52,11 @@ void RunLauncher::connectWorker()
     connect(
         c, &RunController::workerReady, this, [this](const QString& description) { m_workerDescription = description; },
         queued);
-    connect(c, &RunController::workerFailed, this, [this](const QString& message) { showMessage(message, 15000); }, queued);
-    connect(c, &RunController::protocolError, this, [this](const QString& message) { showMessage(message, 15000); }, queued);
+    connect(
+        c, &RunController::workerFailed, this, [this](const QString& message) { showMessage(message, 15000); }, queued);
+    connect(
+        c, &RunController::protocolError, this, [this](const QString& message) { showMessage(message, 15000); },
+        queued);
 }
 
 void RunLauncher::createActions(QMenu* run)

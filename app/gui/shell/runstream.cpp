@@ -42,7 +42,8 @@ void RunStream::connectRuns()
     connect(c, &RunController::progress, this, &RunStream::onProgress, queued);
     connect(
         c, &RunController::samplesAvailable, this,
-        [this](quint64 id, int, quint64, const QVector<double>& nsPerOp) { m_plots.livePlot()->addSamples(id, nsPerOp); },
+        [this](
+            quint64 id, int, quint64, const QVector<double>& nsPerOp) { m_plots.livePlot()->addSamples(id, nsPerOp); },
         queued);
     connect(c, &RunController::resultAvailable, this, &RunStream::onResult, queued);
     connect(c, &RunController::runFailed, this, &RunStream::onRunFailed, queued);

@@ -150,8 +150,8 @@ Status SessionFiles::showSession(Session s, const QString& name)
     // This machine stays live when the session was measured on it (same topology); any other
     // topology is shown from the file's XML, behind the banner.
     const std::optional<Topology>& shown = *m_parts.topology;
-    const bool same = shown && shown->isThisSystem() && shown->exportXml(false).ok()
-        && *shown->exportXml(false) == s.topologyXml;
+    const bool same
+        = shown && shown->isThisSystem() && shown->exportXml(false).ok() && *shown->exportXml(false) == s.topologyXml;
     if (!same && !s.topologyXml.empty()) {
         auto topology = Topology::loadXmlBuffer(s.topologyXml);
         if (!topology)
@@ -170,9 +170,10 @@ Status SessionFiles::showSession(Session s, const QString& name)
     return {};
 }
 
-void SessionFiles::addResultRows(std::vector<RunResult> results, const QString& origin)
+void SessionFiles::addResultRows(
+    std::vector<RunResult> results, const QString& origin, std::vector<std::shared_ptr<const PreparedTrace>> traces)
 {
-    m_parts.views->addResultRows(std::move(results), origin);
+    m_parts.views->addResultRows(std::move(results), origin, std::move(traces));
 }
 
 Status SessionFiles::showCompared(const LoadedFile& file, const QString& path)
@@ -204,8 +205,8 @@ void SessionFiles::createActions(QMenu* file)
     });
     open->setShortcut(QKeySequence::Open);
     QAction* save = file->addAction(tr("&Save results..."), this, [this, window, saveWith] {
-        const QString path = QFileDialog::getSaveFileName(window, tr("Save results"),
-            QStringLiteral("ctxscope.json"), tr("JSON, Google Benchmark format (*.json);;CSV (*.csv)"));
+        const QString path = QFileDialog::getSaveFileName(window, tr("Save results"), QStringLiteral("ctxscope.json"),
+            tr("JSON, Google Benchmark format (*.json);;CSV (*.csv)"));
         if (!path.isEmpty())
             saveWith(tr("Save results"), tr("Saved %1").arg(path), saveResults(path));
     });
@@ -220,8 +221,8 @@ void SessionFiles::createActions(QMenu* file)
 
     file->addSeparator();
     QAction* compare = file->addAction(tr("&Compare with results..."), this, [this, window] {
-        const QStringList paths = QFileDialog::getOpenFileNames(window,
-            tr("Compare with results from other machines"), QString(), tr("ctxscope results (*.json);;All files (*)"));
+        const QStringList paths = QFileDialog::getOpenFileNames(window, tr("Compare with results from other machines"),
+            QString(), tr("ctxscope results (*.json);;All files (*)"));
         m_opener->open(paths, DocumentKind::Compared);
     });
     compare->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));

@@ -60,7 +60,8 @@ public:
     Status showDocument(OpenedDocument document);
     Status showCompared(const LoadedFile& file, const QString& path);
     // Runs read from `origin` join the session as rows and curves (a session's, one by one).
-    void addResultRows(std::vector<RunResult> results, const QString& origin);
+    void addResultRows(std::vector<RunResult> results, const QString& origin,
+        std::vector<std::shared_ptr<const PreparedTrace>> traces = {});
 
 signals:
     // A session measured elsewhere carries its topology: the window shows it (behind the banner).

@@ -6,6 +6,7 @@
 #include "heatmapplot.h"
 #include "ladderplot.h"
 #include "liveplot.h"
+#include "plotdata.h"
 #include "plotstyle.h"
 #include "plotsview.h"
 #include "resultsmodel.h"
@@ -46,6 +47,9 @@ void SessionViews::connectStore()
     SessionStore* s = m_parts.store;
     PlotsView* plots = m_parts.plots;
     connect(s, &SessionStore::runAdded, this, [this](const ResultRow& row, const QString& origin) {
+        RunResult summary = *row.result;
+        summary.samples = {};
+        m_summaries.insert_or_assign(row.id, std::move(summary));
         m_results->addResult(row);
         drawRun(row, origin);
     });
@@ -59,6 +63,7 @@ void SessionViews::connectStore()
     });
     connect(s, &SessionStore::measurementsCleared, this, [this, plots] {
         m_results->clear();
+        m_summaries.clear();
         plots->workingSetPlot()->clear();
         plots->heatmapPlot()->setMatrix(nullptr);
     });
@@ -90,18 +95,23 @@ QColor SessionViews::colorOf(quint64 id)
     return it != m_runColors.end() ? it->second : runColor(m_colorsGiven++, m_parts.window->palette());
 }
 
-std::vector<ResultRow> SessionViews::rowsOf(std::vector<RunResult> results)
+std::vector<ResultRow> SessionViews::rowsOf(
+    std::vector<RunResult> results, std::vector<std::shared_ptr<const PreparedTrace>> traces)
 {
     std::vector<ResultRow> rows;
-    for (RunResult& r : results)
-        rows.push_back({ kOpenedIdBase + m_opened++, std::make_shared<const RunResult>(std::move(r)),
+    for (std::size_t i = 0; i < results.size(); ++i) {
+        rows.push_back({ kOpenedIdBase + m_opened++, std::make_shared<const RunResult>(std::move(results[i])),
             runColor(m_colorsGiven++, m_parts.window->palette()) });
+        if (i < traces.size() && traces[i])
+            m_traces[rows.back().id] = std::move(traces[i]);
+    }
     return rows;
 }
 
-void SessionViews::addResultRows(std::vector<RunResult> results, const QString& origin)
+void SessionViews::addResultRows(
+    std::vector<RunResult> results, const QString& origin, std::vector<std::shared_ptr<const PreparedTrace>> traces)
 {
-    for (ResultRow& row : rowsOf(std::move(results)))
+    for (ResultRow& row : rowsOf(std::move(results), std::move(traces)))
         m_parts.store->addRun(std::move(row), origin);
     fitResultColumns();
 }
@@ -112,7 +122,10 @@ void SessionViews::drawRun(const ResultRow& row, const QString& origin)
         = origin.isEmpty() ? runLabel(*row.result) : runLabel(*row.result) + QStringLiteral(" · ") + origin;
     // A run measured here drew its live curve as it streamed; one read from a file draws it now.
     LivePlot* live = m_parts.plots->livePlot();
-    if (!origin.isEmpty() && !row.result->samples.empty()) {
+    if (const auto prepared = m_traces.find(row.id); prepared != m_traces.end()) {
+        live->addFinishedRun(row.id, label, row.color, row.result->samples, *prepared->second);
+        m_traces.erase(prepared);
+    } else if (!origin.isEmpty() && !row.result->samples.empty()) {
         live->beginRun(row.id, label, row.color);
         live->addSamples(row.id, QVector<double>(row.result->samples.begin(), row.result->samples.end()));
         live->finishRun(row.id);
@@ -140,7 +153,8 @@ void SessionViews::refreshRunViews()
     std::vector<std::shared_ptr<const RunResult>> runs;
     for (const ResultRow& row : m_parts.store->runs()) {
         runs.push_back(row.result);
-        own.results.push_back(*row.result);
+        if (const auto it = m_summaries.find(row.id); it != m_summaries.end())
+            own.results.push_back(it->second);
     }
     m_parts.plots->ladderPlot()->setRuns(runs);
     std::vector<CompareSource> sources { std::move(own) };

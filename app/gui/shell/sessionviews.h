@@ -8,6 +8,7 @@
 #include <QString>
 
 #include <map>
+#include <memory>
 #include <vector>
 
 class QMainWindow;
@@ -17,6 +18,7 @@ class QTableView;
 namespace ctxscope::gui {
 
 class PlotsView;
+struct PreparedTrace;
 class ResultsModel;
 struct ResultRow;
 class RunController;
@@ -49,9 +51,12 @@ public:
     void assignColor(quint64 id);
     QColor colorOf(quint64 id);
     // Runs read from `origin` (a file) join the session as rows and curves.
-    void addResultRows(std::vector<RunResult> results, const QString& origin);
+    // `traces` (none, or one per result) are their live curves prepared off the GUI thread.
+    void addResultRows(std::vector<RunResult> results, const QString& origin,
+        std::vector<std::shared_ptr<const PreparedTrace>> traces = {});
     // The same as rows (ids far above the worker's, new colours), to be added by the caller.
-    std::vector<ResultRow> rowsOf(std::vector<RunResult> results);
+    std::vector<ResultRow> rowsOf(
+        std::vector<RunResult> results, std::vector<std::shared_ptr<const PreparedTrace>> traces = {});
     void fitResultColumns();
     // Run → Clear results: rows, curves, sweeps and matrices.
     void clear();
@@ -67,6 +72,10 @@ private:
     ResultsModel* m_results = nullptr;
     const RunController* m_controller = nullptr;
     std::map<quint64, QColor> m_runColors; // of runs that started
+    std::map<quint64, std::shared_ptr<const PreparedTrace>> m_traces; // of rows not drawn yet
+    // Each run without its samples: the ladder and Compare read only its statistics, and
+    // copying every run's samples at each new row made opening a session quadratic.
+    std::map<quint64, RunResult> m_summaries;
     int m_colorsGiven = 0;
     quint64 m_opened = 0; // results read from files
 };

@@ -168,5 +168,6 @@ TEST(SessionStore, KeepsLessonOutcomesAndSavesThemWithTheSession)
     broken["lessons"][0]["steps"][1].erase("outcome");
     auto refused = sessionFromJson(broken.dump());
     ASSERT_FALSE(refused.ok());
-    EXPECT_NE(refused.error().message.find("lessons[0].steps[1].outcome"), std::string::npos) << refused.error().message;
+    EXPECT_NE(refused.error().message.find("lessons[0].steps[1].outcome"), std::string::npos)
+        << refused.error().message;
 }
