@@ -18,6 +18,7 @@ PACKAGES=(
     clang-format                              # the house format (.clang-format), checked by a test
     libbenchmark-tools python3-scipy          # compare.py reads our JSON (tested)
     xvfb xauth                                # GUI screenshots on headless machines
+    openssh-client openssh-server             # remote machines: the app runs ssh; tests run sshd on 127.0.0.1
     help2man groff-base                       # man pages from --help, checked by groff
     desktop-file-utils appstream dpkg-dev file # validating desktop files, building the .deb
 )
@@ -96,7 +97,7 @@ cmd_perf() { # self-benchmarks of ctxscope (tests/perf); the report goes to buil
     PACKAGES+=(linux-perf stress-ng jq) # the peers it compares with, and reading JSON in shell
     install_deps
     [ -f build/release/build.ninja ] || cmake --preset release >&2
-    cmake --build --preset release --target ctxscope ctxscope-cli perf_harness perf_gui # not the tests
+    cmake --build --preset release --target ctxscope ctxscope-cli perf_harness perf_gui perf_interference # not the tests
     exec tests/perf/run_all.sh "$ROOT/build/release"
 }
 
@@ -107,7 +108,7 @@ cmd_fuzz() {
     [ -f build/fuzz/build.ninja ] || cmake --preset fuzz >&2
     cmake --build --preset fuzz
     local seconds=${CTXSCOPE_FUZZ_SECONDS:-60} failed=0
-    for name in results protocol synthetic; do
+    for name in results protocol synthetic procfs; do
         local corpus=build/fuzz/corpus/$name
         mkdir -p "$corpus"
         say "fuzzing $name for ${seconds} s"

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <functional>
 #include <map>
 
 namespace ctxscope::cli {
@@ -65,7 +66,24 @@ nlohmann::json cachesJson(const Caches& c)
     return j;
 }
 
-void printText(const SysInfo& s, const Caches& caches)
+void printActivity(
+    const Expected<SystemActivity>& a, const std::function<void(std::string_view, const std::string&)>& row)
+{
+    if (!a) {
+        row("activity", "unknown (" + a.error().message + ")");
+        return;
+    }
+    const std::string over = fmt::format(" over the last {:.1f} s", a->seconds);
+    row("busy", fmt::format("{:.1f}% of all CPUs' time{}", 100 * a->busyShare, over));
+    row("steal",
+        a->stealShare ? fmt::format("{:.1f}% (the hypervisor ran something else){}", 100 * *a->stealShare, over)
+                      : std::string("unknown (this kernel has no steal column)"));
+    row("context switches/s",
+        a->contextSwitchesPerS ? formatCount(*a->contextSwitchesPerS) + " (whole system, like vmstat's cs)" + over
+                               : std::string("unknown (no ctxt line in /proc/stat)"));
+}
+
+void printText(const SysInfo& s, const Caches& caches, const Expected<SystemActivity>& activity)
 {
     auto row = [](std::string_view key, const std::string& value) { fmt::print("{:<22}{}\n", key, value); };
     row("host", s.hostName);
@@ -85,6 +103,7 @@ void printText(const SysInfo& s, const Caches& caches)
     row("cgroup cpuset", orUnknown(s.cgroupCpuset));
     row("SCHED_FIFO allowed", s.rtPriorityAllowed ? "yes" : "no (needs CAP_SYS_NICE or RLIMIT_RTPRIO)");
     row("build", s.sanitizerBuild ? "sanitizer" : s.debugBuild ? "debug" : "release");
+    printActivity(activity, row);
     auto section = [](std::string_view title, const std::map<std::string, std::string>& entries) {
         std::size_t width = 0;
         for (const auto& entry : entries)
@@ -106,17 +125,26 @@ void printText(const SysInfo& s, const Caches& caches)
 Command addSysinfoCommand(CLI::App& app)
 {
     auto json = std::make_shared<bool>(false);
+    auto seconds = std::make_shared<double>(1.0);
     CLI::App* sub = app.add_subcommand("sysinfo", "What this machine and build say about measurement conditions");
     sub->add_flag("--json", *json, "Print JSON instead of text");
-    return { sub, [json] {
+    sub->add_option("--seconds", *seconds,
+           "How long to watch the whole machine for its busy and steal shares and context switches per second")
+        ->check(CLI::Range(0.1, 60.0));
+    return { sub, [json, seconds] {
+                // First, while this process does nothing else: its own work would count.
+                const auto activity
+                    = sampleSystemActivity(std::chrono::milliseconds(static_cast<long>(*seconds * 1000)));
                 const SysInfo info = readSysInfo();
                 const Caches caches = readCaches();
                 if (*json) {
                     nlohmann::json j = toJson(info);
                     j["caches"] = cachesJson(caches);
+                    j["activity"]
+                        = activity ? toJson(*activity) : nlohmann::json({ { "error", activity.error().message } });
                     fmt::print("{}\n", j.dump(2));
                 } else {
-                    printText(info, caches);
+                    printText(info, caches, activity);
                 }
                 return kOk;
             } };

@@ -88,6 +88,8 @@ std::string details(const RunResult& r)
             formatDuration(static_cast<double>(o.tasks[0].cpuNs) / ops),
             formatDuration(static_cast<double>(o.tasks[1].cpuNs) / ops));
     }
+    if (r.interference)
+        out += "  " + interferenceLine(*r.interference) + ".\n";
     for (const std::string& w : r.warnings)
         out += "  warning: " + w + "\n";
     return out;

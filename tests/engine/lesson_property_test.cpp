@@ -10,6 +10,7 @@
 // pragma must come before the headers, where the warning is reported.
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 
+#include "lesson/verdict.h"
 #include "lesson_synthetic.h"
 
 #include "ctxscope/lesson.h"
@@ -392,3 +393,25 @@ INSTANTIATE_TEST_SUITE_P(
                 ch = '_';
         return name;
     });
+
+// A verdict never rests on a disturbed run: compare() gives none and says which run was
+// disturbed by what, and the conclusion ends with a sentence about it.
+TEST(LessonProperty, ADisturbedRunGivesNoConclusionAndSaysWhy)
+{
+    const RunResult samePu = futex({ 0, 0 }, Relation::SamePu, { 5300, 5350, 5410 });
+    RunResult package = futex({ 0, 1 }, Relation::SamePackage, { 14600, 14700, 14900 });
+    EXPECT_EQ(lesson::compare(samePu, package).verdict, lesson::Verdict::Differs);
+    package.interference
+        = Interference { { { 1, 0.38, 0, 0, 0, 300, 100, { 0.38 } } }, { { 4321, 4321, "sh", false, 0.37 } }, 1.0 };
+    const lesson::Comparison c = lesson::compare(samePu, package);
+    EXPECT_EQ(c.verdict, lesson::Verdict::Unclear);
+    EXPECT_NE(lesson::formatComparison(c).find("[no conclusion: the futex run on CPUs 0,1"), std::string::npos)
+        << lesson::formatComparison(c);
+    const auto sentences = concludeLesson("pinning", { samePu, package });
+    EXPECT_FALSE(test::anyContains(sentences, "Placement matters here"));
+    ASSERT_FALSE(sentences.empty());
+    EXPECT_NE(sentences.back().find("was disturbed: other tasks took 38.0% of CPU 1 (busiest: sh, PID 4321)"),
+        std::string::npos)
+        << sentences.back();
+    EXPECT_NE(sentences.back().find("no conclusion"), std::string::npos);
+}

@@ -5,6 +5,7 @@
 #include "os/proc_stat.h"
 
 #include "../reliability/seed.h"
+#include "procfs_fixture.h"
 
 #include <gtest/gtest.h>
 
@@ -18,14 +19,7 @@ using namespace ctxscope::os;
 
 namespace {
 
-std::string fixture(const std::string& name)
-{
-    std::ifstream in(std::string(CTXSCOPE_FIXTURES_DIR) + "/procfs/" + name);
-    std::stringstream s;
-    s << in.rdbuf();
-    EXPECT_FALSE(s.str().empty()) << name;
-    return s.str();
-}
+std::string fixture(const std::string& name) { return test::procfsFixture(name); }
 
 // /proc/stat of N online CPUs (the ones in `online`), each with `columns` counters.
 std::string procStat(const std::vector<int>& online, int columns)

@@ -35,6 +35,9 @@ say "spin against a bare two-thread loop (perf_spin)"
 stamp "$OUT/spin.stamp.json"
 "$B/tests/perf/perf_spin" --json "$OUT/spin.json" || true
 
+say "the interference accounting's cost on run syscall (perf_interference)"
+"$B/tests/perf/perf_interference" >"$OUT/interference.txt" || say "perf_interference: goal not met or could not run"
+
 say "2/6 agreement with peers (compare-peers.sh), SCHED_OTHER then SCHED_FIFO"
 stamp "$OUT/peers.stamp.json"
 OUT="$OUT/peers.json" CPU=$CPU "$ROOT/tests/perf/compare-peers.sh" "$CLI" || say "compare-peers.sh failed"

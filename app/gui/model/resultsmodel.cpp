@@ -23,6 +23,47 @@ QString cpuList(const RunResult& r)
     return cpus.join(QLatin1Char(','));
 }
 
+// "38% other" with a warning sign when the run was disturbed, "quiet" below the naming
+// threshold, "—" when /proc could not be read.
+QString interferenceCell(const RunResult& r)
+{
+    if (!r.interference)
+        return QStringLiteral("—");
+    const Interference& i = *r.interference;
+    const double other = i.maxOtherShare();
+    const double steal = i.maxStealShare();
+    if (other <= kNameTasksShare && steal <= kNameTasksShare)
+        return QObject::tr("quiet");
+    QString text = steal > other ? QObject::tr("%1% steal").arg(100 * steal, 0, 'f', 0)
+                                 : QObject::tr("%1% other").arg(100 * other, 0, 'f', 0);
+    return i.disturbed() ? QStringLiteral("⚠ ") + text : text;
+}
+
+// The run's interference in full: the line, each repetition, and the disturbed sentence.
+QString interferenceTip(const RunResult& r)
+{
+    if (!r.interference)
+        return QObject::tr("What else ran on the measured CPUs could not be read from /proc");
+    const Interference& i = *r.interference;
+    QStringList lines { QString::fromStdString(interferenceLine(i)).toHtmlEscaped() };
+    for (const CpuInterference& c : i.cpus) {
+        QStringList reps;
+        for (double s : c.otherShareByRepetition)
+            reps << QString::number(100 * s, 'f', 1) + QLatin1Char('%');
+        lines << QObject::tr("CPU %1: irq %2%, softirq %3%, %4 softirqs/s; other tasks by repetition: %5")
+                     .arg(c.cpu)
+                     .arg(100 * c.irqShare, 0, 'f', 1)
+                     .arg(100 * c.softirqShare, 0, 'f', 1)
+                     .arg(qRound(c.softirqsPerS))
+                     .arg(reps.join(QStringLiteral(", ")));
+    }
+    if (const std::string d = disturbedWarning(i); !d.empty())
+        lines << QStringLiteral("<b>") + QString::fromStdString(d).toHtmlEscaped() + QStringLiteral("</b>");
+    lines << QObject::tr("Shares of each CPU's wall time over the %1 s of measured repetitions")
+                 .arg(i.seconds, 0, 'f', 2);
+    return QStringLiteral("<qt>") + lines.join(QStringLiteral("<br>"));
+}
+
 // The spread a person should look at: between repetitions when there are several.
 double shownCv(const RunResult& r) { return r.repetitions >= 2 ? r.repetitionCv : r.stats.cv; }
 
@@ -119,6 +160,8 @@ QVariant ResultsModel::display(const RunResult& r, int column) const
         return perOp(r.observed.involuntaryPerOp);
     case Migrations:
         return QString::number(r.observed.migrations);
+    case Interference:
+        return interferenceCell(r);
     case Warnings:
         if (r.warnings.empty())
             return tr("none");
@@ -147,6 +190,8 @@ QVariant ResultsModel::sortValue(const RunResult& r, int column) const
         return r.observed.involuntaryPerOp;
     case Migrations:
         return QVariant::fromValue(r.observed.migrations);
+    case Interference:
+        return r.interference ? std::max(r.interference->maxOtherShare(), r.interference->maxStealShare()) : -1.0;
     case Warnings:
         return static_cast<int>(r.warnings.size());
     default:
@@ -182,6 +227,8 @@ QVariant ResultsModel::toolTip(const RunResult& r, int column) const
                                               : QString::fromStdString(r.observed.perfStatus));
     case Migrations:
         return tr("Moves of a task to another CPU during the measured repetitions");
+    case Interference:
+        return interferenceTip(r);
     case Warnings: {
         QStringList lines;
         for (const std::string& w : r.warnings)
@@ -197,13 +244,17 @@ QVariant ResultsModel::headerData(int section, Qt::Orientation orientation, int 
 {
     if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount)
         return {};
-    static const char* const kTitles[] = { QT_TR_NOOP("Bench"), QT_TR_NOOP("Mode"), QT_TR_NOOP("CPUs"),
-        QT_TR_NOOP("Relation"), QT_TR_NOOP("Median"), QT_TR_NOOP("Per switch"), QT_TR_NOOP("Min"), QT_TR_NOOP("p99"),
-        QT_TR_NOOP("CV"), QT_TR_NOOP("Vol./op"), QT_TR_NOOP("Invol./op"), QT_TR_NOOP("Migr."), QT_TR_NOOP("Warnings") };
+    static const char* const kTitles[]
+        = { QT_TR_NOOP("Bench"), QT_TR_NOOP("Mode"), QT_TR_NOOP("CPUs"), QT_TR_NOOP("Relation"), QT_TR_NOOP("Median"),
+              QT_TR_NOOP("Per switch"), QT_TR_NOOP("Min"), QT_TR_NOOP("p99"), QT_TR_NOOP("CV"), QT_TR_NOOP("Vol./op"),
+              QT_TR_NOOP("Invol./op"), QT_TR_NOOP("Migr."), QT_TR_NOOP("Interference"), QT_TR_NOOP("Warnings") };
     if (role == Qt::DisplayRole)
         return tr(kTitles[section]);
     if (role == Qt::ToolTipRole && section == Cv)
         return tr("Coefficient of variation: of the repetition medians, or of the samples with one repetition");
+    if (role == Qt::ToolTipRole && section == Interference)
+        return tr("What else ran on the measured CPUs: the largest share of one CPU's time that other tasks (or "
+                  "the hypervisor, steal) took; ⚠ above 10%: the run was disturbed");
     return {};
 }
 

@@ -35,6 +35,7 @@ public:
         Voluntary,
         Involuntary,
         Migrations,
+        Interference,
         Warnings,
         ColumnCount
     };

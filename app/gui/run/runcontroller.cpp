@@ -3,11 +3,14 @@
 
 #include "ctxscope/protocol.h"
 #include "ctxscope/results_file.h"
+#include "sshfailure.h"
 
 #include <QCoreApplication>
 #include <QDir>
 #include <QFileInfo>
 #include <QTimer>
+
+#include <cstdio>
 
 #include <sched.h>
 
@@ -20,6 +23,8 @@ namespace {
 constexpr int kCancelGraceMs = 3000;
 // Far above any line the protocol allows; a worker sending more without a newline is broken.
 constexpr qint64 kMaxBuffered = 8 * static_cast<qint64>(protocol::kMaxLineBytes);
+// Enough of stderr to hold ssh's complaint (a changed host key takes ~15 lines).
+constexpr qsizetype kStderrTailChars = 4096;
 
 } // namespace
 
@@ -67,6 +72,17 @@ void RunController::setWorkerCommand(const QString& program, const QStringList& 
     m_arguments = arguments;
 }
 
+void RunController::setLink(const MachineLink& link)
+{
+    m_link = link;
+    if (!link.isRemote()) {
+        setWorkerCommand(defaultProgram(), { QStringLiteral("worker") });
+        return;
+    }
+    const WorkerCommand command = sshWorkerCommand(link, qEnvironmentVariable("CTXSCOPE_SSH_COMMAND"));
+    setWorkerCommand(command.program, command.arguments);
+}
+
 void RunController::setState(State state)
 {
     if (state == m_state)
@@ -85,7 +101,7 @@ void RunController::startWorker()
     }
     m_abandoned.clear(); // the old worker will say nothing more of them
     m_process = new QProcess(this);
-    m_process->setProcessChannelMode(QProcess::ForwardedErrorChannel);
+    m_stderrTail.clear();
     if (!m_workerCpus.empty()) {
         cpu_set_t mask;
         CPU_ZERO(&mask);
@@ -96,6 +112,7 @@ void RunController::startWorker()
         m_process->setChildProcessModifier([mask] { (void)::sched_setaffinity(0, sizeof(mask), &mask); });
     }
     connect(m_process, &QProcess::readyReadStandardOutput, this, &RunController::readLines);
+    connect(m_process, &QProcess::readyReadStandardError, this, &RunController::readErrors);
     connect(m_process, &QProcess::finished, this, &RunController::processFinished);
     connect(m_process, &QProcess::errorOccurred, this, &RunController::processError);
     m_reportedDeath = false;
@@ -193,10 +210,16 @@ void RunController::handleHello(const QString& description, int protocolVersion)
         return; // one hello per worker
     if (protocolVersion != protocol::kVersion) {
         m_process->kill();
-        workerGone(tr("The worker speaks protocol version %1; this app speaks %2. Install matching versions of "
-                      "ctxscope and ctxscope-cli.")
-                       .arg(protocolVersion)
-                       .arg(protocol::kVersion));
+        workerGone(m_link.isRemote()
+                ? tr("The worker on %1 speaks protocol version %2; this app speaks %3. Install the same version of "
+                     "the ctxscope package on %1 as here (`sudo apt install ./ctxscope_VERSION_amd64.deb`).")
+                      .arg(m_link.destination)
+                      .arg(protocolVersion)
+                      .arg(protocol::kVersion)
+                : tr("The worker speaks protocol version %1; this app speaks %2. Install matching versions of "
+                     "ctxscope and ctxscope-cli.")
+                      .arg(protocolVersion)
+                      .arg(protocol::kVersion));
         return;
     }
     setState(State::Idle);
@@ -217,17 +240,47 @@ void RunController::handleHello(const QString& description, int protocolVersion)
     }
 }
 
+void RunController::readErrors()
+{
+    if (!m_process)
+        return;
+    const QByteArray bytes = m_process->readAllStandardError();
+    std::fwrite(bytes.constData(), 1, static_cast<std::size_t>(bytes.size()), stderr);
+    m_stderrTail += QString::fromLocal8Bit(bytes);
+    if (m_stderrTail.size() > kStderrTailChars)
+        m_stderrTail = m_stderrTail.right(kStderrTailChars);
+}
+
 void RunController::processFinished(int exitCode, QProcess::ExitStatus status)
 {
-    workerGone(status == QProcess::CrashExit
-            ? tr("The worker (pid %1) was killed by signal %2.").arg(m_workerPid).arg(exitCode)
-            : tr("The worker (pid %1) exited with code %2.").arg(m_workerPid).arg(exitCode));
+    readErrors();
+    if (status == QProcess::NormalExit && m_link.isRemote()) {
+        const QString explained = explainRemoteExit(m_link, exitCode, m_stderrTail);
+        if (!explained.isEmpty()) {
+            workerGone(explained);
+            return;
+        }
+    }
+    QString why = status == QProcess::CrashExit
+        ? tr("The worker (pid %1) was killed by signal %2.").arg(m_workerPid).arg(exitCode)
+        : tr("The worker (pid %1) exited with code %2.").arg(m_workerPid).arg(exitCode);
+    if (m_link.isRemote())
+        why = tr("The connection to %1 ended: ssh (pid %2) exited with code %3.")
+                  .arg(m_link.destination)
+                  .arg(m_workerPid)
+                  .arg(exitCode);
+    if (const QString said = lastLine(m_stderrTail); !said.isEmpty())
+        why += tr(" It said: %1").arg(said);
+    workerGone(why);
 }
 
 void RunController::processError(QProcess::ProcessError error)
 {
     if (error == QProcess::FailedToStart)
-        workerGone(tr("Could not start the worker %1: %2.").arg(m_program, m_process->errorString()));
+        workerGone(m_link.isRemote()
+                ? tr("Could not start ssh (%1) to reach %2: %3. Install Debian's openssh-client.")
+                      .arg(m_program, m_link.destination, m_process->errorString())
+                : tr("Could not start the worker %1: %2.").arg(m_program, m_process->errorString()));
 }
 
 void RunController::workerGone(const QString& why)

@@ -7,6 +7,7 @@
 #include "ctxscope/protocol.h"
 #include "ctxscope/result.h"
 #include "ctxscope/working_set.h"
+#include "machinelink.h"
 
 #include <nlohmann/json.hpp>
 
@@ -48,6 +49,10 @@ public:
     static QString defaultProgram();
     // The command that runs a worker; tests give a fake one.
     void setWorkerCommand(const QString& program, const QStringList& arguments);
+    // The machine whose worker this controller drives: this one (the default: defaultProgram()),
+    // or a server through ssh ($CTXSCOPE_SSH_COMMAND or `ssh`). Takes effect at the next start.
+    void setLink(const MachineLink& link);
+    const MachineLink& link() const { return m_link; }
     // The CPUs the worker may use (the affinity this app started with), so that the GUI
     // narrowing its own threads away from the measured PUs never narrows the worker's.
     void setWorkerCpus(std::vector<int> cpus) { m_workerCpus = std::move(cpus); }
@@ -58,6 +63,9 @@ public:
     // The machine description of the worker's hello (Google Benchmark's context block), for
     // saved results; empty until a worker said hello.
     const nlohmann::json& workerContext() const { return m_context; }
+    // The hwloc XML of the worker's machine from its hello (a server's, over ssh); empty
+    // until a worker said hello.
+    const std::string& workerTopologyXml() const { return m_topologyXml; }
     // A run is going on, or waits for a starting worker.
     bool isBusy() const { return m_running || m_pending || m_pendingJob; }
 
@@ -102,6 +110,7 @@ private:
     void handleHello(const QString& description, int protocolVersion);
     void processFinished(int exitCode, QProcess::ExitStatus status);
     void processError(QProcess::ProcessError error);
+    void readErrors(); // the worker's (or ssh's) stderr: passed on to ours, its tail kept
     void workerGone(const QString& why);
     void endRun();
     std::optional<quint64> startJob(protocol::Command command, quint64 id);
@@ -110,13 +119,16 @@ private:
     // A line that is no event: a protocol error, or the end of the run it was the result of.
     void handleUnreadable(const protocol::EventError& unreadable, const QByteArray& line);
 
+    MachineLink m_link;
     QString m_program;
     QStringList m_arguments;
+    QString m_stderrTail; // the last lines the worker or ssh wrote to stderr, for failures
     std::vector<int> m_workerCpus;
     QProcess* m_process = nullptr; // owned by this object (Qt parent); replaced on restart
     QTimer* m_cancelWatchdog = nullptr;
     qint64 m_workerPid = 0;
     nlohmann::json m_context;
+    std::string m_topologyXml;
     State m_state = State::Stopped;
     quint64 m_nextId = 1;
     std::optional<quint64> m_running;

@@ -46,6 +46,7 @@ void RunController::handleLine(const QByteArray& line)
             m_workerPid = hello->pid;
         if (hello->context.is_object())
             m_context = std::move(hello->context);
+        m_topologyXml = std::move(hello->topologyXml);
         handleHello(description, hello->protocol);
     } else if (!forCurrentRun) {
         if (const auto* error = std::get_if<protocol::ErrorEvent>(&event))

@@ -95,6 +95,9 @@ struct BenchSpec {
     // spin-futex only: nanoseconds a waiting task spins before it sleeps on the futex; none:
     // kDefaultSpinNs.
     std::optional<std::uint64_t> spinNs;
+    // Account what else ran on the measured CPUs between repetitions (RunResult::interference);
+    // off only to measure the accounting's own cost (tests/perf). Not part of a result file.
+    bool accountInterference = true;
 };
 
 } // namespace ctxscope

@@ -3,6 +3,7 @@
 
 #include "ctxscope/bench.h"
 #include "ctxscope/clock.h"
+#include "ctxscope/interference.h"
 #include "ctxscope/stats.h"
 
 #include <cstdint>
@@ -99,6 +100,9 @@ struct RunResult {
     std::vector<HistogramBucket> histogram; // ns per op, every sample
     Observed observed;
     std::optional<SyscallCheck> syscalls; // benchmarks that state their system calls per op
+    // What else ran on the measured CPUs during the measured repetitions; none when /proc
+    // could not be read (or the accounting was off).
+    std::optional<Interference> interference;
     std::vector<std::string> warnings; // each a sentence
     double seconds = 0; // wall time of the whole run, calibration included
 };

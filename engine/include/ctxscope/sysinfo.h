@@ -3,7 +3,11 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "ctxscope/expected.h"
+
+#include <chrono>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -43,5 +47,19 @@ nlohmann::json toJson(const SysInfo& info);
 
 // Sentences about the machine that apply to every result (hypervisor, governor, build).
 std::vector<std::string> machineWarnings(const SysInfo& info);
+
+// What the whole machine did over a few seconds (from /proc/stat read twice): how much the
+// hypervisor stole and how often the CPUs switched tasks, so a noisy machine shows before
+// measuring. Kept out of SysInfo: it waits for the interval.
+struct SystemActivity {
+    double seconds = 0;
+    double busyShare = 0; // user + nice + system + irq + softirq, of all CPUs' time
+    std::optional<double> stealShare; // none on a kernel without the steal column
+    std::optional<double> contextSwitchesPerS; // vmstat's cs column; none without a ctxt line
+};
+Expected<SystemActivity> sampleSystemActivity(std::chrono::milliseconds interval);
+// The same figures from two readings of /proc/stat `seconds` apart (tests give recorded ones).
+Expected<SystemActivity> systemActivityBetween(std::string_view before, std::string_view after, double seconds);
+nlohmann::json toJson(const SystemActivity& activity);
 
 } // namespace ctxscope

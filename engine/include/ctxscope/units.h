@@ -30,6 +30,9 @@ Expected<ByteRange> parseByteRange(std::string_view text);
 // "0 B", "4 KiB", "1.5 MiB", "32 MiB": at most three significant digits.
 std::string formatBytes(std::uint64_t bytes);
 
+// A count or rate rounded to a whole number, thousands grouped: "1,210", "0".
+std::string formatCount(double value);
+
 // Cache sizes as lstopo writes them: "48KB", "1280KB", "32MB".
 std::string formatCacheSize(std::uint64_t bytes);
 

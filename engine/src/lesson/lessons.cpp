@@ -4,6 +4,7 @@
 
 #include "ctxscope/cache_check.h"
 #include "lesson/lesson_util.h"
+#include "lesson/verdict.h"
 
 #include <algorithm>
 
@@ -110,14 +111,19 @@ Expected<LessonResult> runLesson(std::string_view id, const Topology& topology, 
             progress(LessonProgress { i, n, step.label, static_cast<double>(i + 1) / n,
                 r ? &out.results.back() : nullptr, r ? std::string_view() : std::string_view(out.failures.back()) });
     }
-    out.conclusion = d->conclude(out.results);
+    out.conclusion = concludeLesson(id, out.results);
     return out;
 }
 
 std::vector<std::string> concludeLesson(std::string_view id, const std::vector<RunResult>& results)
 {
     const auto* d = findDefinition(id);
-    return d ? d->conclude(results) : std::vector<std::string> { unknownLesson(id).message };
+    if (!d)
+        return { unknownLesson(id).message };
+    std::vector<std::string> out = d->conclude(results);
+    for (std::string& note : lesson::disturbedNotes(results))
+        out.push_back(std::move(note));
+    return out;
 }
 
 } // namespace ctxscope

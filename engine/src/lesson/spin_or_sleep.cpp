@@ -51,7 +51,8 @@ std::string compared(const RunResult& a, const RunResult& b)
     }
     if (c.ratio >= 1)
         return "is " + formatComparison(c) + " faster than";
-    return "is " + formatComparison(Comparison { 1 / c.ratio, 1 / c.high, 1 / c.low, c.verdict }) + " slower than";
+    return "is " + formatComparison(Comparison { 1 / c.ratio, 1 / c.high, 1 / c.low, c.verdict, c.disturbed })
+        + " slower than";
 }
 
 // The round trip a saves against b, when the verdict says it is real.

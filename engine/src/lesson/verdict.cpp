@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "lesson/verdict.h"
 
+#include "lesson/lesson_util.h"
+
 #include "ctxscope/stats.h"
 #include "ctxscope/units.h"
 
@@ -155,16 +157,40 @@ Comparison compare(const RunResult& a, const RunResult& b)
     widen(a.repetitionMedians, b.repetitionMedians);
     widen(thinned(a.samples), thinned(b.samples));
     c.verdict = resampled ? verdictOf(c.low, c.high) : Verdict::Unclear;
+    for (const RunResult* r : { &a, &b })
+        if (std::string d = disturbedClause(*r); !d.empty() && c.disturbed.empty()) {
+            c.disturbed = std::move(d);
+            c.verdict = Verdict::Unclear; // never a conclusion from a disturbed run
+        }
     return c;
+}
+
+std::string disturbedClause(const RunResult& r)
+{
+    if (!r.interference || !r.interference->disturbed())
+        return {};
+    return "the " + r.bench + " run on " + placementText(r) + " was disturbed: " + interferenceCause(*r.interference);
+}
+
+std::vector<std::string> disturbedNotes(const std::vector<RunResult>& results)
+{
+    std::vector<std::string> out;
+    for (const RunResult& r : results)
+        if (std::string d = disturbedClause(r); !d.empty())
+            out.push_back(capitalized(d)
+                + "; what rests on it above is no conclusion: run the lesson again on a "
+                  "quiet machine.");
+    return out;
 }
 
 std::string formatComparison(const Comparison& c)
 {
     // Two decimals below 10 ("1.00", "2.75"), whole numbers above ("133").
     auto ratio = [](double x) { return x < 10 ? fmt::format("{:.2f}", x) : fmt::format("{:.0f}", x); };
+    const std::string why = c.disturbed.empty() ? "" : " [no conclusion: " + c.disturbed + "]";
     if (c.low == c.high)
-        return ratio(c.ratio) + " times";
-    return fmt::format("{} times (95% interval {}–{})", ratio(c.ratio), ratio(c.low), ratio(c.high));
+        return ratio(c.ratio) + " times" + why;
+    return fmt::format("{} times (95% interval {}–{}){}", ratio(c.ratio), ratio(c.low), ratio(c.high), why);
 }
 
 } // namespace ctxscope::lesson

@@ -23,6 +23,7 @@
 #include <cstddef>
 #include <span>
 #include <string>
+#include <vector>
 
 namespace ctxscope::lesson {
 
@@ -54,6 +55,10 @@ struct Comparison {
     double low = 1; // 95% interval of the ratio
     double high = 1;
     Verdict verdict = Verdict::Unclear;
+    // Not "": a side ran disturbed (RunResult::interference), so the verdict is Unclear and
+    // this clause says why ("the futex run on CPUs 0,0 (same-pu) was disturbed: other tasks took
+    // 38.0% of CPU 0").
+    std::string disturbed;
 };
 
 // The median of the values (0 when empty); sorts a copy.
@@ -65,9 +70,16 @@ Comparison bootstrapRatio(std::span<const double> a, std::span<const double> b);
 Verdict verdictOf(double low, double high);
 // b against a: ratio of the headline medians, interval the envelope of the bootstraps over
 // repetition medians and over samples. With less than two repetitions and samples on a
-// side, the verdict is Unclear: one number has no spread to judge it by.
+// side, the verdict is Unclear: one number has no spread to judge it by. A disturbed side
+// (other tasks or steal above kDisturbedShare) makes it Unclear too, and says so.
 Comparison compare(const RunResult& a, const RunResult& b);
-// "2.74 times (95% interval 2.60–2.90)"; "133 times (95% interval 120–140)".
+// "2.74 times (95% interval 2.60–2.90)"; "133 times (95% interval 120–140)"; with " [no
+// conclusion: the ... run on ... was disturbed: ...]" after it when a side was disturbed.
 std::string formatComparison(const Comparison& c);
+// The clause for a disturbed run ("" when it was not): "the futex run on CPUs 0,1 (same-package)
+// was disturbed: other tasks took 38.0% of CPU 1 (busiest: sh, PID 4321)".
+std::string disturbedClause(const RunResult& r);
+// One sentence per disturbed result, for the end of a lesson's conclusion.
+std::vector<std::string> disturbedNotes(const std::vector<RunResult>& results);
 
 } // namespace ctxscope::lesson

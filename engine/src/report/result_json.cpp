@@ -2,6 +2,7 @@
 // RunResult <-> one entry of Google Benchmark's "benchmarks" array, with ctxscope's fields.
 #include "ctxscope/value_json.h"
 
+#include "report/interference_json.h"
 #include "report/json_fields.h"
 
 #include <fmt/core.h>
@@ -172,6 +173,8 @@ json resultToJson(const RunResult& r, bool withSamples)
     }
     if (r.spec.spinNs)
         j["spin_ns"] = *r.spec.spinNs;
+    if (r.interference)
+        j["interference"] = report::interferenceToJson(*r.interference);
     if (r.handoffs)
         j["handoffs"] = { { "total", r.handoffs->total }, { "slept", r.handoffs->slept },
             { "slept_share", r.handoffs->sleptShare() } };
@@ -230,6 +233,11 @@ Expected<RunResult> resultFromJson(const json& entry)
         FieldReader handoffs(*h, in.where("handoffs"));
         r.handoffs = HandoffCount { handoffs.count("total"), handoffs.count("slept") };
         in.absorb(handoffs);
+    }
+    if (const json* i = in.optObject("interference")) {
+        FieldReader interference(*i, in.where("interference"));
+        r.interference = report::interferenceFromJson(interference);
+        in.absorb(interference);
     }
     r.opsPerSample = in.count("ops_per_sample");
     FieldReader stats = in.child("stats");

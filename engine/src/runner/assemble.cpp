@@ -88,6 +88,25 @@ Observed observeAll(const ControlBlock& block, std::uint64_t ops, std::uint64_t 
 
 std::string percent(double fraction) { return fmt::format("{:.1f}%", fraction * 100); }
 
+// The CPUs the tasks were pinned to, and where the unpinned ones were seen.
+std::optional<Interference> accountInterference(
+    const InterferenceMeter& meter, const Placement& placement, const Observed& observed)
+{
+    std::vector<int> cpus;
+    std::vector<std::vector<int>> seen;
+    for (const TaskObservation& t : observed.tasks) {
+        seen.push_back(t.cpusSeen);
+        if (t.pinnedCpu >= 0)
+            cpus.push_back(t.pinnedCpu);
+        else
+            cpus.insert(cpus.end(), t.cpusSeen.begin(), t.cpusSeen.end());
+    }
+    for (int cpu : placement.cpus)
+        if (cpu >= 0)
+            cpus.push_back(cpu);
+    return meter.finish(std::move(cpus), seen);
+}
+
 } // namespace
 
 std::vector<std::string> switchWarnings(double claimed, double observed, bool onePu)
@@ -145,6 +164,20 @@ std::string syscallWarning(const SyscallCheck& check)
         counted, check.claimed);
 }
 
+std::string spreadWarning(const RunResult& r)
+{
+    std::string s = "The median moved by " + percent(r.repetitionCv) + " (CV) between the "
+        + std::to_string(r.repetitions) + " repetitions, more than 5%: ";
+    if (!r.interference)
+        return s + "the machine was busy, or the run needs a longer minimum time (what else ran could not be read).";
+    if (std::string cause = interferenceCause(*r.interference); !cause.empty())
+        return s + cause + ".";
+    return s
+        + fmt::format("neither other tasks ({}) nor the hypervisor ({}) took much of the measured CPUs, so the "
+                      "run needs a longer minimum time (--min-time).",
+            percent(r.interference->maxOtherShare()), percent(r.interference->maxStealShare()));
+}
+
 RunResult assembleResult(RunFacts facts, Measurement&& m, const ControlBlock& block)
 {
     RunResult r;
@@ -177,15 +210,15 @@ RunResult assembleResult(RunFacts facts, Measurement&& m, const ControlBlock& bl
     r.observed = observeAll(block, m.iterations * static_cast<std::uint64_t>(m.repetitions), m.checkOps);
     if (m.checkOps > 0)
         r.observed.perfCheckNsPerOp = m.checkNs / static_cast<double>(m.checkOps);
+    if (facts.interference)
+        r.interference = accountInterference(*facts.interference, r.placement, r.observed);
     r.seconds = facts.seconds;
     r.syscalls = std::move(facts.syscalls);
 
     auto& w = r.warnings;
     w = std::move(facts.warnings);
     if (r.repetitions >= 2 && r.repetitionCv > 0.05)
-        w.push_back("The median moved by " + percent(r.repetitionCv) + " (CV) between the "
-            + std::to_string(r.repetitions)
-            + " repetitions, more than 5%: the machine was busy, or the run needs a longer minimum time.");
+        w.push_back(spreadWarning(r));
     else if (r.repetitions == 1 && r.stats.cv > 0.05)
         w.push_back("The samples vary by " + percent(r.stats.cv)
             + " (CV), more than 5%; with one repetition there is no run-to-run spread to compare.");
@@ -210,6 +243,9 @@ RunResult assembleResult(RunFacts facts, Measurement&& m, const ControlBlock& bl
             w.push_back(std::move(s));
     for (std::string& s : m.notes)
         w.push_back(std::move(s));
+    if (r.interference)
+        if (std::string s = disturbedWarning(*r.interference); !s.empty())
+            w.push_back(std::move(s));
     // The machine's and the build's own caveats (VM, governor, debug or sanitizer build).
     for (std::string& s : machineWarnings(readSysInfo()))
         w.push_back(std::move(s));

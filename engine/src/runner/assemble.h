@@ -4,6 +4,7 @@
 #include "ctxscope/result.h"
 #include "runner/control.h"
 #include "runner/driver.h"
+#include "runner/interference.h"
 
 #include <string>
 #include <vector>
@@ -19,6 +20,7 @@ struct RunFacts {
     BenchMode mode = BenchMode::Thread;
     std::vector<std::string> warnings; // found before the run (policy refused, ...)
     std::optional<SyscallCheck> syscalls; // counted after the run
+    const InterferenceMeter* interference = nullptr; // marked between the measured repetitions
     double seconds = 0;
 };
 
@@ -28,6 +30,8 @@ RunResult assembleResult(RunFacts facts, Measurement&& measurement, const Contro
 // The self-check sentences (exposed for tests).
 std::vector<std::string> switchWarnings(double claimed, double observed, bool onePu);
 std::string syscallWarning(const SyscallCheck& check);
+// The repetition-spread sentence, naming its cause from the interference when it can.
+std::string spreadWarning(const RunResult& r);
 // Busy-waiting tasks: how often the scheduler preempted them and whether they slept, as
 // sentences ("" when neither).
 std::string preemptionNote(const Observed& observed);

@@ -171,7 +171,8 @@ std::uint64_t autoOpsPerSample(double nsPerOp, double clockReadNs)
 
 namespace ctxscope::run {
 
-Expected<Measurement> measure(Driver& driver, const BenchSpec& spec, const ClockInfo& clock, bool holdsSwitches)
+Expected<Measurement> measure(
+    Driver& driver, const BenchSpec& spec, const ClockInfo& clock, bool holdsSwitches, const RepetitionHooks& hooks)
 {
     const bool fixed = spec.iterations.has_value();
     // Calibration: grow the op count at most 10x per step until a phase lasts a tenth of
@@ -218,9 +219,14 @@ Expected<Measurement> measure(Driver& driver, const BenchSpec& spec, const Clock
     }
     m.repetitions = spec.repetitions;
     const std::optional<HandoffCount> before = driver.kernel().handoffs();
-    for (int rep = 0; rep < spec.repetitions; ++rep)
+    if (hooks.before)
+        hooks.before();
+    for (int rep = 0; rep < spec.repetitions; ++rep) {
         if (auto t = driver.phase(m.iterations, m.opsPerSample, true, rep); !t)
             return t.error();
+        if (hooks.after)
+            hooks.after(rep + 1 == spec.repetitions);
+    }
     if (const std::optional<HandoffCount> after = driver.kernel().handoffs(); before && after)
         m.handoffs = HandoffCount { after->total - before->total, after->slept - before->slept };
     // The perf counters get a phase of their own, after the measured ones (see task.cpp).

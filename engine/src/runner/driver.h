@@ -12,6 +12,7 @@
 #include "runner/control.h"
 #include "runner/launch.h"
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -75,9 +76,17 @@ private:
     std::string m_callbackError;
 };
 
+// Called on the runner's thread around the measured repetitions, never inside one (the
+// tasks wait at the phase barrier): before the first, and after each (`last` after the last).
+struct RepetitionHooks {
+    std::function<void()> before;
+    std::function<void(bool last)> after;
+};
+
 // Calibration (at most 10x more ops per step, like Google Benchmark; the calibration
 // phases are the warm-up), the choice of K (1 when an op holds switches), the measured
 // repetitions, then the perf-counter check phase.
-Expected<Measurement> measure(Driver& driver, const BenchSpec& spec, const ClockInfo& clock, bool holdsSwitches);
+Expected<Measurement> measure(Driver& driver, const BenchSpec& spec, const ClockInfo& clock, bool holdsSwitches,
+    const RepetitionHooks& hooks = {});
 
 } // namespace ctxscope::run

@@ -6,6 +6,7 @@
 #include "bench/kernel.h"
 #include "runner/assemble.h"
 #include "runner/driver.h"
+#include "runner/interference.h"
 #include "runner/launch.h"
 #include "runner/syscall_count.h"
 #include "runner/validate.h"
@@ -14,6 +15,7 @@
 #include <chrono>
 #include <fmt/core.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 namespace ctxscope {
 
@@ -48,6 +50,18 @@ std::uint64_t syscallPassOps(double nsPerOp)
 {
     const double ops = nsPerOp > 0 ? 2e7 / nsPerOp : 1000;
     return static_cast<std::uint64_t>(std::clamp(ops, 10.0, 1000.0));
+}
+
+// The benchmark's own tasks, once they have started and written their ids.
+std::vector<run::MeasuredTask> measuredTasks(const run::ControlBlock& block, BenchMode mode)
+{
+    std::vector<run::MeasuredTask> out;
+    for (int i = 0; i < block.tasks(); ++i) {
+        const run::TaskSlot& s = block.slot(i);
+        const long id = static_cast<long>(s.id);
+        out.push_back({ mode == BenchMode::Thread ? static_cast<long>(::getpid()) : id, id, s.pinnedCpu });
+    }
+    return out;
 }
 
 std::string describeTaskError(const run::ControlBlock& block, const run::TaskGroup& group, int i)
@@ -152,12 +166,20 @@ Expected<RunResult> runBenchmark(
         return group.error();
 
     run::Driver driver(*block, **kernel, **group, facts.clock, callbacks, spec);
+    std::optional<run::InterferenceMeter> meter;
     Expected<run::Measurement> measured = [&]() -> Expected<run::Measurement> {
         if (Status s = driver.waitForStart(); !s)
             return s.error();
         const bool holdsSwitches = info.switchesPerOp(tasks, placement->onePu()) > 0;
-        return run::measure(driver, spec, facts.clock, holdsSwitches);
+        run::RepetitionHooks hooks;
+        if (spec.accountInterference) {
+            meter.emplace(measuredTasks(*block, spec.mode));
+            hooks.before = [&] { meter->begin(); };
+            hooks.after = [&](bool last) { meter->mark(last); };
+        }
+        return run::measure(driver, spec, facts.clock, holdsSwitches, hooks);
     }();
+    facts.interference = meter ? &*meter : nullptr;
     if (measured)
         driver.finishTasks();
     (*group)->finish(kGrace);

@@ -79,3 +79,24 @@ TEST(ResultsModel, AnOpWithoutSwitchesHasNoPerSwitchFigure)
     model.addResult({ 1, r, QColor(Qt::blue) });
     EXPECT_TRUE(cell(model, 0, ResultsModel::PerSwitch).contains(QStringLiteral("no switch")));
 }
+
+TEST(ResultsModel, TheInterferenceColumnSaysWhoElseRanAndFlagsADisturbedRun)
+{
+    ResultsModel model;
+    auto quiet = std::make_shared<RunResult>(*ctxscope::testing::futexResult());
+    auto busy = std::make_shared<RunResult>(*quiet);
+    auto unread = std::make_shared<RunResult>(*quiet);
+    quiet->interference = Interference { { { 0, 0.004, 0, 0, 0, 250, 40, { 0.004 } } }, {}, 1.0 };
+    busy->interference = Interference { { { 0, 0.38, 0.002, 0.01, 0.02, 1210, 400, { 0.3, 0.45 } } },
+        { { 4321, 4321, "sh", false, 0.37 } }, 1.0 };
+    unread->interference.reset();
+    model.setResults({ { 1, quiet, QColor() }, { 2, busy, QColor() }, { 3, unread, QColor() } });
+    EXPECT_EQ(cell(model, 0, ResultsModel::Interference), QStringLiteral("quiet"));
+    EXPECT_EQ(cell(model, 1, ResultsModel::Interference), QStringLiteral("⚠ 38% other"));
+    EXPECT_EQ(cell(model, 2, ResultsModel::Interference), QStringLiteral("—"));
+    const QString tip = cell(model, 1, ResultsModel::Interference, Qt::ToolTipRole);
+    EXPECT_TRUE(tip.contains(QStringLiteral("busiest: sh (PID 4321) 37.0%"))) << tip.toStdString();
+    EXPECT_TRUE(tip.contains(QStringLiteral("by repetition: 30.0%, 45.0%"))) << tip.toStdString();
+    EXPECT_TRUE(tip.contains(QStringLiteral("The run was disturbed"))) << tip.toStdString();
+    EXPECT_DOUBLE_EQ(model.data(model.index(1, ResultsModel::Interference), ResultsModel::SortRole).toDouble(), 0.38);
+}

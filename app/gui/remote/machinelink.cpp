@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: MIT
+#include "machinelink.h"
+
+#include <QCoreApplication>
+#include <QRegularExpression>
+
+namespace ctxscope::gui {
+
+QString MachineLink::displayName() const
+{
+    return isRemote() ? destination : QCoreApplication::translate("MachineLink", "this machine");
+}
+
+std::optional<QString> destinationProblem(const QString& destination)
+{
+    auto tr = [](const char* text) { return QCoreApplication::translate("MachineLink", text); };
+    if (destination.trimmed().isEmpty())
+        return tr("Give a host: an alias of ~/.ssh/config, user@host or ssh://user@host:port.");
+    if (destination.startsWith(QLatin1Char('-')))
+        return tr("'%1' starts with '-', which ssh would read as an option; give a host name.").arg(destination);
+    for (QChar c : destination)
+        if (c.isSpace() || c.category() == QChar::Other_Control)
+            return tr("'%1' contains a space or a control character; give one host, as ssh takes it.").arg(destination);
+    return std::nullopt;
+}
+
+QString shellQuote(const QString& word)
+{
+    static const QRegularExpression safe(QStringLiteral("^[A-Za-z0-9_@%+=:,./-]+$"));
+    if (safe.match(word).hasMatch())
+        return word;
+    QString quoted = word;
+    quoted.replace(QLatin1Char('\''), QLatin1String("'\\''"));
+    return QLatin1Char('\'') + quoted + QLatin1Char('\'');
+}
+
+WorkerCommand sshWorkerCommand(const MachineLink& link, const QString& sshCommand)
+{
+    const QStringList options { QStringLiteral("-T"), QStringLiteral("-o"), QStringLiteral("BatchMode=yes"),
+        QStringLiteral("-o"), QStringLiteral("ServerAliveInterval=%1").arg(kServerAliveIntervalS), QStringLiteral("-o"),
+        QStringLiteral("ServerAliveCountMax=%1").arg(kServerAliveCountMax), QStringLiteral("-o"),
+        QStringLiteral("ConnectTimeout=%1").arg(kConnectTimeoutS), QStringLiteral("--"), link.destination,
+        shellQuote(link.remoteCli) + QStringLiteral(" worker") };
+    if (sshCommand.trimmed().isEmpty())
+        return { QStringLiteral("ssh"), options };
+    // As git runs GIT_SSH_COMMAND: the shell splits the user's command, our arguments follow
+    // as "$@" untouched ($0 names the shell in its own messages).
+    QStringList arguments { QStringLiteral("-c"), sshCommand + QStringLiteral(" \"$@\""),
+        QStringLiteral("CTXSCOPE_SSH_COMMAND") };
+    arguments += options;
+    return { QStringLiteral("/bin/sh"), arguments };
+}
+
+QStringList sshConfigHostAliases(const QString& configText)
+{
+    QStringList aliases;
+    static const QRegularExpression hostLine(
+        QStringLiteral("^\\s*Host(?:\\s*=\\s*|\\s+)(.*)$"), QRegularExpression::CaseInsensitiveOption);
+    for (const QString& line : configText.split(QLatin1Char('\n'))) {
+        const QRegularExpressionMatch match = hostLine.match(line);
+        if (!match.hasMatch())
+            continue;
+        QString patterns = match.captured(1);
+        patterns = patterns.left(patterns.indexOf(QLatin1Char('#'))); // a trailing comment
+        for (QString name : patterns.split(QRegularExpression(QStringLiteral("\\s+")), Qt::SkipEmptyParts)) {
+            name.remove(QLatin1Char('"'));
+            const bool pattern = name.contains(QLatin1Char('*')) || name.contains(QLatin1Char('?'))
+                || name.startsWith(QLatin1Char('!'));
+            if (!name.isEmpty() && !pattern && !aliases.contains(name))
+                aliases << name;
+        }
+    }
+    return aliases;
+}
+
+} // namespace ctxscope::gui

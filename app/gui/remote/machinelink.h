@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <QString>
+#include <QStringList>
+
+#include <optional>
+
+namespace ctxscope::gui {
+
+// How the app reaches a machine's worker: this machine (ctxscope-cli run directly) or a
+// server through the system's OpenSSH client. No ssh library and no transport of our own:
+// ProxyJump, ControlMaster, agents and keys work as the user configured them for `ssh`.
+struct MachineLink {
+    // The host as the user gave it, the way `ssh` takes it: an alias of ~/.ssh/config,
+    // user@host or ssh://user@host:port. Empty for this machine.
+    QString destination;
+    // The command that starts the CLI on the server (`--remote-cli`): a name on the
+    // server's PATH or a path; passed to the remote shell as one quoted word.
+    QString remoteCli = QStringLiteral("ctxscope-cli");
+
+    bool isRemote() const { return !destination.isEmpty(); }
+    // What the app calls the machine: the destination, or "this machine".
+    QString displayName() const;
+};
+
+// A program and its arguments, as QProcess::start takes them.
+struct WorkerCommand {
+    QString program;
+    QStringList arguments;
+};
+
+// Seconds between ssh's keep-alive probes and how many may go unanswered: a connection that
+// stops answering is noticed within interval x (count + 1) = 15 s (the first probe goes out
+// after one quiet interval).
+inline constexpr int kServerAliveIntervalS = 3;
+inline constexpr int kServerAliveCountMax = 4;
+// A host that never answers (a firewall dropping packets) fails after this, not after the
+// kernel's two minutes of TCP retries.
+inline constexpr int kConnectTimeoutS = 15;
+
+// Why a destination cannot be one (empty, starts with '-', has spaces or control
+// characters), as a sentence; nothing when it can.
+std::optional<QString> destinationProblem(const QString& destination);
+
+// The command that runs the worker over ssh:
+//   ssh -T -o BatchMode=yes -o ServerAliveInterval=3 -o ServerAliveCountMax=4 -o ConnectTimeout=15
+//       -- HOST 'cli' worker
+// `sshCommand` is $CTXSCOPE_SSH_COMMAND (like git's GIT_SSH_COMMAND: split by /bin/sh, so
+// quotes and variables work as in a shell); empty means plain `ssh` from PATH.
+WorkerCommand sshWorkerCommand(const MachineLink& link, const QString& sshCommand);
+
+// `word` quoted for a POSIX shell when it needs it (the remote command reaches the
+// server's login shell as one string).
+QString shellQuote(const QString& word);
+
+// The Host aliases of an ssh_config text that name one host (no wildcards, no negation),
+// in file order, without duplicates: what the Connect dialog offers.
+QStringList sshConfigHostAliases(const QString& configText);
+
+} // namespace ctxscope::gui

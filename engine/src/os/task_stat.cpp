@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: MIT
+#include "os/task_stat.h"
+
+#include "os/proc_text.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <dirent.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+namespace ctxscope::os {
+
+namespace {
+
+Error bad(std::string_view what, std::string_view why)
+{
+    return makeError(std::string(what) + " could not be read: " + std::string(why));
+}
+
+std::string taskPath(long pid, long tid, const char* file)
+{
+    return "/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/" + file;
+}
+
+// A directory entry that is a number (a PID or a TID), or -1.
+long numericName(const char* name)
+{
+    char* end = nullptr;
+    errno = 0;
+    const long v = std::strtol(name, &end, 10);
+    return (errno == 0 && end != name && *end == '\0' && v > 0) ? v : -1;
+}
+
+// Calls f(number) for every numeric entry of a directory.
+template <typename F> void forEachNumber(const std::string& dir, F&& f)
+{
+    DIR* d = ::opendir(dir.c_str());
+    if (!d)
+        return;
+    while (const dirent* e = ::readdir(d))
+        if (const long n = numericName(e->d_name); n > 0)
+            f(n);
+    ::closedir(d);
+}
+
+} // namespace
+
+Expected<TaskStat> parseTaskStat(std::string_view text)
+{
+    constexpr std::string_view what = "a task's stat";
+    // "TID (comm) S ppid ...": comm may hold spaces and ')' itself, so it ends at the last ')'.
+    const auto open = text.find('(');
+    const auto close = text.rfind(')');
+    if (open == std::string_view::npos || close == std::string_view::npos || close < open)
+        return bad(what, "it has no command in parentheses");
+    const auto head = text::words(text.substr(0, open));
+    const auto tid = head.size() == 1 ? text::number(head[0]) : std::nullopt;
+    if (!tid || *tid == 0 || *tid > 1U << 30)
+        return bad(what, "it does not start with a task id");
+    const auto w = text::words(text.substr(close + 1));
+    // w[0] is field 3 (state); field N is w[N - 3]. starttime is field 22, processor 39.
+    if (w.size() < 20 || w[0].size() != 1)
+        return bad(what, "it has " + std::to_string(w.size()) + " fields after the command, fewer than 20");
+    TaskStat t;
+    t.pid = static_cast<long>(*tid);
+    t.tid = t.pid;
+    t.comm = std::string(text.substr(open + 1, close - open - 1));
+    t.state = w[0][0];
+    const auto field = [&](std::size_t n) { return text::number(w[n - 3]); };
+    const auto flags = field(9);
+    const auto utime = field(14);
+    const auto stime = field(15);
+    const auto start = field(22);
+    const auto threads = field(20);
+    if (!flags || !utime || !stime || !start || !threads)
+        return bad(what, "its flags, utime, stime or starttime is not a number");
+    t.flags = *flags;
+    t.utime = *utime;
+    t.stime = *stime;
+    t.starttime = *start;
+    t.numThreads = *threads;
+    if (w.size() >= 37) {
+        const auto cpu = field(39);
+        if (!cpu || *cpu > 1U << 20)
+            return bad(what, "its processor field is not a CPU number");
+        t.processor = static_cast<int>(*cpu);
+    }
+    return t;
+}
+
+Expected<TaskSchedstat> parseTaskSchedstat(std::string_view text)
+{
+    const auto w = text::words(text.substr(0, text.find('\n')));
+    if (w.size() != 3)
+        return bad("a task's schedstat", "it does not hold three numbers");
+    const auto run = text::number(w[0]);
+    const auto wait = text::number(w[1]);
+    const auto slices = text::number(w[2]);
+    if (!run || !wait || !slices)
+        return bad("a task's schedstat", "it does not hold three numbers");
+    return TaskSchedstat { *run, *wait, *slices };
+}
+
+double ticksPerSecond()
+{
+    static const double hz = [] {
+        const long v = ::sysconf(_SC_CLK_TCK);
+        return v > 0 ? static_cast<double>(v) : 100.0;
+    }();
+    return hz;
+}
+
+bool readProcText(const char* path, std::string& buffer)
+{
+    const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    if (buffer.size() < 1024)
+        buffer.resize(1024);
+    std::size_t used = 0;
+    for (;;) {
+        const ssize_t n = ::read(fd, buffer.data() + used, buffer.size() - used);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            ::close(fd);
+            buffer.resize(used);
+            return n == 0;
+        }
+        used += static_cast<std::size_t>(n);
+        if (used == buffer.size())
+            buffer.resize(buffer.size() * 2);
+    }
+}
+
+Expected<TaskStat> readTaskStat(long pid, long tid)
+{
+    std::string text;
+    if (!readProcText(taskPath(pid, tid, "stat").c_str(), text))
+        return makeError("task " + std::to_string(tid) + " of process " + std::to_string(pid) + " is gone");
+    auto t = parseTaskStat(text);
+    if (t)
+        t->pid = pid;
+    return t;
+}
+
+Expected<TaskSchedstat> readTaskSchedstat(long pid, long tid)
+{
+    std::string text;
+    if (!readProcText(taskPath(pid, tid, "schedstat").c_str(), text))
+        return makeError("the schedstat of task " + std::to_string(tid)
+            + " could not be read (gone, or a kernel without CONFIG_SCHED_INFO)");
+    return parseTaskSchedstat(text);
+}
+
+std::vector<TaskStat> scanTasks()
+{
+    std::vector<TaskStat> out;
+    std::string buffer;
+    forEachNumber("/proc", [&](long pid) {
+        const std::string dir = "/proc/" + std::to_string(pid);
+        if (readProcText((dir + "/stat").c_str(), buffer))
+            if (auto t = parseTaskStat(buffer); t && t->numThreads == 1) {
+                t->pid = pid;
+                out.push_back(std::move(*t));
+                return;
+            }
+        forEachNumber(dir + "/task", [&](long tid) {
+            if (!readProcText(taskPath(pid, tid, "stat").c_str(), buffer))
+                return;
+            if (auto t = parseTaskStat(buffer)) {
+                t->pid = pid;
+                out.push_back(std::move(*t));
+            }
+        });
+    });
+    return out;
+}
+
+} // namespace ctxscope::os

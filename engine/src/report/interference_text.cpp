@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: MIT
+// The sentences and the one line that say what else ran on the measured CPUs.
+#include "ctxscope/interference.h"
+
+#include "ctxscope/units.h"
+
+#include <algorithm>
+#include <fmt/core.h>
+
+namespace ctxscope {
+
+namespace {
+
+std::string percent(double fraction) { return fmt::format("{:.1f}%", 100 * fraction); }
+
+std::string who(const InterferingTask& t)
+{
+    std::string s = t.comm + " (PID " + std::to_string(t.pid);
+    if (t.tid != t.pid)
+        s += ", TID " + std::to_string(t.tid);
+    return s + (t.kernelThread ? ", kernel thread)" : ")");
+}
+
+const CpuInterference* busiest(const std::vector<CpuInterference>& cpus, double CpuInterference::*share)
+{
+    const auto it = std::max_element(cpus.begin(), cpus.end(),
+        [share](const CpuInterference& a, const CpuInterference& b) { return a.*share < b.*share; });
+    return it == cpus.end() ? nullptr : &*it;
+}
+
+} // namespace
+
+double Interference::maxOtherShare() const
+{
+    const auto* c = busiest(cpus, &CpuInterference::otherShare);
+    return c ? c->otherShare : 0;
+}
+
+double Interference::maxStealShare() const
+{
+    const auto* c = busiest(cpus, &CpuInterference::stealShare);
+    return c ? c->stealShare : 0;
+}
+
+double Interference::maxRepetitionOtherShare() const
+{
+    double m = 0;
+    for (const auto& c : cpus)
+        for (double s : c.otherShareByRepetition)
+            m = std::max(m, s);
+    return m;
+}
+
+std::string interferenceLine(const Interference& i)
+{
+    const bool quiet = i.maxOtherShare() <= kNameTasksShare && i.maxStealShare() <= kNameTasksShare;
+    std::string line = "interference on ";
+    for (std::size_t n = 0; n < i.cpus.size(); ++n) {
+        const CpuInterference& c = i.cpus[n];
+        line += fmt::format("{}CPU {}: {}other tasks {}, steal {}, {} interrupts/s", n == 0 ? "" : "; ", c.cpu,
+            quiet ? "quiet (" : "", percent(c.otherShare), percent(c.stealShare), formatCount(c.irqsPerS));
+        if (quiet)
+            line += ")";
+    }
+    if (!i.topTasks.empty()) {
+        line += "; busiest:";
+        for (std::size_t n = 0; n < i.topTasks.size(); ++n)
+            line += fmt::format("{} {} {}", n == 0 ? "" : ",", who(i.topTasks[n]), percent(i.topTasks[n].share));
+    }
+    return line;
+}
+
+std::string interferenceCause(const Interference& i)
+{
+    const auto* other = busiest(i.cpus, &CpuInterference::otherShare);
+    const auto* steal = busiest(i.cpus, &CpuInterference::stealShare);
+    std::string out;
+    if (other && other->otherShare >= kCauseShare) {
+        out = fmt::format("other tasks took {} of CPU {}", percent(other->otherShare), other->cpu);
+        if (!i.topTasks.empty())
+            out += fmt::format(" (busiest: {}, PID {})", i.topTasks[0].comm, i.topTasks[0].pid);
+    }
+    if (steal && steal->stealShare >= kCauseShare)
+        out += fmt::format(
+            "{}the hypervisor stole {} of CPU {}", out.empty() ? "" : " and ", percent(steal->stealShare), steal->cpu);
+    return out;
+}
+
+std::string disturbedWarning(const Interference& i)
+{
+    if (!i.disturbed())
+        return {};
+    return fmt::format("The run was disturbed: {}, more than {:.0f}% of a measured CPU; its figures include that "
+                       "time, so measure again on a quiet machine before concluding from them.",
+        interferenceCause(i), 100 * kDisturbedShare);
+}
+
+} // namespace ctxscope

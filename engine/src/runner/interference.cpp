@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: MIT
+#include "runner/interference.h"
+
+#include <algorithm>
+#include <set>
+
+namespace ctxscope::run {
+
+namespace {
+
+std::uint64_t grown(std::uint64_t before, std::uint64_t after) { return after > before ? after - before : 0; }
+
+std::uint64_t countOf(const std::vector<os::PerCpuCount>& counts, int cpu)
+{
+    for (const auto& c : counts)
+        if (c.cpu == cpu)
+            return c.count;
+    return 0;
+}
+
+double seconds(const InterferenceMeter::Snapshot& a, const InterferenceMeter::Snapshot& b)
+{
+    return std::chrono::duration<double>(b.at - a.at).count();
+}
+
+} // namespace
+
+InterferenceMeter::InterferenceMeter(std::vector<MeasuredTask> tasks, bool scanTasks)
+    : m_tasks(std::move(tasks))
+    , m_scanTasks(scanTasks)
+{
+}
+
+std::optional<InterferenceMeter::Snapshot> InterferenceMeter::snapshot() const
+{
+    Snapshot s;
+    std::string text;
+    if (!os::readProcText("/proc/stat", text))
+        return std::nullopt;
+    auto stat = os::parseProcStat(text);
+    if (!stat)
+        return std::nullopt;
+    s.stat = std::move(*stat);
+    // Interrupt counts are a bonus: a kernel that hides them leaves the rates at 0.
+    if (os::readProcText("/proc/interrupts", text))
+        if (auto irqs = os::parsePerCpuCounters(text, "/proc/interrupts"))
+            s.irqs = std::move(*irqs);
+    if (os::readProcText("/proc/softirqs", text))
+        if (auto soft = os::parsePerCpuCounters(text, "/proc/softirqs"))
+            s.softirqs = std::move(*soft);
+    for (const MeasuredTask& t : m_tasks) {
+        if (auto sched = os::readTaskSchedstat(t.pid, t.tid)) {
+            s.taskNs.push_back(sched->runNs);
+        } else if (auto task = os::readTaskStat(t.pid, t.tid)) {
+            // No schedstat (CONFIG_SCHED_INFO off): the tick-sampled utime + stime.
+            s.taskNs.push_back(
+                static_cast<std::uint64_t>(static_cast<double>(task->cpuTicks()) * 1e9 / os::ticksPerSecond()));
+        } else {
+            return std::nullopt;
+        }
+    }
+    s.at = std::chrono::steady_clock::now();
+    return s;
+}
+
+void InterferenceMeter::begin()
+{
+    m_marks.clear();
+    m_before.clear();
+    m_after.clear();
+    if (m_scanTasks)
+        for (const os::TaskStat& t : os::scanTasks())
+            m_before[t.tid] = { t.starttime, t.cpuTicks() };
+    mark(false);
+}
+
+void InterferenceMeter::mark(bool last)
+{
+    if (m_failed)
+        return;
+    auto s = snapshot();
+    if (!s) {
+        m_failed = true;
+        return;
+    }
+    m_marks.push_back(std::move(*s));
+    if (!last || !m_scanTasks || m_marks.size() < 2)
+        return;
+    // Name the busiest tasks only when other tasks took a visible share of a CPU the run may
+    // have used: the scan of every task is the costly read.
+    std::vector<int> candidates;
+    for (const MeasuredTask& t : m_tasks)
+        if (t.pinnedCpu < 0) {
+            candidates.clear();
+            for (const auto& c : m_marks.back().stat.cpus)
+                candidates.push_back(c.cpu);
+            break;
+        } else {
+            candidates.push_back(t.pinnedCpu);
+        }
+    const auto own = ownNsByCpu(m_marks.front(), m_marks.back(), candidates, {});
+    for (std::size_t i = 0; i < candidates.size(); ++i) {
+        const auto c = between(m_marks.front(), m_marks.back(), candidates[i], own[i]);
+        if (c && c->otherShare > kNameTasksShare) {
+            m_after = os::scanTasks();
+            return;
+        }
+    }
+}
+
+std::optional<CpuInterference> InterferenceMeter::between(const Snapshot& a, const Snapshot& b, int cpu, double ownNs)
+{
+    const os::CpuTimes* x = a.stat.cpu(cpu);
+    const os::CpuTimes* y = b.stat.cpu(cpu);
+    if (!x || !y)
+        return std::nullopt; // offline at one of the marks
+    const std::uint64_t tasks = grown(x->user + x->nice + x->system, y->user + y->nice + y->system);
+    const std::uint64_t irq = grown(x->irq, y->irq);
+    const std::uint64_t softirq = grown(x->softirq, y->softirq);
+    const std::uint64_t steal = grown(x->steal, y->steal);
+    // iowait may go backwards on some kernels; the sum of the parts is the wall time the
+    // counters account for, so the shares stay within [0, 1].
+    const std::uint64_t wall = tasks + irq + softirq + steal + grown(x->idle, y->idle) + grown(x->iowait, y->iowait);
+    CpuInterference c;
+    c.cpu = cpu;
+    const double dt = seconds(a, b);
+    if (dt > 0) {
+        c.irqsPerS = static_cast<double>(grown(countOf(a.irqs, cpu), countOf(b.irqs, cpu))) / dt;
+        c.softirqsPerS = static_cast<double>(grown(countOf(a.softirqs, cpu), countOf(b.softirqs, cpu))) / dt;
+    }
+    if (wall == 0)
+        return c; // shorter than a tick: no share can be told
+    const double tickNs = 1e9 / os::ticksPerSecond();
+    const double wallNs = static_cast<double>(wall) * tickNs;
+    c.otherShare = std::clamp((static_cast<double>(tasks) * tickNs - ownNs) / wallNs, 0.0, 1.0);
+    c.stealShare = static_cast<double>(steal) / static_cast<double>(wall);
+    c.irqShare = static_cast<double>(irq) / static_cast<double>(wall);
+    c.softirqShare = static_cast<double>(softirq) / static_cast<double>(wall);
+    return c;
+}
+
+std::vector<double> InterferenceMeter::ownNsByCpu(const Snapshot& a, const Snapshot& b, const std::vector<int>& cpus,
+    const std::vector<std::vector<int>>& seenByTask) const
+{
+    std::vector<double> own(cpus.size(), 0.0);
+    const auto slot
+        = [&](int cpu) { return static_cast<std::size_t>(std::find(cpus.begin(), cpus.end(), cpu) - cpus.begin()); };
+    for (std::size_t i = 0; i < m_tasks.size() && i < a.taskNs.size() && i < b.taskNs.size(); ++i) {
+        const double ns = static_cast<double>(grown(a.taskNs[i], b.taskNs[i]));
+        if (m_tasks[i].pinnedCpu >= 0) {
+            if (const std::size_t k = slot(m_tasks[i].pinnedCpu); k < cpus.size())
+                own[k] += ns;
+            continue;
+        }
+        // An unpinned task's time is spread evenly over the measured CPUs it was seen on: the
+        // kernel does not say how much of it each CPU ran.
+        std::vector<std::size_t> where;
+        if (i < seenByTask.size())
+            for (int cpu : seenByTask[i])
+                if (const std::size_t k = slot(cpu); k < cpus.size())
+                    where.push_back(k);
+        if (where.empty())
+            for (std::size_t k = 0; k < cpus.size(); ++k)
+                where.push_back(k);
+        for (std::size_t k : where)
+            own[k] += ns / static_cast<double>(where.size());
+    }
+    return own;
+}
+
+std::vector<InterferingTask> InterferenceMeter::topTasks(const std::vector<int>& cpus, double interval) const
+{
+    std::set<long> mine;
+    for (const MeasuredTask& t : m_tasks)
+        mine.insert(t.tid);
+    std::vector<InterferingTask> out;
+    for (const os::TaskStat& t : m_after) {
+        // A task is put on the CPU it last ran on: exact for a task pinned there, a guess for
+        // one the scheduler moved.
+        if (mine.count(t.tid) || !t.processor || std::find(cpus.begin(), cpus.end(), *t.processor) == cpus.end())
+            continue;
+        std::uint64_t before = 0;
+        if (const auto it = m_before.find(t.tid); it != m_before.end() && it->second.first == t.starttime)
+            before = it->second.second;
+        const std::uint64_t gained = grown(before, t.cpuTicks());
+        if (gained == 0)
+            continue;
+        out.push_back({ t.pid, t.tid, t.comm, t.kernelThread(),
+            std::min(1.0, static_cast<double>(gained) / os::ticksPerSecond() / interval) });
+    }
+    std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.share > b.share; });
+    if (out.size() > 3)
+        out.resize(3);
+    return out;
+}
+
+std::optional<Interference> InterferenceMeter::finish(
+    std::vector<int> cpus, const std::vector<std::vector<int>>& seenByTask) const
+{
+    if (m_failed || m_marks.size() < 2)
+        return std::nullopt;
+    std::sort(cpus.begin(), cpus.end());
+    cpus.erase(std::unique(cpus.begin(), cpus.end()), cpus.end());
+    Interference out;
+    out.seconds = seconds(m_marks.front(), m_marks.back());
+    const auto own = ownNsByCpu(m_marks.front(), m_marks.back(), cpus, seenByTask);
+    for (std::size_t k = 0; k < cpus.size(); ++k) {
+        auto c = between(m_marks.front(), m_marks.back(), cpus[k], own[k]);
+        if (!c)
+            continue;
+        for (std::size_t r = 0; r + 1 < m_marks.size(); ++r) {
+            const auto ownRep = ownNsByCpu(m_marks[r], m_marks[r + 1], cpus, seenByTask);
+            const auto rep = between(m_marks[r], m_marks[r + 1], cpus[k], ownRep[k]);
+            c->otherShareByRepetition.push_back(rep ? rep->otherShare : 0);
+        }
+        out.cpus.push_back(std::move(*c));
+    }
+    if (out.cpus.empty())
+        return std::nullopt;
+    if (out.maxOtherShare() > kNameTasksShare && out.seconds > 0)
+        out.topTasks = topTasks(cpus, out.seconds);
+    return out;
+}
+
+} // namespace ctxscope::run

@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: MIT
+// The interference arithmetic on counters made by hand (shares of a CPU's wall time, the
+// benchmark's own time taken out, counters that go backwards), the one line and the sentences
+// that name a cause, and the JSON object read back.
+#include "ctxscope/value_json.h"
+#include "report/interference_json.h"
+#include "runner/assemble.h"
+#include "runner/interference.h"
+#include "sample_result.h"
+
+#include <gtest/gtest.h>
+
+using namespace ctxscope;
+using run::InterferenceMeter;
+
+namespace {
+
+// A snapshot of CPU 0 after `seconds`, with ticks for user, system, idle, irq, softirq, steal.
+InterferenceMeter::Snapshot snap(double seconds, std::uint64_t user, std::uint64_t system, std::uint64_t idle,
+    std::uint64_t irq, std::uint64_t softirq, std::uint64_t steal, std::uint64_t irqs)
+{
+    InterferenceMeter::Snapshot s;
+    s.at = std::chrono::steady_clock::time_point(
+        std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(seconds)));
+    os::CpuTimes c;
+    c.cpu = 0;
+    c.user = user;
+    c.system = system;
+    c.idle = idle;
+    c.irq = irq;
+    c.softirq = softirq;
+    c.steal = steal;
+    c.hasSteal = true;
+    s.stat.all = c;
+    s.stat.cpus.push_back(c);
+    s.irqs.push_back({ 0, irqs });
+    return s;
+}
+
+Interference busy()
+{
+    Interference i;
+    i.seconds = 1;
+    i.cpus.push_back({ 0, 0.38, 0.002, 0.01, 0.02, 1210, 400, { 0.3, 0.45 } });
+    i.topTasks.push_back({ 4321, 4321, "sh", false, 0.37 });
+    i.topTasks.push_back({ 15, 15, "ksoftirqd/0", true, 0.004 });
+    return i;
+}
+
+} // namespace
+
+TEST(Interference, SharesOfTheCpusWallTimeWithoutTheBenchmarksOwnTime)
+{
+    const double tick = 1e9 / os::ticksPerSecond();
+    // 100 ticks of wall time: 60 user + 10 system, 20 idle, 4 irq, 2 softirq, 4 steal.
+    const auto a = snap(0, 1000, 500, 9000, 10, 10, 10, 5000);
+    const auto b = snap(2, 1060, 510, 9020, 14, 12, 14, 7420);
+    const auto c = InterferenceMeter::between(a, b, 0, 30 * tick); // the benchmark ran 30 ticks
+    ASSERT_TRUE(c.has_value());
+    EXPECT_NEAR(c->otherShare, 0.40, 1e-9); // (70 - 30) / 100
+    EXPECT_NEAR(c->stealShare, 0.04, 1e-9);
+    EXPECT_NEAR(c->irqShare, 0.04, 1e-9);
+    EXPECT_NEAR(c->softirqShare, 0.02, 1e-9);
+    EXPECT_NEAR(c->irqsPerS, 1210, 1e-6); // 2420 interrupts in 2 s
+    // The benchmark's own time beyond the CPU's (a tick-sampled counter lags): no negative share.
+    EXPECT_EQ(InterferenceMeter::between(a, b, 0, 90 * tick)->otherShare, 0);
+    EXPECT_FALSE(InterferenceMeter::between(a, b, 1, 0).has_value()); // CPU 1 is not in the file
+}
+
+TEST(Interference, CountersThatGoBackwardsGiveNoNegativeTime)
+{
+    auto a = snap(0, 1000, 500, 9000, 10, 10, 10, 5000);
+    auto b = snap(1, 1050, 500, 9050, 10, 10, 10, 4000); // irq counts reset (a CPU came back online)
+    a.stat.cpus[0].iowait = 50;
+    const auto c = InterferenceMeter::between(a, b, 0, 0);
+    ASSERT_TRUE(c.has_value());
+    EXPECT_NEAR(c->otherShare, 0.5, 1e-9);
+    EXPECT_EQ(c->irqsPerS, 0);
+    // Less than a tick apart: rates, but no share can be told.
+    const auto same = InterferenceMeter::between(a, a, 0, 0);
+    ASSERT_TRUE(same.has_value());
+    EXPECT_EQ(same->otherShare, 0);
+}
+
+TEST(Interference, OneLineNamesWhoTookHowMuch)
+{
+    EXPECT_EQ(interferenceLine(busy()),
+        "interference on CPU 0: other tasks 38.0%, steal 0.2%, 1,210 interrupts/s; busiest: sh (PID 4321) 37.0%, "
+        "ksoftirqd/0 (PID 15, kernel thread) 0.4%");
+    Interference quiet;
+    quiet.cpus.push_back({ 0, 0.004, 0, 0, 0, 250, 10, {} });
+    EXPECT_EQ(interferenceLine(quiet), "interference on CPU 0: quiet (other tasks 0.4%, steal 0.0%, 250 interrupts/s)");
+    EXPECT_TRUE(busy().disturbed());
+    EXPECT_FALSE(quiet.disturbed());
+    EXPECT_DOUBLE_EQ(busy().maxRepetitionOtherShare(), 0.45);
+}
+
+TEST(Interference, TheSpreadWarningNamesTheCause)
+{
+    RunResult r;
+    r.repetitions = 5;
+    r.repetitionCv = 0.165;
+    EXPECT_NE(run::spreadWarning(r).find("could not be read"), std::string::npos);
+    r.interference = busy();
+    EXPECT_NE(run::spreadWarning(r).find("other tasks took 38.0% of CPU 0 (busiest: sh, PID 4321)"), std::string::npos);
+    r.interference->cpus[0].otherShare = 0.01;
+    r.interference->cpus[0].stealShare = 0.12;
+    EXPECT_NE(run::spreadWarning(r).find("the hypervisor stole 12.0% of CPU 0"), std::string::npos);
+    r.interference->cpus[0].stealShare = 0.0;
+    const std::string neither = run::spreadWarning(r);
+    EXPECT_NE(neither.find("neither other tasks (1.0%) nor the hypervisor (0.0%)"), std::string::npos) << neither;
+    EXPECT_NE(neither.find("longer minimum time"), std::string::npos);
+    EXPECT_EQ(disturbedWarning(*r.interference), "");
+    EXPECT_NE(disturbedWarning(busy()).find("The run was disturbed: other tasks took 38.0%"), std::string::npos);
+}
+
+TEST(Interference, JsonRoundTripAndBadShares)
+{
+    const auto j = report::interferenceToJson(busy());
+    EXPECT_EQ(j["cpus"][0]["other_share"], 0.38);
+    EXPECT_EQ(j["top_tasks"][0]["comm"], "sh");
+    EXPECT_EQ(j["disturbed"], true);
+    report::FieldReader in(j, "interference");
+    const Interference back = report::interferenceFromJson(in);
+    ASSERT_TRUE(in.ok()) << in.error();
+    EXPECT_EQ(interferenceLine(back), interferenceLine(busy()));
+    auto bad = j;
+    bad["cpus"][0]["steal_share"] = 1.5;
+    report::FieldReader badIn(bad, "interference");
+    (void)report::interferenceFromJson(badIn);
+    EXPECT_EQ(badIn.error(), "field 'interference.cpus.steal_share' should be a fraction between 0 and 1");
+}
+
+TEST(Interference, TravelsInEveryResultEntry)
+{
+    RunResult in = test::sampleResult();
+    EXPECT_FALSE(resultToJson(in).contains("interference")); // none measured: none written
+    in.interference = busy();
+    const auto j = resultToJson(in);
+    EXPECT_EQ(j["interference"]["cpus"][0]["irqs_per_s"], 1210);
+    EXPECT_EQ(j["interference"]["top_tasks"][0]["pid"], 4321);
+    const auto out = resultFromJson(nlohmann::json::parse(j.dump()));
+    ASSERT_TRUE(out.ok()) << out.error().message;
+    ASSERT_TRUE(out->interference.has_value());
+    EXPECT_EQ(interferenceLine(*out->interference), interferenceLine(busy()));
+    auto bad = j;
+    bad["interference"]["top_tasks"][0]["share"] = "much";
+    const auto refused = resultFromJson(bad);
+    ASSERT_FALSE(refused.ok());
+    EXPECT_NE(refused.error().message.find("interference.top_tasks.share"), std::string::npos)
+        << refused.error().message;
+}

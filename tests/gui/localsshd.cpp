@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: MIT
+#include "localsshd.h"
+
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QTextStream>
+#include <QThread>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <pwd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <csignal>
+#include <cstdint>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+
+namespace {
+
+constexpr const char* kSshd = "/usr/sbin/sshd";
+
+// A port on 127.0.0.1 the kernel just handed out (and took back): free unless another
+// program grabs it in the moment before sshd binds it.
+int freePort()
+{
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in address {};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t length = sizeof address;
+    int port = 0;
+    if (::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0
+        && ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) == 0)
+        port = ntohs(address.sin_port);
+    ::close(fd);
+    return port;
+}
+
+bool accepts(int port)
+{
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in address {};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    address.sin_port = htons(static_cast<std::uint16_t>(port));
+    const bool ok = ::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0;
+    ::close(fd);
+    return ok;
+}
+
+bool writeFile(const QString& path, const QString& text)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate))
+        return false;
+    file.write(text.toUtf8());
+    return true;
+}
+
+int parentOf(int pid)
+{
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+    const auto close = text.rfind(')');
+    if (close == std::string::npos)
+        return -1;
+    std::istringstream rest(text.substr(close + 2));
+    char state = 0;
+    int parent = -1;
+    rest >> state >> parent;
+    return parent;
+}
+
+} // namespace
+
+LocalSshd::LocalSshd()
+{
+    if (!QFile::exists(QString::fromLatin1(kSshd))) {
+        m_problem = QStringLiteral("no %1: install Debian's openssh-server").arg(QString::fromLatin1(kSshd));
+        return;
+    }
+    // sshd run by root separates privileges into this directory (the package's service makes it).
+    if (::geteuid() == 0)
+        ::mkdir("/run/sshd", 0755);
+    const int port = freePort();
+    const int closedPort = freePort();
+    if (!m_dir.isValid() || port == 0 || closedPort == 0 || closedPort == port) {
+        m_problem = QStringLiteral("no temporary directory or free port on 127.0.0.1");
+        return;
+    }
+    if (!makeKey(QStringLiteral("host")) || !makeKey(QStringLiteral("user")) || !makeKey(QStringLiteral("other"))
+        || !writeConfigs(port, closedPort))
+        return;
+    m_sshd.setProcessChannelMode(QProcess::MergedChannels);
+    m_sshd.setStandardOutputFile(m_dir.filePath(QStringLiteral("sshd.log")));
+    m_sshd.start(QString::fromLatin1(kSshd),
+        { QStringLiteral("-D"), QStringLiteral("-e"), QStringLiteral("-f"),
+            m_dir.filePath(QStringLiteral("sshd_config")) });
+    if (!m_sshd.waitForStarted(5000) || !waitUntilListening(port)) {
+        QFile log(m_dir.filePath(QStringLiteral("sshd.log")));
+        log.open(QIODevice::ReadOnly);
+        m_problem = QStringLiteral("sshd did not start: %1").arg(QString::fromUtf8(log.readAll()).trimmed());
+    }
+}
+
+LocalSshd::~LocalSshd()
+{
+    for (int pid : sessionPids())
+        ::kill(pid, SIGKILL);
+    if (m_sshd.state() != QProcess::NotRunning) {
+        m_sshd.kill();
+        m_sshd.waitForFinished(5000);
+    }
+}
+
+QString LocalSshd::sshCommand() const
+{
+    return QStringLiteral("ssh -F '%1'").arg(m_dir.filePath(QStringLiteral("ssh_config")));
+}
+
+std::vector<int> LocalSshd::sessionPids() const
+{
+    std::vector<int> found;
+    const int listener = static_cast<int>(m_sshd.processId());
+    if (listener <= 0)
+        return found;
+    // Every descendant of the listener: the connections' sshd processes and what they run.
+    bool grew = true;
+    std::vector<int> family { listener };
+    const QStringList entries = QDir(QStringLiteral("/proc")).entryList(QDir::Dirs | QDir::NoDotAndDotDot);
+    while (grew) {
+        grew = false;
+        for (const QString& entry : entries) {
+            bool numeric = false;
+            const int pid = entry.toInt(&numeric);
+            if (!numeric || std::find(family.begin(), family.end(), pid) != family.end())
+                continue;
+            if (std::find(family.begin(), family.end(), parentOf(pid)) != family.end()) {
+                family.push_back(pid);
+                found.push_back(pid);
+                grew = true;
+            }
+        }
+    }
+    return found;
+}
+
+bool LocalSshd::makeKey(const QString& name)
+{
+    QProcess keygen;
+    keygen.start(QStringLiteral("ssh-keygen"),
+        { QStringLiteral("-q"), QStringLiteral("-t"), QStringLiteral("ed25519"), QStringLiteral("-N"), QString(),
+            QStringLiteral("-f"), m_dir.filePath(name) });
+    if (!keygen.waitForFinished(30'000) || keygen.exitCode() != 0) {
+        m_problem = QStringLiteral("ssh-keygen failed: %1").arg(QString::fromUtf8(keygen.readAllStandardError()));
+        return false;
+    }
+    return true;
+}
+
+bool LocalSshd::writeConfigs(int port, int closedPort)
+{
+    auto read = [this](const QString& name) {
+        QFile file(m_dir.filePath(name));
+        file.open(QIODevice::ReadOnly);
+        return QString::fromUtf8(file.readAll()).trimmed();
+    };
+    const passwd* me = ::getpwuid(::geteuid());
+    const QString user = me ? QString::fromLocal8Bit(me->pw_name) : QStringLiteral("root");
+    const QString dir = m_dir.path();
+    const QString sshd = QStringLiteral("ListenAddress 127.0.0.1\nPort %1\nHostKey %2/host\n"
+                                        "AuthorizedKeysFile %2/authorized_keys\nPidFile none\nUsePAM no\n"
+                                        "StrictModes no\nPermitRootLogin prohibit-password\n"
+                                        "PasswordAuthentication no\nKbdInteractiveAuthentication no\n"
+                                        "LogLevel ERROR\n")
+                             .arg(port)
+                             .arg(dir);
+    const QString known = QStringLiteral("[127.0.0.1]:%1 %2\n").arg(port).arg(read(QStringLiteral("host.pub")));
+    auto host = [&](const char* alias, int toPort, const char* key, const char* knownHosts) {
+        return QStringLiteral("Host %1\n  HostName 127.0.0.1\n  Port %2\n  User %3\n  IdentityFile %4/%5\n"
+                              "  IdentitiesOnly yes\n  IdentityAgent none\n  UserKnownHostsFile %4/%6\n"
+                              "  GlobalKnownHostsFile /dev/null\n")
+            .arg(QString::fromLatin1(alias))
+            .arg(toPort)
+            .arg(user, dir, QString::fromLatin1(key), QString::fromLatin1(knownHosts));
+    };
+    const QString client = host("lab-test", port, "user", "known_hosts")
+        + host("lab-newkey", port, "user", "no_known_hosts") + host("lab-wrongkey", port, "other", "known_hosts")
+        + host("lab-closed", closedPort, "user", "known_hosts");
+    if (!writeFile(m_dir.filePath(QStringLiteral("sshd_config")), sshd)
+        || !writeFile(m_dir.filePath(QStringLiteral("authorized_keys")), read(QStringLiteral("user.pub")) + u'\n')
+        || !writeFile(m_dir.filePath(QStringLiteral("known_hosts")), known)
+        || !writeFile(m_dir.filePath(QStringLiteral("no_known_hosts")), QString())
+        || !writeFile(m_dir.filePath(QStringLiteral("ssh_config")), client)) {
+        m_problem = QStringLiteral("could not write the configuration into %1").arg(dir);
+        return false;
+    }
+    QFile::setPermissions(
+        m_dir.filePath(QStringLiteral("ssh_config")), QFileDevice::ReadOwner | QFileDevice::WriteOwner);
+    return true;
+}
+
+bool LocalSshd::waitUntilListening(int port)
+{
+    QElapsedTimer waited;
+    waited.start();
+    while (waited.elapsed() < 10'000) {
+        if (accepts(port))
+            return true;
+        if (m_sshd.state() == QProcess::NotRunning)
+            return false;
+        QThread::msleep(20);
+    }
+    return false;
+}

@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: MIT
+// The app's worker on a machine reached over ssh, against Debian's real sshd on 127.0.0.1
+// (localsshd.h) through the system's ssh client: a run comes back as a result, and each bad
+// path (unknown host key, refused login, nothing listening, no CLI on the server, another
+// protocol version, a connection that stops answering) ends in its one sentence.
+#include "localsshd.h"
+#include "machineconnect.h"
+#include "runcontroller.h"
+
+#include "ctxscope/topology.h"
+
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QSignalSpy>
+
+#include <gtest/gtest.h>
+
+#include <csignal>
+
+using namespace ctxscope;
+using namespace ctxscope::gui;
+
+namespace {
+
+class SshWorker : public ::testing::Test {
+protected:
+    void SetUp() override
+    {
+        if (!m_sshd.problem().isEmpty())
+            GTEST_FAIL() << "the local sshd for the ssh tests: " << m_sshd.problem().toStdString();
+        qputenv("CTXSCOPE_SSH_COMMAND", m_sshd.sshCommand().toUtf8());
+    }
+    void TearDown() override { qunsetenv("CTXSCOPE_SSH_COMMAND"); }
+
+    // What the worker on `host` fails with when it starts.
+    static QString failureOf(const QString& host, const QString& cli = QStringLiteral(CTXSCOPE_CLI_PATH))
+    {
+        RunController controller;
+        controller.setLink(MachineLink { host, cli });
+        QSignalSpy failed(&controller, &RunController::workerFailed);
+        controller.startWorker();
+        if (!failed.wait(40'000))
+            return QStringLiteral("(no failure within 40 s)");
+        return failed.at(0).at(0).toString();
+    }
+
+    LocalSshd m_sshd;
+};
+
+} // namespace
+
+TEST_F(SshWorker, ARunOnTheServerComesBackAsAResult)
+{
+    auto live = Topology::loadLive();
+    ASSERT_TRUE(live.ok());
+    const int cpu = live->allowedPus().front();
+    RunController controller;
+    controller.setLink(MachineLink { QStringLiteral("lab-test"), QStringLiteral(CTXSCOPE_CLI_PATH) });
+    QSignalSpy ready(&controller, &RunController::workerReady);
+    QSignalSpy results(&controller, &RunController::resultAvailable);
+    QSignalSpy failed(&controller, &RunController::workerFailed);
+    BenchSpec spec;
+    spec.bench = "futex";
+    spec.cpus = { cpu, cpu };
+    spec.iterations = 2000;
+    spec.repetitions = 2;
+    ASSERT_TRUE(controller.start(spec).has_value());
+    ASSERT_TRUE(results.wait(90'000) || !results.isEmpty())
+        << (failed.isEmpty() ? "no result" : failed.at(0).at(0).toString().toStdString());
+    ASSERT_EQ(ready.count(), 1);
+    const auto result = results.at(0).at(1).value<std::shared_ptr<const RunResult>>();
+    EXPECT_EQ(result->bench, "futex");
+    EXPECT_EQ(result->placement.cpus, (std::vector<int> { cpu, cpu }));
+    // The worker's hello came over ssh: the machine it describes is the server's.
+    EXPECT_TRUE(controller.workerContext().contains("host_name")) << controller.workerContext().dump();
+    auto remote = Topology::loadXmlBuffer(controller.workerTopologyXml());
+    ASSERT_TRUE(remote.ok()) << remote.error().message;
+    EXPECT_EQ(remote->allowedPus(), live->allowedPus());
+    controller.stopWorker();
+    EXPECT_TRUE(failed.isEmpty());
+}
+
+TEST_F(SshWorker, AnUnknownHostKeyIsNeverAcceptedAndTheMessageSaysHowToCheckIt)
+{
+    const QString why = failureOf(QStringLiteral("lab-newkey"));
+    EXPECT_TRUE(why.contains(QStringLiteral("connect once with `ssh lab-newkey` in a terminal"))) << why.toStdString();
+}
+
+TEST_F(SshWorker, ARefusedLoginSaysThatNoPasswordIsAsked)
+{
+    const QString why = failureOf(QStringLiteral("lab-wrongkey"));
+    EXPECT_TRUE(why.contains(QStringLiteral("lab-wrongkey refused the login"))) << why.toStdString();
+}
+
+TEST_F(SshWorker, NothingListeningIsARefusedConnection)
+{
+    const QString why = failureOf(QStringLiteral("lab-closed"));
+    EXPECT_TRUE(why.contains(QStringLiteral("lab-closed refused the connection"))) << why.toStdString();
+}
+
+TEST_F(SshWorker, NoCliOnTheServerSaysHowToInstallIt)
+{
+    const QString why = failureOf(QStringLiteral("lab-test"), QStringLiteral("/nonexistent/ctxscope-cli"));
+    EXPECT_TRUE(why.contains(QStringLiteral("lab-test has no `/nonexistent/ctxscope-cli`"))) << why.toStdString();
+    EXPECT_TRUE(why.contains(QStringLiteral("Install the ctxscope package there")));
+}
+
+TEST_F(SshWorker, AnotherProtocolVersionNamesTheServerAndBothVersions)
+{
+    // A real worker whose hello claims protocol 999.
+    const QString script = QDir::temp().filePath(QStringLiteral("ctxscope-other-protocol-%1.sh")).arg(::getpid());
+    QFile file(script);
+    ASSERT_TRUE(file.open(QIODevice::WriteOnly));
+    file.write(
+        QByteArray("#!/bin/sh\n" CTXSCOPE_CLI_PATH " worker | sed -u 's/\"protocol\":[0-9]*/\"protocol\":999/'\n"));
+    file.close();
+    file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
+    const QString why = failureOf(QStringLiteral("lab-test"), script);
+    QFile::remove(script);
+    EXPECT_TRUE(why.contains(QStringLiteral("The worker on lab-test speaks protocol version 999")))
+        << why.toStdString();
+    EXPECT_TRUE(why.contains(QStringLiteral("this app speaks %1").arg(protocol::kVersion)));
+}
+
+TEST_F(SshWorker, AConnectionThatStopsAnsweringIsReportedWithinTheKeepAliveTime)
+{
+    RunController controller;
+    controller.setLink(MachineLink { QStringLiteral("lab-test"), QStringLiteral(CTXSCOPE_CLI_PATH) });
+    QSignalSpy ready(&controller, &RunController::workerReady);
+    QSignalSpy failed(&controller, &RunController::workerFailed);
+    controller.startWorker();
+    ASSERT_TRUE(ready.wait(40'000)) << (failed.isEmpty() ? "" : failed.at(0).at(0).toString().toStdString());
+    // The server freezes (as a machine that lost its network would): its sshd stops answering.
+    const std::vector<int> sessions = m_sshd.sessionPids();
+    ASSERT_FALSE(sessions.empty());
+    for (int pid : sessions)
+        ::kill(pid, SIGSTOP);
+    QElapsedTimer noticed;
+    noticed.start();
+    const bool reported = failed.wait((kServerAliveIntervalS * kServerAliveCountMax + 15) * 1000);
+    for (int pid : sessions)
+        ::kill(pid, SIGKILL);
+    ASSERT_TRUE(reported);
+    const QString why = failed.at(0).at(0).toString();
+    EXPECT_TRUE(why.contains(QStringLiteral("The connection to lab-test dropped"))) << why.toStdString();
+    // ssh gives up after ServerAliveCountMax unanswered probes, ServerAliveInterval apart
+    // (plus one interval before the first probe): the bound the issue names, with slack.
+    EXPECT_LE(noticed.elapsed(), (kServerAliveIntervalS * (kServerAliveCountMax + 1) + 5) * 1000);
+}
+
+TEST_F(SshWorker, ConnectingWaitsForTheHelloAndGivesTheServersTopologyOrTheSentence)
+{
+    RunController controller;
+    auto topology = connectMachine(
+        controller, MachineLink { QStringLiteral("lab-test"), QStringLiteral(CTXSCOPE_CLI_PATH) }, 40'000);
+    ASSERT_TRUE(topology.ok()) << topology.error().message;
+    EXPECT_EQ(controller.state(), RunController::State::Idle);
+    auto live = Topology::loadLive();
+    ASSERT_TRUE(live.ok());
+    EXPECT_EQ(topology->pus().size(), live->pus().size());
+
+    auto refused = connectMachine(
+        controller, MachineLink { QStringLiteral("lab-closed"), QStringLiteral(CTXSCOPE_CLI_PATH) }, 40'000);
+    ASSERT_FALSE(refused.ok());
+    EXPECT_NE(refused.error().message.find("lab-closed refused the connection"), std::string::npos)
+        << refused.error().message;
+    auto bad = connectMachine(controller, MachineLink { QStringLiteral("-oProxyCommand=x"), QString() }, 1000);
+    ASSERT_FALSE(bad.ok());
+    EXPECT_NE(bad.error().message.find("starts with '-'"), std::string::npos) << bad.error().message;
+}
