@@ -5,6 +5,7 @@
 #include "mainwindow.h"
 #include "plotsview.h"
 #include "qcp.h"
+#include "sessionstore.h"
 #include "testtopologies.h"
 #include "topologymappanel.h"
 #include "topologymapwidget.h"
@@ -109,7 +110,8 @@ TEST(Heatmap, ClickingACellOfA512PuMatrixPlacesThePairOnTheMap)
     MainWindow window;
     window.resize(1920, 1200); // at 1280 x 800 a cell of 512 is under a pixel wide
     window.setTopology(topology);
-    window.addMatrix(allPairs(topology, "spin"), QStringLiteral("a test matrix"));
+    window.store()->addMatrix(allPairs(topology, "spin"), QStringLiteral("a test matrix"));
+    window.plots()->showView(QStringLiteral("heatmap")); // as opening a matrix file does
     window.show();
     HeatmapPlot* heat = window.plots()->heatmapPlot();
     heat->plot()->replot();

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // A lesson draws the view that makes its point and the numbers of its own runs.
 #include "ladderplot.h"
+#include "lessoncontroller.h"
 #include "lessonpanel.h"
 #include "lessonsession.h"
 #include "lessonviews.h"
@@ -27,8 +28,8 @@ TEST(LessonViews, TheModeSwitchLessonRunOffscreenFillsTheLadderAndItsConclusion)
     ASSERT_TRUE(live.ok());
     MainWindow window;
     window.setTopology(*live);
-    QSignalSpy done(&window, &MainWindow::lessonFinished);
-    const Status started = window.startLesson(QStringLiteral("mode-switch"));
+    QSignalSpy done(window.lessons(), &LessonController::finished);
+    const Status started = window.lessons()->start(QStringLiteral("mode-switch"));
     ASSERT_TRUE(started.ok()) << started.error().message;
     ASSERT_TRUE(done.wait(300'000));
     ASSERT_TRUE(done.at(0).at(0).toBool());

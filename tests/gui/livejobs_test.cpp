@@ -7,6 +7,7 @@
 #include "qcp.h"
 #include "resultsmodel.h"
 #include "runcoordinator.h"
+#include "runlauncher.h"
 #include "workingsetplot.h"
 
 #include <QSignalSpy>
@@ -30,7 +31,7 @@ TEST(LiveJobs, ASweepThroughTheWorkerDrawsEveryPointAndTheMachinesCaches)
     spec.base.repetitions = 1;
     spec.toBytes = 8192; // 0, 4 KiB, 8 KiB
     QSignalSpy finished(window.runs(), &RunCoordinator::runFinished);
-    const auto id = window.startSweep(spec);
+    const auto id = window.launcher()->startSweep(spec);
     ASSERT_TRUE(id.has_value());
     ASSERT_TRUE(finished.wait(120'000));
     ASSERT_EQ(finished.at(0).at(1).value<RunOutcome>(), RunOutcome::Succeeded)
@@ -59,7 +60,7 @@ TEST(LiveJobs, AMatrixThroughTheWorkerFillsTheHeatmapForEveryAllowedPair)
     MainWindow window;
     window.setTopology(*live);
     QSignalSpy finished(window.runs(), &RunCoordinator::runFinished);
-    ASSERT_TRUE(window.startMatrix("futex", BenchMode::Thread, MatrixMode::Classes, RunBudget { 0.01, 1 }));
+    ASSERT_TRUE(window.launcher()->startMatrix("futex", BenchMode::Thread, MatrixMode::Classes, RunBudget { 0.01, 1 }));
     ASSERT_TRUE(finished.wait(300'000));
     ASSERT_EQ(finished.at(0).at(1).value<RunOutcome>(), RunOutcome::Succeeded)
         << finished.at(0).at(2).toString().toStdString();

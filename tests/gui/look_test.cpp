@@ -4,6 +4,7 @@
 #include "apppalette.h"
 #include "lessonpanel.h"
 #include "liveplot.h"
+#include "lookcontroller.h"
 #include "mainwindow.h"
 #include "plotsview.h"
 #include "qcp.h"
@@ -64,10 +65,10 @@ TEST(Look, PresentationModeIsLargeHighContrastAndHidesTheControlsThenGivesAllBac
     const Look before = lookOf(window);
     ASSERT_FALSE(runDock(window)->isHidden());
 
-    window.setPresentationMode(true);
+    window.look()->setPresentationMode(true);
     settle();
     const Look on = lookOf(window);
-    EXPECT_TRUE(window.isPresenting());
+    EXPECT_TRUE(window.look()->isPresenting());
     EXPECT_NEAR(on.appFont, before.appFont * 1.3, 0.01);
     EXPECT_GT(on.tickFont, before.tickFont * 1.25) << "the plots follow the larger font";
     EXPECT_GT(on.mapFont, before.mapFont) << "the map's labels trade detail for size";
@@ -79,10 +80,10 @@ TEST(Look, PresentationModeIsLargeHighContrastAndHidesTheControlsThenGivesAllBac
     EXPECT_TRUE(runDock(window)->isHidden());
     EXPECT_TRUE(window.resultsTable()->isHidden());
 
-    window.setPresentationMode(false);
+    window.look()->setPresentationMode(false);
     settle();
     const Look off = lookOf(window);
-    EXPECT_FALSE(window.isPresenting());
+    EXPECT_FALSE(window.look()->isPresenting());
     EXPECT_DOUBLE_EQ(off.appFont, before.appFont);
     EXPECT_DOUBLE_EQ(off.tickFont, before.tickFont);
     EXPECT_EQ(off.text, before.text);
@@ -98,8 +99,8 @@ TEST(Look, DarkPaletteInPresentationIsWhiteOnBlackAndStaysDarkAfter)
     MainWindow window;
     window.setTopology(ctxscope::testing::synthetic("pack:1 core:4 pu:2"));
     window.show();
-    window.setPresentationMode(true);
-    window.setDarkPalette(true);
+    window.look()->setPresentationMode(true);
+    window.look()->setDarkPalette(true);
     settle();
     const Look on = lookOf(window);
     EXPECT_EQ(on.base, QColor(Qt::black));
@@ -107,12 +108,12 @@ TEST(Look, DarkPaletteInPresentationIsWhiteOnBlackAndStaysDarkAfter)
     EXPECT_GE(contrastRatio(on.mid, on.base), 7.0);
     EXPECT_EQ(on.tickColor, on.text);
 
-    window.setPresentationMode(false);
+    window.look()->setPresentationMode(false);
     settle();
     const Look off = lookOf(window);
     EXPECT_EQ(off.base, darkPalette().color(QPalette::Base)) << "the dark palette chosen meanwhile stays";
     EXPECT_EQ(off.tickColor, darkPalette().color(QPalette::Text));
-    window.setDarkPalette(false);
+    window.look()->setDarkPalette(false);
     settle();
     EXPECT_GT(lookOf(window).base.lightness(), 200);
 }
@@ -126,17 +127,17 @@ TEST(Look, TheMedianLineStandsOutFromItsPointsOnLightAndDarkBackgrounds)
     live.beginRun(1, QStringLiteral("futex"), blue);
     live.addSamples(1, QVector<double>(400, 5000.0));
     live.finishRun(1);
-    window.setDarkPalette(false);
+    window.look()->setDarkPalette(false);
     settle();
     const QColor onLight = live.medianGraph(1)->pen().color();
     EXPECT_LT(onLight.lightness(), blue.lightness());
-    window.setDarkPalette(true);
+    window.look()->setDarkPalette(true);
     settle();
     const QColor onDark = live.medianGraph(1)->pen().color();
     EXPECT_GT(onDark.lightness(), blue.lightness()) << "a darkened blue vanished on black";
     EXPECT_GT(contrastRatio(onDark, darkPalette().color(QPalette::Base)),
         contrastRatio(blue, darkPalette().color(QPalette::Base)));
-    window.setDarkPalette(false);
+    window.look()->setDarkPalette(false);
 }
 
 TEST(Look, TheLessonPanelSitsBesideThePlotsAndClosesAndReopens)
@@ -212,8 +213,8 @@ TEST(Look, StatusColoursStayReadableOnTheDarkPalettes)
             worker = label;
     ASSERT_NE(worker, nullptr);
     for (bool presenting : { false, true }) {
-        window.setPresentationMode(presenting);
-        window.setDarkPalette(true); // the colour follows the palette change
+        window.look()->setPresentationMode(presenting);
+        window.look()->setDarkPalette(true); // the colour follows the palette change
         settle();
         const QString style = worker->styleSheet();
         ASSERT_TRUE(style.contains(QStringLiteral("color:#"))) << style.toStdString();
@@ -221,6 +222,6 @@ TEST(Look, StatusColoursStayReadableOnTheDarkPalettes)
         EXPECT_GE(contrastRatio(color, QApplication::palette().color(QPalette::Window)), 4.5)
             << style.toStdString() << (presenting ? " (presentation)" : "");
     }
-    window.setPresentationMode(false);
-    window.setDarkPalette(false);
+    window.look()->setPresentationMode(false);
+    window.look()->setDarkPalette(false);
 }

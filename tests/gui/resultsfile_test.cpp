@@ -5,6 +5,7 @@
 #include "plotsview.h"
 #include "qcp.h"
 #include "resultsmodel.h"
+#include "sessionfiles.h"
 #include "sessionstore.h"
 #include "testresults.h"
 #include "testtopologies.h"
@@ -26,15 +27,15 @@ TEST(ResultsFile, SavedResultsOpenAgainAsRowsAndCurves)
     {
         MainWindow window;
         window.setTopology(ctxscope::testing::synthetic("pack:1 core:2 pu:1"));
-        EXPECT_FALSE(window.saveResults(path).ok()) << "nothing to save yet";
+        EXPECT_FALSE(window.files()->saveResults(path).ok()) << "nothing to save yet";
         window.store()->addRun({ 1, original, QColor(Qt::blue) });
-        const Status saved = window.saveResults(path);
+        const Status saved = window.files()->saveResults(path);
         ASSERT_TRUE(saved.ok()) << saved.error().message;
-        ASSERT_TRUE(window.saveResults(dir.filePath(QStringLiteral("runs.csv"))).ok());
+        ASSERT_TRUE(window.files()->saveResults(dir.filePath(QStringLiteral("runs.csv"))).ok());
     }
     MainWindow window;
     window.setTopology(ctxscope::testing::synthetic("pack:1 core:2 pu:1"));
-    const Status opened = window.openResults(path);
+    const Status opened = window.files()->openResults(path);
     ASSERT_TRUE(opened.ok()) << opened.error().message;
     ASSERT_EQ(window.resultsModel()->rowCount(), 1);
     const ResultRow& row = window.resultsModel()->results().front();
@@ -49,7 +50,7 @@ TEST(ResultsFile, SavedResultsOpenAgainAsRowsAndCurves)
     ASSERT_NE(window.plots()->livePlot()->samplesGraph(row.id), nullptr);
     EXPECT_NE(window.plots()->distributionPlot()->graph(row.id), nullptr);
 
-    const Status broken = window.openResults(dir.filePath(QStringLiteral("runs.csv")));
+    const Status broken = window.files()->openResults(dir.filePath(QStringLiteral("runs.csv")));
     EXPECT_FALSE(broken.ok()) << "a CSV is not a results file";
     EXPECT_EQ(window.resultsModel()->rowCount(), 1);
 }
@@ -65,7 +66,7 @@ TEST(ResultsFile, ThePlotOnShowExportsAsPngSvgAndPdf)
     window.plots()->showDistribution();
     for (const char* name : { "plot.png", "plot.svg", "plot.pdf" }) {
         const QString path = dir.filePath(QString::fromLatin1(name));
-        const Status s = window.exportPlot(path);
+        const Status s = window.files()->exportPlot(path);
         ASSERT_TRUE(s.ok()) << name << ": " << s.error().message;
         EXPECT_GT(QFileInfo(path).size(), 1000) << name;
     }

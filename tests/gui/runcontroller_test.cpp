@@ -2,6 +2,7 @@
 // Runs through a real `ctxscope-cli worker` (CTXSCOPE_CLI, set by the test main to the one
 // built with the tests). Uses only what the live machine reports: its first allowed PU.
 #include "distributionplot.h"
+#include "lessoncontroller.h"
 #include "lessonsession.h"
 #include "liveplot.h"
 #include "mainwindow.h"
@@ -10,6 +11,7 @@
 #include "resultsmodel.h"
 #include "runcontroller.h"
 #include "runcoordinator.h"
+#include "runlauncher.h"
 #include "runpanel.h"
 #include "statuspanel.h"
 #include "topologymappanel.h"
@@ -63,7 +65,7 @@ TEST(RunThroughWorker, AShortRunAddsARowAndPlotsExactlyItsSamples)
     int cpu = 0;
     ASSERT_NO_FATAL_FAILURE(prepareLiveShortRun(window, cpu));
     QSignalSpy finished(window.runs(), &RunCoordinator::runFinished);
-    const auto id = window.startRun();
+    const auto id = window.launcher()->startRun();
     ASSERT_TRUE(id.has_value()) << window.runAction()->toolTip().toStdString();
     EXPECT_TRUE(window.cancelAction()->isEnabled());
     ASSERT_TRUE(finished.wait(120'000));
@@ -114,7 +116,7 @@ TEST(RunThroughWorker, KillingTheWorkerMidRunIsReportedWithinASecondAndTheNextRu
     window.runPanel()->setMinTime(60); // long: it is killed long before it ends
     QSignalSpy progress(window.controller(), &RunController::progress);
     QSignalSpy finished(window.runs(), &RunCoordinator::runFinished);
-    ASSERT_TRUE(window.startRun().has_value());
+    ASSERT_TRUE(window.launcher()->startRun().has_value());
     ASSERT_TRUE(progress.wait(120'000)) << "the run never started";
     const qint64 pid = window.controller()->workerPid();
     ASSERT_GT(pid, 0);
@@ -134,7 +136,7 @@ TEST(RunThroughWorker, KillingTheWorkerMidRunIsReportedWithinASecondAndTheNextRu
 
     // The next Run starts a new worker and works.
     prepareShortRun(window, cpu);
-    ASSERT_TRUE(window.startRun().has_value());
+    ASSERT_TRUE(window.launcher()->startRun().has_value());
     ASSERT_TRUE(finished.wait(120'000));
     EXPECT_EQ(finished.at(1).at(1).value<RunOutcome>(), RunOutcome::Succeeded)
         << finished.at(1).at(2).toString().toStdString();
@@ -150,7 +152,7 @@ TEST(RunThroughWorker, CancelStopsTheRunAndKeepsTheWorker)
     window.runPanel()->setMinTime(60);
     QSignalSpy progress(window.controller(), &RunController::progress);
     QSignalSpy finished(window.runs(), &RunCoordinator::runFinished);
-    ASSERT_TRUE(window.startRun().has_value());
+    ASSERT_TRUE(window.launcher()->startRun().has_value());
     ASSERT_TRUE(progress.wait(120'000));
     const qint64 pid = window.controller()->workerPid();
     ASSERT_TRUE(window.cancelAction()->isEnabled());
@@ -224,9 +226,9 @@ TEST(RunThroughWorker, ALessonRunsItsStepsAndShowsTheConclusionTheEngineDraws)
     ASSERT_TRUE(live.ok());
     MainWindow window;
     window.setTopology(*live);
-    EXPECT_FALSE(window.startLesson(QStringLiteral("no-such-lesson")).ok());
-    QSignalSpy done(&window, &MainWindow::lessonFinished);
-    const Status started = window.startLesson(QStringLiteral("mode-switch"));
+    EXPECT_FALSE(window.lessons()->start(QStringLiteral("no-such-lesson")).ok());
+    QSignalSpy done(window.lessons(), &LessonController::finished);
+    const Status started = window.lessons()->start(QStringLiteral("mode-switch"));
     ASSERT_TRUE(started.ok()) << started.error().message;
     ASSERT_TRUE(done.wait(300'000));
     EXPECT_TRUE(done.at(0).at(0).toBool());
@@ -252,7 +254,7 @@ TEST(RunThroughWorker, LessonsNeedThisMachine)
     auto synth = Topology::loadSynthetic("pack:1 core:2 pu:2");
     ASSERT_TRUE(synth.ok());
     window.setTopology(*synth);
-    const Status refused = window.startLesson(QStringLiteral("mode-switch"));
+    const Status refused = window.lessons()->start(QStringLiteral("mode-switch"));
     ASSERT_FALSE(refused.ok());
     EXPECT_NE(refused.error().message.find("not it"), std::string::npos) << refused.error().message;
 }

@@ -7,6 +7,7 @@
 #include "plotsview.h"
 #include "qcp.h"
 #include "resultsmodel.h"
+#include "sessionfiles.h"
 #include "sessionstore.h"
 #include "testresults.h"
 #include "testtopologies.h"
@@ -34,10 +35,10 @@ void fill(MainWindow& window)
     window.setTopology(ctxscope::testing::synthetic("pack:1 l3:1 core:2 pu:1"));
     window.store()->addRun({ 1, ctxscope::testing::futexResult({ 0, 0 }), Qt::blue });
     for (const char* name : { "sweep-futex.json", "matrix-futex.json" }) {
-        const Status s = window.openResults(resultsFixture(name));
+        const Status s = window.files()->openResults(resultsFixture(name));
         ASSERT_TRUE(s.ok()) << s.error().message;
     }
-    const Status s = window.compareWith(resultsFixture("other-machine.json"));
+    const Status s = window.files()->compareWith(resultsFixture("other-machine.json"));
     ASSERT_TRUE(s.ok()) << s.error().message;
 }
 
@@ -57,23 +58,23 @@ TEST(Session, ASavedSessionLoadsBackEqual)
     const QString path = dir.filePath(QStringLiteral("session.json"));
     MainWindow first;
     fill(first);
-    const Status saved = first.saveSession(path);
+    const Status saved = first.files()->saveSession(path);
     ASSERT_TRUE(saved.ok()) << saved.error().message;
 
     MainWindow second;
     second.setTopology(ctxscope::testing::synthetic("pack:4 core:4 pu:2"));
-    const Status loaded = second.openResults(path); // File → Open recognises a session too
+    const Status loaded = second.files()->openResults(path); // File → Open recognises a session too
     ASSERT_TRUE(loaded.ok()) << loaded.error().message;
-    EXPECT_EQ(sessionToJson(second.session()), sessionToJson(first.session()));
+    EXPECT_EQ(sessionToJson(second.files()->session()), sessionToJson(first.files()->session()));
     ASSERT_TRUE(second.topology().has_value());
-    EXPECT_NE(second.session().topologyXml.find("pack:1 l3:1 core:2 pu:1"), std::string::npos);
+    EXPECT_NE(second.files()->session().topologyXml.find("pack:1 l3:1 core:2 pu:1"), std::string::npos);
     EXPECT_EQ(second.topology()->pus().size(), 2U);
     // The views show the loaded data, not just the model.
     EXPECT_EQ(second.resultsModel()->rowCount(), first.resultsModel()->rowCount());
     EXPECT_EQ(second.plots()->workingSetPlot()->sweeps().size(), 1U);
     EXPECT_EQ(second.plots()->heatmapPlot()->grid().size(), first.plots()->heatmapPlot()->grid().size());
     EXPECT_EQ(second.plots()->ladderPlot()->barLabels(), first.plots()->ladderPlot()->barLabels());
-    EXPECT_EQ(second.session().compared.size(), 1U);
+    EXPECT_EQ(second.files()->session().compared.size(), 1U);
 }
 
 TEST(Session, MalformedFilesAreRefusedWithAMessageNamingTheProblem)
@@ -82,11 +83,11 @@ TEST(Session, MalformedFilesAreRefusedWithAMessageNamingTheProblem)
     ASSERT_TRUE(dir.isValid());
     MainWindow window;
     fill(window);
-    nlohmann::json good = sessionToJson(window.session());
+    nlohmann::json good = sessionToJson(window.files()->session());
     const auto refused = [&](nlohmann::json doc, const std::string& expected) {
         const QString path = dir.filePath(QStringLiteral("bad.json"));
         writeFile(path, doc.dump());
-        const Status s = window.loadSession(path);
+        const Status s = window.files()->loadSession(path);
         ASSERT_FALSE(s.ok()) << expected;
         EXPECT_NE(s.error().message.find(expected), std::string::npos) << s.error().message;
     };
@@ -110,12 +111,12 @@ TEST(Session, MalformedFilesAreRefusedWithAMessageNamingTheProblem)
     refused(doc, "topology_xml");
     const QString truncated = dir.filePath(QStringLiteral("cut.json"));
     writeFile(truncated, good.dump().substr(0, 200));
-    const Status cut = window.openResults(truncated);
+    const Status cut = window.files()->openResults(truncated);
     ASSERT_FALSE(cut.ok());
     EXPECT_NE(cut.error().message.find("not valid JSON"), std::string::npos) << cut.error().message;
     // A directory or a device is not read (a FIFO or /dev/zero would be read for ever).
     for (const QString& notAFile : { dir.path(), QStringLiteral("/dev/zero") }) {
-        const Status s = window.loadSession(notAFile);
+        const Status s = window.files()->loadSession(notAFile);
         ASSERT_FALSE(s.ok()) << notAFile.toStdString();
         EXPECT_NE(s.error().message.find("not a regular file"), std::string::npos) << s.error().message;
     }
@@ -124,25 +125,25 @@ TEST(Session, MalformedFilesAreRefusedWithAMessageNamingTheProblem)
     const QString bomb = dir.filePath(QStringLiteral("bomb.json"));
     writeFile(bomb, R"({"ctxscope_session": 1, "benchmarks": )" + std::string(10'000'000, '['));
     for (const bool asSession : { true, false }) {
-        const Status s = asSession ? window.loadSession(bomb) : window.openResults(bomb);
+        const Status s = asSession ? window.files()->loadSession(bomb) : window.files()->openResults(bomb);
         ASSERT_FALSE(s.ok());
         EXPECT_NE(s.error().message.find("without the closing '}'"), std::string::npos) << s.error().message;
     }
     writeFile(bomb, "{\"benchmarks\": " + std::string(10'000'000, '[') + std::string(10'000'000, ']') + "}");
     for (const bool asSession : { true, false }) {
-        const Status s = asSession ? window.loadSession(bomb) : window.openResults(bomb);
+        const Status s = asSession ? window.files()->loadSession(bomb) : window.files()->openResults(bomb);
         ASSERT_FALSE(s.ok());
         EXPECT_NE(s.error().message.find("nested deeper than 64 levels"), std::string::npos) << s.error().message;
     }
     // A refused file leaves the session as it was.
-    EXPECT_EQ(sessionToJson(window.session()), good);
+    EXPECT_EQ(sessionToJson(window.files()->session()), good);
     // Result files from the CLI are checked the same way.
-    nlohmann::json matrix = nlohmann::json::parse(sessionToJson(window.session())["matrices"][0].dump());
+    nlohmann::json matrix = nlohmann::json::parse(sessionToJson(window.files()->session())["matrices"][0].dump());
     matrix["context"] = good["context"];
     matrix["matrix"].erase("pus");
     const QString badMatrix = dir.filePath(QStringLiteral("matrix.json"));
     writeFile(badMatrix, matrix.dump());
-    const Status m = window.openResults(badMatrix);
+    const Status m = window.files()->openResults(badMatrix);
     ASSERT_FALSE(m.ok());
     EXPECT_NE(m.error().message.find("matrix.json: missing field 'matrix.pus'"), std::string::npos)
         << m.error().message;
@@ -162,7 +163,7 @@ TEST(Session, EveryViewExportsAsPngPdfAndSvgAndResultsAsJsonAndCsv)
         const QString pdf = dir.filePath(view + QStringLiteral(".pdf"));
         const QString svg = dir.filePath(view + QStringLiteral(".svg"));
         for (const QString& path : { png, pdf, svg }) {
-            const Status s = window.exportPlot(path);
+            const Status s = window.files()->exportPlot(path);
             ASSERT_TRUE(s.ok()) << path.toStdString() << ": " << s.error().message;
         }
         const QImage image(png);
@@ -175,8 +176,8 @@ TEST(Session, EveryViewExportsAsPngPdfAndSvgAndResultsAsJsonAndCsv)
     }
     const QString json = dir.filePath(QStringLiteral("runs.json"));
     const QString csv = dir.filePath(QStringLiteral("runs.csv"));
-    ASSERT_TRUE(window.saveResults(json).ok());
-    ASSERT_TRUE(window.saveResults(csv).ok());
+    ASSERT_TRUE(window.files()->saveResults(json).ok());
+    ASSERT_TRUE(window.files()->saveResults(csv).ok());
     auto back = readResultsFile(json.toStdString());
     ASSERT_TRUE(back.ok()) << back.error().message;
     ASSERT_EQ(back->results.size(), static_cast<std::size_t>(window.resultsModel()->rowCount()));
@@ -208,12 +209,12 @@ TEST(Session, ASessionWithOnlyASweepAndNoRunsLoadsBack)
     const QString path = dir.filePath(QStringLiteral("sweep-only.json"));
     MainWindow first;
     first.setTopology(ctxscope::testing::synthetic("pack:1 l3:1 core:2 pu:1"));
-    ASSERT_TRUE(first.openResults(resultsFixture("sweep-futex.json")).ok());
+    ASSERT_TRUE(first.files()->openResults(resultsFixture("sweep-futex.json")).ok());
     ASSERT_EQ(first.resultsModel()->rowCount(), 0);
-    ASSERT_TRUE(first.saveSession(path).ok());
+    ASSERT_TRUE(first.files()->saveSession(path).ok());
     MainWindow second;
-    const Status loaded = second.loadSession(path);
+    const Status loaded = second.files()->loadSession(path);
     ASSERT_TRUE(loaded.ok()) << loaded.error().message;
-    EXPECT_EQ(sessionToJson(second.session()), sessionToJson(first.session()));
+    EXPECT_EQ(sessionToJson(second.files()->session()), sessionToJson(first.files()->session()));
     EXPECT_EQ(second.plots()->workingSetPlot()->sweeps().size(), 1U);
 }

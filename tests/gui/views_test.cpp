@@ -8,6 +8,7 @@
 #include "plotsview.h"
 #include "qcp.h"
 #include "resultsmodel.h"
+#include "sessionfiles.h"
 #include "sessionstore.h"
 #include "testresults.h"
 #include "testtopologies.h"
@@ -40,7 +41,7 @@ TEST(Views, ASweepFileDrawsItsSwitchCostsWithErrorBarsAndTheCacheSizes)
 {
     MainWindow window;
     window.setTopology(ctxscope::testing::synthetic("pack:1 core:2 pu:1"));
-    const Status opened = window.openResults(resultsFixture("sweep-futex.json"));
+    const Status opened = window.files()->openResults(resultsFixture("sweep-futex.json"));
     ASSERT_TRUE(opened.ok()) << opened.error().message;
     WorkingSetPlot* plot = window.plots()->workingSetPlot();
     EXPECT_EQ(window.plots()->tabs()->currentWidget(), plot);
@@ -131,7 +132,7 @@ TEST(Views, AMatrixFileFillsTheHeatmapAndAClickPlacesThePairOnTheMap)
     MainWindow window;
     window.resize(1280, 800);
     window.setTopology(ctxscope::testing::synthetic("pack:1 core:2 pu:1"));
-    const Status opened = window.openResults(resultsFixture("matrix-futex.json"));
+    const Status opened = window.files()->openResults(resultsFixture("matrix-futex.json"));
     ASSERT_TRUE(opened.ok()) << opened.error().message;
     HeatmapPlot* heat = window.plots()->heatmapPlot();
     const nlohmann::json doc = readJson(resultsFixture("matrix-futex.json"));
@@ -206,7 +207,7 @@ TEST(Views, AnotherMachinesFileOverlaysMatchedByBenchModeAndClass)
     MainWindow window;
     window.setTopology(ctxscope::testing::synthetic("pack:1 core:2 pu:1"));
     window.store()->addRun({ 1, ctxscope::testing::futexResult({ 0, 0 }), Qt::blue });
-    const Status opened = window.compareWith(resultsFixture("other-machine.json"));
+    const Status opened = window.files()->compareWith(resultsFixture("other-machine.json"));
     ASSERT_TRUE(opened.ok()) << opened.error().message;
     const ComparePlot* compare = window.plots()->comparePlot();
     EXPECT_EQ(window.plots()->tabs()->currentWidget(), compare);

@@ -23,8 +23,18 @@ bool DocumentReader::read(const QString& path, DocumentKind kind)
         return false;
     m_kind = kind;
     m_cancel = std::make_shared<CancelFlag>(false);
-    m_watcher.setFuture(QtConcurrent::run([path, kind, flag = m_cancel] {
-        return std::make_shared<Expected<OpenedDocument>>(readDocument(path, kind, flag.get()));
+    m_progress = std::make_shared<ReadProgress>(); // the bar starts from nothing
+    m_watcher.setFuture(QtConcurrent::run([path, kind, flag = m_cancel, progress = m_progress] {
+        auto read = std::make_shared<Expected<OpenedDocument>>(readDocument(path, kind, flag.get(), progress.get()));
+        // A session's runs are drawn one per turn of the GUI's event loop: their curves'
+        // medians are computed here, so that each turn only copies values.
+        if (*read && (*read)->session)
+            for (const RunResult& r : (*read)->session->runs) {
+                if (flag->load(std::memory_order_relaxed))
+                    break;
+                (*read)->traces.push_back(std::make_shared<const PreparedTrace>(prepareTrace(r.samples)));
+            }
+        return read;
     }));
     return true;
 }

@@ -24,6 +24,8 @@ public:
     bool read(const QString& path, DocumentKind kind);
     void cancel();
     bool isBusy() const { return m_watcher.isRunning(); }
+    // How far the read in progress (or the last one) has got; safe to read at any time.
+    const ReadProgress& progress() const { return *m_progress; }
 
 signals:
     void documentAvailable(std::shared_ptr<ctxscope::gui::OpenedDocument> document, ctxscope::gui::DocumentKind kind);
@@ -36,6 +38,7 @@ private:
     using Outcome = std::shared_ptr<Expected<OpenedDocument>>;
     QFutureWatcher<Outcome> m_watcher;
     std::shared_ptr<CancelFlag> m_cancel;
+    std::shared_ptr<ReadProgress> m_progress = std::make_shared<ReadProgress>();
     DocumentKind m_kind = DocumentKind::Results;
 };
 

@@ -8,6 +8,9 @@
 #include <QFile>
 #include <QFileInfo>
 
+#include <algorithm>
+#include <iterator>
+
 namespace ctxscope::gui {
 
 namespace {
@@ -16,6 +19,45 @@ namespace {
 constexpr qint64 kMaxDocumentBytes = qint64 { 256 } << 20;
 // More than a session of 2^20 samples per run for hundreds of runs could hold.
 constexpr qint64 kMaxSessionBytes = qint64 { 1 } << 30;
+// How often the reader says how far it is: often enough for a smooth bar, rarely enough to
+// cost nothing next to the parse.
+constexpr std::size_t kProgressStep = std::size_t { 1 } << 20;
+
+// The parser's input, one byte at a time, telling `progress` how far it has read every MiB.
+class CountingIterator {
+public:
+    using iterator_category = std::forward_iterator_tag;
+    using value_type = char;
+    using difference_type = std::ptrdiff_t;
+    using pointer = const char*;
+    using reference = const char&;
+
+    CountingIterator(const std::string& text, std::size_t at, ReadProgress* progress)
+        : m_text(&text)
+        , m_at(at)
+        , m_progress(progress)
+    {
+    }
+    reference operator*() const { return (*m_text)[m_at]; }
+    CountingIterator& operator++()
+    {
+        if (++m_at % kProgressStep == 0 && m_progress)
+            m_progress->parsed.store(static_cast<qint64>(m_at), std::memory_order_relaxed);
+        return *this;
+    }
+    CountingIterator operator++(int)
+    {
+        CountingIterator before = *this;
+        ++*this;
+        return before;
+    }
+    bool operator==(const CountingIterator& other) const { return m_at == other.m_at; }
+
+private:
+    const std::string* m_text;
+    std::size_t m_at;
+    ReadProgress* m_progress;
+};
 } // namespace
 
 Expected<std::shared_ptr<const SweepCurves>> sweepFromDocument(const nlohmann::json& doc, const QString& origin)
@@ -73,21 +115,22 @@ Expected<ResultsFile> resultsFromDocument(const nlohmann::json& doc)
     return ResultsFile { std::move(*context), std::move(*results) };
 }
 
-Expected<nlohmann::json> parseOnce(const std::string& text, DocumentKind kind, const CancelFlag* cancel)
+Expected<nlohmann::json> parseOnce(
+    const std::string& text, DocumentKind kind, const CancelFlag* cancel, ReadProgress* progress)
 {
     const bool session = kind == DocumentKind::Session;
     if (const Status checked = checkJsonDocument(text, session ? "session file" : "results file"); !checked)
         return checked.error();
     nlohmann::json doc;
-    if (!cancel) {
+    if (!cancel && !progress) {
         doc = nlohmann::json::parse(text, nullptr, false);
     } else {
         try {
             // Polled at every value: a cancelled parse stops within microseconds.
             doc = nlohmann::json::parse(
-                text,
+                CountingIterator(text, 0, progress), CountingIterator(text, text.size(), progress),
                 [cancel](int, nlohmann::json::parse_event_t, nlohmann::json&) {
-                    if (cancel->load(std::memory_order_relaxed))
+                    if (cancel && cancel->load(std::memory_order_relaxed))
                         throw Cancelled {};
                     return true;
                 },
@@ -96,6 +139,8 @@ Expected<nlohmann::json> parseOnce(const std::string& text, DocumentKind kind, c
             return makeError(kCancelled);
         }
     }
+    if (progress)
+        progress->parsed.store(static_cast<qint64>(text.size()));
     if (doc.is_discarded())
         return makeError(session ? "not valid JSON (truncated or not a session file)"
                                  : "not valid JSON (truncated or not a results file)");
@@ -105,12 +150,12 @@ Expected<nlohmann::json> parseOnce(const std::string& text, DocumentKind kind, c
 } // namespace
 
 Expected<OpenedDocument> parseDocument(
-    const std::string& text, const QString& name, DocumentKind kind, const CancelFlag* cancel)
+    const std::string& text, const QString& name, DocumentKind kind, const CancelFlag* cancel, ReadProgress* progress)
 {
     const auto fail = [&](const std::string& message) {
         return message == kCancelled ? makeError(message) : makeError(name.toStdString() + ": " + message);
     };
-    auto parsed = parseOnce(text, kind, cancel);
+    auto parsed = parseOnce(text, kind, cancel, progress);
     if (!parsed)
         return fail(parsed.error().message);
     const nlohmann::json& doc = *parsed;
@@ -144,7 +189,8 @@ Expected<OpenedDocument> parseDocument(
     return out;
 }
 
-Expected<OpenedDocument> readDocument(const QString& path, DocumentKind kind, const CancelFlag* cancel)
+Expected<OpenedDocument> readDocument(
+    const QString& path, DocumentKind kind, const CancelFlag* cancel, ReadProgress* progress)
 {
     const QFileInfo info(path);
     // Not a FIFO or a device (read for ever).
@@ -158,15 +204,27 @@ Expected<OpenedDocument> readDocument(const QString& path, DocumentKind kind, co
     QFile in(path);
     if (!in.open(QIODevice::ReadOnly))
         return makeError(path.toStdString() + ": " + in.errorString().toStdString());
-    // Read once into the one buffer the pre-scan and the parse both read.
-    std::string text(static_cast<std::size_t>(in.size()), '\0');
-    if (in.read(text.data(), in.size()) != in.size())
-        return makeError(path.toStdString() + ": could not be read in one piece (did it change while being read?)");
+    // Read once into the one buffer the pre-scan and the parse both read, a slice at a time
+    // so that Cancel answers and the bar moves while a large file comes off the disk.
+    const qint64 size = in.size();
+    if (progress)
+        progress->total.store(size);
+    std::string text(static_cast<std::size_t>(size), '\0');
+    for (qint64 at = 0; at < size;) {
+        if (cancel && cancel->load(std::memory_order_relaxed))
+            return makeError(kCancelled);
+        const qint64 slice = std::min<qint64>(size - at, 16 * static_cast<qint64>(kProgressStep));
+        if (in.read(text.data() + at, slice) != slice)
+            return makeError(path.toStdString() + ": could not be read in one piece (did it change while being read?)");
+        at += slice;
+        if (progress)
+            progress->read.store(at, std::memory_order_relaxed);
+    }
     if (kind == DocumentKind::Results && in.size() > kMaxDocumentBytes
         && text.find("\"ctxscope_session\"") == std::string::npos)
         return makeError(path.toStdString() + ": " + std::to_string(in.size() >> 20)
             + " MiB is larger than a results file can be (256 MiB)");
-    auto opened = parseDocument(text, info.fileName(), kind, cancel);
+    auto opened = parseDocument(text, info.fileName(), kind, cancel, progress);
     if (opened)
         opened->path = path;
     return opened;

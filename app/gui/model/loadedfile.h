@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "plotdata.h"
 #include "sessionfile.h"
 #include "workingsetdata.h"
 
@@ -34,18 +35,29 @@ struct OpenedDocument {
     QString path; // as given to readDocument, for messages
     LoadedFile file;
     std::optional<Session> session; // when file.session and the kind reads sessions
+    // One per session run, when prepared (DocumentReader does, on its thread).
+    std::vector<std::shared_ptr<const PreparedTrace>> traces;
 };
 
 // Set from another thread to stop a parse early; the parse then fails with kCancelled.
 using CancelFlag = std::atomic<bool>;
 inline constexpr const char* kCancelled = "cancelled";
 
+// How far a read has got, written by the reading thread and read by the GUI's: the bytes of
+// the file read, then the bytes the parser has gone through.
+struct ReadProgress {
+    std::atomic<qint64> total { 0 };
+    std::atomic<qint64> read { 0 };
+    std::atomic<qint64> parsed { 0 };
+};
+
 // Reads a file once into one buffer, pre-scans it (checkJsonDocument: a bracket bomb is
 // refused before any document is built) and parses it once. Malformed files are refused
 // with a message naming the file and the problem. Safe to call off the GUI thread.
-Expected<OpenedDocument> readDocument(const QString& path, DocumentKind kind, const CancelFlag* cancel = nullptr);
-Expected<OpenedDocument> parseDocument(
-    const std::string& text, const QString& name, DocumentKind kind, const CancelFlag* cancel = nullptr);
+Expected<OpenedDocument> readDocument(
+    const QString& path, DocumentKind kind, const CancelFlag* cancel = nullptr, ReadProgress* progress = nullptr);
+Expected<OpenedDocument> parseDocument(const std::string& text, const QString& name, DocumentKind kind,
+    const CancelFlag* cancel = nullptr, ReadProgress* progress = nullptr);
 
 // Reads a file of the CLI or of "Save results" (readDocument as results).
 Expected<LoadedFile> loadResultsDocument(const QString& path);

@@ -87,6 +87,21 @@ std::vector<MedianPoint> RunningMedian::flush()
     return { close() };
 }
 
+PreparedTrace prepareTrace(std::span<const double> samples, std::size_t window)
+{
+    PreparedTrace out;
+    if (samples.empty())
+        return out;
+    RunningMedian running(window);
+    out.medians = running.add(samples);
+    for (const MedianPoint& p : running.flush())
+        out.medians.push_back(p);
+    const auto [lo, hi] = std::minmax_element(samples.begin(), samples.end());
+    out.min = *lo;
+    out.max = *hi;
+    return out;
+}
+
 ThinnedScatter thinScatter(std::span<const double> samples, std::size_t buckets, std::size_t perBucket)
 {
     ThinnedScatter out;

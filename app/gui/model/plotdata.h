@@ -41,6 +41,8 @@ public:
     // The median of a partial last window (nothing when it is empty).
     std::vector<MedianPoint> flush();
     std::size_t count() const { return m_count; }
+    // Counts `n` values whose points were computed elsewhere (a prepared trace).
+    void skip(std::size_t n) { m_count += n; }
 
 private:
     MedianPoint close();
@@ -48,6 +50,16 @@ private:
     std::size_t m_count = 0;
     std::vector<double> m_pending;
 };
+
+// A finished run's live curve, prepared off the GUI thread for a run read from a file: the
+// medians of consecutive windows and the extremes. Drawing it then only copies values.
+inline constexpr std::size_t kTraceMedianWindow = 50;
+struct PreparedTrace {
+    std::vector<MedianPoint> medians;
+    double min = 0;
+    double max = 0;
+};
+PreparedTrace prepareTrace(std::span<const double> samples, std::size_t window = kTraceMedianWindow);
 
 // A scatter of samples in time order, thinned for drawing. Painting each of 10^5..10^6
 // antialiased discs takes far longer than a live redraw may (QCustomPlot's adaptive sampling

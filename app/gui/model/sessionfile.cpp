@@ -52,6 +52,49 @@ json cachesOf(const SweepCurves& sweep)
     return sweepCachesToJson(result);
 }
 
+json lessonsToJson(const std::vector<LessonRecord>& lessons)
+{
+    json out = json::array();
+    for (const LessonRecord& l : lessons) {
+        json steps = json::array();
+        for (const LessonRecord::Step& step : l.steps)
+            steps.push_back({ { "label", step.label }, { "outcome", step.outcome } });
+        out.push_back({ { "id", l.id }, { "steps", std::move(steps) }, { "conclusion", l.conclusion },
+            { "finished", l.finished } });
+    }
+    return out;
+}
+
+Expected<std::vector<LessonRecord>> lessonsFromJson(const json& lessons)
+{
+    std::vector<LessonRecord> out;
+    std::string error;
+    for (std::size_t i = 0; i < lessons.size(); ++i) {
+        const std::string where = "lessons[" + std::to_string(i) + "].";
+        const json& l = lessons[i];
+        const json& id = field(l, "id", json::value_t::string, where, error);
+        const json& steps = field(l, "steps", json::value_t::array, where, error);
+        const json& conclusion = field(l, "conclusion", json::value_t::array, where, error);
+        const json& finished = field(l, "finished", json::value_t::boolean, where, error);
+        for (std::size_t k = 0; error.empty() && k < steps.size(); ++k) {
+            const std::string at = where + "steps[" + std::to_string(k) + "].";
+            (void)field(steps[k], "label", json::value_t::string, at, error);
+            (void)field(steps[k], "outcome", json::value_t::string, at, error);
+        }
+        for (std::size_t k = 0; error.empty() && k < conclusion.size(); ++k)
+            if (!conclusion[k].is_string())
+                error = "field '" + where + "conclusion' should hold sentences";
+        if (!error.empty())
+            return makeError(error);
+        LessonRecord record { id.get<std::string>(), {}, conclusion.get<std::vector<std::string>>(),
+            finished.get<bool>() };
+        for (const json& step : steps)
+            record.steps.push_back({ step["label"].get<std::string>(), step["outcome"].get<std::string>() });
+        out.push_back(std::move(record));
+    }
+    return out;
+}
+
 } // namespace
 
 json sessionToJson(const Session& s)
@@ -73,9 +116,12 @@ json sessionToJson(const Session& s)
         compared.push_back({ { "origin", s.compared[i].origin.toStdString() },
             { "context", i < s.comparedContexts.size() ? s.comparedContexts[i] : json::object() },
             { "benchmarks", resultsArray(s.compared[i].results) } });
-    return { { "ctxscope_session", kSessionFormatVersion }, { "topology_xml", s.topologyXml }, { "context", s.context },
-        { "sysinfo", s.sysinfo }, { "benchmarks", resultsArray(s.runs) }, { "sweeps", std::move(sweeps) },
-        { "matrices", std::move(matrices) }, { "compare", std::move(compared) } };
+    json out { { "ctxscope_session", kSessionFormatVersion }, { "topology_xml", s.topologyXml },
+        { "context", s.context }, { "sysinfo", s.sysinfo }, { "benchmarks", resultsArray(s.runs) },
+        { "sweeps", std::move(sweeps) }, { "matrices", std::move(matrices) }, { "compare", std::move(compared) } };
+    if (!s.lessons.empty())
+        out["lessons"] = lessonsToJson(s.lessons);
+    return out;
 }
 
 Expected<Session> sessionFromJson(const std::string& text)
@@ -148,6 +194,15 @@ Expected<Session> sessionFromDocument(const json& doc)
             return part.error();
         s.compared.push_back(compareSource(*part, QString::fromStdString(c.value("origin", std::string()))));
         s.comparedContexts.push_back(theirs);
+    }
+    if (doc.contains("lessons")) {
+        const json& lessons = field(doc, "lessons", json::value_t::array, "", error);
+        if (!error.empty())
+            return makeError(error);
+        auto records = lessonsFromJson(lessons);
+        if (!records)
+            return records.error();
+        s.lessons = std::move(*records);
     }
     return s;
 }

@@ -17,6 +17,19 @@
 
 namespace ctxscope::gui {
 
+// A lesson as the session keeps it (LessonSession fills it as its experiments run): which
+// lesson, each experiment with what it measured, and the conclusion drawn from them.
+struct LessonRecord {
+    std::string id;
+    struct Step {
+        std::string label;
+        std::string outcome; // empty until it ran
+    };
+    std::vector<Step> steps;
+    std::vector<std::string> conclusion; // empty until every step was tried
+    bool finished = false;
+};
+
 // Everything a session shows, as one JSON file: the machine (topology XML, system info and
 // the worker's context block), the runs with their samples, the working-set sweeps, the
 // matrices and the results files opened for comparison.
@@ -34,6 +47,9 @@ struct Session {
     std::vector<CompareSource> compared; // other machines' files (this session is not one)
     // Their context blocks, kept whole so they are written back as read.
     std::vector<nlohmann::json> comparedContexts;
+    // Written only when there is one: files of sessions without lessons stay as they were,
+    // and files saved before lessons were kept load with none.
+    std::vector<LessonRecord> lessons;
 };
 
 inline constexpr int kSessionFormatVersion = 1;

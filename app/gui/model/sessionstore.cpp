@@ -46,6 +46,21 @@ void SessionStore::addMatrix(std::shared_ptr<const MatrixResult> matrix, const Q
     emit matrixAdded(m_matrices.size() - 1);
 }
 
+std::size_t SessionStore::addLesson(LessonRecord lesson)
+{
+    m_lessons.push_back(std::move(lesson));
+    emit lessonAdded(m_lessons.size() - 1);
+    return m_lessons.size() - 1;
+}
+
+void SessionStore::replaceLesson(std::size_t index, LessonRecord lesson)
+{
+    if (index >= m_lessons.size())
+        return;
+    m_lessons[index] = std::move(lesson);
+    emit lessonChanged(index);
+}
+
 void SessionStore::addCompared(CompareSource source, nlohmann::json context)
 {
     m_compared.push_back(std::move(source));
@@ -77,6 +92,7 @@ void SessionStore::clearMeasurements()
     m_runs.clear();
     m_sweeps.clear();
     m_matrices.clear();
+    m_lessons.clear();
     emit measurementsCleared();
 }
 
@@ -97,6 +113,7 @@ Session SessionStore::toSession(const nlohmann::json& liveContext, const std::st
     s.matrices = m_matrices;
     s.compared = m_compared;
     s.comparedContexts = m_comparedContexts;
+    s.lessons = m_lessons;
     return s;
 }
 
@@ -113,6 +130,8 @@ void SessionStore::load(Session session, std::vector<ResultRow> rows, const QStr
         addSweep(std::move(sweep));
     for (auto& m : session.matrices)
         addMatrix(std::move(m.matrix), m.origin);
+    for (auto& lesson : session.lessons)
+        addLesson(std::move(lesson));
     emit comparedChanged();
 }
 

@@ -38,6 +38,7 @@ public:
     const std::vector<std::shared_ptr<const SweepCurves>>& sweeps() const { return m_sweeps; }
     const std::vector<Session::Matrix>& matrices() const { return m_matrices; }
     const std::vector<CompareSource>& compared() const { return m_compared; }
+    const std::vector<LessonRecord>& lessons() const { return m_lessons; }
     const ResultRow* run(quint64 id) const; // nullptr when absent
 
     // `origin` names the file a run was read from; empty for a run measured here.
@@ -46,6 +47,9 @@ public:
     std::size_t addSweep(std::shared_ptr<const SweepCurves> sweep);
     void replaceSweep(std::size_t index, std::shared_ptr<const SweepCurves> sweep);
     void addMatrix(std::shared_ptr<const MatrixResult> matrix, const QString& origin);
+    // A lesson is added when it starts and replaced as each experiment ends.
+    std::size_t addLesson(LessonRecord lesson);
+    void replaceLesson(std::size_t index, LessonRecord lesson);
     // Another machine's results file, with its context block kept whole to be saved as read.
     void addCompared(CompareSource source, nlohmann::json context);
 
@@ -53,7 +57,7 @@ public:
     void setMachineContext(const QString& key, nlohmann::json context);
     void setMachineTopologyXml(const QString& key, std::string xml);
 
-    // Runs, sweeps and matrices go; compared files and machines stay (as "Clear" did).
+    // Runs, sweeps, matrices and lessons go; compared files and machines stay (as "Clear" did).
     void clearMeasurements();
     // The saved form; `liveContext` (the worker's block, when one is connected) wins over a
     // loaded one and `shownXml` is used when the session holds no topology of its own.
@@ -67,15 +71,18 @@ signals:
     void sweepAdded(std::size_t index);
     void sweepChanged(std::size_t index);
     void matrixAdded(std::size_t index);
+    void lessonAdded(std::size_t index);
+    void lessonChanged(std::size_t index);
     void comparedChanged();
     void machineChanged(const QString& key);
-    // Runs, sweeps and matrices were dropped (before a load refills them).
+    // Runs, sweeps, matrices and lessons were dropped (before a load refills them).
     void measurementsCleared();
 
 private:
     std::vector<ResultRow> m_runs;
     std::vector<std::shared_ptr<const SweepCurves>> m_sweeps;
     std::vector<Session::Matrix> m_matrices;
+    std::vector<LessonRecord> m_lessons;
     std::vector<CompareSource> m_compared;
     std::vector<nlohmann::json> m_comparedContexts;
     std::map<QString, MachineContext> m_machines;

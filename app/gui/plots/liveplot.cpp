@@ -106,6 +106,23 @@ void LivePlot::addSamples(quint64 id, const QVector<double>& nsPerOp)
     scheduleRedraw();
 }
 
+void LivePlot::addFinishedRun(quint64 id, const QString& label, const QColor& color, const std::vector<double>& samples,
+    const PreparedTrace& trace)
+{
+    if (samples.empty())
+        return;
+    beginRun(id, label, color);
+    Series& s = m_series.at(id);
+    const std::size_t kept = std::min(samples.size(), kMaxPoints);
+    s.values.assign(samples.begin(), samples.begin() + static_cast<std::ptrdiff_t>(kept));
+    s.stale = true;
+    s.min = trace.min;
+    s.max = trace.max;
+    s.running.skip(samples.size());
+    addMedianPoints(s, trace.medians);
+    scheduleRedraw();
+}
+
 void LivePlot::addMedianPoints(Series& series, const std::vector<MedianPoint>& points)
 {
     for (const MedianPoint& p : points) {

@@ -29,7 +29,7 @@ class LivePlot : public QWidget {
     Q_OBJECT
 public:
     static constexpr int kRedrawIntervalMs = 33;
-    static constexpr int kMedianWindow = 50;
+    static constexpr int kMedianWindow = static_cast<int>(kTraceMedianWindow); // as a file's prepared trace
     // Per run; more are still counted in the median line but not kept as points.
     static constexpr std::size_t kMaxPoints = 1 << 21;
     // The scatter is thinned to buckets of kColumnPixels pixel columns, each drawing its
@@ -42,7 +42,10 @@ public:
 
     void beginRun(quint64 id, const QString& label, const QColor& color);
     void addSamples(quint64 id, const QVector<double>& nsPerOp);
-    void finishRun(quint64 id); // draws the median of the last, partial window
+    void finishRun(quint64 id);
+    // A finished run read from a file, its medians and extremes prepared off the GUI thread.
+    void addFinishedRun(quint64 id, const QString& label, const QColor& color, const std::vector<double>& samples,
+        const PreparedTrace& trace); // draws the median of the last, partial window
     void removeRun(quint64 id);
     void clear();
     // Emphasises one run and fades the others; nothing: all alike.

@@ -14,8 +14,8 @@ namespace {
 QString qs(std::string_view text) { return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size())); }
 } // namespace
 
-LessonSession::LessonSession(RunCoordinator& runs, const SessionStore& store, const LessonInfo& info,
-    std::vector<LessonStep> steps, QObject* parent)
+LessonSession::LessonSession(
+    RunCoordinator& runs, SessionStore& store, const LessonInfo& info, std::vector<LessonStep> steps, QObject* parent)
     : QObject(parent)
     , m_runs(runs)
     , m_store(store)
@@ -26,7 +26,27 @@ LessonSession::LessonSession(RunCoordinator& runs, const SessionStore& store, co
     connect(&m_runs, &RunCoordinator::runFinished, this, &LessonSession::runFinished);
 }
 
-void LessonSession::start() { QTimer::singleShot(0, this, &LessonSession::next); }
+void LessonSession::start()
+{
+    m_stored = m_store.addLesson(record());
+    QTimer::singleShot(0, this, &LessonSession::next);
+}
+
+LessonRecord LessonSession::record() const
+{
+    LessonRecord r { std::string(m_info.id), {}, m_conclusion, m_finished };
+    for (std::size_t i = 0; i < m_steps.size(); ++i)
+        r.steps.push_back({ m_steps[i].label, m_outcomes[i].toStdString() });
+    return r;
+}
+
+void LessonSession::changedNow()
+{
+    // A Clear meanwhile took the record away: the lesson goes on, shown but no longer kept.
+    if (m_stored && *m_stored < m_store.lessons().size() && m_store.lessons()[*m_stored].id == m_info.id)
+        m_store.replaceLesson(*m_stored, record());
+    emit changed();
+}
 
 void LessonSession::next()
 {
@@ -39,7 +59,7 @@ void LessonSession::next()
     }
     const LessonStep& step = m_steps[m_next];
     m_outcomes[m_next] = tr("running…");
-    emit changed();
+    changedNow();
     m_waiting = m_runs.start(step.spec);
     if (!m_waiting) {
         m_outcomes[m_next] = tr("could not start: a run is in progress");
@@ -66,36 +86,42 @@ void LessonSession::runFinished(quint64 id, RunOutcome outcome, const QString& m
     } else {
         m_outcomes[step] = tr("failed: %1").arg(message);
     }
-    emit changed();
+    changedNow();
     next();
 }
 
 void LessonSession::finish(bool completed)
 {
     m_finished = true;
-    emit changed();
+    changedNow();
     emit finished(completed);
 }
 
-QString LessonSession::html() const
+QString LessonSession::html() const { return lessonHtml(record()); }
+
+QString lessonHtml(const LessonRecord& lesson)
 {
+    const LessonInfo* info = findLesson(lesson.id);
+    const QString question = info ? qs(info->question) : qs(lesson.id);
+    const QString experiments = info ? qs(info->experiments) : QString();
     // The conclusion first, once there is one: it is what the class came for.
     QString out = QStringLiteral("<p style='font-size:large'><b>%1</b> <i>(%2)</i></p>")
-                      .arg(qs(m_info.question).toHtmlEscaped(),
-                          tr("lesson %1: %2").arg(qs(m_info.id), qs(m_info.experiments)).toHtmlEscaped());
-    if (!m_conclusion.empty()) {
+                      .arg(question.toHtmlEscaped(),
+                          LessonSession::tr("lesson %1: %2").arg(qs(lesson.id), experiments).toHtmlEscaped());
+    if (!lesson.conclusion.empty()) {
         out += QStringLiteral("<ul>");
-        for (const std::string& sentence : m_conclusion)
+        for (const std::string& sentence : lesson.conclusion)
             out += QStringLiteral("<li>%1</li>").arg(QString::fromStdString(sentence).toHtmlEscaped());
         out += QStringLiteral("</ul>");
-    } else if (m_finished) {
-        out += QStringLiteral("<p>%1</p>").arg(tr("The lesson stopped before its conclusion."));
+    } else if (lesson.finished) {
+        out += QStringLiteral("<p>%1</p>").arg(LessonSession::tr("The lesson stopped before its conclusion."));
     }
-    out += QStringLiteral("<p>%1</p><ol>").arg(tr("Experiments on this machine:"));
-    for (std::size_t i = 0; i < m_steps.size(); ++i) {
-        const QString outcome = m_outcomes[i].isEmpty() ? tr("waiting") : m_outcomes[i];
+    out += QStringLiteral("<p>%1</p><ol>").arg(LessonSession::tr("Experiments on this machine:"));
+    for (const LessonRecord::Step& step : lesson.steps) {
+        const QString outcome
+            = step.outcome.empty() ? LessonSession::tr("waiting") : QString::fromStdString(step.outcome);
         out += QStringLiteral("<li>%1 — <b>%2</b></li>")
-                   .arg(QString::fromStdString(m_steps[i].label).toHtmlEscaped(), outcome.toHtmlEscaped());
+                   .arg(QString::fromStdString(step.label).toHtmlEscaped(), outcome.toHtmlEscaped());
     }
     return out + QStringLiteral("</ol>");
 }

@@ -15,15 +15,21 @@ namespace ctxscope::gui {
 
 class RunCoordinator;
 class SessionStore;
+struct LessonRecord;
+
+// A lesson as the panel shows it: the question, each experiment with its outcome, and the
+// conclusion once there is one (a loaded session's lessons too).
+QString lessonHtml(const LessonRecord& lesson);
 
 // A lesson (docs/user-guide.md, "Lessons in the app"): the engine plans its experiments for this machine, each
 // runs through the worker like any run (a row and curves each), and the engine computes the
 // conclusion from the results. A cancelled or failed step is recorded; cancel ends the lesson.
+// What it has found so far is a LessonRecord in the session store, saved with the session.
 class LessonSession : public QObject {
     Q_OBJECT
 public:
-    LessonSession(RunCoordinator& runs, const SessionStore& store, const LessonInfo& info,
-        std::vector<LessonStep> steps, QObject* parent = nullptr);
+    LessonSession(RunCoordinator& runs, SessionStore& store, const LessonInfo& info, std::vector<LessonStep> steps,
+        QObject* parent = nullptr);
 
     void start();
     bool isFinished() const { return m_finished; }
@@ -41,9 +47,12 @@ private:
     void next();
     void runFinished(quint64 id, RunOutcome outcome, const QString& message);
     void finish(bool completed);
+    LessonRecord record() const;
+    void changedNow(); // into the store, then changed()
 
     RunCoordinator& m_runs;
-    const SessionStore& m_store;
+    SessionStore& m_store;
+    std::optional<std::size_t> m_stored; // its index in the store's lessons
     LessonInfo m_info;
     std::vector<LessonStep> m_steps;
     std::vector<QString> m_outcomes; // per step: empty until it ran

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 #include "scriptedsession.h"
 
-#include "liveplot.h"
-#include "mainwindow.h"
+#include "lessoncontroller.h"
 #include "plotsview.h"
 #include "runcoordinator.h"
+#include "runlauncher.h"
 #include "runpanel.h"
-#include "topologymappanel.h"
+#include "topologymapwidget.h"
 
 #include <QTimer>
 
@@ -19,12 +19,16 @@ namespace {
 constexpr int kSettleMs = 300;
 } // namespace
 
-ScriptedSession::ScriptedSession(MainWindow& window, std::vector<ScriptedRun> runs, QObject* parent)
+ScriptedSession::ScriptedSession(RunLauncher& launcher, LessonController& lessons, PlotsView& plots, QWidget& window,
+    std::vector<ScriptedRun> runs, QObject* parent)
     : QObject(parent)
+    , m_launcher(launcher)
+    , m_lessons(lessons)
+    , m_plots(plots)
     , m_window(window)
     , m_runs(std::move(runs))
 {
-    connect(m_window.runs(), &RunCoordinator::runFinished, this, &ScriptedSession::runFinished);
+    connect(m_launcher.coordinator(), &RunCoordinator::runFinished, this, &ScriptedSession::runFinished);
 }
 
 void ScriptedSession::start() { QTimer::singleShot(0, this, &ScriptedSession::startNext); }
@@ -39,12 +43,12 @@ void ScriptedSession::startNext()
         return;
     }
     const ScriptedRun& run = m_runs[m_next++];
-    RunPanel* panel = m_window.runPanel();
+    RunPanel* panel = m_launcher.panel();
     panel->setBenchmark(run.bench);
     if (run.mode && !panel->setMode(*run.mode))
         std::fprintf(stderr, "ctxscope: %s has no process mode; running threads\n", qPrintable(run.bench));
     if (!run.cpus.empty()) {
-        if (const Status placed = m_window.mapPanel()->map()->setSelection(run.cpus); !placed) {
+        if (const Status placed = m_launcher.map()->setSelection(run.cpus); !placed) {
             std::fprintf(stderr, "ctxscope: --cpus: %s\n", placed.error().message.c_str());
             m_exitCode = 2;
             finish();
@@ -52,7 +56,7 @@ void ScriptedSession::startNext()
         }
         panel->usePlacement(RunPanel::PlacementKind::Map);
     }
-    m_waitingFor = m_window.startRun();
+    m_waitingFor = m_launcher.startRun();
     if (!m_waitingFor) {
         const auto spec = panel->spec();
         std::fprintf(stderr, "ctxscope: --run %s: %s\n", qPrintable(run.bench),
@@ -65,14 +69,14 @@ void ScriptedSession::startNext()
 void ScriptedSession::startLesson()
 {
     m_lessonStarted = true;
-    connect(&m_window, &MainWindow::lessonFinished, this, [this](bool completed) {
+    connect(&m_lessons, &LessonController::finished, this, [this](bool completed) {
         if (!completed) {
             std::fprintf(stderr, "ctxscope: the lesson %s stopped before its conclusion\n", qPrintable(m_lesson));
             m_exitCode = 1;
         }
         QTimer::singleShot(kSettleMs, this, &ScriptedSession::finish);
     });
-    if (const Status started = m_window.startLesson(m_lesson); !started) {
+    if (const Status started = m_lessons.start(m_lesson); !started) {
         std::fprintf(stderr, "ctxscope: --lesson: %s\n", started.error().message.c_str());
         m_exitCode = 2;
         finish();
@@ -94,7 +98,7 @@ void ScriptedSession::runFinished(quint64 id, RunOutcome outcome, const QString&
 void ScriptedSession::finish()
 {
     if (!m_view.isEmpty())
-        m_window.plots()->showView(m_view);
+        m_plots.showView(m_view);
     // One more settle for a tab that was just shown: it lays out and replots on show.
     QTimer::singleShot(m_view.isEmpty() ? 0 : kSettleMs, this, [this] {
         if (!m_screenshot.isEmpty() && !m_window.grab().save(m_screenshot)) {

@@ -7,13 +7,16 @@
 
 #include <QObject>
 #include <QString>
+#include <QWidget>
 
 #include <optional>
 #include <vector>
 
 namespace ctxscope::gui {
 
-class MainWindow;
+class LessonController;
+class PlotsView;
+class RunLauncher;
 
 // One run asked for on the command line: `--run futex --cpus 0,0 --mode thread`.
 struct ScriptedRun {
@@ -24,11 +27,13 @@ struct ScriptedRun {
 
 // What the command line asked for, in order: the runs one after the other, a lesson, then
 // a screenshot once the last result is drawn, then quitting. Makes demos and the README's
-// pictures scriptable.
+// pictures scriptable. Runs start through the RunLauncher (its run panel and map take the
+// placement), the lesson through the LessonController; `window` is what the screenshot shows.
 class ScriptedSession : public QObject {
     Q_OBJECT
 public:
-    ScriptedSession(MainWindow& window, std::vector<ScriptedRun> runs, QObject* parent = nullptr);
+    ScriptedSession(RunLauncher& launcher, LessonController& lessons, PlotsView& plots, QWidget& window,
+        std::vector<ScriptedRun> runs, QObject* parent = nullptr);
     void setScreenshot(const QString& path) { m_screenshot = path; }
     void setQuit(bool quit) { m_quit = quit; }
     // The view to show before the screenshot (a PlotsView::viewNames() entry), or "" to
@@ -48,7 +53,10 @@ private:
     void finish();
     void startLesson();
 
-    MainWindow& m_window;
+    RunLauncher& m_launcher;
+    LessonController& m_lessons;
+    PlotsView& m_plots;
+    QWidget& m_window;
     std::vector<ScriptedRun> m_runs;
     std::size_t m_next = 0;
     std::optional<quint64> m_waitingFor;

@@ -2,77 +2,116 @@
 #include "fileopener.h"
 
 #include "documentreader.h"
-#include "mainwindow.h"
+#include "sessionfiles.h"
 
 #include <QFileInfo>
-#include <QMessageBox>
+#include <QMainWindow>
 #include <QProgressDialog>
 #include <QStatusBar>
-#include <QTimer>
 
 #include <algorithm>
 
 namespace ctxscope::gui {
 
-FileOpener::FileOpener(MainWindow& window)
-    : QObject(&window)
-    , m_window(window)
+namespace {
+constexpr int kSteps = 1000; // of the progress bar
+QString megabytes(qint64 bytes) { return QString::number(static_cast<double>(bytes) / 1e6, 'f', 0); }
+} // namespace
+
+FileOpener::FileOpener(SessionFiles& files, QWidget& dialogParent)
+    : QObject(&files)
+    , m_files(files)
+    , m_dialogParent(dialogParent)
     , m_reader(new DocumentReader(this))
 {
+    m_poll.setInterval(100);
+    connect(&m_poll, &QTimer::timeout, this, &FileOpener::showProgress);
     connect(m_reader, &DocumentReader::documentAvailable, this, &FileOpener::available);
     connect(m_reader, &DocumentReader::documentFailed, this, [this](const QString& message) { done(false, message); });
     connect(m_reader, &DocumentReader::cancelled, this, [this] {
         m_queue.clear();
-        m_window.statusBar()->showMessage(tr("Opening cancelled: the session is as it was."), 10000);
+        if (auto* window = qobject_cast<QMainWindow*>(&m_dialogParent))
+            window->statusBar()->showMessage(tr("Opening cancelled: the session is as it was."), 10000);
         done(false, QString());
     });
 }
 
-bool FileOpener::isBusy() const { return m_reader->isBusy() || !m_queue.isEmpty() || !m_runs.empty(); }
+bool FileOpener::isBusy() const { return m_reader->isBusy() || !m_queue.empty() || !m_runs.empty(); }
 
 void FileOpener::open(const QStringList& paths, DocumentKind kind)
 {
-    if (isBusy())
-        return;
-    m_queue = paths;
-    m_kind = kind;
-    next();
+    const bool wasBusy = isBusy();
+    for (const QString& path : paths)
+        m_queue.emplace_back(path, kind);
+    if (!wasBusy)
+        next();
 }
 
 void FileOpener::cancel() { m_reader->cancel(); }
 
 void FileOpener::next()
 {
-    if (m_queue.isEmpty())
+    if (m_queue.empty()) {
+        emit idle();
         return;
-    const QString path = m_queue.takeFirst();
-    m_reader->read(path, m_kind);
-    // A busy bar: the parse cannot say how far it is, but the window stays live and Cancel works.
+    }
+    const auto [path, kind] = m_queue.front();
+    m_queue.erase(m_queue.begin());
+    m_kind = kind;
+    m_name = QFileInfo(path).fileName();
+    m_reader->read(path, kind);
     if (!m_progress) {
-        m_progress = new QProgressDialog(&m_window);
+        m_progress = new QProgressDialog(&m_dialogParent);
         m_progress->setWindowTitle(tr("Opening"));
         m_progress->setWindowModality(Qt::WindowModal); // the window draws on, but takes no new work
-        m_progress->setRange(0, 0);
+        m_progress->setRange(0, kSteps);
         m_progress->setMinimumDuration(400); // a small file opens without a flash of the dialog
         m_progress->setAutoReset(false);
         m_progress->setAutoClose(false);
         connect(m_progress, &QProgressDialog::canceled, this, &FileOpener::cancel);
     }
-    m_progress->setLabelText(tr("Reading %1 (%2 MB)…")
-                                 .arg(QFileInfo(path).fileName())
-                                 .arg(static_cast<double>(QFileInfo(path).size()) / 1e6, 0, 'f', 0));
+    m_progress->setCancelButtonText(tr("Cancel"));
     m_progress->setValue(0);
+    showProgress();
+    m_poll.start();
+}
+
+void FileOpener::showProgress()
+{
+    if (!m_progress)
+        return;
+    const ReadProgress& p = m_reader->progress();
+    const qint64 total = std::max<qint64>(1, p.total.load());
+    const qint64 read = p.read.load();
+    const qint64 parsed = p.parsed.load();
+    // Reading the file and parsing it count half each: both go through every byte.
+    m_progress->setValue(static_cast<int>((read + parsed) * (kSteps / 2) / total));
+    m_progress->setLabelText(read < total
+            ? tr("Reading %1: %2 of %3 MB…").arg(m_name, megabytes(read), megabytes(total))
+            : parsed < total ? tr("Parsing %1: %2 of %3 MB…").arg(m_name, megabytes(parsed), megabytes(total))
+                             : tr("Building what %1 holds…").arg(m_name));
 }
 
 void FileOpener::available(std::shared_ptr<OpenedDocument> document, DocumentKind kind)
 {
+    m_poll.stop();
     if (document->session) {
         // Drawing a run's samples takes milliseconds each: one run per turn keeps the window live.
         m_runs = std::move(document->session->runs);
         std::reverse(m_runs.begin(), m_runs.end());
+        m_traces = std::move(document->traces);
+        m_traces.resize(m_runs.size());
+        std::reverse(m_traces.begin(), m_traces.end());
+        m_runsTotal = m_runs.size();
         document->session->runs.clear();
         m_origin = document->file.name;
-        if (const Status shown = m_window.showDocument(std::move(*document)); !shown) {
+        // From here the session is being replaced: the runs join in a second or so (their
+        // curves were prepared on the reader's thread), and a Cancel could only leave half of
+        // them, so the button goes until they are in.
+        if (m_progress)
+            m_progress->setCancelButtonText(QString());
+        const Status shown = m_files.showDocument(std::move(*document));
+        if (!shown) {
             m_runs.clear();
             done(false, QString::fromStdString(shown.error().message));
             return;
@@ -80,8 +119,8 @@ void FileOpener::available(std::shared_ptr<OpenedDocument> document, DocumentKin
         addNextRun();
         return;
     }
-    const Status shown = kind == DocumentKind::Compared ? m_window.showCompared(document->file, document->path)
-                                                        : m_window.showDocument(std::move(*document));
+    const Status shown = kind == DocumentKind::Compared ? m_files.showCompared(document->file, document->path)
+                                                        : m_files.showDocument(std::move(*document));
     done(shown.ok(), shown ? QString() : QString::fromStdString(shown.error().message));
 }
 
@@ -91,26 +130,28 @@ void FileOpener::addNextRun()
         done(true, QString());
         return;
     }
+    if (m_progress) {
+        const std::size_t added = m_runsTotal - m_runs.size();
+        m_progress->setLabelText(tr("Adding the runs of %1: %2 of %3…").arg(m_origin).arg(added).arg(m_runsTotal));
+        m_progress->setValue(static_cast<int>(added * kSteps / m_runsTotal));
+    }
     std::vector<RunResult> one;
     one.push_back(std::move(m_runs.back()));
     m_runs.pop_back();
-    m_window.addResultRows(std::move(one), m_origin);
+    std::vector<std::shared_ptr<const PreparedTrace>> trace { std::move(m_traces.back()) };
+    m_traces.pop_back();
+    m_files.addResultRows(std::move(one), m_origin, std::move(trace));
     QTimer::singleShot(0, this, &FileOpener::addNextRun);
 }
 
 void FileOpener::done(bool opened, const QString& message)
 {
-    if (!message.isEmpty())
-        QMessageBox::warning(&m_window,
-            m_kind == DocumentKind::Session        ? tr("Open session")
-                : m_kind == DocumentKind::Compared ? tr("Compare")
-                                                   : tr("Open results"),
-            message);
-    if (m_queue.isEmpty() && m_progress) {
+    m_poll.stop();
+    if (m_queue.empty() && m_progress) {
         m_progress->reset(); // stops its timer to show itself
         m_progress->hide();
     }
-    emit finished(opened, message);
+    emit finished(opened, message, m_kind);
     next();
 }
 

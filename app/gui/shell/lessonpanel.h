@@ -15,7 +15,7 @@ class LessonPanel : public QWidget {
 public:
     explicit LessonPanel(QWidget* parent = nullptr);
 
-    QTextBrowser* text() const { return m_text; } // MainWindow writes the lesson's HTML here
+    QTextBrowser* text() const { return m_text; } // LessonController writes the lesson's HTML here
 
 signals:
     void closeClicked();

@@ -84,7 +84,7 @@ void LookController::setPresentationMode(bool on)
     QApplication::setFont(font);
     // Leaving gives back the style and palette as they were (the system's, or one chosen in
     // View) unless Dark palette was switched meanwhile. (The lesson row refits itself on the
-    // splitter's Resize, see MainWindow::eventFilter.)
+    // splitter's Resize, see LessonController::eventFilter.)
     if (on) {
         m_paletteBefore = QApplication::palette();
         m_darkBefore = m_dark;

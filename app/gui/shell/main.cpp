@@ -1,7 +1,12 @@
 // SPDX-License-Identifier: MIT
+#include "fileopener.h"
+#include "lessoncontroller.h"
+#include "lookcontroller.h"
 #include "mainwindow.h"
 #include "plotsview.h"
+#include "runlauncher.h"
 #include "scriptedsession.h"
+#include "sessionfiles.h"
 #include "topologymappanel.h"
 
 #include "ctxscope/lesson.h"
@@ -12,7 +17,9 @@
 #include <QStringList>
 
 #include <cstdio>
+#include <memory>
 #include <string_view>
+#include <utility>
 
 using ctxscope::Topology;
 using ctxscope::gui::ScriptedRun;
@@ -115,14 +122,8 @@ int main(int argc, char** argv)
 
     ctxscope::gui::MainWindow window;
     if (parser.isSet(darkOpt))
-        window.setDarkPalette(true);
+        window.look()->setDarkPalette(true);
     window.setTopology(*topology);
-    for (const QString& path : parser.values(openOpt))
-        if (const ctxscope::Status opened = window.openResults(path); !opened)
-            return fail("--open: ", opened.error().message);
-    for (const QString& path : parser.values(compareOpt))
-        if (const ctxscope::Status opened = window.compareWith(path); !opened)
-            return fail("--compare: ", opened.error().message);
 
     // Every --cpus is checked against the topology before anything runs.
     const QStringList cpuLists = parser.values(cpusOpt);
@@ -182,11 +183,15 @@ int main(int argc, char** argv)
                 + ", not '" + view.toStdString() + "'");
     window.show();
     if (parser.isSet(presentOpt))
-        window.setPresentationMode(true);
+        window.look()->setPresentationMode(true);
 
+    // --open and --compare are read off the GUI thread like File → Open, behind the same
+    // progress and Cancel; what was asked for next starts once they are all in.
+    ScriptedSession* session = nullptr;
     if (!runs.empty() || !lesson.isEmpty() || parser.isSet(shotOpt) || parser.isSet(quitOpt) || !view.isEmpty()
         || parser.isSet(saveOpt)) {
-        auto* session = new ScriptedSession(window, std::move(runs), &window);
+        session = new ScriptedSession(
+            *window.launcher(), *window.lessons(), *window.plots(), window, std::move(runs), &window);
         session->setScreenshot(parser.value(shotOpt));
         session->setQuit(parser.isSet(quitOpt));
         session->setView(view);
@@ -195,14 +200,42 @@ int main(int argc, char** argv)
         const QString savePath = parser.value(saveOpt);
         QObject::connect(session, &ScriptedSession::finished, &app, [quit, savePath, &window](int code) {
             if (code != 2 && !savePath.isEmpty())
-                if (const ctxscope::Status saved = window.saveResults(savePath); !saved) {
+                if (const ctxscope::Status saved = window.files()->saveResults(savePath); !saved) {
                     std::fprintf(stderr, "ctxscope: --save-results: %s\n", saved.error().message.c_str());
                     code = 1;
                 }
             if (quit || code == 2)
                 QApplication::exit(code);
         });
-        session->start();
     }
+    const QStringList opens = parser.values(openOpt);
+    const QStringList compares = parser.values(compareOpt);
+    if (opens.isEmpty() && compares.isEmpty()) {
+        if (session)
+            session->start();
+        return QApplication::exec();
+    }
+    ctxscope::gui::FileOpener* opener = window.opener();
+    opener->setReportErrors(false); // printed here, with the option that named the file
+    QObject::connect(opener, &ctxscope::gui::FileOpener::finished, &app,
+        [](bool, const QString& message, ctxscope::gui::DocumentKind kind) {
+            if (message.isEmpty())
+                return;
+            std::fprintf(stderr, "ctxscope: %s%s\n",
+                kind == ctxscope::gui::DocumentKind::Compared ? "--compare: " : "--open: ", qPrintable(message));
+            QApplication::exit(2);
+        });
+    auto started = std::make_shared<bool>(false);
+    QObject::connect(opener, &ctxscope::gui::FileOpener::idle, &app, [opener, session, started] {
+        if (std::exchange(*started, true))
+            return;
+        opener->setReportErrors(true); // from here on, File → Open says it in a box
+        if (session)
+            session->start();
+    });
+    if (!opens.isEmpty())
+        opener->open(opens, ctxscope::gui::DocumentKind::Results);
+    if (!compares.isEmpty())
+        opener->open(compares, ctxscope::gui::DocumentKind::Compared);
     return QApplication::exec();
 }

@@ -1,21 +1,18 @@
 // SPDX-License-Identifier: MIT
 #include "mainwindow.h"
 
-#include "distributionplot.h"
-#include "fileopener.h"
-#include "guiaffinity.h"
+#include "lessoncontroller.h"
 #include "lessonpanel.h"
-#include "liveplot.h"
+#include "lookcontroller.h"
 #include "plotsview.h"
-#include "resultsmodel.h"
-#include "runcoordinator.h"
+#include "runlauncher.h"
 #include "runpanel.h"
+#include "sessionfiles.h"
 #include "sessionstore.h"
+#include "sessionviews.h"
 #include "statuspanel.h"
-#include "switchratemeter.h"
 #include "topologymappanel.h"
 
-#include "ctxscope/lesson.h"
 #include "ctxscope/topology_report.h"
 #include "ctxscope/version.h"
 
@@ -34,7 +31,6 @@
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTableView>
-#include <QTextBrowser>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -43,10 +39,7 @@ namespace ctxscope::gui {
 
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent)
-    , m_controller(new RunController(this))
-    , m_affinity(std::make_unique<GuiAffinity>())
 {
-    m_controller->setWorkerCpus(m_affinity->original());
     setWindowTitle(QStringLiteral("ctxscope"));
     auto* central = new QWidget(this);
     auto* layout = new QVBoxLayout(central);
@@ -67,23 +60,14 @@ MainWindow::MainWindow(QWidget* parent)
     m_plots = new PlotsView(top);
     top->addWidget(m_tabs);
     top->addWidget(m_plots);
-    m_lessonPanel = new LessonPanel(top);
-    m_lessonPanel->hide();
-    m_lessonView = m_lessonPanel->text();
-    top->addWidget(m_lessonPanel);
+    auto* lessonPanel = new LessonPanel(top);
+    lessonPanel->hide();
+    top->addWidget(lessonPanel);
     top->setCollapsible(2, false); // dragged to nothing it would stay open and unseen
     top->setStretchFactor(0, 4);
     top->setStretchFactor(1, 5);
     top->setStretchFactor(2, 3);
-    m_topSplitter = top;
-    top->installEventFilter(this); // the lesson row is fitted again when the width changes
-    m_store = new SessionStore(this);
-    m_runs = new RunCoordinator(this);
-    m_opener = new FileOpener(*this);
-    m_runs->setStarter([this](const BenchSpec& spec) { return startSpec(spec); });
-    m_results = new ResultsModel(this);
     m_table = new QTableView(vertical);
-    m_table->setModel(m_results);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
     m_table->verticalHeader()->hide();
@@ -97,22 +81,45 @@ MainWindow::MainWindow(QWidget* parent)
     layout->addWidget(vertical, 1);
     setCentralWidget(central);
 
+    m_runPanel = new RunPanel(this);
+    auto* dock = new QDockWidget(tr("Run"), this);
+    dock->setObjectName(QStringLiteral("runDock"));
+    dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
+    dock->setWidget(m_runPanel);
+    addDockWidget(Qt::LeftDockWidgetArea, dock);
+    m_status = new StatusPanel(this);
+    statusBar()->addPermanentWidget(m_status);
+
+    createWorkers(top, lessonPanel);
     createMenus();
-    createRunViews();
-    connectController();
-    connectStore();
-    connectViews();
+    m_runPanel->loadSettings();
     statusBar()->showMessage(tr("Ready"));
     // Large enough for a 256-PU map to stay legible, small enough for a 1280x800 projector.
     const QSize room = screen() ? screen()->availableGeometry().size() * 0.92 : QSize(1280, 800);
     resize(std::min(1280, room.width()), std::min(800, room.height()));
     top->setSizes({ 340, 680, 300 }); // the plot tabs need about 620 pixels to show side by side
-    if (auto* dock = findChild<QDockWidget*>(QStringLiteral("runDock")))
-        resizeDocks({ dock }, { 290 }, Qt::Horizontal);
+    resizeDocks({ dock }, { 290 }, Qt::Horizontal);
     vertical->setSizes({ 540, 190 });
 }
 
 MainWindow::~MainWindow() = default;
+
+void MainWindow::createWorkers(QWidget* row, LessonPanel* lessonPanel)
+{
+    // The session document first: every other object reads or fills it.
+    m_store = new SessionStore(this);
+    m_views = new SessionViews({ this, m_store, m_plots, m_table, m_mapPanel, m_tabs });
+    m_launcher = new RunLauncher({ this, &m_topology, m_runPanel, m_status, m_mapPanel->map(), m_plots, m_views });
+    m_views->setController(m_launcher->controller());
+    m_files = new SessionFiles({ this, &m_topology, m_store, m_views, m_plots, m_launcher->controller() });
+    connect(m_files, &SessionFiles::topologyRead, this, &MainWindow::setTopology);
+    m_lessons = new LessonController({ this, &m_topology, m_launcher->coordinator(), m_launcher->controller(), m_store,
+        m_plots, static_cast<QSplitter*>(row), m_tabs, lessonPanel });
+    m_look = new LookController(*this, *m_mapPanel->map(), *m_table);
+    connect(m_mapPanel->map(), &TopologyMapWidget::selectionChanged, this, [this](const QVector<int>& cpus) {
+        m_runPanel->setMapSelection({ cpus.begin(), cpus.end() });
+    });
+}
 
 void MainWindow::createMenus()
 {
@@ -127,70 +134,25 @@ void MainWindow::createMenus()
             QMessageBox::warning(this, tr("Topology"), QString::fromStdString(live.error().message));
     });
     file->addSeparator();
-    createFileActions(file);
-    createSessionActions(file);
+    m_files->createActions(file);
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
-    createViewActions(view);
+    m_look->createActions(view);
+    m_lessons->createViewAction(view);
+    view->addSeparator();
+    for (const QString& name : PlotsView::viewNames())
+        view->addAction(tr("Show %1").arg(name), this, [this, name] { m_plots->showView(name); });
 
     QMenu* run = menuBar()->addMenu(tr("&Run"));
-    m_runAction = run->addAction(tr("&Run"));
-    m_runAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
-    m_runAction->setEnabled(false); // enabled once a live topology is shown and the spec is complete
-    m_cancelAction = run->addAction(tr("&Cancel"));
-    m_cancelAction->setShortcut(QKeySequence(Qt::Key_Escape));
-    m_cancelAction->setEnabled(false);
-    run->addSeparator();
-    m_restartAction = run->addAction(tr("Restart the &worker"));
-    m_restartAction->setToolTip(tr("Stop the measuring process and start a new one"));
-    createJobActions(run);
-    run->addAction(tr("C&lear results"), this, &MainWindow::clearResults);
-    connect(m_runAction, &QAction::triggered, this, [this] { (void)startRun(); });
-    connect(m_cancelAction, &QAction::triggered, m_controller, &RunController::cancel);
-    connect(m_restartAction, &QAction::triggered, this, [this] {
-        m_controller->stopWorker();
-        m_controller->startWorker();
-    });
+    m_launcher->createActions(run);
+    run->addAction(tr("C&lear results"), m_views, &SessionViews::clear);
 
-    QMenu* lessonsMenu = menuBar()->addMenu(tr("&Lessons"));
-    for (const LessonInfo& info : lessons()) {
-        const QString id = QString::fromUtf8(info.id.data(), static_cast<qsizetype>(info.id.size()));
-        QAction* action = lessonsMenu->addAction(id + QStringLiteral(" — ")
-            + QString::fromUtf8(info.question.data(), static_cast<qsizetype>(info.question.size())));
-        connect(action, &QAction::triggered, this, [this, id] {
-            if (const Status s = startLesson(id); !s)
-                statusBar()->showMessage(QString::fromStdString(s.error().message), 15000);
-        });
-    }
+    m_lessons->createMenu(menuBar()->addMenu(tr("&Lessons")));
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About ctxscope"), this, &MainWindow::showAbout);
-}
-
-void MainWindow::createRunViews()
-{
-    m_runPanel = new RunPanel(this);
-    m_runPanel->setActions(m_runAction, m_cancelAction);
-    auto* dock = new QDockWidget(tr("Run"), this);
-    dock->setObjectName(QStringLiteral("runDock"));
-    dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
-    dock->setWidget(m_runPanel);
-    addDockWidget(Qt::LeftDockWidgetArea, dock);
-    m_runPanel->loadSettings();
-
-    m_status = new StatusPanel(this);
-    statusBar()->addPermanentWidget(m_status);
-    m_meter = new SwitchRateMeter(this);
-    connect(m_meter, &SwitchRateMeter::rateAvailable, m_status, [this](double rate) { m_status->setSwitchRate(rate); });
-
-    connect(m_mapPanel->map(), &TopologyMapWidget::selectionChanged, this, [this](const QVector<int>& cpus) {
-        m_runPanel->setMapSelection({ cpus.begin(), cpus.end() });
-    });
-    connect(m_runPanel, &RunPanel::specChanged, this, &MainWindow::updateActions);
-    connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
-        [this](const QModelIndex& current) { showRunSelection(current.isValid() ? current.row() : -1); });
 }
 
 void MainWindow::setTopology(const Topology& topology)
@@ -208,23 +170,26 @@ void MainWindow::setTopology(const Topology& topology)
                               .arg(QString::fromStdString(topology.origin())));
     setWindowTitle(QStringLiteral("ctxscope — ") + QString::fromStdString(topology.origin()));
     if (live)
-        m_controller->startWorker();
-    updateActions();
+        controller()->startWorker();
+    m_launcher->updateActions();
+}
+
+void MainWindow::showTopologyOrSay(Expected<Topology> topology, const QString& title)
+{
+    if (!topology) {
+        QMessageBox::warning(this, title, QString::fromStdString(topology.error().message));
+        emit topologyFailed(QString::fromStdString(topology.error().message));
+        return;
+    }
+    setTopology(*topology);
 }
 
 void MainWindow::openTopologyXml()
 {
     const QString path = QFileDialog::getOpenFileName(
         this, tr("Open hwloc XML topology"), QString(), tr("hwloc XML (*.xml);;All files (*)"));
-    if (path.isEmpty())
-        return;
-    auto topo = Topology::loadXmlFile(path.toStdString());
-    if (!topo) {
-        QMessageBox::warning(this, tr("Open topology"), QString::fromStdString(topo.error().message));
-        emit topologyFailed(QString::fromStdString(topo.error().message));
-        return;
-    }
-    setTopology(*topo);
+    if (!path.isEmpty())
+        showTopologyOrSay(Topology::loadXmlFile(path.toStdString()), tr("Open topology"));
 }
 
 void MainWindow::openSynthetic()
@@ -233,15 +198,8 @@ void MainWindow::openSynthetic()
     const QString desc
         = QInputDialog::getText(this, tr("Synthetic topology"), tr("hwloc synthetic description (levels with counts):"),
             QLineEdit::Normal, QStringLiteral("pack:2 l3:2 core:4 pu:2"), &ok);
-    if (!ok || desc.isEmpty())
-        return;
-    auto topo = Topology::loadSynthetic(desc.toStdString());
-    if (!topo) {
-        QMessageBox::warning(this, tr("Synthetic topology"), QString::fromStdString(topo.error().message));
-        emit topologyFailed(QString::fromStdString(topo.error().message));
-        return;
-    }
-    setTopology(*topo);
+    if (ok && !desc.isEmpty())
+        showTopologyOrSay(Topology::loadSynthetic(desc.toStdString()), tr("Synthetic topology"));
 }
 
 void MainWindow::showAbout()
@@ -251,5 +209,15 @@ void MainWindow::showAbout()
            "pipe ping-pong, coroutines, and how placement and working sets change the cost.</p>")
             .arg(QString::fromLatin1(kVersion)));
 }
+
+RunController* MainWindow::controller() const { return m_launcher->controller(); }
+RunCoordinator* MainWindow::runs() const { return m_launcher->coordinator(); }
+FileOpener* MainWindow::opener() const { return m_files->opener(); }
+LessonSession* MainWindow::lesson() const { return m_lessons->lesson(); }
+LessonPanel* MainWindow::lessonPanel() const { return m_lessons->panel(); }
+QTextBrowser* MainWindow::lessonView() const { return m_lessons->panel()->text(); }
+ResultsModel* MainWindow::resultsModel() const { return m_views->resultsModel(); }
+QAction* MainWindow::runAction() const { return m_launcher->runAction(); }
+QAction* MainWindow::cancelAction() const { return m_launcher->cancelAction(); }
 
 } // namespace ctxscope::gui

@@ -122,3 +122,52 @@ TEST(SessionStore, TheResultsTableFollowingItIsAWellBehavedModel)
     store.clearMeasurements();
     EXPECT_EQ(model.rowCount(), 0);
 }
+
+// A lesson's outcomes live in the session: announced as they change, cleared with the
+// measurements, saved and loaded with the session; a session saved without lessons (every
+// file written before they were kept) loads with none and saves as it was.
+TEST(SessionStore, KeepsLessonOutcomesAndSavesThemWithTheSession)
+{
+    SessionStore store;
+    QSignalSpy added(&store, &SessionStore::lessonAdded);
+    QSignalSpy changed(&store, &SessionStore::lessonChanged);
+    LessonRecord lesson { "placement", { { "futex · same-pu", "" }, { "futex · other-core", "" } }, {}, false };
+    const std::size_t index = store.addLesson(lesson);
+    lesson.steps[0].outcome = "median 1.2 µs per op";
+    lesson.steps[1].outcome = "failed: the worker stopped";
+    lesson.conclusion = { "Sharing a core costs the most." };
+    lesson.finished = true;
+    store.replaceLesson(index, lesson);
+    store.replaceLesson(7, lesson); // no such lesson: nothing happens
+    EXPECT_EQ(added.size(), 1);
+    EXPECT_EQ(changed.size(), 1);
+
+    const Session saved = store.toSession(nlohmann::json(), "<shown/>");
+    auto read = sessionFromJson(sessionToJson(saved).dump());
+    ASSERT_TRUE(read.ok()) << read.error().message;
+    ASSERT_EQ(read->lessons.size(), 1U);
+    EXPECT_EQ(read->lessons[0].id, "placement");
+    EXPECT_EQ(read->lessons[0].steps[0].outcome, "median 1.2 µs per op");
+    EXPECT_EQ(read->lessons[0].conclusion, lesson.conclusion);
+    EXPECT_TRUE(read->lessons[0].finished);
+    SessionStore second;
+    QSignalSpy loaded(&second, &SessionStore::lessonAdded);
+    second.load(std::move(*read), {}, QStringLiteral("s.json"));
+    EXPECT_EQ(loaded.size(), 1);
+    EXPECT_EQ(second.lessons().at(0).steps.at(1).outcome, "failed: the worker stopped");
+
+    second.clearMeasurements();
+    EXPECT_TRUE(second.lessons().empty());
+    const nlohmann::json without = sessionToJson(second.toSession(nlohmann::json(), "<shown/>"));
+    EXPECT_FALSE(without.contains("lessons")) << "a session without lessons is written as before";
+    auto old = sessionFromJson(without.dump());
+    ASSERT_TRUE(old.ok()) << old.error().message;
+    EXPECT_TRUE(old->lessons.empty());
+
+    nlohmann::json broken = sessionToJson(saved);
+    broken["lessons"][0]["steps"][1].erase("outcome");
+    auto refused = sessionFromJson(broken.dump());
+    ASSERT_FALSE(refused.ok());
+    EXPECT_NE(refused.error().message.find("lessons[0].steps[1].outcome"), std::string::npos)
+        << refused.error().message;
+}

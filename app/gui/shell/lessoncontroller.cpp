@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: MIT
+#include "lessoncontroller.h"
+
+#include "lessonpanel.h"
+#include "lessonsession.h"
+#include "lessonviews.h"
+#include "plotsview.h"
+#include "runcontroller.h"
+#include "sessionstore.h"
+
+#include "ctxscope/lesson.h"
+
+#include <QAction>
+#include <QEvent>
+#include <QMainWindow>
+#include <QMenu>
+#include <QSignalBlocker>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QTextBrowser>
+#include <QTimer>
+
+#include <algorithm>
+
+namespace ctxscope::gui {
+
+namespace {
+QString qs(std::string_view text) { return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size())); }
+} // namespace
+
+LessonController::LessonController(const Parts& parts)
+    : QObject(parts.window)
+    , m_parts(parts)
+{
+    m_parts.row->installEventFilter(this); // the lesson row is fitted again when the width changes
+    connect(m_parts.panel, &LessonPanel::closeClicked, this, [this] { showPanel(false); });
+    connect(this, &LessonController::finished, this, &LessonController::showLessonViews);
+    // The panel shows the store's latest lesson: the one running, or a loaded session's.
+    const auto show = [this](std::size_t i) {
+        if (i < m_parts.store->lessons().size())
+            m_parts.panel->text()->setHtml(lessonHtml(m_parts.store->lessons()[i]));
+    };
+    connect(m_parts.store, &SessionStore::lessonAdded, this, show);
+    connect(m_parts.store, &SessionStore::lessonChanged, this, show);
+}
+
+void LessonController::createMenu(QMenu* lessons)
+{
+    for (const LessonInfo& info : ctxscope::lessons()) {
+        const QString id = qs(info.id);
+        QAction* action = lessons->addAction(id + QStringLiteral(" — ") + qs(info.question));
+        connect(action, &QAction::triggered, this, [this, id] {
+            if (const Status s = start(id); !s)
+                m_parts.window->statusBar()->showMessage(QString::fromStdString(s.error().message), 15000);
+        });
+    }
+}
+
+void LessonController::createViewAction(QMenu* view)
+{
+    m_panelAction = view->addAction(tr("&Lesson panel"));
+    m_panelAction->setCheckable(true);
+    m_panelAction->setToolTip(tr("The lesson's experiments and conclusion beside the plots"));
+    connect(m_panelAction, &QAction::toggled, this, &LessonController::showPanel);
+}
+
+Status LessonController::start(const QString& id)
+{
+    const LessonInfo* info = findLesson(id.toStdString());
+    if (!info) {
+        QStringList known;
+        for (const LessonInfo& l : lessons())
+            known << qs(l.id);
+        return makeError("unknown lesson '" + id.toStdString()
+            + "' (lessons: " + known.join(QStringLiteral(", ")).toStdString() + ")");
+    }
+    const std::optional<Topology>& topology = *m_parts.topology;
+    if (!topology || !topology->isThisSystem())
+        return makeError("a lesson measures this machine, and the topology shown is not it");
+    if (m_parts.controller->isBusy() || (m_lesson && !m_lesson->isFinished()))
+        return makeError("a run is in progress: cancel it first (Esc)");
+    auto steps = planLesson(info->id, *topology, RunBudget {});
+    if (!steps)
+        return steps.error();
+    if (m_lesson)
+        m_lesson->deleteLater();
+    m_lesson = new LessonSession(*m_parts.runs, *m_parts.store, *info, std::move(*steps), this);
+    connect(m_lesson, &LessonSession::finished, this, [this](bool completed) {
+        m_parts.window->statusBar()->showMessage(completed ? tr("Lesson done: its conclusion is in the lesson panel.")
+                                                           : tr("The lesson stopped before its conclusion."),
+            15000);
+        emit finished(completed);
+    });
+    m_parts.panel->text()->setHtml(m_lesson->html());
+    showPanel(true);
+    m_lesson->start();
+    return {};
+}
+
+void LessonController::showLessonViews()
+{
+    if (!m_lesson)
+        return;
+    const std::string_view id = m_lesson->info().id;
+    const std::optional<Topology>& topology = *m_parts.topology;
+    for (auto& sweep : lessonSweeps(id, m_lesson->results(), topology ? topology->caches() : std::vector<CacheInfo> {}))
+        m_parts.store->addSweep(std::move(sweep));
+    m_parts.plots->showView(gui::lessonView(id));
+}
+
+void LessonController::showPanel(bool show)
+{
+    if (m_panelAction) {
+        const QSignalBlocker quiet(m_panelAction);
+        m_panelAction->setChecked(show);
+    }
+    LessonPanel* panel = m_parts.panel;
+    if (show == !panel->isHidden())
+        return;
+    if (!show) {
+        panel->hide();
+        if (!m_sizesBefore.isEmpty())
+            m_parts.row->setSizes(m_sizesBefore); // the map comes back as it was
+        return;
+    }
+    m_sizesBefore = m_parts.row->sizes();
+    panel->show();
+    // The splitter lays out a child it is shown only after this returns: size it then.
+    QTimer::singleShot(0, this, &LessonController::fitRow);
+}
+
+void LessonController::fitRow()
+{
+    if (m_parts.panel->isHidden())
+        return;
+    // The explanation gets about 30% of the row and the plots at least 45% (450 pixels at the
+    // least): they are what the room reads. The map takes what is left, up to the width it had,
+    // or folds away where that is less than it needs (its splitter handle brings it back).
+    const int total = m_parts.row->width();
+    const int lesson = std::max(m_parts.panel->minimumWidth(), total * 3 / 10);
+    const int plots = std::max(450, total * 45 / 100);
+    const int left = total - lesson - plots;
+    const int mapMin = m_parts.map->minimumSizeHint().width();
+    const int map = left < mapMin ? 0 : std::min(left, std::max(mapMin, m_sizesBefore.value(0)));
+    m_parts.row->setSizes({ map, std::max(0, total - map - lesson), lesson });
+}
+
+bool LessonController::eventFilter(QObject* watched, QEvent* event)
+{
+    // A new window width (full screen, a resize) while a lesson is open: fit the row again
+    // once the splitter has laid out its children.
+    if (watched == m_parts.row && event->type() == QEvent::Resize && !m_parts.panel->isHidden())
+        QTimer::singleShot(0, this, &LessonController::fitRow);
+    return QObject::eventFilter(watched, event);
+}
+
+} // namespace ctxscope::gui

@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "ctxscope/expected.h"
+#include "ctxscope/topology.h"
+
+#include <QList>
+#include <QObject>
+#include <QString>
+
+#include <optional>
+
+class QAction;
+class QMainWindow;
+class QMenu;
+class QSplitter;
+class QWidget;
+
+namespace ctxscope::gui {
+
+class LessonPanel;
+class LessonSession;
+class PlotsView;
+class RunController;
+class RunCoordinator;
+class SessionStore;
+
+// Lessons in the window: Lessons menu, a LessonSession running the experiments through the
+// RunCoordinator, and the lesson panel beside the plots (View → Lesson panel), which takes
+// about a third of the row while it is open and gives the map its width back when it closes.
+class LessonController : public QObject {
+    Q_OBJECT
+public:
+    struct Parts {
+        QMainWindow* window;
+        const std::optional<Topology>* topology; // the window's, as it changes
+        RunCoordinator* runs;
+        const RunController* controller; // busy: no lesson starts
+        SessionStore* store;
+        PlotsView* plots;
+        QSplitter* row; // map | plots | lesson panel
+        QWidget* map; // the row's first widget (its tabs)
+        LessonPanel* panel;
+    };
+    explicit LessonController(const Parts& parts);
+
+    void createMenu(QMenu* lessons); // one entry per lesson
+    void createViewAction(QMenu* view); // View → Lesson panel
+    // Runs a lesson's experiments one after the other and shows its conclusion.
+    Status start(const QString& id);
+    LessonSession* lesson() const { return m_lesson; } // the last one started
+    LessonPanel* panel() const { return m_parts.panel; }
+    void showPanel(bool show);
+
+signals:
+    void finished(bool completed);
+
+private:
+    void fitRow(); // map | plots | lesson widths while the panel is open
+    void showLessonViews(); // the lesson's own curves, once it is done
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
+    Parts m_parts;
+    LessonSession* m_lesson = nullptr;
+    QAction* m_panelAction = nullptr;
+    QList<int> m_sizesBefore; // of the row, restored when the panel closes
+};
+
+} // namespace ctxscope::gui

@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: MIT
+#include "runlauncher.h"
+
+#include "guiaffinity.h"
+#include "plotsview.h"
+#include "runcoordinator.h"
+#include "runpanel.h"
+#include "runstream.h"
+#include "sessionviews.h"
+#include "statuspanel.h"
+#include "switchratemeter.h"
+#include "topologymapwidget.h"
+
+#include <QAction>
+#include <QMainWindow>
+#include <QMenu>
+#include <QStatusBar>
+
+namespace ctxscope::gui {
+
+RunLauncher::RunLauncher(const Parts& parts)
+    : QObject(parts.window)
+    , m_parts(parts)
+    , m_controller(new RunController(this))
+    , m_coordinator(new RunCoordinator(this))
+    , m_affinity(std::make_unique<GuiAffinity>())
+    , m_meter(new SwitchRateMeter(this))
+{
+    m_controller->setWorkerCpus(m_affinity->original());
+    m_coordinator->setStarter([this](const BenchSpec& spec) { return startSpec(spec); });
+    m_stream = new RunStream(*this, *parts.plots, *parts.views, *parts.topology);
+    connect(m_meter, &SwitchRateMeter::rateAvailable, m_parts.status,
+        [status = m_parts.status](double rate) { status->setSwitchRate(rate); });
+    connect(m_parts.panel, &RunPanel::specChanged, this, &RunLauncher::updateActions);
+    connectWorker();
+}
+
+RunLauncher::~RunLauncher() = default;
+
+void RunLauncher::connectWorker()
+{
+    // Queued, like the stream: the status bar hears of the worker from the event loop.
+    constexpr auto queued = Qt::QueuedConnection;
+    RunController* c = m_controller;
+    connect(
+        c, &RunController::stateChanged, this,
+        [this](RunController::State state) {
+            m_parts.status->setWorkerState(state, m_workerDescription);
+            updateActions();
+        },
+        queued);
+    connect(
+        c, &RunController::workerReady, this, [this](const QString& description) { m_workerDescription = description; },
+        queued);
+    connect(
+        c, &RunController::workerFailed, this, [this](const QString& message) { showMessage(message, 15000); }, queued);
+    connect(
+        c, &RunController::protocolError, this, [this](const QString& message) { showMessage(message, 15000); },
+        queued);
+}
+
+void RunLauncher::createActions(QMenu* run)
+{
+    m_runAction = run->addAction(tr("&Run"));
+    m_runAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
+    m_runAction->setEnabled(false); // enabled once a live topology is shown and the spec is complete
+    m_cancelAction = run->addAction(tr("&Cancel"));
+    m_cancelAction->setShortcut(QKeySequence(Qt::Key_Escape));
+    m_cancelAction->setEnabled(false);
+    run->addSeparator();
+    QAction* restart = run->addAction(tr("Restart the &worker"));
+    restart->setToolTip(tr("Stop the measuring process and start a new one"));
+    connect(m_runAction, &QAction::triggered, this, [this] { (void)startRun(); });
+    connect(m_cancelAction, &QAction::triggered, m_controller, &RunController::cancel);
+    connect(restart, &QAction::triggered, this, [this] {
+        m_controller->stopWorker();
+        m_controller->startWorker();
+    });
+    m_parts.panel->setActions(m_runAction, m_cancelAction);
+
+    QAction* sweep = run->addAction(tr("S&weep the working set"), this, [this] {
+        auto spec = m_parts.panel->spec();
+        if (!spec) {
+            showMessage(QString::fromStdString(spec.error().message), 10000);
+            return;
+        }
+        SweepSpec sweepSpec;
+        sweepSpec.base = *spec;
+        (void)startSweep(sweepSpec);
+    });
+    sweep->setToolTip(tr("The run panel's benchmark and placement with each task touching 0 B up to 4x the "
+                         "last-level cache, or as far as the points fit in under a minute"));
+    sweep->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_W));
+    QAction* matrix = run->addAction(tr("Measure the placement &matrix"), this, [this] {
+        auto spec = m_parts.panel->spec();
+        const std::string bench = spec ? spec->bench : std::string("futex");
+        (void)startMatrix(bench, spec ? spec->mode : BenchMode::Thread, MatrixMode::Classes, RunBudget {});
+    });
+    matrix->setToolTip(tr("One pair of PUs per relation class measured, every other pair filled from its class"));
+    matrix->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_M));
+    run->addSeparator();
+}
+
+bool RunLauncher::isLive() const { return *m_parts.topology && (*m_parts.topology)->isThisSystem(); }
+
+void RunLauncher::showMessage(const QString& message, int ms) const
+{
+    m_parts.window->statusBar()->showMessage(message, ms);
+}
+
+void RunLauncher::updateActions()
+{
+    if (!m_runAction)
+        return;
+    const bool live = isLive();
+    const bool busy = m_controller->isBusy();
+    const auto spec = m_parts.panel->spec();
+    m_runAction->setEnabled(live && !busy && spec.ok());
+    m_runAction->setToolTip(!live ? tr("Runs are disabled: the topology shown is not this machine")
+            : !spec.ok()          ? QString::fromStdString(spec.error().message)
+                                  : tr("Run the benchmark (Ctrl+R)"));
+    m_cancelAction->setEnabled(busy);
+}
+
+std::optional<quint64> RunLauncher::startRun()
+{
+    if (!isLive()) {
+        showMessage(tr("Runs are disabled: the topology shown is not this machine."), 10000);
+        return std::nullopt;
+    }
+    auto spec = m_parts.panel->spec();
+    if (!spec) {
+        showMessage(QString::fromStdString(spec.error().message), 10000);
+        return std::nullopt;
+    }
+    return startSpec(*spec);
+}
+
+std::optional<quint64> RunLauncher::startSpec(const BenchSpec& spec)
+{
+    if (!isLive())
+        return std::nullopt;
+    const Topology& topology = **m_parts.topology;
+    const std::vector<int> measured = RunPanel::measuredCpus(spec, topology);
+    const bool unpinned = spec.relation == Relation::Unpinned;
+    const QString note = unpinned ? m_affinity->shareAll() : m_affinity->keepOff(measured);
+    const bool shared = unpinned || m_affinity->current() == m_affinity->original();
+    m_parts.status->setAffinityNote(note, shared);
+    const auto id = m_controller->start(spec);
+    if (!id) {
+        showMessage(tr("A run is in progress: cancel it first (Esc)."), 10000);
+        return std::nullopt;
+    }
+    m_parts.views->assignColor(*id);
+    // The map shows where the run's tasks are, whichever way they were placed.
+    std::vector<int> shown = spec.cpus;
+    if (shown.empty() && measured.size() == 1) {
+        const BenchInfo* info = findBenchmark(spec.bench);
+        const int tasks = spec.tasks > 0 ? spec.tasks : info ? info->defaultTasks : 1;
+        shown.assign(static_cast<std::size_t>(tasks), measured[0]);
+    } else if (shown.empty()) {
+        shown = measured;
+    }
+    if (!shown.empty() && shown != m_parts.map->selection())
+        (void)m_parts.map->setSelection(shown);
+    updateActions();
+    return id;
+}
+
+std::optional<quint64> RunLauncher::startSweep(const SweepSpec& spec)
+{
+    if (!isLive())
+        return std::nullopt;
+    const std::vector<int> measured = RunPanel::measuredCpus(spec.base, **m_parts.topology);
+    m_parts.status->setAffinityNote(m_affinity->keepOff(measured), m_affinity->current() == m_affinity->original());
+    return jobStarted(m_controller->startSweep(spec), QStringLiteral("working-set"), tr("Sweeping the working set…"));
+}
+
+std::optional<quint64> RunLauncher::startMatrix(
+    const std::string& bench, BenchMode mode, MatrixMode fill, const RunBudget& options)
+{
+    if (!isLive())
+        return std::nullopt;
+    // Every PU is measured in turn: the app's threads cannot keep off them all.
+    m_parts.status->setAffinityNote(m_affinity->shareAll(), true);
+    return jobStarted(
+        m_controller->startMatrix(bench, mode, fill, options), QStringLiteral("heatmap"), tr("Measuring the matrix…"));
+}
+
+std::optional<quint64> RunLauncher::jobStarted(std::optional<quint64> id, const QString& view, const QString& progress)
+{
+    if (!id) {
+        showMessage(tr("A run is in progress: cancel it first (Esc)."), 10000);
+        return std::nullopt;
+    }
+    m_parts.plots->showView(view); // the view fills as the job measures
+    m_parts.panel->runStarted();
+    m_parts.status->setRunProgress(progress);
+    updateActions();
+    return id;
+}
+
+void RunLauncher::runBegan()
+{
+    m_meter->start();
+    updateActions();
+}
+
+void RunLauncher::runEnded(quint64 id, RunOutcome outcome, const QString& message)
+{
+    m_affinity->restore();
+    m_parts.status->setSwitchRateOfRun(m_meter->stop());
+    m_parts.status->setRunProgress(QString());
+    updateActions();
+    m_coordinator->reportFinished(id, outcome, message);
+}
+
+} // namespace ctxscope::gui

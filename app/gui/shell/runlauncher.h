@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "runcontroller.h"
+#include "runoutcome.h"
+
+#include "ctxscope/topology.h"
+
+#include <QObject>
+#include <QString>
+
+#include <memory>
+#include <optional>
+
+class QAction;
+class QMainWindow;
+class QMenu;
+
+namespace ctxscope::gui {
+
+class GuiAffinity;
+class PlotsView;
+class RunCoordinator;
+class RunPanel;
+class RunStream;
+class SessionViews;
+class StatusPanel;
+class SwitchRateMeter;
+class TopologyMapWidget;
+
+// Everything about starting measurements: the Run menu (Run, Cancel, Restart the worker,
+// the sweep and the matrix), the app's own threads moved off the measured PUs, the worker's
+// state on the status bar, and the end of every run (RunStream reports it here). Owns the
+// worker (RunController) and the RunCoordinator that lessons and scripts start runs through.
+class RunLauncher : public QObject {
+    Q_OBJECT
+public:
+    struct Parts {
+        QMainWindow* window;
+        const std::optional<Topology>* topology; // the window's, as it changes
+        RunPanel* panel;
+        StatusPanel* status;
+        TopologyMapWidget* map;
+        PlotsView* plots;
+        SessionViews* views;
+    };
+    explicit RunLauncher(const Parts& parts);
+    ~RunLauncher() override;
+
+    void createActions(QMenu* run); // Run, Cancel, Restart, Sweep, Matrix
+
+    // What Run does (Ctrl+R): the run panel's spec, with the app's threads moved off the
+    // measured PUs. Returns the run id, or nothing with the reason in the status bar.
+    std::optional<quint64> startRun();
+    // The same for any spec (a lesson's steps).
+    std::optional<quint64> startSpec(const BenchSpec& spec);
+    // A working-set sweep, or a placement matrix of a benchmark and mode, through the worker;
+    // their views fill as they measure (RunStream).
+    std::optional<quint64> startSweep(const SweepSpec& spec);
+    std::optional<quint64> startMatrix(
+        const std::string& bench, BenchMode mode, MatrixMode fill, const RunBudget& options);
+    // A run, sweep or matrix ended (RunStream): the app's threads come back, the rate meter
+    // stops, the actions follow and the coordinator tells lessons and scripts.
+    void runEnded(quint64 id, RunOutcome outcome, const QString& message);
+    void runBegan(); // the worker said the run started: the switch-rate meter runs with it
+    void updateActions();
+
+    RunController* controller() const { return m_controller; }
+    RunCoordinator* coordinator() const { return m_coordinator; }
+    RunPanel* panel() const { return m_parts.panel; }
+    StatusPanel* status() const { return m_parts.status; }
+    QMainWindow* window() const { return m_parts.window; }
+    TopologyMapWidget* map() const { return m_parts.map; }
+    QAction* runAction() const { return m_runAction; }
+    QAction* cancelAction() const { return m_cancelAction; }
+
+private:
+    bool isLive() const;
+    void connectWorker();
+    void showMessage(const QString& message, int ms) const;
+    // A sweep or matrix the worker took (or refused: `id` is empty): its view and progress.
+    std::optional<quint64> jobStarted(std::optional<quint64> id, const QString& view, const QString& progress);
+
+    Parts m_parts;
+    RunController* m_controller = nullptr;
+    RunCoordinator* m_coordinator = nullptr;
+    RunStream* m_stream = nullptr;
+    std::unique_ptr<GuiAffinity> m_affinity;
+    SwitchRateMeter* m_meter = nullptr;
+    QAction* m_runAction = nullptr;
+    QAction* m_cancelAction = nullptr;
+    QString m_workerDescription;
+};
+
+} // namespace ctxscope::gui

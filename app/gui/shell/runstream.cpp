@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: MIT
+#include "runstream.h"
+
+#include "heatmapdata.h"
+#include "liveplot.h"
+#include "plotsview.h"
+#include "qcp.h"
+#include "runlabel.h"
+#include "runlauncher.h"
+#include "runoutcome.h"
+#include "runpanel.h"
+#include "sessionstore.h"
+#include "sessionviews.h"
+#include "statuspanel.h"
+
+#include "ctxscope/units.h"
+
+#include <QMainWindow>
+#include <QStatusBar>
+
+namespace ctxscope::gui {
+
+RunStream::RunStream(
+    RunLauncher& launcher, PlotsView& plots, SessionViews& views, const std::optional<Topology>& topology)
+    : QObject(&launcher)
+    , m_launcher(launcher)
+    , m_plots(plots)
+    , m_views(views)
+    , m_topology(topology)
+{
+    connectRuns();
+    connectJobs();
+}
+
+void RunStream::connectRuns()
+{
+    // Queued: every view gets the stream from the event loop, never from inside the
+    // controller's reading, and results arrive as immutable shared values.
+    constexpr auto queued = Qt::QueuedConnection;
+    RunController* c = m_launcher.controller();
+    connect(c, &RunController::runStarted, this, &RunStream::onRunStarted, queued);
+    connect(c, &RunController::progress, this, &RunStream::onProgress, queued);
+    connect(
+        c, &RunController::samplesAvailable, this,
+        [this](
+            quint64 id, int, quint64, const QVector<double>& nsPerOp) { m_plots.livePlot()->addSamples(id, nsPerOp); },
+        queued);
+    connect(c, &RunController::resultAvailable, this, &RunStream::onResult, queued);
+    connect(c, &RunController::runFailed, this, &RunStream::onRunFailed, queued);
+    connect(c, &RunController::runCancelled, this, &RunStream::onRunCancelled, queued);
+}
+
+void RunStream::showMessage(const QString& message, int ms) const
+{
+    m_launcher.window()->statusBar()->showMessage(message, ms);
+}
+
+void RunStream::onRunStarted(quint64 id, const BenchSpec& spec)
+{
+    std::optional<Relation> relation = spec.relation;
+    std::vector<int> cpus = spec.cpus;
+    if (!relation && !cpus.empty() && m_topology && cpus.size() >= 2)
+        if (auto r = relationOf(*m_topology, cpus[0], cpus[1]))
+            relation = *r;
+    m_plots.livePlot()->beginRun(id, runLabel(spec.bench, spec.mode, relation, cpus), m_views.colorOf(id));
+    m_plots.showLive();
+    m_launcher.panel()->runStarted();
+    m_launcher.status()->setRunProgress(tr("Starting %1…").arg(QString::fromStdString(spec.bench)));
+    m_launcher.runBegan();
+}
+
+void RunStream::onProgress(quint64, const QString& stage, int repetition, int repetitions, double fraction)
+{
+    m_launcher.panel()->showProgress(stage, repetition, repetitions, fraction);
+    m_launcher.status()->setRunProgress(stage == QStringLiteral("measuring")
+            ? tr("Repetition %1/%2 · %3%").arg(repetition + 1).arg(repetitions).arg(qRound(100 * fraction))
+            : stage + QStringLiteral("…"));
+}
+
+void RunStream::onResult(quint64 id, std::shared_ptr<const RunResult> result)
+{
+    const QColor color = m_views.colorOf(id);
+    const QString label = runLabel(*result);
+    m_plots.livePlot()->finishRun(id);
+    if (QCPGraph* median = m_plots.livePlot()->medianGraph(id))
+        median->setName(label); // the placement as measured (an unpinned run's class is now known)
+    m_views.store().addRun(ResultRow { id, result, color });
+    m_views.fitResultColumns();
+    m_launcher.panel()->runEnded(tr("Done: median %1 per op in %2 s")
+                                     .arg(QString::fromStdString(formatDuration(result->stats.p50)))
+                                     .arg(result->seconds, 0, 'f', 1),
+        true);
+    showMessage(tr("%1: median %2").arg(label, QString::fromStdString(formatDuration(result->stats.p50))), 15000);
+    m_launcher.runEnded(id, RunOutcome::Succeeded, QString());
+}
+
+void RunStream::markUnfinished(quint64 id, const QString& how)
+{
+    m_plots.livePlot()->finishRun(id);
+    if (QCPGraph* median = m_plots.livePlot()->medianGraph(id))
+        median->setName(median->name() + QStringLiteral(" (") + how + QLatin1Char(')'));
+}
+
+void RunStream::onRunFailed(quint64 id, const QString& message)
+{
+    markUnfinished(id, tr("failed"));
+    m_launcher.panel()->runEnded(tr("Failed: %1").arg(message), false);
+    showMessage(tr("The run failed: %1").arg(message), 20000);
+    m_launcher.runEnded(id, RunOutcome::Failed, message);
+}
+
+void RunStream::onRunCancelled(quint64 id)
+{
+    markUnfinished(id, tr("cancelled"));
+    m_launcher.panel()->runEnded(tr("Cancelled."), false);
+    showMessage(tr("The run was cancelled."), 10000);
+    m_launcher.runEnded(id, RunOutcome::Cancelled, tr("cancelled"));
+}
+
+void RunStream::connectJobs()
+{
+    RunController* c = m_launcher.controller();
+    SessionStore& store = m_views.store();
+    connect(c, &RunController::sweepPointAvailable, this,
+        [this, &store](quint64 id, std::shared_ptr<const WorkingSetPoint> point) {
+            auto it = m_liveSweeps.find(id);
+            if (it == m_liveSweeps.end()) {
+                auto sweep = std::make_shared<SweepCurves>();
+                sweep->label = runLabel(point->roundTripRun) + tr(" · this machine");
+                it = m_liveSweeps.emplace(id, store.addSweep(sweep)).first;
+            }
+            auto grown = std::make_shared<SweepCurves>(*store.sweeps()[it->second]);
+            grown->points.push_back(*point);
+            store.replaceSweep(it->second, std::move(grown));
+            m_launcher.status()->setRunProgress(
+                tr("Sweep: W = %1 done").arg(QString::fromStdString(formatBytes(point->wsBytes))));
+        });
+    connect(c, &RunController::sweepFinished, this,
+        [this, &store](quint64 id, std::shared_ptr<const std::vector<CacheInfo>> caches) {
+            if (const auto it = m_liveSweeps.find(id); it != m_liveSweeps.end()) {
+                auto done = std::make_shared<SweepCurves>(*store.sweeps()[it->second]);
+                done->caches = *caches;
+                store.replaceSweep(it->second, std::move(done));
+                m_liveSweeps.erase(it);
+            }
+            jobEnded(id, tr("Sweep done: the cost per switch for each working set is in the Working set tab."));
+        });
+    connect(c, &RunController::matrixRunAvailable, this,
+        [this](quint64 id, std::shared_ptr<const RunResult> result) { m_matrixRuns[id].push_back(*result); });
+    connect(c, &RunController::matrixAvailable, this,
+        [this, &store](quint64 id, std::shared_ptr<const MatrixResult> measured) {
+            auto matrix = std::make_shared<MatrixResult>(*measured);
+            if (m_topology)
+                fillFromClasses(*matrix, *m_topology);
+            matrix->runs = std::move(m_matrixRuns[id]);
+            m_matrixRuns.erase(id);
+            m_views.addResultRows(matrix->runs, tr("matrix"));
+            store.addMatrix(std::move(matrix), tr("this machine"));
+            m_plots.showView(QStringLiteral("heatmap"));
+            jobEnded(id, tr("Matrix done: hover a cell for its pair, click it to place the tasks there."));
+        });
+}
+
+void RunStream::jobEnded(quint64 id, const QString& message)
+{
+    m_launcher.panel()->runEnded(message, true);
+    showMessage(message, 15000);
+    m_launcher.runEnded(id, RunOutcome::Succeeded, QString());
+}
+
+} // namespace ctxscope::gui

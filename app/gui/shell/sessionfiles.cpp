@@ -1,0 +1,244 @@
+// SPDX-License-Identifier: MIT
+#include "sessionfiles.h"
+
+#include "fileopener.h"
+#include "plotsview.h"
+#include "qcp.h"
+#include "resultsmodel.h"
+#include "runcontroller.h"
+#include "sessionstore.h"
+#include "sessionviews.h"
+
+#include "ctxscope/csv.h"
+#include "ctxscope/results_file.h"
+
+#include <QFileDialog>
+#include <QMainWindow>
+#include <QMenu>
+#include <QMessageBox>
+#include <QSaveFile>
+#include <QStatusBar>
+#include <QSvgGenerator>
+
+namespace ctxscope::gui {
+
+namespace {
+Status writeText(const QString& path, const std::string& text)
+{
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly) || file.write(text.data(), static_cast<qint64>(text.size())) < 0
+        || !file.commit())
+        return makeError("could not write " + path.toStdString() + ": " + file.errorString().toStdString());
+    return {};
+}
+} // namespace
+
+SessionFiles::SessionFiles(const Parts& parts)
+    : QObject(parts.window)
+    , m_parts(parts)
+    , m_opener(new FileOpener(*this, *parts.window))
+{
+    // The menus say why a file did not open; the command line prints it (main.cpp).
+    connect(m_opener, &FileOpener::finished, this, [this](bool, const QString& message, DocumentKind kind) {
+        if (message.isEmpty() || !m_opener->reportsErrors())
+            return;
+        QMessageBox::warning(m_parts.window,
+            kind == DocumentKind::Session        ? tr("Open session")
+                : kind == DocumentKind::Compared ? tr("Compare")
+                                                 : tr("Open results"),
+            message);
+    });
+}
+
+Status SessionFiles::saveResults(const QString& path) const
+{
+    std::vector<RunResult> results;
+    for (const ResultRow& row : m_parts.store->runs())
+        results.push_back(*row.result);
+    if (results.empty())
+        return makeError("there are no results to save yet");
+    const nlohmann::json& worker = m_parts.controller->workerContext();
+    const nlohmann::json context = worker.is_null() ? nlohmann::json::object() : worker;
+    const bool csv = path.endsWith(QStringLiteral(".csv"), Qt::CaseInsensitive);
+    return writeText(path, csv ? resultsToCsv(context, results) : makeReport(context, results, true).dump(2) + '\n');
+}
+
+Status SessionFiles::exportPlot(const QString& path) const
+{
+    QCustomPlot* plot = m_parts.plots->currentPlot();
+    bool ok = false;
+    if (path.endsWith(QStringLiteral(".svg"), Qt::CaseInsensitive)) {
+        QSvgGenerator svg;
+        svg.setFileName(path);
+        svg.setSize(plot->size());
+        svg.setViewBox(QRect(QPoint(0, 0), plot->size()));
+        svg.setTitle(QStringLiteral("ctxscope"));
+        QCPPainter painter;
+        ok = painter.begin(&svg);
+        if (ok) {
+            plot->toPainter(&painter, plot->width(), plot->height());
+            ok = painter.end();
+        }
+    } else if (path.endsWith(QStringLiteral(".pdf"), Qt::CaseInsensitive)) {
+        ok = plot->savePdf(path);
+    } else {
+        ok = plot->savePng(path, 0, 0, 2.0); // twice the pixels: sharp on slides
+    }
+    return ok ? Status() : Status(makeError("could not write " + path.toStdString()));
+}
+
+Session SessionFiles::session() const
+{
+    // The store's own XML (a loaded session's, as it had it: hwloc's re-export adds lines) wins.
+    std::string shown;
+    const std::optional<Topology>& topology = *m_parts.topology;
+    if (topology && m_parts.store->machine().topologyXml.empty())
+        if (auto xml = topology->exportXml(false))
+            shown = *xml;
+    return m_parts.store->toSession(m_parts.controller->workerContext(), shown);
+}
+
+Status SessionFiles::saveSession(const QString& path) const
+{
+    return writeText(path, sessionToJson(session()).dump(1) + '\n');
+}
+
+Status SessionFiles::openResults(const QString& path)
+{
+    auto opened = readDocument(path, DocumentKind::Results);
+    if (!opened)
+        return opened.error();
+    return showDocument(std::move(*opened));
+}
+
+Status SessionFiles::loadSession(const QString& path)
+{
+    auto opened = readDocument(path, DocumentKind::Session);
+    if (!opened)
+        return opened.error();
+    return showSession(std::move(*opened->session), opened->file.name);
+}
+
+Status SessionFiles::compareWith(const QString& path)
+{
+    auto opened = readDocument(path, DocumentKind::Compared);
+    if (!opened)
+        return opened.error();
+    return showCompared(opened->file, path);
+}
+
+Status SessionFiles::showDocument(OpenedDocument document)
+{
+    if (document.session)
+        return showSession(std::move(*document.session), document.file.name);
+    LoadedFile& file = document.file;
+    if (file.sweep) {
+        m_parts.store->addSweep(file.sweep);
+        m_parts.plots->showView(QStringLiteral("working-set"));
+        return {};
+    }
+    if (file.matrix) {
+        m_parts.store->addMatrix(file.matrix, file.name);
+        m_parts.plots->showView(QStringLiteral("heatmap"));
+    }
+    m_parts.views->addResultRows(std::move(file.results.results), file.name);
+    return {};
+}
+
+Status SessionFiles::showSession(Session s, const QString& name)
+{
+    // This machine stays live when the session was measured on it (same topology); any other
+    // topology is shown from the file's XML, behind the banner.
+    const std::optional<Topology>& shown = *m_parts.topology;
+    const bool same
+        = shown && shown->isThisSystem() && shown->exportXml(false).ok() && *shown->exportXml(false) == s.topologyXml;
+    if (!same && !s.topologyXml.empty()) {
+        auto topology = Topology::loadXmlBuffer(s.topologyXml);
+        if (!topology)
+            return makeError(name.toStdString() + ": topology_xml: " + topology.error().message);
+        emit topologyRead(*topology);
+        m_parts.store->setMachineTopologyXml(SessionStore::kLocalMachine, s.topologyXml);
+    }
+    m_parts.views->clear();
+    const bool matrices = !s.matrices.empty();
+    std::vector<ResultRow> rows = m_parts.views->rowsOf(std::move(s.runs));
+    m_parts.store->load(std::move(s), std::move(rows), name);
+    m_parts.views->fitResultColumns();
+    if (matrices)
+        m_parts.plots->showView(QStringLiteral("heatmap"));
+    m_parts.views->refreshRunViews();
+    return {};
+}
+
+void SessionFiles::addResultRows(
+    std::vector<RunResult> results, const QString& origin, std::vector<std::shared_ptr<const PreparedTrace>> traces)
+{
+    m_parts.views->addResultRows(std::move(results), origin, std::move(traces));
+}
+
+Status SessionFiles::showCompared(const LoadedFile& file, const QString& path)
+{
+    if (file.session || file.results.results.empty())
+        return makeError(path.toStdString() + ": "
+            + (file.session ? "a session, not a results file: open it with File → Open session"
+                            : "holds no runs to compare"));
+    m_parts.store->addCompared(compareSource(file.results, file.name), file.results.context.raw);
+    m_parts.plots->showView(QStringLiteral("compare"));
+    return {};
+}
+
+void SessionFiles::createActions(QMenu* file)
+{
+    QMainWindow* window = m_parts.window;
+    // Saving: a sentence in a box when it fails, the path on the status bar when it worked.
+    const auto saveWith = [window](const QString& title, const QString& done, Status saved) {
+        if (!saved)
+            QMessageBox::warning(window, title, QString::fromStdString(saved.error().message));
+        else
+            window->statusBar()->showMessage(done, 10000);
+    };
+    QAction* open = file->addAction(tr("&Open results..."), this, [this, window] {
+        const QString path = QFileDialog::getOpenFileName(
+            window, tr("Open results"), QString(), tr("ctxscope results (*.json);;All files (*)"));
+        if (!path.isEmpty())
+            m_opener->open({ path }, DocumentKind::Results);
+    });
+    open->setShortcut(QKeySequence::Open);
+    QAction* save = file->addAction(tr("&Save results..."), this, [this, window, saveWith] {
+        const QString path = QFileDialog::getSaveFileName(window, tr("Save results"), QStringLiteral("ctxscope.json"),
+            tr("JSON, Google Benchmark format (*.json);;CSV (*.csv)"));
+        if (!path.isEmpty())
+            saveWith(tr("Save results"), tr("Saved %1").arg(path), saveResults(path));
+    });
+    save->setShortcut(QKeySequence::Save);
+    QAction* exportAction = file->addAction(tr("&Export plot..."), this, [this, window, saveWith] {
+        const QString path = QFileDialog::getSaveFileName(
+            window, tr("Export plot"), QStringLiteral("ctxscope.png"), tr("PNG (*.png);;SVG (*.svg);;PDF (*.pdf)"));
+        if (!path.isEmpty())
+            saveWith(tr("Export plot"), tr("Exported %1").arg(path), exportPlot(path));
+    });
+    exportAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+
+    file->addSeparator();
+    QAction* compare = file->addAction(tr("&Compare with results..."), this, [this, window] {
+        const QStringList paths = QFileDialog::getOpenFileNames(window, tr("Compare with results from other machines"),
+            QString(), tr("ctxscope results (*.json);;All files (*)"));
+        m_opener->open(paths, DocumentKind::Compared);
+    });
+    compare->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
+    file->addAction(tr("Open s&ession..."), this, [this, window] {
+        const QString path = QFileDialog::getOpenFileName(
+            window, tr("Open session"), QString(), tr("ctxscope session (*.json);;All files (*)"));
+        if (!path.isEmpty())
+            m_opener->open({ path }, DocumentKind::Session);
+    });
+    QAction* saveSessionAction = file->addAction(tr("Save sessio&n..."), this, [this, window, saveWith] {
+        const QString path = QFileDialog::getSaveFileName(
+            window, tr("Save session"), QStringLiteral("ctxscope-session.json"), tr("ctxscope session (*.json)"));
+        if (!path.isEmpty())
+            saveWith(tr("Save session"), tr("Saved the session to %1").arg(path), saveSession(path));
+    });
+    saveSessionAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S));
+}
+
+} // namespace ctxscope::gui

@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: MIT
+#include "sessionviews.h"
+
+#include "compareplot.h"
+#include "distributionplot.h"
+#include "heatmapplot.h"
+#include "ladderplot.h"
+#include "liveplot.h"
+#include "plotdata.h"
+#include "plotstyle.h"
+#include "plotsview.h"
+#include "resultsmodel.h"
+#include "runcontroller.h"
+#include "runlabel.h"
+#include "sessionstore.h"
+#include "topologymappanel.h"
+#include "workingsetplot.h"
+
+#include "ctxscope/results_file.h"
+
+#include <QHeaderView>
+#include <QMainWindow>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QTableView>
+
+namespace ctxscope::gui {
+
+namespace {
+// Results read from files get ids far above the worker's run ids.
+constexpr quint64 kOpenedIdBase = quint64 { 1 } << 40;
+} // namespace
+
+SessionViews::SessionViews(const Parts& parts)
+    : QObject(parts.window)
+    , m_parts(parts)
+    , m_results(new ResultsModel(this))
+{
+    m_parts.table->setModel(m_results);
+    connectStore();
+    connectViews();
+}
+
+void SessionViews::connectStore()
+{
+    // The results table, the working-set curves and the heatmap follow the session document.
+    SessionStore* s = m_parts.store;
+    PlotsView* plots = m_parts.plots;
+    connect(s, &SessionStore::runAdded, this, [this](const ResultRow& row, const QString& origin) {
+        RunResult summary = *row.result;
+        summary.samples = {};
+        m_summaries.insert_or_assign(row.id, std::move(summary));
+        m_results->addResult(row);
+        drawRun(row, origin);
+    });
+    connect(s, &SessionStore::sweepAdded, this,
+        [s, plots](std::size_t i) { plots->workingSetPlot()->addSweep(s->sweeps()[i]); });
+    connect(s, &SessionStore::sweepChanged, this,
+        [s, plots](std::size_t i) { plots->workingSetPlot()->replaceSweep(i, s->sweeps()[i]); });
+    connect(s, &SessionStore::matrixAdded, this, [s, plots](std::size_t i) {
+        const Session::Matrix& m = s->matrices()[i];
+        plots->heatmapPlot()->setMatrix(m.matrix, m.origin);
+    });
+    connect(s, &SessionStore::measurementsCleared, this, [this, plots] {
+        m_results->clear();
+        m_summaries.clear();
+        plots->workingSetPlot()->clear();
+        plots->heatmapPlot()->setMatrix(nullptr);
+    });
+    connect(s, &SessionStore::comparedChanged, this, &SessionViews::refreshRunViews);
+    connect(s, &SessionStore::machineChanged, this, &SessionViews::refreshRunViews);
+}
+
+void SessionViews::connectViews()
+{
+    connect(m_results, &QAbstractItemModel::rowsInserted, this, &SessionViews::refreshRunViews);
+    connect(m_results, &QAbstractItemModel::modelReset, this, &SessionViews::refreshRunViews);
+    connect(m_parts.plots->heatmapPlot(), &HeatmapPlot::pairClicked, this, [this](int a, int b) {
+        const Status placed = m_parts.mapPanel->map()->setSelection({ a, b });
+        m_parts.tabs->setCurrentWidget(m_parts.mapPanel);
+        m_parts.window->statusBar()->showMessage(
+            placed ? tr("Tasks placed on P#%1 and P#%2").arg(a).arg(b) : QString::fromStdString(placed.error().message),
+            10000);
+    });
+    connect(m_parts.table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+        [this](const QModelIndex& current) { showRunSelection(current.isValid() ? current.row() : -1); });
+    refreshRunViews();
+}
+
+void SessionViews::assignColor(quint64 id) { m_runColors[id] = runColor(m_colorsGiven++, m_parts.window->palette()); }
+
+QColor SessionViews::colorOf(quint64 id)
+{
+    const auto it = m_runColors.find(id);
+    return it != m_runColors.end() ? it->second : runColor(m_colorsGiven++, m_parts.window->palette());
+}
+
+std::vector<ResultRow> SessionViews::rowsOf(
+    std::vector<RunResult> results, std::vector<std::shared_ptr<const PreparedTrace>> traces)
+{
+    std::vector<ResultRow> rows;
+    for (std::size_t i = 0; i < results.size(); ++i) {
+        rows.push_back({ kOpenedIdBase + m_opened++, std::make_shared<const RunResult>(std::move(results[i])),
+            runColor(m_colorsGiven++, m_parts.window->palette()) });
+        if (i < traces.size() && traces[i])
+            m_traces[rows.back().id] = std::move(traces[i]);
+    }
+    return rows;
+}
+
+void SessionViews::addResultRows(
+    std::vector<RunResult> results, const QString& origin, std::vector<std::shared_ptr<const PreparedTrace>> traces)
+{
+    for (ResultRow& row : rowsOf(std::move(results), std::move(traces)))
+        m_parts.store->addRun(std::move(row), origin);
+    fitResultColumns();
+}
+
+void SessionViews::drawRun(const ResultRow& row, const QString& origin)
+{
+    const QString label
+        = origin.isEmpty() ? runLabel(*row.result) : runLabel(*row.result) + QStringLiteral(" · ") + origin;
+    // A run measured here drew its live curve as it streamed; one read from a file draws it now.
+    LivePlot* live = m_parts.plots->livePlot();
+    if (const auto prepared = m_traces.find(row.id); prepared != m_traces.end()) {
+        live->addFinishedRun(row.id, label, row.color, row.result->samples, *prepared->second);
+        m_traces.erase(prepared);
+    } else if (!origin.isEmpty() && !row.result->samples.empty()) {
+        live->beginRun(row.id, label, row.color);
+        live->addSamples(row.id, QVector<double>(row.result->samples.begin(), row.result->samples.end()));
+        live->finishRun(row.id);
+    }
+    m_parts.plots->distributionPlot()->addResult(row.id, row.result, label, row.color);
+}
+
+void SessionViews::fitResultColumns()
+{
+    // Numbers at full width; the warnings column takes what is left (elided, whole in its tooltip).
+    m_parts.table->resizeColumnsToContents();
+    m_parts.table->horizontalHeader()->resizeSection(ResultsModel::Warnings, 120);
+}
+
+void SessionViews::refreshRunViews()
+{
+    // This machine's legend comes from the worker's context block (or a loaded session's).
+    CompareSource own;
+    const bool live = m_controller && !m_controller->workerContext().is_null();
+    const nlohmann::json& context = live ? m_controller->workerContext() : m_parts.store->machine().context;
+    if (context.is_object())
+        if (auto machine = reportContextFromJson(context))
+            own = compareSource(ResultsFile { std::move(*machine), {} }, {});
+    own.origin = tr("this session");
+    std::vector<std::shared_ptr<const RunResult>> runs;
+    for (const ResultRow& row : m_parts.store->runs()) {
+        runs.push_back(row.result);
+        if (const auto it = m_summaries.find(row.id); it != m_summaries.end())
+            own.results.push_back(it->second);
+    }
+    m_parts.plots->ladderPlot()->setRuns(runs);
+    std::vector<CompareSource> sources { std::move(own) };
+    sources.insert(sources.end(), m_parts.store->compared().begin(), m_parts.store->compared().end());
+    m_parts.plots->comparePlot()->setSources(std::move(sources));
+}
+
+void SessionViews::clear()
+{
+    m_parts.store->clearMeasurements(); // the table, the working-set curves and the heatmap follow
+    m_parts.plots->livePlot()->clear();
+    m_parts.plots->distributionPlot()->clear();
+    m_runColors.clear();
+    m_colorsGiven = 0;
+}
+
+void SessionViews::showRunSelection(int row)
+{
+    LivePlot* live = m_parts.plots->livePlot();
+    if (row < 0 || row >= m_results->rowCount()) {
+        live->highlightRun(std::nullopt);
+        m_parts.plots->distributionPlot()->highlightRun(std::nullopt);
+        return;
+    }
+    const ResultRow& r = m_results->results()[static_cast<std::size_t>(row)]; // the table's order is the store's
+    if (!r.result->placement.cpus.empty())
+        (void)m_parts.mapPanel->map()->setSelection(r.result->placement.cpus);
+    live->highlightRun(r.id);
+    m_parts.plots->distributionPlot()->highlightRun(r.id);
+}
+
+} // namespace ctxscope::gui

@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "ctxscope/result.h"
+
+#include <QColor>
+#include <QObject>
+#include <QString>
+
+#include <map>
+#include <memory>
+#include <vector>
+
+class QMainWindow;
+class QTabWidget;
+class QTableView;
+
+namespace ctxscope::gui {
+
+class PlotsView;
+struct PreparedTrace;
+class ResultsModel;
+struct ResultRow;
+class RunController;
+class SessionStore;
+class TopologyMapPanel;
+
+// Keeps the views in step with the session document: the results table, the live and
+// distribution curves of every run the store gains, the working-set curves, the heatmap,
+// the ladder and Compare; selecting a row shows its placement on the map and emphasises its
+// curves; clicking a heatmap cell places the tasks. Gives each run its colour.
+class SessionViews : public QObject {
+    Q_OBJECT
+public:
+    struct Parts {
+        QMainWindow* window;
+        SessionStore* store;
+        PlotsView* plots;
+        QTableView* table;
+        TopologyMapPanel* mapPanel;
+        QTabWidget* tabs; // the map's
+    };
+    explicit SessionViews(const Parts& parts);
+
+    // The worker whose context block names this machine in the ladder and Compare.
+    void setController(const RunController* controller) { m_controller = controller; }
+    SessionStore& store() const { return *m_parts.store; }
+    ResultsModel* resultsModel() const { return m_results; }
+
+    // A run measured here gets its colour when it starts; colorOf gives it (or a new one).
+    void assignColor(quint64 id);
+    QColor colorOf(quint64 id);
+    // Runs read from `origin` (a file) join the session as rows and curves.
+    // `traces` (none, or one per result) are their live curves prepared off the GUI thread.
+    void addResultRows(std::vector<RunResult> results, const QString& origin,
+        std::vector<std::shared_ptr<const PreparedTrace>> traces = {});
+    // The same as rows (ids far above the worker's, new colours), to be added by the caller.
+    std::vector<ResultRow> rowsOf(
+        std::vector<RunResult> results, std::vector<std::shared_ptr<const PreparedTrace>> traces = {});
+    void fitResultColumns();
+    // Run → Clear results: rows, curves, sweeps and matrices.
+    void clear();
+    void refreshRunViews(); // the ladder and this session's bars in Compare
+
+private:
+    void connectStore();
+    void connectViews();
+    void drawRun(const ResultRow& row, const QString& origin); // the curves of a run the store gained
+    void showRunSelection(int row);
+
+    Parts m_parts;
+    ResultsModel* m_results = nullptr;
+    const RunController* m_controller = nullptr;
+    std::map<quint64, QColor> m_runColors; // of runs that started
+    std::map<quint64, std::shared_ptr<const PreparedTrace>> m_traces; // of rows not drawn yet
+    // Each run without its samples: the ladder and Compare read only its statistics, and
+    // copying every run's samples at each new row made opening a session quadratic.
+    std::map<quint64, RunResult> m_summaries;
+    int m_colorsGiven = 0;
+    quint64 m_opened = 0; // results read from files
+};
+
+} // namespace ctxscope::gui
