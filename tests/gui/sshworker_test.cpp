@@ -12,7 +12,12 @@
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
 #include <QSignalSpy>
+#include <QTemporaryDir>
 
 #include <gtest/gtest.h>
 
@@ -168,4 +173,42 @@ TEST_F(SshWorker, ConnectingWaitsForTheHelloAndGivesTheServersTopologyOrTheSente
     auto bad = connectMachine(controller, MachineLink { QStringLiteral("-oProxyCommand=x"), QString() }, 1000);
     ASSERT_FALSE(bad.ok());
     EXPECT_NE(bad.error().message.find("starts with '-'"), std::string::npos) << bad.error().message;
+}
+
+TEST_F(SshWorker, TheAppMeasuresTheLastRemoteHeadlesslyAndTheSavedResultsNameIt)
+{
+    auto live = Topology::loadLive();
+    ASSERT_TRUE(live.ok());
+    const QString cpu = QString::number(live->allowedPus().front());
+    QTemporaryDir dir;
+    const QString saved = dir.filePath(QStringLiteral("r.json"));
+    QProcess app;
+    app.setProcessChannelMode(QProcess::ForwardedChannels);
+    app.start(QStringLiteral(CTXSCOPE_APP_PATH),
+        { QStringLiteral("--remote"), QStringLiteral("lab-closed"), QStringLiteral("--remote"),
+            QStringLiteral("lab-test"), QStringLiteral("--remote-cli"), QStringLiteral(CTXSCOPE_CLI_PATH),
+            QStringLiteral("--run"), QStringLiteral("futex"), QStringLiteral("--cpus"), cpu + u',' + cpu,
+            QStringLiteral("--save-results"), saved, QStringLiteral("--quit") });
+    ASSERT_TRUE(app.waitForFinished(180'000));
+    ASSERT_EQ(app.exitCode(), 0);
+    QFile file(saved);
+    ASSERT_TRUE(file.open(QIODevice::ReadOnly));
+    const QJsonObject results = QJsonDocument::fromJson(file.readAll()).object();
+    EXPECT_EQ(results.value(QStringLiteral("context")).toObject().value(QStringLiteral("machine")).toString(),
+        QStringLiteral("lab-test"));
+    EXPECT_FALSE(
+        results.value(QStringLiteral("context")).toObject().value(QStringLiteral("host_name")).toString().isEmpty());
+    EXPECT_EQ(results.value(QStringLiteral("benchmarks")).toArray().size(), 1);
+}
+
+TEST_F(SshWorker, TheAppSaysWhyItCannotReachTheRemoteAndExits)
+{
+    QProcess app;
+    app.start(QStringLiteral(CTXSCOPE_APP_PATH),
+        { QStringLiteral("--remote"), QStringLiteral("lab-newkey"), QStringLiteral("--quit") });
+    ASSERT_TRUE(app.waitForFinished(120'000));
+    EXPECT_EQ(app.exitCode(), 2);
+    const QString said = QString::fromUtf8(app.readAllStandardError());
+    EXPECT_TRUE(said.contains(QStringLiteral("ctxscope: --remote: ssh does not know the host key of lab-newkey")))
+        << said.toStdString();
 }

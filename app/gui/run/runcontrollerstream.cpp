@@ -46,6 +46,9 @@ void RunController::handleLine(const QByteArray& line)
             m_workerPid = hello->pid;
         if (hello->context.is_object())
             m_context = std::move(hello->context);
+        // Saved results name a server as the user named it, beside the host name it reports.
+        if (m_link.isRemote() && m_context.is_object())
+            m_context["machine"] = m_link.destination.toStdString();
         m_topologyXml = std::move(hello->topologyXml);
         handleHello(description, hello->protocol);
     } else if (!forCurrentRun) {

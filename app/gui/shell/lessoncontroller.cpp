@@ -75,7 +75,7 @@ Status LessonController::start(const QString& id)
             + "' (lessons: " + known.join(QStringLiteral(", ")).toStdString() + ")");
     }
     const std::optional<Topology>& topology = *m_parts.topology;
-    if (!topology || !topology->isThisSystem())
+    if (!topology || (!topology->isThisSystem() && !m_parts.controller->link().isRemote()))
         return makeError("a lesson measures this machine, and the topology shown is not it");
     if (m_parts.controller->isBusy() || (m_lesson && !m_lesson->isFinished()))
         return makeError("a run is in progress: cancel it first (Esc)");

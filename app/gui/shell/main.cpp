@@ -2,6 +2,7 @@
 #include "fileopener.h"
 #include "lessoncontroller.h"
 #include "lookcontroller.h"
+#include "machineconnect.h"
 #include "mainwindow.h"
 #include "plotsview.h"
 #include "runlauncher.h"
@@ -11,6 +12,8 @@
 
 #include "ctxscope/lesson.h"
 #include "ctxscope/version.h"
+#include "runcontroller.h"
+#include "runlauncher.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -109,18 +112,37 @@ int main(int argc, char** argv)
         QStringLiteral(
             "Save the results as JSON (with samples) or CSV, by the suffix, once the requested runs are done."),
         QStringLiteral("FILE"));
+    const QCommandLineOption remoteOpt(QStringLiteral("remote"),
+        QStringLiteral("Measure this machine over ssh instead of this one: an alias of ~/.ssh/config, user@host or "
+                       "ssh://user@host:port. Runs ssh in batch mode ($CTXSCOPE_SSH_COMMAND when set) and "
+                       "`ctxscope-cli worker` there; --run, --lesson, --cpus, --screenshot and --save-results act on "
+                       "the last --remote given."),
+        QStringLiteral("HOST"));
+    const QCommandLineOption remoteCliOpt(QStringLiteral("remote-cli"),
+        QStringLiteral("The ctxscope-cli to run on the --remote machine, for one outside its PATH (default: "
+                       "ctxscope-cli)."),
+        QStringLiteral("PATH"));
     parser.addOptions({ xmlOpt, synthOpt, runOpt, cpusOpt, modeOpt, lessonOpt, plotOpt, openOpt, compareOpt, darkOpt,
-        presentOpt, shotOpt, quitOpt, saveOpt });
+        presentOpt, shotOpt, quitOpt, saveOpt, remoteOpt, remoteCliOpt });
     parser.process(app);
 
+    const bool remote = parser.isSet(remoteOpt);
+    if (remote && (parser.isSet(xmlOpt) || parser.isSet(synthOpt)))
+        return fail("--remote: ", "shows the server's own topology; leave out --topology-xml and --synthetic");
+    ctxscope::gui::MainWindow window;
     ctxscope::Expected<Topology> topology = parser.isSet(xmlOpt)
         ? Topology::loadXmlFile(parser.value(xmlOpt).toStdString())
         : parser.isSet(synthOpt) ? Topology::loadSynthetic(parser.value(synthOpt).toStdString())
                                  : Topology::loadLive();
+    if (remote) {
+        const ctxscope::gui::MachineLink link { parser.values(remoteOpt).constLast(),
+            parser.isSet(remoteCliOpt) ? parser.value(remoteCliOpt) : QStringLiteral("ctxscope-cli") };
+        std::fprintf(stderr, "ctxscope: connecting to %s...\n", link.destination.toLocal8Bit().constData());
+        topology = ctxscope::gui::connectMachine(*window.launcher()->controller(), link, 60'000);
+    }
     if (!topology)
-        return fail("", topology.error().message);
+        return fail(remote ? "--remote: " : "", topology.error().message);
 
-    ctxscope::gui::MainWindow window;
     if (parser.isSet(darkOpt))
         window.look()->setDarkPalette(true);
     window.setTopology(*topology);
@@ -161,7 +183,7 @@ int main(int argc, char** argv)
                 std::min<qsizetype>(i, static_cast<qsizetype>(placements.size()) - 1))];
         runs.push_back(std::move(run));
     }
-    if (!runs.empty() && !topology->isThisSystem())
+    if (!runs.empty() && !window.launcher()->measures(*topology))
         return fail("--run: ", "runs need this machine's topology, not " + topology->origin());
     const QString lesson = parser.value(lessonOpt);
     if (!lesson.isEmpty()) {
@@ -173,7 +195,7 @@ int main(int argc, char** argv)
                 "unknown lesson '" + lesson.toStdString() + "' (one of "
                     + names.join(QStringLiteral(", ")).toStdString() + ")");
         }
-        if (!topology->isThisSystem())
+        if (!window.launcher()->measures(*topology))
             return fail("--lesson: ", "a lesson needs this machine's topology, not " + topology->origin());
     }
     const QString view = parser.value(plotOpt);

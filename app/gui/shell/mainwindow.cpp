@@ -162,13 +162,15 @@ void MainWindow::setTopology(const Topology& topology)
     m_mapPanel->setTopology(topology);
     m_runPanel->setTopology(topology);
     m_topologyText->setPlainText(QString::fromStdString(describeTopology(topology)));
-    const bool live = topology.isThisSystem();
+    const bool live = m_launcher->measures(topology);
     m_banner->setVisible(!live);
     if (!live)
         m_banner->setText(tr("Showing %1. It is not this machine, so runs are disabled: tasks can only be "
                              "pinned and measured on the machine ctxscope runs on.")
                               .arg(QString::fromStdString(topology.origin())));
-    setWindowTitle(QStringLiteral("ctxscope — ") + QString::fromStdString(topology.origin()));
+    const MachineLink& link = controller()->link();
+    setWindowTitle(QStringLiteral("ctxscope — ")
+        + (link.isRemote() ? tr("%1 (over ssh)").arg(link.destination) : QString::fromStdString(topology.origin())));
     if (live)
         controller()->startWorker();
     m_launcher->updateActions();

@@ -101,7 +101,13 @@ void RunLauncher::createActions(QMenu* run)
     run->addSeparator();
 }
 
-bool RunLauncher::isLive() const { return *m_parts.topology && (*m_parts.topology)->isThisSystem(); }
+bool RunLauncher::measures(const Topology& topology) const
+{
+    // A server's topology came from its worker's hello: the worker this controller drives.
+    return topology.isThisSystem() || m_controller->link().isRemote();
+}
+
+bool RunLauncher::isLive() const { return *m_parts.topology && measures(**m_parts.topology); }
 
 void RunLauncher::showMessage(const QString& message, int ms) const
 {

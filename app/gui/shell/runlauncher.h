@@ -66,6 +66,9 @@ public:
     void updateActions();
 
     RunController* controller() const { return m_controller; }
+    // Whether runs can measure the machine of `topology`: this machine, or the server the
+    // worker is connected to over ssh (--remote), whose hello gave the topology.
+    bool measures(const Topology& topology) const;
     RunCoordinator* coordinator() const { return m_coordinator; }
     RunPanel* panel() const { return m_parts.panel; }
     StatusPanel* status() const { return m_parts.status; }
