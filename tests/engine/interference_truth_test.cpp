@@ -16,6 +16,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <chrono>
 #include <csignal>
 #include <optional>
@@ -156,7 +158,11 @@ TEST_F(InterferenceTruth, TheSameRunAloneIsQuiet)
     if (quiet > 0.10)
         GTEST_SKIP() << "CPU " << cpu << " was " << 100 * quiet << "% busy with nothing of ours on it";
     const auto r = futexOn(cpu);
+    // The background may change while the run measures (other tests, builds): it is read again
+    // after the run, and the larger of the two is what the run may have seen besides itself.
+    const double after = background(cpu, 0.5);
     ASSERT_TRUE(r.ok()) << r.error().message;
     ASSERT_TRUE(r->interference.has_value());
-    EXPECT_LT(r->interference->cpus[0].otherShare, 0.05 + quiet) << interferenceLine(*r->interference);
+    EXPECT_LT(r->interference->cpus[0].otherShare, 0.05 + std::max(quiet, after))
+        << interferenceLine(*r->interference) << "; background before " << quiet << ", after " << after;
 }

@@ -119,6 +119,7 @@ void RunController::startWorker()
     setState(State::Starting);
     m_process->start(m_program, m_arguments);
     m_workerPid = m_process->processId();
+    m_processPid = m_workerPid;
 }
 
 void RunController::stopWorker()
@@ -265,10 +266,14 @@ void RunController::processFinished(int exitCode, QProcess::ExitStatus status)
         ? tr("The worker (pid %1) was killed by signal %2.").arg(m_workerPid).arg(exitCode)
         : tr("The worker (pid %1) exited with code %2.").arg(m_workerPid).arg(exitCode);
     if (m_link.isRemote())
-        why = tr("The connection to %1 ended: ssh (pid %2) exited with code %3.")
-                  .arg(m_link.destination)
-                  .arg(m_workerPid)
-                  .arg(exitCode);
+        why = status == QProcess::CrashExit ? tr("The connection to %1 ended: ssh (pid %2) was killed by signal %3.")
+                                                  .arg(m_link.destination)
+                                                  .arg(m_processPid)
+                                                  .arg(exitCode)
+                                            : tr("The connection to %1 ended: ssh (pid %2) exited with code %3.")
+                                                  .arg(m_link.destination)
+                                                  .arg(m_processPid)
+                                                  .arg(exitCode);
     if (const QString said = lastLine(m_stderrTail); !said.isEmpty())
         why += tr(" It said: %1").arg(said);
     workerGone(why);

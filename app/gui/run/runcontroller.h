@@ -126,7 +126,8 @@ private:
     std::vector<int> m_workerCpus;
     QProcess* m_process = nullptr; // owned by this object (Qt parent); replaced on restart
     QTimer* m_cancelWatchdog = nullptr;
-    qint64 m_workerPid = 0;
+    qint64 m_workerPid = 0; // the worker's own (a server's, from its hello, over ssh)
+    qint64 m_processPid = 0; // the process this app started: the worker, or ssh
     nlohmann::json m_context;
     std::string m_topologyXml;
     State m_state = State::Stopped;

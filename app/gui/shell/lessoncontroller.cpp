@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "lessoncontroller.h"
 
+#include "runlauncher.h"
+
 #include "lessonpanel.h"
 #include "lessonsession.h"
 #include "lessonviews.h"
@@ -75,7 +77,7 @@ Status LessonController::start(const QString& id)
             + "' (lessons: " + known.join(QStringLiteral(", ")).toStdString() + ")");
     }
     const std::optional<Topology>& topology = *m_parts.topology;
-    if (!topology || (!topology->isThisSystem() && !m_parts.controller->link().isRemote()))
+    if (!topology || !m_parts.launcher->isLive())
         return makeError("a lesson measures this machine, and the topology shown is not it");
     if (m_parts.controller->isBusy() || (m_lesson && !m_lesson->isFinished()))
         return makeError("a run is in progress: cancel it first (Esc)");

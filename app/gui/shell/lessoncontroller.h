@@ -28,6 +28,7 @@ class SessionStore;
 // Lessons in the window: Lessons menu, a LessonSession running the experiments through the
 // RunCoordinator, and the lesson panel beside the plots (View → Lesson panel), which takes
 // about a third of the row while it is open and gives the map its width back when it closes.
+class RunLauncher;
 class LessonController : public QObject {
     Q_OBJECT
 public:
@@ -41,6 +42,7 @@ public:
         QSplitter* row; // map | plots | lesson panel
         QWidget* map; // the row's first widget (its tabs)
         LessonPanel* panel;
+        const RunLauncher* launcher; // whether runs measure the topology shown (isLive)
     };
     explicit LessonController(const Parts& parts);
 

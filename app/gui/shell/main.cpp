@@ -145,7 +145,10 @@ int main(int argc, char** argv)
 
     if (parser.isSet(darkOpt))
         window.look()->setDarkPalette(true);
-    window.setTopology(*topology);
+    if (remote)
+        window.setServerTopology(*topology);
+    else
+        window.setTopology(*topology);
 
     // Every --cpus is checked against the topology before anything runs.
     const QStringList cpuLists = parser.values(cpusOpt);
@@ -183,7 +186,7 @@ int main(int argc, char** argv)
                 std::min<qsizetype>(i, static_cast<qsizetype>(placements.size()) - 1))];
         runs.push_back(std::move(run));
     }
-    if (!runs.empty() && !window.launcher()->measures(*topology))
+    if (!runs.empty() && !window.launcher()->isLive())
         return fail("--run: ", "runs need this machine's topology, not " + topology->origin());
     const QString lesson = parser.value(lessonOpt);
     if (!lesson.isEmpty()) {
@@ -195,7 +198,7 @@ int main(int argc, char** argv)
                 "unknown lesson '" + lesson.toStdString() + "' (one of "
                     + names.join(QStringLiteral(", ")).toStdString() + ")");
         }
-        if (!window.launcher()->measures(*topology))
+        if (!window.launcher()->isLive())
             return fail("--lesson: ", "a lesson needs this machine's topology, not " + topology->origin());
     }
     const QString view = parser.value(plotOpt);
@@ -239,15 +242,16 @@ int main(int argc, char** argv)
     }
     ctxscope::gui::FileOpener* opener = window.opener();
     opener->setReportErrors(false); // printed here, with the option that named the file
+    auto started = std::make_shared<bool>(false);
     QObject::connect(opener, &ctxscope::gui::FileOpener::finished, &app,
-        [](bool, const QString& message, ctxscope::gui::DocumentKind kind) {
-            if (message.isEmpty())
+        [started](bool, const QString& message, ctxscope::gui::DocumentKind kind) {
+            // Only the files of the command line end the app; File → Open later says it in a box.
+            if (message.isEmpty() || *started)
                 return;
             std::fprintf(stderr, "ctxscope: %s%s\n",
                 kind == ctxscope::gui::DocumentKind::Compared ? "--compare: " : "--open: ", qPrintable(message));
             QApplication::exit(2);
         });
-    auto started = std::make_shared<bool>(false);
     QObject::connect(opener, &ctxscope::gui::FileOpener::idle, &app, [opener, session, started] {
         if (std::exchange(*started, true))
             return;

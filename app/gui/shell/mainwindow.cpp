@@ -114,7 +114,7 @@ void MainWindow::createWorkers(QWidget* row, LessonPanel* lessonPanel)
     m_files = new SessionFiles({ this, &m_topology, m_store, m_views, m_plots, m_launcher->controller() });
     connect(m_files, &SessionFiles::topologyRead, this, &MainWindow::setTopology);
     m_lessons = new LessonController({ this, &m_topology, m_launcher->coordinator(), m_launcher->controller(), m_store,
-        m_plots, static_cast<QSplitter*>(row), m_tabs, lessonPanel });
+        m_plots, static_cast<QSplitter*>(row), m_tabs, lessonPanel, m_launcher });
     m_look = new LookController(*this, *m_mapPanel->map(), *m_table);
     connect(m_mapPanel->map(), &TopologyMapWidget::selectionChanged, this, [this](const QVector<int>& cpus) {
         m_runPanel->setMapSelection({ cpus.begin(), cpus.end() });
@@ -155,22 +155,30 @@ void MainWindow::createMenus()
     help->addAction(tr("&About ctxscope"), this, &MainWindow::showAbout);
 }
 
-void MainWindow::setTopology(const Topology& topology)
+void MainWindow::setTopology(const Topology& topology) { showTopology(topology, false); }
+
+void MainWindow::setServerTopology(const Topology& topology) { showTopology(topology, true); }
+
+void MainWindow::showTopology(const Topology& topology, bool server)
 {
     m_topology = topology;
+    m_launcher->setShowsServer(server);
     m_store->setMachineTopologyXml(SessionStore::kLocalMachine, {});
     m_mapPanel->setTopology(topology);
     m_runPanel->setTopology(topology);
     m_topologyText->setPlainText(QString::fromStdString(describeTopology(topology)));
-    const bool live = m_launcher->measures(topology);
+    const bool live = m_launcher->isLive();
+    const MachineLink& link = controller()->link();
     m_banner->setVisible(!live);
-    if (!live)
+    if (!live && link.isRemote())
+        m_banner->setText(tr("Showing %1. Runs go to %2 over ssh, which this is not, so they are disabled.")
+                              .arg(QString::fromStdString(topology.origin()), link.destination));
+    else if (!live)
         m_banner->setText(tr("Showing %1. It is not this machine, so runs are disabled: tasks can only be "
                              "pinned and measured on the machine ctxscope runs on.")
                               .arg(QString::fromStdString(topology.origin())));
-    const MachineLink& link = controller()->link();
     setWindowTitle(QStringLiteral("ctxscope — ")
-        + (link.isRemote() ? tr("%1 (over ssh)").arg(link.destination) : QString::fromStdString(topology.origin())));
+        + (server ? tr("%1 (over ssh)").arg(link.destination) : QString::fromStdString(topology.origin())));
     if (live)
         controller()->startWorker();
     m_launcher->updateActions();

@@ -46,6 +46,9 @@ public:
     // Show a topology; a non-live one disables runs behind a banner saying why. A live one
     // starts the worker.
     void setTopology(const Topology& topology);
+    // Show the topology of the server the worker is connected to over ssh (--remote): runs
+    // measure it there.
+    void setServerTopology(const Topology& topology);
     const std::optional<Topology>& topology() const { return m_topology; }
 
     RunLauncher* launcher() const { return m_launcher; }
@@ -76,6 +79,7 @@ signals:
     void topologyFailed(const QString& message);
 
 private:
+    void showTopology(const Topology& topology, bool server);
     void createWorkers(QWidget* row, LessonPanel* lessonPanel);
     void createMenus();
     void openTopologyXml();

@@ -101,13 +101,14 @@ void RunLauncher::createActions(QMenu* run)
     run->addSeparator();
 }
 
-bool RunLauncher::measures(const Topology& topology) const
+bool RunLauncher::isLive() const
 {
-    // A server's topology came from its worker's hello: the worker this controller drives.
-    return topology.isThisSystem() || m_controller->link().isRemote();
+    if (!*m_parts.topology)
+        return false;
+    // Over ssh only the server's own topology (from its worker's hello) is measured; locally
+    // only this machine's.
+    return m_controller->link().isRemote() ? m_showsServer : (*m_parts.topology)->isThisSystem();
 }
-
-bool RunLauncher::isLive() const { return *m_parts.topology && measures(**m_parts.topology); }
 
 void RunLauncher::showMessage(const QString& message, int ms) const
 {
@@ -149,9 +150,7 @@ std::optional<quint64> RunLauncher::startSpec(const BenchSpec& spec)
     const Topology& topology = **m_parts.topology;
     const std::vector<int> measured = RunPanel::measuredCpus(spec, topology);
     const bool unpinned = spec.relation == Relation::Unpinned;
-    const QString note = unpinned ? m_affinity->shareAll() : m_affinity->keepOff(measured);
-    const bool shared = unpinned || m_affinity->current() == m_affinity->original();
-    m_parts.status->setAffinityNote(note, shared);
+    keepAppOff(measured, unpinned);
     const auto id = m_controller->start(spec);
     if (!id) {
         showMessage(tr("A run is in progress: cancel it first (Esc)."), 10000);
@@ -178,7 +177,7 @@ std::optional<quint64> RunLauncher::startSweep(const SweepSpec& spec)
     if (!isLive())
         return std::nullopt;
     const std::vector<int> measured = RunPanel::measuredCpus(spec.base, **m_parts.topology);
-    m_parts.status->setAffinityNote(m_affinity->keepOff(measured), m_affinity->current() == m_affinity->original());
+    keepAppOff(measured, false);
     return jobStarted(m_controller->startSweep(spec), QStringLiteral("working-set"), tr("Sweeping the working set…"));
 }
 
@@ -191,6 +190,18 @@ std::optional<quint64> RunLauncher::startMatrix(
     m_parts.status->setAffinityNote(m_affinity->shareAll(), true);
     return jobStarted(
         m_controller->startMatrix(bench, mode, fill, options), QStringLiteral("heatmap"), tr("Measuring the matrix…"));
+}
+
+void RunLauncher::keepAppOff(const std::vector<int>& measured, bool unpinned)
+{
+    if (m_controller->link().isRemote()) {
+        // The CPUs are the server's: this app's threads share none of them.
+        m_parts.status->setAffinityNote(
+            tr("Measured on %1 over ssh: this app runs elsewhere").arg(m_controller->link().destination), true);
+        return;
+    }
+    const QString note = unpinned ? m_affinity->shareAll() : m_affinity->keepOff(measured);
+    m_parts.status->setAffinityNote(note, unpinned || m_affinity->current() == m_affinity->original());
 }
 
 std::optional<quint64> RunLauncher::jobStarted(std::optional<quint64> id, const QString& view, const QString& progress)
@@ -208,14 +219,16 @@ std::optional<quint64> RunLauncher::jobStarted(std::optional<quint64> id, const 
 
 void RunLauncher::runBegan()
 {
-    m_meter->start();
+    // The system's switch rate is this machine's /proc/stat: said only of runs measured here.
+    if (!m_controller->link().isRemote())
+        m_meter->start();
     updateActions();
 }
 
 void RunLauncher::runEnded(quint64 id, RunOutcome outcome, const QString& message)
 {
     m_affinity->restore();
-    m_parts.status->setSwitchRateOfRun(m_meter->stop());
+    m_parts.status->setSwitchRateOfRun(m_controller->link().isRemote() ? std::nullopt : m_meter->stop());
     m_parts.status->setRunProgress(QString());
     updateActions();
     m_coordinator->reportFinished(id, outcome, message);

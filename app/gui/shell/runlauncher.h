@@ -66,9 +66,9 @@ public:
     void updateActions();
 
     RunController* controller() const { return m_controller; }
-    // Whether runs can measure the machine of `topology`: this machine, or the server the
-    // worker is connected to over ssh (--remote), whose hello gave the topology.
-    bool measures(const Topology& topology) const;
+    // The topology shown is the connected server's (from its worker's hello, --remote), not
+    // one opened from a file: runs measure it. Set by the window with each topology.
+    void setShowsServer(bool server) { m_showsServer = server; }
     RunCoordinator* coordinator() const { return m_coordinator; }
     RunPanel* panel() const { return m_parts.panel; }
     StatusPanel* status() const { return m_parts.status; }
@@ -82,6 +82,9 @@ private:
     void connectWorker();
     void showMessage(const QString& message, int ms) const;
     // A sweep or matrix the worker took (or refused: `id` is empty): its view and progress.
+    // Moves this app's threads off the measured CPUs (all of them for an unpinned run) and
+    // says so in the status bar; nothing to move when the worker is on another machine.
+    void keepAppOff(const std::vector<int>& measured, bool unpinned);
     std::optional<quint64> jobStarted(std::optional<quint64> id, const QString& view, const QString& progress);
 
     Parts m_parts;
@@ -93,6 +96,7 @@ private:
     QAction* m_runAction = nullptr;
     QAction* m_cancelAction = nullptr;
     QString m_workerDescription;
+    bool m_showsServer = false;
 };
 
 } // namespace ctxscope::gui

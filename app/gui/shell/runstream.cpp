@@ -122,12 +122,16 @@ void RunStream::connectJobs()
     RunController* c = m_launcher.controller();
     SessionStore& store = m_views.store();
     connect(c, &RunController::sweepPointAvailable, this,
-        [this, &store](quint64 id, std::shared_ptr<const WorkingSetPoint> point) {
+        [this, c, &store](quint64 id, std::shared_ptr<const WorkingSetPoint> point) {
             auto it = m_liveSweeps.find(id);
             if (it == m_liveSweeps.end()) {
                 auto sweep = std::make_shared<SweepCurves>();
-                sweep->label = runLabel(point->roundTripRun) + tr(" · this machine");
+                sweep->label = runLabel(point->roundTripRun) + QStringLiteral(" · ") + c->link().displayName();
                 it = m_liveSweeps.emplace(id, store.addSweep(sweep)).first;
+            }
+            if (it->second >= store.sweeps().size()) { // the sweeps were cleared while it ran
+                m_liveSweeps.erase(it);
+                return;
             }
             auto grown = std::make_shared<SweepCurves>(*store.sweeps()[it->second]);
             grown->points.push_back(*point);
@@ -137,7 +141,7 @@ void RunStream::connectJobs()
         });
     connect(c, &RunController::sweepFinished, this,
         [this, &store](quint64 id, std::shared_ptr<const std::vector<CacheInfo>> caches) {
-            if (const auto it = m_liveSweeps.find(id); it != m_liveSweeps.end()) {
+            if (const auto it = m_liveSweeps.find(id); it != m_liveSweeps.end() && it->second < store.sweeps().size()) {
                 auto done = std::make_shared<SweepCurves>(*store.sweeps()[it->second]);
                 done->caches = *caches;
                 store.replaceSweep(it->second, std::move(done));
@@ -148,14 +152,14 @@ void RunStream::connectJobs()
     connect(c, &RunController::matrixRunAvailable, this,
         [this](quint64 id, std::shared_ptr<const RunResult> result) { m_matrixRuns[id].push_back(*result); });
     connect(c, &RunController::matrixAvailable, this,
-        [this, &store](quint64 id, std::shared_ptr<const MatrixResult> measured) {
+        [this, c, &store](quint64 id, std::shared_ptr<const MatrixResult> measured) {
             auto matrix = std::make_shared<MatrixResult>(*measured);
             if (m_topology)
                 fillFromClasses(*matrix, *m_topology);
             matrix->runs = std::move(m_matrixRuns[id]);
             m_matrixRuns.erase(id);
             m_views.addResultRows(matrix->runs, tr("matrix"));
-            store.addMatrix(std::move(matrix), tr("this machine"));
+            store.addMatrix(std::move(matrix), c->link().displayName());
             m_plots.showView(QStringLiteral("heatmap"));
             jobEnded(id, tr("Matrix done: hover a cell for its pair, click it to place the tasks there."));
         });
