@@ -69,6 +69,9 @@ public:
     // The topology shown is the connected server's (from its worker's hello, --remote), not
     // one opened from a file: runs measure it. Set by the window with each topology.
     void setShowsServer(bool server) { m_showsServer = server; }
+    // Whether runs measure the topology shown: this machine's with a local worker, the
+    // server's own with a worker over ssh.
+    bool isLive() const;
     RunCoordinator* coordinator() const { return m_coordinator; }
     RunPanel* panel() const { return m_parts.panel; }
     StatusPanel* status() const { return m_parts.status; }
@@ -78,7 +81,6 @@ public:
     QAction* cancelAction() const { return m_cancelAction; }
 
 private:
-    bool isLive() const;
     void connectWorker();
     void showMessage(const QString& message, int ms) const;
     // A sweep or matrix the worker took (or refused: `id` is empty): its view and progress.
