@@ -90,6 +90,9 @@ std::string details(const RunResult& r)
     }
     if (r.interference)
         out += "  " + interferenceLine(*r.interference) + ".\n";
+    else
+        out += "  interference: not told (the measured repetitions lasted under 0.3 s, finer than /proc/stat's "
+               "10 ms ticks can tell, or /proc could not be read).\n";
     for (const std::string& w : r.warnings)
         out += "  warning: " + w + "\n";
     return out;
