@@ -13,7 +13,6 @@
 #include "ctxscope/lesson.h"
 #include "ctxscope/version.h"
 #include "runcontroller.h"
-#include "runlauncher.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -113,7 +112,7 @@ int main(int argc, char** argv)
             "Save the results as JSON (with samples) or CSV, by the suffix, once the requested runs are done."),
         QStringLiteral("FILE"));
     const QCommandLineOption remoteOpt(QStringLiteral("remote"),
-        QStringLiteral("Measure this machine over ssh instead of this one: an alias of ~/.ssh/config, user@host or "
+        QStringLiteral("Measure HOST over ssh instead of this machine: an alias of ~/.ssh/config, user@host or "
                        "ssh://user@host:port. Runs ssh in batch mode ($CTXSCOPE_SSH_COMMAND when set) and "
                        "`ctxscope-cli worker` there; --run, --lesson, --cpus, --screenshot and --save-results act on "
                        "the last --remote given."),
