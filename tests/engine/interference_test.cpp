@@ -76,6 +76,10 @@ TEST(Interference, CountersThatGoBackwardsGiveNoNegativeTime)
     ASSERT_TRUE(c.has_value());
     EXPECT_NEAR(c->otherShare, 0.5, 1e-9);
     EXPECT_EQ(c->irqsPerS, 0);
+    // Less than a tick apart: rates, but no share can be told.
+    const auto same = InterferenceMeter::between(a, a, 0, 0);
+    ASSERT_TRUE(same.has_value());
+    EXPECT_EQ(same->otherShare, 0);
 }
 
 TEST(Interference, ARunTooShortForTheTickCountersGetsNoFigure)

@@ -141,10 +141,12 @@ void RunStream::connectJobs()
         });
     connect(c, &RunController::sweepFinished, this,
         [this, &store](quint64 id, std::shared_ptr<const std::vector<CacheInfo>> caches) {
-            if (const auto it = m_liveSweeps.find(id); it != m_liveSweeps.end() && it->second < store.sweeps().size()) {
-                auto done = std::make_shared<SweepCurves>(*store.sweeps()[it->second]);
-                done->caches = *caches;
-                store.replaceSweep(it->second, std::move(done));
+            if (const auto it = m_liveSweeps.find(id); it != m_liveSweeps.end()) {
+                if (it->second < store.sweeps().size()) { // not cleared while it ran
+                    auto done = std::make_shared<SweepCurves>(*store.sweeps()[it->second]);
+                    done->caches = *caches;
+                    store.replaceSweep(it->second, std::move(done));
+                }
                 m_liveSweeps.erase(it);
             }
             jobEnded(id, tr("Sweep done: the cost per switch for each working set is in the Working set tab."));
