@@ -46,6 +46,7 @@ echo "measuring with the CLI:"
 measure sweep futex --cpus "$same" --repetitions 3 --min-time 0.05 --json "$work/sweep-same-pu.json"
 measure sweep futex --cpus "$cross" --repetitions 3 --min-time 0.05 --json "$work/sweep-shared-l3.json"
 measure matrix futex --all-pairs --json "$work/matrix-all.json"
+measure matrix spin --all-pairs --json "$work/matrix-spin.json"
 for spec in "futex --cpus $same" "futex --cpus $cross" "syscall --cpus $a" "pipe --cpus $same"; do
     # shellcheck disable=SC2086 # the words are the options
     measure run $spec --json "$work/earlier-$(echo "$spec" | tr -c 'a-z0-9\n' '-').json"
@@ -75,10 +76,12 @@ shot ladder --run vdso --cpus "$a" --run coro-cxx20 --cpus "$a" --run coro-fcont
 shot working-set --open "$work/sweep-same-pu.json" --open "$work/sweep-shared-l3.json" --view working-set
 shot working-set-dark --dark --open "$work/sweep-same-pu.json" --open "$work/sweep-shared-l3.json" --view working-set
 shot heatmap --open "$work/matrix-all.json" --view heatmap
+shot heatmap-spin --open "$work/matrix-spin.json" --view heatmap
 shot compare --run futex --cpus "$same" --run futex --cpus "$cross" --run syscall --cpus "$a" --run pipe --cpus "$same" \
     --compare "$work/earlier.json" --view compare
 shot lesson --lesson mode-switch --view distribution
 shot lesson-coroutines --lesson coroutines
+shot lesson-spin --lesson spin-or-sleep
 shot presentation --presentation --lesson pinning
 shot presentation-dark --presentation --dark --run futex --cpus "$same" --run futex --cpus "$cross" --view distribution
 echo "done: $out"

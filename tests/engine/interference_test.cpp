@@ -42,8 +42,8 @@ Interference busy()
     Interference i;
     i.seconds = 1;
     i.cpus.push_back({ 0, 0.38, 0.002, 0.01, 0.02, 1210, 400, { 0.3, 0.45 } });
-    i.topTasks.push_back({ 4321, 4321, "sh", false, 0.37 });
-    i.topTasks.push_back({ 15, 15, "ksoftirqd/0", true, 0.004 });
+    i.topTasks.push_back({ 4321, 4321, "sh", false, 0.37, 0 });
+    i.topTasks.push_back({ 15, 15, "ksoftirqd/0", true, 0.004, 0 });
     return i;
 }
 
@@ -65,6 +65,35 @@ TEST(Interference, SharesOfTheCpusWallTimeWithoutTheBenchmarksOwnTime)
     // The benchmark's own time beyond the CPU's (a tick-sampled counter lags): no negative share.
     EXPECT_EQ(InterferenceMeter::between(a, b, 0, 90 * tick)->otherShare, 0);
     EXPECT_FALSE(InterferenceMeter::between(a, b, 1, 0).has_value()); // CPU 1 is not in the file
+}
+
+// An unpinned pair ran 80 ticks while CPU 0 was busy 90 and CPU 1 10: its time goes where the
+// CPUs were busy (72 and 8), not half on each (which made CPU 0 look 35% taken by others).
+TEST(Interference, AnUnpinnedTasksTimeFollowsWhereTheCpusWereBusy)
+{
+    const double tick = 1e9 / os::ticksPerSecond();
+    auto a = snap(0, 1000, 0, 9000, 0, 0, 0, 0);
+    auto b = snap(1, 1090, 0, 9010, 0, 0, 0, 0);
+    os::CpuTimes one = a.stat.cpus[0];
+    one.cpu = 1;
+    a.stat.cpus.push_back(one);
+    one.user += 10;
+    one.idle += 90;
+    b.stat.cpus.push_back(one);
+    a.taskNs = { 0, 0 };
+    b.taskNs = { static_cast<std::uint64_t>(80 * tick), static_cast<std::uint64_t>(2 * tick) };
+    const InterferenceMeter meter({ { 1, 1, -1 }, { 1, 2, 1 } }); // the second is pinned to CPU 1
+    auto own = meter.ownNsByCpu(a, b, { 0, 1 }, { { 0, 1 }, { 1 } });
+    ASSERT_EQ(own.size(), 2U);
+    EXPECT_NEAR(own[0] / tick, 72, 1e-6);
+    EXPECT_NEAR(own[1] / tick, 8 + 2, 1e-6);
+    own = meter.ownNsByCpu(a, b, { 0, 1 }, { { 0 }, { 1 } }); // seen only on CPU 0: all there
+    EXPECT_NEAR(own[0] / tick, 80, 1e-6);
+    own = meter.ownNsByCpu(a, b, { 0, 1 }, {}); // not seen anywhere: spread by busy time over all
+    EXPECT_NEAR(own[0] / tick, 72, 1e-6);
+    EXPECT_NEAR(own[1] / tick, 10, 1e-6);
+    // What is left is what others took: 18 of CPU 0's 100 ticks.
+    EXPECT_NEAR(InterferenceMeter::between(a, b, 0, own[0])->otherShare, 0.18, 1e-9);
 }
 
 TEST(Interference, CountersThatGoBackwardsGiveNoNegativeTime)
@@ -125,6 +154,20 @@ TEST(Interference, TheSpreadWarningNamesTheCause)
     EXPECT_NE(disturbedWarning(busy()).find("The run was disturbed: other tasks took 38.0%"), std::string::npos);
 }
 
+// A run on CPUs 0 and 1 where others took 38% of CPU 0 and 20% of CPU 1: the cause names the
+// busiest task on CPU 0, never one that ran on CPU 1.
+TEST(Interference, TheCauseNamesTheBusiestTaskOnTheDisturbedCpu)
+{
+    Interference i = busy();
+    i.cpus.push_back({ 1, 0.20, 0, 0, 0, 300, 50, { 0.2 } });
+    i.topTasks.insert(i.topTasks.begin(), { 777, 778, "make", false, 0.20, 1 });
+    EXPECT_EQ(interferenceCause(i), "other tasks took 38.0% of CPU 0 (busiest: sh, PID 4321)");
+    i.topTasks.erase(i.topTasks.begin() + 1, i.topTasks.end()); // only CPU 1's task is known
+    EXPECT_EQ(interferenceCause(i), "other tasks took 38.0% of CPU 0");
+    i.topTasks.front().cpu = -1; // a file of the first version: no CPU given, the busiest is named
+    EXPECT_EQ(interferenceCause(i), "other tasks took 38.0% of CPU 0 (busiest: make, PID 777)");
+}
+
 TEST(Interference, JsonRoundTripAndBadShares)
 {
     const auto j = report::interferenceToJson(busy());
@@ -135,6 +178,12 @@ TEST(Interference, JsonRoundTripAndBadShares)
     const Interference back = report::interferenceFromJson(in);
     ASSERT_TRUE(in.ok()) << in.error();
     EXPECT_EQ(interferenceLine(back), interferenceLine(busy()));
+    EXPECT_EQ(back.topTasks[0].cpu, 0);
+    auto older = j; // written before tasks named their CPU
+    older["top_tasks"][0].erase("cpu");
+    report::FieldReader olderIn(older, "interference");
+    EXPECT_EQ(report::interferenceFromJson(olderIn).topTasks[0].cpu, -1);
+    EXPECT_TRUE(olderIn.ok()) << olderIn.error();
     auto bad = j;
     bad["cpus"][0]["steal_share"] = 1.5;
     report::FieldReader badIn(bad, "interference");

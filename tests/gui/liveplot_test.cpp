@@ -66,6 +66,38 @@ TEST(LivePlot, LogScaleTogglesTheAxisAndRunsCanBeHighlighted)
     EXPECT_EQ(plot.plot()->legend->itemCount(), 1);
 }
 
+// A session of many runs draws the dots of the newest few and of the selected one; every run
+// keeps its median line. Removing a run lets an older cloud back in.
+TEST(LivePlot, ManyRunsDrawTheNewestCloudsAndTheSelectedOne)
+{
+    LivePlot plot;
+    constexpr quint64 kRuns = LivePlot::kCloudRuns + 3;
+    for (quint64 id = 1; id <= kRuns; ++id) {
+        plot.beginRun(id, QStringLiteral("run %1").arg(id), Qt::blue);
+        plot.addSamples(id, QVector<double>(200, 8000.0 + static_cast<double>(id)));
+    }
+    for (quint64 id = 1; id <= kRuns; ++id) {
+        EXPECT_EQ(plot.cloudShown(id), id > kRuns - LivePlot::kCloudRuns) << "run " << id;
+        EXPECT_TRUE(plot.medianGraph(id)->visible()) << "run " << id;
+    }
+    plot.highlightRun(1);
+    EXPECT_TRUE(plot.cloudShown(1)) << "the selected run's cloud is drawn";
+    EXPECT_FALSE(plot.cloudShown(2));
+    plot.highlightRun(std::nullopt);
+    EXPECT_FALSE(plot.cloudShown(1));
+    plot.removeRun(kRuns);
+    EXPECT_TRUE(plot.cloudShown(kRuns - LivePlot::kCloudRuns));
+    // The hidden clouds' samples are all kept, to be drawn when selected.
+    EXPECT_EQ(plot.samples(1).size(), 200U);
+    const int redraws = plot.redrawCount();
+    plot.highlightRun(1);
+    QElapsedTimer waited; // the redraw timer's turn, however busy the machine
+    waited.start();
+    while (plot.redrawCount() == redraws && waited.elapsed() < 10000)
+        QTest::qWait(10);
+    EXPECT_GT(plot.samplesGraph(1)->dataCount(), 0) << "thinned once it shows";
+}
+
 TEST(SwitchRateMeter, ReportsTheSystemRateWhileRunning)
 {
     SwitchRateMeter meter(nullptr, 50);

@@ -12,7 +12,6 @@
 #include <deque>
 #include <limits>
 #include <map>
-#include <optional>
 #include <tuple>
 #include <unordered_map>
 #include <utility>
@@ -46,18 +45,47 @@ struct Option {
 // How much zoom a tidy grid is worth against a ragged one.
 constexpr double kRaggedPenalty = 0.92;
 
+// Measuring a label is most of the layout's cost (HarfBuzz shapes each string): each distinct
+// label is measured once per layout, across the three detail levels, and only labels whose
+// width can matter are measured at all.
+class TextWidths {
+public:
+    explicit TextWidths(const QFont& regular)
+        : m_regular(regular)
+        , m_bold(boldOf(regular))
+    {
+    }
+    double of(const QString& text, bool bold)
+    {
+        auto& memo = bold ? m_boldWidths : m_regularWidths;
+        if (const auto found = memo.find(text); found != memo.end())
+            return found->second;
+        const double width = (bold ? m_bold : m_regular).horizontalAdvance(text);
+        memo.emplace(text, width);
+        return width;
+    }
+    double lineHeight() const { return m_regular.height(); }
+
+private:
+    static QFont boldOf(QFont font)
+    {
+        font.setBold(true);
+        return font;
+    }
+    QFontMetricsF m_regular;
+    QFontMetricsF m_bold;
+    std::unordered_map<QString, double> m_regularWidths;
+    std::unordered_map<QString, double> m_boldWidths;
+};
+
 struct Style {
-    QFont regular;
-    QFont bold;
+    TextWidths* widths = nullptr;
     LabelDetail detail = LabelDetail::Full;
     double line = 0; // text line height
     double pad = 0; // inside a box, around its children
     double gap = 0; // between siblings
     double header = 0; // label strip at the top of a box
     QSizeF pu; // every PU box has the same size so grids line up
-    // Measuring a label is most of a box's cost: metrics made once per layout, not per box.
-    std::optional<QFontMetricsF> regularMetrics;
-    std::optional<QFontMetricsF> boldMetrics;
 };
 
 struct Frame {
@@ -69,8 +97,9 @@ struct Frame {
 };
 
 // Caches and cores with a single child collapse onto it like lstopo's stacked bars:
-// only their label strip is added, no padding on the sides.
-Frame frameOf(const LayoutItem& item, const Style& style, const QString& label, bool root)
+// only their label strip is added, no padding on the sides. `measure`: also the label's
+// width (sizing needs it; placing a box of a known size does not).
+Frame frameOf(const LayoutItem& item, const Style& style, const QString& label, bool root, bool measure = true)
 {
     Frame f;
     if (root) {
@@ -82,10 +111,8 @@ Frame frameOf(const LayoutItem& item, const Style& style, const QString& label, 
     f.side = collapse ? 0 : style.pad;
     f.top = f.header ? style.header : f.side;
     f.gap = style.gap;
-    if (f.header) {
-        const QFontMetricsF& fm = hasBoldLabel(item.kind) ? *style.boldMetrics : *style.regularMetrics;
-        f.labelWidth = fm.horizontalAdvance(label) + 2 * style.pad;
-    }
+    if (f.header && measure)
+        f.labelWidth = style.widths->of(label, hasBoldLabel(item.kind)) + 2 * style.pad;
     return f;
 }
 
@@ -114,7 +141,7 @@ public:
     {
         int self = parent;
         const QString label = root ? QString() : detail::itemLabel(item, m_style.detail);
-        const Frame frame = frameOf(item, m_style, label, root);
+        const Frame frame = frameOf(item, m_style, label, root, false);
         if (!root) {
             LayoutBox box;
             detail::describeBox(item, m_topology, box);
@@ -168,7 +195,9 @@ private:
     {
         if (const auto found = m_shapeOf.find(&item); found != m_shapeOf.end())
             return m_shapes[found->second];
-        const QString label = root ? QString() : detail::itemLabel(item, m_style.detail);
+        // Every PU box has the size of the widest PU label (Style::pu): theirs need no measuring.
+        const bool sized = item.kind == BoxKind::Pu && !root;
+        const QString label = root || sized ? QString() : detail::itemLabel(item, m_style.detail);
         const Frame frame = frameOf(item, m_style, label, root);
         ShapeKey key { item.kind, root, frame.header ? frame.labelWidth : -1.0, {} };
         std::get<3>(key).reserve(item.children.size());
@@ -293,18 +322,18 @@ private:
     std::unordered_map<const LayoutItem*, std::size_t> m_shapeOf;
 };
 
-Style makeStyle(const Topology& topology, const QFont& font, LabelDetail level)
+QFont baseFont(QFont font)
+{
+    font.setPixelSize(static_cast<int>(kBaseFont));
+    return font;
+}
+
+Style makeStyle(const Topology& topology, TextWidths& widths, LabelDetail level)
 {
     Style s;
+    s.widths = &widths;
     s.detail = level;
-    s.regular = font;
-    s.regular.setPixelSize(static_cast<int>(kBaseFont));
-    s.bold = s.regular;
-    s.bold.setBold(true);
-    s.regularMetrics.emplace(s.regular);
-    s.boldMetrics.emplace(s.bold);
-    const QFontMetricsF& fm = *s.regularMetrics;
-    s.line = fm.height();
+    s.line = widths.lineHeight();
     const bool compact = level == LabelDetail::Compact;
     s.pad = std::round(s.line * (compact ? 0.25 : 0.4));
     s.gap = std::round(s.line * (compact ? 0.2 : 0.3));
@@ -316,7 +345,7 @@ Style makeStyle(const Topology& topology, const QFont& font, LabelDetail level)
         node.osIndex = pu.osIndex;
         node.logicalIndex = pu.logicalIndex;
         const LayoutItem item { BoxKind::Pu, &node, nullptr, {}, {} };
-        widest = std::max(widest, fm.horizontalAdvance(detail::itemLabel(item, level)));
+        widest = std::max(widest, widths.of(detail::itemLabel(item, level), false));
     }
     // Wide enough for the label and a task letter beside it, tall enough to hit on a touchpad.
     s.pu = QSizeF(std::max(widest + 2 * s.pad + s.line * (compact ? 0.3 : 1.0), 2.2 * s.line),
@@ -360,8 +389,9 @@ TopologyLayout layoutTopology(const Topology& topology, const QSizeF& available,
     best.available = available;
     best.fontPixels = -1;
     QSizeF bestNatural;
+    TextWidths widths(baseFont(font));
     for (LabelDetail level : { LabelDetail::Full, LabelDetail::Short, LabelDetail::Compact }) {
-        Packer packer(topology, makeStyle(topology, font, level));
+        Packer packer(topology, makeStyle(topology, widths, level));
         const auto& options = packer.optionsOf(tree, true);
         const Option* chosen = &options.front();
         double scale = 0;

@@ -10,6 +10,7 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <functional>
 
 namespace ctxscope::gui {
 
@@ -64,6 +65,12 @@ std::span<const double> LivePlot::samples(quint64 id) const
     return it == m_series.end() ? std::span<const double>() : std::span<const double>(it->second.values);
 }
 
+bool LivePlot::cloudShown(quint64 id) const
+{
+    const auto it = m_series.find(id);
+    return it != m_series.end() && it->second.samples->visible();
+}
+
 QCPGraph* LivePlot::medianGraph(quint64 id) const
 {
     const auto it = m_series.find(id);
@@ -82,6 +89,7 @@ void LivePlot::beginRun(quint64 id, const QString& label, const QColor& color)
     s.median = m_plot->addGraph();
     s.median->setLayer(QStringLiteral("medians"));
     s.median->setName(label);
+    s.begun = ++m_begun;
     m_series.emplace(id, std::move(s));
     highlightRun(m_highlight);
     m_hint->setVisible(false);
@@ -158,6 +166,7 @@ void LivePlot::removeRun(quint64 id)
     m_plot->removeGraph(it->second.median);
     m_series.erase(it);
     m_hint->setVisible(m_series.empty());
+    chooseClouds();
     scheduleRedraw();
 }
 
@@ -182,7 +191,20 @@ void LivePlot::highlightRun(std::optional<quint64> id)
     m_highlight = id && m_series.count(*id) ? id : std::nullopt;
     for (const auto& [runId, s] : m_series)
         applyStyle(s, m_highlight == runId, m_highlight && m_highlight != runId);
+    chooseClouds();
     scheduleRedraw();
+}
+
+void LivePlot::chooseClouds()
+{
+    std::vector<quint64> order;
+    order.reserve(m_series.size());
+    for (const auto& [id, s] : m_series)
+        order.push_back(s.begun);
+    std::sort(order.begin(), order.end(), std::greater<>());
+    const quint64 oldestShown = order.size() > kCloudRuns ? order[kCloudRuns - 1] : 0;
+    for (auto& [id, s] : m_series)
+        s.samples->setVisible(s.begun >= oldestShown || m_highlight == id);
 }
 
 void LivePlot::setLogScale(bool on)
@@ -206,7 +228,7 @@ void LivePlot::redraw()
     double count = 0, lo = 0, hi = 0, medianHi = 0;
     bool any = false;
     for (auto& [id, s] : m_series) {
-        if (s.stale)
+        if (s.stale && s.samples->visible()) // a hidden cloud is thinned when it shows again
             thin(s);
         if (s.running.count() == 0)
             continue;

@@ -35,6 +35,7 @@ struct InterferingTask {
     std::string comm;
     bool kernelThread = false; // [kworker/0:1], ksoftirqd: the kernel's own work
     double share = 0; // its CPU time gained over the interval / the interval's wall time
+    int cpu = -1; // the measured CPU it last ran on, where its share counts (-1: not known, older files)
 };
 
 struct Interference {

@@ -38,9 +38,9 @@ std::string placementVerdict(const RunResult& best, const RunResult& worst)
     case Verdict::Unclear:
         break;
     }
-    return fmt::format("The slowest pinned placement cost {} the fastest, but the runs vary too much to say "
-                       "whether placement matters by 10% or more here; run the lesson again with more time.",
-        formatComparison(c));
+    return fmt::format("The slowest pinned placement cost {} the fastest, but {} whether placement matters by 10% or "
+                       "more here; run the lesson again {}.",
+        formatComparison(c), unclearWhy(c), againHow(c));
 }
 
 // Where the unpinned threads ran and which pinned placement each repetition looked like.

@@ -53,9 +53,9 @@ std::string pinnedVerdict(const std::vector<const RunResult*>& pinned)
     case Verdict::Unclear:
         break;
     }
-    return fmt::format("Pinned, {} cost {} {}, but the runs vary too much to say whether placement moves the score "
-                       "by 10% or more; run the lesson again with more time.",
-        placementText(hi), formatComparison(c), placementText(lo));
+    return fmt::format("Pinned, {} cost {} {}, but {} whether placement moves the score by 10% or more; run the "
+                       "lesson again {}.",
+        placementText(hi), formatComparison(c), placementText(lo), unclearWhy(c), againHow(c));
 }
 
 // The unpinned launches: each one's median, and which pinned placement it looked like.

@@ -63,7 +63,7 @@ std::string growthSentence(const RunResult& first, const RunResult& last)
         break;
     case Verdict::Unclear:
         how = fmt::format(
-            "changed {}, but the runs vary too much to say whether by 10% or more", formatComparison(perSwitch));
+            "changed {}, but {} whether by 10% or more", formatComparison(perSwitch), unclearWhy(perSwitch));
         break;
     }
     return fmt::format("From {} to {} tasks the lap took {} as long and the cost per switch {}.", first.placement.tasks,

@@ -45,7 +45,8 @@ std::string compared(const RunResult& a, const RunResult& b)
     case Verdict::Same:
         return "costs within 10% of";
     case Verdict::Unclear:
-        return fmt::format("cannot be told apart (runs vary too much: {}) from", formatComparison(c));
+        return fmt::format("cannot be told apart ({}: {}) from",
+            c.disturbed.empty() ? "runs vary too much" : "a run was disturbed", formatComparison(c));
     case Verdict::Differs:
         break;
     }

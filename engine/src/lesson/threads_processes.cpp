@@ -39,8 +39,7 @@ std::vector<std::string> conclude(const std::vector<RunResult>& results)
                                   : "threads are dearer here, against the usual expectation";
             break;
         case Verdict::Unclear:
-            verdict = "the runs vary too much to say whether the difference reaches 10%, so no difference can be "
-                      "claimed here";
+            verdict = unclearWhy(c) + " whether the difference reaches 10%, so no difference can be claimed here";
             break;
         }
         out.push_back(fmt::format("{}: threads {} vs processes {} per round trip; processes cost {} the threads: {}.",

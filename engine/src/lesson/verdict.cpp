@@ -172,6 +172,13 @@ std::string disturbedClause(const RunResult& r)
     return "the " + r.bench + " run on " + placementText(r) + " was disturbed: " + interferenceCause(*r.interference);
 }
 
+std::string unclearWhy(const Comparison& c)
+{
+    return c.disturbed.empty() ? "the runs vary too much to say" : "a disturbed run cannot tell";
+}
+
+std::string againHow(const Comparison& c) { return c.disturbed.empty() ? "with more time" : "on a quiet machine"; }
+
 std::vector<std::string> disturbedNotes(const std::vector<RunResult>& results)
 {
     std::vector<std::string> out;

@@ -79,6 +79,12 @@ std::string formatComparison(const Comparison& c);
 // The clause for a disturbed run ("" when it was not): "the futex run on CPUs 0,1 (same-package)
 // was disturbed: other tasks took 38.0% of CPU 1 (busiest: sh, PID 4321)".
 std::string disturbedClause(const RunResult& r);
+// Why a verdict is Unclear, as the start of "... whether X by 10% or more": "the runs vary too
+// much to say", or "a disturbed run cannot tell" when a side was disturbed (the spread is then
+// not the reason, and a longer run would not help).
+std::string unclearWhy(const Comparison& c);
+// What to do about an Unclear verdict: "with more time", or "on a quiet machine".
+std::string againHow(const Comparison& c);
 // One sentence per disturbed result, for the end of a lesson's conclusion.
 std::vector<std::string> disturbedNotes(const std::vector<RunResult>& results);
 

@@ -27,7 +27,7 @@ json interferenceToJson(const Interference& i)
     json tasks = json::array();
     for (const InterferingTask& t : i.topTasks)
         tasks.push_back({ { "pid", t.pid }, { "tid", t.tid }, { "comm", t.comm }, { "share", t.share },
-            { "kernel_thread", t.kernelThread } });
+            { "kernel_thread", t.kernelThread }, { "cpu", t.cpu } });
     return { { "cpus", std::move(cpus) }, { "top_tasks", std::move(tasks) }, { "seconds", i.seconds },
         { "disturbed", i.disturbed() } };
 }
@@ -60,6 +60,9 @@ Interference interferenceFromJson(FieldReader& in)
         x.comm = task.string("comm");
         x.share = share(task, "share");
         x.kernelThread = task.optBoolean("kernel_thread").value_or(false);
+        // Files of the first version of this object name no CPU.
+        if (const auto cpu = task.optCount("cpu"); cpu && *cpu <= 65535)
+            x.cpu = static_cast<int>(*cpu);
         in.absorb(task);
         out.topTasks.push_back(std::move(x));
     }

@@ -77,8 +77,11 @@ std::string interferenceCause(const Interference& i)
     std::string out;
     if (other && other->otherShare >= kCauseShare) {
         out = fmt::format("other tasks took {} of CPU {}", percent(other->otherShare), other->cpu);
-        if (!i.topTasks.empty())
-            out += fmt::format(" (busiest: {}, PID {})", i.topTasks[0].comm, i.topTasks[0].pid);
+        // The busiest task on that CPU, not the busiest of all: another CPU's may have taken less.
+        const auto there = std::find_if(i.topTasks.begin(), i.topTasks.end(),
+            [&](const InterferingTask& t) { return t.cpu == other->cpu || t.cpu < 0; });
+        if (there != i.topTasks.end())
+            out += fmt::format(" (busiest: {}, PID {})", there->comm, there->pid);
     }
     if (steal && steal->stealShare >= kCauseShare)
         out += fmt::format(

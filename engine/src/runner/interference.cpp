@@ -74,9 +74,11 @@ void InterferenceMeter::begin()
     m_marks.clear();
     m_before.clear();
     m_after.clear();
-    if (m_scanTasks)
+    if (m_scanTasks) {
+        m_beforeAt = std::chrono::steady_clock::now();
         for (const os::TaskStat& t : os::scanTasks())
             m_before[t.tid] = { t.starttime, t.cpuTicks() };
+    }
     mark(false);
 }
 
@@ -109,6 +111,7 @@ void InterferenceMeter::mark(bool last)
         const auto c = between(m_marks.front(), m_marks.back(), candidates[i], own[i]);
         if (c && c->otherShare > kNameTasksShare) {
             m_after = os::scanTasks();
+            m_afterAt = std::chrono::steady_clock::now();
             return;
         }
     }
@@ -186,9 +189,11 @@ std::vector<double> InterferenceMeter::ownNsByCpu(const Snapshot& a, const Snaps
     return own;
 }
 
-std::vector<InterferingTask> InterferenceMeter::topTasks(
-    const std::vector<CpuInterference>& cpus, double interval) const
+std::vector<InterferingTask> InterferenceMeter::topTasks(const std::vector<CpuInterference>& cpus) const
 {
+    const double interval = std::chrono::duration<double>(m_afterAt - m_beforeAt).count();
+    if (interval <= 0)
+        return {};
     std::set<long> mine;
     for (const MeasuredTask& t : m_tasks)
         mine.insert(t.tid);
@@ -209,7 +214,7 @@ std::vector<InterferingTask> InterferenceMeter::topTasks(
         if (gained == 0)
             continue;
         out.push_back({ t.pid, t.tid, t.comm, t.kernelThread(),
-            std::min(where->otherShare, static_cast<double>(gained) / os::ticksPerSecond() / interval) });
+            std::min(where->otherShare, static_cast<double>(gained) / os::ticksPerSecond() / interval), where->cpu });
     }
     std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.share > b.share; });
     if (out.size() > 3)
@@ -242,8 +247,8 @@ std::optional<Interference> InterferenceMeter::finish(
     }
     if (out.cpus.empty())
         return std::nullopt;
-    if (out.maxOtherShare() > kNameTasksShare && out.seconds > 0)
-        out.topTasks = topTasks(out.cpus, out.seconds);
+    if (out.maxOtherShare() > kNameTasksShare && !m_after.empty())
+        out.topTasks = topTasks(out.cpus);
     return out;
 }
 

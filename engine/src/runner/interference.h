@@ -47,12 +47,15 @@ public:
     };
     // The figures of one CPU between two snapshots; ownNs is the benchmark tasks' time on it.
     static std::optional<CpuInterference> between(const Snapshot& a, const Snapshot& b, int cpu, double ownNs);
+    // The benchmark tasks' CPU time between two snapshots on each of `cpus`: a pinned task's on
+    // its CPU; an unpinned one's spread over the CPUs it was seen on (all of `cpus` when not
+    // known) in proportion to each one's busy time.
+    std::vector<double> ownNsByCpu(const Snapshot& a, const Snapshot& b, const std::vector<int>& cpus,
+        const std::vector<std::vector<int>>& seenByTask) const;
 
 private:
     std::optional<Snapshot> snapshot() const;
-    std::vector<double> ownNsByCpu(const Snapshot& a, const Snapshot& b, const std::vector<int>& cpus,
-        const std::vector<std::vector<int>>& seenByTask) const;
-    std::vector<InterferingTask> topTasks(const std::vector<CpuInterference>& cpus, double interval) const;
+    std::vector<InterferingTask> topTasks(const std::vector<CpuInterference>& cpus) const;
 
     std::vector<MeasuredTask> m_tasks;
     bool m_scanTasks = true;
@@ -62,6 +65,10 @@ private:
     // reused TID from the same task.
     std::unordered_map<long, std::pair<std::uint64_t, std::uint64_t>> m_before;
     std::vector<os::TaskStat> m_after; // every task at the last mark, when it was scanned
+    // When the two scans were taken: a task's gain is over this interval, which holds the
+    // marks' (the scans sit just outside them).
+    std::chrono::steady_clock::time_point m_beforeAt;
+    std::chrono::steady_clock::time_point m_afterAt;
 };
 
 } // namespace ctxscope::run
