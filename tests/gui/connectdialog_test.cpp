@@ -178,7 +178,7 @@ TEST_F(ConnectDialogTest, CancelStopsWaitingForAServerThatNeverSaysHello)
     const QString silent = QDir::temp().filePath(QStringLiteral("ctxscope-silent-%1.sh")).arg(::getpid());
     QFile file(silent);
     ASSERT_TRUE(file.open(QIODevice::WriteOnly));
-    file.write("#!/bin/sh\nexec sleep 60\n");
+    file.write("#!/bin/sh\nexec sleep 10\n");
     file.close();
     file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
     ConnectDialog* dialog = dialogFor(QStringLiteral("lab-test"), silent);

@@ -50,6 +50,9 @@ StatusPanel::StatusPanel(QWidget* parent)
     m_rate->hide();
     m_affinity->hide();
     m_machine->hide();
+    // A long CPU model must not widen the window past a projector's 1280 pixels: the label
+    // gives way (clipped, whole in its tooltip) before the window grows.
+    m_machine->setMinimumWidth(160);
     setWorkerState(RunController::State::Stopped);
 }
 
@@ -91,8 +94,9 @@ void StatusPanel::setWorkerState(RunController::State state, const QString& deta
 void StatusPanel::setMachine(const QString& summary, const QString& remote)
 {
     m_machine->setText(summary);
-    m_machine->setToolTip(remote.isEmpty() ? tr("The machine runs measure: this one")
-                                           : tr("The machine runs measure: %1, over ssh").arg(remote));
+    m_machine->setToolTip(
+        (remote.isEmpty() ? tr("Runs measure this machine:") : tr("Runs measure %1 over ssh:").arg(remote))
+        + QLatin1Char('\n') + summary);
     m_machine->setVisible(!summary.isEmpty());
     m_remote = remote;
     setWorkerState(m_state, m_worker->toolTip());
