@@ -26,6 +26,7 @@
 #include <QListWidget>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QTest>
 
@@ -47,6 +48,7 @@ protected:
         if (!m_sshd.problem().isEmpty())
             GTEST_FAIL() << "the local sshd for the ssh tests: " << m_sshd.problem().toStdString();
         qputenv("CTXSCOPE_SSH_COMMAND", m_sshd.sshCommand().toUtf8());
+        QSettings().remove(QStringLiteral("machines")); // no recent hosts or CLI of an earlier test
         m_window.setTopology(ctxscope::testing::synthetic("pack:1 core:2 pu:2"));
         m_window.show();
     }
