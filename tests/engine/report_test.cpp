@@ -80,6 +80,21 @@ TEST(Report, FileReaderRejectsWhatIsNotAResultsFile)
     EXPECT_TRUE(f->results[0].samples.empty()); // not written without samples
 }
 
+TEST(Report, TheContextNamesTheMachinesCpuKernelAndHypervisor)
+{
+    const json context { { "host_name", "srv1" },
+        { "ctxscope",
+            { { "sysinfo",
+                { { "cpu_model", "AMD EPYC 7B13" }, { "kernel", "6.1.0-18-amd64" }, { "hypervisor", true },
+                    { "hypervisor_vendor", "KVM" } } } } } };
+    auto read = reportContextFromJson(context);
+    ASSERT_TRUE(read.ok()) << read.error().message;
+    EXPECT_EQ(read->cpuModel, "AMD EPYC 7B13");
+    EXPECT_EQ(read->kernel, "6.1.0-18-amd64");
+    EXPECT_TRUE(read->hypervisor);
+    EXPECT_EQ(read->hypervisorVendor, "KVM");
+}
+
 TEST(Report, CsvHasContextHeaderAndOneQuotedRowPerResult)
 {
     const std::string csv = resultsToCsv(json { { "host_name", "lab-3" }, { "num_cpus", 2 } }, { sampleResult() });

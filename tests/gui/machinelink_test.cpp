@@ -73,6 +73,14 @@ TEST(MachineLink, TheDialogOffersConfigAliasesWithoutPatterns)
             QStringLiteral("lab-1"), QStringLiteral("lab-2"), QStringLiteral("gpu-box"), QStringLiteral("quoted") }));
 }
 
+TEST(MachineLink, TheAliasesComeFromTheConfigFileSshWillRead)
+{
+    EXPECT_EQ(sshConfigFile(QStringLiteral("ssh -F '/tmp/a b/config' -v")), QStringLiteral("/tmp/a b/config"));
+    EXPECT_EQ(sshConfigFile(QStringLiteral("ssh -F/tmp/cfg")), QStringLiteral("/tmp/cfg"));
+    EXPECT_TRUE(sshConfigFile(QString()).endsWith(QStringLiteral("/.ssh/config")));
+    EXPECT_TRUE(sshConfigFile(QStringLiteral("ssh -v")).endsWith(QStringLiteral("/.ssh/config")));
+}
+
 namespace {
 
 QString explain(int code, const char* stderrText, const char* cli = "ctxscope-cli")

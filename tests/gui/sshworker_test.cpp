@@ -184,6 +184,10 @@ TEST_F(SshWorker, TheAppMeasuresTheLastRemoteHeadlesslyAndTheSavedResultsNameIt)
     const QString saved = dir.filePath(QStringLiteral("r.json"));
     QProcess app;
     app.setProcessChannelMode(QProcess::ForwardedChannels);
+    // The app remembers the hosts it connected to: in a settings directory of the test's own.
+    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    environment.insert(QStringLiteral("XDG_CONFIG_HOME"), dir.filePath(QStringLiteral("config")));
+    app.setProcessEnvironment(environment);
     app.start(QStringLiteral(CTXSCOPE_APP_PATH),
         { QStringLiteral("--remote"), QStringLiteral("lab-closed"), QStringLiteral("--remote"),
             QStringLiteral("lab-test"), QStringLiteral("--remote-cli"), QStringLiteral(CTXSCOPE_CLI_PATH),

@@ -5,45 +5,112 @@
 
 #include <QCoreApplication>
 #include <QEventLoop>
-#include <QTimer>
+
+#include <optional>
 
 namespace ctxscope::gui {
 
+MachineConnector::MachineConnector(RunController& controller, QObject* parent)
+    : QObject(parent)
+    , m_controller(controller)
+{
+    m_timeout.setSingleShot(true);
+    connect(&m_timeout, &QTimer::timeout, this, [this] {
+        fail(QCoreApplication::translate("MachineLink", "%1 did not answer within %2 s.")
+                 .arg(m_link.displayName())
+                 .arg(m_timeout.interval() / 1000));
+    });
+}
+
+MachineConnector::~MachineConnector() { finish(); }
+
+void MachineConnector::start(const MachineLink& link, int timeoutMs)
+{
+    cancel();
+    m_link = link;
+    if (const auto problem = destinationProblem(link.destination); link.isRemote() && problem) {
+        emit failed(*problem);
+        return;
+    }
+    m_previous = m_controller.link();
+    m_connecting = true;
+    m_controller.stopWorker();
+    m_controller.setLink(link);
+    m_connections.push_back(connect(&m_controller, &RunController::workerReady, this, [this] {
+        const MachineLink reached = m_link;
+        finish();
+        auto topology
+            = reached.isRemote() ? Topology::loadXmlBuffer(m_controller.workerTopologyXml()) : Topology::loadLive();
+        if (!topology) {
+            m_controller.stopWorker();
+            restorePreviousLink();
+            emit failed(QCoreApplication::translate("MachineLink", "The topology %1 sent could not be read: %2")
+                            .arg(reached.displayName(), QString::fromStdString(topology.error().message)));
+            return;
+        }
+        emit connected(*topology);
+    }));
+    m_connections.push_back(
+        connect(&m_controller, &RunController::workerFailed, this, [this](const QString& why) { fail(why); }));
+    m_timeout.start(timeoutMs);
+    m_controller.startWorker();
+}
+
+void MachineConnector::cancel()
+{
+    if (!m_connecting)
+        return;
+    finish();
+    m_controller.stopWorker();
+    restorePreviousLink();
+}
+
+void MachineConnector::finish()
+{
+    m_connecting = false;
+    m_timeout.stop();
+    for (const QMetaObject::Connection& c : m_connections)
+        disconnect(c);
+    m_connections.clear();
+}
+
+void MachineConnector::fail(const QString& message)
+{
+    if (!m_connecting)
+        return;
+    finish();
+    m_controller.stopWorker();
+    restorePreviousLink();
+    emit failed(message);
+}
+
+void MachineConnector::restorePreviousLink()
+{
+    if (m_controller.link().destination == m_previous.destination
+        && m_controller.link().remoteCli == m_previous.remoteCli)
+        return;
+    m_controller.setLink(m_previous);
+    if (!m_previous.isRemote())
+        m_controller.startWorker();
+}
+
 Expected<Topology> connectMachine(RunController& controller, const MachineLink& link, int timeoutMs)
 {
-    if (const auto problem = destinationProblem(link.destination); link.isRemote() && problem)
-        return Error { problem->toStdString() };
-    controller.stopWorker();
-    controller.setLink(link);
+    MachineConnector connector(controller);
     QEventLoop loop;
-    QString failure;
-    QTimer timeout;
-    timeout.setSingleShot(true);
-    QObject::connect(&timeout, &QTimer::timeout, &loop, [&] {
-        failure = QCoreApplication::translate("MachineLink", "%1 did not answer within %2 s.")
-                      .arg(link.displayName())
-                      .arg(timeoutMs / 1000);
+    std::optional<Expected<Topology>> outcome;
+    QObject::connect(&connector, &MachineConnector::connected, &loop, [&](const Topology& topology) {
+        outcome = topology;
         loop.quit();
     });
-    QObject::connect(&controller, &RunController::workerReady, &loop, &QEventLoop::quit);
-    QObject::connect(&controller, &RunController::workerFailed, &loop, [&](const QString& why) {
-        failure = why;
+    QObject::connect(&connector, &MachineConnector::failed, &loop, [&](const QString& why) {
+        outcome = Error { why.toStdString() };
         loop.quit();
     });
-    timeout.start(timeoutMs);
-    controller.startWorker();
-    if (controller.state() != RunController::State::Idle && failure.isEmpty())
+    connector.start(link, timeoutMs);
+    if (!outcome)
         loop.exec();
-    if (failure.isEmpty() && controller.state() != RunController::State::Idle)
-        failure = QCoreApplication::translate("MachineLink", "The worker on %1 stopped before it said hello.")
-                      .arg(link.displayName());
-    if (!failure.isEmpty()) {
-        controller.stopWorker();
-        return Error { failure.toStdString() };
-    }
-    if (!link.isRemote())
-        return Topology::loadLive();
-    return Topology::loadXmlBuffer(controller.workerTopologyXml());
+    return std::move(*outcome);
 }
 
 } // namespace ctxscope::gui

@@ -2,7 +2,12 @@
 #include "machinelink.h"
 
 #include <QCoreApplication>
+#include <QDir>
+#include <QProcess>
 #include <QRegularExpression>
+
+#include <pwd.h>
+#include <unistd.h>
 
 namespace ctxscope::gui {
 
@@ -49,6 +54,20 @@ WorkerCommand sshWorkerCommand(const MachineLink& link, const QString& sshComman
         QStringLiteral("CTXSCOPE_SSH_COMMAND") };
     arguments += options;
     return { QStringLiteral("/bin/sh"), arguments };
+}
+
+QString sshConfigFile(const QString& sshCommand)
+{
+    const QStringList words = QProcess::splitCommand(sshCommand);
+    for (qsizetype i = 0; i < words.size(); ++i) {
+        if (words[i] == QStringLiteral("-F") && i + 1 < words.size())
+            return words[i + 1];
+        if (words[i].startsWith(QStringLiteral("-F")) && words[i].size() > 2)
+            return words[i].mid(2);
+    }
+    const passwd* account = ::getpwuid(::getuid());
+    const QString home = account && account->pw_dir ? QString::fromLocal8Bit(account->pw_dir) : QDir::homePath();
+    return QDir(home).filePath(QStringLiteral(".ssh/config"));
 }
 
 QStringList sshConfigHostAliases(const QString& configText)

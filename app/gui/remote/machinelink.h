@@ -54,6 +54,11 @@ WorkerCommand sshWorkerCommand(const MachineLink& link, const QString& sshComman
 // server's login shell as one string).
 QString shellQuote(const QString& word);
 
+// The client configuration file ssh reads with `sshCommand` ($CTXSCOPE_SSH_COMMAND): the
+// one its `-F FILE` names, else ~/.ssh/config of the account's home directory (the passwd
+// entry's, as OpenSSH takes it, not $HOME).
+QString sshConfigFile(const QString& sshCommand);
+
 // The Host aliases of an ssh_config text that name one host (no wildcards, no negation),
 // in file order, without duplicates: what the Connect dialog offers.
 QStringList sshConfigHostAliases(const QString& configText);

@@ -132,7 +132,13 @@ void RunController::stopWorker()
     m_pendingJob.reset();
     m_running.reset();
     m_cancelWatchdog->stop();
-    if (m_process && m_process->state() != QProcess::NotRunning) {
+    if (m_process && m_process->state() != QProcess::NotRunning && m_state == State::Starting) {
+        // No hello yet: nothing to finish, and ssh still connecting would not read the quit
+        // before its connection timeout (Cancel in the Connect dialog must not wait for it).
+        m_process->disconnect(this);
+        m_process->kill();
+        m_process->waitForFinished(1000);
+    } else if (m_process && m_process->state() != QProcess::NotRunning) {
         m_process->disconnect(this);
         m_process->write(QByteArray::fromStdString(protocol::commandLine(protocol::QuitCommand {})) + '\n');
         m_process->closeWriteChannel();

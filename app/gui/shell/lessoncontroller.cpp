@@ -52,8 +52,10 @@ void LessonController::createMenu(QMenu* lessons)
         const QString id = qs(info.id);
         QAction* action = lessons->addAction(id + QStringLiteral(" — ") + qs(info.question));
         connect(action, &QAction::triggered, this, [this, id] {
-            if (const Status s = start(id); !s)
-                m_parts.window->statusBar()->showMessage(QString::fromStdString(s.error().message), 15000);
+            m_parts.launcher->whenConnected([this, id] {
+                if (const Status s = start(id); !s)
+                    m_parts.window->statusBar()->showMessage(QString::fromStdString(s.error().message), 15000);
+            });
         });
     }
 }

@@ -42,7 +42,7 @@ public:
         QSplitter* row; // map | plots | lesson panel
         QWidget* map; // the row's first widget (its tabs)
         LessonPanel* panel;
-        const RunLauncher* launcher; // whether runs measure the topology shown (isLive)
+        RunLauncher* launcher; // whether runs measure the topology shown (isLive), and reach it (whenConnected)
     };
     explicit LessonController(const Parts& parts);
 

@@ -2,7 +2,7 @@
 #include "fileopener.h"
 #include "lessoncontroller.h"
 #include "lookcontroller.h"
-#include "machineconnect.h"
+#include "machinecontroller.h"
 #include "mainwindow.h"
 #include "plotsview.h"
 #include "runlauncher.h"
@@ -137,16 +137,15 @@ int main(int argc, char** argv)
         const ctxscope::gui::MachineLink link { parser.values(remoteOpt).constLast(),
             parser.isSet(remoteCliOpt) ? parser.value(remoteCliOpt) : QStringLiteral("ctxscope-cli") };
         std::fprintf(stderr, "ctxscope: connecting to %s...\n", link.destination.toLocal8Bit().constData());
-        topology = ctxscope::gui::connectMachine(*window.launcher()->controller(), link, 60'000);
+        // As File → Connect does once connected: the map shows the server, runs go there.
+        topology = window.machines()->connectNow(link, 60'000);
     }
     if (!topology)
         return fail(remote ? "--remote: " : "", topology.error().message);
 
     if (parser.isSet(darkOpt))
         window.look()->setDarkPalette(true);
-    if (remote)
-        window.setServerTopology(*topology);
-    else
+    if (!remote)
         window.setTopology(*topology);
 
     // Every --cpus is checked against the topology before anything runs.

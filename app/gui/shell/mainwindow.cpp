@@ -4,6 +4,7 @@
 #include "lessoncontroller.h"
 #include "lessonpanel.h"
 #include "lookcontroller.h"
+#include "machinecontroller.h"
 #include "plotsview.h"
 #include "runlauncher.h"
 #include "runpanel.h"
@@ -116,6 +117,10 @@ void MainWindow::createWorkers(QWidget* row, LessonPanel* lessonPanel)
     m_lessons = new LessonController({ this, &m_topology, m_launcher->coordinator(), m_launcher->controller(), m_store,
         m_plots, static_cast<QSplitter*>(row), m_tabs, lessonPanel, m_launcher });
     m_look = new LookController(*this, *m_mapPanel->map(), *m_table);
+    m_machines = new MachineController({ this, &m_topology, m_launcher, m_store, m_status });
+    m_launcher->setConnectionGate(
+        [this](std::function<void()> action) { m_machines->whenConnected(std::move(action)); });
+    connect(m_machines, &MachineController::machineShown, this, &MainWindow::showTopology);
     connect(m_mapPanel->map(), &TopologyMapWidget::selectionChanged, this, [this](const QVector<int>& cpus) {
         m_runPanel->setMapSelection({ cpus.begin(), cpus.end() });
     });
@@ -126,13 +131,8 @@ void MainWindow::createMenus()
     QMenu* file = menuBar()->addMenu(tr("&File"));
     file->addAction(tr("Open topology &XML..."), this, &MainWindow::openTopologyXml);
     file->addAction(tr("Open s&ynthetic topology..."), this, &MainWindow::openSynthetic);
-    file->addAction(tr("Show this &machine"), this, [this] {
-        auto live = Topology::loadLive();
-        if (live)
-            setTopology(*live);
-        else
-            QMessageBox::warning(this, tr("Topology"), QString::fromStdString(live.error().message));
-    });
+    file->addSeparator();
+    m_machines->createActions(file);
     file->addSeparator();
     m_files->createActions(file);
     file->addSeparator();
@@ -157,8 +157,6 @@ void MainWindow::createMenus()
 
 void MainWindow::setTopology(const Topology& topology) { showTopology(topology, false); }
 
-void MainWindow::setServerTopology(const Topology& topology) { showTopology(topology, true); }
-
 void MainWindow::showTopology(const Topology& topology, bool server)
 {
     m_topology = topology;
@@ -177,8 +175,7 @@ void MainWindow::showTopology(const Topology& topology, bool server)
         m_banner->setText(tr("Showing %1. It is not this machine, so runs are disabled: tasks can only be "
                              "pinned and measured on the machine ctxscope runs on.")
                               .arg(QString::fromStdString(topology.origin())));
-    setWindowTitle(QStringLiteral("ctxscope — ")
-        + (server ? tr("%1 (over ssh)").arg(link.destination) : QString::fromStdString(topology.origin())));
+    m_machines->refresh(); // the title and the status bar name the machine
     if (live)
         controller()->startWorker();
     m_launcher->updateActions();

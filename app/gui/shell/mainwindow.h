@@ -20,6 +20,7 @@ class LessonController;
 class LessonPanel;
 class LessonSession;
 class LookController;
+class MachineController;
 class PlotsView;
 class ResultsModel;
 class RunController;
@@ -44,17 +45,16 @@ public:
     ~MainWindow() override;
 
     // Show a topology; a non-live one disables runs behind a banner saying why. A live one
-    // starts the worker.
+    // starts the worker. A server's topology comes through machines()->adopt().
     void setTopology(const Topology& topology);
-    // Show the topology of the server the worker is connected to over ssh (--remote): runs
-    // measure it there.
-    void setServerTopology(const Topology& topology);
     const std::optional<Topology>& topology() const { return m_topology; }
 
     RunLauncher* launcher() const { return m_launcher; }
     SessionFiles* files() const { return m_files; }
     LessonController* lessons() const { return m_lessons; }
     LookController* look() const { return m_look; }
+    // The machine runs go to: Connect, Disconnect, reconnecting, the title and status bar.
+    MachineController* machines() const { return m_machines; }
     SessionViews* views() const { return m_views; }
     // The session document: every run, sweep, matrix and compared file, and the machine.
     SessionStore* store() const { return m_store; }
@@ -102,6 +102,7 @@ private:
     SessionFiles* m_files = nullptr;
     LessonController* m_lessons = nullptr;
     LookController* m_look = nullptr;
+    MachineController* m_machines = nullptr;
 };
 
 } // namespace ctxscope::gui

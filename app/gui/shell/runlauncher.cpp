@@ -70,7 +70,7 @@ void RunLauncher::createActions(QMenu* run)
     run->addSeparator();
     QAction* restart = run->addAction(tr("Restart the &worker"));
     restart->setToolTip(tr("Stop the measuring process and start a new one"));
-    connect(m_runAction, &QAction::triggered, this, [this] { (void)startRun(); });
+    connect(m_runAction, &QAction::triggered, this, [this] { whenConnected([this] { (void)startRun(); }); });
     connect(m_cancelAction, &QAction::triggered, m_controller, &RunController::cancel);
     connect(restart, &QAction::triggered, this, [this] {
         m_controller->stopWorker();
@@ -79,22 +79,26 @@ void RunLauncher::createActions(QMenu* run)
     m_parts.panel->setActions(m_runAction, m_cancelAction);
 
     QAction* sweep = run->addAction(tr("S&weep the working set"), this, [this] {
-        auto spec = m_parts.panel->spec();
-        if (!spec) {
-            showMessage(QString::fromStdString(spec.error().message), 10000);
-            return;
-        }
-        SweepSpec sweepSpec;
-        sweepSpec.base = *spec;
-        (void)startSweep(sweepSpec);
+        whenConnected([this] {
+            auto spec = m_parts.panel->spec();
+            if (!spec) {
+                showMessage(QString::fromStdString(spec.error().message), 10000);
+                return;
+            }
+            SweepSpec sweepSpec;
+            sweepSpec.base = *spec;
+            (void)startSweep(sweepSpec);
+        });
     });
     sweep->setToolTip(tr("The run panel's benchmark and placement with each task touching 0 B up to 4x the "
                          "last-level cache, or as far as the points fit in under a minute"));
     sweep->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_W));
     QAction* matrix = run->addAction(tr("Measure the placement &matrix"), this, [this] {
-        auto spec = m_parts.panel->spec();
-        const std::string bench = spec ? spec->bench : std::string("futex");
-        (void)startMatrix(bench, spec ? spec->mode : BenchMode::Thread, MatrixMode::Classes, RunBudget {});
+        whenConnected([this] {
+            auto spec = m_parts.panel->spec();
+            const std::string bench = spec ? spec->bench : std::string("futex");
+            (void)startMatrix(bench, spec ? spec->mode : BenchMode::Thread, MatrixMode::Classes, RunBudget {});
+        });
     });
     matrix->setToolTip(tr("One pair of PUs per relation class measured, every other pair filled from its class"));
     matrix->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_M));
@@ -108,6 +112,33 @@ bool RunLauncher::isLive() const
     // Over ssh only the server's own topology (from its worker's hello) is measured; locally
     // only this machine's.
     return m_controller->link().isRemote() ? m_showsServer : (*m_parts.topology)->isThisSystem();
+}
+
+bool RunLauncher::needsConnection() const
+{
+    const RunController::State state = m_controller->state();
+    return m_controller->link().isRemote() && m_showsServer
+        && (state == RunController::State::Stopped || state == RunController::State::Dead);
+}
+
+void RunLauncher::whenConnected(std::function<void()> action)
+{
+    if (m_gate)
+        m_gate(std::move(action));
+    else
+        action();
+}
+
+bool RunLauncher::refuseUnconnected()
+{
+    // Never a silent ssh login behind the user's back: a lesson or script that meets a dropped
+    // connection stops here; the Run action asks first (whenConnected).
+    if (!needsConnection())
+        return false;
+    showMessage(tr("%1 is not connected: Run offers to reconnect, or use File → Connect to a machine.")
+                    .arg(m_controller->link().destination),
+        15000);
+    return true;
 }
 
 void RunLauncher::showMessage(const QString& message, int ms) const
@@ -145,7 +176,7 @@ std::optional<quint64> RunLauncher::startRun()
 
 std::optional<quint64> RunLauncher::startSpec(const BenchSpec& spec)
 {
-    if (!isLive())
+    if (!isLive() || refuseUnconnected())
         return std::nullopt;
     const Topology& topology = **m_parts.topology;
     const std::vector<int> measured = RunPanel::measuredCpus(spec, topology);
@@ -174,7 +205,7 @@ std::optional<quint64> RunLauncher::startSpec(const BenchSpec& spec)
 
 std::optional<quint64> RunLauncher::startSweep(const SweepSpec& spec)
 {
-    if (!isLive())
+    if (!isLive() || refuseUnconnected())
         return std::nullopt;
     const std::vector<int> measured = RunPanel::measuredCpus(spec.base, **m_parts.topology);
     keepAppOff(measured, false);
@@ -184,7 +215,7 @@ std::optional<quint64> RunLauncher::startSweep(const SweepSpec& spec)
 std::optional<quint64> RunLauncher::startMatrix(
     const std::string& bench, BenchMode mode, MatrixMode fill, const RunBudget& options)
 {
-    if (!isLive())
+    if (!isLive() || refuseUnconnected())
         return std::nullopt;
     // Every PU is measured in turn: the app's threads cannot keep off them all.
     m_parts.status->setAffinityNote(m_affinity->shareAll(), true);

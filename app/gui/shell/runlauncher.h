@@ -9,6 +9,7 @@
 #include <QObject>
 #include <QString>
 
+#include <functional>
 #include <memory>
 #include <optional>
 
@@ -69,6 +70,14 @@ public:
     // The topology shown is the connected server's (from its worker's hello, --remote), not
     // one opened from a file: runs measure it. Set by the window with each topology.
     void setShowsServer(bool server) { m_showsServer = server; }
+    bool showsServer() const { return m_showsServer; }
+    // Runs go to a server whose worker is not connected (disconnected, or the connection
+    // dropped): a run must reconnect first, which the user is asked about (whenConnected).
+    bool needsConnection() const;
+    // Runs `action` once runs can reach the machine: the Run, sweep, matrix and lesson
+    // actions go through it. The gate (MachineController::whenConnected) may ask to reconnect.
+    void whenConnected(std::function<void()> action);
+    void setConnectionGate(std::function<void(std::function<void()>)> gate) { m_gate = std::move(gate); }
     // Whether runs measure the topology shown: this machine's with a local worker, the
     // server's own with a worker over ssh.
     bool isLive() const;
@@ -83,6 +92,8 @@ public:
 private:
     void connectWorker();
     void showMessage(const QString& message, int ms) const;
+    // A run cannot go out: the server is not connected (said on the status bar).
+    bool refuseUnconnected();
     // A sweep or matrix the worker took (or refused: `id` is empty): its view and progress.
     // Moves this app's threads off the measured CPUs (all of them for an unpinned run) and
     // says so in the status bar; nothing to move when the worker is on another machine.
@@ -98,6 +109,7 @@ private:
     QAction* m_runAction = nullptr;
     QAction* m_cancelAction = nullptr;
     QString m_workerDescription;
+    std::function<void(std::function<void()>)> m_gate;
     bool m_showsServer = false;
 };
 

@@ -34,6 +34,7 @@ QString toneColor(Tone tone, const QPalette& palette)
 
 StatusPanel::StatusPanel(QWidget* parent)
     : QWidget(parent)
+    , m_machine(new QLabel(this))
     , m_worker(new QLabel(this))
     , m_affinity(new QLabel(this))
     , m_rate(new QLabel(this))
@@ -42,12 +43,16 @@ StatusPanel::StatusPanel(QWidget* parent)
     auto* layout = new QHBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(18);
-    for (QLabel* label : { m_progress, m_rate, m_affinity, m_worker })
+    for (QLabel* label : { m_progress, m_rate, m_affinity, m_machine, m_worker })
         layout->addWidget(label);
     m_rate->setToolTip(tr("Context switches per second on the whole system, from /proc/stat (vmstat's cs column), "
                           "sampled every 500 ms during a run"));
     m_rate->hide();
     m_affinity->hide();
+    m_machine->hide();
+    // A long CPU model must not widen the window past a projector's 1280 pixels: the label
+    // gives way (clipped, whole in its tooltip) before the window grows.
+    m_machine->setMinimumWidth(160);
     setWorkerState(RunController::State::Stopped);
 }
 
@@ -56,23 +61,27 @@ void StatusPanel::setWorkerState(RunController::State state, const QString& deta
     m_state = state;
     QString text;
     std::optional<Tone> tone;
+    const bool remote = !m_remote.isEmpty();
     switch (state) {
     case RunController::State::Stopped:
-        text = tr("Worker: not started");
+        text = remote ? tr("%1: disconnected — the next Run offers to reconnect").arg(m_remote)
+                      : tr("Worker: not started");
+        tone = remote ? std::optional(Tone::Caution) : std::nullopt;
         break;
     case RunController::State::Starting:
-        text = tr("Worker: starting…");
+        text = remote ? tr("Connecting to %1…").arg(m_remote) : tr("Worker: starting…");
         break;
     case RunController::State::Idle:
-        text = tr("Worker: ready");
+        text = remote ? tr("%1: connected").arg(m_remote) : tr("Worker: ready");
         tone = Tone::Good;
         break;
     case RunController::State::Running:
-        text = tr("Worker: running");
+        text = remote ? tr("%1: running").arg(m_remote) : tr("Worker: running");
         tone = Tone::Busy;
         break;
     case RunController::State::Dead:
-        text = tr("Worker: stopped — the next Run starts a new one");
+        text = remote ? tr("%1: connection lost — the next Run offers to reconnect").arg(m_remote)
+                      : tr("Worker: stopped — the next Run starts a new one");
         tone = Tone::Bad;
         break;
     }
@@ -80,6 +89,17 @@ void StatusPanel::setWorkerState(RunController::State state, const QString& deta
     m_worker->setStyleSheet(
         tone ? QStringLiteral("color:%1;font-weight:bold;").arg(toneColor(*tone, palette())) : QString());
     m_worker->setToolTip(detail);
+}
+
+void StatusPanel::setMachine(const QString& summary, const QString& remote)
+{
+    m_machine->setText(summary);
+    m_machine->setToolTip(
+        (remote.isEmpty() ? tr("Runs measure this machine:") : tr("Runs measure %1 over ssh:").arg(remote))
+        + QLatin1Char('\n') + summary);
+    m_machine->setVisible(!summary.isEmpty());
+    m_remote = remote;
+    setWorkerState(m_state, m_worker->toolTip());
 }
 
 void StatusPanel::setAffinityNote(const QString& note, bool shared)
@@ -112,6 +132,7 @@ void StatusPanel::setRunProgress(const QString& text)
 }
 
 QString StatusPanel::workerText() const { return m_worker->text(); }
+QString StatusPanel::machineText() const { return m_machine->text(); }
 QString StatusPanel::switchRateText() const { return m_rate->isVisibleTo(this) ? m_rate->text() : QString(); }
 QString StatusPanel::affinityText() const { return m_affinity->text(); }
 

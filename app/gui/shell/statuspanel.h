@@ -19,6 +19,9 @@ public:
     explicit StatusPanel(QWidget* parent = nullptr);
 
     void setWorkerState(RunController::State state, const QString& detail = {});
+    // The machine runs go to: `summary` names it (MachineDescription::summary()); a `remote`
+    // name makes the worker's states read as a connection's ("lab-3: connection lost").
+    void setMachine(const QString& summary, const QString& remote);
     void setAffinityNote(const QString& note, bool shared);
     void setSwitchRate(std::optional<double> perSecond);
     // After a run: its mean, kept until the next run starts.
@@ -26,6 +29,7 @@ public:
     void setRunProgress(const QString& text);
 
     QString workerText() const;
+    QString machineText() const;
     QString switchRateText() const;
     QString affinityText() const;
 
@@ -35,6 +39,8 @@ protected:
 private:
     RunController::State m_state = RunController::State::Stopped;
     bool m_affinityShared = false;
+    QString m_remote; // the server's name over ssh, "" for this machine
+    QLabel* m_machine = nullptr;
     QLabel* m_worker = nullptr;
     QLabel* m_affinity = nullptr;
     QLabel* m_rate = nullptr;

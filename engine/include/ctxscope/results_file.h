@@ -25,6 +25,7 @@ struct ReportContext {
     std::string date; // ISO 8601, local time with offset
     std::string hostName;
     std::string cpuModel;
+    std::string kernel; // uname -r, "" when the file does not say
     int numCpus = 0;
     double mhzPerCpu = 0;
     bool hypervisor = false;

@@ -105,6 +105,7 @@ Expected<ReportContext> reportContextFromJson(const json& context)
         if (const json* sys = c.optObject("sysinfo")) {
             FieldReader s(*sys, "context.ctxscope.sysinfo");
             out.cpuModel = s.optString("cpu_model").value_or("");
+            out.kernel = s.optString("kernel").value_or("");
             out.hypervisor = s.optBoolean("hypervisor").value_or(false);
             out.hypervisorVendor = s.optString("hypervisor_vendor").value_or("");
             c.absorb(s);

@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: MIT
+#include "machinecontroller.h"
+
+#include "connectdialog.h"
+#include "machineconnect.h"
+#include "machinedescription.h"
+#include "runlauncher.h"
+#include "sessionstore.h"
+#include "statuspanel.h"
+
+#include <QAction>
+#include <QFile>
+#include <QMainWindow>
+#include <QMenu>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QSettings>
+#include <QStatusBar>
+
+namespace ctxscope::gui {
+
+namespace {
+constexpr int kConnectWaitMs = 60'000; // as the dialog: login, remote shell and hello
+constexpr qsizetype kRecentHosts = 8;
+const QString kRecentKey = QStringLiteral("machines/recent");
+const QString kCliKey = QStringLiteral("machines/remoteCli");
+} // namespace
+
+MachineController::MachineController(const Parts& parts)
+    : QObject(parts.window)
+    , m_parts(parts)
+    , m_connector(new MachineConnector(*parts.launcher->controller(), this))
+{
+    RunController* c = m_parts.launcher->controller();
+    // Queued like the launcher's: the hello and the state are read from the event loop.
+    connect(
+        c, &RunController::workerReady, this,
+        [this, c] {
+            if (c->link().isRemote())
+                m_parts.store->setMachineContext(c->link().destination, c->workerContext());
+            else
+                m_localHello = c->workerContext();
+            m_lastFailure.clear();
+            refresh();
+        },
+        Qt::QueuedConnection);
+    connect(
+        c, &RunController::workerFailed, this, [this](const QString& why) { m_lastFailure = why; },
+        Qt::QueuedConnection);
+    connect(c, &RunController::stateChanged, this, &MachineController::updateActions, Qt::QueuedConnection);
+    connect(m_connector, &MachineConnector::failed, this, [this](const QString& why) {
+        m_parts.window->statusBar()->showMessage(why, 30'000);
+        auto* box = new QMessageBox(QMessageBox::Warning, tr("Reconnect"), why, QMessageBox::Ok, m_parts.window);
+        box->setAttribute(Qt::WA_DeleteOnClose);
+        box->open();
+    });
+}
+
+MachineController::~MachineController() = default;
+
+void MachineController::createActions(QMenu* file)
+{
+    QAction* connectAction = file->addAction(tr("&Connect to a machine..."), this, [this] { showConnectDialog(); });
+    connectAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_K));
+    connectAction->setToolTip(tr("Measure another machine over ssh"));
+    m_disconnect = file->addAction(tr("&Disconnect"), this, &MachineController::disconnectMachine);
+    m_disconnect->setToolTip(tr("Stop the worker on the server; what was measured there stays"));
+    file->addAction(tr("Show this &machine"), this, &MachineController::showThisMachine);
+    updateActions();
+}
+
+ConnectDialog* MachineController::showConnectDialog()
+{
+    if (m_dialog) {
+        m_dialog->raise();
+        return m_dialog;
+    }
+    QStringList aliases;
+    QFile config(sshConfigFile(qEnvironmentVariable("CTXSCOPE_SSH_COMMAND")));
+    if (config.open(QIODevice::ReadOnly))
+        aliases = sshConfigHostAliases(QString::fromUtf8(config.readAll()));
+    const QString cli = QSettings().value(kCliKey, QStringLiteral("ctxscope-cli")).toString();
+    m_dialog = new ConnectDialog(*m_parts.launcher->controller(), recentHosts(), aliases, cli, m_parts.window);
+    m_dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(m_dialog, &ConnectDialog::connected, this, &MachineController::adopt);
+    m_dialog->open();
+    return m_dialog;
+}
+
+Expected<Topology> MachineController::connectNow(const MachineLink& link, int timeoutMs)
+{
+    auto topology = connectMachine(*m_parts.launcher->controller(), link, timeoutMs);
+    if (topology)
+        adopt(link, *topology);
+    return topology;
+}
+
+void MachineController::adopt(const MachineLink& link, const Topology& topology)
+{
+    RunController* c = m_parts.launcher->controller();
+    if (link.isRemote()) {
+        // The hello came before this (the connector waited for it): the machine is known now.
+        m_parts.store->setMachineContext(link.destination, c->workerContext());
+        rememberHost(link);
+    }
+    m_lastFailure.clear();
+    // A reconnect to the same server keeps the map as it is (its selection, the run panel's
+    // placement): only another machine, or another topology, is shown anew.
+    const std::string xml = link.isRemote() ? c->workerTopologyXml() : std::string();
+    const bool same = link.isRemote() && m_parts.launcher->showsServer() && m_shownServer == link.destination
+        && m_shownServerXml == xml;
+    m_shownServer = link.isRemote() ? link.destination : QString();
+    m_shownServerXml = xml;
+    if (same)
+        refresh();
+    else
+        emit machineShown(topology, link.isRemote());
+    updateActions();
+}
+
+void MachineController::disconnectMachine()
+{
+    RunController* c = m_parts.launcher->controller();
+    if (!c->link().isRemote())
+        return;
+    m_connector->cancel();
+    c->stopWorker();
+    m_lastFailure = tr("you disconnected");
+    m_parts.window->statusBar()->showMessage(
+        tr("Disconnected from %1: what was measured there stays; the next Run offers to reconnect.")
+            .arg(c->link().destination),
+        15'000);
+    updateActions();
+}
+
+void MachineController::showThisMachine()
+{
+    auto live = Topology::loadLive();
+    if (!live) {
+        QMessageBox::warning(m_parts.window, tr("Topology"), QString::fromStdString(live.error().message));
+        return;
+    }
+    RunController* c = m_parts.launcher->controller();
+    if (c->link().isRemote()) {
+        m_connector->cancel();
+        c->stopWorker();
+        c->setLink(MachineLink {});
+    }
+    m_shownServer.clear();
+    m_shownServerXml.clear();
+    emit machineShown(*live, false); // the window starts this machine's worker
+    updateActions();
+}
+
+void MachineController::whenConnected(std::function<void()> action)
+{
+    if (!m_parts.launcher->needsConnection()) {
+        action();
+        return;
+    }
+    if (m_question || m_connector->isConnecting())
+        return; // already asking, or already reconnecting
+    const QString host = m_parts.launcher->controller()->link().destination;
+    auto* box = new QMessageBox(QMessageBox::Question, tr("Reconnect to %1").arg(host),
+        m_lastFailure.isEmpty() ? tr("%1 is not connected. Reconnect and run there?").arg(host)
+                                : tr("%1 is not connected (%2). Reconnect and run there?").arg(host, m_lastFailure),
+        QMessageBox::Yes | QMessageBox::No, m_parts.window);
+    box->setDefaultButton(QMessageBox::Yes);
+    box->button(QMessageBox::Yes)->setText(tr("&Reconnect"));
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    connect(box, &QMessageBox::buttonClicked, this, [this, box, action = std::move(action)](QAbstractButton* button) {
+        if (button == box->button(QMessageBox::Yes))
+            reconnect(action);
+    });
+    m_question = box;
+    box->open(); // window-modal, without a nested event loop
+}
+
+void MachineController::reconnect(std::function<void()> then)
+{
+    const MachineLink link = m_parts.launcher->controller()->link();
+    m_parts.window->statusBar()->showMessage(tr("Reconnecting to %1…").arg(link.destination));
+    // One connection for each reconnect: its outcome runs `then` once.
+    auto* once = new QObject(this);
+    connect(m_connector, &MachineConnector::connected, once, [this, once, link, then](const Topology& topology) {
+        once->deleteLater();
+        m_parts.window->statusBar()->showMessage(tr("Reconnected to %1.").arg(link.destination), 10'000);
+        adopt(link, topology);
+        then();
+    });
+    connect(m_connector, &MachineConnector::failed, once, [once] { once->deleteLater(); });
+    m_connector->start(link, kConnectWaitMs);
+}
+
+void MachineController::refresh()
+{
+    const std::optional<Topology>& topology = *m_parts.topology;
+    const MachineLink& link = m_parts.launcher->controller()->link();
+    const MachineDescription machine = describeMachine(link.displayName(), helloOf(link));
+    const bool measured = m_parts.launcher->isLive();
+    QString title = QStringLiteral("ctxscope");
+    if (measured)
+        title += QStringLiteral(" — ") + machine.summary() + (link.isRemote() ? tr(" (over ssh)") : QString());
+    else if (topology)
+        title += QStringLiteral(" — ") + QString::fromStdString(topology->origin());
+    m_parts.window->setWindowTitle(title);
+    m_parts.status->setMachine(machine.summary(), link.isRemote() ? link.destination : QString());
+}
+
+QMessageBox* MachineController::reconnectQuestion() const { return m_question; }
+
+QStringList MachineController::recentHosts() { return QSettings().value(kRecentKey).toStringList(); }
+
+void MachineController::rememberHost(const MachineLink& link)
+{
+    QSettings settings;
+    QStringList recent = settings.value(kRecentKey).toStringList();
+    recent.removeAll(link.destination);
+    recent.prepend(link.destination);
+    settings.setValue(kRecentKey, recent.mid(0, kRecentHosts));
+    settings.setValue(kCliKey, link.remoteCli);
+}
+
+void MachineController::updateActions()
+{
+    if (!m_disconnect)
+        return;
+    RunController* c = m_parts.launcher->controller();
+    m_disconnect->setEnabled(c->link().isRemote() && !m_parts.launcher->needsConnection());
+    m_disconnect->setText(
+        c->link().isRemote() ? tr("&Disconnect from %1").arg(c->link().destination) : tr("&Disconnect"));
+}
+
+const nlohmann::json& MachineController::helloOf(const MachineLink& link) const
+{
+    return link.isRemote() ? m_parts.store->machine(link.destination).context : m_localHello;
+}
+
+} // namespace ctxscope::gui

@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: MIT
+// File → Connect to a machine…, Disconnect and reconnecting, through the real window and
+// Debian's real sshd on 127.0.0.1 (localsshd.h): the dialog connects to lab-test and the map
+// shows the server's topology, a failure stays in the dialog as its sentence, Cancel stops
+// waiting, and after a disconnect or a dropped connection the status says so and the next
+// Run asks before it reconnects. The dialogs are grabbed to PNGs beside the test binary
+// (connect-dialog*.png) to be looked at.
+#include "connectdialog.h"
+#include "localsshd.h"
+#include "machinecontroller.h"
+#include "mainwindow.h"
+#include "resultsmodel.h"
+#include "runcoordinator.h"
+#include "runlauncher.h"
+#include "statuspanel.h"
+#include "testtopologies.h"
+#include "topologymappanel.h"
+#include "topologymapwidget.h"
+
+#include "ctxscope/sysinfo.h"
+
+#include <QAction>
+#include <QDir>
+#include <QFile>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QTest>
+
+#include <gtest/gtest.h>
+
+#include <csignal>
+
+using namespace ctxscope;
+using namespace ctxscope::gui;
+
+namespace {
+
+constexpr int kConnectMs = 60'000;
+
+class ConnectDialogTest : public ::testing::Test {
+protected:
+    void SetUp() override
+    {
+        if (!m_sshd.problem().isEmpty())
+            GTEST_FAIL() << "the local sshd for the ssh tests: " << m_sshd.problem().toStdString();
+        qputenv("CTXSCOPE_SSH_COMMAND", m_sshd.sshCommand().toUtf8());
+        QSettings().remove(QStringLiteral("machines")); // no recent hosts or CLI of an earlier test
+        m_window.setTopology(ctxscope::testing::synthetic("pack:1 core:2 pu:2"));
+        m_window.show();
+    }
+    void TearDown() override { qunsetenv("CTXSCOPE_SSH_COMMAND"); }
+
+    // The dialog with `host` typed and the CLI built with these tests as the server's.
+    ConnectDialog* dialogFor(const QString& host, const QString& cli = QStringLiteral(CTXSCOPE_CLI_PATH))
+    {
+        ConnectDialog* dialog = m_window.machines()->showConnectDialog();
+        dialog->hostField()->setText(host);
+        dialog->cliField()->setText(cli);
+        return dialog;
+    }
+
+    // Connects to lab-test through the dialog, as a user would.
+    ::testing::AssertionResult connectToLabTest()
+    {
+        ConnectDialog* dialog = dialogFor(QStringLiteral("lab-test"));
+        QSignalSpy connected(dialog, &ConnectDialog::connected);
+        dialog->connectButton()->click();
+        if (!connected.wait(kConnectMs))
+            return ::testing::AssertionFailure() << "not connected: " << dialog->message().toStdString();
+        return ::testing::AssertionSuccess();
+    }
+
+    static void grab(QWidget* widget, const char* name)
+    {
+        const QString path = QDir::current().filePath(QString::fromLatin1(name));
+        EXPECT_TRUE(widget->grab().save(path)) << path.toStdString();
+    }
+
+    // A short futex run on the first allowed PU of the machine shown.
+    BenchSpec shortRun() const
+    {
+        BenchSpec spec;
+        spec.bench = "futex";
+        const int cpu = m_window.topology()->allowedPus().front();
+        spec.cpus = { cpu, cpu };
+        spec.iterations = 2000;
+        spec.repetitions = 2;
+        return spec;
+    }
+
+    LocalSshd m_sshd;
+    MainWindow m_window;
+};
+
+} // namespace
+
+TEST_F(ConnectDialogTest, OffersTheConfigsAliasesAndConnectsToTheServerWhoseMapItThenShows)
+{
+    ConnectDialog* dialog = m_window.machines()->showConnectDialog();
+    // The aliases of the configuration ssh reads ($CTXSCOPE_SSH_COMMAND's -F file).
+    const auto items = dialog->hostList()->findItems(QStringLiteral("lab-test"), Qt::MatchStartsWith);
+    ASSERT_EQ(items.size(), 1);
+    EXPECT_EQ(dialog->hostList()->findItems(QStringLiteral("lab-closed"), Qt::MatchStartsWith).size(), 1);
+    dialog->hostList()->scrollToItem(items.front());
+    QTest::mouseClick(
+        dialog->hostList()->viewport(), Qt::LeftButton, {}, dialog->hostList()->visualItemRect(items.front()).center());
+    EXPECT_EQ(dialog->hostField()->text(), QStringLiteral("lab-test"));
+    EXPECT_EQ(dialog->cliField()->text(), QStringLiteral("ctxscope-cli")); // the default
+    dialog->cliField()->setText(QStringLiteral(CTXSCOPE_CLI_PATH));
+    grab(dialog, "connect-dialog.png");
+
+    QSignalSpy connected(dialog, &ConnectDialog::connected);
+    dialog->connectButton()->click();
+    EXPECT_TRUE(dialog->isConnecting());
+    EXPECT_FALSE(dialog->connectButton()->isEnabled());
+    EXPECT_TRUE(dialog->message().contains(QStringLiteral("Connecting to lab-test")))
+        << dialog->message().toStdString();
+    grab(dialog, "connect-dialog-connecting.png");
+    ASSERT_TRUE(connected.wait(kConnectMs)) << dialog->message().toStdString();
+
+    // The map shows the server's topology (this machine, reached over ssh) and runs go there.
+    auto live = Topology::loadLive();
+    ASSERT_TRUE(live.ok());
+    ASSERT_TRUE(m_window.topology().has_value());
+    EXPECT_EQ(m_window.topology()->allowedPus(), live->allowedPus());
+    EXPECT_TRUE(m_window.launcher()->isLive());
+    EXPECT_EQ(m_window.controller()->link().destination, QStringLiteral("lab-test"));
+    // The title and the status bar name it: as the user did, with the CPU, kernel and VM or metal.
+    const SysInfo sys = readSysInfo();
+    QTRY_VERIFY(m_window.windowTitle().contains(QString::fromStdString(sys.kernel)));
+    const QString title = m_window.windowTitle();
+    EXPECT_TRUE(title.startsWith(QStringLiteral("ctxscope — lab-test"))) << title.toStdString();
+    EXPECT_TRUE(title.contains(QString::fromStdString(sys.cpuModel).simplified())) << title.toStdString();
+    EXPECT_TRUE(title.contains(sys.hypervisor ? QStringLiteral("virtual machine") : QStringLiteral("bare metal")))
+        << title.toStdString();
+    EXPECT_TRUE(m_window.statusPanel()->machineText().startsWith(QStringLiteral("lab-test")));
+    QTRY_COMPARE(m_window.statusPanel()->workerText(), QStringLiteral("lab-test: connected"));
+    EXPECT_EQ(MachineController::recentHosts().value(0), QStringLiteral("lab-test"));
+    grab(&m_window, "connect-window.png");
+
+    // A run measures the server and comes back as a row.
+    QSignalSpy finished(m_window.runs(), &RunCoordinator::runFinished);
+    ASSERT_TRUE(m_window.launcher()->startSpec(shortRun()).has_value());
+    ASSERT_TRUE(finished.wait(kConnectMs));
+    EXPECT_EQ(finished.at(0).at(1).value<RunOutcome>(), RunOutcome::Succeeded)
+        << finished.at(0).at(2).toString().toStdString();
+    EXPECT_EQ(m_window.resultsModel()->rowCount(), 1);
+}
+
+TEST_F(ConnectDialogTest, AFailureStaysInTheDialogAsItsSentenceAndTheWindowAsItWas)
+{
+    ConnectDialog* dialog = dialogFor(QStringLiteral("lab-closed"));
+    dialog->connectButton()->click();
+    QTRY_VERIFY_WITH_TIMEOUT(!dialog->isConnecting(), kConnectMs);
+    EXPECT_TRUE(dialog->isVisible());
+    EXPECT_TRUE(dialog->message().contains(QStringLiteral("lab-closed refused the connection")))
+        << dialog->message().toStdString();
+    EXPECT_TRUE(dialog->connectButton()->isEnabled()); // try another host
+    grab(dialog, "connect-dialog-failed.png");
+    EXPECT_FALSE(m_window.controller()->link().isRemote());
+    EXPECT_EQ(m_window.topology()->pus().size(), 2U); // still the synthetic one
+    EXPECT_FALSE(MachineController::recentHosts().contains(QStringLiteral("lab-closed")));
+
+    // Option injection is refused before anything runs.
+    dialog->hostField()->setText(QStringLiteral("-oProxyCommand=touch /tmp/x"));
+    dialog->connectButton()->click();
+    EXPECT_FALSE(dialog->isConnecting());
+    EXPECT_TRUE(dialog->message().contains(QStringLiteral("starts with '-'"))) << dialog->message().toStdString();
+    dialog->cancelButton()->click();
+    EXPECT_FALSE(dialog->isVisible());
+}
+
+TEST_F(ConnectDialogTest, CancelStopsWaitingForAServerThatNeverSaysHello)
+{
+    // A "CLI" on the server that never answers: the worker's hello never comes.
+    const QString silent = QDir::temp().filePath(QStringLiteral("ctxscope-silent-%1.sh")).arg(::getpid());
+    QFile file(silent);
+    ASSERT_TRUE(file.open(QIODevice::WriteOnly));
+    file.write("#!/bin/sh\nexec sleep 10\n");
+    file.close();
+    file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
+    ConnectDialog* dialog = dialogFor(QStringLiteral("lab-test"), silent);
+    dialog->connectButton()->click();
+    ASSERT_TRUE(dialog->isConnecting());
+    QTest::qWait(300); // ssh is on its way
+    dialog->cancelButton()->click();
+    QFile::remove(silent);
+    EXPECT_FALSE(dialog->isConnecting());
+    EXPECT_TRUE(dialog->isVisible()); // Cancel stopped the wait; a second one closes
+    EXPECT_TRUE(dialog->message().startsWith(QStringLiteral("Cancelled"))) << dialog->message().toStdString();
+    EXPECT_FALSE(m_window.controller()->link().isRemote());
+    dialog->cancelButton()->click();
+    EXPECT_FALSE(dialog->isVisible());
+}
+
+TEST_F(ConnectDialogTest, AfterDisconnectTheRowsStayAndRunAsksBeforeItReconnects)
+{
+    ASSERT_TRUE(connectToLabTest());
+    QSignalSpy finished(m_window.runs(), &RunCoordinator::runFinished);
+    ASSERT_TRUE(m_window.launcher()->startSpec(shortRun()).has_value()); // also places the tasks on the map
+    ASSERT_TRUE(finished.wait(kConnectMs));
+    ASSERT_EQ(m_window.resultsModel()->rowCount(), 1);
+
+    QAction* disconnect = m_window.machines()->disconnectAction();
+    QTRY_VERIFY(disconnect->isEnabled());
+    disconnect->trigger();
+    QTRY_COMPARE(m_window.statusPanel()->workerText(),
+        QStringLiteral("lab-test: disconnected — the next Run offers to reconnect"));
+    EXPECT_EQ(m_window.resultsModel()->rowCount(), 1);
+    EXPECT_TRUE(m_window.windowTitle().startsWith(QStringLiteral("ctxscope — lab-test")));
+    QTRY_VERIFY(!disconnect->isEnabled());
+
+    // Run asks (a window-modal box, answered here without a nested event loop) and, once
+    // reconnected, runs the run panel's placement on the server.
+    ASSERT_TRUE(m_window.runAction()->isEnabled());
+    m_window.runAction()->trigger();
+    QMessageBox* question = m_window.machines()->reconnectQuestion();
+    ASSERT_NE(question, nullptr);
+    EXPECT_TRUE(question->text().contains(QStringLiteral("lab-test is not connected")))
+        << question->text().toStdString();
+    grab(question, "connect-reconnect-question.png");
+    EXPECT_EQ(m_window.controller()->state(), RunController::State::Stopped); // nothing ran before the answer
+    question->button(QMessageBox::Yes)->click();
+    ASSERT_TRUE(finished.wait(kConnectMs));
+    EXPECT_EQ(finished.at(1).at(1).value<RunOutcome>(), RunOutcome::Succeeded)
+        << finished.at(1).at(2).toString().toStdString();
+    EXPECT_EQ(m_window.resultsModel()->rowCount(), 2);
+    EXPECT_EQ(m_window.controller()->link().destination, QStringLiteral("lab-test"));
+}
+
+TEST_F(ConnectDialogTest, ADroppedConnectionIsSaidAtOnceAndRunOffersToReconnect)
+{
+    ASSERT_TRUE(connectToLabTest());
+    QTRY_COMPARE(m_window.statusPanel()->workerText(), QStringLiteral("lab-test: connected"));
+    // The server side goes away: ssh sees its connection closed.
+    for (int pid : m_sshd.sessionPids())
+        ::kill(pid, SIGKILL);
+    QTRY_COMPARE_WITH_TIMEOUT(m_window.statusPanel()->workerText(),
+        QStringLiteral("lab-test: connection lost — the next Run offers to reconnect"), 20'000);
+    QTRY_VERIFY(m_window.launcher()->needsConnection());
+    const int cpu = m_window.topology()->allowedPus().front();
+    ASSERT_TRUE(m_window.mapPanel()->map()->setSelection({ cpu, cpu }).ok());
+    QTRY_VERIFY(m_window.runAction()->isEnabled());
+    m_window.runAction()->trigger();
+    QMessageBox* question = m_window.machines()->reconnectQuestion();
+    ASSERT_NE(question, nullptr);
+    EXPECT_TRUE(question->text().contains(QStringLiteral("lab-test"))) << question->text().toStdString();
+    question->button(QMessageBox::No)->click();
+    EXPECT_TRUE(m_window.launcher()->needsConnection()); // No: nothing reconnected
+}
