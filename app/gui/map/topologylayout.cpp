@@ -12,6 +12,7 @@
 #include <deque>
 #include <limits>
 #include <map>
+#include <set>
 #include <tuple>
 #include <unordered_map>
 #include <utility>
@@ -45,9 +46,12 @@ struct Option {
 // How much zoom a tidy grid is worth against a ragged one.
 constexpr double kRaggedPenalty = 0.92;
 
-// Measuring a label is most of the layout's cost (HarfBuzz shapes each string): each distinct
-// label is measured once per layout, across the three detail levels, and only labels whose
-// width can matter are measured at all.
+// Measuring a label is most of the layout's cost (HarfBuzz shapes each string; at 1024 PUs
+// thousands of labels, three detail levels each). Labels of a kind differ only in their
+// numbers ("Core L#7", "Core L#512"), so a label is measured as its shape: every digit replaced
+// by the font's widest one. That is an upper bound of the real width (exact where digits are
+// tabular, as in nearly every UI font), so the text always fits its box, and a machine's
+// thousand PU labels are a handful of measurements, each shape measured once per layout.
 class TextWidths {
 public:
     explicit TextWidths(const QFont& regular)
@@ -55,27 +59,43 @@ public:
         , m_bold(boldOf(regular))
     {
     }
-    double of(const QString& text, bool bold)
+    double of(QString text, bool bold)
     {
-        auto& memo = bold ? m_boldWidths : m_regularWidths;
-        if (const auto found = memo.find(text); found != memo.end())
+        Face& face = bold ? m_bold : m_regular;
+        for (QChar& ch : text)
+            if (ch.isDigit())
+                ch = face.widestDigit;
+        if (const auto found = face.widths.find(text); found != face.widths.end())
             return found->second;
-        const double width = (bold ? m_bold : m_regular).horizontalAdvance(text);
-        memo.emplace(text, width);
+        const double width = face.metrics.horizontalAdvance(text);
+        face.widths.emplace(std::move(text), width);
         return width;
     }
-    double lineHeight() const { return m_regular.height(); }
+    double lineHeight() const { return m_regular.metrics.height(); }
 
 private:
+    struct Face {
+        explicit Face(const QFont& font)
+            : metrics(font)
+        {
+            double widest = -1;
+            for (char16_t digit = u'0'; digit <= u'9'; ++digit)
+                if (const double w = metrics.horizontalAdvance(QChar(digit)); w > widest) {
+                    widest = w;
+                    widestDigit = QChar(digit);
+                }
+        }
+        QFontMetricsF metrics;
+        QChar widestDigit = QLatin1Char('0');
+        std::unordered_map<QString, double> widths;
+    };
     static QFont boldOf(QFont font)
     {
         font.setBold(true);
         return font;
     }
-    QFontMetricsF m_regular;
-    QFontMetricsF m_bold;
-    std::unordered_map<QString, double> m_regularWidths;
-    std::unordered_map<QString, double> m_boldWidths;
+    Face m_regular;
+    Face m_bold;
 };
 
 struct Style {
@@ -339,7 +359,13 @@ Style makeStyle(const Topology& topology, TextWidths& widths, LabelDetail level)
     s.gap = std::round(s.line * (compact ? 0.2 : 0.3));
     s.header = std::round(s.line * 1.25);
     double widest = 0;
+    // A PU's label is text and its two indices: labels whose indices have as many digits have
+    // one shape (TextWidths), so one PU of each digit count stands for the rest.
+    const auto digits = [](int n) { return static_cast<int>(QString::number(n).size()); };
+    std::set<std::pair<int, int>> shapes;
     for (const PuInfo& pu : topology.pus()) {
+        if (!shapes.emplace(digits(pu.osIndex), digits(pu.logicalIndex)).second)
+            continue;
         TopoNode node;
         node.kind = NodeKind::Pu;
         node.osIndex = pu.osIndex;

@@ -68,17 +68,19 @@ void TopologyMapWidget::paintEvent(QPaintEvent*)
         return;
     }
     const TopologyLayout& layout = mapLayout();
+    const LabelFonts fonts { labelFont(font(), layout.fontPixels, false), labelFont(font(), layout.fontPixels, true) };
     for (const LayoutBox& box : layout.boxes)
         if (box.kind == BoxKind::Pu)
-            paintPu(painter, box, c);
+            paintPu(painter, box, c, fonts);
         else
-            paintBox(painter, box, c);
+            paintBox(painter, box, c, fonts);
     if (needsSmallLabels())
         paintSmallLabels(painter, c);
     paintHighlight(painter, c);
 }
 
-void TopologyMapWidget::paintBox(QPainter& painter, const LayoutBox& box, const Colors& c) const
+void TopologyMapWidget::paintBox(
+    QPainter& painter, const LayoutBox& box, const Colors& c, const LabelFonts& fonts) const
 {
     QColor fill;
     switch (box.kind) {
@@ -105,13 +107,13 @@ void TopologyMapWidget::paintBox(QPainter& painter, const LayoutBox& box, const 
     painter.drawRect(box.rect.adjusted(0.5, 0.5, -0.5, -0.5));
     if (box.labelRect.isEmpty() || needsSmallLabels())
         return;
-    painter.setFont(labelFont(font(), m_layout.fontPixels, hasBoldLabel(box.kind)));
+    painter.setFont(hasBoldLabel(box.kind) ? fonts.bold : fonts.regular);
     painter.setPen(c.text);
     const QString text = painter.fontMetrics().elidedText(box.label, Qt::ElideRight, qRound(box.labelRect.width()));
     painter.drawText(box.labelRect, Qt::AlignLeft | Qt::AlignVCenter, text);
 }
 
-void TopologyMapWidget::paintPu(QPainter& painter, const LayoutBox& box, const Colors& c) const
+void TopologyMapWidget::paintPu(QPainter& painter, const LayoutBox& box, const Colors& c, const LabelFonts& fonts) const
 {
     const std::vector<int> tasks = m_selection.tasksOn(box.osIndex);
     const QRectF r = box.rect.adjusted(0.5, 0.5, -0.5, -0.5);
@@ -139,26 +141,28 @@ void TopologyMapWidget::paintPu(QPainter& painter, const LayoutBox& box, const C
     }
     if (needsSmallLabels())
         return;
-    painter.setFont(labelFont(font(), m_layout.fontPixels, !tasks.empty()));
+    painter.setFont(tasks.empty() ? fonts.regular : fonts.bold);
     painter.setPen(textColor);
+    if (tasks.empty()) {
+        // The layout sized every PU box for the widest PU label and a task letter beside it.
+        painter.drawText(box.rect, Qt::AlignCenter, box.label);
+        return;
+    }
     QString names;
     for (int t : tasks)
         names += (names.isEmpty() ? QString() : QStringLiteral("+")) + taskName(t);
     const QFontMetricsF fm(painter.font());
     const double room = box.rect.width() - 4;
-    QString text = box.label;
-    if (!names.isEmpty()) {
-        // The task letter matters most; the PU number goes with it when it fits.
-        text = names;
-        const std::array<QString, 3> candidates { QString(names + QStringLiteral("  ") + box.label),
-            QString(names + QStringLiteral("  P#") + QString::number(box.osIndex)),
-            QString(names + QStringLiteral(" ") + QString::number(box.osIndex)) };
-        for (const QString& candidate : candidates)
-            if (fm.horizontalAdvance(candidate) <= room) {
-                text = candidate;
-                break;
-            }
-    }
+    // The task letter matters most; the PU number goes with it when it fits.
+    QString text = names;
+    const std::array<QString, 3> candidates { QString(names + QStringLiteral("  ") + box.label),
+        QString(names + QStringLiteral("  P#") + QString::number(box.osIndex)),
+        QString(names + QStringLiteral(" ") + QString::number(box.osIndex)) };
+    for (const QString& candidate : candidates)
+        if (fm.horizontalAdvance(candidate) <= room) {
+            text = candidate;
+            break;
+        }
     painter.drawText(box.rect, Qt::AlignCenter, fm.elidedText(text, Qt::ElideRight, room));
 }
 

@@ -66,8 +66,12 @@ protected:
     bool event(QEvent* event) override;
 
 private:
-    void paintBox(QPainter& painter, const LayoutBox& box, const Colors& colors) const;
-    void paintPu(QPainter& painter, const LayoutBox& box, const Colors& colors) const;
+    // The label fonts at the layout's size, made once per paint (not once per box).
+    struct LabelFonts {
+        QFont regular, bold;
+    };
+    void paintBox(QPainter& painter, const LayoutBox& box, const Colors& colors, const LabelFonts& fonts) const;
+    void paintPu(QPainter& painter, const LayoutBox& box, const Colors& colors, const LabelFonts& fonts) const;
     void paintHighlight(QPainter& painter, const Colors& colors) const;
     // Black or white, whichever reads better on the fill (WCAG relative luminance).
     static QColor textOn(const QColor& fill);
