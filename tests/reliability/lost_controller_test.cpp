@@ -54,6 +54,19 @@ const char* nameOf(Drop drop)
     return "";
 }
 
+std::string testName(const ::testing::TestParamInfo<Drop>& drop)
+{
+    switch (drop.param) {
+    case Drop::Both:
+        return "InputAndOutput";
+    case Drop::Output:
+        return "OutputOnly";
+    case Drop::Input:
+        return "InputOnly";
+    }
+    return "";
+}
+
 } // namespace
 
 TEST_P(LostController, TheWorkerCancelsReapsItsChildrenAndExitsWithinTwoSeconds)
@@ -105,15 +118,4 @@ TEST_P(LostController, TheWorkerCancelsReapsItsChildrenAndExitsWithinTwoSeconds)
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(Worker, LostController, ::testing::Values(Drop::Both, Drop::Output, Drop::Input),
-    [](const ::testing::TestParamInfo<Drop>& info) {
-        switch (info.param) {
-        case Drop::Both:
-            return std::string("InputAndOutput");
-        case Drop::Output:
-            return std::string("OutputOnly");
-        case Drop::Input:
-            return std::string("InputOnly");
-        }
-        return std::string();
-    });
+INSTANTIATE_TEST_SUITE_P(Worker, LostController, ::testing::Values(Drop::Both, Drop::Output, Drop::Input), testName);
