@@ -74,8 +74,9 @@ cmd_package() {
     install_deps
     build release
     (cd build/release && cpack -G DEB)
-    say "built $(ls build/release/*.deb)"
-    say "install it with: sudo apt-get install ./$(ls build/release/*.deb | head -1)"
+    say "built $(ls build/release/*.deb | tr '\n' ' ')"
+    say "a desktop: sudo apt-get install ./$(ls build/release/ctxscope-cli_*.deb) ./$(ls build/release/ctxscope_*.deb)"
+    say "a server measured over ssh needs only: sudo apt-get install ./$(ls build/release/ctxscope-cli_*.deb)"
 }
 
 cmd_tsan() {
@@ -97,7 +98,7 @@ cmd_perf() { # self-benchmarks of ctxscope (tests/perf); the report goes to buil
     PACKAGES+=(linux-perf stress-ng jq) # the peers it compares with, and reading JSON in shell
     install_deps
     [ -f build/release/build.ninja ] || cmake --preset release >&2
-    cmake --build --preset release --target ctxscope ctxscope-cli perf_harness perf_spin perf_matrix perf_gui perf_interference # not the tests
+    cmake --build --preset release --target ctxscope ctxscope-cli perf_harness perf_spin perf_matrix perf_gui perf_interference perf_ssh # not the tests
     exec tests/perf/run_all.sh "$ROOT/build/release"
 }
 
@@ -133,7 +134,8 @@ usage: packaging/dev.sh COMMAND [ARGS]
   tsan     build the tsan preset and run the engine tests under ThreadSanitizer
   fuzz     build the libFuzzer targets with clang (installs clang-14) and run each for
            CTXSCOPE_FUZZ_SECONDS (60) seconds; ARGS go to libFuzzer
-  package  build the release preset and a .deb (CPack; Depends from dpkg-shlibdeps)
+  package  build the release preset and two .debs (CPack; Depends from dpkg-shlibdeps):
+           ctxscope-cli (no Qt: what a server installs) and ctxscope (the app, depends on it)
   deps     only install the missing Debian packages
   format   reformat every C++ source with clang-format (.clang-format); the test run checks it
   perf     build the release preset and run ctxscope's self-benchmarks (tests/perf/run_all.sh)

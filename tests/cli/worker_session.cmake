@@ -1,10 +1,11 @@
 # SPDX-License-Identifier: MIT
-# Feeds scripted sessions to `ctxscope-cli worker` and checks the replies, in order of need:
-# hello first, an error for garbage, for each malformed command and for an unknown type, a
-# cancel of each kind of command, a result, bye last. Then one session per sweep, matrix and
-# lesson (JOBS, one command a line), each left to finish at the end of its input.
+# Feeds scripted sessions to `ctxscope-cli worker --finish-on-eof` and checks the replies, in
+# order of need: hello first, an error for garbage, for each malformed command and for an
+# unknown type, a cancel of each kind of command, a result, bye last. Then one session per
+# sweep, matrix and lesson (JOBS, one command a line), each left to finish at the end of its
+# input. Last, without --finish-on-eof, the end of input cancels a 90 s run.
 function(run_worker input out_var)
-    execute_process(COMMAND ${CLI} worker INPUT_FILE ${input} RESULT_VARIABLE code OUTPUT_VARIABLE out
+    execute_process(COMMAND ${CLI} worker ${ARGN} INPUT_FILE ${input} RESULT_VARIABLE code OUTPUT_VARIABLE out
         ERROR_VARIABLE err TIMEOUT 120)
     if(NOT code EQUAL 0)
         message(FATAL_ERROR "worker exited with ${code} on ${input}\n${err}")
@@ -34,7 +35,7 @@ function(expect_in out)
     endforeach()
 endfunction()
 
-run_worker(${SCRIPT} out)
+run_worker(${SCRIPT} out --finish-on-eof)
 expect_in("${out}"
     "\"message\":\"not a JSON line\""
     "{\"id\":1,\"type\":\"cancelled\"}"
@@ -63,7 +64,7 @@ foreach(job IN LISTS jobs)
     math(EXPR n "${n} + 1")
     set(input ${CMAKE_CURRENT_BINARY_DIR}/worker_job_${n}.ndjson)
     file(WRITE ${input} "${job}\n")
-    run_worker(${input} out)
+    run_worker(${input} out --finish-on-eof)
     if(job MATCHES "\"type\":\"sweep\"")
         expect_in("${out}" "\"type\":\"sweep_point\"" "\"type\":\"sweep_result\"" "\"switch_ns\":")
     elseif(job MATCHES "\"type\":\"matrix\"")
@@ -72,3 +73,8 @@ foreach(job IN LISTS jobs)
         expect_in("${out}" "\"type\":\"lesson_step\"" "\"type\":\"lesson_result\"" "times dearer than the system call")
     endif()
 endforeach()
+
+set(input ${CMAKE_CURRENT_BINARY_DIR}/worker_eof_cancels.ndjson)
+file(WRITE ${input} "{\"type\":\"run\",\"id\":1,\"spec\":{\"bench\":\"futex\",\"min_time\":30,\"repetitions\":3}}\n")
+run_worker(${input} out)
+expect_in("${out}" "{\"id\":1,\"type\":\"cancelled\"}")

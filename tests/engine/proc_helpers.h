@@ -37,11 +37,10 @@ inline int settledThreadCount(int expected)
 }
 inline int fdCount() { return countEntries("/proc/self/fd"); }
 
-// Pids of this process's children, zombies included, ascending.
-inline std::vector<int> childPids()
+// Pids of the children of `parent`, zombies included, ascending.
+inline std::vector<int> childPidsOf(int parent)
 {
     std::vector<int> out;
-    const int self = static_cast<int>(::getpid());
     DIR* d = ::opendir("/proc");
     if (!d)
         return out;
@@ -56,12 +55,18 @@ inline std::vector<int> childPids()
         std::istringstream rest(line.substr(line.rfind(')') + 1));
         char state = 0;
         int ppid = 0;
-        if (rest >> state >> ppid && ppid == self)
+        if (rest >> state >> ppid && ppid == parent)
             out.push_back(std::stoi(e->d_name));
     }
     ::closedir(d);
     std::sort(out.begin(), out.end());
     return out;
 }
+
+// Pids of this process's children, zombies included, ascending.
+inline std::vector<int> childPids() { return childPidsOf(static_cast<int>(::getpid())); }
+
+// Whether a process with this pid exists (a zombie counts: nobody has reaped it yet).
+inline bool processExists(int pid) { return ::access(("/proc/" + std::to_string(pid)).c_str(), F_OK) == 0; }
 
 } // namespace ctxscope::test

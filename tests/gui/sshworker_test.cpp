@@ -108,7 +108,7 @@ TEST_F(SshWorker, NoCliOnTheServerSaysHowToInstallIt)
 {
     const QString why = failureOf(QStringLiteral("lab-test"), QStringLiteral("/nonexistent/ctxscope-cli"));
     EXPECT_TRUE(why.contains(QStringLiteral("lab-test has no `/nonexistent/ctxscope-cli`"))) << why.toStdString();
-    EXPECT_TRUE(why.contains(QStringLiteral("Install the ctxscope package there")));
+    EXPECT_TRUE(why.contains(QStringLiteral("Install the ctxscope-cli package there")));
 }
 
 TEST_F(SshWorker, AnotherProtocolVersionNamesTheServerAndBothVersions)

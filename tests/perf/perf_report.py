@@ -108,6 +108,17 @@ def main():
             target, r["replots_per_s"] >= 30 if target else None, gl)
     if "stream" in g and "samples_per_s" in g["stream"]:
         add("stream worker -> GUI", g["stream"]["samples_per_s"], "{:.3g} samples/s", load=gl)
+    ssh = read(d, "ssh.json")
+    report["ssh"] = ssh
+    if ssh:
+        sl = load_of(d, "ssh")
+        o = ssh.get("observer", {})
+        add("observer effect through ssh: ssh/local median p50", o.get("ratio"),
+            "{:.3f}" + (f" ({o['ssh_median_p50'] / 1000:.2f} vs {o['local_median_p50'] / 1000:.2f} us)"
+                        if "ratio" in o else ""), "<= 1.10", o["ratio"] <= 1.10 if "ratio" in o else None, sl)
+        for key, what in (("stream", "stream through ssh -> GUI"), ("stream_parse_only", "stream through ssh, parsed")):
+            rate = ssh.get(key, {}).get("samples_per_s")
+            add(what, rate, "{:.3g} samples/s", ">= 1e6", rate >= 1e6 if rate else None, sl)
     if "memory" in g:
         add("live plot memory per 1e6 samples", g["memory"]["live_plot_bytes_per_1e6_samples"] / 2**20,
             "{:.1f} MiB", load=gl)

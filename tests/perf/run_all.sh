@@ -72,6 +72,11 @@ say "5/6 GUI speed (perf_gui, offscreen)"
 stamp "$OUT/gui.stamp.json"
 "$B/tests/perf/perf_gui" --json "$OUT/gui.json" 2>"$OUT/gui.log" || true
 
+say "measuring through ssh on loopback (perf_ssh: a local sshd, the app through ssh and locally)"
+stamp "$OUT/ssh.stamp.json"
+"$B/tests/perf/perf_ssh" "$CLI" "$GUI" --runs "$RUNS" --cpu "$CPU" --json "$OUT/ssh.json" 2>"$OUT/ssh.log" ||
+    say "perf_ssh: goal not met or could not run (see $OUT/ssh.log)"
+
 say "6/6 working-set sweep: the default grid, then 2 points per octave"
 for ppo in 1 2; do
     stamp "$OUT/sweep$ppo.stamp.json"

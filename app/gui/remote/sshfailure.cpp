@@ -60,9 +60,9 @@ QString explainRemoteExit(const MachineLink& link, int exitCode, const QString& 
         return tr("The connection to %1 dropped (%2). What was measured stays; reconnect to go on.")
             .arg(host, lastLine(stderrText));
     if (exitCode == 127)
-        return tr("%1 has no `%2` (the server's shell said: %3). Install the ctxscope package there (`sudo apt "
-                  "install ./ctxscope_VERSION_amd64.deb`), or give the CLI's path on the server with --remote-cli "
-                  "or in the Connect dialog.")
+        return tr("%1 has no `%2` (the server's shell said: %3). Install the ctxscope-cli package there (`sudo "
+                  "apt install ./ctxscope-cli_VERSION_amd64.deb`: no Qt, no display needed), or give the CLI's "
+                  "path on the server with --remote-cli or in the Connect dialog.")
             .arg(host, link.remoteCli, lastLine(stderrText));
     if (exitCode == 255) // ssh's own failure, in words it did not print (LogLevel QUIET) or we do not know
         return tr("ssh could not reach %1 or lost the connection (ssh exited with status 255%2): %3.")

@@ -219,7 +219,7 @@ void RunController::handleHello(const QString& description, int protocolVersion)
         m_process->kill();
         workerGone(m_link.isRemote()
                 ? tr("The worker on %1 speaks protocol version %2; this app speaks %3. Install the same version of "
-                     "the ctxscope package on %1 as here (`sudo apt install ./ctxscope_VERSION_amd64.deb`).")
+                     "the ctxscope-cli package on %1 as here (`sudo apt install ./ctxscope-cli_VERSION_amd64.deb`).")
                       .arg(m_link.destination)
                       .arg(protocolVersion)
                       .arg(protocol::kVersion)

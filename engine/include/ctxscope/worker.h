@@ -28,9 +28,11 @@ public:
     // Answers an input line the reader refused to hold because it was longer than
     // protocol::kMaxLineBytes (it read and dropped `bytes` bytes up to the newline).
     void rejectLongLine(std::size_t bytes);
-    // Waits for the current run (cancelling it first with cancelRun), then says bye. A
-    // "quit" message cancels; the end of input lets a scripted run finish.
+    // Waits for the current run (cancelling it first with cancelRun), then says bye.
     void finish(bool cancelRun);
+    // The controller is gone (a write of the output failed): stops what runs and anything
+    // started later. Safe from any thread, including from inside the writer.
+    void abandon();
 
 private:
     struct State;

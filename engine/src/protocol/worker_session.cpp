@@ -7,6 +7,7 @@
 
 #include <functional>
 #include <mutex>
+#include <stop_token>
 #include <thread>
 
 namespace ctxscope {
@@ -27,6 +28,11 @@ struct WorkerSession::State {
     std::jthread run;
     std::uint64_t runId = 0;
     bool running = false;
+    // abandon() stops the current job through a copy of its stop source, under a lock of
+    // its own: the writer may call it while holding writeMutex, and runMutex's holders write.
+    std::mutex stopMutex;
+    std::stop_source runStop;
+    bool abandoned = false;
 
     void write(const std::string& line)
     {
@@ -84,6 +90,17 @@ struct WorkerSession::State {
             }
             write(last);
         });
+        std::lock_guard stopLock(stopMutex);
+        runStop = run.get_stop_source();
+        if (abandoned)
+            runStop.request_stop();
+    }
+
+    void abandon()
+    {
+        std::lock_guard lock(stopMutex);
+        abandoned = true;
+        runStop.request_stop();
     }
 
     void start(const Command& command)
@@ -147,6 +164,8 @@ void WorkerSession::rejectLongLine(std::size_t bytes)
 {
     m_state->write(errorLine(std::nullopt, longLineMessage(bytes)));
 }
+
+void WorkerSession::abandon() { m_state->abandon(); }
 
 void WorkerSession::finish(bool cancelRun)
 {

@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: MIT
+// What measuring through ssh costs, on loopback: Debian's sshd on 127.0.0.1 with its own keys
+// and config (tests/gui/localsshd.h, the one the ssh tests use), reached through the system's
+// ssh client as the app reaches a server.
+//   observer effect  the app measures futex with both tasks on one PU (`ctxscope [--remote
+//                    lab-test] --run futex --cpus C,C --plot live --save-results F --quit`,
+//                    offscreen, default settings) through ssh and through its local pipe,
+//                    alternately, 5 times each; the figure is the median p50 through ssh
+//                    over the median p50 locally. Goal: <= 1.10.
+//   stream rate      a stand-in worker on the server replays a recorded stream (hello, then
+//                    1e6 samples in the worker's batches) through ssh into RunController, as
+//                    fast as it goes: samples per second parsed, and parsed and drawn in the
+//                    live plot. Goal: >= 1e6 samples/s.
+// Usage: perf_ssh CLI APP [--json FILE] [--runs N] [--cpu C]. Exit status 0 when the goals
+// hold, 1 when not, 2 when it could not run (no sshd, say).
+#include "liveplot.h"
+#include "localsshd.h"
+#include "runcontroller.h"
+
+#include "ctxscope/clock.h"
+#include "ctxscope/protocol.h"
+#include "ctxscope/sysinfo.h"
+#include "ctxscope/topology.h"
+
+#include <QApplication>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QProcess>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTimer>
+
+#include <fmt/core.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <optional>
+#include <random>
+
+using namespace ctxscope;
+using namespace ctxscope::gui;
+
+namespace {
+
+constexpr std::size_t kBatch = 2500; // a futex round trip's samples in one of the worker's 20 ms batches
+constexpr qsizetype kStreamSamples = 1'000'000;
+
+double loadAverage()
+{
+    std::ifstream in("/proc/loadavg");
+    double load = 0;
+    in >> load;
+    return load;
+}
+
+double median(std::vector<double> v)
+{
+    std::sort(v.begin(), v.end());
+    return v.empty() ? 0 : v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+}
+
+// One run by the app, headless; the p50 of its saved result in ns, or nullopt.
+std::optional<double> appRun(const QString& app, const QStringList& remote, int cpu, const QString& saved)
+{
+    QProcess process;
+    process.setProcessChannelMode(QProcess::ForwardedErrorChannel);
+    const QString cpus = QStringLiteral("%1,%1").arg(cpu);
+    process.start(app,
+        remote
+            + QStringList { QStringLiteral("--run"), QStringLiteral("futex"), QStringLiteral("--cpus"), cpus,
+                QStringLiteral("--plot"), QStringLiteral("live"), QStringLiteral("--save-results"), saved,
+                QStringLiteral("--quit") });
+    if (!process.waitForFinished(300'000) || process.exitCode() != 0)
+        return std::nullopt;
+    std::ifstream in(saved.toStdString());
+    const auto results = nlohmann::json::parse(in, nullptr, false);
+    if (results.is_discarded() || !results.contains("benchmarks") || results["benchmarks"].empty())
+        return std::nullopt;
+    return results["benchmarks"][0]["stats"].value("p50", 0.0);
+}
+
+nlohmann::json observerFigures(const QString& app, const QString& cli, int runs, int cpu)
+{
+    QTemporaryDir dir;
+    // The app's default run settings, never this user's.
+    qputenv("XDG_CONFIG_HOME", dir.filePath(QStringLiteral("config")).toUtf8());
+    const QStringList remote { QStringLiteral("--remote"), QStringLiteral("lab-test"), QStringLiteral("--remote-cli"),
+        cli };
+    std::vector<double> local;
+    std::vector<double> overSsh;
+    nlohmann::json pairs = nlohmann::json::array();
+    for (int i = 0; i < runs; ++i) {
+        const auto l = appRun(app, {}, cpu, dir.filePath(QStringLiteral("local-%1.json").arg(i)));
+        const auto s = appRun(app, remote, cpu, dir.filePath(QStringLiteral("ssh-%1.json").arg(i)));
+        if (!l || !s)
+            return { { "error", fmt::format("run {} through {} failed", i + 1, l ? "ssh" : "the local pipe") } };
+        local.push_back(*l);
+        overSsh.push_back(*s);
+        pairs.push_back({ { "local_p50", *l }, { "ssh_p50", *s }, { "load", loadAverage() } });
+        fmt::print(
+            "  pair {}: local p50 {:.0f} ns, through ssh {:.0f} ns (load {:.2f})\n", i + 1, *l, *s, loadAverage());
+    }
+    qunsetenv("XDG_CONFIG_HOME");
+    const double ratio = median(overSsh) / median(local);
+    fmt::print("  observer effect through ssh: median p50 {:.0f} ns over {:.0f} ns locally = {:.3f} (goal <= 1.10)\n",
+        median(overSsh), median(local), ratio);
+    return { { "ratio", ratio }, { "ssh_median_p50", median(overSsh) }, { "local_median_p50", median(local) },
+        { "pairs", pairs }, { "met", ratio <= 1.10 } };
+}
+
+// A recorded stream as a stand-in worker on the server sends it: hello, then (after the run
+// command) the samples of run 1 in the worker's batches, then (after quit) nothing.
+bool writeStandIn(const QTemporaryDir& dir, QString& script)
+{
+    auto topology = Topology::loadLive();
+    if (!topology)
+        return false;
+    const std::string stream = dir.filePath(QStringLiteral("stream.ndjson")).toStdString();
+    std::ofstream out(stream);
+    out << protocol::helloLine(*topology, readSysInfo(), measurementClock()) << '\n';
+    std::mt19937_64 rng(42);
+    std::lognormal_distribution<double> body(std::log(8000.0), 0.08);
+    std::vector<double> samples(kBatch);
+    for (std::size_t first = 0; first < static_cast<std::size_t>(kStreamSamples); first += kBatch) {
+        for (double& s : samples)
+            s = body(rng);
+        for (const std::string& line : protocol::samplesLines(1, SampleBatch { 0, first, samples }))
+            out << line << '\n';
+    }
+    out.close();
+    script = dir.filePath(QStringLiteral("replay.sh"));
+    QFile file(script);
+    if (!out || !file.open(QIODevice::WriteOnly))
+        return false;
+    file.write(QStringLiteral("#!/bin/sh\nhead -n 1 '%1'; read -r run; tail -n +2 '%1'; read -r quit\n")
+                   .arg(QString::fromStdString(stream))
+                   .toUtf8());
+    file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
+    return true;
+}
+
+nlohmann::json streamFigures(const QString& script, bool draw)
+{
+    RunController controller;
+    controller.setLink(MachineLink { QStringLiteral("lab-test"), script });
+    LivePlot plot;
+    plot.resize(1000, 500);
+    plot.show();
+    plot.beginRun(1, QStringLiteral("futex"), QColor(31, 119, 180));
+    qsizetype received = 0;
+    QElapsedTimer clock;
+    double seconds = 0;
+    QEventLoop loop;
+    QObject::connect(
+        &controller, &RunController::samplesAvailable, &plot, [&](quint64 id, int, quint64, const QVector<double>& ns) {
+            if (received == 0)
+                clock.start();
+            if (draw)
+                plot.addSamples(id, ns);
+            received += ns.size();
+            if (received >= kStreamSamples) {
+                seconds = static_cast<double>(clock.nsecsElapsed()) / 1e9;
+                loop.quit();
+            }
+        });
+    QObject::connect(&controller, &RunController::workerFailed, &loop, &QEventLoop::quit);
+    QTimer::singleShot(180'000, &loop, &QEventLoop::quit);
+    BenchSpec spec;
+    spec.bench = "futex";
+    controller.start(spec);
+    loop.exec();
+    controller.stopWorker();
+    if (received < kStreamSamples || seconds <= 0)
+        return { { "error", fmt::format("only {} of {} samples arrived", received, kStreamSamples) } };
+    // From the first batch's arrival to the last one's.
+    const double rate = static_cast<double>(kStreamSamples - static_cast<qsizetype>(kBatch)) / seconds;
+    fmt::print("  stream through ssh -> RunController{}: {:.3g} samples/s (goal >= 1e6)\n",
+        draw ? " -> live plot" : " (parsing only)", rate);
+    return { { "samples_per_s", rate }, { "samples", kStreamSamples }, { "batch", kBatch }, { "met", rate >= 1e6 },
+        { "load", loadAverage() } };
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+    QApplication application(argc, argv);
+    QStandardPaths::setTestModeEnabled(true);
+    const QStringList args = QApplication::arguments();
+    std::optional<std::string> jsonPath;
+    int runs = 5;
+    int cpu = -1;
+    QStringList positional;
+    for (qsizetype i = 1; i < args.size(); ++i) {
+        if (args[i] == QStringLiteral("--json") && i + 1 < args.size())
+            jsonPath = args[++i].toStdString();
+        else if (args[i] == QStringLiteral("--runs") && i + 1 < args.size())
+            runs = args[++i].toInt();
+        else if (args[i] == QStringLiteral("--cpu") && i + 1 < args.size())
+            cpu = args[++i].toInt();
+        else
+            positional.push_back(args[i]);
+    }
+    if (positional.size() != 2 || runs < 1) {
+        fmt::print(stderr, "usage: perf_ssh CLI APP [--json FILE] [--runs N] [--cpu C]\n");
+        return 2;
+    }
+    const QString cli = positional[0];
+    const QString app = positional[1];
+    if (cpu < 0) {
+        auto topology = Topology::loadLive();
+        if (!topology) {
+            fmt::print(stderr, "perf_ssh: {}\n", topology.error().message);
+            return 2;
+        }
+        cpu = topology->allowedPus().front();
+    }
+    LocalSshd sshd;
+    if (!sshd.problem().isEmpty()) {
+        fmt::print(stderr, "perf_ssh: cannot run: {}\n", sshd.problem().toStdString());
+        return 2;
+    }
+    qputenv("CTXSCOPE_SSH_COMMAND", sshd.sshCommand().toUtf8());
+    fmt::print("ssh on loopback (Debian's sshd on 127.0.0.1, the system's ssh), CPU {}, load average {:.2f}:\n", cpu,
+        loadAverage());
+    nlohmann::json report;
+    QTemporaryDir dir;
+    QString script;
+    if (!writeStandIn(dir, script)) {
+        fmt::print(stderr, "perf_ssh: could not write the recorded stream\n");
+        return 2;
+    }
+    report["stream"] = streamFigures(script, true);
+    report["stream_parse_only"] = streamFigures(script, false);
+    report["observer"] = observerFigures(app, cli, runs, cpu);
+    if (jsonPath) {
+        std::ofstream out(*jsonPath);
+        out << report.dump(2) << '\n';
+    }
+    bool met = true;
+    for (const char* part : { "stream", "observer" }) {
+        if (report[part].contains("error")) {
+            fmt::print(stderr, "perf_ssh: {}: {}\n", part, report[part]["error"].get<std::string>());
+            return 2;
+        }
+        met = met && report[part]["met"].get<bool>();
+    }
+    return met ? 0 : 1;
+}
