@@ -10,12 +10,9 @@
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
-#include <chrono>
-#include <condition_variable>
 #include <cstdio>
 #include <fstream>
 #include <memory>
-#include <mutex>
 
 namespace ctxscope::cli {
 
@@ -107,55 +104,29 @@ int run(const WatchOptions& o)
         return badInput("--interval must be between 0.05 and 3600 seconds");
     if (!(o.duration >= 0))
         return badInput("--duration must be 0 (until Ctrl-C) or more seconds");
-    auto watch = ProcessWatch::start(o.pid);
-    if (!watch)
-        return badInput(watch.error().message);
     JsonLines json(o.json);
     if (!json.ok())
         return badInput("cannot write " + o.json);
     const bool text = o.json != "-";
-    if (text) {
-        fmt::print("watching process {} every {} s{}; Ctrl-C stops\n", o.pid, o.interval,
-            o.duration > 0 ? fmt::format(" for {} s", o.duration) : std::string());
-        std::fflush(stdout);
-    }
     InterruptScope interrupt;
-    using Clock = std::chrono::steady_clock;
-    const auto begin = Clock::now();
-    const auto step = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(o.interval));
-    const auto end = begin + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(o.duration));
-    std::mutex mutex;
-    std::condition_variable_any wake;
-    std::string ending;
-    for (int n = 1; !interrupt.requested(); ++n) {
-        auto next = begin + n * step;
-        if (o.duration > 0 && next > end)
-            next = end;
-        {
-            std::unique_lock lock(mutex);
-            wake.wait_until(lock, interrupt.token(), next, [] { return false; });
-        }
-        if (interrupt.requested())
-            break;
-        auto sample = watch->next();
-        if (!sample) {
-            ending = sample.error().message;
-            break;
-        }
-        json.write(watchSampleToJson(*sample));
+    bool announced = false;
+    const auto summary = runWatch(o.pid, o.interval, o.duration, interrupt.token(), [&](const WatchSample& s) {
+        json.write(watchSampleToJson(s));
         if (text) {
-            printSample(*sample);
+            if (!announced)
+                fmt::print("watching process {} ({}) every {} s; Ctrl-C stops\n", s.pid, s.name, o.interval);
+            announced = true;
+            printSample(s);
             std::fflush(stdout);
         }
-        if (o.duration > 0 && next >= end)
-            break;
-    }
-    const WatchSummary summary = watch->summary();
-    json.write(watchSummaryToJson(summary));
+    });
+    if (!summary)
+        return badInput(summary.error().message);
+    json.write(watchSummaryToJson(*summary));
     if (text) {
-        printSummary(summary);
-        if (!ending.empty())
-            fmt::print("The watch ended: {}.\n", ending);
+        printSummary(*summary);
+        if (!summary->ending.empty())
+            fmt::print("The watch ended: {}.\n", summary->ending);
     }
     return interrupt.requested() ? kInterrupted : kOk;
 }

@@ -47,7 +47,7 @@ int run(const WorkloadOptions& o)
         std::fflush(stdout);
     };
     callbacks.tick = [&](const WorkloadTick& t) {
-        fmt::print("{:7.1f} s  {:>14.0f} {}s/s  ({} in all)\n", t.seconds, t.workPerS, unit, t.work);
+        fmt::print("{:7.1f} s  {:>14.0f} {}/s  ({} in all)\n", t.seconds, t.workPerS, unit, t.work);
         std::fflush(stdout);
     };
     auto done = runWorkload(o.name, o.threads, o.duration, interrupt.token(), callbacks);

@@ -9,8 +9,10 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
+#include <stop_token>
 #include <string>
 #include <vector>
 
@@ -109,6 +111,12 @@ private:
     explicit ProcessWatch(std::unique_ptr<State> state);
     std::unique_ptr<State> m_state;
 };
+
+// A whole watch: a sample every `intervalS` until `durationS` (0: until `stop`) or the process
+// ends, then its summary (whose `ending` says when the process ended). An error only when the
+// process cannot be watched at all (it does not exist).
+Expected<WatchSummary> runWatch(long pid, double intervalS, double durationS, std::stop_token stop,
+    const std::function<void(const WatchSample&)>& onSample);
 
 // JSON lines of `watch --json` and the worker's stream: {"type": "watch_sample", ...} and
 // {"type": "watch_summary", ...}.

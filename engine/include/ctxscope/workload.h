@@ -18,7 +18,7 @@ struct WorkloadInfo {
     std::string name;
     std::string description;
     std::string threadsMeaning; // what --threads N counts
-    std::string unit; // what one unit of work is
+    std::string unit; // what its work is counted in, plural: "round trips"
 };
 
 const std::vector<WorkloadInfo>& workloadList();

@@ -4,7 +4,10 @@
 
 #include "ctxscope/watch.h"
 
+#include <chrono>
+#include <condition_variable>
 #include <map>
+#include <mutex>
 #include <set>
 
 namespace ctxscope {
@@ -134,6 +137,43 @@ WatchSummary ProcessWatch::summary() const
         out.threads.push_back(std::move(t));
     }
     return out;
+}
+
+Expected<WatchSummary> runWatch(long pid, double intervalS, double durationS, std::stop_token stop,
+    const std::function<void(const WatchSample&)>& onSample)
+{
+    if (!(intervalS > 0))
+        return makeError("a watch needs an interval of more than 0 seconds");
+    auto watch = ProcessWatch::start(pid);
+    if (!watch)
+        return watch.error();
+    using Clock = std::chrono::steady_clock;
+    const auto seconds
+        = [](double s) { return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s)); };
+    const auto begin = Clock::now();
+    const auto end = begin + seconds(durationS);
+    std::mutex mutex;
+    std::condition_variable_any wake;
+    // Ticks on a fixed grid from the start, so a slow reading does not stretch every interval.
+    for (int n = 1; !stop.stop_requested(); ++n) {
+        auto next = begin + seconds(intervalS * n);
+        if (durationS > 0 && next > end)
+            next = end;
+        {
+            std::unique_lock lock(mutex);
+            wake.wait_until(lock, stop, next, [] { return false; });
+        }
+        if (stop.stop_requested())
+            break;
+        auto sample = watch->next();
+        if (!sample)
+            break; // the process ended: the summary says so
+        if (onSample)
+            onSample(*sample);
+        if (durationS > 0 && next >= end)
+            break;
+    }
+    return watch->summary();
 }
 
 } // namespace ctxscope

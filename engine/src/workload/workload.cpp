@@ -47,11 +47,11 @@ const std::vector<WorkloadInfo>& workloadList()
 {
     static const std::vector<WorkloadInfo> list {
         { "pingpong", "pairs of threads handing a message back and forth through futexes, like a queue",
-            "pairs (default 1)", "round trip" },
+            "pairs (default 1)", "round trips" },
         { "pipeline", "a producer, N stages and a consumer, each handing a message to the next through a futex",
-            "stages (default 2)", "message through every stage" },
+            "stages (default 2)", "messages through every stage" },
         { "busy", "more busy threads than CPUs, each computing without pause", "threads (default 2 per online CPU)",
-            "loop of 65,536 multiply-adds" },
+            "loops of 65,536 multiply-adds" },
     };
     return list;
 }
