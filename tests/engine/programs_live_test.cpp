@@ -269,6 +269,10 @@ TEST(Unprivileged, PinningAnotherUsersProgramNamesWhatIsMissing)
     ASSERT_FALSE(refused.ok());
     EXPECT_NE(refused.error().message.find("needs root or the CAP_SYS_NICE capability"), std::string::npos)
         << refused.error().message;
+    // Watching needs no privilege: another user's threads are readable in /proc.
+    auto watch = ProcessWatch::start(1);
+    ASSERT_TRUE(watch.ok()) << watch.error().message;
+    EXPECT_TRUE(watch->next().ok());
 }
 
 TEST(Workload, CountsItsWorkAndStopsAtItsDuration)
