@@ -188,9 +188,16 @@ TEST(ProgramsLive, AProcessEndingEndsTheWatchWithASentence)
     ASSERT_TRUE(watch.ok()) << watch.error().message;
     ASSERT_TRUE(watch->next().ok());
     ::kill(child, SIGKILL);
+    // Not reaped yet: a zombie has ended too.
+    for (int i = 0; i < 5000; ++i) {
+        const auto stat = os::readTaskStat(child, child);
+        if (!stat || stat->state == 'Z')
+            break;
+        pause(1);
+    }
+    const auto gone = watch->next();
     int status = 0;
     ::waitpid(child, &status, 0);
-    const auto gone = watch->next();
     ASSERT_FALSE(gone.ok());
     EXPECT_NE(gone.error().message.find("process " + std::to_string(child) + " ("), std::string::npos);
     EXPECT_NE(gone.error().message.find(") ended"), std::string::npos) << gone.error().message;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "programs/snapshot.h"
 
+#include <algorithm>
 #include <ctime>
 
 namespace ctxscope::programs {
@@ -44,7 +45,10 @@ Expected<ProcessSnapshot> readProcessSnapshot(long pid)
         snap.tasks.push_back(std::move(task));
     }
     snap.timeNs = monotonicNs();
-    if (snap.tasks.empty())
+    // A zombie (ended, not yet reaped by its parent) has no thread left that can run.
+    const bool ended = std::all_of(snap.tasks.begin(), snap.tasks.end(),
+        [](const TaskSnapshot& t) { return t.stat.state == 'Z' || t.stat.state == 'X'; });
+    if (ended)
         return gone();
     return snap;
 }

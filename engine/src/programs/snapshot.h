@@ -32,7 +32,8 @@ struct ProcessSnapshot {
     std::optional<os::ProcStat> system;
 };
 
-// Reads every thread of a process now. "no process with PID N is running" when it is gone.
+// Reads every thread of a process now. "no process with PID N is running" when it is gone or
+// a zombie (ended, waiting for its parent to reap it).
 Expected<ProcessSnapshot> readProcessSnapshot(long pid);
 
 } // namespace ctxscope::programs

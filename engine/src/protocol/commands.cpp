@@ -6,6 +6,7 @@
 #include "report/json_fields.h"
 
 #include <cmath>
+#include <cstdio>
 
 namespace ctxscope::protocol {
 
@@ -183,12 +184,20 @@ Expected<Command> lessonCommand(std::uint64_t id, FieldReader& in)
     return Command { std::move(c) };
 }
 
+// 0.05, 60, 1e+07: as a person writes them.
+std::string shortNumber(double v)
+{
+    char text[32];
+    std::snprintf(text, sizeof text, "%g", v);
+    return text;
+}
+
 // A duration in seconds, checked here because the worker has no other place to say it.
 double seconds(FieldReader& in, const char* key, double fallback, double min, double max)
 {
     const double v = in.optNumber(key).value_or(fallback);
     if (v < min || v > max)
-        in.fail("field '" + in.where(key) + "' should be between " + json(min).dump() + " and " + json(max).dump()
+        in.fail("field '" + in.where(key) + "' should be between " + shortNumber(min) + " and " + shortNumber(max)
             + " seconds");
     return v;
 }
