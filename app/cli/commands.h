@@ -24,6 +24,10 @@ Command addLessonCommand(CLI::App& app);
 Command addMatrixCommand(CLI::App& app);
 Command addRunCommand(CLI::App& app);
 Command addSweepCommand(CLI::App& app);
+Command addPsCommand(CLI::App& app);
+Command addWatchCommand(CLI::App& app);
+Command addPinCommand(CLI::App& app);
+Command addWorkloadCommand(CLI::App& app);
 
 // Prints "ctxscope-cli: <message>" on stderr and returns kBadInput.
 int badInput(const std::string& message);

@@ -29,8 +29,8 @@ int main(int argc, char** argv)
     app.footer("Exit status: 0 success, 1 a measurement failed, 2 bad input or usage, 130 interrupted.");
 
     const std::vector<Command> commands { addTopologyCommand(app), addSysinfoCommand(app), addRunCommand(app),
-        addSweepCommand(app), addMatrixCommand(app), addLessonCommand(app), addTourCommand(app),
-        addWorkerCommand(app) };
+        addSweepCommand(app), addMatrixCommand(app), addLessonCommand(app), addTourCommand(app), addWorkerCommand(app),
+        addPsCommand(app), addWatchCommand(app), addPinCommand(app), addWorkloadCommand(app) };
 
     try {
         app.parse(argc, argv);

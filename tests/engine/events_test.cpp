@@ -77,6 +77,61 @@ LessonResult sampleLesson()
     return l;
 }
 
+WatchSample sampleWatch()
+{
+    WatchSample s;
+    s.pid = 1234;
+    s.name = "server";
+    s.seconds = 1.5;
+    s.intervalS = 0.5;
+    ThreadRates t;
+    t.tid = 1240;
+    t.name = "worker 1";
+    t.state = 'S';
+    t.cpu = 3;
+    t.affinity = { 0, 1, 2, 3 };
+    t.voluntaryPerS = 5120.5;
+    t.involuntaryPerS = 12;
+    t.cpuShare = 0.25;
+    t.runqueueWaitPerS = 0.01;
+    t.migrationsPerS = 4;
+    s.threads.push_back(t);
+    t.tid = 1241;
+    t.cpu.reset();
+    t.runqueueWaitPerS.reset();
+    t.migrationsLowerBound = true;
+    s.threads.push_back(t);
+    s.appeared = { 1241 };
+    s.ended = { { 1239, "old" } };
+    s.systemSwitchesPerS = 24000;
+    s.cpus = { { 0, 0.5 }, { 3, 1 } };
+    return s;
+}
+
+WatchSummary sampleWatchSummary()
+{
+    WatchSummary s;
+    s.pid = 1234;
+    s.name = "server";
+    s.seconds = 10;
+    s.samples = 20;
+    s.ending = "process 1234 (server) ended";
+    ThreadSummary t;
+    t.tid = 1240;
+    t.name = "worker 1";
+    t.seconds = 10;
+    t.voluntaryPerS = 5000;
+    t.cpuShare = 0.2;
+    t.runqueueWaitPerS = 0.02;
+    t.migrationsPerS = 1.5;
+    t.migrationsLowerBound = true;
+    t.cpusSeen = { 0, 3 };
+    t.affinity = { 0, 1, 2, 3 };
+    t.ended = true;
+    s.threads.push_back(t);
+    return s;
+}
+
 std::vector<Event> everyKind()
 {
     ProgressEvent run = progressEvent(1, "measuring", 0.5);
@@ -117,6 +172,12 @@ std::vector<Event> everyKind()
         LessonStepEvent { 4, 0, 2, "syscall", test::sampleResult(), {} },
         LessonStepEvent { 4, 1, 2, "vdso", std::nullopt, "refused" },
         LessonResultEvent { 4, sampleLesson(), { "shared" } },
+        ProcessesEvent { 7, 1.0,
+            { ProcessActivity { 1234, "server", 1000, true, false, 9, 5000.5, 12 },
+                ProcessActivity { 2, "kthreadd", 0, false, true, 1, 0, 0 } } },
+        WatchSampleEvent { 8, sampleWatch() },
+        WatchSummaryEvent { 8, sampleWatchSummary() },
+        PinnedEvent { 9, { PinChange { 1240, "worker 1", { 0, 1, 2, 3 }, { 2 } } } },
         CancelledEvent { 5 },
         ErrorEvent { 6, "command 6 is still measuring" },
         ErrorEvent { std::nullopt, "not a JSON line" },
@@ -189,6 +250,66 @@ TEST(Events, TheFieldsAControllerUsesComeBack)
     ASSERT_EQ(lesson.steps.size(), 2U);
     EXPECT_EQ(lesson.steps[1].label, "vdso");
     EXPECT_EQ(lesson.conclusion, sampleLesson().conclusion);
+}
+
+TEST(Events, RunningProgramsComeBackWhole)
+{
+    const auto watch = std::get<WatchSampleEvent>(parsed(eventLine(WatchSampleEvent { 8, sampleWatch() })));
+    EXPECT_EQ(watch.id, 8U);
+    ASSERT_EQ(watch.sample.threads.size(), 2U);
+    const ThreadRates& t = watch.sample.threads[0];
+    EXPECT_EQ(t.name, "worker 1");
+    EXPECT_EQ(t.state, 'S');
+    EXPECT_EQ(t.cpu, 3);
+    EXPECT_EQ(t.affinity, (std::vector<int> { 0, 1, 2, 3 }));
+    EXPECT_DOUBLE_EQ(t.voluntaryPerS, 5120.5);
+    EXPECT_EQ(t.runqueueWaitPerS, std::optional<double>(0.01));
+    EXPECT_FALSE(watch.sample.threads[1].cpu.has_value());
+    EXPECT_FALSE(watch.sample.threads[1].runqueueWaitPerS.has_value());
+    EXPECT_TRUE(watch.sample.threads[1].migrationsLowerBound);
+    EXPECT_EQ(watch.sample.appeared, std::vector<long> { 1241 });
+    ASSERT_EQ(watch.sample.ended.size(), 1U);
+    EXPECT_EQ(watch.sample.ended[0].name, "old");
+    EXPECT_EQ(watch.sample.systemSwitchesPerS, std::optional<double>(24000));
+    ASSERT_EQ(watch.sample.cpus.size(), 2U);
+    EXPECT_EQ(watch.sample.cpus[1].cpu, 3);
+
+    const auto summary = std::get<WatchSummaryEvent>(parsed(eventLine(WatchSummaryEvent { 8, sampleWatchSummary() })));
+    EXPECT_EQ(summary.summary.ending, "process 1234 (server) ended");
+    ASSERT_EQ(summary.summary.threads.size(), 1U);
+    EXPECT_EQ(summary.summary.threads[0].cpusSeen, (std::vector<int> { 0, 3 }));
+    EXPECT_TRUE(summary.summary.threads[0].ended);
+
+    const auto pinned = std::get<PinnedEvent>(parsed(eventLine(PinnedEvent { 9, { { 1240, "w", { 0, 1 }, { 1 } } } })));
+    ASSERT_EQ(pinned.changes.size(), 1U);
+    EXPECT_EQ(pinned.changes[0].before, (std::vector<int> { 0, 1 }));
+    EXPECT_EQ(pinned.changes[0].after, std::vector<int> { 1 });
+}
+
+TEST(Events, MalformedRunningProgramMessagesSayWhy)
+{
+    const std::pair<std::string_view, std::string_view> cases[] = {
+        { R"({"type":"processes","id":1,"interval_s":1})", "missing field 'processes'" },
+        { R"({"type":"processes","id":1,"interval_s":1,"processes":[{"pid":1}]})", "missing field 'processes.name'" },
+        { R"({"type":"processes","id":1,"interval_s":1,"processes":[3]})", "processes is not a JSON object" },
+        { R"({"type":"watch_sample","id":1,"pid":1,"name":"x","seconds":1,"interval_s":1,"threads":[],"appeared":[],"ended":[]})",
+            "missing field 'system'" },
+        { R"({"type":"watch_sample","id":1,"pid":1,"name":"x","seconds":1,"interval_s":1,"threads":[{"tid":1,"name":"a","state":"SS"}],"appeared":[],"ended":[],"system":{"cpus":[]}})",
+            "threads.state' should be one letter" },
+        { R"({"type":"watch_sample","id":1,"pid":1,"name":"x","seconds":1,"interval_s":1,"threads":[],"appeared":[-1],"ended":[],"system":{"cpus":[]}})",
+            "'appeared' should hold thread ids" },
+        { R"({"type":"watch_summary","id":1,"pid":1,"name":"x","seconds":1,"samples":1,"threads":[{"tid":1,"name":"a","seconds":1,"voluntary_per_s":-1}]})",
+            "voluntary_per_s' should not be negative" },
+        { R"({"type":"pinned","id":1,"changes":[{"tid":1,"name":"a","before":"0-x","after":"1"}]})",
+            "changes.before' should be a CPU list" },
+    };
+    for (const auto& [line, why] : cases) {
+        const auto p = parseEvent(line);
+        const auto* error = std::get_if<EventError>(&p);
+        ASSERT_NE(error, nullptr) << line;
+        EXPECT_EQ(error->kind, EventError::Kind::Malformed) << line;
+        EXPECT_NE(error->message.find(why), std::string::npos) << line << " -> " << error->message;
+    }
 }
 
 TEST(Events, TheWorkerLinesAreTheEventsLines)
@@ -264,7 +385,8 @@ TEST(Events, EveryMessageTypeIsDocumented)
     ASSERT_FALSE(toWorker.empty());
     const std::vector<Command> commands { RunCommand { 1, {} }, SweepCommand { 2, {} },
         MatrixCommand { 3, "futex", BenchMode::Thread, MatrixMode::Classes, RunBudget {} },
-        LessonCommand { 4, "mode-switch", RunBudget {} }, CancelCommand { 5 }, QuitCommand {} };
+        LessonCommand { 4, "mode-switch", RunBudget {} }, ProcessesCommand { 6, 1.0 }, WatchCommand { 7, 1234, 0.5, 0 },
+        PinCommand { 8, 1240, false, { 0 } }, CancelCommand { 5 }, QuitCommand {} };
     for (const Command& command : commands) {
         const std::string type = nlohmann::json::parse(commandLine(command)).at("type").get<std::string>();
         EXPECT_TRUE(documented(toWorker, type)) << "docs/protocol.md has no '→ worker' row for `" << type << "`";

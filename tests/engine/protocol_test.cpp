@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "ctxscope/protocol.h"
+#include "ctxscope/thread_affinity.h"
 #include "ctxscope/worker.h"
 
 #include "worker_transcript.h"
@@ -10,6 +11,7 @@
 #include <condition_variable>
 #include <mutex>
 #include <thread>
+#include <unistd.h>
 
 using namespace ctxscope;
 using namespace ctxscope::protocol;
@@ -129,6 +131,104 @@ TEST(Protocol, SweepMatrixAndLessonCommandsRoundTrip)
     EXPECT_EQ(lc.lesson, "pinning");
     EXPECT_DOUBLE_EQ(lc.options.minTimeSeconds, 0.05);
     EXPECT_EQ(lc.options.repetitions, 4);
+}
+
+TEST(Protocol, RunningProgramCommandsRoundTrip)
+{
+    auto p = parseCommand(commandLine(ProcessesCommand { 3, 0.5 }));
+    ASSERT_TRUE(p.ok()) << p.error().message;
+    EXPECT_DOUBLE_EQ(std::get<ProcessesCommand>(*p).seconds, 0.5);
+    auto w = parseCommand(commandLine(WatchCommand { 4, 1234, 0.25, 10 }));
+    ASSERT_TRUE(w.ok()) << w.error().message;
+    const auto& wc = std::get<WatchCommand>(*w);
+    EXPECT_EQ(wc.id, 4U);
+    EXPECT_EQ(wc.pid, 1234);
+    EXPECT_DOUBLE_EQ(wc.interval, 0.25);
+    EXPECT_DOUBLE_EQ(wc.duration, 10);
+    auto defaults = parseCommand(R"({"type":"watch","id":5,"pid":77})");
+    ASSERT_TRUE(defaults.ok()) << defaults.error().message;
+    EXPECT_DOUBLE_EQ(std::get<WatchCommand>(*defaults).interval, 0.5);
+    EXPECT_DOUBLE_EQ(std::get<WatchCommand>(*defaults).duration, 0);
+    for (const bool process : { false, true }) {
+        auto pin = parseCommand(commandLine(PinCommand { 6, 1240, process, { 0, 2 } }));
+        ASSERT_TRUE(pin.ok()) << pin.error().message;
+        const auto& pc = std::get<PinCommand>(*pin);
+        EXPECT_EQ(pc.target, 1240);
+        EXPECT_EQ(pc.process, process);
+        EXPECT_EQ(pc.cpus, (std::vector<int> { 0, 2 }));
+    }
+}
+
+TEST(Protocol, MalformedRunningProgramCommandsAreRefusedByName)
+{
+    const std::pair<std::string_view, std::string_view> cases[] = {
+        { R"({"type":"processes"})", "needs a non-negative integer \"id\"" },
+        { R"({"type":"processes","id":1,"seconds":0})", "'seconds' should be between 0.05 and 60 seconds" },
+        { R"({"type":"processes","id":1,"seconds":"one"})", "'seconds' should be a number" },
+        { R"({"type":"watch","id":1})", "missing field 'pid'" },
+        { R"({"type":"watch","id":1,"pid":-4})", "'pid'" },
+        { R"({"type":"watch","id":1,"pid":"1234"})", "'pid'" },
+        { R"({"type":"watch","id":1,"pid":1,"interval":0})", "'interval' should be between 0.05 and 3600 seconds" },
+        { R"({"type":"watch","id":1,"pid":1,"duration":-1})", "'duration' should be between" },
+        { R"({"type":"pin","id":1,"cpus":[0]})", "needs either \"tid\" (one thread) or \"pid\"" },
+        { R"({"type":"pin","id":1,"tid":5,"pid":5,"cpus":[0]})", "needs either \"tid\"" },
+        { R"({"type":"pin","id":1,"tid":5})", "missing field 'cpus'" },
+        { R"({"type":"pin","id":1,"tid":5,"cpus":[]})", "field 'cpus' is empty" },
+        { R"({"type":"pin","id":1,"tid":5,"cpus":[-1]})", "field 'cpus' should hold CPU numbers" },
+        { R"({"type":"pin","id":1,"tid":5,"cpus":["0"]})", "field 'cpus' should hold CPU numbers" },
+        { R"({"type":"pin","id":1,"tid":5,"cpus":"0-3"})", "field 'cpus' should be an array" },
+        { R"({"type":"pin","id":1,"tid":99999999999,"cpus":[0]})", "'tid' is not a task id" },
+    };
+    for (const auto& [line, why] : cases) {
+        auto cmd = parseCommand(line);
+        ASSERT_FALSE(cmd.ok()) << line;
+        EXPECT_NE(cmd.error().message.find(why), std::string::npos) << line << " -> " << cmd.error().message;
+    }
+}
+
+TEST(WorkerSession, WatchesPinsAndListsProgramsWhileAWatchRuns)
+{
+    auto topo = Topology::loadLive();
+    ASSERT_TRUE(topo.ok());
+    Transcript out;
+    WorkerSession session(*topo, [&](const std::string& l) { out.add(l); });
+    const long self = static_cast<long>(::getpid());
+    EXPECT_TRUE(session.handleLine(commandLine(WatchCommand { 1, self, 0.05, 0 })));
+    auto sample = out.waitFor("watch_sample", std::chrono::seconds(10));
+    ASSERT_TRUE(sample);
+    EXPECT_EQ(sample->id, 1U);
+    EXPECT_EQ(sample->body.at("pid"), self);
+    // A pin goes through at once while the watch runs: this thread, to where it already may run.
+    const std::vector<int> mine = threadAffinity(0);
+    EXPECT_TRUE(session.handleLine(commandLine(PinCommand { 2, static_cast<long>(::gettid()), false, mine })));
+    auto pinned = out.waitFor("pinned", std::chrono::seconds(5));
+    ASSERT_TRUE(pinned);
+    EXPECT_EQ(pinned->id, 2U);
+    EXPECT_EQ(pinned->body.at("changes").at(0).at("after"), formatCpuList(mine));
+    // Another job is refused while the watch runs; a cancel ends the watch with its summary.
+    EXPECT_TRUE(session.handleLine(commandLine(ProcessesCommand { 3, 0.1 })));
+    auto busy = out.waitFor("error", std::chrono::seconds(5));
+    ASSERT_TRUE(busy);
+    EXPECT_EQ(busy->id, 3U);
+    EXPECT_TRUE(session.handleLine(commandLine(CancelCommand { 1 })));
+    auto summary = out.waitFor("watch_summary", std::chrono::seconds(5));
+    ASSERT_TRUE(summary);
+    EXPECT_EQ(summary->id, 1U);
+    EXPECT_GE(summary->body.at("samples").get<int>(), 1);
+    EXPECT_TRUE(summary->body.at("ending").is_null());
+
+    EXPECT_TRUE(session.handleLine(commandLine(ProcessesCommand { 4, 0.1 })));
+    auto list = out.waitFor("processes", std::chrono::seconds(10));
+    ASSERT_TRUE(list);
+    EXPECT_EQ(list->id, 4U);
+    EXPECT_FALSE(list->body.at("processes").empty());
+    // A PID that does not run: an error for the watch's id.
+    EXPECT_TRUE(session.handleLine(commandLine(WatchCommand { 5, 1 << 30, 0.1, 0 })));
+    auto missing = out.waitFor("error", std::chrono::seconds(5));
+    ASSERT_TRUE(missing);
+    EXPECT_EQ(missing->id, 5U);
+    EXPECT_NE(missing->body.at("message").get<std::string>().find("no process with PID"), std::string::npos);
+    session.finish(true);
 }
 
 TEST(Protocol, MalformedSweepMatrixAndLessonCommandsAreRefusedByName)

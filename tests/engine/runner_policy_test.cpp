@@ -2,36 +2,19 @@
 // SCHED_FIFO without the right to it: a process with neither CAP_SYS_NICE nor an RLIMIT_RTPRIO
 // above 0 gets SCHED_OTHER, and the result says why. The reliability tests run this as
 // nobody (tests/reliability/as_nobody.sh); as root it is skipped, saying so.
+#include "privilege.h"
+
 #include "ctxscope/runner.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstdlib>
-#include <fstream>
 #include <sys/resource.h>
 
 using namespace ctxscope;
 
-namespace {
-
-// Effective capabilities from /proc (no libcap needed); CAP_SYS_NICE is bit 23.
-bool hasSysNice()
-{
-    std::ifstream in("/proc/self/status");
-    std::string key;
-    while (in >> key) {
-        if (key == "CapEff:") {
-            std::string hex;
-            in >> hex;
-            return (std::stoull(hex, nullptr, 16) >> 23) & 1U;
-        }
-        in.ignore(1 << 16, '\n');
-    }
-    return false;
-}
-
-} // namespace
+using test::hasSysNice;
 
 TEST(Unprivileged, FifoRefusedFallsBackToOtherAndSaysWhy)
 {

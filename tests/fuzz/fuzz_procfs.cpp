@@ -26,5 +26,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         if (t->tid <= 0 || t->comm.size() >= size)
             std::abort();
     (void)parseTaskSchedstat(text);
+    if (auto s = parseTaskStatus(text))
+        for (int cpu : s->cpusAllowed)
+            if (cpu < 0)
+                std::abort();
+    (void)parseTaskMigrations(text);
     return 0;
 }

@@ -14,6 +14,7 @@
 #include <csignal>
 #include <fcntl.h>
 #include <fstream>
+#include <iterator>
 #include <poll.h>
 #include <random>
 #include <sys/wait.h>
@@ -78,8 +79,10 @@ TEST(MalformedProtocol, TheParserRefusesGarbageWithAMessage)
         EXPECT_LT(seconds, 2.0);
     }
     // Mangled good commands: parsed or refused, never a crash or an exception.
-    for (int i = 0; i < 5000; ++i) {
-        std::string line = kRun;
+    const std::string goodLines[] = { kRun, R"({"type":"watch","id":6,"pid":1234,"interval":0.5,"duration":10})",
+        R"({"type":"pin","id":7,"tid":1240,"cpus":[0,1]})", R"({"type":"processes","id":5,"seconds":1})" };
+    for (int i = 0; i < 8000; ++i) {
+        std::string line = goodLines[static_cast<std::size_t>(i) % std::size(goodLines)];
         std::uniform_int_distribution<std::size_t> at(0, line.size() - 1);
         std::uniform_int_distribution<int> byte(0, 255);
         for (int flips = 1 + i % 4; flips > 0; --flips)

@@ -7,8 +7,11 @@
 #include "ctxscope/expected.h"
 #include "ctxscope/lesson.h"
 #include "ctxscope/matrix.h"
+#include "ctxscope/pin.h"
+#include "ctxscope/process_list.h"
 #include "ctxscope/result.h"
 #include "ctxscope/sweep.h"
+#include "ctxscope/watch.h"
 #include "ctxscope/working_set.h"
 
 #include <nlohmann/json.hpp>
@@ -126,6 +129,31 @@ struct LessonResultEvent {
     std::vector<std::string> warnings;
 };
 
+// The answer to `processes`: every process, busiest first, sampled over `seconds`.
+struct ProcessesEvent {
+    std::uint64_t id = 0;
+    double seconds = 0;
+    std::vector<ProcessActivity> processes;
+};
+
+// One interval of a `watch` (the line `ctxscope-cli watch --json` writes, plus the id).
+struct WatchSampleEvent {
+    std::uint64_t id = 0;
+    WatchSample sample;
+};
+
+// A watch's last line: at its duration, on `cancel`, or when the process ended (`ending`).
+struct WatchSummaryEvent {
+    std::uint64_t id = 0;
+    WatchSummary summary;
+};
+
+// The answer to `pin`: each thread's affinity before and after.
+struct PinnedEvent {
+    std::uint64_t id = 0;
+    std::vector<PinChange> changes;
+};
+
 struct CancelledEvent {
     std::uint64_t id = 0;
 };
@@ -138,7 +166,8 @@ struct ErrorEvent {
 struct ByeEvent { };
 
 using Event = std::variant<HelloEvent, ProgressEvent, SamplesEvent, ResultEvent, SweepPointEvent, SweepResultEvent,
-    MatrixCellEvent, MatrixResultEvent, LessonStepEvent, LessonResultEvent, CancelledEvent, ErrorEvent, ByeEvent>;
+    MatrixCellEvent, MatrixResultEvent, LessonStepEvent, LessonResultEvent, ProcessesEvent, WatchSampleEvent,
+    WatchSummaryEvent, PinnedEvent, CancelledEvent, ErrorEvent, ByeEvent>;
 
 // The command an event answers; none for hello, bye and an error about an unreadable line.
 std::optional<std::uint64_t> commandIdOf(const Event& event);

@@ -30,6 +30,9 @@
 //     {"type":"matrix","id":3,"bench":"futex","mode":"thread","fill":"classes","min_time":0.1,"repetitions":3}
 //         fill "classes" (default) or "all-pairs"; mode, min_time, repetitions optional
 //     {"type":"lesson","id":4,"lesson":"mode-switch","min_time":0.1,"repetitions":3}
+//     {"type":"processes","id":5,"seconds":1}   seconds optional
+//     {"type":"watch","id":6,"pid":1234,"interval":0.5,"duration":0}   interval, duration optional
+//     {"type":"pin","id":7,"tid":1240,"cpus":[0]}  or  {"type":"pin","id":8,"pid":1234,"cpus":[0,1]}
 //     {"type":"cancel","id":2}   {"type":"quit"}
 //   SPEC: {"bench":"futex","mode":"thread","cpus":[0,1],"relation":"smt","tasks":0,
 //          "iterations":N | "min_time":S,"repetitions":5,"policy":"other","ops_per_sample":0,"ws_bytes":0}
@@ -53,6 +56,16 @@
 //     lesson_step  {"id","step","steps","label","result":RESULT}; a step that failed: "error" instead
 //     lesson_result {"id","lesson":{"id","question","steps":[labels],"failures":[...],
 //                  "conclusion":[sentences]},"warnings":[...]}
+//     processes  {"id","interval_s","processes":[{"pid","name","uid","own","kernel","threads",
+//                "voluntary_per_s","involuntary_per_s"}]}  busiest first
+//     watch_sample {"id","pid","name","seconds","interval_s","threads":[{"tid","name","state","cpu",
+//                "affinity","voluntary_per_s","involuntary_per_s","cpu_share","runqueue_wait_per_s",
+//                "migrations_per_s","migrations_lower_bound"}],"appeared":[tid],"ended":[{"tid","name"}],
+//                "system":{"context_switches_per_s","cpus":[{"cpu","busy_share"}]}}
+//     watch_summary {"id","pid","name","seconds","samples","ending","threads":[{"tid","name","seconds",
+//                "voluntary_per_s","involuntary_per_s","cpu_share","runqueue_wait_per_s","migrations_per_s",
+//                "migrations_lower_bound","cpus_seen","affinity","ended"}]}  a watch's last line
+//     pinned     {"id","changes":[{"tid","name","before","after"}]}  (CPU lists as "0-3,5")
 //     cancelled  {"id"}     error {"id" (null: the line could not be read),"message"}     bye {}
 //   RESULT: one results-file entry (value_json.h resultToJson; samples only in a run's result).
 //   POINT: workingSetPointToJson (a RESULT plus ws_bytes, touch_ns, switch_ns, ...).
@@ -65,7 +78,8 @@
 namespace ctxscope::protocol {
 
 // 2: sweep, matrix and lesson commands and their messages; ws_bytes in a spec.
-inline constexpr int kVersion = 2;
+// 3: processes, watch and pin, and their messages.
+inline constexpr int kVersion = 3;
 inline constexpr std::size_t kMaxLineBytes = 1U << 20;
 // The error for an input line longer than kMaxLineBytes.
 std::string longLineMessage(std::size_t bytes);
@@ -90,11 +104,33 @@ struct LessonCommand {
     std::string lesson;
     RunBudget options;
 };
+// Every process with its switches per second over `seconds` (a job: one at a time).
+struct ProcessesCommand {
+    std::uint64_t id = 0;
+    double seconds = 1.0;
+};
+// Watch a process: a watch_sample every `interval` seconds until `duration` (0: until
+// cancelled) or the process ends, then a watch_summary (a job: one at a time).
+struct WatchCommand {
+    std::uint64_t id = 0;
+    long pid = 0;
+    double interval = 0.5;
+    double duration = 0;
+};
+// Set the affinity of thread `id` (or with `process`, of every thread of process `id`); done
+// at once, even while a job runs (re-pinning a watched program is what a watch is for).
+struct PinCommand {
+    std::uint64_t id = 0;
+    long target = 0;
+    bool process = false;
+    std::vector<int> cpus;
+};
 struct CancelCommand {
     std::uint64_t id = 0;
 };
 struct QuitCommand { };
-using Command = std::variant<RunCommand, SweepCommand, MatrixCommand, LessonCommand, CancelCommand, QuitCommand>;
+using Command = std::variant<RunCommand, SweepCommand, MatrixCommand, LessonCommand, ProcessesCommand, WatchCommand,
+    PinCommand, CancelCommand, QuitCommand>;
 
 // BenchSpec <-> JSON {"bench": "futex", "mode": "thread", "cpus": [0, 0], ...}. Only shape
 // is checked here; ranges and CPUs are checked by the runner (checkSpec).

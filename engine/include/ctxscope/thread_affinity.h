@@ -13,6 +13,7 @@ namespace ctxscope {
 int currentThreadId();
 // The CPUs a thread (0: the calling one) may run on, ascending; empty when unreadable.
 std::vector<int> threadAffinity(int tid);
+// On failure errno holds the kernel's reason (EPERM, ESRCH, EINVAL).
 Status setThreadAffinity(int tid, const std::vector<int>& cpus);
 
 // Keeps one thread (the worker's reader: it wakes for every command and would steal time

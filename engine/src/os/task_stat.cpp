@@ -3,6 +3,9 @@
 
 #include "os/proc_text.h"
 
+#include "ctxscope/topology.h"
+
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <dirent.h>
@@ -102,6 +105,53 @@ Expected<TaskSchedstat> parseTaskSchedstat(std::string_view text)
     return TaskSchedstat { *run, *wait, *slices };
 }
 
+Expected<TaskStatus> parseTaskStatus(std::string_view text)
+{
+    constexpr std::string_view what = "a task's status";
+    TaskStatus s;
+    bool voluntary = false;
+    bool involuntary = false;
+    bool cpus = false;
+    for (const auto line : text::lines(text)) {
+        const auto colon = line.find(':');
+        if (colon == std::string_view::npos)
+            continue;
+        const auto key = line.substr(0, colon);
+        const auto w = text::words(line.substr(colon + 1));
+        if (key == "voluntary_ctxt_switches" || key == "nonvoluntary_ctxt_switches") {
+            const auto n = w.size() == 1 ? text::number(w[0]) : std::nullopt;
+            if (!n)
+                return bad(what, "its " + std::string(key) + " is not a number");
+            (key[0] == 'v' ? s.voluntarySwitches : s.involuntarySwitches) = *n;
+            (key[0] == 'v' ? voluntary : involuntary) = true;
+        } else if (key == "Cpus_allowed_list") {
+            auto list = parseCpuList(w.size() == 1 ? w[0] : std::string_view());
+            if (!list)
+                return bad(what, "its Cpus_allowed_list is not a CPU list");
+            s.cpusAllowed = std::move(*list);
+            cpus = true;
+        } else if (key == "Uid") {
+            const auto n = w.empty() ? std::nullopt : text::number(w[0]);
+            if (!n || *n > 1U << 31)
+                return bad(what, "its Uid line is not a user id");
+            s.uid = static_cast<long>(*n);
+        }
+    }
+    if (!voluntary || !involuntary || !cpus)
+        return bad(what, "it has no voluntary_ctxt_switches, nonvoluntary_ctxt_switches or Cpus_allowed_list line");
+    return s;
+}
+
+std::optional<std::uint64_t> parseTaskMigrations(std::string_view text)
+{
+    for (const auto line : text::lines(text)) {
+        const auto w = text::words(line);
+        if (w.size() == 3 && w[0] == "se.nr_migrations" && w[1] == ":")
+            return text::number(w[2]);
+    }
+    return std::nullopt;
+}
+
 double ticksPerSecond()
 {
     static const double hz = [] {
@@ -152,6 +202,38 @@ Expected<TaskSchedstat> readTaskSchedstat(long pid, long tid)
         return makeError("the schedstat of task " + std::to_string(tid)
             + " could not be read (gone, or a kernel without CONFIG_SCHED_INFO)");
     return parseTaskSchedstat(text);
+}
+
+Expected<TaskStatus> readTaskStatus(long pid, long tid)
+{
+    std::string text;
+    if (!readProcText(taskPath(pid, tid, "status").c_str(), text))
+        return makeError("task " + std::to_string(tid) + " of process " + std::to_string(pid) + " is gone");
+    return parseTaskStatus(text);
+}
+
+std::optional<std::uint64_t> readTaskMigrations(long pid, long tid)
+{
+    std::string text;
+    if (!readProcText(taskPath(pid, tid, "sched").c_str(), text))
+        return std::nullopt;
+    return parseTaskMigrations(text);
+}
+
+std::vector<long> listTasks(long pid)
+{
+    std::vector<long> out;
+    forEachNumber("/proc/" + std::to_string(pid) + "/task", [&](long tid) { out.push_back(tid); });
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+std::vector<long> listProcesses()
+{
+    std::vector<long> out;
+    forEachNumber("/proc", [&](long pid) { out.push_back(pid); });
+    std::sort(out.begin(), out.end());
+    return out;
 }
 
 std::vector<TaskStat> scanTasks()

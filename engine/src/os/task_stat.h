@@ -30,6 +30,8 @@ struct TaskStat {
 
     // PF_KTHREAD: a kernel thread ([kworker/0:1], [ksoftirqd/0]).
     bool kernelThread() const { return (flags & 0x00200000U) != 0; }
+    // PF_NO_SETAFFINITY: the kernel refuses to move it (per-CPU kernel threads: ksoftirqd/0).
+    bool affinityFixed() const { return (flags & 0x04000000U) != 0; }
     std::uint64_t cpuTicks() const { return utime + stime; }
 };
 
@@ -44,6 +46,21 @@ struct TaskSchedstat {
 
 Expected<TaskSchedstat> parseTaskSchedstat(std::string_view text);
 
+// The lines of /proc/PID/task/TID/status a watch needs: the switch counts (pidstat -w reads
+// the same two lines), the affinity and the owner.
+struct TaskStatus {
+    std::uint64_t voluntarySwitches = 0;
+    std::uint64_t involuntarySwitches = 0;
+    std::vector<int> cpusAllowed; // Cpus_allowed_list
+    long uid = -1; // the real user id
+};
+
+Expected<TaskStatus> parseTaskStatus(std::string_view text);
+
+// se.nr_migrations of /proc/PID/task/TID/sched, a file only kernels built with
+// CONFIG_SCHED_DEBUG have; nullopt when the text holds no such line.
+std::optional<std::uint64_t> parseTaskMigrations(std::string_view text);
+
 // USER_HZ: the ticks per second of /proc/stat and of utime and stime.
 double ticksPerSecond();
 
@@ -54,6 +71,14 @@ bool readProcText(const char* path, std::string& buffer);
 // One task's stat and schedstat; a sentence when it is gone or unreadable.
 Expected<TaskStat> readTaskStat(long pid, long tid);
 Expected<TaskSchedstat> readTaskSchedstat(long pid, long tid);
+Expected<TaskStatus> readTaskStatus(long pid, long tid);
+// nullopt when the kernel has no sched file (or the task is gone).
+std::optional<std::uint64_t> readTaskMigrations(long pid, long tid);
+
+// The TIDs of one process (empty when it is gone or cannot be listed), ascending.
+std::vector<long> listTasks(long pid);
+// The PIDs of every process, ascending.
+std::vector<long> listProcesses();
 
 // Every task of every process that can be read now, in no particular order (a task that ends
 // during the scan is skipped). A single-threaded process is read once, from /proc/PID/stat,

@@ -6,6 +6,7 @@
 #include "report/json_fields.h"
 
 #include <cmath>
+#include <cstdio>
 
 namespace ctxscope::protocol {
 
@@ -183,6 +184,71 @@ Expected<Command> lessonCommand(std::uint64_t id, FieldReader& in)
     return Command { std::move(c) };
 }
 
+// 0.05, 60, 1e+07: as a person writes them.
+std::string shortNumber(double v)
+{
+    char text[32];
+    std::snprintf(text, sizeof text, "%g", v);
+    return text;
+}
+
+// A duration in seconds, checked here because the worker has no other place to say it.
+double seconds(FieldReader& in, const char* key, double fallback, double min, double max)
+{
+    const double v = in.optNumber(key).value_or(fallback);
+    if (v < min || v > max)
+        in.fail("field '" + in.where(key) + "' should be between " + shortNumber(min) + " and " + shortNumber(max)
+            + " seconds");
+    return v;
+}
+
+Expected<Command> processesCommand(std::uint64_t id, FieldReader& in)
+{
+    ProcessesCommand c { id, seconds(in, "seconds", 1.0, 0.05, 60) };
+    if (!in.ok())
+        return makeError(in.error());
+    return Command { c };
+}
+
+Expected<Command> watchCommand(std::uint64_t id, FieldReader& in)
+{
+    WatchCommand c;
+    c.id = id;
+    c.pid = static_cast<long>(in.countUpTo("pid", 1U << 30));
+    c.interval = seconds(in, "interval", 0.5, 0.05, 3600);
+    c.duration = seconds(in, "duration", 0, 0, 1e7);
+    if (!in.ok())
+        return makeError(in.error());
+    return Command { c };
+}
+
+Expected<Command> pinCommand(std::uint64_t id, FieldReader& in)
+{
+    PinCommand c;
+    c.id = id;
+    const auto tid = in.optCount("tid");
+    const auto pid = in.optCount("pid");
+    if (tid.has_value() == pid.has_value())
+        in.fail("a pin message needs either \"tid\" (one thread) or \"pid\" (every thread of a process)");
+    c.process = pid.has_value();
+    const std::uint64_t target = tid.value_or(pid.value_or(0));
+    if (target > 1U << 30)
+        in.fail("field '" + in.where(c.process ? "pid" : "tid") + "' is not a task id");
+    c.target = static_cast<long>(target);
+    for (const json& cpu : in.array("cpus")) {
+        if (!cpu.is_number_unsigned() || cpu.get<std::uint64_t>() > 65535) {
+            in.fail("field 'cpus' should hold CPU numbers");
+            break;
+        }
+        c.cpus.push_back(cpu.get<int>());
+    }
+    if (in.ok() && c.cpus.empty())
+        in.fail("field 'cpus' is empty");
+    if (!in.ok())
+        return makeError(in.error());
+    return Command { std::move(c) };
+}
+
 } // namespace
 
 Expected<Command> parseCommand(std::string_view line)
@@ -193,8 +259,10 @@ Expected<Command> parseCommand(std::string_view line)
     const std::string type = (*j)["type"].get<std::string>();
     if (type == "quit")
         return Command { QuitCommand {} };
-    if (type != "run" && type != "sweep" && type != "matrix" && type != "lesson" && type != "cancel")
-        return makeError("unknown message type '" + type + "' (expected run, sweep, matrix, lesson, cancel or quit)");
+    if (type != "run" && type != "sweep" && type != "matrix" && type != "lesson" && type != "processes"
+        && type != "watch" && type != "pin" && type != "cancel")
+        return makeError("unknown message type '" + type
+            + "' (expected run, sweep, matrix, lesson, processes, watch, pin, cancel or quit)");
     const auto id = detail::idOf(*j);
     if (!id)
         return makeError("a " + type + " message needs a non-negative integer \"id\"");
@@ -204,6 +272,9 @@ Expected<Command> parseCommand(std::string_view line)
     Expected<Command> command = type == "sweep" ? sweepCommand(*id, in)
         : type == "matrix"                      ? matrixCommand(*id, in)
         : type == "lesson"                      ? lessonCommand(*id, in)
+        : type == "processes"                   ? processesCommand(*id, in)
+        : type == "watch"                       ? watchCommand(*id, in)
+        : type == "pin"                         ? pinCommand(*id, in)
                                                 : runCommand(*id, in);
     if (!command)
         return makeError("bad " + type + " message: " + command.error().message);
@@ -234,6 +305,17 @@ std::string commandLine(const Command& command)
                 return json {
                     { "type", "lesson" }, { "id", c.id }, { "lesson", c.lesson },
                     { "min_time", c.options.minTimeSeconds }, { "repetitions", c.options.repetitions }
+                }.dump();
+            } else if constexpr (std::is_same_v<T, ProcessesCommand>) {
+                return json { { "type", "processes" }, { "id", c.id }, { "seconds", c.seconds } }.dump();
+            } else if constexpr (std::is_same_v<T, WatchCommand>) {
+                return json {
+                    { "type", "watch" }, { "id", c.id }, { "pid", c.pid }, { "interval", c.interval },
+                    { "duration", c.duration }
+                }.dump();
+            } else if constexpr (std::is_same_v<T, PinCommand>) {
+                return json {
+                    { "type", "pin" }, { "id", c.id }, { c.process ? "pid" : "tid", c.target }, { "cpus", c.cpus }
                 }.dump();
             } else if constexpr (std::is_same_v<T, CancelCommand>) {
                 return json { { "type", "cancel" }, { "id", c.id } }.dump();

@@ -3,6 +3,7 @@
 // stream names the fields.
 #include "ctxscope/events.h"
 
+#include "ctxscope/topology.h"
 #include "ctxscope/value_json.h"
 #include "protocol/parse.h"
 #include "report/json_fields.h"
@@ -198,6 +199,159 @@ Event readLessonResult(FieldReader& in)
     return e;
 }
 
+// A CPU list as formatCpuList writes it ("0-3,5"; "" for none).
+std::vector<int> cpuList(FieldReader& in, const char* key)
+{
+    const std::string text = in.string(key);
+    if (text.empty())
+        return {};
+    auto list = parseCpuList(text);
+    if (!list)
+        in.fail("field '" + in.where(key) + "' should be a CPU list such as 0-3,5");
+    return list ? *list : std::vector<int> {};
+}
+
+long taskId(FieldReader& in, const char* key) { return static_cast<long>(in.countUpTo(key, 1U << 30)); }
+
+double rate(FieldReader& in, const char* key)
+{
+    const double v = in.number(key);
+    if (v < 0)
+        in.fail("field '" + in.where(key) + "' should not be negative");
+    return v;
+}
+
+std::optional<double> optRate(FieldReader& in, const char* key)
+{
+    const auto v = in.optNumber(key);
+    if (v && *v < 0)
+        in.fail("field '" + in.where(key) + "' should not be negative");
+    return v;
+}
+
+// Calls f(reader) for each element of an array field, each read as an object.
+template <typename F> void eachObject(FieldReader& in, const char* key, F&& f)
+{
+    for (const json& item : in.array(key)) {
+        FieldReader element(item, in.where(key));
+        f(element);
+        in.absorb(element);
+        if (!in.ok())
+            return;
+    }
+}
+
+Event readProcesses(FieldReader& in)
+{
+    ProcessesEvent e;
+    e.id = in.count("id");
+    e.seconds = rate(in, "interval_s");
+    eachObject(in, "processes", [&](FieldReader& p) {
+        ProcessActivity a;
+        a.pid = taskId(p, "pid");
+        a.name = p.string("name");
+        const auto uid = p.optNumber("uid").value_or(-1);
+        a.uid = uid >= -1 && uid < 4294967296.0 ? static_cast<long>(uid) : -1;
+        a.own = p.boolean("own");
+        a.kernel = p.boolean("kernel");
+        a.threads = intField(p, "threads");
+        a.voluntaryPerS = rate(p, "voluntary_per_s");
+        a.involuntaryPerS = rate(p, "involuntary_per_s");
+        e.processes.push_back(std::move(a));
+    });
+    return e;
+}
+
+Event readWatchSample(FieldReader& in)
+{
+    WatchSampleEvent e;
+    e.id = in.count("id");
+    WatchSample& s = e.sample;
+    s.pid = taskId(in, "pid");
+    s.name = in.string("name");
+    s.seconds = rate(in, "seconds");
+    s.intervalS = rate(in, "interval_s");
+    eachObject(in, "threads", [&](FieldReader& t) {
+        ThreadRates r;
+        r.tid = taskId(t, "tid");
+        r.name = t.string("name");
+        const std::string state = t.string("state");
+        if (state.size() != 1)
+            t.fail("field '" + t.where("state") + "' should be one letter");
+        r.state = state.empty() ? '?' : state[0];
+        if (const auto cpu = t.optCount("cpu")) {
+            if (*cpu > 65535)
+                t.fail("field '" + t.where("cpu") + "' is not a CPU number");
+            r.cpu = static_cast<int>(*cpu);
+        }
+        r.affinity = cpuList(t, "affinity");
+        r.voluntaryPerS = rate(t, "voluntary_per_s");
+        r.involuntaryPerS = rate(t, "involuntary_per_s");
+        r.cpuShare = rate(t, "cpu_share");
+        r.runqueueWaitPerS = optRate(t, "runqueue_wait_per_s");
+        r.migrationsPerS = rate(t, "migrations_per_s");
+        r.migrationsLowerBound = t.boolean("migrations_lower_bound");
+        s.threads.push_back(std::move(r));
+    });
+    for (const json& tid : in.array("appeared")) {
+        if (!tid.is_number_unsigned() || tid.get<std::uint64_t>() > 1U << 30) {
+            in.fail("field 'appeared' should hold thread ids");
+            break;
+        }
+        s.appeared.push_back(tid.get<long>());
+    }
+    eachObject(in, "ended", [&](FieldReader& t) {
+        s.ended.push_back(EndedThread { taskId(t, "tid"), t.string("name") });
+    });
+    FieldReader system = in.child("system");
+    s.systemSwitchesPerS = optRate(system, "context_switches_per_s");
+    eachObject(system, "cpus", [&](FieldReader& c) {
+        s.cpus.push_back(CpuBusy { static_cast<int>(c.countUpTo("cpu", 65535)), rate(c, "busy_share") });
+    });
+    in.absorb(system);
+    return e;
+}
+
+Event readWatchSummary(FieldReader& in)
+{
+    WatchSummaryEvent e;
+    e.id = in.count("id");
+    WatchSummary& s = e.summary;
+    s.pid = taskId(in, "pid");
+    s.name = in.string("name");
+    s.seconds = rate(in, "seconds");
+    s.samples = intField(in, "samples");
+    s.ending = in.optString("ending").value_or("");
+    eachObject(in, "threads", [&](FieldReader& t) {
+        ThreadSummary r;
+        r.tid = taskId(t, "tid");
+        r.name = t.string("name");
+        r.seconds = rate(t, "seconds");
+        r.voluntaryPerS = rate(t, "voluntary_per_s");
+        r.involuntaryPerS = rate(t, "involuntary_per_s");
+        r.cpuShare = rate(t, "cpu_share");
+        r.runqueueWaitPerS = optRate(t, "runqueue_wait_per_s");
+        r.migrationsPerS = rate(t, "migrations_per_s");
+        r.migrationsLowerBound = t.boolean("migrations_lower_bound");
+        r.cpusSeen = cpuList(t, "cpus_seen");
+        r.affinity = cpuList(t, "affinity");
+        r.ended = t.boolean("ended");
+        s.threads.push_back(std::move(r));
+    });
+    return e;
+}
+
+Event readPinned(FieldReader& in)
+{
+    PinnedEvent e;
+    e.id = in.count("id");
+    eachObject(in, "changes", [&](FieldReader& c) {
+        e.changes.push_back(
+            PinChange { taskId(c, "tid"), c.string("name"), cpuList(c, "before"), cpuList(c, "after") });
+    });
+    return e;
+}
+
 Event readCancelled(FieldReader& in) { return CancelledEvent { in.count("id") }; }
 
 Event readError(FieldReader& in)
@@ -225,6 +379,10 @@ const std::map<std::string, Reader, std::less<>>& readers()
         { "matrix_result", { readMatrixResult, "matrix" } },
         { "lesson_step", { readLessonStep, "" } },
         { "lesson_result", { readLessonResult, "" } },
+        { "processes", { readProcesses, "process list" } },
+        { "watch_sample", { readWatchSample, "" } },
+        { "watch_summary", { readWatchSummary, "watch summary" } },
+        { "pinned", { readPinned, "" } },
         { "cancelled", { readCancelled, "" } },
         { "error", { readError, "" } },
         { "bye", { readBye, "" } },

@@ -4,6 +4,7 @@
 #include "ctxscope/events.h"
 
 #include "ctxscope/protocol.h"
+#include "ctxscope/topology.h"
 #include "ctxscope/value_json.h"
 
 namespace ctxscope::protocol {
@@ -141,6 +142,38 @@ json toJson(const LessonResultEvent& e)
     json j = message("lesson_result", e.id);
     j["lesson"] = lessonToJson(e.lesson);
     j["warnings"] = e.warnings;
+    return j;
+}
+
+json toJson(const ProcessesEvent& e)
+{
+    json j = processesToJson(e.processes, e.seconds);
+    j["id"] = e.id;
+    return j;
+}
+
+json toJson(const WatchSampleEvent& e)
+{
+    json j = watchSampleToJson(e.sample);
+    j["id"] = e.id;
+    return j;
+}
+
+json toJson(const WatchSummaryEvent& e)
+{
+    json j = watchSummaryToJson(e.summary);
+    j["id"] = e.id;
+    return j;
+}
+
+json toJson(const PinnedEvent& e)
+{
+    json changes = json::array();
+    for (const PinChange& c : e.changes)
+        changes.push_back({ { "tid", c.tid }, { "name", c.name }, { "before", formatCpuList(c.before) },
+            { "after", formatCpuList(c.after) } });
+    json j = message("pinned", e.id);
+    j["changes"] = std::move(changes);
     return j;
 }
 

@@ -116,6 +116,12 @@ struct WorkerSession::State {
                     startJob(c.id, [c](const worker::JobContext& context) { return worker::matrixJob(c, context); });
                 else if constexpr (std::is_same_v<T, LessonCommand>)
                     startJob(c.id, [c](const worker::JobContext& context) { return worker::lessonJob(c, context); });
+                else if constexpr (std::is_same_v<T, ProcessesCommand>)
+                    startJob(c.id, [c](const worker::JobContext& context) { return worker::processesJob(c, context); });
+                else if constexpr (std::is_same_v<T, WatchCommand>)
+                    startJob(c.id, [c](const worker::JobContext& context) { return worker::watchJob(c, context); });
+                else if constexpr (std::is_same_v<T, PinCommand>)
+                    write(worker::pinLine(c, topology));
                 else if constexpr (std::is_same_v<T, CancelCommand>)
                     cancel(c.id);
             },
@@ -126,7 +132,8 @@ struct WorkerSession::State {
     {
         std::lock_guard lock(runMutex);
         if (!running || runId != id) {
-            write(errorLine(id, "no run, sweep, matrix or lesson with id " + std::to_string(id) + " is in progress"));
+            write(errorLine(id,
+                "no run, sweep, matrix, lesson, processes or watch with id " + std::to_string(id) + " is in progress"));
             return;
         }
         run.request_stop();

@@ -47,9 +47,13 @@ Status setThreadAffinity(int tid, const std::vector<int>& cpus)
     for (int cpu : cpus)
         if (cpu >= 0 && cpu < kMaxCpus)
             CPU_SET_S(static_cast<std::size_t>(cpu), size, set.get());
-    if (cpus.empty() || ::sched_setaffinity(tid, size, set.get()) != 0)
-        return makeError("could not move thread " + std::to_string(tid) + " to CPU " + formatCpuList(cpus) + ": "
-            + (cpus.empty() ? std::string("no CPU given") : std::string(std::strerror(errno))));
+    if (cpus.empty() || ::sched_setaffinity(tid, size, set.get()) != 0) {
+        const int err = cpus.empty() ? EINVAL : errno;
+        Error error { "could not move thread " + std::to_string(tid) + " to CPU " + formatCpuList(cpus) + ": "
+            + (cpus.empty() ? std::string("no CPU given") : std::string(std::strerror(err))) };
+        errno = err; // for callers that explain EPERM or ESRCH in their own words
+        return error;
+    }
     return {};
 }
 

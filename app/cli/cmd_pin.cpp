@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: MIT
+// ctxscope-cli pin TID CPULIST, pin --process PID CPULIST: taskset -p for a running program.
+#include "commands.h"
+
+#include "ctxscope/pin.h"
+
+#include <fmt/core.h>
+
+#include <memory>
+
+namespace ctxscope::cli {
+
+namespace {
+
+struct PinOptions {
+    long id = 0;
+    std::string cpus;
+    bool process = false;
+};
+
+void print(const PinChange& c)
+{
+    fmt::print("thread {} ({}): {} -> {}\n", c.tid, c.name, formatCpuList(c.before), formatCpuList(c.after));
+}
+
+int run(const PinOptions& o)
+{
+    auto cpus = parseCpuList(o.cpus);
+    if (!cpus)
+        return badInput(cpus.error().message);
+    auto topology = Topology::loadLive();
+    if (!topology)
+        return badInput(topology.error().message);
+    if (o.process) {
+        auto changes = pinProcess(*topology, o.id, *cpus);
+        if (!changes)
+            return badInput(changes.error().message);
+        for (const auto& c : *changes)
+            print(c);
+        return kOk;
+    }
+    auto change = pinThread(*topology, o.id, *cpus);
+    if (!change)
+        return badInput(change.error().message);
+    print(*change);
+    return kOk;
+}
+
+} // namespace
+
+Command addPinCommand(CLI::App& app)
+{
+    auto options = std::make_shared<PinOptions>();
+    CLI::App* sub = app.add_subcommand("pin",
+        "Set the CPUs a running thread (or with --process every thread of a process) may run on, as taskset -p "
+        "does; prints each thread's CPUs before and after");
+    sub->add_option("ID", options->id, "The thread's TID (or the process's PID with --process)")->required();
+    sub->add_option("CPULIST", options->cpus, "CPUs as taskset numbers them: 0,2 or 0-3")->required();
+    sub->add_flag("--process", options->process, "Pin every thread of process ID");
+    return { sub, [options] { return run(*options); } };
+}
+
+} // namespace ctxscope::cli

@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: MIT
+// ctxscope-cli watch PID: a running program's threads, their switches, CPU, run-queue wait and
+// migrations every interval, as pidstat -w and top -H show parts of it.
+#include "commands.h"
+#include "interrupt.h"
+
+#include "ctxscope/topology.h"
+#include "ctxscope/watch.h"
+
+#include <fmt/core.h>
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <fstream>
+#include <memory>
+
+namespace ctxscope::cli {
+
+namespace {
+
+struct WatchOptions {
+    long pid = 0;
+    double interval = 0.5;
+    double duration = 0;
+    std::string json;
+};
+
+std::string waitText(const std::optional<double>& perS)
+{
+    return perS ? fmt::format("{:.2f}", *perS * 1000) : std::string("-");
+}
+
+void printSample(const WatchSample& s)
+{
+    fmt::print("\n{:.1f} s", s.seconds);
+    if (s.systemSwitchesPerS)
+        fmt::print("  system {:.0f} switches/s", *s.systemSwitchesPerS);
+    if (!s.cpus.empty()) {
+        fmt::print("  CPU busy:");
+        for (const auto& c : s.cpus)
+            fmt::print(" {} {:.0f}%", c.cpu, c.busyShare * 100);
+    }
+    fmt::print("\n{:>8} {:<16} {:>2} {:>4} {:<10} {:>9} {:>9} {:>6} {:>10} {:>7}\n", "TID", "name", "st", "cpu",
+        "affinity", "vol/s", "invol/s", "cpu%", "rq-wait", "migr/s");
+    for (const auto& t : s.threads)
+        fmt::print("{:>8} {:<16} {:>2} {:>4} {:<10} {:>9.0f} {:>9.0f} {:>6.1f} {:>10} {:>6.1f}{}\n", t.tid, t.name,
+            t.state, t.cpu ? std::to_string(*t.cpu) : "-", formatCpuList(t.affinity), t.voluntaryPerS,
+            t.involuntaryPerS, t.cpuShare * 100, waitText(t.runqueueWaitPerS), t.migrationsPerS,
+            t.migrationsLowerBound ? "+" : "");
+    for (const long tid : s.appeared)
+        fmt::print("  + thread {} started\n", tid);
+    for (const auto& e : s.ended)
+        fmt::print("  - thread {} ({}) ended\n", e.tid, e.name);
+}
+
+void printSummary(const WatchSummary& s)
+{
+    fmt::print(
+        "\nprocess {} ({}) over {:.1f} s, {} samples: each thread's average\n", s.pid, s.name, s.seconds, s.samples);
+    fmt::print("{:>8} {:<16} {:>9} {:>9} {:>6} {:>10} {:>7} {:<10} {:<10}\n", "TID", "name", "vol/s", "invol/s", "cpu%",
+        "rq-wait", "migr/s", "CPUs seen", "affinity");
+    bool lowerBound = false;
+    for (const auto& t : s.threads) {
+        fmt::print("{:>8} {:<16} {:>9.0f} {:>9.0f} {:>6.1f} {:>10} {:>6.1f}{} {:<10} {:<10}{}\n", t.tid, t.name,
+            t.voluntaryPerS, t.involuntaryPerS, t.cpuShare * 100, waitText(t.runqueueWaitPerS), t.migrationsPerS,
+            t.migrationsLowerBound ? "+" : " ", formatCpuList(t.cpusSeen), formatCpuList(t.affinity),
+            t.ended ? " (ended)" : "");
+        lowerBound = lowerBound || t.migrationsLowerBound;
+    }
+    fmt::print("rq-wait: milliseconds per second spent runnable but waiting for a CPU (schedstat).\n");
+    if (lowerBound)
+        fmt::print("migr/s+: this kernel does not count migrations (no CONFIG_SCHED_DEBUG); counted from last-CPU "
+                   "changes between samples, a lower bound.\n");
+}
+
+class JsonLines {
+public:
+    explicit JsonLines(const std::string& where)
+    {
+        if (!where.empty() && where != "-")
+            m_file.open(where, std::ios::binary | std::ios::trunc);
+        m_where = where;
+    }
+    bool ok() const { return m_where.empty() || m_where == "-" || m_file.is_open(); }
+    void write(const nlohmann::json& line)
+    {
+        if (m_where == "-") {
+            fmt::print("{}\n", line.dump());
+            std::fflush(stdout);
+        } else if (m_file.is_open()) {
+            m_file << line.dump() << '\n';
+            m_file.flush();
+        }
+    }
+
+private:
+    std::string m_where;
+    std::ofstream m_file;
+};
+
+int run(const WatchOptions& o)
+{
+    if (!(o.interval >= 0.05 && o.interval <= 3600))
+        return badInput("--interval must be between 0.05 and 3600 seconds");
+    if (!(o.duration >= 0))
+        return badInput("--duration must be 0 (until Ctrl-C) or more seconds");
+    JsonLines json(o.json);
+    if (!json.ok())
+        return badInput("cannot write " + o.json);
+    const bool text = o.json != "-";
+    InterruptScope interrupt;
+    bool announced = false;
+    const auto summary = runWatch(o.pid, o.interval, o.duration, interrupt.token(), [&](const WatchSample& s) {
+        json.write(watchSampleToJson(s));
+        if (text) {
+            if (!announced)
+                fmt::print("watching process {} ({}) every {} s; Ctrl-C stops\n", s.pid, s.name, o.interval);
+            announced = true;
+            printSample(s);
+            std::fflush(stdout);
+        }
+    });
+    if (!summary)
+        return badInput(summary.error().message);
+    json.write(watchSummaryToJson(*summary));
+    if (text) {
+        printSummary(*summary);
+        if (!summary->ending.empty())
+            fmt::print("The watch ended: {}.\n", summary->ending);
+    }
+    return interrupt.requested() ? kInterrupted : kOk;
+}
+
+} // namespace
+
+Command addWatchCommand(CLI::App& app)
+{
+    auto options = std::make_shared<WatchOptions>();
+    CLI::App* sub = app.add_subcommand("watch",
+        "Watch a running process: each thread's CPU, affinity, switches/s, CPU share, run-queue wait and "
+        "migrations, every interval, then each thread's average");
+    sub->add_option("PID", options->pid, "The process to watch")->required();
+    sub->add_option("--interval", options->interval, "Seconds between samples")->capture_default_str();
+    sub->add_option("--duration", options->duration, "Stop after S seconds (default: until Ctrl-C)");
+    sub->add_option("--json", options->json,
+        "Write one JSON line per sample (watch_sample) and a last one (watch_summary) to FILE, or - for stdout");
+    return { sub, [options] { return run(*options); } };
+}
+
+} // namespace ctxscope::cli

@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: MIT
+// Watching a running program: every interval, each of its threads' switch rates, CPU share,
+// run-queue wait and migrations, read from /proc/PID/task/*, with the system's switch rate and
+// each CPU's busy share. Observing never measures: nothing is pinned or started.
+#pragma once
+
+#include "ctxscope/expected.h"
+
+#include <nlohmann/json_fwd.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <stop_token>
+#include <string>
+#include <vector>
+
+namespace ctxscope {
+
+// One thread over one interval.
+struct ThreadRates {
+    long tid = 0;
+    std::string name;
+    char state = '?'; // R, S, D, ... as /proc/PID/task/TID/stat gives it
+    std::optional<int> cpu; // the CPU it last ran on
+    std::vector<int> affinity;
+    double voluntaryPerS = 0; // switches it asked for (sleeping, waiting)
+    double involuntaryPerS = 0; // switches the scheduler forced (preempted)
+    double cpuShare = 0; // of one CPU: 1.0 ran all the time
+    std::optional<double> runqueueWaitPerS; // seconds spent runnable but waiting, per second; none without schedstat
+    double migrationsPerS = 0;
+    // No se.nr_migrations (a kernel without CONFIG_SCHED_DEBUG): counted from last-CPU changes
+    // between samples, so a thread that moved and came back in one interval is missed.
+    bool migrationsLowerBound = false;
+};
+
+struct CpuBusy {
+    int cpu = 0;
+    double busyShare = 0; // of the interval: 1.0 never idle
+};
+
+struct EndedThread {
+    long tid = 0;
+    std::string name;
+};
+
+struct WatchSample {
+    long pid = 0;
+    std::string name; // the process's command
+    double seconds = 0; // since the watch began, at the sample's end
+    double intervalS = 0;
+    std::vector<ThreadRates> threads; // by TID
+    std::vector<long> appeared; // threads started during the interval (their rates cover their part)
+    std::vector<EndedThread> ended; // threads that ended during the interval
+    std::optional<double> systemSwitchesPerS; // /proc/stat's ctxt, every CPU
+    std::vector<CpuBusy> cpus;
+};
+
+// One thread over the whole watch, from its first sample to its last.
+struct ThreadSummary {
+    long tid = 0;
+    std::string name;
+    double seconds = 0; // how long it was watched
+    double voluntaryPerS = 0;
+    double involuntaryPerS = 0;
+    double cpuShare = 0;
+    std::optional<double> runqueueWaitPerS;
+    double migrationsPerS = 0;
+    bool migrationsLowerBound = false;
+    std::vector<int> cpusSeen; // every CPU it was seen on, ascending
+    std::vector<int> affinity; // when last seen
+    bool ended = false; // ended before the watch did
+};
+
+struct WatchSummary {
+    long pid = 0;
+    std::string name;
+    double seconds = 0;
+    int samples = 0;
+    std::vector<ThreadSummary> threads; // by TID
+    std::string ending; // why the watch ended before it was asked to (the process ended), or ""
+};
+
+namespace programs {
+struct ProcessSnapshot;
+}
+
+// Watches one process. start() reads it once; each next() reads it again and gives the rates
+// over the time between. Not thread-safe; one watch per object.
+class ProcessWatch {
+public:
+    // "no process with PID 123 is running" when it does not exist (or cannot be read).
+    static Expected<ProcessWatch> start(long pid);
+    ProcessWatch(ProcessWatch&&) noexcept;
+    ProcessWatch& operator=(ProcessWatch&&) noexcept;
+    ~ProcessWatch();
+
+    // The rates since the previous read. An error sentence when the process ended (or its PID
+    // now belongs to another program); after that, summary() says so in `ending`.
+    Expected<WatchSample> next();
+    WatchSummary summary() const;
+
+    // For tests: a watch of recorded snapshots (see watch/snapshot.h).
+    static ProcessWatch fromSnapshot(programs::ProcessSnapshot first);
+    Expected<WatchSample> nextFrom(Expected<programs::ProcessSnapshot> now);
+
+    struct State;
+
+private:
+    explicit ProcessWatch(std::unique_ptr<State> state);
+    std::unique_ptr<State> m_state;
+};
+
+// A whole watch: a sample every `intervalS` until `durationS` (0: until `stop`) or the process
+// ends, then its summary (whose `ending` says when the process ended). An error only when the
+// process cannot be watched at all (it does not exist).
+Expected<WatchSummary> runWatch(long pid, double intervalS, double durationS, std::stop_token stop,
+    const std::function<void(const WatchSample&)>& onSample);
+
+// JSON lines of `watch --json` and the worker's stream: {"type": "watch_sample", ...} and
+// {"type": "watch_summary", ...}.
+nlohmann::json watchSampleToJson(const WatchSample& sample);
+nlohmann::json watchSummaryToJson(const WatchSummary& summary);
+
+} // namespace ctxscope

@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "os/proc_stat.h"
+#include "os/task_stat.h"
+
+#include "ctxscope/expected.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+// One reading of a process and of the system, from which two in a row give the rates of a
+// watch (ProcessWatch). The reading is the only part that touches /proc; tests build
+// snapshots from recorded texts.
+namespace ctxscope::programs {
+
+struct TaskSnapshot {
+    os::TaskStat stat;
+    os::TaskStatus status;
+    std::optional<os::TaskSchedstat> schedstat; // none without CONFIG_SCHED_INFO
+    std::optional<std::uint64_t> migrations; // se.nr_migrations; none without CONFIG_SCHED_DEBUG
+};
+
+struct ProcessSnapshot {
+    long pid = 0;
+    std::string name;
+    std::uint64_t starttime = 0; // of the process, ticks after boot: tells a reused PID
+    std::uint64_t timeNs = 0; // CLOCK_MONOTONIC when read
+    std::vector<TaskSnapshot> tasks; // by TID
+    std::optional<os::ProcStat> system;
+};
+
+// Reads every thread of a process now. "no process with PID N is running" when it is gone or
+// a zombie (ended, waiting for its parent to reap it).
+Expected<ProcessSnapshot> readProcessSnapshot(long pid);
+
+} // namespace ctxscope::programs

@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: MIT
+// The worker's commands about running programs: the process list, a watch, a re-pin.
+#include "protocol/worker_jobs.h"
+
+#include "ctxscope/events.h"
+#include "ctxscope/pin.h"
+#include "ctxscope/process_list.h"
+#include "ctxscope/watch.h"
+
+namespace ctxscope::worker {
+
+using namespace protocol;
+
+std::string processesJob(const ProcessesCommand& command, const JobContext& c)
+{
+    auto list = sampleProcesses(command.seconds, c.stop);
+    if (!list)
+        return c.stop.stop_requested() ? cancelledLine(command.id) : errorLine(command.id, list.error().message);
+    return eventLine(ProcessesEvent { command.id, command.seconds, std::move(*list) });
+}
+
+std::string watchJob(const WatchCommand& command, const JobContext& c)
+{
+    // A cancel is how a watch without a duration ends: it gives the summary like any other end.
+    auto summary = runWatch(command.pid, command.interval, command.duration, c.stop, [&](const WatchSample& s) {
+        c.write(eventLine(WatchSampleEvent { command.id, s }));
+    });
+    if (!summary)
+        return errorLine(command.id, summary.error().message);
+    return eventLine(WatchSummaryEvent { command.id, std::move(*summary) });
+}
+
+std::string pinLine(const PinCommand& command, const Topology& topology)
+{
+    Expected<std::vector<PinChange>> changes = std::vector<PinChange> {};
+    if (command.process) {
+        changes = pinProcess(topology, command.target, command.cpus);
+    } else if (auto one = pinThread(topology, command.target, command.cpus)) {
+        changes = std::vector<PinChange> { std::move(*one) };
+    } else {
+        changes = one.error();
+    }
+    if (!changes)
+        return errorLine(command.id, changes.error().message);
+    return eventLine(PinnedEvent { command.id, std::move(*changes) });
+}
+
+} // namespace ctxscope::worker

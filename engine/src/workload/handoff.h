@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "os/sys.h"
+
+#include <atomic>
+#include <cstdint>
+
+namespace ctxscope::workload {
+
+// A one-message mailbox between two threads, through a futex: put() waits while it is full,
+// take() while it is empty; close() makes both return false at once, so a stop never waits
+// on a partner that has already left.
+class Handoff {
+public:
+    bool put() { return swap(kEmpty, kFull); }
+    bool take() { return swap(kFull, kEmpty); }
+    void close()
+    {
+        std::atomic_ref(m_word).store(kClosed, std::memory_order_release);
+        sys::futexWake(&m_word, sys::kWakeAll, true);
+    }
+
+private:
+    static constexpr std::uint32_t kEmpty = 0, kFull = 1, kClosed = 2;
+
+    bool swap(std::uint32_t from, std::uint32_t to)
+    {
+        std::atomic_ref word(m_word);
+        for (;;) {
+            std::uint32_t v = word.load(std::memory_order_acquire);
+            if (v == kClosed)
+                return false;
+            if (v == from && word.compare_exchange_strong(v, to, std::memory_order_acq_rel)) {
+                sys::futexWake(&m_word, 1, true);
+                return true;
+            }
+            if (v != from)
+                sys::futexWait(&m_word, v, true);
+        }
+    }
+
+    alignas(64) std::uint32_t m_word = kEmpty;
+};
+
+} // namespace ctxscope::workload

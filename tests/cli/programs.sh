@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# programs.sh CLI: a running program through the real binary. Starts `workload pingpong`,
+# watches it (--json -: watch_sample lines, then watch_summary), pins its ping thread to one
+# CPU and restores the process, checking each affinity with taskset -p; stops the workload with
+# SIGTERM (a clean end, exit 130); watches a program that ends mid-watch (a sentence, exit 0).
+set -u
+cli=$1
+dir=$(mktemp -d /tmp/ctxscope-programs-XXXXXX)
+workload=""
+cleanup() {
+    [ -n "$workload" ] && kill "$workload" 2>/dev/null
+    rm -rf "$dir"
+}
+trap cleanup EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+command -v taskset >/dev/null || fail "taskset (util-linux) is missing"
+
+# taskset -cp TID's list, expanded ("0,1" and "0-1" both give "0 1").
+affinity() {
+    local list
+    list=$(taskset -cp "$1" | sed 's/.*: //')
+    local out=() part
+    IFS=, read -ra parts <<<"$list"
+    for part in "${parts[@]}"; do
+        if [[ $part == *-* ]]; then out+=($(seq "${part%-*}" "${part#*-}")); else out+=("$part"); fi
+    done
+    echo "${out[*]}"
+}
+
+"$cli" workload pingpong --duration 20 >"$dir/workload.txt" 2>&1 &
+workload=$!
+for _ in $(seq 100); do grep -q "threads:" "$dir/workload.txt" && break; sleep 0.1; done
+line=$(grep "threads:" "$dir/workload.txt") || fail "the workload did not print its threads: $(cat "$dir/workload.txt")"
+[[ $line =~ PID\ ([0-9]+) ]] || fail "no PID in: $line"
+pid=${BASH_REMATCH[1]}
+[ "$pid" = "$workload" ] || fail "the workload says PID $pid, the shell started $workload"
+[[ $line =~ ping0\ ([0-9]+)\ pong0\ ([0-9]+) ]] || fail "no ping0 and pong0 TIDs in: $line"
+ping=${BASH_REMATCH[1]}
+
+"$cli" watch "$pid" --interval 0.2 --duration 1 --json - >"$dir/watch.ndjson" || fail "watch failed: $(cat "$dir/watch.ndjson")"
+samples=$(grep -c '"type":"watch_sample"' "$dir/watch.ndjson")
+[ "$samples" -ge 3 ] || fail "$samples watch_sample lines in 1 s at 0.2 s: $(cat "$dir/watch.ndjson")"
+tail -n 1 "$dir/watch.ndjson" | grep -q '"type":"watch_summary"' || fail "the last line is not the watch_summary"
+grep -q "\"name\":\"ping0\"" "$dir/watch.ndjson" && grep -q "\"tid\":$ping[,}]" "$dir/watch.ndjson" || fail "ping0 ($ping) is not watched"
+
+original=$(affinity "$ping")
+first=${original%% *}
+out=$("$cli" pin "$ping" "$first") || fail "pin failed: $out"
+[[ $out == "thread $ping (ping0): "*" -> $first" ]] || fail "pin printed: $out"
+[ "$(affinity "$ping")" = "$first" ] || fail "taskset -p says $(affinity "$ping") after pinning to $first"
+restore=$(echo "$original" | tr ' ' ,)
+out=$("$cli" pin --process "$pid" "$restore") || fail "pin --process failed: $out"
+[ "$(echo "$out" | grep -c '^thread ')" -ge 3 ] || fail "pin --process moved fewer than 3 threads: $out"
+[ "$(affinity "$ping")" = "$original" ] || fail "taskset -p says $(affinity "$ping") after restoring $original"
+
+kill -TERM "$workload"
+wait "$workload"
+code=$?
+workload=""
+[ "$code" -eq 130 ] || fail "the workload ended with $code on SIGTERM, expected 130: $(cat "$dir/workload.txt")"
+grep -q "round trips/s" "$dir/workload.txt" || fail "the workload printed no rate: $(cat "$dir/workload.txt")"
+
+sleep 0.6 &
+short=$!
+out=$("$cli" watch "$short" --interval 0.1 --duration 10) || fail "watching a program that ends did not exit 0: $out"
+echo "$out" | grep -q "The watch ended: process $short (sleep) ended." || fail "no ending sentence: $out"
+echo "PASS"

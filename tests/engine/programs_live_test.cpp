@@ -1,0 +1,315 @@
+// SPDX-License-Identifier: MIT
+// Watching, listing and re-pinning real programs on this machine: a workload started by the
+// test is watched and its threads pinned and restored (checked against taskset -p); threads
+// that start and end during a watch; a child process that ends mid-watch; a PID that does
+// not exist; a per-CPU kernel thread; another user's program without the privilege (run as
+// nobody by tests/reliability/as_nobody.sh).
+#include "os/task_stat.h"
+
+#include "privilege.h"
+
+#include "ctxscope/pin.h"
+#include "ctxscope/placement.h"
+#include "ctxscope/process_list.h"
+#include "ctxscope/thread_affinity.h"
+#include "ctxscope/watch.h"
+#include "ctxscope/workload.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <csignal>
+#include <cstdio>
+#include <fstream>
+#include <mutex>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+
+using namespace ctxscope;
+
+namespace {
+
+// A workload running in this process until the object ends.
+class RunningWorkload {
+public:
+    RunningWorkload(const std::string& name, int threads)
+    {
+        m_thread = std::jthread([this, name, threads](std::stop_token stop) {
+            WorkloadCallbacks callbacks;
+            callbacks.started = [this](const std::vector<WorkloadThread>& started) {
+                std::lock_guard lock(m_mutex);
+                m_threads = started;
+                m_ready.notify_all();
+            };
+            m_status = runWorkload(name, threads, 0, stop, callbacks);
+            std::lock_guard lock(m_mutex);
+            m_done = true;
+            m_ready.notify_all();
+        });
+        std::unique_lock lock(m_mutex);
+        m_ready.wait(lock, [this] { return !m_threads.empty() || m_done; });
+    }
+    const std::vector<WorkloadThread>& threads() const { return m_threads; }
+
+private:
+    std::mutex m_mutex;
+    std::condition_variable m_ready;
+    std::vector<WorkloadThread> m_threads;
+    bool m_done = false;
+    Status m_status;
+    std::jthread m_thread;
+};
+
+void pause(int ms) { std::this_thread::sleep_for(std::chrono::milliseconds(ms)); }
+
+const ThreadRates* findThread(const WatchSample& s, long tid)
+{
+    const auto it
+        = std::find_if(s.threads.begin(), s.threads.end(), [&](const ThreadRates& t) { return t.tid == tid; });
+    return it == s.threads.end() ? nullptr : &*it;
+}
+
+// What `taskset -cp TID` says the thread's affinity is (it writes "0,1" or "0-3").
+std::vector<int> tasksetList(long tid)
+{
+    const std::string command = "taskset -cp " + std::to_string(tid) + " 2>/dev/null";
+    FILE* pipe = ::popen(command.c_str(), "r");
+    if (!pipe)
+        return {};
+    char line[256] = {};
+    const bool read = std::fgets(line, sizeof line, pipe) != nullptr;
+    ::pclose(pipe);
+    const std::string text = read ? line : "";
+    const auto colon = text.rfind(": ");
+    if (colon == std::string::npos)
+        return {};
+    auto list = parseCpuList(text.substr(colon + 2, text.find('\n') - colon - 2));
+    return list ? *list : std::vector<int> {};
+}
+
+long nonexistentPid()
+{
+    std::ifstream in("/proc/sys/kernel/pid_max");
+    long max = 4194304;
+    in >> max;
+    return max + 1; // no PID reaches pid_max
+}
+
+} // namespace
+
+TEST(ProgramsLive, WatchesAWorkloadAndPinsItsThreads)
+{
+    auto topology = Topology::loadLive();
+    ASSERT_TRUE(topology.ok()) << topology.error().message;
+    if (!topology->isThisSystem())
+        GTEST_SKIP() << "the topology is not this machine (HWLOC_XMLFILE?)";
+    RunningWorkload work("pingpong", 1);
+    ASSERT_EQ(work.threads().size(), 2U);
+    const long ping = work.threads()[0].tid;
+    auto watch = ProcessWatch::start(::getpid());
+    ASSERT_TRUE(watch.ok()) << watch.error().message;
+    pause(300);
+    const auto sample = watch->next();
+    ASSERT_TRUE(sample.ok()) << sample.error().message;
+    const ThreadRates* t = findThread(*sample, ping);
+    ASSERT_NE(t, nullptr);
+    EXPECT_EQ(t->name, "ping0");
+    EXPECT_GT(t->voluntaryPerS, 0); // it sleeps on a futex every round trip
+    EXPECT_TRUE(t->cpu.has_value());
+    EXPECT_EQ(t->affinity, threadAffinity(static_cast<int>(ping)));
+
+    const std::vector<int> original = threadAffinity(static_cast<int>(ping));
+    const int first = topology->allowedPus().front();
+    auto pinned = pinThread(*topology, ping, { first });
+    ASSERT_TRUE(pinned.ok()) << pinned.error().message;
+    EXPECT_EQ(pinned->before, original);
+    EXPECT_EQ(pinned->after, std::vector<int> { first });
+    EXPECT_EQ(pinned->name, "ping0");
+    EXPECT_EQ(tasksetList(ping), std::vector<int> { first }); // util-linux is in every Debian
+    pause(100);
+    const auto after = watch->next();
+    ASSERT_TRUE(after.ok()) << after.error().message;
+    ASSERT_NE(findThread(*after, ping), nullptr);
+    EXPECT_EQ(findThread(*after, ping)->affinity, std::vector<int> { first });
+
+    // Restore every thread of the workload's process (this one) to what it had.
+    auto restored = pinProcess(*topology, ::getpid(), original);
+    ASSERT_TRUE(restored.ok()) << restored.error().message;
+    EXPECT_GE(restored->size(), 3U); // this thread, ping and pong at least
+    EXPECT_EQ(threadAffinity(static_cast<int>(ping)), original);
+    EXPECT_EQ(tasksetList(ping), original);
+    const WatchSummary summary = watch->summary();
+    EXPECT_EQ(summary.samples, 2);
+    EXPECT_TRUE(summary.ending.empty());
+}
+
+TEST(ProgramsLive, ThreadsThatStartAndEndDuringAWatch)
+{
+    auto watch = ProcessWatch::start(::getpid());
+    ASSERT_TRUE(watch.ok()) << watch.error().message;
+    std::atomic<long> tid { 0 };
+    std::atomic<bool> leave { false };
+    std::thread other([&] {
+        tid = static_cast<long>(::gettid());
+        while (!leave)
+            pause(1);
+    });
+    while (tid == 0)
+        std::this_thread::yield();
+    const auto started = watch->next();
+    ASSERT_TRUE(started.ok()) << started.error().message;
+    EXPECT_NE(std::find(started->appeared.begin(), started->appeared.end(), tid.load()), started->appeared.end());
+    leave = true;
+    other.join();
+    // A joined thread can stay listed for a moment (see proc_helpers.h): wait until it is gone.
+    for (int i = 0; i < 2000 && os::readTaskStat(::getpid(), tid).ok(); ++i)
+        pause(1);
+    const auto ended = watch->next();
+    ASSERT_TRUE(ended.ok()) << ended.error().message;
+    EXPECT_TRUE(
+        std::any_of(ended->ended.begin(), ended->ended.end(), [&](const EndedThread& e) { return e.tid == tid; }));
+    const WatchSummary summary = watch->summary();
+    EXPECT_TRUE(std::any_of(summary.threads.begin(), summary.threads.end(),
+        [&](const ThreadSummary& t) { return t.tid == tid && t.ended; }));
+}
+
+TEST(ProgramsLive, AProcessEndingEndsTheWatchWithASentence)
+{
+    const pid_t child = ::fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+        ::pause();
+        ::_exit(0);
+    }
+    auto watch = ProcessWatch::start(child);
+    ASSERT_TRUE(watch.ok()) << watch.error().message;
+    ASSERT_TRUE(watch->next().ok());
+    ::kill(child, SIGKILL);
+    // Not reaped yet: a zombie has ended too.
+    for (int i = 0; i < 5000; ++i) {
+        const auto stat = os::readTaskStat(child, child);
+        if (!stat || stat->state == 'Z')
+            break;
+        pause(1);
+    }
+    const auto gone = watch->next();
+    int status = 0;
+    ::waitpid(child, &status, 0);
+    ASSERT_FALSE(gone.ok());
+    EXPECT_NE(gone.error().message.find("process " + std::to_string(child) + " ("), std::string::npos);
+    EXPECT_NE(gone.error().message.find(") ended"), std::string::npos) << gone.error().message;
+    EXPECT_EQ(watch->summary().ending, gone.error().message);
+    EXPECT_FALSE(watch->next().ok()); // and stays ended
+}
+
+TEST(ProgramsLive, APidThatDoesNotExist)
+{
+    const long pid = nonexistentPid();
+    const auto watch = ProcessWatch::start(pid);
+    ASSERT_FALSE(watch.ok());
+    EXPECT_EQ(watch.error().message, "no process with PID " + std::to_string(pid) + " is running");
+    auto topology = Topology::loadLive();
+    ASSERT_TRUE(topology.ok()) << topology.error().message;
+    const int cpu = topology->allowedPus().front();
+    const auto thread = pinThread(*topology, pid, { cpu });
+    ASSERT_FALSE(thread.ok());
+    EXPECT_EQ(thread.error().message, "no thread with TID " + std::to_string(pid) + " is running");
+    const auto process = pinProcess(*topology, pid, { cpu });
+    ASSERT_FALSE(process.ok());
+    EXPECT_EQ(process.error().message, "no process with PID " + std::to_string(pid) + " is running");
+}
+
+TEST(ProgramsLive, CpusOutsideTheAllowedSetAreRefusedAsEverywhere)
+{
+    auto topology = Topology::loadLive();
+    ASSERT_TRUE(topology.ok()) << topology.error().message;
+    const auto refused = pinThread(*topology, ::gettid(), { 65535 });
+    ASSERT_FALSE(refused.ok());
+    EXPECT_EQ(refused.error().message, checkPuUsable(*topology, 65535).error().message);
+}
+
+TEST(ProgramsLive, PerCpuKernelThreadsAreRefusedWithTheReason)
+{
+    const auto tasks = os::scanTasks();
+    const auto kthread = std::find_if(
+        tasks.begin(), tasks.end(), [](const os::TaskStat& t) { return t.kernelThread() && t.affinityFixed(); });
+    if (kthread == tasks.end())
+        GTEST_SKIP() << "no per-CPU kernel thread is visible here";
+    auto topology = Topology::loadLive();
+    ASSERT_TRUE(topology.ok()) << topology.error().message;
+    const std::vector<int> before = threadAffinity(static_cast<int>(kthread->tid));
+    const auto refused = pinThread(*topology, kthread->tid, { topology->allowedPus().front() });
+    ASSERT_FALSE(refused.ok());
+    EXPECT_NE(refused.error().message.find("is a per-CPU kernel thread"), std::string::npos) << refused.error().message;
+    EXPECT_EQ(threadAffinity(static_cast<int>(kthread->tid)), before);
+}
+
+TEST(ProgramsLive, ListsProcessesWithThisOneMarkedOwn)
+{
+    RunningWorkload work("pingpong", 1);
+    const auto list = sampleProcesses(0.3, {});
+    ASSERT_TRUE(list.ok()) << list.error().message;
+    const auto me
+        = std::find_if(list->begin(), list->end(), [](const ProcessActivity& p) { return p.pid == ::getpid(); });
+    ASSERT_NE(me, list->end());
+    EXPECT_TRUE(me->own);
+    EXPECT_FALSE(me->kernel);
+    EXPECT_GE(me->threads, 3);
+    EXPECT_GT(me->voluntaryPerS, 0);
+    EXPECT_TRUE(std::is_sorted(list->begin(), list->end(),
+        [](const ProcessActivity& a, const ProcessActivity& b) { return a.switchesPerS() > b.switchesPerS(); }));
+}
+
+TEST(Unprivileged, PinningAnotherUsersProgramNamesWhatIsMissing)
+{
+    if (::getuid() == 0 || test::hasSysNice()) {
+        if (std::getenv("CTXSCOPE_REQUIRE_UNPRIVILEGED"))
+            FAIL() << "expected to run as a user without CAP_SYS_NICE";
+        GTEST_SKIP() << "this process may change any thread's affinity (root or CAP_SYS_NICE)";
+    }
+    auto topology = Topology::loadLive();
+    ASSERT_TRUE(topology.ok()) << topology.error().message;
+    const auto refused = pinThread(*topology, 1, { topology->allowedPus().front() }); // init: root's
+    ASSERT_FALSE(refused.ok());
+    EXPECT_NE(refused.error().message.find("needs root or the CAP_SYS_NICE capability"), std::string::npos)
+        << refused.error().message;
+    // Watching needs no privilege: another user's threads are readable in /proc.
+    auto watch = ProcessWatch::start(1);
+    ASSERT_TRUE(watch.ok()) << watch.error().message;
+    EXPECT_TRUE(watch->next().ok());
+}
+
+TEST(Workload, CountsItsWorkAndStopsAtItsDuration)
+{
+    for (const std::string name : { "pingpong", "pipeline", "busy" }) {
+        SCOPED_TRACE(name);
+        std::vector<WorkloadThread> threads;
+        std::vector<WorkloadTick> ticks;
+        const auto done = runWorkload(name, 2, 0.3, {},
+            { [&](const std::vector<WorkloadThread>& t) { threads = t; },
+                [&](const WorkloadTick& t) { ticks.push_back(t); } });
+        ASSERT_TRUE(done.ok()) << done.error().message;
+        EXPECT_EQ(threads.size(), name == "pingpong" ? 4U : name == "pipeline" ? 4U : 2U);
+        for (const auto& t : threads)
+            EXPECT_GT(t.tid, 0);
+        ASSERT_EQ(ticks.size(), 1U); // the duration ends it before a whole second
+        EXPECT_GT(ticks[0].work, 0U);
+    }
+}
+
+TEST(Workload, StopsOnRequestAndRefusesUnknownNames)
+{
+    std::stop_source stop;
+    std::jthread stopper([&] {
+        pause(100);
+        stop.request_stop();
+    });
+    const auto done = runWorkload("pingpong", 1, 0, stop.get_token(), {});
+    EXPECT_TRUE(done.ok());
+    const auto unknown = runWorkload("nope", 1, 0.1, {}, {});
+    ASSERT_FALSE(unknown.ok());
+    EXPECT_EQ(unknown.error().message, "no workload named 'nope' (workloads: pingpong, pipeline, busy)");
+}
