@@ -61,7 +61,7 @@ workload=""
 [ "$code" -eq 130 ] || fail "the workload ended with $code on SIGTERM, expected 130: $(cat "$dir/workload.txt")"
 grep -q "round trips/s" "$dir/workload.txt" || fail "the workload printed no rate: $(cat "$dir/workload.txt")"
 
-sleep 0.6 &
+sleep 3 & # long enough for an ASan watch to start on a loaded machine, short enough to end it
 short=$!
 out=$("$cli" watch "$short" --interval 0.1 --duration 10) || fail "watching a program that ends did not exit 0: $out"
 echo "$out" | grep -q "The watch ended: process $short (sleep) ended." || fail "no ending sentence: $out"

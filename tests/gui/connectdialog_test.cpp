@@ -131,14 +131,15 @@ TEST_F(ConnectDialogTest, OffersTheConfigsAliasesAndConnectsToTheServerWhoseMapI
     EXPECT_EQ(m_window.controller()->link().destination, QStringLiteral("lab-test"));
     // The title and the status bar name it: as the user did, with the CPU, kernel and VM or metal.
     const SysInfo sys = readSysInfo();
-    QTRY_VERIFY(m_window.windowTitle().contains(QString::fromStdString(sys.kernel)));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return m_window.windowTitle().contains(QString::fromStdString(sys.kernel)); }, 5000));
     const QString title = m_window.windowTitle();
     EXPECT_TRUE(title.startsWith(QStringLiteral("ctxscope — lab-test"))) << title.toStdString();
     EXPECT_TRUE(title.contains(QString::fromStdString(sys.cpuModel).simplified())) << title.toStdString();
     EXPECT_TRUE(title.contains(sys.hypervisor ? QStringLiteral("virtual machine") : QStringLiteral("bare metal")))
         << title.toStdString();
     EXPECT_TRUE(m_window.statusPanel()->machineText().startsWith(QStringLiteral("lab-test")));
-    QTRY_COMPARE(m_window.statusPanel()->workerText(), QStringLiteral("lab-test: connected"));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return m_window.statusPanel()->workerText() == QStringLiteral("lab-test: connected"); }, 5000))
+        << m_window.statusPanel()->workerText().toStdString();
     EXPECT_EQ(MachineController::recentHosts().value(0), QStringLiteral("lab-test"));
     grab(&m_window, "connect-window.png");
 
@@ -155,7 +156,7 @@ TEST_F(ConnectDialogTest, AFailureStaysInTheDialogAsItsSentenceAndTheWindowAsItW
 {
     ConnectDialog* dialog = dialogFor(QStringLiteral("lab-closed"));
     dialog->connectButton()->click();
-    QTRY_VERIFY_WITH_TIMEOUT(!dialog->isConnecting(), kConnectMs);
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !dialog->isConnecting(); }, kConnectMs));
     EXPECT_TRUE(dialog->isVisible());
     EXPECT_TRUE(dialog->message().contains(QStringLiteral("lab-closed refused the connection")))
         << dialog->message().toStdString();
@@ -206,13 +207,13 @@ TEST_F(ConnectDialogTest, AfterDisconnectTheRowsStayAndRunAsksBeforeItReconnects
     ASSERT_EQ(m_window.resultsModel()->rowCount(), 1);
 
     QAction* disconnect = m_window.machines()->disconnectAction();
-    QTRY_VERIFY(disconnect->isEnabled());
+    ASSERT_TRUE(QTest::qWaitFor([&] { return disconnect->isEnabled(); }, 5000));
     disconnect->trigger();
-    QTRY_COMPARE(m_window.statusPanel()->workerText(),
-        QStringLiteral("lab-test: disconnected — the next Run offers to reconnect"));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return m_window.statusPanel()->workerText() == QStringLiteral("lab-test: disconnected — the next Run offers to reconnect"); }, 5000))
+        << m_window.statusPanel()->workerText().toStdString();
     EXPECT_EQ(m_window.resultsModel()->rowCount(), 1);
     EXPECT_TRUE(m_window.windowTitle().startsWith(QStringLiteral("ctxscope — lab-test")));
-    QTRY_VERIFY(!disconnect->isEnabled());
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !disconnect->isEnabled(); }, 5000));
 
     // Run asks (a window-modal box, answered here without a nested event loop) and, once
     // reconnected, runs the run panel's placement on the server.
@@ -235,16 +236,17 @@ TEST_F(ConnectDialogTest, AfterDisconnectTheRowsStayAndRunAsksBeforeItReconnects
 TEST_F(ConnectDialogTest, ADroppedConnectionIsSaidAtOnceAndRunOffersToReconnect)
 {
     ASSERT_TRUE(connectToLabTest());
-    QTRY_COMPARE(m_window.statusPanel()->workerText(), QStringLiteral("lab-test: connected"));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return m_window.statusPanel()->workerText() == QStringLiteral("lab-test: connected"); }, 5000))
+        << m_window.statusPanel()->workerText().toStdString();
     // The server side goes away: ssh sees its connection closed.
     for (int pid : m_sshd.sessionPids())
         ::kill(pid, SIGKILL);
-    QTRY_COMPARE_WITH_TIMEOUT(m_window.statusPanel()->workerText(),
-        QStringLiteral("lab-test: connection lost — the next Run offers to reconnect"), 20'000);
-    QTRY_VERIFY(m_window.launcher()->needsConnection());
+    ASSERT_TRUE(QTest::qWaitFor([&] { return m_window.statusPanel()->workerText() == QStringLiteral("lab-test: connection lost — the next Run offers to reconnect"); }, 20'000))
+        << m_window.statusPanel()->workerText().toStdString();
+    ASSERT_TRUE(QTest::qWaitFor([&] { return m_window.launcher()->needsConnection(); }, 5000));
     const int cpu = m_window.topology()->allowedPus().front();
     ASSERT_TRUE(m_window.mapPanel()->map()->setSelection({ cpu, cpu }).ok());
-    QTRY_VERIFY(m_window.runAction()->isEnabled());
+    ASSERT_TRUE(QTest::qWaitFor([&] { return m_window.runAction()->isEnabled(); }, 5000));
     m_window.runAction()->trigger();
     QMessageBox* question = m_window.machines()->reconnectQuestion();
     ASSERT_NE(question, nullptr);

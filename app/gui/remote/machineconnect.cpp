@@ -33,6 +33,8 @@ void MachineConnector::start(const MachineLink& link, int timeoutMs)
         return;
     }
     m_previous = m_controller.link();
+    m_previousRunning = m_controller.state() != RunController::State::Stopped
+        && m_controller.state() != RunController::State::Dead;
     m_connecting = true;
     m_controller.stopWorker();
     m_controller.setLink(link);
@@ -90,7 +92,9 @@ void MachineConnector::restorePreviousLink()
         && m_controller.link().remoteCli == m_previous.remoteCli)
         return;
     m_controller.setLink(m_previous);
-    if (!m_previous.isRemote())
+    // A local worker that was running comes back; none is started for a synthetic map (or a
+    // stopped worker), and a remote one is not logged into again unasked.
+    if (!m_previous.isRemote() && m_previousRunning)
         m_controller.startWorker();
 }
 

@@ -50,6 +50,7 @@ private:
     RunController& m_controller;
     MachineLink m_link;
     MachineLink m_previous;
+    bool m_previousRunning = false; // a local worker ran before: only then is it started again
     QTimer m_timeout;
     std::vector<QMetaObject::Connection> m_connections;
     bool m_connecting = false;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// RunController: working-set sweeps and placement matrices through the worker (protocol 2).
+// RunController: working-set sweeps and placement matrices through the worker (protocol 3).
 #include "runcontroller.h"
 
 #include "ctxscope/events.h"

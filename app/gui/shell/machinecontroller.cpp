@@ -75,6 +75,7 @@ ConnectDialog* MachineController::showConnectDialog()
         m_dialog->raise();
         return m_dialog;
     }
+    cancelReconnect(); // one connection attempt at a time: the dialog's
     QStringList aliases;
     QFile config(sshConfigFile(qEnvironmentVariable("CTXSCOPE_SSH_COMMAND")));
     if (config.open(QIODevice::ReadOnly))
@@ -123,7 +124,7 @@ void MachineController::disconnectMachine()
     RunController* c = m_parts.launcher->controller();
     if (!c->link().isRemote())
         return;
-    m_connector->cancel();
+    cancelReconnect();
     c->stopWorker();
     m_lastFailure = tr("you disconnected");
     m_parts.window->statusBar()->showMessage(
@@ -142,7 +143,7 @@ void MachineController::showThisMachine()
     }
     RunController* c = m_parts.launcher->controller();
     if (c->link().isRemote()) {
-        m_connector->cancel();
+        cancelReconnect();
         c->stopWorker();
         c->setLink(MachineLink {});
     }
@@ -181,7 +182,9 @@ void MachineController::reconnect(std::function<void()> then)
     const MachineLink link = m_parts.launcher->controller()->link();
     m_parts.window->statusBar()->showMessage(tr("Reconnecting to %1…").arg(link.destination));
     // One connection for each reconnect: its outcome runs `then` once.
+    delete m_reconnectOnce;
     auto* once = new QObject(this);
+    m_reconnectOnce = once;
     connect(m_connector, &MachineConnector::connected, once, [this, once, link, then](const Topology& topology) {
         once->deleteLater();
         m_parts.window->statusBar()->showMessage(tr("Reconnected to %1.").arg(link.destination), 10'000);
@@ -190,6 +193,12 @@ void MachineController::reconnect(std::function<void()> then)
     });
     connect(m_connector, &MachineConnector::failed, once, [once] { once->deleteLater(); });
     m_connector->start(link, kConnectWaitMs);
+}
+
+void MachineController::cancelReconnect()
+{
+    m_connector->cancel();
+    delete m_reconnectOnce;
 }
 
 void MachineController::refresh()

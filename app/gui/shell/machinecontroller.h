@@ -82,12 +82,16 @@ signals:
 
 private:
     void reconnect(std::function<void()> then);
+    void cancelReconnect();
     void rememberHost(const MachineLink& link);
     void updateActions();
     const nlohmann::json& helloOf(const MachineLink& link) const;
 
     Parts m_parts;
     MachineConnector* m_connector = nullptr; // reconnects before a run
+    // The connections of the reconnect under way: a cancelled one emits neither outcome, so it
+    // is dropped by hand, or the next reconnect would adopt and run twice.
+    QPointer<QObject> m_reconnectOnce;
     QPointer<QMessageBox> m_question;
     QPointer<ConnectDialog> m_dialog;
     QAction* m_disconnect = nullptr;

@@ -19,7 +19,7 @@ struct ProcessActivity {
     bool own = false; // run by the user who runs this tool
     bool kernel = false; // a kernel thread ([kworker/0:1])
     int threads = 0;
-    double voluntaryPerS = 0; // summed over its threads (ones that ended in between are left out)
+    double voluntaryPerS = 0; // summed over its threads (a thread that ended in between lowers it; never below 0)
     double involuntaryPerS = 0;
     double switchesPerS() const { return voluntaryPerS + involuntaryPerS; }
 };

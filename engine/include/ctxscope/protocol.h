@@ -38,7 +38,7 @@
 //          "iterations":N | "min_time":S,"repetitions":5,"policy":"other","ops_per_sample":0,"ws_bytes":0}
 //
 //   worker -> controller (id: the command's)
-//     hello      {"protocol":2,"ctxscope_version","pid","topology_xml","context","benchmarks"}
+//     hello      {"protocol":3,"ctxscope_version","pid","topology_xml","context","benchmarks"}
 //     progress   {"id","stage","fraction"} plus, for run: "repetition","repetitions";
 //                sweep: "point","points","ws_bytes"; matrix: "pair","pairs","cpus"; lesson: "step","steps"
 //     samples    {"id","repetition","first","ns_per_op":[...]}                         (run)

@@ -101,7 +101,7 @@ public:
     Expected<WatchSample> next();
     WatchSummary summary() const;
 
-    // For tests: a watch of recorded snapshots (see watch/snapshot.h).
+    // For tests: a watch of recorded snapshots (see programs/snapshot.h).
     static ProcessWatch fromSnapshot(programs::ProcessSnapshot first);
     Expected<WatchSample> nextFrom(Expected<programs::ProcessSnapshot> now);
 

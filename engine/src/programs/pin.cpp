@@ -65,21 +65,22 @@ Expected<PinChange> setAffinity(const os::TaskStat& t, const std::vector<int>& c
 
 Expected<PinChange> pinThread(const Topology& topology, long tid, const std::vector<int>& cpus)
 {
-    if (auto ok = checkCpus(topology, cpus); !ok)
-        return ok.error();
+    // Who first: "no thread with TID 9" says more than a CPU list's problem would.
     auto t = findThread(tid);
     if (!t)
         return t.error();
+    if (auto ok = checkCpus(topology, cpus); !ok)
+        return ok.error();
     return setAffinity(*t, cpus);
 }
 
 Expected<std::vector<PinChange>> pinProcess(const Topology& topology, long pid, const std::vector<int>& cpus)
 {
-    if (auto ok = checkCpus(topology, cpus); !ok)
-        return ok.error();
     const auto tids = pid > 0 ? os::listTasks(pid) : std::vector<long> {};
     if (tids.empty())
         return makeError("no process with PID " + std::to_string(pid) + " is running");
+    if (auto ok = checkCpus(topology, cpus); !ok)
+        return ok.error();
     std::vector<PinChange> changes;
     for (const long tid : tids) {
         auto t = os::readTaskStat(pid, tid);
