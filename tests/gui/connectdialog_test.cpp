@@ -131,14 +131,16 @@ TEST_F(ConnectDialogTest, OffersTheConfigsAliasesAndConnectsToTheServerWhoseMapI
     EXPECT_EQ(m_window.controller()->link().destination, QStringLiteral("lab-test"));
     // The title and the status bar name it: as the user did, with the CPU, kernel and VM or metal.
     const SysInfo sys = readSysInfo();
-    ASSERT_TRUE(QTest::qWaitFor([&] { return m_window.windowTitle().contains(QString::fromStdString(sys.kernel)); }, 5000));
+    ASSERT_TRUE(
+        QTest::qWaitFor([&] { return m_window.windowTitle().contains(QString::fromStdString(sys.kernel)); }, 5000));
     const QString title = m_window.windowTitle();
     EXPECT_TRUE(title.startsWith(QStringLiteral("ctxscope — lab-test"))) << title.toStdString();
     EXPECT_TRUE(title.contains(QString::fromStdString(sys.cpuModel).simplified())) << title.toStdString();
     EXPECT_TRUE(title.contains(sys.hypervisor ? QStringLiteral("virtual machine") : QStringLiteral("bare metal")))
         << title.toStdString();
     EXPECT_TRUE(m_window.statusPanel()->machineText().startsWith(QStringLiteral("lab-test")));
-    ASSERT_TRUE(QTest::qWaitFor([&] { return m_window.statusPanel()->workerText() == QStringLiteral("lab-test: connected"); }, 5000))
+    ASSERT_TRUE(QTest::qWaitFor(
+        [&] { return m_window.statusPanel()->workerText() == QStringLiteral("lab-test: connected"); }, 5000))
         << m_window.statusPanel()->workerText().toStdString();
     EXPECT_EQ(MachineController::recentHosts().value(0), QStringLiteral("lab-test"));
     grab(&m_window, "connect-window.png");
@@ -209,7 +211,12 @@ TEST_F(ConnectDialogTest, AfterDisconnectTheRowsStayAndRunAsksBeforeItReconnects
     QAction* disconnect = m_window.machines()->disconnectAction();
     ASSERT_TRUE(QTest::qWaitFor([&] { return disconnect->isEnabled(); }, 5000));
     disconnect->trigger();
-    ASSERT_TRUE(QTest::qWaitFor([&] { return m_window.statusPanel()->workerText() == QStringLiteral("lab-test: disconnected — the next Run offers to reconnect"); }, 5000))
+    ASSERT_TRUE(QTest::qWaitFor(
+        [&] {
+            return m_window.statusPanel()->workerText()
+                == QStringLiteral("lab-test: disconnected — the next Run offers to reconnect");
+        },
+        5000))
         << m_window.statusPanel()->workerText().toStdString();
     EXPECT_EQ(m_window.resultsModel()->rowCount(), 1);
     EXPECT_TRUE(m_window.windowTitle().startsWith(QStringLiteral("ctxscope — lab-test")));
@@ -236,12 +243,18 @@ TEST_F(ConnectDialogTest, AfterDisconnectTheRowsStayAndRunAsksBeforeItReconnects
 TEST_F(ConnectDialogTest, ADroppedConnectionIsSaidAtOnceAndRunOffersToReconnect)
 {
     ASSERT_TRUE(connectToLabTest());
-    ASSERT_TRUE(QTest::qWaitFor([&] { return m_window.statusPanel()->workerText() == QStringLiteral("lab-test: connected"); }, 5000))
+    ASSERT_TRUE(QTest::qWaitFor(
+        [&] { return m_window.statusPanel()->workerText() == QStringLiteral("lab-test: connected"); }, 5000))
         << m_window.statusPanel()->workerText().toStdString();
     // The server side goes away: ssh sees its connection closed.
     for (int pid : m_sshd.sessionPids())
         ::kill(pid, SIGKILL);
-    ASSERT_TRUE(QTest::qWaitFor([&] { return m_window.statusPanel()->workerText() == QStringLiteral("lab-test: connection lost — the next Run offers to reconnect"); }, 20'000))
+    ASSERT_TRUE(QTest::qWaitFor(
+        [&] {
+            return m_window.statusPanel()->workerText()
+                == QStringLiteral("lab-test: connection lost — the next Run offers to reconnect");
+        },
+        20'000))
         << m_window.statusPanel()->workerText().toStdString();
     ASSERT_TRUE(QTest::qWaitFor([&] { return m_window.launcher()->needsConnection(); }, 5000));
     const int cpu = m_window.topology()->allowedPus().front();

@@ -33,8 +33,8 @@ void MachineConnector::start(const MachineLink& link, int timeoutMs)
         return;
     }
     m_previous = m_controller.link();
-    m_previousRunning = m_controller.state() != RunController::State::Stopped
-        && m_controller.state() != RunController::State::Dead;
+    m_previousRunning
+        = m_controller.state() != RunController::State::Stopped && m_controller.state() != RunController::State::Dead;
     m_connecting = true;
     m_controller.stopWorker();
     m_controller.setLink(link);
