@@ -12,6 +12,7 @@
 #include "resultsmodel.h"
 #include "runcoordinator.h"
 #include "runlauncher.h"
+#include "runpanel.h"
 #include "statuspanel.h"
 #include "testtopologies.h"
 #include "topologymappanel.h"
@@ -50,6 +51,10 @@ protected:
         qputenv("CTXSCOPE_SSH_COMMAND", m_sshd.sshCommand().toUtf8());
         QSettings().remove(QStringLiteral("machines")); // no recent hosts or CLI of an earlier test
         m_window.setTopology(ctxscope::testing::synthetic("pack:1 core:2 pu:2"));
+        // A short futex run from the run panel, whatever an earlier test left in its settings.
+        ASSERT_TRUE(m_window.runPanel()->setBenchmark(QStringLiteral("futex")));
+        m_window.runPanel()->setIterations(2000);
+        m_window.runPanel()->setRepetitions(2);
         m_window.show();
     }
     void TearDown() override { qunsetenv("CTXSCOPE_SSH_COMMAND"); }
@@ -165,7 +170,7 @@ TEST_F(ConnectDialogTest, AFailureStaysInTheDialogAsItsSentenceAndTheWindowAsItW
     EXPECT_TRUE(dialog->connectButton()->isEnabled()); // try another host
     grab(dialog, "connect-dialog-failed.png");
     EXPECT_FALSE(m_window.controller()->link().isRemote());
-    EXPECT_EQ(m_window.topology()->pus().size(), 2U); // still the synthetic one
+    EXPECT_EQ(m_window.topology()->pus().size(), 4U); // still the synthetic one (pack:1 core:2 pu:2)
     EXPECT_FALSE(MachineController::recentHosts().contains(QStringLiteral("lab-closed")));
 
     // Option injection is refused before anything runs.

@@ -56,9 +56,55 @@ WorkerCommand sshWorkerCommand(const MachineLink& link, const QString& sshComman
     return { QStringLiteral("/bin/sh"), arguments };
 }
 
+namespace {
+
+// The words of a command as /bin/sh splits it (the ssh command runs through `sh -c`): blanks
+// separate words; '...' keeps everything; "..." keeps everything but a backslash before
+// " \ $ or `; a backslash outside quotes keeps the next character. No expansions: a config file
+// is named literally. (QProcess::splitCommand knows only double quotes.)
+QStringList shellWords(const QString& command)
+{
+    QStringList words;
+    QString word;
+    bool inWord = false;
+    for (qsizetype i = 0; i < command.size(); ++i) {
+        const QChar c = command[i];
+        if (c == QLatin1Char('\'')) {
+            inWord = true;
+            for (++i; i < command.size() && command[i] != QLatin1Char('\''); ++i)
+                word += command[i];
+        } else if (c == QLatin1Char('"')) {
+            inWord = true;
+            for (++i; i < command.size() && command[i] != QLatin1Char('"'); ++i) {
+                if (command[i] == QLatin1Char('\\') && i + 1 < command.size()
+                    && QStringLiteral("\"\\$`").contains(command[i + 1]))
+                    ++i;
+                word += command[i];
+            }
+        } else if (c == QLatin1Char('\\')) {
+            inWord = true;
+            if (i + 1 < command.size())
+                word += command[++i];
+        } else if (c == QLatin1Char(' ') || c == QLatin1Char('\t') || c == QLatin1Char('\n')) {
+            if (inWord)
+                words << word;
+            word.clear();
+            inWord = false;
+        } else {
+            inWord = true;
+            word += c;
+        }
+    }
+    if (inWord)
+        words << word;
+    return words;
+}
+
+} // namespace
+
 QString sshConfigFile(const QString& sshCommand)
 {
-    const QStringList words = QProcess::splitCommand(sshCommand);
+    const QStringList words = shellWords(sshCommand);
     for (qsizetype i = 0; i < words.size(); ++i) {
         if (words[i] == QStringLiteral("-F") && i + 1 < words.size())
             return words[i + 1];
