@@ -5,7 +5,10 @@
 #include "machinelink.h"
 #include "sshfailure.h"
 
+#include <QDeadlineTimer>
+#include <QFile>
 #include <QProcess>
+#include <QThread>
 
 #include <gtest/gtest.h>
 
@@ -35,6 +38,28 @@ TEST(MachineLink, TheSshCommandVariableIsSplitByTheShellAsGitDoes)
     EXPECT_EQ(QString::fromUtf8(shell.readAllStandardOutput()).trimmed(),
         QStringLiteral("-F /a b/config -T -o BatchMode=yes -o ServerAliveInterval=3 -o ServerAliveCountMax=4 -o "
                        "ConnectTimeout=15 -- user@host ctxscope-cli worker"));
+}
+
+// What the app kills when a connection must go (Cancel while connecting, a stuck worker) must
+// be the ssh client itself: a killed shell would leave ssh connected and the server's worker
+// running (SshDrop found that, with dash as /bin/sh).
+TEST(MachineLink, TheProcessStartedForTheSshCommandIsTheCommandNotAShell)
+{
+    const WorkerCommand command = sshWorkerCommand(
+        MachineLink { QStringLiteral("h"), QStringLiteral("cli") }, QStringLiteral("/bin/sh -c 'exec sleep 30'"));
+    QProcess process;
+    process.start(command.program, command.arguments);
+    ASSERT_TRUE(process.waitForStarted());
+    QByteArray comm;
+    // Both execs take a moment: wait for the name to become sleep's (it stays "sh" without the fix).
+    for (QDeadlineTimer deadline(10'000); !deadline.hasExpired() && comm != "sleep"; QThread::msleep(10)) {
+        QFile file(QStringLiteral("/proc/%1/comm").arg(process.processId()));
+        if (file.open(QIODevice::ReadOnly))
+            comm = file.readAll().trimmed();
+    }
+    EXPECT_EQ(comm, QByteArray("sleep"));
+    process.kill();
+    process.waitForFinished();
 }
 
 TEST(MachineLink, ShellQuotingLeavesPlainWordsAndQuotesTheRest)

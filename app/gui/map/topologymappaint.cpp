@@ -77,6 +77,7 @@ void TopologyMapWidget::paintEvent(QPaintEvent*)
     if (needsSmallLabels())
         paintSmallLabels(painter, c);
     paintHighlight(painter, c);
+    paintMarkers(painter, c, fonts);
 }
 
 void TopologyMapWidget::paintBox(

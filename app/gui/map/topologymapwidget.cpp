@@ -220,7 +220,7 @@ QString TopologyMapWidget::puToolTip(const LayoutBox& box) const
         text += QLatin1Char('\n')
             + tr("Task %1 runs here. Click to remove it; Shift+click to add task %2 too")
                   .arg(taskName(tasks.back()), taskName(static_cast<int>(selection().size())));
-    return text;
+    return text + markersToolTip(box.osIndex);
 }
 
 QString TopologyMapWidget::containerToolTip(const LayoutBox& box) const

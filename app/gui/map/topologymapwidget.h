@@ -44,6 +44,17 @@ public:
     std::optional<Relation> selectionRelation() const;
     QString selectionSummary() const;
 
+    // Threads of a watched program, each drawn as a small labelled marker on the PU it last
+    // ran on (topologymapmarkers.cpp); selected ones stand out. Empty: none.
+    struct ThreadMarker {
+        int cpu = -1;
+        QString label; // its TID
+        QString name; // the thread's name, for the tooltip
+        bool selected = false;
+    };
+    void setThreadMarkers(std::vector<ThreadMarker> markers);
+    const std::vector<ThreadMarker>& threadMarkers() const { return m_markers; }
+
     // Outlines a pair of PUs, e.g. the representative pair of a relation class.
     void setHighlightedPair(std::optional<PuPair> pair);
     std::optional<PuPair> highlightedPair() const { return m_highlight; }
@@ -73,6 +84,8 @@ private:
     void paintBox(QPainter& painter, const LayoutBox& box, const Colors& colors, const LabelFonts& fonts) const;
     void paintPu(QPainter& painter, const LayoutBox& box, const Colors& colors, const LabelFonts& fonts) const;
     void paintHighlight(QPainter& painter, const Colors& colors) const;
+    void paintMarkers(QPainter& painter, const Colors& colors, const LabelFonts& fonts) const;
+    QString markersToolTip(int cpu) const;
     // Black or white, whichever reads better on the fill (WCAG relative luminance).
     static QColor textOn(const QColor& fill);
     // Zoomed out too far for the layout's labels (topologymaplabels.cpp).
@@ -86,6 +99,7 @@ private:
     std::optional<Topology> m_topology;
     TaskSelection m_selection;
     std::optional<PuPair> m_highlight;
+    std::vector<ThreadMarker> m_markers; // ordered by CPU, then as given
     int m_hoveredPu = -1; // OS index of the PU under the mouse
     mutable TopologyLayout m_layout;
     mutable bool m_layoutValid = false;

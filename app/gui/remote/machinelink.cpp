@@ -49,8 +49,11 @@ WorkerCommand sshWorkerCommand(const MachineLink& link, const QString& sshComman
     if (sshCommand.trimmed().isEmpty())
         return { QStringLiteral("ssh"), options };
     // As git runs GIT_SSH_COMMAND: the shell splits the user's command, our arguments follow
-    // as "$@" untouched ($0 names the shell in its own messages).
-    QStringList arguments { QStringLiteral("-c"), sshCommand + QStringLiteral(" \"$@\""),
+    // as "$@" untouched ($0 names the shell in its own messages). `exec`: the shell becomes the
+    // ssh client (dash does not exec the last command of -c by itself), so the process the app
+    // starts, kills and waits for is ssh, not a shell whose death would leave ssh connected and
+    // the worker on the server running.
+    QStringList arguments { QStringLiteral("-c"), QStringLiteral("exec ") + sshCommand + QStringLiteral(" \"$@\""),
         QStringLiteral("CTXSCOPE_SSH_COMMAND") };
     arguments += options;
     return { QStringLiteral("/bin/sh"), arguments };

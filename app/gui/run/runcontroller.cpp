@@ -11,6 +11,7 @@
 #include <QTimer>
 
 #include <cstdio>
+#include <utility>
 
 #include <sched.h>
 
@@ -100,6 +101,7 @@ void RunController::startWorker()
         m_process->deleteLater();
     }
     m_abandoned.clear(); // the old worker will say nothing more of them
+    m_pins.clear();
     m_process = new QProcess(this);
     m_stderrTail.clear();
     if (!m_workerCpus.empty()) {
@@ -310,6 +312,8 @@ void RunController::workerGone(const QString& why)
         m_pendingJob.reset();
         emit runFailed(m_pendingId, why);
     }
+    for (const quint64 pin : std::exchange(m_pins, {}))
+        emit pinFailed(pin, why);
     setState(State::Dead);
     emit workerFailed(why);
 }

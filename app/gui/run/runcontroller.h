@@ -4,8 +4,11 @@
 #include "ctxscope/bench.h"
 #include "ctxscope/events.h"
 #include "ctxscope/matrix.h"
+#include "ctxscope/pin.h"
+#include "ctxscope/process_list.h"
 #include "ctxscope/protocol.h"
 #include "ctxscope/result.h"
+#include "ctxscope/watch.h"
 #include "ctxscope/working_set.h"
 #include "machinelink.h"
 
@@ -56,6 +59,7 @@ public:
     // The CPUs the worker may use (the affinity this app started with), so that the GUI
     // narrowing its own threads away from the measured PUs never narrows the worker's.
     void setWorkerCpus(std::vector<int> cpus) { m_workerCpus = std::move(cpus); }
+    const std::vector<int>& workerCpus() const { return m_workerCpus; }
 
     State state() const { return m_state; }
     qint64 workerPid() const { return m_workerPid; } // of the last worker started
@@ -79,6 +83,13 @@ public:
     std::optional<quint64> startSweep(const SweepSpec& spec);
     std::optional<quint64> startMatrix(
         const std::string& bench, BenchMode mode, MatrixMode fill, const RunBudget& options);
+    // Running programs (runcontrollerjobs.cpp): `processes` and `watch` are jobs like a run
+    // (one at a time, cancellable); a cancelled watch still ends with watchFinished.
+    std::optional<quint64> startProcesses(double seconds);
+    std::optional<quint64> startWatch(long pid, double intervalS);
+    // Sets a thread's (or with `process`, every thread's) affinity at once, even during a
+    // watch; answered by pinned or pinFailed. Nothing without a worker that said hello.
+    std::optional<quint64> pin(long target, bool process, const std::vector<int>& cpus);
     void cancel(); // the current run, if any
 
 signals:
@@ -101,6 +112,13 @@ signals:
     // A matrix's measured pairs as they finish (their runs), then the matrix itself.
     void matrixRunAvailable(quint64 id, std::shared_ptr<const ctxscope::RunResult> result);
     void matrixAvailable(quint64 id, std::shared_ptr<const ctxscope::MatrixResult> matrix);
+    // Every process, busiest first; ends the processes job.
+    void processesAvailable(quint64 id, std::shared_ptr<const std::vector<ctxscope::ProcessActivity>> processes);
+    // A watch's samples as they come, then its summary, which ends the watch.
+    void watchSampleAvailable(quint64 id, std::shared_ptr<const ctxscope::WatchSample> sample);
+    void watchFinished(quint64 id, std::shared_ptr<const ctxscope::WatchSummary> summary);
+    void pinned(quint64 id, const std::vector<ctxscope::PinChange>& changes);
+    void pinFailed(quint64 id, const QString& message);
 
 private:
     void setState(State state);
@@ -116,6 +134,8 @@ private:
     std::optional<quint64> startJob(protocol::Command command, quint64 id);
     // The current command's sweep, matrix or lesson event.
     void handleJobEvent(protocol::Event& event);
+    // The answer to a pin (not a job: it may come during one); false when the event answers none.
+    bool handlePinAnswer(protocol::Event& event, quint64 id);
     // A line that is no event: a protocol error, or the end of the run it was the result of.
     void handleUnreadable(const protocol::EventError& unreadable, const QByteArray& line);
 
@@ -136,6 +156,7 @@ private:
     // Runs the app gave up on (a line it had to refuse) and told the worker to cancel: what
     // the worker still says of them (its "cancelled", or an error if it had finished) is dropped.
     std::set<quint64> m_abandoned;
+    std::set<quint64> m_pins; // sent, not yet answered
     std::optional<BenchSpec> m_pending; // waits for the hello of a starting worker
     std::optional<protocol::Command> m_pendingJob; // a sweep or matrix waiting the same way
     quint64 m_pendingId = 0;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// RunController: working-set sweeps and placement matrices through the worker (protocol 3).
+// RunController: working-set sweeps, placement matrices and running programs through the worker
+// (protocol 3).
 #include "runcontroller.h"
 
 #include "ctxscope/events.h"
@@ -35,6 +36,42 @@ std::optional<quint64> RunController::startMatrix(
     return startJob(protocol::MatrixCommand { id, bench, mode, fill, options }, id);
 }
 
+std::optional<quint64> RunController::startProcesses(double seconds)
+{
+    const quint64 id = m_nextId++;
+    return startJob(protocol::ProcessesCommand { id, seconds }, id);
+}
+
+std::optional<quint64> RunController::startWatch(long pid, double intervalS)
+{
+    const quint64 id = m_nextId++;
+    return startJob(protocol::WatchCommand { id, pid, intervalS, 0 }, id);
+}
+
+std::optional<quint64> RunController::pin(long target, bool process, const std::vector<int>& cpus)
+{
+    if (m_state != State::Idle && m_state != State::Running)
+        return std::nullopt;
+    const quint64 id = m_nextId++;
+    m_pins.insert(id);
+    send(protocol::commandLine(protocol::PinCommand { id, target, process, cpus }));
+    return id;
+}
+
+bool RunController::handlePinAnswer(protocol::Event& event, quint64 id)
+{
+    if (!m_pins.count(id))
+        return false;
+    if (auto* done = std::get_if<protocol::PinnedEvent>(&event)) {
+        m_pins.erase(id);
+        emit pinned(id, done->changes);
+    } else if (const auto* error = std::get_if<protocol::ErrorEvent>(&event)) {
+        m_pins.erase(id);
+        emit pinFailed(id, QString::fromStdString(error->message));
+    }
+    return true;
+}
+
 void RunController::handleJobEvent(protocol::Event& event)
 {
     const quint64 id = *m_running;
@@ -50,6 +87,14 @@ void RunController::handleJobEvent(protocol::Event& event)
     } else if (auto* matrix = std::get_if<protocol::MatrixResultEvent>(&event)) {
         endRun();
         emit matrixAvailable(id, std::make_shared<const MatrixResult>(std::move(matrix->matrix)));
+    } else if (auto* list = std::get_if<protocol::ProcessesEvent>(&event)) {
+        endRun();
+        emit processesAvailable(id, std::make_shared<const std::vector<ProcessActivity>>(std::move(list->processes)));
+    } else if (auto* sample = std::get_if<protocol::WatchSampleEvent>(&event)) {
+        emit watchSampleAvailable(id, std::make_shared<const WatchSample>(std::move(sample->sample)));
+    } else if (auto* summary = std::get_if<protocol::WatchSummaryEvent>(&event)) {
+        endRun();
+        emit watchFinished(id, std::make_shared<const WatchSummary>(std::move(summary->summary)));
     }
     // Lesson steps and results: the app runs lessons step by step, as single runs.
 }

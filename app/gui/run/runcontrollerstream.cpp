@@ -38,6 +38,8 @@ void RunController::handleLine(const QByteArray& line)
             m_abandoned.erase(*id);
         return;
     }
+    if (id && handlePinAnswer(event, *id))
+        return;
     const bool forCurrentRun = id && m_running && *id == *m_running;
     if (auto* hello = std::get_if<protocol::HelloEvent>(&event)) {
         const QString description

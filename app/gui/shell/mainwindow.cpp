@@ -6,6 +6,7 @@
 #include "lookcontroller.h"
 #include "machinecontroller.h"
 #include "plotsview.h"
+#include "programspanel.h"
 #include "runlauncher.h"
 #include "runpanel.h"
 #include "sessionfiles.h"
@@ -90,6 +91,12 @@ MainWindow::MainWindow(QWidget* parent)
     addDockWidget(Qt::LeftDockWidgetArea, dock);
     m_status = new StatusPanel(this);
     statusBar()->addPermanentWidget(m_status);
+    m_programs = new ProgramsPanel(*m_mapPanel->map(), this);
+    auto* programsDock = new QDockWidget(tr("Programs"), this);
+    programsDock->setObjectName(QStringLiteral("programsDock"));
+    programsDock->setWidget(m_programs);
+    addDockWidget(Qt::RightDockWidgetArea, programsDock);
+    programsDock->hide(); // View → Programs
 
     createWorkers(top, lessonPanel);
     createMenus();
@@ -112,6 +119,7 @@ void MainWindow::createWorkers(QWidget* row, LessonPanel* lessonPanel)
     m_views = new SessionViews({ this, m_store, m_plots, m_table, m_mapPanel, m_tabs });
     m_launcher = new RunLauncher({ this, &m_topology, m_runPanel, m_status, m_mapPanel->map(), m_plots, m_views });
     m_views->setController(m_launcher->controller());
+    m_programs->setWorkerCpus(m_launcher->controller()->workerCpus());
     m_files = new SessionFiles({ this, &m_topology, m_store, m_views, m_plots, m_launcher->controller() });
     connect(m_files, &SessionFiles::topologyRead, this, &MainWindow::setTopology);
     m_lessons = new LessonController({ this, &m_topology, m_launcher->coordinator(), m_launcher->controller(), m_store,
@@ -141,6 +149,10 @@ void MainWindow::createMenus()
     QMenu* view = menuBar()->addMenu(tr("&View"));
     m_look->createActions(view);
     m_lessons->createViewAction(view);
+    QAction* programs = findChild<QDockWidget*>(QStringLiteral("programsDock"))->toggleViewAction();
+    programs->setText(tr("&Programs (watch and re-pin running threads)"));
+    programs->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P));
+    view->addAction(programs);
     view->addSeparator();
     for (const QString& name : PlotsView::viewNames())
         view->addAction(tr("Show %1").arg(name), this, [this, name] { m_plots->showView(name); });
@@ -175,6 +187,7 @@ void MainWindow::showTopology(const Topology& topology, bool server)
         m_banner->setText(tr("Showing %1. It is not this machine, so runs are disabled: tasks can only be "
                              "pinned and measured on the machine ctxscope runs on.")
                               .arg(QString::fromStdString(topology.origin())));
+    m_programs->setMachine(link, live);
     m_machines->refresh(); // the title and the status bar name the machine
     if (live)
         controller()->startWorker();

@@ -22,6 +22,7 @@ class LessonSession;
 class LookController;
 class MachineController;
 class PlotsView;
+class ProgramsPanel;
 class ResultsModel;
 class RunController;
 class RunCoordinator;
@@ -74,6 +75,8 @@ public:
     PlotsView* plots() const { return m_plots; }
     QTableView* resultsTable() const { return m_table; }
     StatusPanel* statusPanel() const { return m_status; }
+    // The Programs dock: running programs' threads on the map, re-pinned by clicking.
+    ProgramsPanel* programs() const { return m_programs; }
 
 signals:
     void topologyFailed(const QString& message);
@@ -103,6 +106,7 @@ private:
     LessonController* m_lessons = nullptr;
     LookController* m_look = nullptr;
     MachineController* m_machines = nullptr;
+    ProgramsPanel* m_programs = nullptr;
 };
 
 } // namespace ctxscope::gui

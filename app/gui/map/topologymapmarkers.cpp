@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: MIT
+// The threads of a watched program on the map: a row of small labelled markers at the foot of
+// each PU they last ran on, as many as fit, then "+N".
+#include "topologymapwidget.h"
+
+#include <QPainter>
+
+#include <algorithm>
+#include <cmath>
+
+namespace ctxscope::gui {
+
+namespace {
+
+// One marker colour that reads on the light and the dark palettes and differs from the task
+// colours of a run's selection; selected threads take the palette's highlight.
+const QColor kMarker(0xd9, 0x5f, 0x02);
+
+} // namespace
+
+void TopologyMapWidget::setThreadMarkers(std::vector<ThreadMarker> markers)
+{
+    std::stable_sort(
+        markers.begin(), markers.end(), [](const ThreadMarker& a, const ThreadMarker& b) { return a.cpu < b.cpu; });
+    m_markers = std::move(markers);
+    update();
+}
+
+void TopologyMapWidget::paintMarkers(QPainter& painter, const Colors& c, const LabelFonts& fonts) const
+{
+    if (m_markers.empty())
+        return;
+    const TopologyLayout& layout = m_layout;
+    QFont font = fonts.regular;
+    font.setPixelSize(std::max(7, qRound(layout.fontPixels * 0.85)));
+    painter.setFont(font);
+    const QFontMetricsF fm(font);
+    const double height = std::ceil(fm.height()) + 2;
+    painter.setRenderHint(QPainter::Antialiasing);
+    auto it = m_markers.begin();
+    while (it != m_markers.end()) {
+        const auto end
+            = std::find_if(it, m_markers.end(), [cpu = it->cpu](const ThreadMarker& m) { return m.cpu != cpu; });
+        const int box = layout.puBox(it->cpu);
+        if (box < 0) {
+            it = end;
+            continue;
+        }
+        const QRectF r = layout.boxes[static_cast<std::size_t>(box)].rect.adjusted(2, 2, -2, -2);
+        const double h = std::min(height, r.height());
+        double x = r.left();
+        const double y = r.bottom() - h;
+        const auto count = static_cast<int>(end - it);
+        int drawn = 0;
+        for (auto m = it; m != end; ++m, ++drawn) {
+            const QString more = QStringLiteral("+%1").arg(count - drawn);
+            const double width = fm.horizontalAdvance(m->label) + h * 0.6;
+            const double moreWidth = fm.horizontalAdvance(more) + h * 0.6;
+            // Room for this one and, unless it is the last, a "+N" after it.
+            const bool last = m + 1 == end;
+            if (x + width + (last ? 0 : moreWidth + 2) > r.right() + 0.5) {
+                const QRectF pill(x, y, std::min(moreWidth, r.right() - x), h);
+                if (pill.width() > 2) {
+                    painter.setPen(Qt::NoPen);
+                    painter.setBrush(c.border);
+                    painter.drawRoundedRect(pill, h / 2, h / 2);
+                    painter.setPen(textOn(c.border));
+                    painter.drawText(pill, Qt::AlignCenter, more);
+                }
+                break;
+            }
+            const QRectF pill(x, y, width, h);
+            const QColor fill = m->selected ? c.highlight : kMarker;
+            painter.setPen(QPen(fill.darker(150), 1));
+            painter.setBrush(fill);
+            painter.drawRoundedRect(pill, h / 2, h / 2);
+            painter.setPen(textOn(fill));
+            painter.drawText(pill, Qt::AlignCenter, m->label);
+            x += width + 2;
+        }
+        it = end;
+    }
+    painter.setRenderHint(QPainter::Antialiasing, false);
+}
+
+QString TopologyMapWidget::markersToolTip(int cpu) const
+{
+    QString text;
+    int shown = 0;
+    int count = 0;
+    for (const ThreadMarker& m : m_markers) {
+        if (m.cpu != cpu)
+            continue;
+        if (++count > 12)
+            continue;
+        ++shown;
+        text += QLatin1Char('\n') + tr("Thread %1 (%2) last ran here").arg(m.label, m.name);
+    }
+    if (count > shown)
+        text += QLatin1Char('\n') + tr("… and %1 more threads").arg(count - shown);
+    return text;
+}
+
+} // namespace ctxscope::gui

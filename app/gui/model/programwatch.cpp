@@ -1,0 +1,356 @@
+// SPDX-License-Identifier: MIT
+#include "programwatch.h"
+
+#include "ctxscope/topology.h"
+#include "ctxscope/units.h"
+
+#include <QBrush>
+#include <QFont>
+
+#include <algorithm>
+
+namespace ctxscope::gui {
+
+namespace {
+
+QString count(double perS) { return QString::fromStdString(formatCount(perS)); }
+
+// Run-queue wait as a share of wall time: 0.25 s/s is "25%" of the thread's time spent ready
+// but waiting for a CPU.
+QString share(double fraction) { return QString::number(fraction * 100.0, 'f', fraction < 0.1 ? 1 : 0) + u'%'; }
+
+QString cpuList(const std::vector<int>& cpus) { return QString::fromStdString(formatCpuList(cpus)); }
+
+} // namespace
+
+ProcessTableModel::ProcessTableModel(QObject* parent)
+    : QAbstractTableModel(parent)
+{
+}
+
+void ProcessTableModel::setProcesses(std::vector<ProcessActivity> processes)
+{
+    std::stable_sort(processes.begin(), processes.end(), [](const ProcessActivity& a, const ProcessActivity& b) {
+        if (a.own != b.own)
+            return a.own;
+        if (a.switchesPerS() != b.switchesPerS())
+            return a.switchesPerS() > b.switchesPerS();
+        return a.pid < b.pid;
+    });
+    beginResetModel();
+    m_rows = std::move(processes);
+    endResetModel();
+}
+
+int ProcessTableModel::rowCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : static_cast<int>(m_rows.size());
+}
+
+int ProcessTableModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+
+QVariant ProcessTableModel::data(const QModelIndex& index, int role) const
+{
+    if (!index.isValid() || index.row() >= static_cast<int>(m_rows.size()))
+        return {};
+    const ProcessActivity& p = m_rows[static_cast<std::size_t>(index.row())];
+    if (role == PidRole)
+        return static_cast<qlonglong>(p.pid);
+    if (role == SortRole || role == Qt::DisplayRole) {
+        const bool sort = role == SortRole;
+        switch (index.column()) {
+        case Pid:
+            return static_cast<qlonglong>(p.pid);
+        case Name:
+            return QString::fromStdString(p.kernel ? '[' + p.name + ']' : p.name);
+        case Threads:
+            return p.threads;
+        case Switches:
+            return sort ? QVariant(p.switchesPerS()) : QVariant(count(p.switchesPerS()));
+        case Voluntary:
+            return sort ? QVariant(p.voluntaryPerS) : QVariant(count(p.voluntaryPerS));
+        case Involuntary:
+            return sort ? QVariant(p.involuntaryPerS) : QVariant(count(p.involuntaryPerS));
+        default:
+            return {};
+        }
+    }
+    if (role == Qt::FontRole && p.own) {
+        QFont bold;
+        bold.setBold(true);
+        return bold;
+    }
+    if (role == Qt::ToolTipRole)
+        return p.kernel ? tr("A kernel thread: it can be watched; per-CPU kernel threads cannot be re-pinned.")
+            : p.own     ? tr("Your process (user %1): you may re-pin its threads.").arg(p.uid)
+                        : tr("Another user's process (user %1): re-pinning it needs root or CAP_SYS_NICE.").arg(p.uid);
+    if (role == Qt::TextAlignmentRole && index.column() != Name)
+        return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
+    return {};
+}
+
+QVariant ProcessTableModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return {};
+    switch (section) {
+    case Pid:
+        return tr("PID");
+    case Name:
+        return tr("Command");
+    case Threads:
+        return tr("Threads");
+    case Switches:
+        return tr("Switches/s");
+    case Voluntary:
+        return tr("Voluntary/s");
+    case Involuntary:
+        return tr("Involuntary/s");
+    default:
+        return {};
+    }
+}
+
+ThreadTableModel::ThreadTableModel(QObject* parent)
+    : QAbstractTableModel(parent)
+{
+}
+
+void ThreadTableModel::setThreads(const std::vector<ThreadRates>& threads)
+{
+    // Both lists are by TID: walk them together, removing the threads that ended and
+    // inserting the ones that started, row by row, so the selection of the others stays.
+    std::size_t row = 0;
+    std::size_t next = 0;
+    while (row < m_rows.size() || next < threads.size()) {
+        const bool removed = next == threads.size() || (row < m_rows.size() && m_rows[row].tid < threads[next].tid);
+        const int r = static_cast<int>(row);
+        if (removed) {
+            beginRemoveRows({}, r, r);
+            m_rows.erase(m_rows.begin() + static_cast<std::ptrdiff_t>(row));
+            endRemoveRows();
+        } else if (row == m_rows.size() || m_rows[row].tid > threads[next].tid) {
+            beginInsertRows({}, r, r);
+            m_rows.insert(m_rows.begin() + static_cast<std::ptrdiff_t>(row), threads[next]);
+            endInsertRows();
+            ++row;
+            ++next;
+        } else {
+            m_rows[row] = threads[next];
+            ++row;
+            ++next;
+        }
+    }
+    if (!m_rows.empty())
+        emit dataChanged(index(0, 0), index(static_cast<int>(m_rows.size()) - 1, ColumnCount - 1));
+}
+
+int ThreadTableModel::rowOfThread(long tid) const
+{
+    const auto it = std::lower_bound(
+        m_rows.begin(), m_rows.end(), tid, [](const ThreadRates& t, long value) { return t.tid < value; });
+    return it != m_rows.end() && it->tid == tid ? static_cast<int>(it - m_rows.begin()) : -1;
+}
+
+void ThreadTableModel::setAffinity(long tid, const std::vector<int>& cpus)
+{
+    const int row = rowOfThread(tid);
+    if (row < 0)
+        return;
+    m_rows[static_cast<std::size_t>(row)].affinity = cpus;
+    emit dataChanged(index(row, Affinity), index(row, Affinity));
+}
+
+int ThreadTableModel::rowCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : static_cast<int>(m_rows.size());
+}
+
+int ThreadTableModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+
+QVariant ThreadTableModel::display(const ThreadRates& t, int column) const
+{
+    switch (column) {
+    case Tid:
+        return static_cast<qlonglong>(t.tid);
+    case Name:
+        return QString::fromStdString(t.name);
+    case State:
+        return QString(QChar::fromLatin1(t.state));
+    case Cpu:
+        return t.cpu ? QVariant(*t.cpu) : QVariant(tr("–"));
+    case Affinity:
+        return cpuList(t.affinity);
+    case Voluntary:
+        return count(t.voluntaryPerS);
+    case Involuntary:
+        return count(t.involuntaryPerS);
+    case CpuShare:
+        return share(t.cpuShare);
+    case RunqueueWait:
+        return t.runqueueWaitPerS ? QVariant(share(*t.runqueueWaitPerS)) : QVariant(tr("n/a"));
+    case Migrations:
+        return t.migrationsLowerBound ? QVariant(u'≥' + count(t.migrationsPerS)) : QVariant(count(t.migrationsPerS));
+    default:
+        return {};
+    }
+}
+
+QVariant ThreadTableModel::data(const QModelIndex& index, int role) const
+{
+    if (!index.isValid() || index.row() >= static_cast<int>(m_rows.size()))
+        return {};
+    const ThreadRates& t = m_rows[static_cast<std::size_t>(index.row())];
+    switch (role) {
+    case TidRole:
+        return static_cast<qlonglong>(t.tid);
+    case Qt::DisplayRole:
+        return display(t, index.column());
+    case SortRole:
+        switch (index.column()) {
+        case Cpu:
+            return t.cpu.value_or(-1);
+        case Voluntary:
+            return t.voluntaryPerS;
+        case Involuntary:
+            return t.involuntaryPerS;
+        case CpuShare:
+            return t.cpuShare;
+        case RunqueueWait:
+            return t.runqueueWaitPerS.value_or(-1.0);
+        case Migrations:
+            return t.migrationsPerS;
+        default:
+            return display(t, index.column());
+        }
+    case Qt::TextAlignmentRole:
+        return index.column() == Name || index.column() == Affinity
+            ? QVariant::fromValue(Qt::AlignLeft | Qt::AlignVCenter)
+            : QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
+    case Qt::ToolTipRole:
+        if (index.column() == RunqueueWait)
+            return t.runqueueWaitPerS ? tr("Share of the interval this thread was ready to run but waited for a CPU "
+                                           "(/proc/PID/task/TID/schedstat).")
+                                      : tr("This kernel gives no schedstat: run-queue wait cannot be read.");
+        if (index.column() == Migrations && t.migrationsLowerBound)
+            return tr("Counted from changes of the last CPU between samples (the kernel gives no "
+                      "se.nr_migrations): a lower bound.");
+        if (index.column() == Cpu)
+            return tr("The CPU this thread last ran on.");
+        return {};
+    default:
+        return {};
+    }
+}
+
+QVariant ThreadTableModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return {};
+    switch (section) {
+    case Tid:
+        return tr("TID");
+    case Name:
+        return tr("Name");
+    case State:
+        return tr("State");
+    case Cpu:
+        return tr("CPU");
+    case Affinity:
+        return tr("Affinity");
+    case Voluntary:
+        return tr("Voluntary/s");
+    case Involuntary:
+        return tr("Involuntary/s");
+    case CpuShare:
+        return tr("CPU");
+    case RunqueueWait:
+        return tr("Run-queue wait");
+    case Migrations:
+        return tr("Migrations/s");
+    default:
+        return {};
+    }
+}
+
+ProgramWatch::ProgramWatch(QObject* parent)
+    : QObject(parent)
+{
+}
+
+void ProgramWatch::begin(long pid)
+{
+    m_pid = pid;
+    m_name.clear();
+    m_samples = 0;
+    m_lastSeconds = 0;
+    m_threads.setThreads({});
+    m_history.clear();
+    m_process.clear();
+    m_firstAffinity.clear();
+    m_pins.clear();
+    m_systemSwitches.reset();
+    emit pinsChanged();
+    emit sampleAdded();
+}
+
+void ProgramWatch::addSample(const WatchSample& sample)
+{
+    if (sample.pid != m_pid)
+        return; // a late sample of the previous watch
+    m_name = QString::fromStdString(sample.name);
+    ++m_samples;
+    m_lastSeconds = sample.seconds;
+    m_systemSwitches = sample.systemSwitchesPerS;
+    ThreadPoint total { sample.seconds, 0, std::nullopt };
+    for (const ThreadRates& t : sample.threads) {
+        m_firstAffinity.try_emplace(t.tid, t.affinity);
+        const ThreadPoint point { sample.seconds, t.voluntaryPerS + t.involuntaryPerS, t.runqueueWaitPerS };
+        std::deque<ThreadPoint>& history = m_history[t.tid];
+        history.push_back(point);
+        if (history.size() > kHistory)
+            history.pop_front();
+        total.switchesPerS += point.switchesPerS;
+        if (point.runqueueWaitPerS)
+            total.runqueueWaitPerS = total.runqueueWaitPerS.value_or(0) + *point.runqueueWaitPerS;
+    }
+    m_process.push_back(total);
+    if (m_process.size() > kHistory)
+        m_process.pop_front();
+    for (const EndedThread& ended : sample.ended)
+        m_firstAffinity.erase(ended.tid); // nothing left to restore; its history stays for the plot
+    m_threads.setThreads(sample.threads);
+    emit sampleAdded();
+}
+
+void ProgramWatch::addPin(double seconds, const std::vector<PinChange>& changes)
+{
+    if (changes.empty())
+        return;
+    for (const PinChange& change : changes)
+        m_threads.setAffinity(change.tid, change.after);
+    const QString to = cpuList(changes.front().after);
+    const QString what = changes.size() == 1 ? tr("%1 → %2").arg(changes.front().tid).arg(to)
+                                             : tr("%1 threads → %2").arg(changes.size()).arg(to);
+    m_pins.push_back({ seconds, what });
+    emit pinsChanged();
+}
+
+const std::deque<ThreadPoint>* ProgramWatch::history(long tid) const
+{
+    const auto it = m_history.find(tid);
+    return it == m_history.end() ? nullptr : &it->second;
+}
+
+std::vector<std::pair<long, std::vector<int>>> ProgramWatch::restorePlan() const
+{
+    std::vector<std::pair<long, std::vector<int>>> plan;
+    for (const ThreadRates& t : m_threads.threads()) {
+        const auto first = m_firstAffinity.find(t.tid);
+        if (first != m_firstAffinity.end() && first->second != t.affinity)
+            plan.emplace_back(t.tid, first->second);
+    }
+    return plan;
+}
+
+} // namespace ctxscope::gui

@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "ctxscope/pin.h"
+#include "ctxscope/process_list.h"
+#include "ctxscope/watch.h"
+
+#include <QAbstractTableModel>
+#include <QString>
+
+#include <deque>
+#include <map>
+#include <optional>
+#include <vector>
+
+namespace ctxscope::gui {
+
+// The processes to pick one from (the worker's `processes` answer): the user's own first,
+// then the busiest (switches per second), then by PID, as docs/user-guide.md says.
+class ProcessTableModel : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    enum Column { Pid, Name, Threads, Switches, Voluntary, Involuntary, ColumnCount };
+    static constexpr int PidRole = Qt::UserRole + 1;
+    static constexpr int SortRole = Qt::UserRole + 2;
+
+    explicit ProcessTableModel(QObject* parent = nullptr);
+
+    void setProcesses(std::vector<ProcessActivity> processes);
+    const std::vector<ProcessActivity>& processes() const { return m_rows; }
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+private:
+    std::vector<ProcessActivity> m_rows;
+};
+
+// The threads of the latest watch sample, one row each, by TID. A new sample changes the
+// rows in place and inserts or removes only the threads that started or ended, so a view's
+// selection of threads survives the samples.
+class ThreadTableModel : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    enum Column {
+        Tid,
+        Name,
+        State,
+        Cpu,
+        Affinity,
+        Voluntary,
+        Involuntary,
+        CpuShare,
+        RunqueueWait,
+        Migrations,
+        ColumnCount
+    };
+    static constexpr int TidRole = Qt::UserRole + 1;
+    static constexpr int SortRole = Qt::UserRole + 2;
+
+    explicit ThreadTableModel(QObject* parent = nullptr);
+
+    void setThreads(const std::vector<ThreadRates>& threads);
+    const std::vector<ThreadRates>& threads() const { return m_rows; }
+    int rowOfThread(long tid) const; // -1 when absent
+    // A pin's answer, before the next sample shows it.
+    void setAffinity(long tid, const std::vector<int>& cpus);
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+private:
+    QVariant display(const ThreadRates& t, int column) const;
+    std::vector<ThreadRates> m_rows;
+};
+
+// A point of a thread's (or the whole process's) history, for the live plot.
+struct ThreadPoint {
+    double seconds = 0; // since the watch began, at the end of the sample
+    double switchesPerS = 0; // voluntary + involuntary
+    std::optional<double> runqueueWaitPerS; // s/s; none without schedstat
+};
+
+// A re-pin, drawn as a vertical line on the plot.
+struct PinMark {
+    double seconds = 0; // on the watch's clock
+    QString what; // "1234 → 0", "2 threads → 0,1"
+};
+
+// The watch of one running program (the Programs dock's document): its latest threads, each
+// thread's history, the re-pins, and the affinity each thread had when it was first seen
+// (what Restore gives back).
+class ProgramWatch : public QObject {
+    Q_OBJECT
+public:
+    // Points kept per thread: 10 minutes at the default 0.5 s.
+    static constexpr std::size_t kHistory = 1200;
+
+    explicit ProgramWatch(QObject* parent = nullptr);
+
+    // Forgets everything and begins the watch of `pid`.
+    void begin(long pid);
+    void addSample(const WatchSample& sample);
+    // Records the answer to a pin at `seconds` on the watch's clock: a mark for the plot,
+    // and the threads' new affinity at once.
+    void addPin(double seconds, const std::vector<PinChange>& changes);
+
+    long pid() const { return m_pid; }
+    const QString& name() const { return m_name; }
+    int samples() const { return m_samples; }
+    double lastSeconds() const { return m_lastSeconds; }
+    ThreadTableModel* threads() { return &m_threads; }
+    const ThreadTableModel* threads() const { return &m_threads; }
+    const std::deque<ThreadPoint>* history(long tid) const; // nullptr when never seen
+    const std::deque<ThreadPoint>& processHistory() const { return m_process; } // every thread summed
+    const std::vector<PinMark>& pins() const { return m_pins; }
+    const std::optional<double>& systemSwitchesPerS() const { return m_systemSwitches; }
+
+    // The threads still running whose affinity is not the one they had when first seen, with
+    // that first affinity: what Restore pins back.
+    std::vector<std::pair<long, std::vector<int>>> restorePlan() const;
+
+signals:
+    void sampleAdded();
+    void pinsChanged();
+
+private:
+    long m_pid = 0;
+    QString m_name;
+    int m_samples = 0;
+    double m_lastSeconds = 0;
+    ThreadTableModel m_threads;
+    std::map<long, std::deque<ThreadPoint>> m_history;
+    std::deque<ThreadPoint> m_process;
+    std::map<long, std::vector<int>> m_firstAffinity;
+    std::vector<PinMark> m_pins;
+    std::optional<double> m_systemSwitches;
+};
+
+} // namespace ctxscope::gui

@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: MIT
+#include "programscontroller.h"
+
+#include "runcontroller.h"
+
+#include "ctxscope/topology.h"
+
+#include <algorithm>
+#include <utility>
+
+namespace ctxscope::gui {
+
+ProgramsController::ProgramsController(QObject* parent)
+    : QObject(parent)
+    , m_worker(new RunController(this))
+{
+    connect(m_worker, &RunController::processesAvailable, this,
+        [this](quint64 id, std::shared_ptr<const std::vector<ProcessActivity>> list) {
+            if (m_listId != id)
+                return;
+            m_processes.setProcesses(*list);
+            emit processesChanged();
+            jobEnded(id, {});
+        });
+    connect(m_worker, &RunController::watchSampleAvailable, this,
+        [this](quint64 id, std::shared_ptr<const WatchSample> sample) {
+            if (m_watchId != id)
+                return;
+            m_sinceSample.restart();
+            m_watch.addSample(*sample);
+        });
+    connect(
+        m_worker, &RunController::watchFinished, this, [this](quint64 id, std::shared_ptr<const WatchSummary> summary) {
+            jobEnded(id, QString::fromStdString(summary->ending));
+        });
+    connect(m_worker, &RunController::runFailed, this, [this](quint64 id, const QString& message) {
+        if (id == m_listId || id == m_watchId)
+            emit failed(message);
+        jobEnded(id, message);
+    });
+    connect(m_worker, &RunController::runCancelled, this, [this](quint64 id) { jobEnded(id, {}); });
+    connect(m_worker, &RunController::pinned, this, [this](quint64 id, const std::vector<PinChange>& changes) {
+        m_pinned.insert(m_pinned.end(), changes.begin(), changes.end());
+        pinAnswered(id);
+    });
+    connect(m_worker, &RunController::pinFailed, this, [this](quint64 id, const QString& message) {
+        emit pinRefused(message);
+        pinAnswered(id);
+    });
+}
+
+ProgramsController::~ProgramsController() = default;
+
+void ProgramsController::setMachine(const MachineLink& link)
+{
+    if (link.isRemote() == m_link.isRemote() && link.destination == m_link.destination
+        && link.remoteCli == m_link.remoteCli)
+        return;
+    m_link = link;
+    m_nextPid.reset();
+    m_worker->stopWorker(); // its watch and list end through runFailed
+    m_worker->setLink(link);
+}
+
+void ProgramsController::refreshProcesses()
+{
+    if (m_listId)
+        return;
+    m_listId = m_worker->startProcesses(kListSeconds);
+    emit busyChanged();
+}
+
+bool ProgramsController::watch(long pid)
+{
+    if (pid <= 0)
+        return false;
+    m_nextPid = pid;
+    if (m_watchId)
+        stop(); // the next watch starts once this one has ended
+    else if (m_listId)
+        m_worker->cancel(); // likewise, once the list has
+    else
+        startPending();
+    return true;
+}
+
+void ProgramsController::startPending()
+{
+    if (!m_nextPid || m_worker->isBusy())
+        return;
+    const long pid = *m_nextPid;
+    m_nextPid.reset();
+    m_watch.begin(pid);
+    m_sinceSample.start();
+    m_watchId = m_worker->startWatch(pid, kIntervalS);
+    if (m_watchId)
+        emit watchStarted(pid);
+    emit busyChanged();
+}
+
+void ProgramsController::stop()
+{
+    if (m_watchId)
+        m_worker->cancel();
+}
+
+void ProgramsController::jobEnded(quint64 id, const QString& why)
+{
+    if (id == m_watchId) {
+        m_watchId.reset();
+        emit watchEnded(why);
+    } else if (id == m_listId) {
+        m_listId.reset();
+    } else {
+        return;
+    }
+    emit busyChanged();
+    startPending();
+}
+
+double ProgramsController::watchSeconds() const
+{
+    return m_watch.lastSeconds()
+        + (m_sinceSample.isValid() ? static_cast<double>(m_sinceSample.elapsed()) / 1000.0 : 0);
+}
+
+void ProgramsController::setWorkerCpus(std::vector<int> cpus) { m_worker->setWorkerCpus(std::move(cpus)); }
+
+void ProgramsController::pinAnswered(quint64 id)
+{
+    std::erase(m_pins, id);
+    if (m_pins.empty() && !m_pinned.empty()) {
+        m_watch.addPin(watchSeconds(), std::exchange(m_pinned, {}));
+        emit pinDone(m_watch.pins().back().what);
+    }
+    emit busyChanged();
+}
+
+void ProgramsController::pinThreads(const std::vector<long>& tids, const std::vector<int>& cpus)
+{
+    for (const long tid : tids)
+        if (const auto id = m_worker->pin(tid, false, cpus))
+            m_pins.push_back(*id);
+    emit busyChanged();
+}
+
+int ProgramsController::restore()
+{
+    const auto plan = m_watch.restorePlan();
+    for (const auto& [tid, cpus] : plan)
+        if (const auto id = m_worker->pin(tid, false, cpus))
+            m_pins.push_back(*id);
+    emit busyChanged();
+    return static_cast<int>(plan.size());
+}
+
+} // namespace ctxscope::gui

@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "machinelink.h"
+#include "programwatch.h"
+
+#include <QElapsedTimer>
+#include <QObject>
+#include <QString>
+
+#include <optional>
+#include <vector>
+
+namespace ctxscope::gui {
+
+class RunController;
+
+// Running programs through a worker of their own (so a watch never holds up a run, and a run
+// never waits for a watch): the process list, the watch of one process, re-pinning its
+// threads, and Restore. Works on the machine runs go to, this one or a server over ssh.
+class ProgramsController : public QObject {
+    Q_OBJECT
+public:
+    static constexpr double kListSeconds = 1.0; // the process list's sampling time
+    static constexpr double kIntervalS = 0.5; // the watch's, as `ctxscope-cli watch`'s default
+
+    explicit ProgramsController(QObject* parent = nullptr);
+    ~ProgramsController() override;
+
+    // The machine to watch on; a change stops what runs (its worker belongs to the old one).
+    void setMachine(const MachineLink& link);
+    // The CPUs its worker may use: the app's own at start (RunController::setWorkerCpus).
+    void setWorkerCpus(std::vector<int> cpus);
+    // For tests: the worker's command.
+    RunController* worker() const { return m_worker; }
+
+    void refreshProcesses();
+    // Begins watching `pid` (stopping a watch that runs); false with a message when refused.
+    bool watch(long pid);
+    void stop(); // the watch, if any; its summary comes back through watchEnded
+    bool isWatching() const { return m_watchId.has_value(); }
+    bool isListing() const { return m_listId.has_value(); }
+
+    // Re-pins these threads of the watched process to `cpus` (one pin message each); once
+    // all are answered, one mark on the plot and pinDone.
+    void pinThreads(const std::vector<long>& tids, const std::vector<int>& cpus);
+    // Gives every thread whose affinity changed the affinity it had when first seen; the
+    // number of threads asked.
+    int restore();
+    int pinsInFlight() const { return static_cast<int>(m_pins.size()); }
+
+    ProgramWatch* watchData() { return &m_watch; }
+    ProcessTableModel* processes() { return &m_processes; }
+
+signals:
+    void processesChanged();
+    void watchStarted(long pid);
+    // The watch ended: stopped, the process ended (`why` says so), or the worker failed.
+    void watchEnded(const QString& why);
+    void pinDone(const QString& what);
+    void pinRefused(const QString& message);
+    void failed(const QString& message); // the worker could not list or watch
+    void busyChanged();
+
+private:
+    void jobEnded(quint64 id, const QString& why); // the list or the watch, however it ended
+    void startPending();
+    double watchSeconds() const; // now, on the watch's clock
+    void pinAnswered(quint64 id);
+
+    RunController* m_worker = nullptr;
+    MachineLink m_link;
+    ProgramWatch m_watch;
+    ProcessTableModel m_processes;
+    std::optional<quint64> m_listId;
+    std::optional<quint64> m_watchId;
+    std::optional<long> m_nextPid; // asked for while the previous watch winds down
+    std::vector<quint64> m_pins; // sent, not answered
+    std::vector<PinChange> m_pinned; // the answers so far of the pins in flight
+    QElapsedTimer m_sinceSample; // since the last sample (or the start), for pins between samples
+};
+
+} // namespace ctxscope::gui

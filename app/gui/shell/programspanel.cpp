@@ -1,0 +1,336 @@
+// SPDX-License-Identifier: MIT
+#include "programspanel.h"
+
+#include "programplot.h"
+#include "programscontroller.h"
+#include "programwatch.h"
+#include "topologymapwidget.h"
+
+#include "ctxscope/topology.h"
+#include "ctxscope/units.h"
+
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QHideEvent>
+#include <QItemSelectionModel>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QSortFilterProxyModel>
+#include <QSplitter>
+#include <QTableView>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <set>
+
+namespace ctxscope::gui {
+
+namespace {
+
+QTableView* makeTable(QWidget* parent, QAbstractItemView::SelectionMode mode)
+{
+    auto* table = new QTableView(parent);
+    table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    table->setSelectionMode(mode);
+    table->verticalHeader()->hide();
+    table->verticalHeader()->setDefaultSectionSize(table->fontMetrics().height() + 4);
+    table->horizontalHeader()->setStretchLastSection(true);
+    table->setWordWrap(false);
+    return table;
+}
+
+} // namespace
+
+ProgramsPanel::ProgramsPanel(TopologyMapWidget& map, QWidget* parent)
+    : QWidget(parent)
+    , m_map(map)
+    , m_programs(new ProgramsController(this))
+{
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+
+    auto* pick = new QHBoxLayout;
+    m_filter = new QLineEdit(this);
+    m_filter->setPlaceholderText(tr("Filter by command or PID"));
+    m_filter->setClearButtonEnabled(true);
+    m_refreshButton = new QPushButton(tr("&Refresh"), this);
+    m_refreshButton->setToolTip(
+        tr("List the running processes again, sampled over %1 s").arg(ProgramsController::kListSeconds));
+    pick->addWidget(m_filter, 1);
+    pick->addWidget(m_refreshButton);
+    layout->addLayout(pick);
+
+    auto* splitter = new QSplitter(Qt::Vertical, this);
+    m_proxy = new QSortFilterProxyModel(this);
+    m_proxy->setSourceModel(m_programs->processes());
+    m_proxy->setFilterCaseSensitivity(Qt::CaseInsensitive);
+    m_proxy->setFilterKeyColumn(-1); // the command or the PID
+    m_proxy->setSortRole(ProcessTableModel::SortRole);
+    m_processTable = makeTable(splitter, QAbstractItemView::SingleSelection);
+    m_processTable->setModel(m_proxy);
+    m_processTable->setToolTip(tr("Your processes first (bold), then the busiest. Double-click one to watch it."));
+
+    auto* watchRow = new QWidget(splitter);
+    auto* watchLayout = new QVBoxLayout(watchRow);
+    watchLayout->setContentsMargins(0, 0, 0, 0);
+    auto* pidRow = new QHBoxLayout;
+    pidRow->addWidget(new QLabel(tr("PID:"), watchRow));
+    m_pid = new QLineEdit(watchRow);
+    m_pid->setPlaceholderText(tr("a process ID"));
+    m_pid->setMaximumWidth(m_pid->fontMetrics().horizontalAdvance(QStringLiteral("0000000000")));
+    m_watchButton = new QPushButton(tr("&Watch"), watchRow);
+    m_stopButton = new QPushButton(tr("S&top"), watchRow);
+    pidRow->addWidget(m_pid);
+    pidRow->addWidget(m_watchButton);
+    pidRow->addWidget(m_stopButton);
+    pidRow->addStretch(1);
+    watchLayout->addLayout(pidRow);
+    m_status = new QLabel(tr("Pick a process to watch its threads on the map."), watchRow);
+    m_status->setWordWrap(true);
+    m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    watchLayout->addWidget(m_status);
+    m_threadTable = makeTable(watchRow, QAbstractItemView::ExtendedSelection);
+    m_threadTable->setModel(m_programs->watchData()->threads());
+    m_threadTable->setToolTip(tr("Select the threads to pin (Ctrl or Shift for several); the plot shows them."));
+    watchLayout->addWidget(m_threadTable, 1);
+    auto* pinRow = new QHBoxLayout;
+    m_target = new QLabel(watchRow);
+    m_target->setWordWrap(true);
+    m_applyButton = new QPushButton(tr("&Apply"), watchRow);
+    m_applyButton->setToolTip(tr("Pin the selected threads to the PUs selected on the map"));
+    m_restoreButton = new QPushButton(tr("Re&store"), watchRow);
+    m_restoreButton->setToolTip(tr("Give every thread the affinity it had when watching began"));
+    pinRow->addWidget(m_target, 1);
+    pinRow->addWidget(m_applyButton);
+    pinRow->addWidget(m_restoreButton);
+    watchLayout->addLayout(pinRow);
+
+    m_plot = new ProgramPlot(*m_programs->watchData(), splitter);
+    splitter->setStretchFactor(0, 2);
+    splitter->setStretchFactor(1, 3);
+    splitter->setStretchFactor(2, 3);
+    layout->addWidget(splitter, 1);
+
+    connect(m_filter, &QLineEdit::textChanged, m_proxy, &QSortFilterProxyModel::setFilterFixedString);
+    connect(m_refreshButton, &QPushButton::clicked, m_programs, &ProgramsController::refreshProcesses);
+    connect(m_processTable->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+        [this](const QModelIndex& current) {
+            if (current.isValid())
+                m_pid->setText(current.data(ProcessTableModel::PidRole).toString());
+        });
+    connect(m_processTable, &QTableView::doubleClicked, this, [this](const QModelIndex& index) {
+        m_pid->setText(index.data(ProcessTableModel::PidRole).toString());
+        watchChosen();
+    });
+    connect(m_pid, &QLineEdit::returnPressed, this, &ProgramsPanel::watchChosen);
+    connect(m_watchButton, &QPushButton::clicked, this, &ProgramsPanel::watchChosen);
+    connect(m_stopButton, &QPushButton::clicked, this, &ProgramsPanel::stopWatching);
+    connect(m_applyButton, &QPushButton::clicked, this, &ProgramsPanel::applyPin);
+    connect(m_restoreButton, &QPushButton::clicked, this, &ProgramsPanel::restore);
+    connect(m_threadTable->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
+        m_plot->setThreads(selectedThreads());
+        updateMarkers();
+        updateButtons();
+    });
+    connect(&m_map, &TopologyMapWidget::selectionChanged, this, &ProgramsPanel::updateButtons);
+
+    ProgramWatch* watch = m_programs->watchData();
+    connect(watch, &ProgramWatch::sampleAdded, this, [this, watch] {
+        updateMarkers();
+        updateButtons();
+        m_plot->refresh();
+        if (watch->samples() == 0)
+            return;
+        const auto& rate = watch->systemSwitchesPerS();
+        say(tr("Watching %1 (PID %2): %3 threads, %4 s.%5")
+                .arg(watch->name())
+                .arg(watch->pid())
+                .arg(watch->threads()->rowCount())
+                .arg(QString::number(watch->lastSeconds(), 'f', 0))
+                .arg(rate ? tr(" The whole system: %1 switches/s.").arg(QString::fromStdString(formatCount(*rate)))
+                          : QString()));
+    });
+    connect(watch, &ProgramWatch::pinsChanged, m_plot, &ProgramPlot::refresh);
+    connect(watch, &ProgramWatch::pinsChanged, this, &ProgramsPanel::updateButtons);
+    connect(m_programs, &ProgramsController::processesChanged, this, [this] {
+        m_processTable->resizeColumnsToContents();
+        updateButtons();
+    });
+    connect(m_programs, &ProgramsController::watchStarted, this, [this](long pid) {
+        say(tr("Starting to watch PID %1…").arg(pid));
+        updateButtons();
+    });
+    connect(m_programs, &ProgramsController::watchEnded, this, &ProgramsPanel::watchEnded);
+    connect(m_programs, &ProgramsController::pinDone, this,
+        [this](const QString& what) { say(tr("Pinned: %1. The plot marks the moment.").arg(what)); });
+    connect(m_programs, &ProgramsController::pinRefused, this, [this](const QString& message) { say(message, true); });
+    connect(m_programs, &ProgramsController::failed, this, [this](const QString& message) { say(message, true); });
+    connect(m_programs, &ProgramsController::busyChanged, this, &ProgramsPanel::updateButtons);
+    updateButtons();
+}
+
+ProgramsPanel::~ProgramsPanel() = default;
+
+void ProgramsPanel::setMachine(const MachineLink& link, bool live)
+{
+    m_live = live;
+    m_programs->setMachine(link);
+    m_map.setThreadMarkers({});
+    if (!live)
+        say(tr("The map shows a topology that is not a connected machine's: there is nothing to watch."));
+    updateButtons();
+}
+
+void ProgramsPanel::setWorkerCpus(std::vector<int> cpus) { m_programs->setWorkerCpus(std::move(cpus)); }
+
+QString ProgramsPanel::statusText() const { return m_status->text(); }
+
+QMessageBox* ProgramsPanel::restoreQuestion() const { return m_question; }
+
+void ProgramsPanel::say(const QString& text, bool problem)
+{
+    m_status->setText(text);
+    m_status->setStyleSheet(problem ? QStringLiteral("color:#b02a37;") : QString());
+}
+
+void ProgramsPanel::watchChosen()
+{
+    bool ok = false;
+    const long pid = m_pid->text().trimmed().toLong(&ok);
+    if (!ok || pid <= 0) {
+        say(tr("Type a process ID (a whole number above 0), or pick a process from the list."), true);
+        return;
+    }
+    if (m_programs->isWatching() && m_programs->watchData()->pid() == pid)
+        return;
+    askToRestore([this, pid] { m_programs->watch(pid); });
+}
+
+void ProgramsPanel::stopWatching()
+{
+    if (m_programs->isWatching())
+        askToRestore([this] { m_programs->stop(); });
+}
+
+void ProgramsPanel::askToRestore(const std::function<void()>& then)
+{
+    const int changed = static_cast<int>(m_programs->watchData()->restorePlan().size());
+    if (!m_programs->isWatching() || changed == 0) {
+        then();
+        return;
+    }
+    if (m_question)
+        return; // already asking
+    auto* box = new QMessageBox(QMessageBox::Question, tr("Restore the affinity?"),
+        tr("%n thread(s) of %1 run(s) on other CPUs than when watching began. Give them back their "
+           "affinity before the watch ends?",
+            nullptr, changed)
+            .arg(m_programs->watchData()->name()),
+        QMessageBox::Yes | QMessageBox::No | QMessageBox::Cancel, this);
+    box->setDefaultButton(QMessageBox::Yes);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->setWindowModality(Qt::WindowModal);
+    connect(box, &QMessageBox::finished, this, [this, box, then](int) {
+        const auto answer = box->standardButton(box->clickedButton());
+        if (answer == QMessageBox::Cancel || answer == QMessageBox::NoButton)
+            return;
+        if (answer == QMessageBox::Yes)
+            m_programs->restore(); // the pins go out before the cancel: the worker answers both
+        then();
+    });
+    m_question = box;
+    box->open();
+}
+
+void ProgramsPanel::hideEvent(QHideEvent* event)
+{
+    QWidget::hideEvent(event);
+    if (!event->spontaneous())
+        stopWatching();
+}
+
+void ProgramsPanel::watchEnded(const QString& why)
+{
+    m_map.setThreadMarkers({});
+    if (!why.isEmpty())
+        say(why, true);
+    else if (m_programs->watchData()->samples() > 0)
+        say(tr("Stopped watching %1 (PID %2) after %3 s. The table and the plot keep what was seen.")
+                .arg(m_programs->watchData()->name())
+                .arg(m_programs->watchData()->pid())
+                .arg(QString::number(m_programs->watchData()->lastSeconds(), 'f', 0)));
+    updateButtons();
+}
+
+std::vector<long> ProgramsPanel::selectedThreads() const
+{
+    std::vector<long> tids;
+    for (const QModelIndex& row : m_threadTable->selectionModel()->selectedRows())
+        tids.push_back(row.data(ThreadTableModel::TidRole).toLongLong());
+    std::sort(tids.begin(), tids.end());
+    return tids;
+}
+
+std::vector<int> ProgramsPanel::targetCpus() const
+{
+    const std::set<int> cpus(m_map.selection().begin(), m_map.selection().end());
+    return { cpus.begin(), cpus.end() };
+}
+
+void ProgramsPanel::applyPin()
+{
+    const auto tids = selectedThreads();
+    const auto cpus = targetCpus();
+    if (tids.empty() || cpus.empty()) {
+        say(tids.empty() ? tr("Select the threads to pin in the table first.")
+                         : tr("Click the PUs to pin them to on the map first."),
+            true);
+        return;
+    }
+    m_programs->pinThreads(tids, cpus);
+}
+
+void ProgramsPanel::restore()
+{
+    const int asked = m_programs->restore();
+    if (asked == 0)
+        say(tr("Every thread already has the affinity it had when watching began."));
+}
+
+void ProgramsPanel::updateMarkers()
+{
+    if (!m_programs->isWatching()) {
+        m_map.setThreadMarkers({});
+        return;
+    }
+    const auto selected = selectedThreads();
+    std::vector<TopologyMapWidget::ThreadMarker> markers;
+    for (const ThreadRates& t : m_programs->watchData()->threads()->threads())
+        if (t.cpu)
+            markers.push_back({ *t.cpu, QString::number(t.tid), QString::fromStdString(t.name),
+                std::binary_search(selected.begin(), selected.end(), t.tid) });
+    m_map.setThreadMarkers(std::move(markers));
+}
+
+void ProgramsPanel::updateButtons()
+{
+    const bool watching = m_programs->isWatching();
+    m_refreshButton->setEnabled(m_live && !m_programs->isListing());
+    m_watchButton->setEnabled(m_live);
+    m_stopButton->setEnabled(watching);
+    const auto cpus = targetCpus();
+    const auto tids = selectedThreads();
+    m_applyButton->setEnabled(watching && !tids.empty() && !cpus.empty());
+    m_restoreButton->setEnabled(!m_programs->watchData()->restorePlan().empty());
+    if (!watching)
+        m_target->setText(tr("Watch a program, then select threads and click PUs on the map to pin them."));
+    else if (cpus.empty())
+        m_target->setText(tr("Click PUs on the map to choose where the selected threads may run."));
+    else
+        m_target->setText(tr("Pin %n selected thread(s) to PU %1", nullptr, static_cast<int>(tids.size()))
+                              .arg(QString::fromStdString(formatCpuList(cpus))));
+}
+
+} // namespace ctxscope::gui

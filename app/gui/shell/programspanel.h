@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "machinelink.h"
+
+#include <QPointer>
+#include <QWidget>
+
+#include <functional>
+#include <vector>
+
+class QLabel;
+class QLineEdit;
+class QMessageBox;
+class QPushButton;
+class QSortFilterProxyModel;
+class QTableView;
+
+namespace ctxscope::gui {
+
+class ProgramPlot;
+class ProgramsController;
+class TopologyMapWidget;
+
+// The Programs dock (docs/user-guide.md, "Running programs"): pick a process (own first,
+// busiest first, filtered by name or PID, or a PID typed in), watch its threads move on the
+// map as labelled markers, read their rates in the table and over time in the plot, select
+// threads and the PUs to pin them to on the map, Apply; Restore gives each thread back the
+// affinity it had when watching began, and stopping the watch offers to.
+class ProgramsPanel : public QWidget {
+    Q_OBJECT
+public:
+    ProgramsPanel(TopologyMapWidget& map, QWidget* parent = nullptr);
+    ~ProgramsPanel() override;
+
+    // The machine runs go to; `live`: its topology is the one the map shows, so the panel
+    // may watch there (a topology file or a synthetic one: nothing to watch).
+    void setMachine(const MachineLink& link, bool live);
+    void setWorkerCpus(std::vector<int> cpus);
+
+    ProgramsController* controller() const { return m_programs; }
+    QLineEdit* filter() const { return m_filter; }
+    QLineEdit* pidField() const { return m_pid; }
+    QTableView* processTable() const { return m_processTable; }
+    QTableView* threadTable() const { return m_threadTable; }
+    QPushButton* watchButton() const { return m_watchButton; }
+    QPushButton* stopButton() const { return m_stopButton; }
+    QPushButton* applyButton() const { return m_applyButton; }
+    QPushButton* restoreButton() const { return m_restoreButton; }
+    ProgramPlot* plot() const { return m_plot; }
+    QString statusText() const;
+    // The open question "restore?" when stopping a watch after re-pins; null when none.
+    QMessageBox* restoreQuestion() const;
+
+    // Watches the PID in the field (or the selected process); Stop asks first when threads
+    // were re-pinned.
+    void watchChosen();
+    void stopWatching();
+    // Pins the selected threads to the PUs selected on the map.
+    void applyPin();
+    void restore();
+
+protected:
+    void hideEvent(QHideEvent* event) override; // closing the dock stops the watch (asking first)
+
+private:
+    std::vector<long> selectedThreads() const;
+    std::vector<int> targetCpus() const; // the map's selected PUs, each once
+    void updateMarkers();
+    void updateButtons();
+    void say(const QString& text, bool problem = false);
+    void watchEnded(const QString& why);
+    // After the question (if any): restore, then run `then`.
+    void askToRestore(const std::function<void()>& then);
+
+    TopologyMapWidget& m_map;
+    ProgramsController* m_programs = nullptr;
+    bool m_live = true;
+    QLineEdit* m_filter = nullptr;
+    QSortFilterProxyModel* m_proxy = nullptr;
+    QTableView* m_processTable = nullptr;
+    QPushButton* m_refreshButton = nullptr;
+    QLineEdit* m_pid = nullptr;
+    QPushButton* m_watchButton = nullptr;
+    QPushButton* m_stopButton = nullptr;
+    QLabel* m_status = nullptr;
+    QTableView* m_threadTable = nullptr;
+    QLabel* m_target = nullptr;
+    QPushButton* m_applyButton = nullptr;
+    QPushButton* m_restoreButton = nullptr;
+    ProgramPlot* m_plot = nullptr;
+    QPointer<QMessageBox> m_question;
+};
+
+} // namespace ctxscope::gui

@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: MIT
+// The Programs dock's document: the process list's order, thread rows that keep their
+// selection across samples, each thread's history, and what Restore gives back.
+#include "programwatch.h"
+
+#include <QAbstractItemModelTester>
+#include <QItemSelectionModel>
+#include <QSignalSpy>
+
+#include <gtest/gtest.h>
+
+using namespace ctxscope;
+using namespace ctxscope::gui;
+
+namespace {
+
+ProcessActivity process(long pid, const char* name, bool own, double voluntary, double involuntary = 0)
+{
+    ProcessActivity p;
+    p.pid = pid;
+    p.name = name;
+    p.own = own;
+    p.threads = 1;
+    p.voluntaryPerS = voluntary;
+    p.involuntaryPerS = involuntary;
+    return p;
+}
+
+ThreadRates thread(long tid, std::optional<int> cpu, std::vector<int> affinity, double voluntary = 100)
+{
+    ThreadRates t;
+    t.tid = tid;
+    t.name = "worker-" + std::to_string(tid);
+    t.state = 'S';
+    t.cpu = cpu;
+    t.affinity = std::move(affinity);
+    t.voluntaryPerS = voluntary;
+    t.involuntaryPerS = 1;
+    t.runqueueWaitPerS = 0.02;
+    return t;
+}
+
+WatchSample sample(long pid, double seconds, std::vector<ThreadRates> threads)
+{
+    WatchSample s;
+    s.pid = pid;
+    s.name = "server";
+    s.seconds = seconds;
+    s.intervalS = 0.5;
+    s.threads = std::move(threads);
+    s.systemSwitchesPerS = 1234;
+    return s;
+}
+
+std::vector<long> tidsOf(const ThreadTableModel& model)
+{
+    std::vector<long> tids;
+    for (int row = 0; row < model.rowCount(); ++row)
+        tids.push_back(model.data(model.index(row, 0), ThreadTableModel::TidRole).toLongLong());
+    return tids;
+}
+
+} // namespace
+
+TEST(ProcessTable, ListsTheUsersOwnFirstThenTheBusiestThenByPid)
+{
+    ProcessTableModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
+    model.setProcesses({ process(10, "sshd", false, 500), process(30, "editor", true, 2),
+        process(20, "server", true, 900, 100), process(5, "cron", false, 500), process(40, "idle", true, 2) });
+    std::vector<long> order;
+    for (int row = 0; row < model.rowCount(); ++row)
+        order.push_back(model.data(model.index(row, 0), ProcessTableModel::PidRole).toLongLong());
+    EXPECT_EQ(order, (std::vector<long> { 20, 30, 40, 5, 10 }));
+    EXPECT_EQ(model.data(model.index(0, ProcessTableModel::Switches)).toString(), QStringLiteral("1,000"));
+    EXPECT_TRUE(model.data(model.index(0, ProcessTableModel::Name), Qt::FontRole).isValid()); // own: bold
+    EXPECT_FALSE(model.data(model.index(3, ProcessTableModel::Name), Qt::FontRole).isValid());
+}
+
+TEST(ThreadTable, ASampleInsertsAndRemovesOnlyTheThreadsThatStartedOrEndedSoTheSelectionStays)
+{
+    ProgramWatch watch;
+    ThreadTableModel& model = *watch.threads();
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
+    QItemSelectionModel selection(&model);
+    watch.begin(100);
+    watch.addSample(sample(100, 0.5, { thread(100, 0, { 0, 1 }), thread(101, 1, { 0, 1 }), thread(103, 0, { 0, 1 }) }));
+    EXPECT_EQ(tidsOf(model), (std::vector<long> { 100, 101, 103 }));
+    selection.select(model.index(model.rowOfThread(103), 0), QItemSelectionModel::Select | QItemSelectionModel::Rows);
+    QSignalSpy reset(&model, &QAbstractItemModel::modelReset);
+    // 101 ended, 102 and 104 started.
+    watch.addSample(sample(100, 1.0,
+        { thread(100, 1, { 0, 1 }), thread(102, 0, { 0, 1 }), thread(103, 1, { 0, 1 }), thread(104, 1, { 0, 1 }) }));
+    EXPECT_EQ(tidsOf(model), (std::vector<long> { 100, 102, 103, 104 }));
+    EXPECT_EQ(reset.count(), 0);
+    ASSERT_EQ(selection.selectedRows().size(), 1);
+    EXPECT_EQ(selection.selectedRows().front().data(ThreadTableModel::TidRole).toLongLong(), 103);
+    EXPECT_EQ(model.data(model.index(model.rowOfThread(100), ThreadTableModel::Cpu)).toInt(), 1); // moved
+    EXPECT_EQ(model.data(model.index(0, ThreadTableModel::RunqueueWait)).toString(), QStringLiteral("2.0%"));
+    watch.addSample(sample(100, 1.5, {}));
+    EXPECT_EQ(model.rowCount(), 0);
+}
+
+TEST(ProgramWatch, KeepsEachThreadsHistoryAndTheProcessSumBoundedAndIgnoresAnotherWatchesSamples)
+{
+    ProgramWatch watch;
+    watch.begin(7);
+    for (std::size_t i = 0; i < ProgramWatch::kHistory + 10; ++i)
+        watch.addSample(sample(7, 0.5 * static_cast<double>(i + 1),
+            { thread(7, 0, { 0 }, 10), thread(8, 0, { 0 }, static_cast<double>(i)) }));
+    ASSERT_NE(watch.history(8), nullptr);
+    EXPECT_EQ(watch.history(8)->size(), ProgramWatch::kHistory);
+    EXPECT_DOUBLE_EQ(watch.history(8)->back().switchesPerS, static_cast<double>(ProgramWatch::kHistory + 9) + 1);
+    EXPECT_DOUBLE_EQ(watch.processHistory().back().switchesPerS, 11 + watch.history(8)->back().switchesPerS);
+    ASSERT_TRUE(watch.processHistory().back().runqueueWaitPerS.has_value());
+    EXPECT_NEAR(*watch.processHistory().back().runqueueWaitPerS, 0.04, 1e-12);
+    EXPECT_EQ(watch.history(9), nullptr);
+    const int samples = watch.samples();
+    watch.addSample(sample(99, 1e6, { thread(99, 0, { 0 }) })); // a late line of an earlier watch
+    EXPECT_EQ(watch.samples(), samples);
+    EXPECT_EQ(watch.threads()->rowOfThread(99), -1);
+}
+
+TEST(ProgramWatch, RestoreGivesEachRunningThreadTheAffinityItHadWhenFirstSeen)
+{
+    ProgramWatch watch;
+    QSignalSpy pins(&watch, &ProgramWatch::pinsChanged);
+    watch.begin(50);
+    watch.addSample(sample(50, 0.5, { thread(50, 0, { 0, 1 }), thread(51, 1, { 0, 1 }) }));
+    EXPECT_TRUE(watch.restorePlan().empty());
+    // Pinned: the table shows the answer at once, before the next sample.
+    watch.addPin(0.7, { PinChange { 51, "worker-51", { 0, 1 }, { 1 } } });
+    EXPECT_EQ(
+        watch.threads()->data(watch.threads()->index(1, ThreadTableModel::Affinity)).toString(), QStringLiteral("1"));
+    ASSERT_EQ(watch.pins().size(), 1U);
+    EXPECT_DOUBLE_EQ(watch.pins().front().seconds, 0.7);
+    EXPECT_EQ(watch.pins().front().what, QStringLiteral("51 → 1"));
+    using Plan = std::vector<std::pair<long, std::vector<int>>>;
+    EXPECT_EQ(watch.restorePlan(), (Plan { { 51, { 0, 1 } } }));
+    // A thread that starts later is restored to what it had when it appeared; one that ended is not.
+    watch.addSample(sample(50, 1.0, { thread(50, 0, { 0 }), thread(51, 1, { 1 }), thread(52, 1, { 1 }) }));
+    watch.addPin(1.2, { PinChange { 52, "worker-52", { 1 }, { 0 } }, PinChange { 50, "worker-50", { 0 }, { 0 } } });
+    EXPECT_EQ(watch.pins().back().what, QStringLiteral("2 threads → 0"));
+    EXPECT_EQ(watch.restorePlan(), (Plan { { 50, { 0, 1 } }, { 51, { 0, 1 } }, { 52, { 1 } } }));
+    WatchSample ended = sample(50, 1.5, { thread(50, 0, { 0 }), thread(52, 0, { 0 }) });
+    ended.ended.push_back({ 51, "worker-51" });
+    watch.addSample(ended);
+    EXPECT_EQ(watch.restorePlan(), (Plan { { 50, { 0, 1 } }, { 52, { 1 } } }));
+    EXPECT_EQ(pins.count(), 3); // begin, then each pin
+    watch.begin(60);
+    EXPECT_TRUE(watch.pins().empty());
+    EXPECT_TRUE(watch.restorePlan().empty());
+}

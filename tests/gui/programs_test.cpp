@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: MIT
+// The Programs dock with the real worker: a demonstration workload started by the test is
+// watched (its threads on the map and in the table), re-pinned by clicking a PU and Apply,
+// restored, asked about when the watch stops, and its end ends the watch with a sentence.
+#include "mainwindow.h"
+#include "programplot.h"
+#include "programscontroller.h"
+#include "programspanel.h"
+#include "programwatch.h"
+#include "topologymappanel.h"
+#include "topologymapwidget.h"
+
+#include <QLineEdit>
+#include <QMessageBox>
+#include <QProcess>
+#include <QPushButton>
+#include <QRegularExpression>
+#include <QSignalSpy>
+#include <QTableView>
+#include <QTest>
+
+#include <gtest/gtest.h>
+
+#include <sched.h>
+
+using namespace ctxscope;
+using namespace ctxscope::gui;
+
+namespace {
+
+constexpr int kWaitMs = 30'000;
+
+std::vector<int> affinityOf(long tid)
+{
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (::sched_getaffinity(static_cast<pid_t>(tid), sizeof set, &set) != 0)
+        return {};
+    std::vector<int> cpus;
+    for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+        if (CPU_ISSET(static_cast<std::size_t>(cpu), &set))
+            cpus.push_back(cpu);
+    return cpus;
+}
+
+// `ctxscope-cli workload pingpong`: one pair of threads handing messages through futexes.
+struct Workload {
+    QProcess process;
+    long pid = 0;
+    long ping = 0;
+    long pong = 0;
+
+    bool start()
+    {
+        process.start(QStringLiteral(CTXSCOPE_CLI_PATH),
+            { QStringLiteral("workload"), QStringLiteral("pingpong"), QStringLiteral("--threads"), QStringLiteral("1"),
+                QStringLiteral("--duration"), QStringLiteral("120") });
+        if (!process.waitForStarted() || !process.waitForReadyRead(kWaitMs))
+            return false;
+        const QString first = QString::fromUtf8(process.readLine());
+        const auto match = QRegularExpression(QStringLiteral("PID (\\d+).*ping0 (\\d+) pong0 (\\d+)")).match(first);
+        if (!match.hasMatch())
+            return false;
+        pid = match.captured(1).toLong();
+        ping = match.captured(2).toLong();
+        pong = match.captured(3).toLong();
+        return true;
+    }
+    ~Workload()
+    {
+        process.kill();
+        process.waitForFinished();
+    }
+};
+
+class Programs : public ::testing::Test {
+protected:
+    void SetUp() override
+    {
+        auto live = Topology::loadLive();
+        ASSERT_TRUE(live.ok());
+        m_allowed = live->allowedPus();
+        m_window.setTopology(*live);
+        ASSERT_TRUE(m_workload.start()) << "the workload did not start";
+        m_panel = m_window.programs();
+        m_map = m_window.mapPanel()->map();
+        m_original = affinityOf(m_workload.pong);
+        ASSERT_FALSE(m_original.empty());
+    }
+
+    // Watches the workload until both its threads are in the table and on the map.
+    void watchWorkload()
+    {
+        m_panel->pidField()->setText(QString::number(m_workload.pid));
+        m_panel->watchButton()->click();
+        ProgramWatch* watch = m_panel->controller()->watchData();
+        ASSERT_TRUE(QTest::qWaitFor(
+            [&] {
+                return watch->threads()->rowOfThread(m_workload.ping) >= 0
+                    && watch->threads()->rowOfThread(m_workload.pong) >= 0 && m_map->threadMarkers().size() >= 2;
+            },
+            kWaitMs))
+            << m_panel->statusText().toStdString();
+    }
+
+    void selectThread(long tid)
+    {
+        const int row = m_panel->controller()->watchData()->threads()->rowOfThread(tid);
+        ASSERT_GE(row, 0);
+        m_panel->threadTable()->clearSelection();
+        m_panel->threadTable()->selectRow(row);
+    }
+
+    std::vector<int> m_allowed;
+    MainWindow m_window;
+    Workload m_workload;
+    ProgramsPanel* m_panel = nullptr;
+    TopologyMapWidget* m_map = nullptr;
+    std::vector<int> m_original;
+};
+
+} // namespace
+
+TEST_F(Programs, AWatchedWorkloadsThreadsAppearOnTheMapAndInTheTableWithTheirRates)
+{
+    watchWorkload();
+    ProgramWatch* watch = m_panel->controller()->watchData();
+    // Markers sit on PUs the threads last ran on, labelled with their TIDs.
+    std::vector<QString> labels;
+    for (const auto& marker : m_map->threadMarkers()) {
+        labels.push_back(marker.label);
+        EXPECT_NE(std::find(m_allowed.begin(), m_allowed.end(), marker.cpu), m_allowed.end()) << marker.cpu;
+    }
+    EXPECT_NE(std::find(labels.begin(), labels.end(), QString::number(m_workload.ping)), labels.end());
+    // A ping-pong pair switches voluntarily thousands of times a second.
+    ASSERT_TRUE(QTest::qWaitFor([&] { return watch->samples() >= 2; }, kWaitMs));
+    const auto* history = watch->history(m_workload.pong);
+    ASSERT_NE(history, nullptr);
+    EXPECT_GT(history->back().switchesPerS, 1000.0);
+    EXPECT_NE(m_panel->statusText().indexOf(QStringLiteral("Watching")), -1) << m_panel->statusText().toStdString();
+    // Selecting a thread draws its curves (switches and run-queue wait) instead of the process's.
+    selectThread(m_workload.pong);
+    ASSERT_TRUE(
+        QTest::qWaitFor([&] { return m_panel->plot()->threads() == std::vector<long> { m_workload.pong }; }, 1000));
+    EXPECT_TRUE(std::any_of(m_map->threadMarkers().begin(), m_map->threadMarkers().end(),
+        [&](const auto& m) { return m.selected && m.label == QString::number(m_workload.pong); }));
+}
+
+TEST_F(Programs, ClickingAPuAndApplyPinsTheSelectedThreadAndRestoreGivesBackItsAffinity)
+{
+    watchWorkload();
+    const int target = m_allowed.back();
+    selectThread(m_workload.pong);
+    ASSERT_TRUE(m_map->setSelection({ target }).ok());
+    ASSERT_TRUE(m_panel->applyButton()->isEnabled());
+    QSignalSpy done(m_panel->controller(), &ProgramsController::pinDone);
+    m_panel->applyButton()->click();
+    ASSERT_TRUE(done.wait(kWaitMs)) << m_panel->statusText().toStdString();
+    EXPECT_EQ(affinityOf(m_workload.pong), std::vector<int> { target }); // as `taskset -p` would read it
+    EXPECT_EQ(affinityOf(m_workload.ping), m_original); // only the selected thread moved
+    ASSERT_TRUE(QTest::qWaitFor([&] { return m_panel->plot()->pinLineCount() == 1; }, 1000));
+    // The thread runs where it was pinned once a sample has seen it there.
+    ASSERT_TRUE(QTest::qWaitFor(
+        [&] {
+            const auto& markers = m_map->threadMarkers();
+            return std::any_of(markers.begin(), markers.end(),
+                [&](const auto& m) { return m.label == QString::number(m_workload.pong) && m.cpu == target; });
+        },
+        kWaitMs));
+    ASSERT_TRUE(m_panel->restoreButton()->isEnabled());
+    m_panel->restoreButton()->click();
+    ASSERT_TRUE(done.wait(kWaitMs));
+    EXPECT_EQ(affinityOf(m_workload.pong), m_original);
+    ASSERT_TRUE(QTest::qWaitFor([&] { return m_panel->plot()->pinLineCount() == 2; }, 1000));
+}
+
+TEST_F(Programs, StoppingAfterARepinAsksToRestoreAndYesRestoresBeforeTheWatchEnds)
+{
+    watchWorkload();
+    const int target = m_allowed.front();
+    selectThread(m_workload.ping);
+    ASSERT_TRUE(m_map->setSelection({ target }).ok());
+    QSignalSpy done(m_panel->controller(), &ProgramsController::pinDone);
+    m_panel->applyPin();
+    ASSERT_TRUE(done.wait(kWaitMs));
+    ASSERT_EQ(affinityOf(m_workload.ping), std::vector<int> { target });
+    // The next sample shows the new affinity; with the pin's answer the plan is known at once.
+    QSignalSpy ended(m_panel->controller(), &ProgramsController::watchEnded);
+    m_panel->stopButton()->click();
+    ASSERT_NE(m_panel->restoreQuestion(), nullptr);
+    EXPECT_TRUE(m_panel->controller()->isWatching()); // nothing ends before the answer
+    m_panel->restoreQuestion()->button(QMessageBox::Yes)->click();
+    ASSERT_TRUE(ended.wait(kWaitMs));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return affinityOf(m_workload.ping) == m_original; }, kWaitMs));
+    EXPECT_TRUE(m_map->threadMarkers().empty()); // no live threads on the map after the watch
+    EXPECT_FALSE(m_panel->stopButton()->isEnabled());
+}
+
+TEST_F(Programs, TheProgramEndingEndsTheWatchWithASentenceAndABadPidIsRefused)
+{
+    watchWorkload();
+    QSignalSpy ended(m_panel->controller(), &ProgramsController::watchEnded);
+    m_workload.process.kill();
+    ASSERT_TRUE(ended.wait(kWaitMs));
+    EXPECT_FALSE(ended.at(0).at(0).toString().isEmpty());
+    EXPECT_NE(m_panel->statusText().indexOf(QString::number(m_workload.pid)), -1)
+        << m_panel->statusText().toStdString();
+    // A PID that runs nothing: the worker's sentence, and the panel stays usable.
+    m_panel->pidField()->setText(QStringLiteral("999999999"));
+    QSignalSpy failed(m_panel->controller(), &ProgramsController::failed);
+    m_panel->watchButton()->click();
+    ASSERT_TRUE(failed.wait(kWaitMs));
+    EXPECT_NE(failed.at(0).at(0).toString().indexOf(QStringLiteral("999999999")), -1)
+        << failed.at(0).at(0).toString().toStdString();
+    EXPECT_FALSE(m_panel->controller()->isWatching());
+    m_panel->pidField()->setText(QStringLiteral("twelve"));
+    m_panel->watchButton()->click();
+    EXPECT_NE(m_panel->statusText().indexOf(QStringLiteral("whole number")), -1);
+}
+
+TEST_F(Programs, TheProcessListComesOwnFirstAndFiltersByName)
+{
+    QSignalSpy listed(m_panel->controller(), &ProgramsController::processesChanged);
+    m_panel->controller()->refreshProcesses();
+    ASSERT_TRUE(listed.wait(kWaitMs));
+    const auto& processes = m_panel->controller()->processes()->processes();
+    ASSERT_FALSE(processes.empty());
+    EXPECT_TRUE(processes.front().own);
+    m_panel->filter()->setText(QString::number(m_workload.pid));
+    const QAbstractItemModel* shown = m_panel->processTable()->model();
+    ASSERT_GE(shown->rowCount(), 1);
+    bool found = false;
+    for (int row = 0; row < shown->rowCount(); ++row)
+        found = found || shown->index(row, 0).data(ProcessTableModel::PidRole).toLongLong() == m_workload.pid;
+    EXPECT_TRUE(found);
+    // Double-clicking a row watches it.
+    m_panel->filter()->setText(QStringLiteral("no such command at all"));
+    EXPECT_EQ(shown->rowCount(), 0);
+}
