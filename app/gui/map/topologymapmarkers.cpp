@@ -26,16 +26,31 @@ void TopologyMapWidget::setThreadMarkers(std::vector<ThreadMarker> markers)
     update();
 }
 
-void TopologyMapWidget::paintMarkers(QPainter& painter, const Colors& c, const LabelFonts& fonts) const
+bool TopologyMapWidget::hasMarkersOn(int cpu) const
+{
+    return std::binary_search(m_markers.begin(), m_markers.end(), ThreadMarker { cpu, {}, {}, false },
+        [](const ThreadMarker& a, const ThreadMarker& b) { return a.cpu < b.cpu; });
+}
+
+QFont TopologyMapWidget::markerFont() const
+{
+    QFont f = font();
+    f.setBold(false);
+    f.setPixelSize(std::max(7, qRound(m_layout.fontPixels * 0.75)));
+    return f;
+}
+
+double TopologyMapWidget::markerHeight() const { return std::ceil(QFontMetricsF(markerFont()).height()) + 2; }
+
+void TopologyMapWidget::paintMarkers(QPainter& painter, const Colors& c) const
 {
     if (m_markers.empty())
         return;
     const TopologyLayout& layout = m_layout;
-    QFont font = fonts.regular;
-    font.setPixelSize(std::max(7, qRound(layout.fontPixels * 0.85)));
+    const QFont font = markerFont();
     painter.setFont(font);
     const QFontMetricsF fm(font);
-    const double height = std::ceil(fm.height()) + 2;
+    const double height = markerHeight();
     painter.setRenderHint(QPainter::Antialiasing);
     auto it = m_markers.begin();
     while (it != m_markers.end()) {

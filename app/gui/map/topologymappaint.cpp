@@ -77,7 +77,7 @@ void TopologyMapWidget::paintEvent(QPaintEvent*)
     if (needsSmallLabels())
         paintSmallLabels(painter, c);
     paintHighlight(painter, c);
-    paintMarkers(painter, c, fonts);
+    paintMarkers(painter, c);
 }
 
 void TopologyMapWidget::paintBox(
@@ -142,11 +142,13 @@ void TopologyMapWidget::paintPu(QPainter& painter, const LayoutBox& box, const C
     }
     if (needsSmallLabels())
         return;
+    // A watched program's threads take the foot of the box (paintMarkers); the label sits above.
+    const QRectF textRect = hasMarkersOn(box.osIndex) ? box.rect.adjusted(0, 0, 0, -markerHeight()) : box.rect;
     painter.setFont(tasks.empty() ? fonts.regular : fonts.bold);
     painter.setPen(textColor);
     if (tasks.empty()) {
         // The layout sized every PU box for the widest PU label and a task letter beside it.
-        painter.drawText(box.rect, Qt::AlignCenter, box.label);
+        painter.drawText(textRect, Qt::AlignCenter, box.label);
         return;
     }
     QString names;
@@ -164,7 +166,7 @@ void TopologyMapWidget::paintPu(QPainter& painter, const LayoutBox& box, const C
             text = candidate;
             break;
         }
-    painter.drawText(box.rect, Qt::AlignCenter, fm.elidedText(text, Qt::ElideRight, room));
+    painter.drawText(textRect, Qt::AlignCenter, fm.elidedText(text, Qt::ElideRight, room));
 }
 
 void TopologyMapWidget::paintHighlight(QPainter& painter, const Colors& c) const

@@ -84,8 +84,11 @@ private:
     void paintBox(QPainter& painter, const LayoutBox& box, const Colors& colors, const LabelFonts& fonts) const;
     void paintPu(QPainter& painter, const LayoutBox& box, const Colors& colors, const LabelFonts& fonts) const;
     void paintHighlight(QPainter& painter, const Colors& colors) const;
-    void paintMarkers(QPainter& painter, const Colors& colors, const LabelFonts& fonts) const;
+    void paintMarkers(QPainter& painter, const Colors& colors) const;
     QString markersToolTip(int cpu) const;
+    bool hasMarkersOn(int cpu) const;
+    QFont markerFont() const;
+    double markerHeight() const; // of a marker row, at the layout's size
     // Black or white, whichever reads better on the fill (WCAG relative luminance).
     static QColor textOn(const QColor& fill);
     // Zoomed out too far for the layout's labels (topologymaplabels.cpp).

@@ -41,12 +41,15 @@ ProgramPlot::ProgramPlot(const ProgramWatch& watch, QWidget* parent)
     layout->addWidget(m_plot);
     stylePlot(*m_plot);
     m_plot->xAxis->setLabel(tr("seconds since the watch began"));
-    m_plot->yAxis->setLabel(tr("switches per second"));
+    m_plot->yAxis->setLabel(tr("switches/s"));
     m_plot->yAxis2->setVisible(true);
-    m_plot->yAxis2->setLabel(tr("run-queue wait (% of time)"));
+    m_plot->yAxis2->setLabel(tr("run-queue wait % (dashed)"));
     m_plot->legend->setVisible(true);
     m_plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
-    setMinimumHeight(160);
+    QColor legendFill = palette().color(QPalette::Base);
+    legendFill.setAlpha(200); // the curves show through
+    m_plot->legend->setBrush(legendFill);
+    setMinimumHeight(220);
     rebuild();
 }
 
@@ -92,7 +95,7 @@ void ProgramPlot::rebuild()
     std::vector<Series> series;
     if (m_tids.empty()) {
         if (!m_watch.processHistory().empty())
-            series.push_back({ tr("all threads"), &m_watch.processHistory() });
+            series.push_back({ tr("all threads, summed"), &m_watch.processHistory() });
     } else {
         for (const long tid : m_tids)
             if (const auto* points = m_watch.history(tid))

@@ -77,10 +77,8 @@ bool ProgramsController::watch(long pid)
     m_nextPid = pid;
     if (m_watchId)
         stop(); // the next watch starts once this one has ended
-    else if (m_listId)
-        m_worker->cancel(); // likewise, once the list has
-    else
-        startPending();
+    else if (!m_listId)
+        startPending(); // else once the list (a second at most) is in
     return true;
 }
 

@@ -35,7 +35,8 @@ public:
     RunController* worker() const { return m_worker; }
 
     void refreshProcesses();
-    // Begins watching `pid` (stopping a watch that runs); false with a message when refused.
+    // Begins watching `pid`: at once, or once the watch that runs has stopped or the list
+    // being sampled is in. False for a PID below 1.
     bool watch(long pid);
     void stop(); // the watch, if any; its summary comes back through watchEnded
     bool isWatching() const { return m_watchId.has_value(); }

@@ -3,6 +3,7 @@
 
 #include "lessoncontroller.h"
 #include "plotsview.h"
+#include "programscontroller.h"
 #include "runcoordinator.h"
 #include "runlauncher.h"
 #include "runpanel.h"
@@ -38,6 +39,8 @@ void ScriptedSession::startNext()
     if (m_next >= m_runs.size()) {
         if (!m_lesson.isEmpty() && !m_lessonStarted)
             startLesson();
+        else if (m_programs && !m_watchStarted)
+            startWatch();
         else
             QTimer::singleShot(kSettleMs, this, &ScriptedSession::finish);
         return;
@@ -74,13 +77,49 @@ void ScriptedSession::startLesson()
             std::fprintf(stderr, "ctxscope: the lesson %s stopped before its conclusion\n", qPrintable(m_lesson));
             m_exitCode = 1;
         }
-        QTimer::singleShot(kSettleMs, this, &ScriptedSession::finish);
+        QTimer::singleShot(kSettleMs, this, &ScriptedSession::startNext); // a watch may follow
     });
     if (const Status started = m_lessons.start(m_lesson); !started) {
         std::fprintf(stderr, "ctxscope: --lesson: %s\n", started.error().message.c_str());
         m_exitCode = 2;
         finish();
     }
+}
+
+void ScriptedSession::setWatch(ProgramsController* programs, long pid, double seconds)
+{
+    m_programs = programs;
+    m_watchPid = pid;
+    m_watchSeconds = seconds;
+}
+
+void ScriptedSession::startWatch()
+{
+    m_watchStarted = true;
+    ProgramWatch* watch = m_programs->watchData();
+    connect(watch, &ProgramWatch::sampleAdded, this, [this, watch] {
+        if (m_programs && watch->lastSeconds() >= m_watchSeconds) {
+            m_programs = nullptr; // once
+            QTimer::singleShot(kSettleMs, this, &ScriptedSession::finish);
+        }
+    });
+    connect(m_programs, &ProgramsController::watchEnded, this, [this](const QString& why) {
+        if (!m_programs)
+            return;
+        std::fprintf(stderr, "ctxscope: --watch: %s\n", qPrintable(why.isEmpty() ? tr("the watch ended") : why));
+        m_programs = nullptr;
+        m_exitCode = 1;
+        finish();
+    });
+    connect(m_programs, &ProgramsController::failed, this, [this](const QString& message) {
+        if (!m_programs)
+            return;
+        std::fprintf(stderr, "ctxscope: --watch: %s\n", qPrintable(message));
+        m_programs = nullptr;
+        m_exitCode = 1;
+        finish();
+    });
+    m_programs->watch(m_watchPid);
 }
 
 void ScriptedSession::runFinished(quint64 id, RunOutcome outcome, const QString& message)

@@ -16,6 +16,7 @@ namespace ctxscope::gui {
 
 class LessonController;
 class PlotsView;
+class ProgramsController;
 class RunLauncher;
 
 // One run asked for on the command line: `--run futex --cpus 0,0 --mode thread`.
@@ -25,8 +26,8 @@ struct ScriptedRun {
     std::vector<int> cpus; // empty: the placement chosen in the run panel
 };
 
-// What the command line asked for, in order: the runs one after the other, a lesson, then
-// a screenshot once the last result is drawn, then quitting. Makes demos and the README's
+// What the command line asked for, in order: the runs one after the other, a lesson, a
+// running program's watch, then a screenshot once the last result is drawn, then quitting. Makes demos and the README's
 // pictures scriptable. Runs start through the RunLauncher (its run panel and map take the
 // placement), the lesson through the LessonController; `window` is what the screenshot shows.
 class ScriptedSession : public QObject {
@@ -40,6 +41,9 @@ public:
     // leave the one on show (a lesson shows its own).
     void setView(const QString& view) { m_view = view; }
     void setLesson(const QString& id) { m_lesson = id; } // after the runs
+    // After the runs and the lesson, watch `pid` for `seconds` (samples seen) before the
+    // screenshot; with --quit the watch then stops.
+    void setWatch(ProgramsController* programs, long pid, double seconds);
 
     void start(); // from the event loop, once the window is shown
 
@@ -52,6 +56,7 @@ private:
     void runFinished(quint64 id, RunOutcome outcome, const QString& message);
     void finish();
     void startLesson();
+    void startWatch();
 
     RunLauncher& m_launcher;
     LessonController& m_lessons;
@@ -65,6 +70,10 @@ private:
     QString m_view;
     QString m_lesson;
     bool m_lessonStarted = false;
+    ProgramsController* m_programs = nullptr;
+    long m_watchPid = 0;
+    double m_watchSeconds = 0;
+    bool m_watchStarted = false;
     int m_exitCode = 0;
 };
 

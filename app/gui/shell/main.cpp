@@ -5,6 +5,7 @@
 #include "machinecontroller.h"
 #include "mainwindow.h"
 #include "plotsview.h"
+#include "programspanel.h"
 #include "runlauncher.h"
 #include "scriptedsession.h"
 #include "sessionfiles.h"
@@ -16,6 +17,7 @@
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QDockWidget>
 #include <QStringList>
 
 #include <cstdio>
@@ -28,6 +30,9 @@ using ctxscope::gui::ScriptedRun;
 using ctxscope::gui::ScriptedSession;
 
 namespace {
+
+// --watch with --screenshot: enough samples (at 0.5 s) for the plot to show a trend.
+constexpr double kWatchScreenshotS = 8.0;
 
 // --help, --version and --screenshot must work on a machine without a display (man page
 // generation, CI screenshots): use Qt's offscreen platform for them when there is none.
@@ -121,8 +126,12 @@ int main(int argc, char** argv)
         QStringLiteral("The ctxscope-cli to run on the --remote machine, for one outside its PATH (default: "
                        "ctxscope-cli)."),
         QStringLiteral("PATH"));
+    const QCommandLineOption watchOpt(QStringLiteral("watch"),
+        QStringLiteral("Open Programs and watch this running process's threads on the map (after any runs and "
+                       "lesson); with --screenshot, the picture is taken after 8 s of watching."),
+        QStringLiteral("PID"));
     parser.addOptions({ xmlOpt, synthOpt, runOpt, cpusOpt, modeOpt, lessonOpt, plotOpt, openOpt, compareOpt, darkOpt,
-        presentOpt, shotOpt, quitOpt, saveOpt, remoteOpt, remoteCliOpt });
+        presentOpt, shotOpt, quitOpt, saveOpt, remoteOpt, remoteCliOpt, watchOpt });
     parser.process(app);
 
     const bool remote = parser.isSet(remoteOpt);
@@ -204,6 +213,16 @@ int main(int argc, char** argv)
         return fail("--view: ",
             "should be one of " + ctxscope::gui::PlotsView::viewNames().join(QStringLiteral(", ")).toStdString()
                 + ", not '" + view.toStdString() + "'");
+    long watchPid = 0;
+    if (parser.isSet(watchOpt)) {
+        bool ok = false;
+        watchPid = parser.value(watchOpt).toLong(&ok);
+        if (!ok || watchPid <= 0)
+            return fail("--watch: ", "should be a process ID, not '" + parser.value(watchOpt).toStdString() + "'");
+        if (!window.launcher()->isLive())
+            return fail("--watch: ", "watching needs a machine's own topology, not " + topology->origin());
+        window.findChild<QDockWidget*>(QStringLiteral("programsDock"))->show();
+    }
     window.show();
     if (parser.isSet(presentOpt))
         window.look()->setPresentationMode(true);
@@ -212,13 +231,15 @@ int main(int argc, char** argv)
     // progress and Cancel; what was asked for next starts once they are all in.
     ScriptedSession* session = nullptr;
     if (!runs.empty() || !lesson.isEmpty() || parser.isSet(shotOpt) || parser.isSet(quitOpt) || !view.isEmpty()
-        || parser.isSet(saveOpt)) {
+        || parser.isSet(saveOpt) || watchPid > 0) {
         session = new ScriptedSession(
             *window.launcher(), *window.lessons(), *window.plots(), window, std::move(runs), &window);
         session->setScreenshot(parser.value(shotOpt));
         session->setQuit(parser.isSet(quitOpt));
         session->setView(view);
         session->setLesson(lesson);
+        if (watchPid > 0)
+            session->setWatch(window.programs()->controller(), watchPid, kWatchScreenshotS);
         const bool quit = parser.isSet(quitOpt);
         const QString savePath = parser.value(saveOpt);
         QObject::connect(session, &ScriptedSession::finished, &app, [quit, savePath, &window](int code) {

@@ -97,6 +97,11 @@ MainWindow::MainWindow(QWidget* parent)
     programsDock->setWidget(m_programs);
     addDockWidget(Qt::RightDockWidgetArea, programsDock);
     programsDock->hide(); // View → Programs
+    // Opened, it takes room enough for the thread table's columns (the central area gives way).
+    connect(programsDock, &QDockWidget::visibilityChanged, this, [this, programsDock](bool visible) {
+        if (visible && !programsDock->isFloating() && programsDock->width() < 440)
+            resizeDocks({ programsDock }, { 460 }, Qt::Horizontal);
+    });
 
     createWorkers(top, lessonPanel);
     createMenus();

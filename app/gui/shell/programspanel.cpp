@@ -17,6 +17,7 @@
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QShowEvent>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QTableView>
@@ -56,8 +57,6 @@ ProgramsPanel::ProgramsPanel(TopologyMapWidget& map, QWidget* parent)
     m_filter->setPlaceholderText(tr("Filter by command or PID"));
     m_filter->setClearButtonEnabled(true);
     m_refreshButton = new QPushButton(tr("&Refresh"), this);
-    m_refreshButton->setToolTip(
-        tr("List the running processes again, sampled over %1 s").arg(ProgramsController::kListSeconds));
     pick->addWidget(m_filter, 1);
     pick->addWidget(m_refreshButton);
     layout->addLayout(pick);
@@ -108,9 +107,10 @@ ProgramsPanel::ProgramsPanel(TopologyMapWidget& map, QWidget* parent)
     watchLayout->addLayout(pinRow);
 
     m_plot = new ProgramPlot(*m_programs->watchData(), splitter);
-    splitter->setStretchFactor(0, 2);
+    splitter->setStretchFactor(0, 1);
     splitter->setStretchFactor(1, 3);
     splitter->setStretchFactor(2, 3);
+    splitter->setSizes({ 120, 300, 300 }); // the list is for picking: once watching, the threads matter
     layout->addWidget(splitter, 1);
 
     connect(m_filter, &QLineEdit::textChanged, m_proxy, &QSortFilterProxyModel::setFilterFixedString);
@@ -143,6 +143,8 @@ ProgramsPanel::ProgramsPanel(TopologyMapWidget& map, QWidget* parent)
         m_plot->refresh();
         if (watch->samples() == 0)
             return;
+        if (watch->samples() == 1)
+            m_threadTable->resizeColumnsToContents();
         const auto& rate = watch->systemSwitchesPerS();
         say(tr("Watching %1 (PID %2): %3 threads, %4 s.%5")
                 .arg(watch->name())
@@ -188,6 +190,8 @@ void ProgramsPanel::setWorkerCpus(std::vector<int> cpus) { m_programs->setWorker
 QString ProgramsPanel::statusText() const { return m_status->text(); }
 
 QMessageBox* ProgramsPanel::restoreQuestion() const { return m_question; }
+
+QSize ProgramsPanel::sizeHint() const { return { fontMetrics().horizontalAdvance(QLatin1Char('M')) * 42, 700 }; }
 
 void ProgramsPanel::say(const QString& text, bool problem)
 {
@@ -242,6 +246,13 @@ void ProgramsPanel::askToRestore(const std::function<void()>& then)
     });
     m_question = box;
     box->open();
+}
+
+void ProgramsPanel::showEvent(QShowEvent* event)
+{
+    QWidget::showEvent(event);
+    if (m_live && m_programs->processes()->rowCount() == 0)
+        m_programs->refreshProcesses();
 }
 
 void ProgramsPanel::hideEvent(QHideEvent* event)
@@ -317,7 +328,11 @@ void ProgramsPanel::updateMarkers()
 void ProgramsPanel::updateButtons()
 {
     const bool watching = m_programs->isWatching();
-    m_refreshButton->setEnabled(m_live && !m_programs->isListing());
+    // One job at a time in the worker: the list waits for the watch to end.
+    m_refreshButton->setEnabled(m_live && !m_programs->isListing() && !watching);
+    m_refreshButton->setToolTip(watching
+            ? tr("Stop the watch to list the processes again")
+            : tr("List the running processes again, sampled over %1 s").arg(ProgramsController::kListSeconds));
     m_watchButton->setEnabled(m_live);
     m_stopButton->setEnabled(watching);
     const auto cpus = targetCpus();

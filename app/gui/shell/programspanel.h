@@ -51,6 +51,7 @@ public:
     QString statusText() const;
     // The open question "restore?" when stopping a watch after re-pins; null when none.
     QMessageBox* restoreQuestion() const;
+    QSize sizeHint() const override; // wide enough for the thread table's figures
 
     // Watches the PID in the field (or the selected process); Stop asks first when threads
     // were re-pinned.
@@ -62,6 +63,7 @@ public:
 
 protected:
     void hideEvent(QHideEvent* event) override; // closing the dock stops the watch (asking first)
+    void showEvent(QShowEvent* event) override; // the first opening lists the processes
 
 private:
     std::vector<long> selectedThreads() const;
