@@ -84,4 +84,15 @@ shot lesson-coroutines --lesson coroutines
 shot lesson-spin --lesson spin-or-sleep
 shot presentation --presentation --lesson pinning
 shot presentation-dark --presentation --dark --run futex --cpus "$same" --run futex --cpus "$cross" --view distribution
+# A running program: the pingpong workload, unpinned; after 4 s its first pong thread is
+# pinned to the first CPU from another terminal (ctxscope-cli pin), which the map and table show.
+"$cli" workload pingpong --threads 2 --duration 30 >"$work/workload" &
+workload=$!
+sleep 1
+pid=$(sed -n 's/.*(PID \([0-9]*\)).*/\1/p' "$work/workload")
+pong=$(sed -n 's/.* pong0 \([0-9]*\).*/\1/p' "$work/workload")
+(sleep 4 && "$cli" pin "$pong" "$a" >/dev/null) &
+shot programs --watch "$pid"
+kill "$workload" 2>/dev/null || true
+wait
 echo "done: $out"

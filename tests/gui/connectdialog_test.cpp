@@ -23,6 +23,7 @@
 #include <QAction>
 #include <QDir>
 #include <QFile>
+#include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
 #include <QMessageBox>
@@ -168,6 +169,9 @@ TEST_F(ConnectDialogTest, AFailureStaysInTheDialogAsItsSentenceAndTheWindowAsItW
     EXPECT_TRUE(dialog->message().contains(QStringLiteral("lab-closed refused the connection")))
         << dialog->message().toStdString();
     EXPECT_TRUE(dialog->connectButton()->isEnabled()); // try another host
+    // Every line of the sentence shows: the dialog grew to the wrapped text's height.
+    const QLabel* label = dialog->messageLabel();
+    EXPECT_GE(label->height(), label->heightForWidth(label->width()));
     grab(dialog, "connect-dialog-failed.png");
     EXPECT_FALSE(m_window.controller()->link().isRemote());
     EXPECT_EQ(m_window.topology()->pus().size(), 4U); // still the synthetic one (pack:1 core:2 pu:2)

@@ -6,6 +6,7 @@
 #include <QDialogButtonBox>
 #include <QFormLayout>
 #include <QLabel>
+#include <QLayout>
 #include <QLineEdit>
 #include <QListWidget>
 #include <QProgressBar>
@@ -155,6 +156,12 @@ void ConnectDialog::say(const QString& text, bool failure)
     m_message->setStyleSheet(
         failure ? QStringLiteral("color:%1;").arg(QLatin1String(dark ? "#ea868f" : "#b02a37")) : QString());
     m_message->setVisible(!text.isEmpty());
+    // A wrapped sentence needs the height its lines take at the dialog's width: grow to it
+    // (a dialog does not follow its height-for-width labels by itself).
+    layout()->activate();
+    const int needed = layout()->hasHeightForWidth() ? layout()->totalHeightForWidth(width()) : sizeHint().height();
+    if (needed > height())
+        resize(width(), needed);
 }
 
 } // namespace ctxscope::gui

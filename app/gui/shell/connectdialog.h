@@ -40,6 +40,7 @@ public:
     QPushButton* connectButton() const { return m_connect; }
     QPushButton* cancelButton() const { return m_cancel; }
     QString message() const; // the sentence on show: waiting, failed, or empty
+    QLabel* messageLabel() const { return m_message; }
 
 public slots:
     // Esc and Cancel: stop connecting when it is, else close.

@@ -5,6 +5,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLocale>
+#include <QPainter>
 
 namespace ctxscope::gui {
 
@@ -30,11 +31,28 @@ QString toneColor(Tone tone, const QPalette& palette)
     return {};
 }
 
+// A label that, given less room than its text, ends it with "…" instead of cutting it at the
+// edge (where it ran into its neighbour); the whole text is in the tooltip.
+class ElidingLabel : public QLabel {
+public:
+    using QLabel::QLabel;
+
+protected:
+    void paintEvent(QPaintEvent*) override
+    {
+        QPainter painter(this);
+        const QRect room = contentsRect();
+        painter.setPen(palette().color(foregroundRole()));
+        painter.drawText(
+            room, Qt::AlignLeft | Qt::AlignVCenter, fontMetrics().elidedText(text(), Qt::ElideRight, room.width()));
+    }
+};
+
 } // namespace
 
 StatusPanel::StatusPanel(QWidget* parent)
     : QWidget(parent)
-    , m_machine(new QLabel(this))
+    , m_machine(new ElidingLabel(this))
     , m_worker(new QLabel(this))
     , m_affinity(new QLabel(this))
     , m_rate(new QLabel(this))
@@ -53,6 +71,7 @@ StatusPanel::StatusPanel(QWidget* parent)
     // A long CPU model must not widen the window past a projector's 1280 pixels: the label
     // gives way (clipped, whole in its tooltip) before the window grows.
     m_machine->setMinimumWidth(160);
+    m_machine->setContentsMargins(0, 0, 12, 0); // a gap before the worker's state, elided or not
     setWorkerState(RunController::State::Stopped);
 }
 
