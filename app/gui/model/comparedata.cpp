@@ -26,7 +26,9 @@ CompareSource compareSource(const ResultsFile& file, const QString& origin)
         s.hypervisor = file.context.hypervisorVendor.empty() ? QStringLiteral("hypervisor")
                                                              : QString::fromStdString(file.context.hypervisorVendor);
     s.origin = origin;
-    s.results = file.results;
+    s.results.reserve(file.results.size());
+    for (const RunResult& r : file.results)
+        s.results.push_back(std::make_shared<const RunResult>(r));
     return s;
 }
 
@@ -40,7 +42,8 @@ std::vector<CompareRow> matchSources(const std::vector<CompareSource>& sources)
 {
     std::vector<CompareRow> rows;
     for (std::size_t s = 0; s < sources.size(); ++s) {
-        for (const RunResult& r : sources[s].results) {
+        for (const auto& shared : sources[s].results) {
+            const RunResult& r = *shared;
             const std::string key = benchmarkName(r);
             auto it = std::find_if(rows.begin(), rows.end(), [&](const CompareRow& row) { return row.key == key; });
             if (it == rows.end()) {

@@ -5,6 +5,7 @@
 
 #include <QString>
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,7 +19,8 @@ struct CompareSource {
     QString cpuModel;
     QString hypervisor; // "" on bare metal, else the vendor or "hypervisor"
     QString origin; // "this session" or the file name
-    std::vector<RunResult> results;
+    // Shared, not copied: the views copy sources at every new row, and a run's samples are MBs.
+    std::vector<std::shared_ptr<const RunResult>> results;
 
     QString legend() const; // "lab-3 · AMD EPYC 7B13 · KVM (lab3.json)"
 };

@@ -19,6 +19,14 @@ json resultsArray(const std::vector<RunResult>& runs)
     return out;
 }
 
+json resultsArray(const std::vector<std::shared_ptr<const RunResult>>& runs)
+{
+    json out = json::array();
+    for (const auto& r : runs)
+        out.push_back(resultToJson(*r, true));
+    return out;
+}
+
 // A context and its runs, read as "Open results" reads them (an empty list is allowed here).
 Expected<ResultsFile> readPart(const json& context, const json& benchmarks, const std::string& where)
 {

@@ -62,7 +62,7 @@ QCPGraph* LivePlot::samplesGraph(quint64 id) const
 std::span<const double> LivePlot::samples(quint64 id) const
 {
     const auto it = m_series.find(id);
-    return it == m_series.end() ? std::span<const double>() : std::span<const double>(it->second.values);
+    return it == m_series.end() ? std::span<const double>() : it->second.all();
 }
 
 bool LivePlot::cloudShown(quint64 id) const
@@ -114,19 +114,26 @@ void LivePlot::addSamples(quint64 id, const QVector<double>& nsPerOp)
     scheduleRedraw();
 }
 
-void LivePlot::addFinishedRun(quint64 id, const QString& label, const QColor& color, const std::vector<double>& samples,
-    const PreparedTrace& trace)
+std::span<const double> LivePlot::Series::all() const
 {
-    if (samples.empty())
+    if (!finished)
+        return values;
+    return std::span<const double>(finished->samples).first(std::min(finished->samples.size(), kMaxPoints));
+}
+
+void LivePlot::addFinishedRun(quint64 id, const QString& label, const QColor& color,
+    std::shared_ptr<const RunResult> result, const PreparedTrace& trace)
+{
+    if (!result || result->samples.empty())
         return;
+    const std::size_t samples = result->samples.size();
     beginRun(id, label, color);
     Series& s = m_series.at(id);
-    const std::size_t kept = std::min(samples.size(), kMaxPoints);
-    s.values.assign(samples.begin(), samples.begin() + static_cast<std::ptrdiff_t>(kept));
+    s.finished = std::move(result);
     s.stale = true;
     s.min = trace.min;
     s.max = trace.max;
-    s.running.skip(samples.size());
+    s.running.skip(samples);
     addMedianPoints(s, trace.medians);
     scheduleRedraw();
 }
@@ -142,7 +149,7 @@ void LivePlot::addMedianPoints(Series& series, const std::vector<MedianPoint>& p
 void LivePlot::thin(Series& series) const
 {
     const auto columns = static_cast<std::size_t>(std::max(m_plot->axisRect()->width() / kColumnPixels, 100));
-    const ThinnedScatter drawn = thinScatter(series.values, columns, kPointsPerColumn);
+    const ThinnedScatter drawn = thinScatter(series.all(), columns, kPointsPerColumn);
     series.samples->setData(QVector<double>(drawn.keys.begin(), drawn.keys.end()),
         QVector<double>(drawn.values.begin(), drawn.values.end()), true);
     series.stale = false;

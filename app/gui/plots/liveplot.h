@@ -3,11 +3,14 @@
 
 #include "plotdata.h"
 
+#include "ctxscope/result.h"
+
 #include <QColor>
 #include <QSharedPointer>
 #include <QWidget>
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <span>
 #include <vector>
@@ -49,8 +52,9 @@ public:
     void addSamples(quint64 id, const QVector<double>& nsPerOp);
     void finishRun(quint64 id);
     // A finished run read from a file, its medians and extremes prepared off the GUI thread.
-    void addFinishedRun(quint64 id, const QString& label, const QColor& color, const std::vector<double>& samples,
-        const PreparedTrace& trace); // draws the median of the last, partial window
+    // Its samples are shared with the result, not copied (a session holds many MBs of them).
+    void addFinishedRun(quint64 id, const QString& label, const QColor& color, std::shared_ptr<const RunResult> result,
+        const PreparedTrace& trace);
     void removeRun(quint64 id);
     void clear();
     // Emphasises one run and fades the others; nothing: all alike.
@@ -74,7 +78,9 @@ private:
         QCPGraph* samples = nullptr;
         QCPGraph* median = nullptr;
         RunningMedian running { kMedianWindow };
-        std::vector<double> values; // every kept sample
+        std::vector<double> values; // every kept sample of a run streamed here
+        std::shared_ptr<const RunResult> finished; // a run read from a file: its samples, shared
+        std::span<const double> all() const; // the samples, wherever they are kept
         bool stale = false; // values changed since the scatter was thinned
         quint64 begun = 0; // order of beginRun, newest highest
         QColor color;

@@ -47,9 +47,6 @@ void SessionViews::connectStore()
     SessionStore* s = m_parts.store;
     PlotsView* plots = m_parts.plots;
     connect(s, &SessionStore::runAdded, this, [this](const ResultRow& row, const QString& origin) {
-        RunResult summary = *row.result;
-        summary.samples = {};
-        m_summaries.insert_or_assign(row.id, std::move(summary));
         m_results->addResult(row);
         drawRun(row, origin);
     });
@@ -63,7 +60,6 @@ void SessionViews::connectStore()
     });
     connect(s, &SessionStore::measurementsCleared, this, [this, plots] {
         m_results->clear();
-        m_summaries.clear();
         plots->workingSetPlot()->clear();
         plots->heatmapPlot()->setMatrix(nullptr);
     });
@@ -123,7 +119,7 @@ void SessionViews::drawRun(const ResultRow& row, const QString& origin)
     // A run measured here drew its live curve as it streamed; one read from a file draws it now.
     LivePlot* live = m_parts.plots->livePlot();
     if (const auto prepared = m_traces.find(row.id); prepared != m_traces.end()) {
-        live->addFinishedRun(row.id, label, row.color, row.result->samples, *prepared->second);
+        live->addFinishedRun(row.id, label, row.color, row.result, *prepared->second);
         m_traces.erase(prepared);
     } else if (!origin.isEmpty() && !row.result->samples.empty()) {
         live->beginRun(row.id, label, row.color);
@@ -153,8 +149,7 @@ void SessionViews::refreshRunViews()
     std::vector<std::shared_ptr<const RunResult>> runs;
     for (const ResultRow& row : m_parts.store->runs()) {
         runs.push_back(row.result);
-        if (const auto it = m_summaries.find(row.id); it != m_summaries.end())
-            own.results.push_back(it->second);
+        own.results.push_back(row.result); // shared: no copy of its samples
     }
     m_parts.plots->ladderPlot()->setRuns(runs);
     std::vector<CompareSource> sources { std::move(own) };

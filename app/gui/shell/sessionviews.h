@@ -73,9 +73,6 @@ private:
     const RunController* m_controller = nullptr;
     std::map<quint64, QColor> m_runColors; // of runs that started
     std::map<quint64, std::shared_ptr<const PreparedTrace>> m_traces; // of rows not drawn yet
-    // Each run without its samples: the ladder and Compare read only its statistics, and
-    // copying every run's samples at each new row made opening a session quadratic.
-    std::map<quint64, RunResult> m_summaries;
     int m_colorsGiven = 0;
     quint64 m_opened = 0; // results read from files
 };

@@ -117,8 +117,9 @@ TEST(ViewData, RunsOfTwoMachinesMatchByBenchModeAndClassNotByCpuNumbers)
     RunResult far = there;
     far.placement.relation = Relation::CrossPackage;
     far.placement.cpus = { 0, 40 };
-    const std::vector<CompareSource> sources { { QStringLiteral("a"), {}, {}, QStringLiteral("x"), { here } },
-        { QStringLiteral("b"), {}, QStringLiteral("KVM"), QStringLiteral("y"), { there, far } } };
+    const auto shared = [](const RunResult& r) { return std::make_shared<const RunResult>(r); };
+    const std::vector<CompareSource> sources { { QStringLiteral("a"), {}, {}, QStringLiteral("x"), { shared(here) } },
+        { QStringLiteral("b"), {}, QStringLiteral("KVM"), QStringLiteral("y"), { shared(there), shared(far) } } };
     const auto rows = matchSources(sources);
     ASSERT_EQ(rows.size(), 2U);
     EXPECT_EQ(rows[0].key, "futex/thread/same-pu");
