@@ -32,37 +32,6 @@ using namespace ctxscope;
 
 namespace {
 
-// A workload running in this process until the object ends.
-class RunningWorkload {
-public:
-    RunningWorkload(const std::string& name, int threads)
-    {
-        m_thread = std::jthread([this, name, threads](std::stop_token stop) {
-            WorkloadCallbacks callbacks;
-            callbacks.started = [this](const std::vector<WorkloadThread>& started) {
-                std::lock_guard lock(m_mutex);
-                m_threads = started;
-                m_ready.notify_all();
-            };
-            m_status = runWorkload(name, threads, 0, stop, callbacks);
-            std::lock_guard lock(m_mutex);
-            m_done = true;
-            m_ready.notify_all();
-        });
-        std::unique_lock lock(m_mutex);
-        m_ready.wait(lock, [this] { return !m_threads.empty() || m_done; });
-    }
-    const std::vector<WorkloadThread>& threads() const { return m_threads; }
-
-private:
-    std::mutex m_mutex;
-    std::condition_variable m_ready;
-    std::vector<WorkloadThread> m_threads;
-    bool m_done = false;
-    Status m_status;
-    std::jthread m_thread;
-};
-
 void pause(int ms) { std::this_thread::sleep_for(std::chrono::milliseconds(ms)); }
 
 const ThreadRates* findThread(const WatchSample& s, long tid)
@@ -106,9 +75,10 @@ TEST(ProgramsLive, WatchesAWorkloadAndPinsItsThreads)
     ASSERT_TRUE(topology.ok()) << topology.error().message;
     if (!topology->isThisSystem())
         GTEST_SKIP() << "the topology is not this machine (HWLOC_XMLFILE?)";
-    RunningWorkload work("pingpong", 1);
-    ASSERT_EQ(work.threads().size(), 2U);
-    const long ping = work.threads()[0].tid;
+    auto work = RunningWorkload::start("pingpong", 1);
+    ASSERT_TRUE(work.ok()) << work.error().message;
+    ASSERT_EQ(work->threads().size(), 2U);
+    const long ping = work->threads()[0].tid;
     auto watch = ProcessWatch::start(::getpid());
     ASSERT_TRUE(watch.ok()) << watch.error().message;
     pause(300);
@@ -249,7 +219,8 @@ TEST(ProgramsLive, PerCpuKernelThreadsAreRefusedWithTheReason)
 
 TEST(ProgramsLive, ListsProcessesWithThisOneMarkedOwn)
 {
-    RunningWorkload work("pingpong", 1);
+    auto work = RunningWorkload::start("pingpong", 1);
+    ASSERT_TRUE(work.ok()) << work.error().message;
     const auto list = sampleProcesses(0.3, {});
     ASSERT_TRUE(list.ok()) << list.error().message;
     const auto me

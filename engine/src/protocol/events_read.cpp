@@ -184,6 +184,8 @@ Event readLessonStep(FieldReader& in)
     e.label = in.string("label");
     if (const json* result = in.optObject("result"))
         e.result = take(in, resultFromJson(*result));
+    if (const json* phase = in.optObject("phase"))
+        e.phase = take(in, lessonPhaseFromJson(*phase, "phase"));
     e.error = in.optString("error").value_or("");
     return e;
 }
