@@ -175,6 +175,75 @@ TEST(ProgramsLive, AProcessEndingEndsTheWatchWithASentence)
     EXPECT_FALSE(watch->next().ok()); // and stays ended
 }
 
+namespace {
+
+// A joined thread may still be in /proc for a moment (its TID is cleared before the kernel
+// releases it): true once reading its stat fails, within 2 s.
+bool statGoneSoon(long pid, long tid, os::TaskFiles& files)
+{
+    for (int i = 0; i < 200; ++i) {
+        if (!os::readTaskStat(pid, tid, &files).ok())
+            return true;
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return false;
+}
+
+} // namespace
+
+TEST(ProgramsLive, TaskFilesKeptOpenReadTheValuesOfNow)
+{
+    const long pid = ::getpid();
+    const long me = sys::threadId();
+    os::TaskFiles files;
+    const auto first = os::readTaskSchedstat(pid, me, &files);
+    ASSERT_TRUE(first.ok()) << first.error().message;
+    EXPECT_EQ(files.openFiles(), 1U);
+    // Burn some CPU: the same open file, read again, must show more run time.
+    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(30);
+    volatile std::uint64_t x = 0;
+    while (std::chrono::steady_clock::now() < until)
+        x = x + 1;
+    const auto second = os::readTaskSchedstat(pid, me, &files);
+    ASSERT_TRUE(second.ok()) << second.error().message;
+    EXPECT_GT(second->runNs, first->runNs);
+    EXPECT_EQ(files.openFiles(), 1U);
+
+    // A thread that ended: its kept file no longer reads, and is dropped.
+    long tid = 0;
+    std::thread t([&] { tid = sys::threadId(); });
+    t.join();
+    EXPECT_TRUE(statGoneSoon(pid, tid, files));
+    files.keepOnly({ me }); // what a snapshot does with the TIDs it lists
+    std::mutex mutex;
+    std::condition_variable wake;
+    bool leave = false;
+    long running = 0;
+    std::thread other([&] {
+        std::unique_lock lock(mutex);
+        running = sys::threadId();
+        wake.notify_all();
+        wake.wait(lock, [&] { return leave; });
+    });
+    {
+        std::unique_lock lock(mutex);
+        wake.wait(lock, [&] { return running != 0; });
+    }
+    tid = running;
+    EXPECT_TRUE(os::readTaskStat(pid, tid, &files).ok());
+    EXPECT_EQ(files.openFiles(), 2U);
+    {
+        std::lock_guard lock(mutex);
+        leave = true;
+    }
+    wake.notify_all();
+    other.join();
+    EXPECT_TRUE(statGoneSoon(pid, tid, files));
+    EXPECT_EQ(files.openFiles(), 1U);
+    files.keepOnly({});
+    EXPECT_EQ(files.openFiles(), 0U);
+}
+
 TEST(ProgramsLive, APidThatDoesNotExist)
 {
     const long pid = nonexistentPid();

@@ -17,12 +17,12 @@ std::uint64_t monotonicNs()
 
 } // namespace
 
-Expected<ProcessSnapshot> readProcessSnapshot(long pid)
+Expected<ProcessSnapshot> readProcessSnapshot(long pid, os::TaskFiles* files)
 {
     const auto gone = [pid] { return makeError("no process with PID " + std::to_string(pid) + " is running"); };
     if (pid <= 0)
         return gone();
-    auto leader = os::readTaskStat(pid, pid);
+    auto leader = os::readTaskStat(pid, pid, files);
     if (!leader)
         return gone();
     ProcessSnapshot snap;
@@ -33,14 +33,18 @@ Expected<ProcessSnapshot> readProcessSnapshot(long pid)
     if (os::readProcText("/proc/stat", text))
         if (auto system = os::parseProcStat(text))
             snap.system = std::move(*system);
-    for (const long tid : os::listTasks(pid)) {
+    const std::vector<long> tids = os::listTasks(pid);
+    if (files)
+        files->keepOnly(tids);
+    for (const long tid : tids) {
         // A thread that ends between the reads of its files is left out of this snapshot.
-        auto stat = tid == pid ? leader : os::readTaskStat(pid, tid);
-        auto status = os::readTaskStatus(pid, tid);
+        auto stat = tid == pid ? leader : os::readTaskStat(pid, tid, files);
+        auto status = os::readTaskStatus(pid, tid, files);
         if (!stat || !status)
             continue;
-        TaskSnapshot task { std::move(*stat), std::move(*status), std::nullopt, os::readTaskMigrations(pid, tid) };
-        if (auto schedstat = os::readTaskSchedstat(pid, tid))
+        TaskSnapshot task { std::move(*stat), std::move(*status), std::nullopt,
+            os::readTaskMigrations(pid, tid, files) };
+        if (auto schedstat = os::readTaskSchedstat(pid, tid, files))
             task.schedstat = *schedstat;
         snap.tasks.push_back(std::move(task));
     }
