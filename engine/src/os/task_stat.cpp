@@ -158,6 +158,34 @@ std::optional<std::uint64_t> parseTaskMigrations(std::string_view text)
     return std::nullopt;
 }
 
+std::optional<TaskSched> parseTaskSched(std::string_view text)
+{
+    TaskSched out;
+    bool migrations = false;
+    for (const auto line : text::lines(text)) {
+        std::optional<std::uint64_t>* into = nullptr;
+        if (line.starts_with("nr_voluntary_switches"))
+            into = &out.voluntarySwitches;
+        else if (line.starts_with("nr_involuntary_switches"))
+            into = &out.involuntarySwitches;
+        else if (!line.starts_with("se.nr_migrations"))
+            continue; // split only the lines it needs (a watch reads the file for every thread)
+        const auto w = text::words(line);
+        if (w.size() != 3 || w[1] != ":")
+            continue;
+        const auto n = text::number(w[2]);
+        if (into && w[0] == (into == &out.voluntarySwitches ? "nr_voluntary_switches" : "nr_involuntary_switches"))
+            *into = n;
+        else if (!into && w[0] == "se.nr_migrations" && n) {
+            out.migrations = *n;
+            migrations = true;
+        }
+    }
+    if (!migrations)
+        return std::nullopt;
+    return out;
+}
+
 double ticksPerSecond()
 {
     static const double hz = [] {
@@ -207,8 +235,9 @@ const char* kindName(TaskFiles::Kind kind)
     return "sched";
 }
 
-// The whole file from offset 0, whatever was read of it before.
-bool readFromStart(int fd, std::string& buffer)
+// The whole file from offset 0, whatever was read of it before, into `buffer` (grown, never
+// shrunk); its length, or none when it cannot be read.
+std::optional<std::size_t> readFromStart(int fd, std::vector<char>& buffer)
 {
     if (buffer.size() < 4096)
         buffer.resize(4096);
@@ -217,20 +246,26 @@ bool readFromStart(int fd, std::string& buffer)
         const ssize_t n = ::pread(fd, buffer.data() + used, buffer.size() - used, static_cast<off_t>(used));
         if (n < 0 && errno == EINTR)
             continue;
-        if (n <= 0) {
-            buffer.resize(used);
-            return n == 0;
-        }
+        if (n < 0)
+            return std::nullopt;
+        if (n == 0)
+            return used;
         used += static_cast<std::size_t>(n);
         if (used == buffer.size())
             buffer.resize(buffer.size() * 2);
     }
 }
 
-// Reads one task file through `files` when given, else opening and closing it.
-bool readTaskFile(long pid, long tid, TaskFiles::Kind kind, TaskFiles* files, std::string& text)
+// One task file's text through `files` when given (a view into its buffer), else read into
+// `own` by opening and closing it.
+std::optional<std::string_view> readTaskFile(
+    long pid, long tid, TaskFiles::Kind kind, TaskFiles* files, std::string& own)
 {
-    return files ? files->read(pid, tid, kind, text) : readProcText(taskPath(pid, tid, kindName(kind)).c_str(), text);
+    if (files)
+        return files->read(pid, tid, kind);
+    if (!readProcText(taskPath(pid, tid, kindName(kind)).c_str(), own))
+        return std::nullopt;
+    return std::string_view(own);
 }
 
 } // namespace
@@ -242,20 +277,23 @@ TaskFiles::TaskFiles()
     m_budget = known ? static_cast<std::size_t>(limit.rlim_cur / 2) : 1U << 16;
 }
 
-bool TaskFiles::read(long pid, long tid, Kind kind, std::string& text)
+std::optional<std::string_view> TaskFiles::read(long pid, long tid, Kind kind)
 {
     const long key = tid * 4 + static_cast<long>(kind);
     if (auto it = m_open.find(key); it != m_open.end()) {
-        if (readFromStart(it->second.get(), text))
-            return true;
+        if (const auto n = readFromStart(it->second.get(), m_buffer))
+            return std::string_view(m_buffer.data(), *n);
         m_open.erase(it); // the thread ended (a new one with its TID gets a file of its own)
     }
     sys::UniqueFd fd(::open(taskPath(pid, tid, kindName(kind)).c_str(), O_RDONLY | O_CLOEXEC));
-    if (!fd.valid() || !readFromStart(fd.get(), text))
-        return false;
+    if (!fd.valid())
+        return std::nullopt;
+    const auto n = readFromStart(fd.get(), m_buffer);
+    if (!n)
+        return std::nullopt;
     if (m_open.size() < m_budget)
         m_open.emplace(key, std::move(fd));
-    return true;
+    return std::string_view(m_buffer.data(), *n);
 }
 
 void TaskFiles::keepOnly(const std::vector<long>& tids)
@@ -266,10 +304,11 @@ void TaskFiles::keepOnly(const std::vector<long>& tids)
 
 Expected<TaskStat> readTaskStat(long pid, long tid, TaskFiles* files)
 {
-    std::string text;
-    if (!readTaskFile(pid, tid, TaskFiles::Kind::Stat, files, text))
+    std::string own;
+    const auto text = readTaskFile(pid, tid, TaskFiles::Kind::Stat, files, own);
+    if (!text)
         return makeError("task " + std::to_string(tid) + " of process " + std::to_string(pid) + " is gone");
-    auto t = parseTaskStat(text);
+    auto t = parseTaskStat(*text);
     if (t)
         t->pid = pid;
     return t;
@@ -277,27 +316,35 @@ Expected<TaskStat> readTaskStat(long pid, long tid, TaskFiles* files)
 
 Expected<TaskSchedstat> readTaskSchedstat(long pid, long tid, TaskFiles* files)
 {
-    std::string text;
-    if (!readTaskFile(pid, tid, TaskFiles::Kind::Schedstat, files, text))
+    std::string own;
+    const auto text = readTaskFile(pid, tid, TaskFiles::Kind::Schedstat, files, own);
+    if (!text)
         return makeError("the schedstat of task " + std::to_string(tid)
             + " could not be read (gone, or a kernel without CONFIG_SCHED_INFO)");
-    return parseTaskSchedstat(text);
+    return parseTaskSchedstat(*text);
 }
 
 Expected<TaskStatus> readTaskStatus(long pid, long tid, TaskFiles* files)
 {
-    std::string text;
-    if (!readTaskFile(pid, tid, TaskFiles::Kind::Status, files, text))
+    std::string own;
+    const auto text = readTaskFile(pid, tid, TaskFiles::Kind::Status, files, own);
+    if (!text)
         return makeError("task " + std::to_string(tid) + " of process " + std::to_string(pid) + " is gone");
-    return parseTaskStatus(text);
+    return parseTaskStatus(*text);
 }
 
 std::optional<std::uint64_t> readTaskMigrations(long pid, long tid, TaskFiles* files)
 {
-    std::string text;
-    if (!readTaskFile(pid, tid, TaskFiles::Kind::Sched, files, text))
-        return std::nullopt;
-    return parseTaskMigrations(text);
+    std::string own;
+    const auto text = readTaskFile(pid, tid, TaskFiles::Kind::Sched, files, own);
+    return text ? parseTaskMigrations(*text) : std::nullopt;
+}
+
+std::optional<TaskSched> readTaskSched(long pid, long tid, TaskFiles* files)
+{
+    std::string own;
+    const auto text = readTaskFile(pid, tid, TaskFiles::Kind::Sched, files, own);
+    return text ? parseTaskSched(*text) : std::nullopt;
 }
 
 std::vector<long> listTasks(long pid)

@@ -64,6 +64,15 @@ Expected<TaskStatus> parseTaskStatus(std::string_view text);
 // CONFIG_SCHED_DEBUG have; nullopt when the text holds no such line.
 std::optional<std::uint64_t> parseTaskMigrations(std::string_view text);
 
+// The same file's counts a watch needs: migrations and, when the file has them, the switch
+// counts that status also gives (nr_voluntary_switches, nr_involuntary_switches).
+struct TaskSched {
+    std::uint64_t migrations = 0;
+    std::optional<std::uint64_t> voluntarySwitches;
+    std::optional<std::uint64_t> involuntarySwitches;
+};
+std::optional<TaskSched> parseTaskSched(std::string_view text);
+
 // USER_HZ: the ticks per second of /proc/stat and of utime and stime.
 double ticksPerSecond();
 
@@ -81,8 +90,9 @@ class TaskFiles {
 public:
     enum class Kind { Stat, Status, Schedstat, Sched };
     TaskFiles();
-    // The file's text now into `text`; false when it cannot be read (the task is gone).
-    bool read(long pid, long tid, Kind kind, std::string& text);
+    // The file's text now, valid until the next read; none when it cannot be read (the task is
+    // gone). One buffer serves every read: no allocation, no clearing, per file.
+    std::optional<std::string_view> read(long pid, long tid, Kind kind);
     // Closes the files of the threads not in `tids` (ascending): those that ended.
     void keepOnly(const std::vector<long>& tids);
     std::size_t openFiles() const { return m_open.size(); }
@@ -90,6 +100,7 @@ public:
 private:
     std::unordered_map<long, sys::UniqueFd> m_open; // by TID * 4 + kind
     std::size_t m_budget = 0;
+    std::vector<char> m_buffer;
 };
 
 // One task's stat and schedstat; a sentence when it is gone or unreadable. With `files`,
@@ -99,6 +110,7 @@ Expected<TaskSchedstat> readTaskSchedstat(long pid, long tid, TaskFiles* files =
 Expected<TaskStatus> readTaskStatus(long pid, long tid, TaskFiles* files = nullptr);
 // nullopt when the kernel has no sched file (or the task is gone).
 std::optional<std::uint64_t> readTaskMigrations(long pid, long tid, TaskFiles* files = nullptr);
+std::optional<TaskSched> readTaskSched(long pid, long tid, TaskFiles* files = nullptr);
 
 // The TIDs of one process (empty when it is gone or cannot be listed), ascending.
 std::vector<long> listTasks(long pid);
