@@ -90,13 +90,12 @@ std::vector<PhasePlan> phasePlans(const Topology& topology)
     return plans;
 }
 
-std::vector<LessonStep> plan(const Topology& topology, const RunBudget& budget)
+std::vector<LessonStep> plan(const Topology& topology, const RunBudget&)
 {
     std::vector<LessonStep> steps;
     for (PhasePlan& p : phasePlans(topology)) {
         LessonStep step { std::move(p.label), {} };
-        step.spec.cpus = std::move(p.cpus); // where the phase pins; no benchmark runs
-        step.spec.minTimeSeconds = budget.phaseSeconds;
+        step.spec.cpus = std::move(p.cpus); // where the phase pins (the worker keeps its reader off them); nothing runs
         steps.push_back(std::move(step));
     }
     return steps;
