@@ -20,6 +20,7 @@ PACKAGES=(
     xvfb xauth                                # GUI screenshots on headless machines
     openssh-client openssh-server             # remote machines: the app runs ssh; tests run sshd on 127.0.0.1
     help2man groff-base                       # man pages from --help, checked by groff
+    sysstat                                   # pidstat: the watch's switch rates are tested against it
     desktop-file-utils appstream dpkg-dev file # validating desktop files, building the .deb
 )
 

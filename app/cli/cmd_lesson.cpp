@@ -15,6 +15,8 @@ struct LessonOptionsCli {
     bool list = false;
     double minTime = 0.1;
     int repetitions = 3;
+    double phase = RunBudget {}.phaseSeconds;
+    std::string json;
 };
 
 int listLessons()
@@ -35,6 +37,13 @@ Command addLessonCommand(CLI::App& app)
     sub->add_flag("--list", o->list, "List the lessons and what each runs");
     sub->add_option("--min-time", o->minTime, "Seconds per repetition of each experiment")->capture_default_str();
     sub->add_option("--repetitions", o->repetitions, "Repetitions of each experiment")->capture_default_str();
+    sub->add_option(
+           "--phase", o->phase, "Seconds each phase of a watching lesson (live-placement) is watched, 1 to 600")
+        ->check(CLI::Range(kMinPhaseSeconds, kMaxPhaseSeconds))
+        ->capture_default_str();
+    sub->add_option("--json", o->json,
+        "Write the lesson (steps, failures, notes, conclusion, a watching lesson's phases) as JSON to FILE, or - "
+        "for stdout instead of the text");
     return { sub, [o] {
                 if (o->list)
                     return listLessons();
@@ -42,7 +51,7 @@ Command addLessonCommand(CLI::App& app)
                     return badInput("name a lesson, or use --list");
                 if (!findLesson(o->id))
                     return badInput("unknown lesson '" + o->id + "' (see ctxscope-cli lesson --list)");
-                return runAndPrintLesson(o->id, RunBudget { o->minTime, o->repetitions });
+                return runAndPrintLesson(o->id, RunBudget { o->minTime, o->repetitions, o->phase }, o->json);
             } };
 }
 

@@ -6,8 +6,6 @@
 
 #include <fmt/core.h>
 
-#include <memory>
-
 namespace ctxscope::cli {
 
 namespace {
@@ -50,14 +48,13 @@ int run(const PinOptions& o)
 
 Command addPinCommand(CLI::App& app)
 {
-    auto options = std::make_shared<PinOptions>();
-    CLI::App* sub = app.add_subcommand("pin",
+    auto c = subcommand<PinOptions>(app, "pin",
         "Set the CPUs a running thread (or with --process every thread of a process) may run on, as taskset -p "
         "does; prints each thread's CPUs before and after");
-    sub->add_option("ID", options->id, "The thread's TID (or the process's PID with --process)")->required();
-    sub->add_option("CPULIST", options->cpus, "CPUs as taskset numbers them: 0,2 or 0-3")->required();
-    sub->add_flag("--process", options->process, "Pin every thread of process ID");
-    return { sub, [options] { return run(*options); } };
+    c.sub->add_option("ID", c.options->id, "The thread's TID (or the process's PID with --process)")->required();
+    c.sub->add_option("CPULIST", c.options->cpus, "CPUs as taskset numbers them: 0,2 or 0-3")->required();
+    c.sub->add_flag("--process", c.options->process, "Pin every thread of process ID");
+    return c.done(run);
 }
 
 } // namespace ctxscope::cli

@@ -8,8 +8,6 @@
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
-#include <memory>
-
 namespace ctxscope::cli {
 
 namespace {
@@ -46,12 +44,11 @@ int run(const PsOptions& o)
 
 Command addPsCommand(CLI::App& app)
 {
-    auto options = std::make_shared<PsOptions>();
-    CLI::App* sub = app.add_subcommand("ps",
+    auto c = subcommand<PsOptions>(app, "ps",
         "List running processes with their thread count and context switches per second over one second, busiest "
         "first");
-    sub->add_flag("--json", options->json, "Print JSON instead of the table");
-    return { sub, [options] { return run(*options); } };
+    c.sub->add_flag("--json", c.options->json, "Print JSON instead of the table");
+    return c.done(run);
 }
 
 } // namespace ctxscope::cli

@@ -12,7 +12,6 @@
 
 #include <cstdio>
 #include <fstream>
-#include <memory>
 
 namespace ctxscope::cli {
 
@@ -135,16 +134,15 @@ int run(const WatchOptions& o)
 
 Command addWatchCommand(CLI::App& app)
 {
-    auto options = std::make_shared<WatchOptions>();
-    CLI::App* sub = app.add_subcommand("watch",
+    auto c = subcommand<WatchOptions>(app, "watch",
         "Watch a running process: each thread's CPU, affinity, switches/s, CPU share, run-queue wait and "
         "migrations, every interval, then each thread's average");
-    sub->add_option("PID", options->pid, "The process to watch")->required();
-    sub->add_option("--interval", options->interval, "Seconds between samples")->capture_default_str();
-    sub->add_option("--duration", options->duration, "Stop after S seconds (default: until Ctrl-C)");
-    sub->add_option("--json", options->json,
+    c.sub->add_option("PID", c.options->pid, "The process to watch")->required();
+    c.sub->add_option("--interval", c.options->interval, "Seconds between samples")->capture_default_str();
+    c.sub->add_option("--duration", c.options->duration, "Stop after S seconds (default: until Ctrl-C)");
+    c.sub->add_option("--json", c.options->json,
         "Write one JSON line per sample (watch_sample) and a last one (watch_summary) to FILE, or - for stdout");
-    return { sub, [options] { return run(*options); } };
+    return c.done(run);
 }
 
 } // namespace ctxscope::cli

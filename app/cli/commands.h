@@ -4,6 +4,8 @@
 #include <CLI/CLI.hpp>
 
 #include <functional>
+#include <memory>
+#include <string>
 
 namespace ctxscope::cli {
 
@@ -28,6 +30,21 @@ Command addPsCommand(CLI::App& app);
 Command addWatchCommand(CLI::App& app);
 Command addPinCommand(CLI::App& app);
 Command addWorkloadCommand(CLI::App& app);
+
+// The usual command: CLI11 fills its options (a T shared with the run) and run(const T&) runs
+// once parsed. subcommand<T>(app, name, description) makes it; .done(run) hands it back.
+template <typename T> struct CommandWith {
+    CLI::App* sub = nullptr;
+    std::shared_ptr<T> options;
+    Command done(int (*run)(const T&)) const
+    {
+        return { sub, [o = options, run] { return run(*o); } };
+    }
+};
+template <typename T> CommandWith<T> subcommand(CLI::App& app, const std::string& name, const std::string& description)
+{
+    return { app.add_subcommand(name, description), std::make_shared<T>() };
+}
 
 // Prints "ctxscope-cli: <message>" on stderr and returns kBadInput.
 int badInput(const std::string& message);

@@ -7,8 +7,9 @@
 
 namespace ctxscope::cli {
 
-// Runs a lesson on the live machine with a progress line, prints its experiments, failures
-// and conclusion. Returns an exit code.
-int runAndPrintLesson(const std::string& id, const RunBudget& options);
+// Runs a lesson on the live machine with a progress line, prints its experiments (or a
+// watching lesson's phases), failures, notes and conclusion, and with `json` (a file, or "-"
+// for stdout instead of the text) writes lessonToJson's document. Returns an exit code.
+int runAndPrintLesson(const std::string& id, const RunBudget& options, const std::string& json = {});
 
 } // namespace ctxscope::cli

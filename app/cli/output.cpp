@@ -16,8 +16,6 @@ void OutputOptions::addTo(CLI::App* sub)
     sub->add_flag("--samples", samples, "Include every kept sample: in the JSON, and as one CSV row per sample");
 }
 
-namespace {
-
 int writeText(const std::string& where, const std::string& text)
 {
     if (where == "-") {
@@ -29,8 +27,6 @@ int writeText(const std::string& where, const std::string& text)
         return badInput("cannot write " + where);
     return kOk;
 }
-
-} // namespace
 
 int writeOutputs(const OutputOptions& o, const nlohmann::json& document, const std::string& csv)
 {

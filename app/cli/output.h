@@ -19,6 +19,9 @@ struct OutputOptions {
     bool tableOnStdout() const { return json != "-" && csv != "-"; }
 };
 
+// Writes text to a file, or to stdout for "-"; returns an exit code.
+int writeText(const std::string& where, const std::string& text);
+
 // Writes the JSON document and the CSV text where the options say; returns an exit code.
 int writeOutputs(const OutputOptions& options, const nlohmann::json& document, const std::string& csv);
 

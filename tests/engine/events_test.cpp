@@ -77,6 +77,22 @@ LessonResult sampleLesson()
     return l;
 }
 
+// A watching lesson (live-placement): its steps are phases, with notes.
+LessonResult sampleWatchingLesson()
+{
+    LessonResult l;
+    l.id = "live-placement";
+    l.question = "What does re-pinning do?";
+    l.steps = { LessonStep { "unpinned", {} }, LessonStep { "both threads on CPU 1", {} } };
+    l.notes = { "This machine's allowed PUs pair in 1 class (shared-l3)." };
+    l.phases = { LessonPhase { "unpinned", {}, std::nullopt, 4.02, "round trips", { 41000, 40500.5 }, { 82000, 81000 },
+                     { 0.0021, 0.0019 }, 120.5, 3.5, true, { 0, 1 } },
+        LessonPhase { "both threads on CPU 1", { 1, 1 }, Relation::SamePu, 4.01, "round trips", { 90000, 91000 },
+            { 180000, 182000 }, {}, 2, 0, false, { 1 } } };
+    l.conclusion = { "Pinned, the pair did more." };
+    return l;
+}
+
 WatchSample sampleWatch()
 {
     WatchSample s;
@@ -178,6 +194,8 @@ std::vector<Event> everyKind()
         WatchSampleEvent { 8, sampleWatch() },
         WatchSummaryEvent { 8, sampleWatchSummary() },
         PinnedEvent { 9, { PinChange { 1240, "worker 1", { 0, 1, 2, 3 }, { 2 } } } },
+        LessonStepEvent { 10, 1, 3, "both threads on CPU 1", std::nullopt, {}, sampleWatchingLesson().phases[1] },
+        LessonResultEvent { 10, sampleWatchingLesson(), {} },
         CancelledEvent { 5 },
         ErrorEvent { 6, "command 6 is still measuring" },
         ErrorEvent { std::nullopt, "not a JSON line" },
@@ -250,6 +268,35 @@ TEST(Events, TheFieldsAControllerUsesComeBack)
     ASSERT_EQ(lesson.steps.size(), 2U);
     EXPECT_EQ(lesson.steps[1].label, "vdso");
     EXPECT_EQ(lesson.conclusion, sampleLesson().conclusion);
+}
+
+TEST(Events, WatchingLessonPhasesComeBackWhole)
+{
+    const LessonResult sent = sampleWatchingLesson();
+    const auto step = std::get<LessonStepEvent>(
+        parsed(eventLine(LessonStepEvent { 10, 0, 2, "unpinned", std::nullopt, {}, sent.phases[0] })));
+    ASSERT_TRUE(step.phase);
+    EXPECT_FALSE(step.result);
+    EXPECT_EQ(step.phase->workPerS, sent.phases[0].workPerS);
+    EXPECT_EQ(step.phase->runqueueWaitPerS, sent.phases[0].runqueueWaitPerS);
+    EXPECT_FALSE(step.phase->relation);
+    EXPECT_TRUE(step.phase->migrationsLowerBound);
+    const auto lesson = std::get<LessonResultEvent>(parsed(eventLine(LessonResultEvent { 10, sent, {} }))).lesson;
+    EXPECT_EQ(lesson.notes, sent.notes);
+    ASSERT_EQ(lesson.phases.size(), 2U);
+    EXPECT_EQ(lesson.phases[1].cpus, (std::vector<int> { 1, 1 }));
+    EXPECT_EQ(lesson.phases[1].relation, Relation::SamePu);
+    EXPECT_TRUE(lesson.phases[1].runqueueWaitPerS.empty());
+    EXPECT_EQ(lesson.phases[1].cpusSeen, std::vector<int> { 1 });
+    EXPECT_EQ(lesson.phases[1].unit, "round trips");
+    // A phase with an unknown relation class is refused with where it was.
+    const std::string bad = R"({"type":"lesson_step","id":1,"step":0,"steps":1,"label":"x","phase":{"label":"x",)"
+                            R"("cpus":[],"relation":"far","seconds":1,"unit":"u","work_per_s":[],"switches_per_s":[],)"
+                            R"("runqueue_wait_per_s":[],"involuntary_per_s":0,"migrations_per_s":0,)"
+                            R"("migrations_lower_bound":false,"cpus_seen":[]}})";
+    const auto refused = parseEvent(bad);
+    ASSERT_TRUE(std::holds_alternative<EventError>(refused));
+    EXPECT_NE(std::get<EventError>(refused).message.find("relation"), std::string::npos);
 }
 
 TEST(Events, RunningProgramsComeBackWhole)

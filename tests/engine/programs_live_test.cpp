@@ -32,37 +32,6 @@ using namespace ctxscope;
 
 namespace {
 
-// A workload running in this process until the object ends.
-class RunningWorkload {
-public:
-    RunningWorkload(const std::string& name, int threads)
-    {
-        m_thread = std::jthread([this, name, threads](std::stop_token stop) {
-            WorkloadCallbacks callbacks;
-            callbacks.started = [this](const std::vector<WorkloadThread>& started) {
-                std::lock_guard lock(m_mutex);
-                m_threads = started;
-                m_ready.notify_all();
-            };
-            m_status = runWorkload(name, threads, 0, stop, callbacks);
-            std::lock_guard lock(m_mutex);
-            m_done = true;
-            m_ready.notify_all();
-        });
-        std::unique_lock lock(m_mutex);
-        m_ready.wait(lock, [this] { return !m_threads.empty() || m_done; });
-    }
-    const std::vector<WorkloadThread>& threads() const { return m_threads; }
-
-private:
-    std::mutex m_mutex;
-    std::condition_variable m_ready;
-    std::vector<WorkloadThread> m_threads;
-    bool m_done = false;
-    Status m_status;
-    std::jthread m_thread;
-};
-
 void pause(int ms) { std::this_thread::sleep_for(std::chrono::milliseconds(ms)); }
 
 const ThreadRates* findThread(const WatchSample& s, long tid)
@@ -106,9 +75,10 @@ TEST(ProgramsLive, WatchesAWorkloadAndPinsItsThreads)
     ASSERT_TRUE(topology.ok()) << topology.error().message;
     if (!topology->isThisSystem())
         GTEST_SKIP() << "the topology is not this machine (HWLOC_XMLFILE?)";
-    RunningWorkload work("pingpong", 1);
-    ASSERT_EQ(work.threads().size(), 2U);
-    const long ping = work.threads()[0].tid;
+    auto work = RunningWorkload::start("pingpong", 1);
+    ASSERT_TRUE(work.ok()) << work.error().message;
+    ASSERT_EQ(work->threads().size(), 2U);
+    const long ping = work->threads()[0].tid;
     auto watch = ProcessWatch::start(::getpid());
     ASSERT_TRUE(watch.ok()) << watch.error().message;
     pause(300);
@@ -205,6 +175,75 @@ TEST(ProgramsLive, AProcessEndingEndsTheWatchWithASentence)
     EXPECT_FALSE(watch->next().ok()); // and stays ended
 }
 
+namespace {
+
+// A joined thread may still be in /proc for a moment (its TID is cleared before the kernel
+// releases it): true once reading its stat fails, within 2 s.
+bool statGoneSoon(long pid, long tid, os::TaskFiles& files)
+{
+    for (int i = 0; i < 200; ++i) {
+        if (!os::readTaskStat(pid, tid, &files).ok())
+            return true;
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return false;
+}
+
+} // namespace
+
+TEST(ProgramsLive, TaskFilesKeptOpenReadTheValuesOfNow)
+{
+    const long pid = ::getpid();
+    const long me = sys::threadId();
+    os::TaskFiles files;
+    const auto first = os::readTaskSchedstat(pid, me, &files);
+    ASSERT_TRUE(first.ok()) << first.error().message;
+    EXPECT_EQ(files.openFiles(), 1U);
+    // Burn some CPU: the same open file, read again, must show more run time.
+    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(30);
+    volatile std::uint64_t x = 0;
+    while (std::chrono::steady_clock::now() < until)
+        x = x + 1;
+    const auto second = os::readTaskSchedstat(pid, me, &files);
+    ASSERT_TRUE(second.ok()) << second.error().message;
+    EXPECT_GT(second->runNs, first->runNs);
+    EXPECT_EQ(files.openFiles(), 1U);
+
+    // A thread that ended: its kept file no longer reads, and is dropped.
+    long tid = 0;
+    std::thread t([&] { tid = sys::threadId(); });
+    t.join();
+    EXPECT_TRUE(statGoneSoon(pid, tid, files));
+    files.keepOnly({ me }); // what a snapshot does with the TIDs it lists
+    std::mutex mutex;
+    std::condition_variable wake;
+    bool leave = false;
+    long running = 0;
+    std::thread other([&] {
+        std::unique_lock lock(mutex);
+        running = sys::threadId();
+        wake.notify_all();
+        wake.wait(lock, [&] { return leave; });
+    });
+    {
+        std::unique_lock lock(mutex);
+        wake.wait(lock, [&] { return running != 0; });
+    }
+    tid = running;
+    EXPECT_TRUE(os::readTaskStat(pid, tid, &files).ok());
+    EXPECT_EQ(files.openFiles(), 2U);
+    {
+        std::lock_guard lock(mutex);
+        leave = true;
+    }
+    wake.notify_all();
+    other.join();
+    EXPECT_TRUE(statGoneSoon(pid, tid, files));
+    EXPECT_EQ(files.openFiles(), 1U);
+    files.keepOnly({});
+    EXPECT_EQ(files.openFiles(), 0U);
+}
+
 TEST(ProgramsLive, APidThatDoesNotExist)
 {
     const long pid = nonexistentPid();
@@ -249,7 +288,8 @@ TEST(ProgramsLive, PerCpuKernelThreadsAreRefusedWithTheReason)
 
 TEST(ProgramsLive, ListsProcessesWithThisOneMarkedOwn)
 {
-    RunningWorkload work("pingpong", 1);
+    auto work = RunningWorkload::start("pingpong", 1);
+    ASSERT_TRUE(work.ok()) << work.error().message;
     const auto list = sampleProcesses(0.3, {});
     ASSERT_TRUE(list.ok()) << list.error().message;
     const auto me

@@ -124,13 +124,14 @@ TEST(Protocol, SweepMatrixAndLessonCommandsRoundTrip)
     EXPECT_EQ(std::get<MatrixCommand>(*defaults).fill, MatrixMode::Classes);
     EXPECT_EQ(std::get<MatrixCommand>(*defaults).mode, BenchMode::Thread);
 
-    auto l = parseCommand(commandLine(LessonCommand { 9, "pinning", RunBudget { 0.05, 4 } }));
+    auto l = parseCommand(commandLine(LessonCommand { 9, "pinning", RunBudget { 0.05, 4, 2.5 } }));
     ASSERT_TRUE(l.ok()) << l.error().message;
     const auto& lc = std::get<LessonCommand>(*l);
     EXPECT_EQ(lc.id, 9U);
     EXPECT_EQ(lc.lesson, "pinning");
     EXPECT_DOUBLE_EQ(lc.options.minTimeSeconds, 0.05);
     EXPECT_EQ(lc.options.repetitions, 4);
+    EXPECT_DOUBLE_EQ(lc.options.phaseSeconds, 2.5);
 }
 
 TEST(Protocol, RunningProgramCommandsRoundTrip)
@@ -259,6 +260,7 @@ TEST(Protocol, MalformedSweepMatrixAndLessonCommandsAreRefusedByName)
         { R"({"type":"lesson","id":3,"lesson":["pinning"]})", "field 'lesson' should be a string" },
         { R"({"type":"lesson","id":3,"lesson":"pinning","repetitions":"three"})", "'repetitions' should be" },
         { R"({"type":"lesson","lesson":"pinning"})", "needs a non-negative integer \"id\"" },
+        { R"({"type":"lesson","id":3,"lesson":"live-placement","phase":0.2})", "'phase' should be between 1 and 600" },
     };
     for (const auto& [line, why] : cases) {
         auto cmd = parseCommand(line);

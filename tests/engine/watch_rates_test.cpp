@@ -74,6 +74,23 @@ TEST(WatchReaders, MigrationsOnlyWhereTheKernelCountsThem)
     EXPECT_FALSE(parseTaskMigrations("se.nr_migrations : x\n").has_value());
 }
 
+TEST(WatchReaders, SchedGivesTheSwitchCountsStatusGives)
+{
+    // The recorded sched and status of one task: the same counts in both.
+    const auto sched = parseTaskSched(test::procfsFixture("task-sched-kvm-6.18.txt"));
+    ASSERT_TRUE(sched.has_value());
+    EXPECT_EQ(sched->migrations, 0U);
+    EXPECT_EQ(sched->voluntarySwitches, std::optional<std::uint64_t>(0));
+    EXPECT_EQ(sched->involuntarySwitches, std::optional<std::uint64_t>(1));
+    const auto partial = parseTaskSched("se.nr_migrations : 4\nnr_voluntary_switches : 9\n");
+    ASSERT_TRUE(partial.has_value());
+    EXPECT_EQ(partial->migrations, 4U);
+    EXPECT_EQ(partial->voluntarySwitches, std::optional<std::uint64_t>(9));
+    EXPECT_FALSE(partial->involuntarySwitches.has_value()); // the watch reads status then
+    EXPECT_FALSE(parseTaskSched("nr_voluntary_switches : 9\n").has_value()); // no migrations: not this file
+    EXPECT_FALSE(parseTaskSched("se.nr_migrations : x\n").has_value());
+}
+
 TEST(WatchReaders, GarbageStatusIsASentence)
 {
     for (const char* text : { "", "voluntary_ctxt_switches: 1\n",
@@ -92,6 +109,7 @@ TEST(WatchReaders, GarbageStatusIsASentence)
             t[rng() % t.size()] = static_cast<char>(rng() % 256);
         (void)parseTaskStatus(t);
         (void)parseTaskMigrations(t);
+        (void)parseTaskSched(t);
     }
 }
 

@@ -130,6 +130,26 @@ TEST_F(WorkerJobs, LessonStreamsItsStepsThenItsConclusion)
         << lesson["conclusion"][0];
 }
 
+TEST_F(WorkerJobs, AWatchingLessonStreamsItsPhasesThenItsConclusion)
+{
+    send({ { "type", "lesson" }, { "id", 4 }, { "lesson", "live-placement" }, { "phase", 1 } });
+    auto result = m_out.waitFor("lesson_result", seconds(120));
+    ASSERT_TRUE(result) << "no lesson_result";
+    const json& lesson = result->body.at("lesson");
+    EXPECT_EQ(lesson.at("id"), "live-placement");
+    const auto steps = all("lesson_step", 4);
+    ASSERT_EQ(steps.size(), lesson.at("steps").size());
+    ASSERT_EQ(lesson.at("phases").size(), steps.size());
+    for (std::size_t i = 0; i < steps.size(); ++i) {
+        EXPECT_EQ(steps[i].body.at("label"), lesson["steps"][i]);
+        ASSERT_TRUE(steps[i].body.contains("phase")) << steps[i].body.dump();
+        EXPECT_EQ(steps[i].body["phase"].at("work_per_s").size(), 2U);
+        EXPECT_EQ(steps[i].body["phase"], lesson["phases"][i]);
+    }
+    EXPECT_FALSE(lesson.at("notes").empty());
+    EXPECT_FALSE(lesson.at("conclusion").empty());
+}
+
 TEST_F(WorkerJobs, EachLongCommandCanBeCancelledAndTheNextOneIsTaken)
 {
     const json commands[] = {

@@ -49,6 +49,8 @@ LessonController::LessonController(const Parts& parts)
 void LessonController::createMenu(QMenu* lessons)
 {
     for (const LessonInfo& info : ctxscope::lessons()) {
+        if (info.wholeInWorker) // not a list of runs: it runs whole in the worker, not step by step here
+            continue;
         const QString id = qs(info.id);
         QAction* action = lessons->addAction(id + QStringLiteral(" — ") + qs(info.question));
         connect(action, &QAction::triggered, this, [this, id] {
@@ -78,6 +80,8 @@ Status LessonController::start(const QString& id)
         return makeError("unknown lesson '" + id.toStdString()
             + "' (lessons: " + known.join(QStringLiteral(", ")).toStdString() + ")");
     }
+    if (info->wholeInWorker)
+        return makeError("lesson '" + id.toStdString() + "' runs whole in the worker, not as single runs");
     const std::optional<Topology>& topology = *m_parts.topology;
     if (!topology || !m_parts.launcher->isLive())
         return makeError("a lesson measures this machine, and the topology shown is not it");

@@ -120,6 +120,7 @@ struct LessonStepEvent {
     std::string label;
     std::optional<RunResult> result; // none: the step failed, `error` says why
     std::string error;
+    std::optional<LessonPhase> phase {}; // a watching lesson's step (a phase) instead of a result
 };
 
 // The lesson as a whole: its steps' labels (no specs), failures and conclusion.

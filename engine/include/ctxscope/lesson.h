@@ -3,11 +3,13 @@
 
 #include "ctxscope/budget.h"
 #include "ctxscope/expected.h"
+#include "ctxscope/placement.h"
 #include "ctxscope/result.h"
 #include "ctxscope/runner.h"
 #include "ctxscope/topology.h"
 
 #include <functional>
+#include <optional>
 #include <stop_token>
 #include <string>
 #include <string_view>
@@ -21,6 +23,9 @@ struct LessonInfo {
     std::string_view id;
     std::string_view question;
     std::string_view experiments;
+    // Not a list of runs: the lesson runs whole through runLesson (the CLI, the worker's
+    // `lesson` command) and its steps are phases, never single runs to start one by one.
+    bool wholeInWorker = false;
 };
 
 const std::vector<LessonInfo>& lessons();
@@ -31,6 +36,24 @@ struct LessonStep {
     BenchSpec spec;
 };
 
+// One phase of a lesson that watches a running workload (live-placement) instead of running
+// benchmarks: where its threads were put and what the watch saw, one value per interval.
+struct LessonPhase {
+    std::string label; // "both threads on CPU 0"
+    std::vector<int> cpus; // one per workload thread, in its thread order; empty: unpinned
+    std::optional<Relation> relation; // of the CPUs; none when unpinned
+    double seconds = 0; // watched
+    std::string unit; // of the workload's work, plural: "round trips"
+    std::vector<double> workPerS; // the workload's own rate
+    std::vector<double> switchesPerS; // voluntary + involuntary, its threads summed
+    std::vector<double>
+        runqueueWaitPerS; // seconds runnable but waiting per second, its threads summed; empty without schedstat
+    double involuntaryPerS = 0; // over the phase, its threads summed
+    double migrationsPerS = 0; // over the phase, its threads summed
+    bool migrationsLowerBound = false; // counted from last-CPU changes (see ThreadRates)
+    std::vector<int> cpusSeen; // every CPU its threads were seen on
+};
+
 struct LessonProgress {
     int step = 0; // 0-based
     int steps = 0;
@@ -39,6 +62,7 @@ struct LessonProgress {
     // Once the step is done (fraction (step + 1) / steps): its result, or why it failed.
     const RunResult* finished = nullptr;
     std::string_view failure;
+    const LessonPhase* phase = nullptr; // a watching lesson's finished phase
 };
 
 struct LessonResult {
@@ -51,6 +75,7 @@ struct LessonResult {
     // Sentences about how the experiments were chosen, e.g. that the cache sizes this machine
     // reports are implausible and the working sets were capped.
     std::vector<std::string> notes;
+    std::vector<LessonPhase> phases; // a watching lesson's (wholeInWorker) phases; none for the others
 };
 
 // The experiments a lesson runs on this topology (also what the GUI shows before running).

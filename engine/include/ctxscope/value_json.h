@@ -42,8 +42,13 @@ nlohmann::json sweepCachesToJson(const SweepResult& sweep);
 // A sweep as a whole: bench, mode, cpus, relation, tasks, points_per_octave, requested_to,
 // last_level_cache, capped, stopped_for_time, caches, warnings and, with points, each point's summary.
 nlohmann::json sweepToJson(const SweepResult& sweep, bool withPoints = true);
-// A lesson's outcome: id, question, steps (labels), failures, conclusion (sentences).
+// A lesson's outcome: id, question, steps (labels), failures, conclusion (sentences), and
+// when it has any, notes (sentences) and phases (lessonPhaseToJson each).
 nlohmann::json lessonToJson(const LessonResult& lesson);
+// A watching lesson's phase: label, cpus, relation (absent when unpinned), seconds, unit,
+// work_per_s, switches_per_s, runqueue_wait_per_s (one value per reading), involuntary_per_s,
+// migrations_per_s, migrations_lower_bound, cpus_seen.
+nlohmann::json lessonPhaseToJson(const LessonPhase& phase);
 
 // One "benchmarks" entry written by workingSetPointToJson (it has "ws_bytes"). The touch
 // run itself is not in the file, only its quartiles; the point's warnings stay with its
@@ -59,6 +64,8 @@ Expected<std::vector<CacheInfo>> sweepCachesFromJson(const nlohmann::json& sweep
 Expected<SweepResult> sweepFromJson(const nlohmann::json& sweep);
 // A lesson's outcome as lessonToJson writes it; its steps get their labels only.
 Expected<LessonResult> lessonFromJson(const nlohmann::json& lesson);
+// A phase as lessonPhaseToJson writes it; `path` names it in errors.
+Expected<LessonPhase> lessonPhaseFromJson(const nlohmann::json& phase, const std::string& path = "phase");
 // One cell as matrixCellToJson writes it; `path` names it in errors.
 Expected<MatrixCell> matrixCellFromJson(const nlohmann::json& cell, const std::string& path = "cell");
 

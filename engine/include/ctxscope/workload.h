@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <stop_token>
 #include <string>
 #include <vector>
@@ -39,6 +40,28 @@ struct WorkloadTick {
 struct WorkloadCallbacks {
     std::function<void(const std::vector<WorkloadThread>&)> started; // every thread is running
     std::function<void(const WorkloadTick&)> tick; // about once a second
+};
+
+// A workload running in this process's threads, unpinned, until stop() or destruction (both
+// end and join its threads). runWorkload runs one; the live-placement lesson runs one while it
+// watches and re-pins it.
+class RunningWorkload {
+public:
+    // `threads` 0 takes the workload's default. Returns once every thread is running.
+    static Expected<RunningWorkload> start(const std::string& name, int threads);
+    RunningWorkload(RunningWorkload&&) noexcept;
+    RunningWorkload& operator=(RunningWorkload&&) noexcept;
+    ~RunningWorkload();
+
+    const std::vector<WorkloadThread>& threads() const;
+    std::uint64_t work() const; // units finished since start, every thread together
+    void stop(); // idempotent
+
+    struct State;
+
+private:
+    explicit RunningWorkload(std::unique_ptr<State> state);
+    std::unique_ptr<State> m_state;
 };
 
 // Runs a workload until `durationS` passes (0: until `stop`) or `stop` is requested, then

@@ -78,9 +78,14 @@ std::string vmNote(const std::vector<const RunResult*>& results)
     for (const RunResult* r : results)
         for (const std::string& w : r->warnings)
             if (w.find("virtual machine") != std::string::npos)
-                return "This is a virtual machine: a wake-up on another vCPU goes through the hypervisor, which makes "
-                       "every cross-core placement much dearer than on bare metal.";
+                return vmNote();
     return {};
+}
+
+std::string vmNote()
+{
+    return "This is a virtual machine: a wake-up on another vCPU goes through the hypervisor, which makes every "
+           "cross-core placement much dearer than on bare metal.";
 }
 
 } // namespace ctxscope::lesson

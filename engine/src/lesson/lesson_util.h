@@ -7,6 +7,7 @@
 
 #include <functional>
 #include <optional>
+#include <stop_token>
 
 namespace ctxscope::lesson {
 
@@ -32,6 +33,8 @@ std::string capitalized(std::string sentence);
 std::string observedSwitches(const RunResult& r);
 // A sentence about cross-vCPU wake-ups when the results came from a VM, else "".
 std::string vmNote(const std::vector<const RunResult*>& results);
+// That sentence, for a lesson that knows it runs in a VM.
+std::string vmNote();
 
 // The cache-pollution lesson's working sets: 0, each cache level and 4x the last level, each
 // at most kWorkingSetCap (cache_check.h), line-aligned, ascending, once; with a label each.
@@ -41,6 +44,10 @@ struct LessonDefinition {
     LessonInfo info;
     std::vector<LessonStep> (*plan)(const Topology&, const RunBudget&);
     std::vector<std::string> (*conclude)(const std::vector<RunResult>&);
+    // A lesson that is no list of runs (info.wholeInWorker) runs itself whole; none for the others.
+    Expected<LessonResult> (*runWhole)(
+        const Topology&, const RunBudget&, const std::function<void(const LessonProgress&)>&, std::stop_token)
+        = nullptr;
 };
 
 // One per file in engine/src/lesson/.
@@ -52,5 +59,6 @@ const LessonDefinition& runQueueLesson();
 const LessonDefinition& cachePollutionLesson();
 const LessonDefinition& coroutinesLesson();
 const LessonDefinition& spinOrSleepLesson();
+const LessonDefinition& livePlacementLesson();
 
 } // namespace ctxscope::lesson

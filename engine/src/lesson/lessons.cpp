@@ -25,6 +25,7 @@ const std::vector<const lesson::LessonDefinition*>& definitions()
         &lesson::coroutinesLesson(),
         &lesson::spinOrSleepLesson(),
         &lesson::runQueueLesson(),
+        &lesson::livePlacementLesson(),
     };
     return all;
 }
@@ -81,6 +82,8 @@ Expected<LessonResult> runLesson(std::string_view id, const Topology& topology, 
     if (!steps)
         return steps.error();
     const auto* d = findDefinition(id);
+    if (d->runWhole)
+        return d->runWhole(topology, options, progress, stop);
     LessonResult out;
     out.id = std::string(d->info.id);
     out.question = std::string(d->info.question);

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 namespace ctxscope::os {
@@ -117,6 +118,9 @@ Expected<TaskStatus> parseTaskStatus(std::string_view text)
         if (colon == std::string_view::npos)
             continue;
         const auto key = line.substr(0, colon);
+        if (key != "voluntary_ctxt_switches" && key != "nonvoluntary_ctxt_switches" && key != "Cpus_allowed_list"
+            && key != "Uid")
+            continue; // most of the file: split only the lines it needs (a watch reads it for every thread)
         const auto w = text::words(line.substr(colon + 1));
         if (key == "voluntary_ctxt_switches" || key == "nonvoluntary_ctxt_switches") {
             const auto n = w.size() == 1 ? text::number(w[0]) : std::nullopt;
@@ -145,11 +149,41 @@ Expected<TaskStatus> parseTaskStatus(std::string_view text)
 std::optional<std::uint64_t> parseTaskMigrations(std::string_view text)
 {
     for (const auto line : text::lines(text)) {
+        if (!line.starts_with("se.nr_migrations"))
+            continue; // split only the one line it needs (a watch reads the file for every thread)
         const auto w = text::words(line);
         if (w.size() == 3 && w[0] == "se.nr_migrations" && w[1] == ":")
             return text::number(w[2]);
     }
     return std::nullopt;
+}
+
+std::optional<TaskSched> parseTaskSched(std::string_view text)
+{
+    TaskSched out;
+    bool migrations = false;
+    for (const auto line : text::lines(text)) {
+        std::optional<std::uint64_t>* into = nullptr;
+        if (line.starts_with("nr_voluntary_switches"))
+            into = &out.voluntarySwitches;
+        else if (line.starts_with("nr_involuntary_switches"))
+            into = &out.involuntarySwitches;
+        else if (!line.starts_with("se.nr_migrations"))
+            continue; // split only the lines it needs (a watch reads the file for every thread)
+        const auto w = text::words(line);
+        if (w.size() != 3 || w[1] != ":")
+            continue;
+        const auto n = text::number(w[2]);
+        if (into && w[0] == (into == &out.voluntarySwitches ? "nr_voluntary_switches" : "nr_involuntary_switches"))
+            *into = n;
+        else if (!into && w[0] == "se.nr_migrations" && n) {
+            out.migrations = *n;
+            migrations = true;
+        }
+    }
+    if (!migrations)
+        return std::nullopt;
+    return out;
 }
 
 double ticksPerSecond()
@@ -184,40 +218,133 @@ bool readProcText(const char* path, std::string& buffer)
     }
 }
 
-Expected<TaskStat> readTaskStat(long pid, long tid)
+namespace {
+
+const char* kindName(TaskFiles::Kind kind)
 {
-    std::string text;
-    if (!readProcText(taskPath(pid, tid, "stat").c_str(), text))
+    switch (kind) {
+    case TaskFiles::Kind::Stat:
+        return "stat";
+    case TaskFiles::Kind::Status:
+        return "status";
+    case TaskFiles::Kind::Schedstat:
+        return "schedstat";
+    case TaskFiles::Kind::Sched:
+        break;
+    }
+    return "sched";
+}
+
+// The whole file from offset 0, whatever was read of it before, into `buffer` (grown, never
+// shrunk); its length, or none when it cannot be read.
+std::optional<std::size_t> readFromStart(int fd, std::vector<char>& buffer)
+{
+    if (buffer.size() < 4096)
+        buffer.resize(4096);
+    std::size_t used = 0;
+    for (;;) {
+        const ssize_t n = ::pread(fd, buffer.data() + used, buffer.size() - used, static_cast<off_t>(used));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return std::nullopt;
+        if (n == 0)
+            return used;
+        used += static_cast<std::size_t>(n);
+        if (used == buffer.size())
+            buffer.resize(buffer.size() * 2);
+    }
+}
+
+// One task file's text through `files` when given (a view into its buffer), else read into
+// `own` by opening and closing it.
+std::optional<std::string_view> readTaskFile(
+    long pid, long tid, TaskFiles::Kind kind, TaskFiles* files, std::string& own)
+{
+    if (files)
+        return files->read(pid, tid, kind);
+    if (!readProcText(taskPath(pid, tid, kindName(kind)).c_str(), own))
+        return std::nullopt;
+    return std::string_view(own);
+}
+
+} // namespace
+
+TaskFiles::TaskFiles()
+{
+    rlimit limit {};
+    const bool known = ::getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY;
+    m_budget = known ? static_cast<std::size_t>(limit.rlim_cur / 2) : 1U << 16;
+}
+
+std::optional<std::string_view> TaskFiles::read(long pid, long tid, Kind kind)
+{
+    const long key = tid * 4 + static_cast<long>(kind);
+    if (auto it = m_open.find(key); it != m_open.end()) {
+        if (const auto n = readFromStart(it->second.get(), m_buffer))
+            return std::string_view(m_buffer.data(), *n);
+        m_open.erase(it); // the thread ended (a new one with its TID gets a file of its own)
+    }
+    sys::UniqueFd fd(::open(taskPath(pid, tid, kindName(kind)).c_str(), O_RDONLY | O_CLOEXEC));
+    if (!fd.valid())
+        return std::nullopt;
+    const auto n = readFromStart(fd.get(), m_buffer);
+    if (!n)
+        return std::nullopt;
+    if (m_open.size() < m_budget)
+        m_open.emplace(key, std::move(fd));
+    return std::string_view(m_buffer.data(), *n);
+}
+
+void TaskFiles::keepOnly(const std::vector<long>& tids)
+{
+    std::erase_if(
+        m_open, [&](const auto& entry) { return !std::binary_search(tids.begin(), tids.end(), entry.first / 4); });
+}
+
+Expected<TaskStat> readTaskStat(long pid, long tid, TaskFiles* files)
+{
+    std::string own;
+    const auto text = readTaskFile(pid, tid, TaskFiles::Kind::Stat, files, own);
+    if (!text)
         return makeError("task " + std::to_string(tid) + " of process " + std::to_string(pid) + " is gone");
-    auto t = parseTaskStat(text);
+    auto t = parseTaskStat(*text);
     if (t)
         t->pid = pid;
     return t;
 }
 
-Expected<TaskSchedstat> readTaskSchedstat(long pid, long tid)
+Expected<TaskSchedstat> readTaskSchedstat(long pid, long tid, TaskFiles* files)
 {
-    std::string text;
-    if (!readProcText(taskPath(pid, tid, "schedstat").c_str(), text))
+    std::string own;
+    const auto text = readTaskFile(pid, tid, TaskFiles::Kind::Schedstat, files, own);
+    if (!text)
         return makeError("the schedstat of task " + std::to_string(tid)
             + " could not be read (gone, or a kernel without CONFIG_SCHED_INFO)");
-    return parseTaskSchedstat(text);
+    return parseTaskSchedstat(*text);
 }
 
-Expected<TaskStatus> readTaskStatus(long pid, long tid)
+Expected<TaskStatus> readTaskStatus(long pid, long tid, TaskFiles* files)
 {
-    std::string text;
-    if (!readProcText(taskPath(pid, tid, "status").c_str(), text))
+    std::string own;
+    const auto text = readTaskFile(pid, tid, TaskFiles::Kind::Status, files, own);
+    if (!text)
         return makeError("task " + std::to_string(tid) + " of process " + std::to_string(pid) + " is gone");
-    return parseTaskStatus(text);
+    return parseTaskStatus(*text);
 }
 
-std::optional<std::uint64_t> readTaskMigrations(long pid, long tid)
+std::optional<std::uint64_t> readTaskMigrations(long pid, long tid, TaskFiles* files)
 {
-    std::string text;
-    if (!readProcText(taskPath(pid, tid, "sched").c_str(), text))
-        return std::nullopt;
-    return parseTaskMigrations(text);
+    std::string own;
+    const auto text = readTaskFile(pid, tid, TaskFiles::Kind::Sched, files, own);
+    return text ? parseTaskMigrations(*text) : std::nullopt;
+}
+
+std::optional<TaskSched> readTaskSched(long pid, long tid, TaskFiles* files)
+{
+    std::string own;
+    const auto text = readTaskFile(pid, tid, TaskFiles::Kind::Sched, files, own);
+    return text ? parseTaskSched(*text) : std::nullopt;
 }
 
 std::vector<long> listTasks(long pid)

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "programs/snapshot.h"
 
+#include "ctxscope/thread_affinity.h"
+
 #include <algorithm>
 #include <ctime>
 
@@ -15,14 +17,31 @@ std::uint64_t monotonicNs()
     return static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000'000U + static_cast<std::uint64_t>(ts.tv_nsec);
 }
 
+// What the watch needs of status (the switch counts, the affinity) from the sched file, which
+// it reads anyway for the migrations, and sched_getaffinity: a third of the reading's cost
+// saved (docs/performance.md); its uid stays unknown (-1), which a watch does not use. Nothing
+// when the kernel's sched file has no switch counts.
+Expected<os::TaskStatus> fromSched(const std::optional<os::TaskSched>& sched, long tid)
+{
+    if (!sched || !sched->voluntarySwitches || !sched->involuntarySwitches)
+        return makeError("no switch counts in sched");
+    os::TaskStatus s;
+    s.voluntarySwitches = *sched->voluntarySwitches;
+    s.involuntarySwitches = *sched->involuntarySwitches;
+    s.cpusAllowed = threadAffinity(static_cast<int>(tid));
+    if (s.cpusAllowed.empty())
+        return makeError("no affinity");
+    return s;
+}
+
 } // namespace
 
-Expected<ProcessSnapshot> readProcessSnapshot(long pid)
+Expected<ProcessSnapshot> readProcessSnapshot(long pid, os::TaskFiles* files)
 {
     const auto gone = [pid] { return makeError("no process with PID " + std::to_string(pid) + " is running"); };
     if (pid <= 0)
         return gone();
-    auto leader = os::readTaskStat(pid, pid);
+    auto leader = os::readTaskStat(pid, pid, files);
     if (!leader)
         return gone();
     ProcessSnapshot snap;
@@ -33,14 +52,23 @@ Expected<ProcessSnapshot> readProcessSnapshot(long pid)
     if (os::readProcText("/proc/stat", text))
         if (auto system = os::parseProcStat(text))
             snap.system = std::move(*system);
-    for (const long tid : os::listTasks(pid)) {
+    const std::vector<long> tids = os::listTasks(pid);
+    if (files)
+        files->keepOnly(tids);
+    for (const long tid : tids) {
         // A thread that ends between the reads of its files is left out of this snapshot.
-        auto stat = tid == pid ? leader : os::readTaskStat(pid, tid);
-        auto status = os::readTaskStatus(pid, tid);
-        if (!stat || !status)
+        auto stat = tid == pid ? leader : os::readTaskStat(pid, tid, files);
+        if (!stat)
             continue;
-        TaskSnapshot task { std::move(*stat), std::move(*status), std::nullopt, os::readTaskMigrations(pid, tid) };
-        if (auto schedstat = os::readTaskSchedstat(pid, tid))
+        const auto sched = os::readTaskSched(pid, tid, files);
+        auto status = fromSched(sched, tid);
+        if (!status)
+            status = os::readTaskStatus(pid, tid, files);
+        if (!status)
+            continue;
+        TaskSnapshot task { std::move(*stat), std::move(*status), std::nullopt,
+            sched ? std::optional<std::uint64_t>(sched->migrations) : std::nullopt };
+        if (auto schedstat = os::readTaskSchedstat(pid, tid, files))
             task.schedstat = *schedstat;
         snap.tasks.push_back(std::move(task));
     }

@@ -33,7 +33,8 @@ struct ProcessSnapshot {
 };
 
 // Reads every thread of a process now. "no process with PID N is running" when it is gone or
-// a zombie (ended, waiting for its parent to reap it).
-Expected<ProcessSnapshot> readProcessSnapshot(long pid);
+// a zombie (ended, waiting for its parent to reap it). With `files`, the threads' files stay
+// open for the next reading (a watch's), and those of ended threads are closed.
+Expected<ProcessSnapshot> readProcessSnapshot(long pid, os::TaskFiles* files = nullptr);
 
 } // namespace ctxscope::programs

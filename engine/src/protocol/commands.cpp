@@ -176,14 +176,6 @@ Expected<Command> matrixCommand(std::uint64_t id, FieldReader& in)
     return Command { std::move(c) };
 }
 
-Expected<Command> lessonCommand(std::uint64_t id, FieldReader& in)
-{
-    LessonCommand c { id, in.string("lesson"), optionsFrom(in) };
-    if (!in.ok())
-        return makeError(in.error());
-    return Command { std::move(c) };
-}
-
 // 0.05, 60, 1e+07: as a person writes them.
 std::string shortNumber(double v)
 {
@@ -200,6 +192,15 @@ double seconds(FieldReader& in, const char* key, double fallback, double min, do
         in.fail("field '" + in.where(key) + "' should be between " + shortNumber(min) + " and " + shortNumber(max)
             + " seconds");
     return v;
+}
+
+Expected<Command> lessonCommand(std::uint64_t id, FieldReader& in)
+{
+    LessonCommand c { id, in.string("lesson"), optionsFrom(in) };
+    c.options.phaseSeconds = seconds(in, "phase", c.options.phaseSeconds, kMinPhaseSeconds, kMaxPhaseSeconds);
+    if (!in.ok())
+        return makeError(in.error());
+    return Command { std::move(c) };
 }
 
 Expected<Command> processesCommand(std::uint64_t id, FieldReader& in)
@@ -304,7 +305,8 @@ std::string commandLine(const Command& command)
             } else if constexpr (std::is_same_v<T, LessonCommand>) {
                 return json {
                     { "type", "lesson" }, { "id", c.id }, { "lesson", c.lesson },
-                    { "min_time", c.options.minTimeSeconds }, { "repetitions", c.options.repetitions }
+                    { "min_time", c.options.minTimeSeconds }, { "repetitions", c.options.repetitions },
+                    { "phase", c.options.phaseSeconds }
                 }.dump();
             } else if constexpr (std::is_same_v<T, ProcessesCommand>) {
                 return json { { "type", "processes" }, { "id", c.id }, { "seconds", c.seconds } }.dump();

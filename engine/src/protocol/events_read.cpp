@@ -184,6 +184,8 @@ Event readLessonStep(FieldReader& in)
     e.label = in.string("label");
     if (const json* result = in.optObject("result"))
         e.result = take(in, resultFromJson(*result));
+    if (const json* phase = in.optObject("phase"))
+        e.phase = take(in, lessonPhaseFromJson(*phase, "phase"));
     e.error = in.optString("error").value_or("");
     return e;
 }
@@ -262,19 +264,41 @@ Event readProcesses(FieldReader& in)
     return e;
 }
 
+// What watch_sample and watch_summary share: the process (pid, name, seconds since the watch
+// began) and, for each thread, its identity and rates.
+template <typename Watch> void readWatchedProcess(FieldReader& in, Watch& w)
+{
+    w.pid = taskId(in, "pid");
+    w.name = in.string("name");
+    w.seconds = rate(in, "seconds");
+}
+
+template <typename Thread> void readThreadId(FieldReader& t, Thread& r)
+{
+    r.tid = taskId(t, "tid");
+    r.name = t.string("name");
+}
+
+template <typename Thread> void readThreadRates(FieldReader& t, Thread& r)
+{
+    r.voluntaryPerS = rate(t, "voluntary_per_s");
+    r.involuntaryPerS = rate(t, "involuntary_per_s");
+    r.cpuShare = rate(t, "cpu_share");
+    r.runqueueWaitPerS = optRate(t, "runqueue_wait_per_s");
+    r.migrationsPerS = rate(t, "migrations_per_s");
+    r.migrationsLowerBound = t.boolean("migrations_lower_bound");
+}
+
 Event readWatchSample(FieldReader& in)
 {
     WatchSampleEvent e;
     e.id = in.count("id");
     WatchSample& s = e.sample;
-    s.pid = taskId(in, "pid");
-    s.name = in.string("name");
-    s.seconds = rate(in, "seconds");
+    readWatchedProcess(in, s);
     s.intervalS = rate(in, "interval_s");
     eachObject(in, "threads", [&](FieldReader& t) {
         ThreadRates r;
-        r.tid = taskId(t, "tid");
-        r.name = t.string("name");
+        readThreadId(t, r);
         const std::string state = t.string("state");
         if (state.size() != 1)
             t.fail("field '" + t.where("state") + "' should be one letter");
@@ -285,12 +309,7 @@ Event readWatchSample(FieldReader& in)
             r.cpu = static_cast<int>(*cpu);
         }
         r.affinity = cpuList(t, "affinity");
-        r.voluntaryPerS = rate(t, "voluntary_per_s");
-        r.involuntaryPerS = rate(t, "involuntary_per_s");
-        r.cpuShare = rate(t, "cpu_share");
-        r.runqueueWaitPerS = optRate(t, "runqueue_wait_per_s");
-        r.migrationsPerS = rate(t, "migrations_per_s");
-        r.migrationsLowerBound = t.boolean("migrations_lower_bound");
+        readThreadRates(t, r);
         s.threads.push_back(std::move(r));
     });
     for (const json& tid : in.array("appeared")) {
@@ -317,22 +336,14 @@ Event readWatchSummary(FieldReader& in)
     WatchSummaryEvent e;
     e.id = in.count("id");
     WatchSummary& s = e.summary;
-    s.pid = taskId(in, "pid");
-    s.name = in.string("name");
-    s.seconds = rate(in, "seconds");
+    readWatchedProcess(in, s);
     s.samples = intField(in, "samples");
     s.ending = in.optString("ending").value_or("");
     eachObject(in, "threads", [&](FieldReader& t) {
         ThreadSummary r;
-        r.tid = taskId(t, "tid");
-        r.name = t.string("name");
+        readThreadId(t, r);
         r.seconds = rate(t, "seconds");
-        r.voluntaryPerS = rate(t, "voluntary_per_s");
-        r.involuntaryPerS = rate(t, "involuntary_per_s");
-        r.cpuShare = rate(t, "cpu_share");
-        r.runqueueWaitPerS = optRate(t, "runqueue_wait_per_s");
-        r.migrationsPerS = rate(t, "migrations_per_s");
-        r.migrationsLowerBound = t.boolean("migrations_lower_bound");
+        readThreadRates(t, r);
         r.cpusSeen = cpuList(t, "cpus_seen");
         r.affinity = cpuList(t, "affinity");
         r.ended = t.boolean("ended");

@@ -132,6 +132,8 @@ json toJson(const LessonStepEvent& e)
     j.update({ { "step", e.step }, { "steps", e.steps }, { "label", e.label } });
     if (e.result)
         j["result"] = resultToJson(*e.result, false);
+    else if (e.phase)
+        j["phase"] = lessonPhaseToJson(*e.phase);
     else
         j["error"] = e.error;
     return j;

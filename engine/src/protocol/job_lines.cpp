@@ -61,9 +61,12 @@ std::string lessonProgressLine(std::uint64_t id, const LessonProgress& p)
 
 std::string lessonStepLine(std::uint64_t id, const LessonProgress& p)
 {
-    LessonStepEvent e { id, p.step, p.steps, std::string(p.label), std::nullopt, std::string(p.failure) };
+    LessonStepEvent e { id, p.step, p.steps, std::string(p.label), std::nullopt, std::string(p.failure), std::nullopt };
     if (p.finished) {
         e.result = *p.finished;
+        e.error.clear();
+    } else if (p.phase) {
+        e.phase = *p.phase;
         e.error.clear();
     }
     return eventLine(e);

@@ -102,15 +102,17 @@ std::string matrixJob(const MatrixCommand& command, const JobContext& c)
 std::string lessonJob(const LessonCommand& command, const JobContext& c)
 {
     std::vector<int> measured;
+    const LessonInfo* info = findLesson(command.lesson);
     if (auto steps = planLesson(command.lesson, c.topology, command.options))
         for (const LessonStep& step : *steps)
-            addAll(measured, measuredBy(step.spec, c.topology));
+            // A watching lesson's steps are phases: their specs hold only where they pin.
+            addAll(measured, info && info->wholeInWorker ? step.spec.cpus : measuredBy(step.spec, c.topology));
     const KeepThreadOff keep(c.topology, c.readerTid, measured);
     auto lesson = runLesson(
         command.lesson, c.topology, command.options,
         [&](const LessonProgress& p) {
-            c.write(
-                p.finished || !p.failure.empty() ? lessonStepLine(command.id, p) : lessonProgressLine(command.id, p));
+            c.write(p.finished || p.phase || !p.failure.empty() ? lessonStepLine(command.id, p)
+                                                                : lessonProgressLine(command.id, p));
         },
         c.stop);
     if (!lesson)

@@ -47,8 +47,29 @@ json lessonToJson(const LessonResult& l)
     json steps = json::array();
     for (const LessonStep& step : l.steps)
         steps.push_back(step.label);
-    return { { "id", l.id }, { "question", l.question }, { "steps", std::move(steps) }, { "failures", l.failures },
+    json j { { "id", l.id }, { "question", l.question }, { "steps", std::move(steps) }, { "failures", l.failures },
         { "conclusion", l.conclusion } };
+    if (!l.notes.empty())
+        j["notes"] = l.notes;
+    if (!l.phases.empty()) {
+        json phases = json::array();
+        for (const LessonPhase& p : l.phases)
+            phases.push_back(lessonPhaseToJson(p));
+        j["phases"] = std::move(phases);
+    }
+    return j;
+}
+
+json lessonPhaseToJson(const LessonPhase& p)
+{
+    json j { { "label", p.label }, { "cpus", p.cpus }, { "seconds", p.seconds }, { "unit", p.unit },
+        { "work_per_s", p.workPerS }, { "switches_per_s", p.switchesPerS },
+        { "runqueue_wait_per_s", p.runqueueWaitPerS }, { "involuntary_per_s", p.involuntaryPerS },
+        { "migrations_per_s", p.migrationsPerS }, { "migrations_lower_bound", p.migrationsLowerBound },
+        { "cpus_seen", p.cpusSeen } };
+    if (p.relation)
+        j["relation"] = std::string(toString(*p.relation));
+    return j;
 }
 
 } // namespace ctxscope

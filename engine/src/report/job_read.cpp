@@ -99,9 +99,45 @@ Expected<LessonResult> lessonFromJson(const json& lesson)
         l.steps.push_back(LessonStep { std::move(label), {} });
     l.failures = strings(in, "failures");
     l.conclusion = strings(in, "conclusion");
+    if (in.optArray("notes"))
+        l.notes = strings(in, "notes");
+    if (const json* phases = in.optArray("phases"))
+        for (std::size_t i = 0; i < phases->size() && in.ok(); ++i) {
+            auto p = lessonPhaseFromJson((*phases)[i], fmt::format("lesson.phases[{}]", i));
+            if (!p)
+                return p.error();
+            l.phases.push_back(std::move(*p));
+        }
     if (!in.ok())
         return makeError(in.error());
     return l;
+}
+
+Expected<LessonPhase> lessonPhaseFromJson(const json& phase, const std::string& path)
+{
+    if (!phase.is_object())
+        return makeError(path + " should be an object");
+    FieldReader in(phase, path);
+    LessonPhase p;
+    p.label = in.string("label");
+    p.cpus = report::cpuNumbers(in, "cpus");
+    if (auto relation = in.optString("relation")) {
+        p.relation = relationFromString(*relation);
+        if (!p.relation)
+            in.fail(in.where("relation") + ": unknown relation class '" + *relation + "'");
+    }
+    p.seconds = in.number("seconds");
+    p.unit = in.string("unit");
+    p.workPerS = report::numberList(in, "work_per_s");
+    p.switchesPerS = report::numberList(in, "switches_per_s");
+    p.runqueueWaitPerS = report::numberList(in, "runqueue_wait_per_s");
+    p.involuntaryPerS = in.number("involuntary_per_s");
+    p.migrationsPerS = in.number("migrations_per_s");
+    p.migrationsLowerBound = in.boolean("migrations_lower_bound");
+    p.cpusSeen = report::cpuNumbers(in, "cpus_seen");
+    if (!in.ok())
+        return makeError(in.error());
+    return p;
 }
 
 } // namespace ctxscope

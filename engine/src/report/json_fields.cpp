@@ -2,6 +2,7 @@
 #include "report/json_fields.h"
 
 #include <cmath>
+#include <cstdint>
 
 namespace ctxscope::report {
 
@@ -193,6 +194,40 @@ Quartiles quartilesFrom(FieldReader& in, const char* key)
         return {};
     }
     return Quartiles { q[0].get<double>(), q[1].get<double>(), q[2].get<double>() };
+}
+
+namespace {
+constexpr std::int64_t kMaxCpuNumber = 65535;
+} // namespace
+
+std::vector<int> cpuNumbers(FieldReader& in, const char* key)
+{
+    std::vector<int> out;
+    for (const auto& v : in.array(key)) {
+        if (!v.is_number_integer() || v.get<std::int64_t>() < 0 || v.get<std::int64_t>() > kMaxCpuNumber) {
+            in.fail("field '" + in.where(key) + "' should hold CPU numbers");
+            break;
+        }
+        out.push_back(v.get<int>());
+    }
+    return out;
+}
+
+std::vector<double> numberList(FieldReader& in, const char* key)
+{
+    std::vector<double> out;
+    const nlohmann::json* a = in.optArray(key);
+    if (!a)
+        return out;
+    out.reserve(a->size());
+    for (const auto& v : *a) {
+        if (!v.is_number()) {
+            in.fail("field '" + in.where(key) + "' should hold numbers");
+            break;
+        }
+        out.push_back(v.get<double>());
+    }
+    return out;
 }
 
 } // namespace ctxscope::report

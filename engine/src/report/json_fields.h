@@ -8,6 +8,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace ctxscope::report {
 
@@ -59,5 +60,9 @@ private:
 
 // A [p25, p50, p75] array field; records an error when it is not three numbers.
 Quartiles quartilesFrom(FieldReader& in, const char* key);
+// An array of CPU numbers (0 to 65535); records an error for anything else.
+std::vector<int> cpuNumbers(FieldReader& in, const char* key);
+// An optional array of numbers (empty when absent); records an error for anything else.
+std::vector<double> numberList(FieldReader& in, const char* key);
 
 } // namespace ctxscope::report

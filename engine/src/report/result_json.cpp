@@ -10,7 +10,9 @@
 namespace ctxscope {
 
 using nlohmann::json;
+using report::cpuNumbers;
 using report::FieldReader;
+using report::numberList;
 
 std::string benchmarkName(const RunResult& r)
 {
@@ -28,7 +30,6 @@ std::string benchmarkName(const RunResult& r)
 namespace {
 
 // OS indices of CPUs; what the worker protocol accepts too.
-constexpr std::int64_t kMaxCpuNumber = 65535;
 
 json summaryToJson(const Summary& s)
 {
@@ -78,36 +79,6 @@ json observedToJson(const Observed& o)
     return j;
 }
 
-std::vector<int> cpuList(FieldReader& in, const char* key)
-{
-    std::vector<int> out;
-    for (const auto& v : in.array(key)) {
-        if (!v.is_number_integer() || v.get<std::int64_t>() < 0 || v.get<std::int64_t>() > kMaxCpuNumber) {
-            in.fail("field '" + in.where(key) + "' should hold CPU numbers");
-            break;
-        }
-        out.push_back(v.get<int>());
-    }
-    return out;
-}
-
-std::vector<double> numberList(FieldReader& in, const char* key)
-{
-    std::vector<double> out;
-    const json* a = in.optArray(key);
-    if (!a)
-        return out;
-    out.reserve(a->size());
-    for (const auto& v : *a) {
-        if (!v.is_number()) {
-            in.fail("field '" + in.where(key) + "' should hold numbers");
-            break;
-        }
-        out.push_back(v.get<double>());
-    }
-    return out;
-}
-
 Observed observedFromJson(FieldReader& in)
 {
     Observed o;
@@ -122,7 +93,7 @@ Observed observedFromJson(FieldReader& in)
         o.perfCheckOps = *n;
     o.perfCheckNsPerOp = in.optNumber("perf_check_ns_per_op").value_or(0);
     o.migrations = in.count("migrations");
-    o.cpusSeen = cpuList(in, "cpus_seen");
+    o.cpusSeen = cpuNumbers(in, "cpus_seen");
     return o; // per-task details are informative only and not read back
 }
 
@@ -217,7 +188,7 @@ Expected<RunResult> resultFromJson(const json& entry)
             r.policy = *pol;
         }
     }
-    r.placement.cpus = cpuList(in, "cpus");
+    r.placement.cpus = cpuNumbers(in, "cpus");
     r.placement.tasks = static_cast<int>(in.countUpTo("tasks", kMaxRingTasks));
     r.spec.wsBytes = in.optCount("ws_bytes").value_or(0);
     r.iterations = in.count("iterations");

@@ -64,11 +64,29 @@ std::string workloadNameList()
     return out;
 }
 
-Status runWorkload(
-    const std::string& name, int threads, double durationS, std::stop_token stop, const WorkloadCallbacks& callbacks)
+struct RunningWorkload::State {
+    workload::Program program;
+    std::vector<Counter> counters;
+    std::vector<WorkloadThread> threads;
+    std::vector<std::jthread> pool;
+
+    explicit State(workload::Program p)
+        : program(std::move(p))
+        , counters(program.names.size())
+        , threads(program.names.size())
+    {
+    }
+    void stop()
+    {
+        if (pool.empty())
+            return;
+        program.stop();
+        pool.clear(); // joins
+    }
+};
+
+Expected<RunningWorkload> RunningWorkload::start(const std::string& name, int threads)
 {
-    if (!(durationS >= 0))
-        return makeError("a workload's duration must be 0 (until stopped) or more seconds");
     auto program = makeProgram(name, threads);
     if (!program)
         return program.error();
@@ -76,21 +94,61 @@ Status runWorkload(
     if (n > kMaxThreads)
         return makeError("a workload of " + std::to_string(n) + " threads is more than the "
             + std::to_string(kMaxThreads) + " this tool starts");
-    std::vector<Counter> counters(n);
-    std::vector<WorkloadThread> started(n);
+    auto state = std::make_unique<State>(std::move(*program));
     std::latch ready(static_cast<std::ptrdiff_t>(n));
-    std::vector<std::jthread> pool;
-    pool.reserve(n);
+    state->pool.reserve(n);
     for (std::size_t i = 0; i < n; ++i)
-        pool.emplace_back([&, i] {
-            ::pthread_setname_np(::pthread_self(), program->names[i].c_str());
-            started[i] = WorkloadThread { sys::threadId(), program->names[i] };
+        state->pool.emplace_back([s = state.get(), &ready, i] {
+            ::pthread_setname_np(::pthread_self(), s->program.names[i].c_str());
+            s->threads[i] = WorkloadThread { sys::threadId(), s->program.names[i] };
             ready.count_down();
-            program->body(i, counters[i].work);
+            s->program.body(i, s->counters[i].work);
         });
     ready.wait();
+    return RunningWorkload(std::move(state));
+}
+
+RunningWorkload::RunningWorkload(std::unique_ptr<State> state)
+    : m_state(std::move(state))
+{
+}
+RunningWorkload::RunningWorkload(RunningWorkload&&) noexcept = default;
+RunningWorkload& RunningWorkload::operator=(RunningWorkload&& other) noexcept
+{
+    if (this != &other) {
+        stop();
+        m_state = std::move(other.m_state);
+    }
+    return *this;
+}
+RunningWorkload::~RunningWorkload() { stop(); }
+
+const std::vector<WorkloadThread>& RunningWorkload::threads() const { return m_state->threads; }
+
+std::uint64_t RunningWorkload::work() const
+{
+    std::uint64_t work = 0;
+    for (const auto& c : m_state->counters)
+        work += c.work.load(std::memory_order_relaxed);
+    return work;
+}
+
+void RunningWorkload::stop()
+{
+    if (m_state)
+        m_state->stop();
+}
+
+Status runWorkload(
+    const std::string& name, int threads, double durationS, std::stop_token stop, const WorkloadCallbacks& callbacks)
+{
+    if (!(durationS >= 0))
+        return makeError("a workload's duration must be 0 (until stopped) or more seconds");
+    auto running = RunningWorkload::start(name, threads);
+    if (!running)
+        return running.error();
     if (callbacks.started)
-        callbacks.started(started);
+        callbacks.started(running->threads());
 
     using Clock = std::chrono::steady_clock;
     const auto begin = Clock::now();
@@ -110,9 +168,7 @@ Status runWorkload(
         if (stop.stop_requested())
             break;
         const auto now = Clock::now();
-        std::uint64_t work = 0;
-        for (const auto& c : counters)
-            work += c.work.load(std::memory_order_relaxed);
+        const std::uint64_t work = running->work();
         const double span = std::chrono::duration<double>(now - lastTime).count();
         if (callbacks.tick && span > 0)
             callbacks.tick(WorkloadTick { std::chrono::duration<double>(now - begin).count(), work,
@@ -122,8 +178,7 @@ Status runWorkload(
         if (now >= end)
             break;
     }
-    program->stop();
-    pool.clear(); // joins
+    running->stop();
     return {};
 }
 
