@@ -165,7 +165,8 @@ TEST(PeerDeath, AWorkerDiesWithItsControllerAndLeavesNoOrphan)
         if (e.pid == controller)
             EXPECT_EQ(e.code, SIGKILL);
         else
-            EXPECT_TRUE(e.code == SIGKILL || e.code == 0) << "ended with " << e.code << " (signal, or minus exit status)";
+            EXPECT_TRUE(e.code == SIGKILL || e.code == 0)
+                << "ended with " << e.code << " (signal, or minus exit status)";
     }
     EXPECT_LT(ms, 1000);
 }
