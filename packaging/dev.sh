@@ -99,7 +99,7 @@ cmd_perf() { # self-benchmarks of ctxscope (tests/perf); the report goes to buil
     PACKAGES+=(linux-perf stress-ng jq) # the peers it compares with, and reading JSON in shell
     install_deps
     [ -f build/release/build.ninja ] || cmake --preset release >&2
-    cmake --build --preset release --target ctxscope ctxscope-cli perf_harness perf_spin perf_matrix perf_gui perf_interference perf_ssh perf_watch # not the tests
+    cmake --build --preset release --target ctxscope ctxscope-cli perf_harness perf_spin perf_matrix perf_gui perf_open perf_interference perf_ssh perf_watch # not the tests
     exec tests/perf/run_all.sh "$ROOT/build/release"
 }
 

@@ -1,16 +1,22 @@
 // SPDX-License-Identifier: MIT
-// A working-set sweep and a placement matrix measured live through the real worker, drawn
-// as they arrive. Uses only what the live machine reports (its allowed PUs and caches).
+// A working-set sweep, a placement matrix and a lesson that runs whole in the worker
+// (live-placement), measured live through the real worker, drawn as they arrive. Uses only what the live machine
+// reports (its allowed PUs and caches).
 #include "heatmapplot.h"
+#include "lessoncontroller.h"
+#include "lessonpanel.h"
 #include "mainwindow.h"
 #include "plotsview.h"
 #include "qcp.h"
 #include "resultsmodel.h"
 #include "runcoordinator.h"
 #include "runlauncher.h"
+#include "sessionstore.h"
 #include "workingsetplot.h"
 
+#include <QMenuBar>
 #include <QSignalSpy>
+#include <QTextBrowser>
 
 #include <gtest/gtest.h>
 
@@ -76,4 +82,38 @@ TEST(LiveJobs, AMatrixThroughTheWorkerFillsTheHeatmapForEveryAllowedPair)
         }
     // Each measured pair is a row of the results table.
     EXPECT_EQ(window.resultsModel()->rowCount(), measured);
+}
+
+TEST(LiveJobs, TheLivePlacementLessonRunsWholeInTheWorkerAndItsPhasesFillThePanel)
+{
+    auto live = Topology::loadLive();
+    ASSERT_TRUE(live.ok());
+    MainWindow window;
+    window.setTopology(*live);
+    // It is in the Lessons menu with the lessons of runs.
+    bool listed = false;
+    for (QAction* menu : window.menuBar()->actions())
+        if (menu->menu())
+            for (QAction* action : menu->menu()->actions())
+                listed = listed || action->text().startsWith(QStringLiteral("live-placement"));
+    EXPECT_TRUE(listed);
+    QSignalSpy finished(window.lessons(), &LessonController::finished);
+    const Status started = window.lessons()->start(QStringLiteral("live-placement"));
+    ASSERT_TRUE(started.ok()) << started.error().message;
+    EXPECT_FALSE(window.lessons()->start(QStringLiteral("live-placement")).ok()) << "one job at a time";
+    ASSERT_TRUE(finished.wait(120'000));
+    ASSERT_TRUE(finished.at(0).at(0).toBool());
+    ASSERT_FALSE(window.store()->lessons().empty());
+    const LessonRecord& lesson = window.store()->lessons().back();
+    EXPECT_EQ(lesson.id, "live-placement");
+    EXPECT_TRUE(lesson.finished);
+    ASSERT_GE(lesson.steps.size(), 3U); // unpinned, on one PU, across the farthest class, ...
+    for (const LessonRecord::Step& step : lesson.steps)
+        EXPECT_NE(step.outcome.find("switches/s"), std::string::npos) << step.label << ": " << step.outcome;
+    ASSERT_FALSE(lesson.conclusion.empty());
+    // The panel shows the conclusion the engine computed.
+    const QString shown = window.lessonView()->toPlainText();
+    EXPECT_TRUE(shown.contains(QString::fromStdString(lesson.conclusion.front()).left(40))) << shown.toStdString();
+    // The worker is free again for runs.
+    EXPECT_FALSE(window.controller()->isBusy());
 }

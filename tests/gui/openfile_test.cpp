@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Opening files off the GUI thread: a 200 MB session opens while the window keeps drawing,
 // and Cancel leaves the session as it was.
+#include "bigsession.h"
 #include "fileopener.h"
 #include "mainwindow.h"
 #include "sessionstore.h"
@@ -29,35 +30,16 @@ namespace {
 
 constexpr std::size_t kSessionBytes = 200'000'000;
 
-// A session as the app saves one, its runs carrying 2^19 samples each, about 200 MB in all.
-// Written as text from one run's JSON: building the whole document would take longer than
-// the test is about.
+// The session of bigsession.h, about 200 MB, written once for the suite.
 class OpenFile : public ::testing::Test {
 protected:
     static void SetUpTestSuite()
     {
         s_dir = new QTemporaryDir;
         ASSERT_TRUE(s_dir->isValid());
-        RunResult r = *ctxscope::testing::futexResult();
-        r.samples.resize(std::size_t { 1 } << 19);
-        for (std::size_t i = 0; i < r.samples.size(); ++i)
-            r.samples[i] = 8000.0 + static_cast<double>((i * 7919) % 1000) + 0.25;
-        r.totalSamples = r.samples.size();
-        const std::string one = resultToJson(r, true).dump();
-        s_runs = kSessionBytes / one.size() + 1;
-        std::string text = sessionToJson(Session {}).dump();
-        const std::string empty = "\"benchmarks\":[]";
-        const std::size_t at = text.find(empty);
-        ASSERT_NE(at, std::string::npos);
-        std::string runs = "\"benchmarks\":[";
-        runs.reserve(s_runs * (one.size() + 1) + 16);
-        for (std::size_t i = 0; i < s_runs; ++i)
-            runs += (i ? "," : "") + one;
-        text.replace(at, empty.size(), runs + "]");
         s_path = s_dir->filePath(QStringLiteral("big-session.json"));
-        QFile out(s_path);
-        ASSERT_TRUE(out.open(QIODevice::WriteOnly));
-        ASSERT_EQ(out.write(text.data(), static_cast<qint64>(text.size())), static_cast<qint64>(text.size()));
+        s_runs = ctxscope::testing::writeBigSession(s_path, kSessionBytes);
+        ASSERT_GT(s_runs, 0U);
     }
     static void TearDownTestSuite()
     {

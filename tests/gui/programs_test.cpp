@@ -1,12 +1,17 @@
 // SPDX-License-Identifier: MIT
 // The Programs dock with the real worker: a demonstration workload started by the test is
 // watched (its threads on the map and in the table), re-pinned by clicking a PU and Apply,
-// restored, asked about when the watch stops, and its end ends the watch with a sentence.
+// restored, asked about when the watch stops, and its end ends the watch with a sentence; the
+// same through a worker over ssh (the loopback sshd of the ssh tests).
+#include "localsshd.h"
+#include "machinecontroller.h"
+#include "machinelink.h"
 #include "mainwindow.h"
 #include "programplot.h"
 #include "programscontroller.h"
 #include "programspanel.h"
 #include "programwatch.h"
+#include "runcontroller.h"
 #include "topologymappanel.h"
 #include "topologymapwidget.h"
 
@@ -136,7 +141,9 @@ TEST_F(Programs, AWatchedWorkloadsThreadsAppearOnTheMapAndInTheTableWithTheirRat
     ASSERT_TRUE(QTest::qWaitFor([&] { return watch->samples() >= 2; }, kWaitMs));
     const auto* history = watch->history(m_workload.pong);
     ASSERT_NE(history, nullptr);
-    EXPECT_GT(history->back().switchesPerS, 1000.0);
+    const auto busiest = std::max_element(history->begin(), history->end(),
+        [](const ThreadPoint& a, const ThreadPoint& b) { return a.switchesPerS < b.switchesPerS; });
+    EXPECT_GT(busiest->switchesPerS, 1000.0);
     EXPECT_NE(m_panel->statusText().indexOf(QStringLiteral("Watching")), -1) << m_panel->statusText().toStdString();
     // Selecting a thread draws its curves (switches and run-queue wait) instead of the process's.
     selectThread(m_workload.pong);
@@ -233,7 +240,74 @@ TEST_F(Programs, TheProcessListComesOwnFirstAndFiltersByName)
     for (int row = 0; row < shown->rowCount(); ++row)
         found = found || shown->index(row, 0).data(ProcessTableModel::PidRole).toLongLong() == m_workload.pid;
     EXPECT_TRUE(found);
-    // Double-clicking a row watches it.
     m_panel->filter()->setText(QStringLiteral("no such command at all"));
     EXPECT_EQ(shown->rowCount(), 0);
+}
+
+// Over ssh: the machine connected (this one, through the loopback sshd) is the one whose
+// programs the dock watches and re-pins; its worker runs there, not in this process's tree.
+TEST(ProgramsOverSsh, AServersProgramIsWatchedAndRepinnedThroughItsWorker)
+{
+    LocalSshd sshd;
+    if (!sshd.problem().isEmpty())
+        GTEST_FAIL() << "the local sshd for the ssh tests: " << sshd.problem().toStdString();
+    qputenv("CTXSCOPE_SSH_COMMAND", sshd.sshCommand().toUtf8());
+    struct Unset {
+        ~Unset() { qunsetenv("CTXSCOPE_SSH_COMMAND"); }
+    } unset;
+    Workload workload;
+    ASSERT_TRUE(workload.start());
+    MainWindow window;
+    const auto server = window.machines()->connectNow(
+        MachineLink { QStringLiteral("lab-test"), QStringLiteral(CTXSCOPE_CLI_PATH) }, 60'000);
+    ASSERT_TRUE(server.ok()) << server.error().message;
+    ProgramsPanel* panel = window.programs();
+    panel->pidField()->setText(QString::number(workload.pid));
+    panel->watchButton()->click();
+    ProgramWatch* watch = panel->controller()->watchData();
+    ASSERT_TRUE(QTest::qWaitFor([&] { return watch->threads()->rowOfThread(workload.pong) >= 0; }, kWaitMs))
+        << panel->statusText().toStdString();
+    // The watching worker is the server's: ssh is what this app started.
+    EXPECT_TRUE(panel->controller()->worker()->link().isRemote());
+    const std::vector<int> original = affinityOf(workload.pong);
+    const int target = server->allowedPus().back();
+    panel->threadTable()->selectRow(watch->threads()->rowOfThread(workload.pong));
+    ASSERT_TRUE(window.mapPanel()->map()->setSelection({ target }).ok());
+    QSignalSpy done(panel->controller(), &ProgramsController::pinDone);
+    panel->applyButton()->click();
+    ASSERT_TRUE(done.wait(kWaitMs)) << panel->statusText().toStdString();
+    EXPECT_EQ(affinityOf(workload.pong), std::vector<int> { target });
+    panel->restoreButton()->click();
+    ASSERT_TRUE(done.wait(kWaitMs));
+    EXPECT_EQ(affinityOf(workload.pong), original);
+}
+
+// A pin the worker had no time to answer before it was stopped (another machine chosen) is
+// answered as failed, so the dock's count of pins in flight goes back to zero; and what was
+// listed and watched on the old machine goes with it.
+TEST(ProgramsController, AMachineChangeFailsPinsInFlightAndForgetsTheOldMachinesProcesses)
+{
+    Workload workload;
+    ASSERT_TRUE(workload.start());
+    ProgramsController programs;
+    QSignalSpy changed(&programs, &ProgramsController::processesChanged);
+    programs.refreshProcesses();
+    ASSERT_TRUE(changed.wait(kWaitMs));
+    ASSERT_GT(programs.processes()->rowCount(), 0);
+    ASSERT_TRUE(programs.watch(workload.pid));
+    ProgramWatch* watch = programs.watchData();
+    ASSERT_TRUE(QTest::qWaitFor([&] { return watch->threads()->rowOfThread(workload.pong) >= 0; }, kWaitMs));
+    const std::vector<int> original = affinityOf(workload.pong);
+    QSignalSpy refused(&programs, &ProgramsController::pinRefused);
+    programs.pinThreads({ workload.pong }, { original.front() });
+    ASSERT_EQ(programs.pinsInFlight(), 1);
+    // A server that does not exist: the switch stops this machine's worker at once.
+    programs.setMachine(MachineLink { QStringLiteral("no-such-host.invalid"), QStringLiteral("ctxscope-cli") });
+    EXPECT_EQ(programs.pinsInFlight(), 0);
+    EXPECT_EQ(programs.processes()->rowCount(), 0);
+    EXPECT_EQ(watch->threads()->rowCount(), 0);
+    EXPECT_FALSE(programs.isWatching());
+    EXPECT_TRUE(watch->restorePlan().empty()) << "nothing of the old machine to restore here";
+    ASSERT_EQ(refused.count(), 1); // the pin, failed with the stopped worker
+    EXPECT_NE(refused.at(0).at(0).toString().indexOf(QStringLiteral("stopped")), -1);
 }

@@ -75,6 +75,10 @@ say "5/6 GUI speed (perf_gui, offscreen)"
 stamp "$OUT/gui.stamp.json"
 "$B/tests/perf/perf_gui" --json "$OUT/gui.json" 2>"$OUT/gui.log" || true
 
+say "opening a 200 MB session in the app (perf_open, offscreen)"
+"$B/tests/perf/perf_open" >"$OUT/open.log" 2>&1 || say "perf_open: goal not met or could not run (see $OUT/open.log)"
+cat "$OUT/open.log"
+
 say "measuring through ssh on loopback (perf_ssh: a local sshd, the app through ssh and locally)"
 stamp "$OUT/ssh.stamp.json"
 "$B/tests/perf/perf_ssh" "$CLI" "$GUI" --runs "$RUNS" --cpu "$CPU" --json "$OUT/ssh.json" 2>"$OUT/ssh.log" ||

@@ -116,8 +116,17 @@ ThreadTableModel::ThreadTableModel(QObject* parent)
 {
 }
 
-void ThreadTableModel::setThreads(const std::vector<ThreadRates>& threads)
+void ThreadTableModel::setThreads(const std::vector<ThreadRates>& given)
 {
+    // The worker sends them by TID; the walk below relies on it, so a line that does not is sorted.
+    const auto byTid = [](const ThreadRates& a, const ThreadRates& b) { return a.tid < b.tid; };
+    std::vector<ThreadRates> sorted;
+    const bool inOrder = std::is_sorted(given.begin(), given.end(), byTid);
+    if (!inOrder) {
+        sorted = given;
+        std::sort(sorted.begin(), sorted.end(), byTid);
+    }
+    const std::vector<ThreadRates>& threads = inOrder ? given : sorted;
     // Both lists are by TID: walk them together, removing the threads that ended and
     // inserting the ones that started, row by row, so the selection of the others stays.
     std::size_t row = 0;
@@ -150,6 +159,13 @@ int ThreadTableModel::rowOfThread(long tid) const
     const auto it = std::lower_bound(
         m_rows.begin(), m_rows.end(), tid, [](const ThreadRates& t, long value) { return t.tid < value; });
     return it != m_rows.end() && it->tid == tid ? static_cast<int>(it - m_rows.begin()) : -1;
+}
+
+void ThreadTableModel::clear()
+{
+    beginResetModel();
+    m_rows.clear();
+    endResetModel();
 }
 
 void ThreadTableModel::setAffinity(long tid, const std::vector<int>& cpus)
@@ -284,7 +300,7 @@ void ProgramWatch::begin(long pid)
     m_name.clear();
     m_samples = 0;
     m_lastSeconds = 0;
-    m_threads.setThreads({});
+    m_threads.clear();
     m_history.clear();
     m_process.clear();
     m_firstAffinity.clear();
@@ -330,8 +346,11 @@ void ProgramWatch::addPin(double seconds, const std::vector<PinChange>& changes)
     for (const PinChange& change : changes)
         m_threads.setAffinity(change.tid, change.after);
     const QString to = cpuList(changes.front().after);
+    const bool same = std::all_of(
+        changes.begin(), changes.end(), [&](const PinChange& c) { return c.after == changes.front().after; });
     const QString what = changes.size() == 1 ? tr("%1 → %2").arg(changes.front().tid).arg(to)
-                                             : tr("%1 threads → %2").arg(changes.size()).arg(to);
+        : same                               ? tr("%1 threads → %2").arg(changes.size()).arg(to)
+                                             : tr("%1 threads re-pinned").arg(changes.size());
     m_pins.push_back({ seconds, what });
     emit pinsChanged();
 }

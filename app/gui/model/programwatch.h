@@ -63,6 +63,7 @@ public:
     explicit ThreadTableModel(QObject* parent = nullptr);
 
     void setThreads(const std::vector<ThreadRates>& threads);
+    void clear(); // at once (a reset), not row by row
     const std::vector<ThreadRates>& threads() const { return m_rows; }
     int rowOfThread(long tid) const; // -1 when absent
     // A pin's answer, before the next sample shows it.

@@ -44,7 +44,7 @@ ProgramsController::ProgramsController(QObject* parent)
         pinAnswered(id);
     });
     connect(m_worker, &RunController::pinFailed, this, [this](quint64 id, const QString& message) {
-        emit pinRefused(message);
+        m_refusal = message; // said once the batch is answered, after what did get pinned
         pinAnswered(id);
     });
 }
@@ -56,10 +56,21 @@ void ProgramsController::setMachine(const MachineLink& link)
     if (link.isRemote() == m_link.isRemote() && link.destination == m_link.destination
         && link.remoteCli == m_link.remoteCli)
         return;
+    // The threads re-pinned on the machine left get their affinity back first: the worker
+    // sets it as it reads each pin, before the quit that follows them.
+    restore();
     m_link = link;
     m_nextPid.reset();
-    m_worker->stopWorker(); // its watch and list end through runFailed
+    m_worker->stopWorker(); // its watch and list end through runFailed, its pins through pinFailed
+    m_pins.clear();
+    m_pinned.clear();
+    m_refusal.clear();
     m_worker->setLink(link);
+    // What was listed and watched belongs to the other machine: its PIDs and TIDs mean
+    // nothing here (Restore there would re-pin unrelated threads here).
+    m_watch.begin(0);
+    m_processes.setProcesses({});
+    emit processesChanged();
 }
 
 void ProgramsController::refreshProcesses()
@@ -127,29 +138,44 @@ void ProgramsController::setWorkerCpus(std::vector<int> cpus) { m_worker->setWor
 void ProgramsController::pinAnswered(quint64 id)
 {
     std::erase(m_pins, id);
-    if (m_pins.empty() && !m_pinned.empty()) {
-        m_watch.addPin(watchSeconds(), std::exchange(m_pinned, {}));
-        emit pinDone(m_watch.pins().back().what);
+    if (m_pins.empty()) {
+        if (!m_pinned.empty()) {
+            m_watch.addPin(watchSeconds(), std::exchange(m_pinned, {}));
+            emit pinDone(m_watch.pins().back().what);
+        }
+        // A refusal among the batch stays what the panel says last.
+        if (!m_refusal.isEmpty())
+            emit pinRefused(std::exchange(m_refusal, {}));
     }
     emit busyChanged();
 }
 
 void ProgramsController::pinThreads(const std::vector<long>& tids, const std::vector<int>& cpus)
 {
+    int sent = 0;
     for (const long tid : tids)
-        if (const auto id = m_worker->pin(tid, false, cpus))
+        if (const auto id = m_worker->pin(tid, false, cpus)) {
             m_pins.push_back(*id);
+            ++sent;
+        }
+    if (sent == 0 && !tids.empty())
+        emit pinRefused(tr("The worker is not running, so nothing was pinned: watch the program again."));
     emit busyChanged();
 }
 
 int ProgramsController::restore()
 {
     const auto plan = m_watch.restorePlan();
+    int sent = 0;
     for (const auto& [tid, cpus] : plan)
-        if (const auto id = m_worker->pin(tid, false, cpus))
+        if (const auto id = m_worker->pin(tid, false, cpus)) {
             m_pins.push_back(*id);
+            ++sent;
+        }
+    if (sent == 0 && !plan.empty())
+        emit pinRefused(tr("The worker is not running, so no thread was restored: watch the program again."));
     emit busyChanged();
-    return static_cast<int>(plan.size());
+    return sent;
 }
 
 } // namespace ctxscope::gui

@@ -46,7 +46,7 @@ public:
     // all are answered, one mark on the plot and pinDone.
     void pinThreads(const std::vector<long>& tids, const std::vector<int>& cpus);
     // Gives every thread whose affinity changed the affinity it had when first seen; the
-    // number of threads asked.
+    // number of pins sent (pinRefused says so when the worker could take none).
     int restore();
     int pinsInFlight() const { return static_cast<int>(m_pins.size()); }
 
@@ -78,6 +78,7 @@ private:
     std::optional<long> m_nextPid; // asked for while the previous watch winds down
     std::vector<quint64> m_pins; // sent, not answered
     std::vector<PinChange> m_pinned; // the answers so far of the pins in flight
+    QString m_refusal; // the last refusal among them
     QElapsedTimer m_sinceSample; // since the last sample (or the start), for pins between samples
 };
 

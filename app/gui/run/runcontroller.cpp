@@ -152,6 +152,8 @@ void RunController::stopWorker()
     setState(State::Stopped);
     if (wasRunning)
         emit runFailed(interruptedId, tr("The worker was stopped during the run."));
+    for (const quint64 pin : std::exchange(m_pins, {}))
+        emit pinFailed(pin, tr("The worker was stopped before it answered."));
 }
 
 std::optional<quint64> RunController::start(const BenchSpec& spec)

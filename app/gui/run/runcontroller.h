@@ -83,6 +83,9 @@ public:
     std::optional<quint64> startSweep(const SweepSpec& spec);
     std::optional<quint64> startMatrix(
         const std::string& bench, BenchMode mode, MatrixMode fill, const RunBudget& options);
+    // A lesson that runs whole in the worker (LessonInfo::wholeInWorker: live-placement):
+    // lessonStepAvailable per step (phase) as it ends, then lessonFinished, which ends the job.
+    std::optional<quint64> startLesson(const std::string& lesson, const RunBudget& options);
     // Running programs (runcontrollerjobs.cpp): `processes` and `watch` are jobs like a run
     // (one at a time, cancellable); a cancelled watch still ends with watchFinished.
     std::optional<quint64> startProcesses(double seconds);
@@ -112,6 +115,8 @@ signals:
     // A matrix's measured pairs as they finish (their runs), then the matrix itself.
     void matrixRunAvailable(quint64 id, std::shared_ptr<const ctxscope::RunResult> result);
     void matrixAvailable(quint64 id, std::shared_ptr<const ctxscope::MatrixResult> matrix);
+    void lessonStepAvailable(quint64 id, std::shared_ptr<const ctxscope::protocol::LessonStepEvent> step);
+    void lessonFinished(quint64 id, std::shared_ptr<const ctxscope::LessonResult> lesson);
     // Every process, busiest first; ends the processes job.
     void processesAvailable(quint64 id, std::shared_ptr<const std::vector<ctxscope::ProcessActivity>> processes);
     // A watch's samples as they come, then its summary, which ends the watch.

@@ -36,6 +36,12 @@ std::optional<quint64> RunController::startMatrix(
     return startJob(protocol::MatrixCommand { id, bench, mode, fill, options }, id);
 }
 
+std::optional<quint64> RunController::startLesson(const std::string& lesson, const RunBudget& options)
+{
+    const quint64 id = m_nextId++;
+    return startJob(protocol::LessonCommand { id, lesson, options }, id);
+}
+
 std::optional<quint64> RunController::startProcesses(double seconds)
 {
     const quint64 id = m_nextId++;
@@ -87,6 +93,11 @@ void RunController::handleJobEvent(protocol::Event& event)
     } else if (auto* matrix = std::get_if<protocol::MatrixResultEvent>(&event)) {
         endRun();
         emit matrixAvailable(id, std::make_shared<const MatrixResult>(std::move(matrix->matrix)));
+    } else if (auto* step = std::get_if<protocol::LessonStepEvent>(&event)) {
+        emit lessonStepAvailable(id, std::make_shared<const protocol::LessonStepEvent>(std::move(*step)));
+    } else if (auto* lesson = std::get_if<protocol::LessonResultEvent>(&event)) {
+        endRun();
+        emit lessonFinished(id, std::make_shared<const LessonResult>(std::move(lesson->lesson)));
     } else if (auto* list = std::get_if<protocol::ProcessesEvent>(&event)) {
         endRun();
         emit processesAvailable(id, std::make_shared<const std::vector<ProcessActivity>>(std::move(list->processes)));
@@ -96,7 +107,7 @@ void RunController::handleJobEvent(protocol::Event& event)
         endRun();
         emit watchFinished(id, std::make_shared<const WatchSummary>(std::move(summary->summary)));
     }
-    // Lesson steps and results: the app runs lessons step by step, as single runs.
+    // A lesson of runs is never sent whole: the app runs it step by step (LessonSession).
 }
 
 } // namespace ctxscope::gui

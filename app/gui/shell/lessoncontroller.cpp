@@ -10,7 +10,9 @@
 #include "runcontroller.h"
 #include "sessionstore.h"
 
+#include "ctxscope/events.h"
 #include "ctxscope/lesson.h"
+#include "ctxscope/units.h"
 
 #include <QAction>
 #include <QEvent>
@@ -49,8 +51,6 @@ LessonController::LessonController(const Parts& parts)
 void LessonController::createMenu(QMenu* lessons)
 {
     for (const LessonInfo& info : ctxscope::lessons()) {
-        if (info.wholeInWorker) // not a list of runs: it runs whole in the worker, not step by step here
-            continue;
         const QString id = qs(info.id);
         QAction* action = lessons->addAction(id + QStringLiteral(" — ") + qs(info.question));
         connect(action, &QAction::triggered, this, [this, id] {
@@ -80,13 +80,13 @@ Status LessonController::start(const QString& id)
         return makeError("unknown lesson '" + id.toStdString()
             + "' (lessons: " + known.join(QStringLiteral(", ")).toStdString() + ")");
     }
-    if (info->wholeInWorker)
-        return makeError("lesson '" + id.toStdString() + "' runs whole in the worker, not as single runs");
     const std::optional<Topology>& topology = *m_parts.topology;
     if (!topology || !m_parts.launcher->isLive())
         return makeError("a lesson measures this machine, and the topology shown is not it");
-    if (m_parts.controller->isBusy() || (m_lesson && !m_lesson->isFinished()))
+    if (m_parts.controller->isBusy() || (m_lesson && !m_lesson->isFinished()) || m_wholeJob)
         return makeError("a run is in progress: cancel it first (Esc)");
+    if (info->wholeInWorker)
+        return startWhole(*info);
     auto steps = planLesson(info->id, *topology, RunBudget {});
     if (!steps)
         return steps.error();
@@ -105,10 +105,99 @@ Status LessonController::start(const QString& id)
     return {};
 }
 
+Status LessonController::startWhole(const LessonInfo& info)
+{
+    RunController* controller = m_parts.launcher->controller();
+    m_wholeJob = controller->startLesson(std::string(info.id), RunBudget {});
+    if (!m_wholeJob)
+        return makeError("a run is in progress: cancel it first (Esc)");
+    if (m_lesson) { // the views of an earlier lesson are not this one's
+        m_lesson->deleteLater();
+        m_lesson = nullptr;
+    }
+    LessonRecord begun;
+    begun.id = std::string(info.id);
+    m_wholeId = begun.id;
+    m_wholeRecord = m_parts.store->addLesson(begun);
+    showPanel(true);
+    const quint64 job = *m_wholeJob;
+    auto* scope = new QObject(this); // the connections of this lesson, gone with it
+    connect(controller, &RunController::lessonStepAvailable, scope,
+        [this, job](quint64 id, std::shared_ptr<const protocol::LessonStepEvent> step) {
+            if (id != job || !wholeRecordIsOurs())
+                return;
+            LessonRecord record = m_parts.store->lessons()[m_wholeRecord];
+            std::string outcome = step->error.empty() ? std::string() : "failed: " + step->error;
+            if (const auto& phase = step->phase; phase && outcome.empty()) {
+                const auto mean = [](const std::vector<double>& v) {
+                    double sum = 0;
+                    for (double x : v)
+                        sum += x;
+                    return v.empty() ? 0.0 : sum / static_cast<double>(v.size());
+                };
+                outcome = formatCount(mean(phase->workPerS)) + " " + phase->unit + "/s, "
+                    + formatCount(mean(phase->switchesPerS)) + " switches/s";
+                if (!phase->runqueueWaitPerS.empty())
+                    outcome += ", run-queue wait " + formatCount(mean(phase->runqueueWaitPerS) * 1000) + " ms/s";
+            }
+            record.steps.push_back({ step->label, outcome });
+            m_parts.store->replaceLesson(m_wholeRecord, std::move(record));
+            m_parts.window->statusBar()->showMessage(
+                tr("Lesson: phase %1 of %2 done").arg(step->step + 1).arg(step->steps), 5000);
+        });
+    connect(controller, &RunController::lessonFinished, scope,
+        [this, job, scope](quint64 id, std::shared_ptr<const LessonResult> lesson) {
+            if (id != job)
+                return;
+            scope->deleteLater();
+            std::vector<std::string> conclusion = lesson->conclusion;
+            conclusion.insert(conclusion.end(), lesson->notes.begin(), lesson->notes.end());
+            wholeEnded(true, conclusion, {});
+        });
+    connect(controller, &RunController::runFailed, scope, [this, job, scope](quint64 id, const QString& message) {
+        if (id != job)
+            return;
+        scope->deleteLater();
+        wholeEnded(false, {}, message);
+    });
+    connect(controller, &RunController::runCancelled, scope, [this, job, scope](quint64 id) {
+        if (id != job)
+            return;
+        scope->deleteLater();
+        wholeEnded(false, {}, tr("cancelled"));
+    });
+    return {};
+}
+
+bool LessonController::wholeRecordIsOurs() const
+{
+    const auto& lessons = m_parts.store->lessons();
+    return m_wholeRecord < lessons.size() && !lessons[m_wholeRecord].finished && lessons[m_wholeRecord].id == m_wholeId;
+}
+
+void LessonController::wholeEnded(bool completed, const std::vector<std::string>& conclusion, const QString& why)
+{
+    m_wholeJob.reset();
+    if (!wholeRecordIsOurs()) { // a session opened or cleared meanwhile: nothing of ours to update
+        emit finished(completed);
+        return;
+    }
+    LessonRecord record = m_parts.store->lessons()[m_wholeRecord];
+    record.conclusion = conclusion;
+    record.finished = true;
+    if (!why.isEmpty())
+        record.steps.push_back({ tr("the lesson").toStdString(), why.toStdString() });
+    m_parts.store->replaceLesson(m_wholeRecord, std::move(record));
+    m_parts.window->statusBar()->showMessage(completed ? tr("Lesson done: its conclusion is in the lesson panel.")
+                                                       : tr("The lesson stopped before its conclusion."),
+        15000);
+    emit finished(completed);
+}
+
 void LessonController::showLessonViews()
 {
     if (!m_lesson)
-        return;
+        return; // none, or a whole lesson (live-placement): its figures are in the panel
     const std::string_view id = m_lesson->info().id;
     const std::optional<Topology>& topology = *m_parts.topology;
     for (auto& sweep : lessonSweeps(id, m_lesson->results(), topology ? topology->caches() : std::vector<CacheInfo> {}))

@@ -16,6 +16,10 @@ class QMenu;
 class QSplitter;
 class QWidget;
 
+namespace ctxscope {
+struct LessonInfo;
+}
+
 namespace ctxscope::gui {
 
 class LessonPanel;
@@ -50,7 +54,7 @@ public:
     void createViewAction(QMenu* view); // View → Lesson panel
     // Runs a lesson's experiments one after the other and shows its conclusion.
     Status start(const QString& id);
-    LessonSession* lesson() const { return m_lesson; } // the last one started
+    LessonSession* lesson() const { return m_lesson; } // the last lesson of runs started (null after a whole one)
     LessonPanel* panel() const { return m_parts.panel; }
     void showPanel(bool show);
 
@@ -58,12 +62,20 @@ signals:
     void finished(bool completed);
 
 private:
+    // A lesson that runs whole in the worker (live-placement): its phases fill the panel as
+    // the worker streams them, and its conclusion ends it.
+    Status startWhole(const LessonInfo& info);
+    void wholeEnded(bool completed, const std::vector<std::string>& conclusion, const QString& why);
+    bool wholeRecordIsOurs() const; // its store record is still there (no session opened or cleared since)
     void fitRow(); // map | plots | lesson widths while the panel is open
     void showLessonViews(); // the lesson's own curves, once it is done
     bool eventFilter(QObject* watched, QEvent* event) override;
 
     Parts m_parts;
     LessonSession* m_lesson = nullptr;
+    std::optional<quint64> m_wholeJob; // the worker's job of a whole lesson, while it runs
+    std::size_t m_wholeRecord = 0; // its record in the store
+    std::string m_wholeId;
     QAction* m_panelAction = nullptr;
     QList<int> m_sizesBefore; // of the row, restored when the panel closes
 };

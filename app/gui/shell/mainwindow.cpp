@@ -19,6 +19,7 @@
 #include "ctxscope/version.h"
 
 #include <QAction>
+#include <QCloseEvent>
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QFontDatabase>
@@ -158,6 +159,11 @@ void MainWindow::createMenus()
     programs->setText(tr("&Programs (watch and re-pin running threads)"));
     programs->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P));
     view->addAction(programs);
+    // Closing the dock (its button or this action) stops the watch, asking to restore first.
+    connect(programs, &QAction::toggled, m_programs, [this](bool shown) {
+        if (!shown)
+            m_programs->stopWatching();
+    });
     view->addSeparator();
     for (const QString& name : PlotsView::viewNames())
         view->addAction(tr("Show %1").arg(name), this, [this, name] { m_plots->showView(name); });
@@ -173,6 +179,12 @@ void MainWindow::createMenus()
 }
 
 void MainWindow::setTopology(const Topology& topology) { showTopology(topology, false); }
+
+void MainWindow::closeEvent(QCloseEvent* event)
+{
+    m_programs->restoreBeforeQuit();
+    QMainWindow::closeEvent(event);
+}
 
 void MainWindow::showTopology(const Topology& topology, bool server)
 {

@@ -81,6 +81,9 @@ public:
 signals:
     void topologyFailed(const QString& message);
 
+protected:
+    void closeEvent(QCloseEvent* event) override; // offers to restore re-pinned threads first
+
 private:
     void showTopology(const Topology& topology, bool server);
     void createWorkers(QWidget* row, LessonPanel* lessonPanel);

@@ -9,9 +9,10 @@
 #include "ctxscope/topology.h"
 #include "ctxscope/units.h"
 
+#include <QCoreApplication>
+#include <QElapsedTimer>
 #include <QHBoxLayout>
 #include <QHeaderView>
-#include <QHideEvent>
 #include <QItemSelectionModel>
 #include <QLabel>
 #include <QLineEdit>
@@ -255,11 +256,23 @@ void ProgramsPanel::showEvent(QShowEvent* event)
         m_programs->refreshProcesses();
 }
 
-void ProgramsPanel::hideEvent(QHideEvent* event)
+void ProgramsPanel::restoreBeforeQuit()
 {
-    QWidget::hideEvent(event);
-    if (!event->spontaneous())
-        stopWatching();
+    const int changed = static_cast<int>(m_programs->watchData()->restorePlan().size());
+    if (changed == 0 || !m_live)
+        return;
+    const auto answer = QMessageBox::question(this, tr("Restore the affinity?"),
+        tr("%n thread(s) of %1 run(s) on other CPUs than when watching began. Give them back their "
+           "affinity before ctxscope quits?",
+            nullptr, changed)
+            .arg(m_programs->watchData()->name()),
+        QMessageBox::Yes | QMessageBox::No, QMessageBox::Yes);
+    if (answer != QMessageBox::Yes || m_programs->restore() == 0)
+        return;
+    QElapsedTimer waited;
+    waited.start();
+    while (m_programs->pinsInFlight() > 0 && waited.elapsed() < 3000)
+        QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
 }
 
 void ProgramsPanel::watchEnded(const QString& why)
@@ -334,11 +347,12 @@ void ProgramsPanel::updateButtons()
             ? tr("Stop the watch to list the processes again")
             : tr("List the running processes again, sampled over %1 s").arg(ProgramsController::kListSeconds));
     m_watchButton->setEnabled(m_live);
+    m_processTable->setEnabled(m_live);
     m_stopButton->setEnabled(watching);
     const auto cpus = targetCpus();
     const auto tids = selectedThreads();
     m_applyButton->setEnabled(watching && !tids.empty() && !cpus.empty());
-    m_restoreButton->setEnabled(!m_programs->watchData()->restorePlan().empty());
+    m_restoreButton->setEnabled(m_live && !m_programs->watchData()->restorePlan().empty());
     if (!watching)
         m_target->setText(tr("Watch a program, then select threads and click PUs on the map to pin them."));
     else if (cpus.empty())

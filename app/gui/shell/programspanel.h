@@ -56,13 +56,14 @@ public:
     // Watches the PID in the field (or the selected process); Stop asks first when threads
     // were re-pinned.
     void watchChosen();
-    void stopWatching();
+    void stopWatching(); // also when the dock is closed (MainWindow)
+    // Quitting the app: asks, and waits (3 s at most) for the restore to be answered.
+    void restoreBeforeQuit();
     // Pins the selected threads to the PUs selected on the map.
     void applyPin();
     void restore();
 
 protected:
-    void hideEvent(QHideEvent* event) override; // closing the dock stops the watch (asking first)
     void showEvent(QShowEvent* event) override; // the first opening lists the processes
 
 private:
