@@ -8,7 +8,6 @@
 #include "fileopener.h"
 #include "mainwindow.h"
 #include "sessionstore.h"
-#include "testtopologies.h"
 
 #include <fmt/format.h>
 
@@ -50,8 +49,13 @@ int main(int argc, char** argv)
         fmt::print(stderr, "perf_open: could not write the session in {}\n", dir.path().toStdString());
         return 2;
     }
+    auto topology = ctxscope::Topology::loadSynthetic("pack:1 core:2 pu:1");
+    if (!topology) {
+        fmt::print(stderr, "perf_open: {}\n", topology.error().message);
+        return 2;
+    }
     ctxscope::gui::MainWindow window;
-    window.setTopology(ctxscope::testing::synthetic("pack:1 core:2 pu:1"));
+    window.setTopology(*topology);
     window.show();
     qint64 worst = 0;
     int ticks = 0;
