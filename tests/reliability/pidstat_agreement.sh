@@ -52,12 +52,27 @@ pong=${BASH_REMATCH[2]}
 
 # --- 1. switch rates against pidstat -------------------------------------------------------
 judged=""
+# Each tool's window is its first reading to its last; what starts a process (an ASan build's
+# start-up above all) delays the first reading. The windows' misalignment is the difference of
+# the tools' end times; the next attempt starts the earlier-ending tool that much later.
+late_pidstat=0
+late_watch=0
 for attempt in 1 2 3; do
-    (LC_ALL=C S_TIME_FORMAT=ISO pidstat -w -t -p "$pid" 5 1 >"$dir/pidstat.txt" 2>&1; now >"$dir/pidstat.end") &
+    (sleep "$late_pidstat"; LC_ALL=C S_TIME_FORMAT=ISO pidstat -w -t -p "$pid" 5 1 >"$dir/pidstat.txt" 2>&1
+        now >"$dir/pidstat.end") &
     a=$!
-    ("$cli" watch "$pid" --interval 5 --duration 5 --json - >"$dir/watch.ndjson" 2>&1; now >"$dir/watch.end") &
+    (sleep "$late_watch"; "$cli" watch "$pid" --interval 5 --duration 5 --json - >"$dir/watch.ndjson" 2>&1
+        now >"$dir/watch.end") &
     b=$!
     wait "$a" "$b"
+    # watch ended later by this many seconds (negative: pidstat did)
+    skew=$(python3 -c "import sys; print(float(open(sys.argv[1]).read()) - float(open(sys.argv[2]).read()))" \
+        "$dir/watch.end" "$dir/pidstat.end")
+    read -r late_pidstat late_watch < <(python3 -c "
+import sys
+p, w, s = (float(x) for x in sys.argv[1:])
+print(f'{max(0.0, p + s):.3f} {max(0.0, w - s):.3f}')
+" "$late_pidstat" "$late_watch" "$skew")
     verdict=$(python3 - "$dir" "$ping" "$pong" <<'EOF'
 import json, sys
 d, tids = sys.argv[1], [int(t) for t in sys.argv[2:]]
