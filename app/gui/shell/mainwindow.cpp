@@ -14,21 +14,19 @@
 #include "sessionviews.h"
 #include "statuspanel.h"
 #include "topologymappanel.h"
+#include "topologytabs.h"
 
-#include "ctxscope/topology_report.h"
 #include "ctxscope/version.h"
 
 #include <QAction>
 #include <QCloseEvent>
 #include <QDockWidget>
 #include <QFileDialog>
-#include <QFontDatabase>
 #include <QHeaderView>
 #include <QInputDialog>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
-#include <QPlainTextEdit>
 #include <QScreen>
 #include <QSplitter>
 #include <QStatusBar>
@@ -53,13 +51,7 @@ MainWindow::MainWindow(QWidget* parent)
     m_banner->hide();
     auto* vertical = new QSplitter(Qt::Vertical, central);
     auto* top = new QSplitter(Qt::Horizontal, vertical);
-    m_tabs = new QTabWidget(top);
-    m_mapPanel = new TopologyMapPanel(m_tabs);
-    m_topologyText = new QPlainTextEdit(m_tabs);
-    m_topologyText->setReadOnly(true);
-    m_topologyText->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
-    m_tabs->addTab(m_mapPanel, tr("&Map"));
-    m_tabs->addTab(m_topologyText, tr("&Text"));
+    m_tabs = new TopologyTabs(top);
     m_plots = new PlotsView(top);
     top->addWidget(m_tabs);
     top->addWidget(m_plots);
@@ -92,7 +84,7 @@ MainWindow::MainWindow(QWidget* parent)
     addDockWidget(Qt::LeftDockWidgetArea, dock);
     m_status = new StatusPanel(this);
     statusBar()->addPermanentWidget(m_status);
-    m_programs = new ProgramsPanel(*m_mapPanel->map(), this);
+    m_programs = new ProgramsPanel(*mapPanel()->map(), this);
     auto* programsDock = new QDockWidget(tr("Programs"), this);
     programsDock->setObjectName(QStringLiteral("programsDock"));
     programsDock->setWidget(m_programs);
@@ -122,20 +114,20 @@ void MainWindow::createWorkers(QWidget* row, LessonPanel* lessonPanel)
 {
     // The session document first: every other object reads or fills it.
     m_store = new SessionStore(this);
-    m_views = new SessionViews({ this, m_store, m_plots, m_table, m_mapPanel, m_tabs });
-    m_launcher = new RunLauncher({ this, &m_topology, m_runPanel, m_status, m_mapPanel->map(), m_plots, m_views });
+    m_views = new SessionViews({ this, m_store, m_plots, m_table, mapPanel(), m_tabs });
+    m_launcher = new RunLauncher({ this, &m_topology, m_runPanel, m_status, mapPanel()->map(), m_plots, m_views });
     m_views->setController(m_launcher->controller());
     m_programs->setWorkerCpus(m_launcher->controller()->workerCpus());
     m_files = new SessionFiles({ this, &m_topology, m_store, m_views, m_plots, m_launcher->controller() });
     connect(m_files, &SessionFiles::topologyRead, this, &MainWindow::setTopology);
     m_lessons = new LessonController({ this, &m_topology, m_launcher->coordinator(), m_launcher->controller(), m_store,
         m_plots, static_cast<QSplitter*>(row), m_tabs, lessonPanel, m_launcher });
-    m_look = new LookController(*this, *m_mapPanel->map(), *m_table);
+    m_look = new LookController(*this, *mapPanel()->map(), *m_table);
     m_machines = new MachineController({ this, &m_topology, m_launcher, m_store, m_status });
     m_launcher->setConnectionGate(
         [this](std::function<void()> action) { m_machines->whenConnected(std::move(action)); });
     connect(m_machines, &MachineController::machineShown, this, &MainWindow::showTopology);
-    connect(m_mapPanel->map(), &TopologyMapWidget::selectionChanged, this, [this](const QVector<int>& cpus) {
+    connect(mapPanel()->map(), &TopologyMapWidget::selectionChanged, this, [this](const QVector<int>& cpus) {
         m_runPanel->setMapSelection({ cpus.begin(), cpus.end() });
     });
 }
@@ -191,9 +183,8 @@ void MainWindow::showTopology(const Topology& topology, bool server)
     m_topology = topology;
     m_launcher->setShowsServer(server);
     m_store->setMachineTopologyXml(SessionStore::kLocalMachine, {});
-    m_mapPanel->setTopology(topology);
+    m_tabs->setTopology(topology); // the map and the text
     m_runPanel->setTopology(topology);
-    m_topologyText->setPlainText(QString::fromStdString(describeTopology(topology)));
     const bool live = m_launcher->isLive();
     const MachineLink& link = controller()->link();
     m_banner->setVisible(!live);
@@ -248,6 +239,7 @@ void MainWindow::showAbout()
 }
 
 RunController* MainWindow::controller() const { return m_launcher->controller(); }
+TopologyMapPanel* MainWindow::mapPanel() const { return m_tabs->mapPanel(); }
 RunCoordinator* MainWindow::runs() const { return m_launcher->coordinator(); }
 FileOpener* MainWindow::opener() const { return m_files->opener(); }
 LessonSession* MainWindow::lesson() const { return m_lessons->lesson(); }

@@ -8,8 +8,6 @@
 #include <optional>
 
 class QLabel;
-class QPlainTextEdit;
-class QTabWidget;
 class QTableView;
 class QTextBrowser;
 
@@ -33,6 +31,7 @@ class SessionStore;
 class SessionViews;
 class StatusPanel;
 class TopologyMapPanel;
+class TopologyTabs;
 
 // The shell: the window's widgets, docks and menus, and the objects that do the work wired
 // together (HACKING.md, "The GUI"). RunLauncher starts measurements and RunStream routes the
@@ -70,7 +69,7 @@ public:
     ResultsModel* resultsModel() const;
     QAction* runAction() const;
     QAction* cancelAction() const;
-    TopologyMapPanel* mapPanel() const { return m_mapPanel; }
+    TopologyMapPanel* mapPanel() const;
     RunPanel* runPanel() const { return m_runPanel; }
     PlotsView* plots() const { return m_plots; }
     QTableView* resultsTable() const { return m_table; }
@@ -95,9 +94,7 @@ private:
 
     std::optional<Topology> m_topology;
     QLabel* m_banner = nullptr;
-    QTabWidget* m_tabs = nullptr; // the map and the topology as text
-    TopologyMapPanel* m_mapPanel = nullptr;
-    QPlainTextEdit* m_topologyText = nullptr;
+    TopologyTabs* m_tabs = nullptr; // the map and the topology as text
     RunPanel* m_runPanel = nullptr;
     PlotsView* m_plots = nullptr;
     QTableView* m_table = nullptr;
