@@ -299,6 +299,8 @@ TEST(ProgramsController, AMachineChangeFailsPinsInFlightAndForgetsTheOldMachines
     ASSERT_TRUE(QTest::qWaitFor([&] { return watch->threads()->rowOfThread(workload.pong) >= 0; }, kWaitMs));
     const std::vector<int> original = affinityOf(workload.pong);
     QSignalSpy refused(&programs, &ProgramsController::pinRefused);
+    QSignalSpy failed(&programs, &ProgramsController::failed);
+    QSignalSpy ended(&programs, &ProgramsController::watchEnded);
     programs.pinThreads({ workload.pong }, { original.front() });
     ASSERT_EQ(programs.pinsInFlight(), 1);
     // A server that does not exist: the switch stops this machine's worker at once.
@@ -307,6 +309,10 @@ TEST(ProgramsController, AMachineChangeFailsPinsInFlightAndForgetsTheOldMachines
     EXPECT_EQ(programs.processes()->rowCount(), 0);
     EXPECT_EQ(watch->threads()->rowCount(), 0);
     EXPECT_FALSE(programs.isWatching());
+    // The watch ended because the user switched, not because something failed.
+    EXPECT_EQ(failed.count(), 0);
+    ASSERT_EQ(ended.count(), 1);
+    EXPECT_TRUE(ended.at(0).at(0).toString().isEmpty());
     EXPECT_TRUE(watch->restorePlan().empty()) << "nothing of the old machine to restore here";
     ASSERT_EQ(refused.count(), 1); // the pin, failed with the stopped worker
     EXPECT_NE(refused.at(0).at(0).toString().indexOf(QStringLiteral("stopped")), -1);

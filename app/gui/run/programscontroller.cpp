@@ -34,6 +34,10 @@ ProgramsController::ProgramsController(QObject* parent)
             jobEnded(id, QString::fromStdString(summary->ending));
         });
     connect(m_worker, &RunController::runFailed, this, [this](quint64 id, const QString& message) {
+        if (m_switching) { // the worker was stopped on purpose: no failure to report
+            jobEnded(id, {});
+            return;
+        }
         if (id == m_listId || id == m_watchId)
             emit failed(message);
         jobEnded(id, message);
@@ -61,7 +65,9 @@ void ProgramsController::setMachine(const MachineLink& link)
     restore();
     m_link = link;
     m_nextPid.reset();
+    m_switching = true;
     m_worker->stopWorker(); // its watch and list end through runFailed, its pins through pinFailed
+    m_switching = false;
     m_pins.clear();
     m_pinned.clear();
     m_refusal.clear();

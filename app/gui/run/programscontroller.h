@@ -79,6 +79,7 @@ private:
     std::vector<quint64> m_pins; // sent, not answered
     std::vector<PinChange> m_pinned; // the answers so far of the pins in flight
     QString m_refusal; // the last refusal among them
+    bool m_switching = false; // setMachine stops the old machine's worker
     QElapsedTimer m_sinceSample; // since the last sample (or the start), for pins between samples
 };
 
