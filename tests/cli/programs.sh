@@ -16,27 +16,10 @@ trap cleanup EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 command -v taskset >/dev/null || fail "taskset (util-linux) is missing"
 
-# taskset -cp TID's list, expanded ("0,1" and "0-1" both give "0 1").
-affinity() {
-    local list
-    list=$(taskset -cp "$1" | sed 's/.*: //')
-    local out=() part
-    IFS=, read -ra parts <<<"$list"
-    for part in "${parts[@]}"; do
-        if [[ $part == *-* ]]; then out+=($(seq "${part%-*}" "${part#*-}")); else out+=("$part"); fi
-    done
-    echo "${out[*]}"
-}
-
-"$cli" workload pingpong --duration 20 >"$dir/workload.txt" 2>&1 &
-workload=$!
-for _ in $(seq 100); do grep -q "threads:" "$dir/workload.txt" && break; sleep 0.1; done
-line=$(grep "threads:" "$dir/workload.txt") || fail "the workload did not print its threads: $(cat "$dir/workload.txt")"
-[[ $line =~ PID\ ([0-9]+) ]] || fail "no PID in: $line"
-pid=${BASH_REMATCH[1]}
+# shellcheck source=../workload.sh
+. "$(dirname "$0")/../workload.sh"
+start_pingpong 20
 [ "$pid" = "$workload" ] || fail "the workload says PID $pid, the shell started $workload"
-[[ $line =~ ping0\ ([0-9]+)\ pong0\ ([0-9]+) ]] || fail "no ping0 and pong0 TIDs in: $line"
-ping=${BASH_REMATCH[1]}
 
 "$cli" watch "$pid" --interval 0.2 --duration 1 --json - >"$dir/watch.ndjson" || fail "watch failed: $(cat "$dir/watch.ndjson")"
 samples=$(grep -c '"type":"watch_sample"' "$dir/watch.ndjson")

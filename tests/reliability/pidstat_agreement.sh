@@ -29,26 +29,9 @@ command -v taskset >/dev/null || fail "taskset (util-linux) is missing"
 command -v python3 >/dev/null || fail "python3 is missing"
 now() { date +%s.%N; }
 
-# taskset -cp TID's list, expanded ("0,1" and "0-1" both give "0 1").
-affinity() {
-    local list out=() part
-    list=$(taskset -cp "$1" | sed 's/.*: //')
-    IFS=, read -ra parts <<<"$list"
-    for part in "${parts[@]}"; do
-        if [[ $part == *-* ]]; then out+=($(seq "${part%-*}" "${part#*-}")); else out+=("$part"); fi
-    done
-    echo "${out[*]}"
-}
-
-"$cli" workload pingpong --duration 120 >"$dir/workload.txt" 2>&1 &
-workload=$!
-for _ in $(seq 100); do grep -q "threads:" "$dir/workload.txt" && break; sleep 0.1; done
-line=$(grep "threads:" "$dir/workload.txt") || fail "the workload did not print its threads: $(cat "$dir/workload.txt")"
-[[ $line =~ PID\ ([0-9]+) ]] || fail "no PID in: $line"
-pid=${BASH_REMATCH[1]}
-[[ $line =~ ping0\ ([0-9]+)\ pong0\ ([0-9]+) ]] || fail "no ping0 and pong0 TIDs in: $line"
-ping=${BASH_REMATCH[1]}
-pong=${BASH_REMATCH[2]}
+# shellcheck source=../workload.sh
+. "$(dirname "$0")/../workload.sh"
+start_pingpong 120
 
 # --- 1. switch rates against pidstat -------------------------------------------------------
 judged=""
