@@ -5,6 +5,7 @@
 // not exist; a per-CPU kernel thread; another user's program without the privilege (run as
 // nobody by tests/reliability/as_nobody.sh).
 #include "os/task_stat.h"
+#include "programs/snapshot.h"
 
 #include "privilege.h"
 
@@ -144,6 +145,83 @@ TEST(ProgramsLive, ThreadsThatStartAndEndDuringAWatch)
     const WatchSummary summary = watch->summary();
     EXPECT_TRUE(std::any_of(summary.threads.begin(), summary.threads.end(),
         [&](const ThreadSummary& t) { return t.tid == tid && t.ended; }));
+}
+
+// A watch reads `sched` and the affinity of a thread only when it ran since the last reading,
+// and every kFullReadEvery readings anyway (programs/snapshot.h): an affinity another tool sets
+// on a thread that sleeps on still shows within that many readings, and a thread that wakes
+// once has its switch counted in the very next reading.
+TEST(ProgramsLive, ASleepingThreadsNewAffinityAndItsOneWakeShowInTime)
+{
+    std::mutex mutex;
+    std::condition_variable wake;
+    int wakes = 0;
+    bool leave = false;
+    std::atomic<long> tid { 0 };
+    std::thread sleeper([&] {
+        tid = static_cast<long>(::gettid());
+        std::unique_lock lock(mutex);
+        for (int seen = 0; !leave; seen = wakes)
+            wake.wait(lock, [&] { return leave || wakes != seen; });
+    });
+    const auto stop = [&] {
+        {
+            std::lock_guard lock(mutex);
+            leave = true;
+        }
+        wake.notify_one();
+        sleeper.join();
+    };
+    while (tid == 0)
+        std::this_thread::yield();
+    const auto sleeping = [&] {
+        const auto stat = os::readTaskStat(::getpid(), tid);
+        return stat.ok() && stat->state == 'S';
+    };
+    for (int i = 0; i < 2000 && !sleeping(); ++i)
+        pause(1);
+    const std::vector<int> allowed = threadAffinity(static_cast<int>(tid));
+    if (allowed.size() < 2) {
+        stop();
+        GTEST_SKIP() << "one CPU allowed: no other affinity to set";
+    }
+    auto watch = ProcessWatch::start(::getpid());
+    ASSERT_TRUE(watch.ok()) << watch.error().message;
+    ASSERT_TRUE(watch->next().ok());
+
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(static_cast<std::size_t>(allowed.back()), &one);
+    ASSERT_EQ(::sched_setaffinity(static_cast<pid_t>(tid), sizeof one, &one), 0);
+    int readings = 0;
+    bool shown = false;
+    while (!shown && readings < programs::kFullReadEvery) {
+        const auto sample = watch->next();
+        ASSERT_TRUE(sample.ok()) << sample.error().message;
+        ++readings;
+        const ThreadRates* t = findThread(*sample, tid);
+        ASSERT_NE(t, nullptr);
+        shown = t->affinity == std::vector<int> { allowed.back() };
+    }
+    EXPECT_TRUE(shown) << "the new affinity did not show in " << readings << " readings";
+
+    // The next reading must not be one that reads every file of this thread anyway.
+    while ((watch->summary().samples + 1) % programs::kFullReadEvery == tid % programs::kFullReadEvery)
+        ASSERT_TRUE(watch->next().ok());
+    {
+        std::lock_guard lock(mutex);
+        ++wakes;
+    }
+    wake.notify_one();
+    pause(20);
+    for (int i = 0; i < 2000 && !sleeping(); ++i) // back in its wait
+        pause(1);
+    const auto woken = watch->next();
+    stop();
+    ASSERT_TRUE(woken.ok()) << woken.error().message;
+    const ThreadRates* t = findThread(*woken, tid);
+    ASSERT_NE(t, nullptr);
+    EXPECT_GT(t->voluntaryPerS, 0.0) << "its wake and sleep were not counted";
 }
 
 TEST(ProgramsLive, AProcessEndingEndsTheWatchWithASentence)

@@ -40,6 +40,7 @@ say "the interference accounting's cost on run syscall (perf_interference)"
 
 say "watching a process of 1,000 threads at 2 Hz (perf_watch)"
 "$B/tests/perf/perf_watch" >"$OUT/watch.txt" || say "perf_watch: goal not met or could not run"
+"$B/tests/perf/perf_watch" --waking >>"$OUT/watch.txt" || say "perf_watch --waking: could not run"
 
 # One pair of an all-pairs spin matrix, repeated: its time x 8,128 (the pairs of 128 PUs).
 say "time per pair of matrix spin --all-pairs (perf_matrix)"

@@ -5,6 +5,9 @@
 // and the waits between) over the whole 10 s, as a share of one CPU; the median reading's CPU
 // time beside it. Prints the load average, which the figure depends on. Goal (issue #19):
 // under 5% of one CPU.
+// With --waking every thread wakes every 0.1 s (one switch and a few microseconds of CPU), so
+// each runs in every interval and the watch cannot keep any thread's `sched` reading from the
+// last (programs/snapshot.h): the worst case, reported beside the goal, not held to it.
 // Exit status 0 when the goal holds, 1 when not, 2 when it could not run. Never part of ctest.
 #include "ctxscope/watch.h"
 #include "perf_util.h"
@@ -16,6 +19,7 @@
 #include <cstdlib>
 #include <ctime>
 #include <mutex>
+#include <string_view>
 #include <thread>
 #include <unistd.h>
 #include <vector>
@@ -37,8 +41,9 @@ double threadCpuNs()
 
 } // namespace
 
-int main()
+int main(int argc, char** argv)
 {
+    const bool waking = argc > 1 && std::string_view(argv[1]) == "--waking";
     std::mutex mutex;
     std::condition_variable wake;
     bool leave = false;
@@ -47,7 +52,10 @@ int main()
     for (int i = 0; i < kThreads; ++i)
         threads.emplace_back([&] {
             std::unique_lock lock(mutex);
-            wake.wait(lock, [&] { return leave; });
+            if (waking)
+                while (!wake.wait_for(lock, std::chrono::milliseconds(100), [&] { return leave; })) { }
+            else
+                wake.wait(lock, [&] { return leave; });
         });
     auto watch = ProcessWatch::start(::getpid());
     int status = 2;
@@ -77,11 +85,14 @@ int main()
             const double share = (threadCpuNs() - cpuBegin) / 1e9 / wallS;
             double load[3] = {};
             const bool loadKnown = ::getloadavg(load, 3) == 3;
-            fmt::print("watch of {} threads at {} Hz for {:.1f} s: the watching thread used {:.2f}% of one CPU "
-                       "(goal < 5%): {}; {:.2f} ms of CPU a reading (median of {}); load average {}\n",
-                seen, kHz, wallS, share * 100, share < 0.05 ? "met" : "MISSED", perf::median(cpuMs), kReadings,
+            const std::string verdict = waking ? std::string("worst case, the goal is for sleeping threads")
+                                               : fmt::format("goal < 5%: {}", share < 0.05 ? "met" : "MISSED");
+            fmt::print("watch of {} threads ({}) at {} Hz for {:.1f} s: the watching thread used {:.2f}% of one CPU "
+                       "({}); {:.2f} ms of CPU a reading (median of {}); load average {}\n",
+                seen, waking ? "each waking every 0.1 s" : "sleeping", kHz, wallS, share * 100, verdict,
+                perf::median(cpuMs), kReadings,
                 loadKnown ? fmt::format("{:.2f} {:.2f} {:.2f}", load[0], load[1], load[2]) : std::string("unknown"));
-            status = share < 0.05 ? 0 : 1;
+            status = share < 0.05 || waking ? 0 : 1;
         }
     }
     {

@@ -83,7 +83,8 @@ ProcessWatch ProcessWatch::fromSnapshot(programs::ProcessSnapshot first)
 
 Expected<WatchSample> ProcessWatch::next()
 {
-    return nextFrom(programs::readProcessSnapshot(m_state->previous.pid, &m_state->files));
+    State& s = *m_state;
+    return nextFrom(programs::readProcessSnapshot(s.previous.pid, &s.files, &s.previous, s.samples + 1));
 }
 
 Expected<WatchSample> ProcessWatch::nextFrom(Expected<programs::ProcessSnapshot> now)

@@ -34,9 +34,29 @@ Expected<os::TaskStatus> fromSched(const std::optional<os::TaskSched>& sched, lo
     return s;
 }
 
+// The previous reading of the same thread (same TID and start time) when it has not run
+// since: nothing changed that `sched` or the affinity would tell.
+const TaskSnapshot* idleSince(
+    const ProcessSnapshot* previous, const os::TaskStat& stat, const std::optional<os::TaskSchedstat>& schedstat)
+{
+    if (!previous || !schedstat)
+        return nullptr;
+    const auto it = std::lower_bound(previous->tasks.begin(), previous->tasks.end(), stat.tid,
+        [](const TaskSnapshot& t, long tid) { return t.stat.tid < tid; });
+    if (it == previous->tasks.end() || it->stat.tid != stat.tid || it->stat.starttime != stat.starttime
+        || !it->schedstat)
+        return nullptr;
+    const os::TaskSchedstat& was = *it->schedstat;
+    const bool ran = was.runNs != schedstat->runNs || was.waitNs != schedstat->waitNs
+        || was.timeslices != schedstat->timeslices || it->stat.cpuTicks() != stat.cpuTicks()
+        || it->stat.state != stat.state || it->stat.processor != stat.processor;
+    return ran ? nullptr : &*it;
+}
+
 } // namespace
 
-Expected<ProcessSnapshot> readProcessSnapshot(long pid, os::TaskFiles* files)
+Expected<ProcessSnapshot> readProcessSnapshot(
+    long pid, os::TaskFiles* files, const ProcessSnapshot* previous, int reading)
 {
     const auto gone = [pid] { return makeError("no process with PID " + std::to_string(pid) + " is running"); };
     if (pid <= 0)
@@ -60,17 +80,22 @@ Expected<ProcessSnapshot> readProcessSnapshot(long pid, os::TaskFiles* files)
         auto stat = tid == pid ? leader : os::readTaskStat(pid, tid, files);
         if (!stat)
             continue;
+        std::optional<os::TaskSchedstat> schedstat;
+        if (auto read = os::readTaskSchedstat(pid, tid, files))
+            schedstat = *read;
+        const bool fullRead = tid % kFullReadEvery == reading % kFullReadEvery;
+        if (const TaskSnapshot* idle = fullRead ? nullptr : idleSince(previous, *stat, schedstat)) {
+            snap.tasks.push_back(TaskSnapshot { std::move(*stat), idle->status, schedstat, idle->migrations });
+            continue;
+        }
         const auto sched = os::readTaskSched(pid, tid, files);
         auto status = fromSched(sched, tid);
         if (!status)
             status = os::readTaskStatus(pid, tid, files);
         if (!status)
             continue;
-        TaskSnapshot task { std::move(*stat), std::move(*status), std::nullopt,
-            sched ? std::optional<std::uint64_t>(sched->migrations) : std::nullopt };
-        if (auto schedstat = os::readTaskSchedstat(pid, tid, files))
-            task.schedstat = *schedstat;
-        snap.tasks.push_back(std::move(task));
+        snap.tasks.push_back(TaskSnapshot { std::move(*stat), std::move(*status), schedstat,
+            sched ? std::optional<std::uint64_t>(sched->migrations) : std::nullopt });
     }
     snap.timeNs = monotonicNs();
     // A zombie (ended, not yet reaped by its parent) has no thread left that can run.
