@@ -5,14 +5,20 @@
 // waiting, and after a disconnect or a dropped connection the status says so and the next
 // Run asks before it reconnects. The dialogs are grabbed to PNGs beside the test binary
 // (connect-dialog*.png) to be looked at.
+#include "compareplot.h"
 #include "connectdialog.h"
+#include "liveplot.h"
 #include "localsshd.h"
 #include "machinecontroller.h"
 #include "mainwindow.h"
+#include "plotsview.h"
+#include "qcp.h"
 #include "resultsmodel.h"
 #include "runcoordinator.h"
 #include "runlauncher.h"
 #include "runpanel.h"
+#include "sessionfiles.h"
+#include "sessionstore.h"
 #include "statuspanel.h"
 #include "testtopologies.h"
 #include "topologymappanel.h"
@@ -21,8 +27,10 @@
 #include "ctxscope/sysinfo.h"
 
 #include <QAction>
+#include <QComboBox>
 #include <QDir>
 #include <QFile>
+#include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
@@ -30,6 +38,8 @@
 #include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
+#include <QTableView>
+#include <QTemporaryDir>
 #include <QTest>
 
 #include <gtest/gtest.h>
@@ -275,4 +285,104 @@ TEST_F(ConnectDialogTest, ADroppedConnectionIsSaidAtOnceAndRunOffersToReconnect)
     EXPECT_TRUE(question->text().contains(QStringLiteral("lab-test"))) << question->text().toStdString();
     question->button(QMessageBox::No)->click();
     EXPECT_TRUE(m_window.launcher()->needsConnection()); // No: nothing reconnected
+}
+
+// This machine and lab-test in one window: the toolbar's switcher lists both and moves runs
+// between them, each row names where it ran, Compare gets one source for each machine, and a
+// saved session keeps the server's runs under the server (read back the same).
+TEST_F(ConnectDialogTest, TheSwitcherHoldsThisMachineAndTheServerAndEachRowNamesItsMachine)
+{
+    QComboBox* switcher = m_window.machines()->switcher();
+    ASSERT_NE(switcher, nullptr);
+    const auto waitIdle = [&](bool remote) {
+        return QTest::qWaitFor(
+            [&] {
+                return m_window.controller()->link().isRemote() == remote && m_window.launcher()->isLive()
+                    && m_window.controller()->state() == RunController::State::Idle;
+            },
+            kConnectMs);
+    };
+    QSignalSpy finished(m_window.runs(), &RunCoordinator::runFinished);
+    quint64 lastRun = 0;
+    const auto runOnce = [&] {
+        const qsizetype before = finished.size();
+        const auto id = m_window.launcher()->startSpec(shortRun());
+        if (!id)
+            return false;
+        lastRun = *id;
+        return QTest::qWaitFor([&] { return finished.size() > before; }, kConnectMs)
+            && finished.back().at(1).value<RunOutcome>() == RunOutcome::Succeeded;
+    };
+
+    emit switcher->activated(0); // this machine, from the synthetic map the fixture shows
+    ASSERT_TRUE(waitIdle(false));
+    ASSERT_TRUE(runOnce());
+    EXPECT_TRUE(m_window.resultsTable()->isColumnHidden(ResultsModel::Machine)) << "one machine: no column";
+
+    ASSERT_TRUE(connectToLabTest());
+    ASSERT_TRUE(waitIdle(true));
+    ASSERT_EQ(switcher->count(), 2);
+    EXPECT_EQ(switcher->itemText(0), QStringLiteral("this machine"));
+    EXPECT_EQ(switcher->itemText(1), QStringLiteral("lab-test"));
+    EXPECT_EQ(switcher->currentIndex(), 1);
+    ASSERT_TRUE(runOnce());
+    ResultsModel* rows = m_window.resultsModel();
+    ASSERT_EQ(rows->rowCount(), 2);
+    EXPECT_EQ(rows->data(rows->index(0, ResultsModel::Machine)).toString(), QStringLiteral("this machine"));
+    EXPECT_EQ(rows->data(rows->index(1, ResultsModel::Machine)).toString(), QStringLiteral("lab-test"));
+    EXPECT_FALSE(m_window.resultsTable()->isColumnHidden(ResultsModel::Machine));
+    EXPECT_EQ(m_window.resultsTable()->horizontalHeader()->visualIndex(ResultsModel::Machine), 0);
+    const QCPGraph* curve = m_window.plots()->livePlot()->medianGraph(lastRun);
+    ASSERT_NE(curve, nullptr);
+    EXPECT_TRUE(curve->name().endsWith(QStringLiteral(" · lab-test"))) << curve->name().toStdString();
+    grab(&m_window, "connect-two-machines.png");
+    // Compare: this session's runs as one source for each machine, the server's named so.
+    const auto& sources = m_window.plots()->comparePlot()->sources();
+    ASSERT_GE(sources.size(), 2U);
+    EXPECT_EQ(sources[0].origin, QStringLiteral("this session"));
+    EXPECT_EQ(sources[0].results.size(), 1U);
+    EXPECT_EQ(sources[1].origin, QStringLiteral("this session, lab-test"));
+    EXPECT_EQ(sources[1].results.size(), 1U);
+
+    // Back to this machine: the server is listed as not connected, and runs go here.
+    emit switcher->activated(0);
+    ASSERT_TRUE(waitIdle(false));
+    ASSERT_TRUE(
+        QTest::qWaitFor([&] { return switcher->itemText(1) == QStringLiteral("lab-test (not connected)"); }, 5000))
+        << switcher->itemText(1).toStdString();
+    EXPECT_EQ(switcher->currentIndex(), 0);
+    ASSERT_TRUE(runOnce());
+    EXPECT_EQ(rows->data(rows->index(2, ResultsModel::Machine)).toString(), QStringLiteral("this machine"));
+
+    // And to the server again, connected anew with the CLI it was reached with.
+    emit switcher->activated(1);
+    ASSERT_TRUE(waitIdle(true));
+    EXPECT_EQ(m_window.controller()->link().destination, QStringLiteral("lab-test"));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return switcher->currentText() == QStringLiteral("lab-test"); }, 5000))
+        << switcher->currentText().toStdString();
+
+    // The session keeps each machine's runs apart and reads back the same.
+    QTemporaryDir dir;
+    ASSERT_TRUE(dir.isValid());
+    const QString path = dir.filePath(QStringLiteral("two.json"));
+    ASSERT_TRUE(m_window.files()->saveSession(path).ok());
+    const Session saved = m_window.files()->session();
+    EXPECT_EQ(saved.runs.size(), 2U);
+    ASSERT_EQ(saved.machines.size(), 1U);
+    EXPECT_EQ(saved.machines[0].name, "lab-test");
+    EXPECT_EQ(saved.machines[0].runs.size(), 1U);
+    EXPECT_FALSE(saved.machines[0].topologyXml.empty());
+    EXPECT_TRUE(saved.machines[0].context.contains("host_name"));
+    MainWindow second;
+    second.setTopology(ctxscope::testing::synthetic("pack:1 core:2 pu:2"));
+    const Status opened = second.files()->loadSession(path);
+    ASSERT_TRUE(opened.ok()) << opened.error().message;
+    ASSERT_EQ(second.resultsModel()->rowCount(), 3);
+    int onServer = 0;
+    for (int r = 0; r < 3; ++r)
+        onServer += second.resultsModel()->data(second.resultsModel()->index(r, ResultsModel::Machine)).toString()
+            == QStringLiteral("lab-test");
+    EXPECT_EQ(onServer, 1);
+    EXPECT_TRUE(second.store()->machineKeys().contains(QStringLiteral("lab-test")));
+    EXPECT_EQ(second.machines()->switcher()->count(), 2);
 }

@@ -112,6 +112,17 @@ QVariant ResultsModel::data(const QModelIndex& index, int role) const
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
         return {};
     const ResultRow& row = m_rows[static_cast<std::size_t>(index.row())];
+    if (index.column() == Machine) {
+        const QString name = row.machine.isEmpty() ? tr("this machine") : row.machine;
+        if (role == Qt::DisplayRole || role == SortRole)
+            return name;
+        if (role == Qt::ToolTipRole)
+            return row.machine.isEmpty() ? tr("Measured on the session's own machine")
+                                         : tr("Measured on %1 over ssh").arg(row.machine);
+        if (role == IdRole)
+            return QVariant::fromValue(row.id);
+        return {};
+    }
     switch (role) {
     case Qt::DisplayRole:
         return display(*row.result, index.column());
@@ -244,10 +255,10 @@ QVariant ResultsModel::headerData(int section, Qt::Orientation orientation, int 
 {
     if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount)
         return {};
-    static const char* const kTitles[]
-        = { QT_TR_NOOP("Bench"), QT_TR_NOOP("Mode"), QT_TR_NOOP("CPUs"), QT_TR_NOOP("Relation"), QT_TR_NOOP("Median"),
-              QT_TR_NOOP("Per switch"), QT_TR_NOOP("Min"), QT_TR_NOOP("p99"), QT_TR_NOOP("CV"), QT_TR_NOOP("Vol./op"),
-              QT_TR_NOOP("Invol./op"), QT_TR_NOOP("Migr."), QT_TR_NOOP("Interference"), QT_TR_NOOP("Warnings") };
+    static const char* const kTitles[] = { QT_TR_NOOP("Bench"), QT_TR_NOOP("Mode"), QT_TR_NOOP("CPUs"),
+        QT_TR_NOOP("Relation"), QT_TR_NOOP("Median"), QT_TR_NOOP("Per switch"), QT_TR_NOOP("Min"), QT_TR_NOOP("p99"),
+        QT_TR_NOOP("CV"), QT_TR_NOOP("Vol./op"), QT_TR_NOOP("Invol./op"), QT_TR_NOOP("Migr."),
+        QT_TR_NOOP("Interference"), QT_TR_NOOP("Warnings"), QT_TR_NOOP("Machine") };
     if (role == Qt::DisplayRole)
         return tr(kTitles[section]);
     if (role == Qt::ToolTipRole && section == Cv)

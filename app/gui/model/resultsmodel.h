@@ -15,6 +15,9 @@ struct ResultRow {
     quint64 id = 0; // the run's id, also the key of its curves
     std::shared_ptr<const RunResult> result;
     QColor color; // of its curves
+    // The machine it was measured on: empty for the session's own machine (this one, or the
+    // one a loaded session was measured on), else a server as the user named it (`lab-3`).
+    QString machine {};
 };
 
 // One row per finished run: what ran, where, its statistics and self-checks. A thin view
@@ -37,6 +40,7 @@ public:
         Migrations,
         Interference,
         Warnings,
+        Machine, // shown first, and only while the session holds more than one machine
         ColumnCount
     };
     static constexpr int IdRole = Qt::UserRole + 1;

@@ -129,6 +129,13 @@ json sessionToJson(const Session& s)
         { "sweeps", std::move(sweeps) }, { "matrices", std::move(matrices) }, { "compare", std::move(compared) } };
     if (!s.lessons.empty())
         out["lessons"] = lessonsToJson(s.lessons);
+    if (!s.machines.empty()) {
+        json machines = json::array();
+        for (const SessionMachine& m : s.machines)
+            machines.push_back({ { "machine", m.name }, { "topology_xml", m.topologyXml }, { "context", m.context },
+                { "benchmarks", resultsArray(m.runs) } });
+        out["machines"] = std::move(machines);
+    }
     return out;
 }
 
@@ -211,6 +218,28 @@ Expected<Session> sessionFromDocument(const json& doc)
         if (!records)
             return records.error();
         s.lessons = std::move(*records);
+    }
+    if (doc.contains("machines")) {
+        const json& machines = field(doc, "machines", json::value_t::array, "", error);
+        if (!error.empty())
+            return makeError(error);
+        for (std::size_t i = 0; i < machines.size(); ++i) {
+            const std::string where = "machines[" + std::to_string(i) + "].";
+            const json& m = machines[i];
+            const json& name = field(m, "machine", json::value_t::string, where, error);
+            const json& mxml = field(m, "topology_xml", json::value_t::string, where, error);
+            const json& theirs = field(m, "context", json::value_t::object, where, error);
+            const json& mruns = field(m, "benchmarks", json::value_t::array, where, error);
+            if (!error.empty())
+                return makeError(error);
+            if (name.get<std::string>().empty())
+                return makeError(where + "machine: empty (a machine needs its name)");
+            auto part = readPart(theirs, mruns, where + "benchmarks");
+            if (!part)
+                return part.error();
+            s.machines.push_back(
+                { name.get<std::string>(), mxml.get<std::string>(), theirs, std::move(part->results) });
+        }
     }
     return s;
 }

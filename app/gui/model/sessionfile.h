@@ -30,6 +30,16 @@ struct LessonRecord {
     bool finished = false;
 };
 
+// Another machine measured in the same session (a server over ssh, named as the user named
+// it): its topology and context block as its worker's hello gave them, and the runs measured
+// there.
+struct SessionMachine {
+    std::string name;
+    std::string topologyXml;
+    nlohmann::json context = nlohmann::json::object();
+    std::vector<RunResult> runs;
+};
+
 // Everything a session shows, as one JSON file: the machine (topology XML, system info and
 // the worker's context block), the runs with their samples, the working-set sweeps, the
 // matrices and the results files opened for comparison.
@@ -50,6 +60,9 @@ struct Session {
     // Written only when there is one: files of sessions without lessons stay as they were,
     // and files saved before lessons were kept load with none.
     std::vector<LessonRecord> lessons;
+    // The other machines' runs (the session's own machine is the one above). Written only
+    // when there is one, like the lessons.
+    std::vector<SessionMachine> machines;
 };
 
 inline constexpr int kSessionFormatVersion = 1;

@@ -9,6 +9,15 @@ SessionStore::SessionStore(QObject* parent)
     : QObject(parent)
 {
     m_machines[kLocalMachine] = {};
+    m_machineOrder << kLocalMachine;
+}
+
+QStringList SessionStore::machineKeys() const { return m_machineOrder; }
+
+bool SessionStore::runsSpanMachines() const
+{
+    return std::any_of(
+        m_runs.begin(), m_runs.end(), [this](const ResultRow& r) { return r.machine != m_runs.front().machine; });
 }
 
 const ResultRow* SessionStore::run(quint64 id) const
@@ -77,12 +86,16 @@ const MachineContext& SessionStore::machine(const QString& key) const
 
 void SessionStore::setMachineContext(const QString& key, nlohmann::json context)
 {
+    if (!m_machines.count(key))
+        m_machineOrder << key;
     m_machines[key].context = std::move(context);
     emit machineChanged(key);
 }
 
 void SessionStore::setMachineTopologyXml(const QString& key, std::string xml)
 {
+    if (!m_machines.count(key))
+        m_machineOrder << key;
     m_machines[key].topologyXml = std::move(xml);
     emit machineChanged(key);
 }
@@ -102,13 +115,28 @@ Session SessionStore::toSession(const nlohmann::json& liveContext, const std::st
     Session s;
     s.topologyXml = local.topologyXml.empty() ? shownXml : local.topologyXml;
     s.context = liveContext.is_object() ? liveContext
+        : m_localWorker.is_object()     ? m_localWorker
         : local.context.is_object()     ? local.context
                                         : nlohmann::json::object();
     if (s.context.contains("ctxscope") && s.context["ctxscope"].is_object()
         && s.context["ctxscope"].contains("sysinfo"))
         s.sysinfo = s.context["ctxscope"]["sysinfo"];
-    for (const ResultRow& row : m_runs)
-        s.runs.push_back(*row.result);
+    for (const ResultRow& row : m_runs) {
+        if (row.machine.isEmpty()) {
+            s.runs.push_back(*row.result);
+            continue;
+        }
+        const std::string name = row.machine.toStdString();
+        auto it = std::find_if(
+            s.machines.begin(), s.machines.end(), [&](const SessionMachine& m) { return m.name == name; });
+        if (it == s.machines.end()) {
+            const MachineContext& server = machine(row.machine);
+            s.machines.push_back({ name, server.topologyXml,
+                server.context.is_object() ? server.context : nlohmann::json::object(), {} });
+            it = s.machines.end() - 1;
+        }
+        it->runs.push_back(*row.result);
+    }
     s.sweeps = m_sweeps;
     s.matrices = m_matrices;
     s.compared = m_compared;
@@ -124,6 +152,11 @@ void SessionStore::load(Session session, std::vector<ResultRow> rows, const QStr
     m_comparedContexts = std::move(session.comparedContexts);
     m_machines[kLocalMachine].context = std::move(session.context);
     emit machineChanged(kLocalMachine);
+    for (SessionMachine& m : session.machines) {
+        const QString key = QString::fromStdString(m.name);
+        setMachineTopologyXml(key, std::move(m.topologyXml));
+        setMachineContext(key, std::move(m.context));
+    }
     for (ResultRow& row : rows)
         addRun(std::move(row), origin);
     for (auto& sweep : session.sweeps)

@@ -8,6 +8,7 @@
 
 #include <QObject>
 #include <QString>
+#include <QStringList>
 
 #include <map>
 #include <memory>
@@ -54,16 +55,31 @@ public:
     void addCompared(CompareSource source, nlohmann::json context);
 
     const MachineContext& machine(const QString& key = kLocalMachine) const;
+    // This machine's worker's context block as its last hello gave it (kept while a server
+    // is shown, for the session's own machine when it is saved then); null before one.
+    void setLocalWorkerContext(nlohmann::json context) { m_localWorker = std::move(context); }
+    const nlohmann::json& localWorkerContext() const { return m_localWorker; }
+    // Every machine the session knows: this one (kLocalMachine) first, then the servers in
+    // the order they joined (connected, or read from a session).
+    QStringList machineKeys() const;
+    // The store's key of a row's machine (ResultRow::machine: empty for the session's own).
+    static QString keyOf(const ResultRow& row) { return row.machine.isEmpty() ? kLocalMachine : row.machine; }
+    // Whether the runs were measured on more than one machine.
+    bool runsSpanMachines() const;
     void setMachineContext(const QString& key, nlohmann::json context);
     void setMachineTopologyXml(const QString& key, std::string xml);
 
     // Runs, sweeps, matrices and lessons go; compared files and machines stay (as "Clear" did).
     void clearMeasurements();
-    // The saved form; `liveContext` (the worker's block, when one is connected) wins over a
-    // loaded one and `shownXml` is used when the session holds no topology of its own.
+    // The saved form; `liveContext` (this machine's worker's block, when one is connected),
+    // or else its last hello's (kept while a server is shown), wins over a loaded one, and
+    // `shownXml` is used when the session holds no topology of its own. The runs of servers
+    // go to Session::machines, each with its server's context and topology as its worker's
+    // hello gave them.
     Session toSession(const nlohmann::json& liveContext, const std::string& shownXml) const;
-    // Replaces everything by a loaded session read from `origin`; `rows` are its runs with
-    // the ids and colours the app gave them.
+    // Replaces everything by a loaded session read from `origin`; `rows` are its runs (its
+    // own machine's, then each of Session::machines', named in ResultRow::machine) with the
+    // ids and colours the app gave them.
     void load(Session session, std::vector<ResultRow> rows, const QString& origin);
 
 signals:
@@ -86,6 +102,8 @@ private:
     std::vector<CompareSource> m_compared;
     std::vector<nlohmann::json> m_comparedContexts;
     std::map<QString, MachineContext> m_machines;
+    QStringList m_machineOrder; // the keys of m_machines as they joined
+    nlohmann::json m_localWorker;
 };
 
 } // namespace ctxscope::gui

@@ -8,14 +8,21 @@
 #include "sessionstore.h"
 #include "statuspanel.h"
 
+#include <algorithm>
+#include <vector>
+
 #include <QAction>
+#include <QComboBox>
 #include <QFile>
+#include <QLabel>
 #include <QMainWindow>
 #include <QMenu>
 #include <QMessageBox>
 #include <QPushButton>
 #include <QSettings>
+#include <QSignalBlocker>
 #include <QStatusBar>
+#include <QToolBar>
 
 namespace ctxscope::gui {
 
@@ -39,7 +46,7 @@ MachineController::MachineController(const Parts& parts)
             if (c->link().isRemote())
                 m_parts.store->setMachineContext(c->link().destination, c->workerContext());
             else
-                m_localHello = c->workerContext();
+                m_parts.store->setLocalWorkerContext(c->workerContext());
             m_lastFailure.clear();
             refresh();
         },
@@ -48,6 +55,7 @@ MachineController::MachineController(const Parts& parts)
         c, &RunController::workerFailed, this, [this](const QString& why) { m_lastFailure = why; },
         Qt::QueuedConnection);
     connect(c, &RunController::stateChanged, this, &MachineController::updateActions, Qt::QueuedConnection);
+    connect(m_parts.store, &SessionStore::machineChanged, this, &MachineController::updateSwitcher);
     connect(m_connector, &MachineConnector::failed, this, [this](const QString& why) {
         m_parts.window->statusBar()->showMessage(why, 30'000);
         auto* box = new QMessageBox(QMessageBox::Warning, tr("Reconnect"), why, QMessageBox::Ok, m_parts.window);
@@ -67,6 +75,45 @@ void MachineController::createActions(QMenu* file)
     m_disconnect->setToolTip(tr("Stop the worker on the server; what was measured there stays"));
     file->addAction(tr("Show this &machine"), this, &MachineController::showThisMachine);
     updateActions();
+}
+
+void MachineController::createToolBar()
+{
+    QToolBar* bar = m_parts.window->addToolBar(tr("Machine"));
+    bar->setObjectName(QStringLiteral("machineToolBar")); // saveState needs a name
+    bar->setMovable(false);
+    bar->addWidget(new QLabel(tr("Machine: "), bar));
+    m_switcher = new QComboBox(bar);
+    m_switcher->setObjectName(QStringLiteral("machineSwitcher"));
+    m_switcher->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    m_switcher->setToolTip(tr("The machine the map shows and runs, sweeps, matrices and lessons go to: this one, "
+                              "or a server over ssh (File → Connect to a machine… adds one)"));
+    bar->addWidget(m_switcher);
+    connect(m_switcher, &QComboBox::activated, this,
+        [this](int index) { switchTo(m_switcher->itemData(index).toString()); });
+    updateSwitcher();
+}
+
+void MachineController::switchTo(const QString& server)
+{
+    const MachineLink& now = m_parts.launcher->controller()->link();
+    if (server.isEmpty()) {
+        if (now.isRemote() || !m_parts.launcher->isLive())
+            showThisMachine();
+        return;
+    }
+    if (now.isRemote() && now.destination == server && !m_parts.launcher->needsConnection()
+        && m_parts.launcher->showsServer()) {
+        updateSwitcher();
+        return; // already there
+    }
+    cancelReconnect();
+    MachineLink link;
+    link.destination = server;
+    const auto cli = m_remoteClis.find(server);
+    link.remoteCli = cli != m_remoteClis.end() ? cli->second
+                                               : QSettings().value(kCliKey, QStringLiteral("ctxscope-cli")).toString();
+    connectTo(link, tr("Connecting to %1…").arg(server), [] {});
 }
 
 ConnectDialog* MachineController::showConnectDialog()
@@ -101,7 +148,9 @@ void MachineController::adopt(const MachineLink& link, const Topology& topology)
     RunController* c = m_parts.launcher->controller();
     if (link.isRemote()) {
         // The hello came before this (the connector waited for it): the machine is known now.
+        m_parts.store->setMachineTopologyXml(link.destination, c->workerTopologyXml());
         m_parts.store->setMachineContext(link.destination, c->workerContext());
+        m_remoteClis[link.destination] = link.remoteCli;
         rememberHost(link);
     }
     m_lastFailure.clear();
@@ -117,6 +166,7 @@ void MachineController::adopt(const MachineLink& link, const Topology& topology)
     else
         emit machineShown(topology, link.isRemote());
     updateActions();
+    updateSwitcher();
 }
 
 void MachineController::disconnectMachine()
@@ -151,6 +201,42 @@ void MachineController::showThisMachine()
     m_shownServerXml.clear();
     emit machineShown(*live, false); // the window starts this machine's worker
     updateActions();
+    updateSwitcher();
+}
+
+void MachineController::updateSwitcher()
+{
+    if (!m_switcher)
+        return;
+    const MachineLink& link = m_parts.launcher->controller()->link();
+    struct Item {
+        QString text, server, tip;
+    };
+    std::vector<Item> items { { tr("this machine"), QString(), tr("This machine, with a local worker") } };
+    for (const QString& key : m_parts.store->machineKeys()) {
+        if (key == SessionStore::kLocalMachine)
+            continue;
+        const bool connected = link.isRemote() && link.destination == key && !m_parts.launcher->needsConnection();
+        items.push_back({ connected ? key : tr("%1 (not connected)").arg(key), key,
+            describeMachine(key, m_parts.store->machine(key).context).summary() });
+    }
+    const QSignalBlocker quiet(m_switcher);
+    // Rebuilt only when the list changed: a rebuild would close the list while it is open.
+    bool same = m_switcher->count() == static_cast<int>(items.size());
+    for (int i = 0; same && i < m_switcher->count(); ++i) {
+        const Item& item = items[static_cast<std::size_t>(i)];
+        same = m_switcher->itemText(i) == item.text && m_switcher->itemData(i).toString() == item.server;
+    }
+    if (!same) {
+        m_switcher->clear();
+        for (const Item& item : items) {
+            m_switcher->addItem(item.text, item.server);
+            m_switcher->setItemData(m_switcher->count() - 1, item.tip, Qt::ToolTipRole);
+        }
+    }
+    // The machine runs go to: a server even when its connection dropped (a run offers to reconnect).
+    const int shown = link.isRemote() ? m_switcher->findData(link.destination) : 0;
+    m_switcher->setCurrentIndex(std::max(shown, 0));
 }
 
 void MachineController::whenConnected(std::function<void()> action)
@@ -180,18 +266,26 @@ void MachineController::whenConnected(std::function<void()> action)
 void MachineController::reconnect(std::function<void()> then)
 {
     const MachineLink link = m_parts.launcher->controller()->link();
-    m_parts.window->statusBar()->showMessage(tr("Reconnecting to %1…").arg(link.destination));
-    // One connection for each reconnect: its outcome runs `then` once.
+    connectTo(link, tr("Reconnecting to %1…").arg(link.destination), std::move(then));
+}
+
+void MachineController::connectTo(const MachineLink& link, const QString& message, std::function<void()> then)
+{
+    m_parts.window->statusBar()->showMessage(message);
+    // One connection for each attempt: its outcome runs `then` once.
     delete m_reconnectOnce;
     auto* once = new QObject(this);
     m_reconnectOnce = once;
     connect(m_connector, &MachineConnector::connected, once, [this, once, link, then](const Topology& topology) {
         once->deleteLater();
-        m_parts.window->statusBar()->showMessage(tr("Reconnected to %1.").arg(link.destination), 10'000);
+        m_parts.window->statusBar()->showMessage(tr("Connected to %1.").arg(link.destination), 10'000);
         adopt(link, topology);
         then();
     });
-    connect(m_connector, &MachineConnector::failed, once, [once] { once->deleteLater(); });
+    connect(m_connector, &MachineConnector::failed, once, [this, once] {
+        once->deleteLater();
+        updateSwitcher(); // back on the machine it was on
+    });
     m_connector->start(link, kConnectWaitMs);
 }
 
@@ -232,6 +326,7 @@ void MachineController::rememberHost(const MachineLink& link)
 
 void MachineController::updateActions()
 {
+    updateSwitcher();
     if (!m_disconnect)
         return;
     RunController* c = m_parts.launcher->controller();
@@ -242,7 +337,7 @@ void MachineController::updateActions()
 
 const nlohmann::json& MachineController::helloOf(const MachineLink& link) const
 {
-    return link.isRemote() ? m_parts.store->machine(link.destination).context : m_localHello;
+    return link.isRemote() ? m_parts.store->machine(link.destination).context : m_parts.store->localWorkerContext();
 }
 
 } // namespace ctxscope::gui

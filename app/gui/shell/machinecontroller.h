@@ -14,9 +14,11 @@
 #include <QStringList>
 
 #include <functional>
+#include <map>
 #include <optional>
 
 class QAction;
+class QComboBox;
 class QMainWindow;
 class QMenu;
 class QMessageBox;
@@ -48,6 +50,13 @@ public:
     ~MachineController() override;
 
     void createActions(QMenu* file); // Connect to a machine…, Disconnect, Show this machine
+    // The Machine toolbar: a switcher listing this machine and every server of the session
+    // (connected, or read from a session file), showing the one runs go to.
+    void createToolBar();
+    // The switcher's choice: this machine (an empty `server`) or a server, connected to
+    // anew when it is not the one connected (its failure is said as a reconnect's is).
+    void switchTo(const QString& server);
+    QComboBox* switcher() const { return m_switcher; }
 
     // File → Connect to a machine…: the dialog, opened window-modal (not blocking); it
     // closes itself once connected.
@@ -82,6 +91,9 @@ signals:
 
 private:
     void reconnect(std::function<void()> then);
+    // Connects to `link` (another server, or the same again) and adopts it; `then` once connected.
+    void connectTo(const MachineLink& link, const QString& message, std::function<void()> then);
+    void updateSwitcher();
     void cancelReconnect();
     void rememberHost(const MachineLink& link);
     void updateActions();
@@ -95,9 +107,10 @@ private:
     QPointer<QMessageBox> m_question;
     QPointer<ConnectDialog> m_dialog;
     QAction* m_disconnect = nullptr;
+    QComboBox* m_switcher = nullptr;
+    std::map<QString, QString> m_remoteClis; // each server's --remote-cli, as last connected
     QString m_shownServer; // the server whose topology the window shows, "" for none
     std::string m_shownServerXml; // as its hello sent it
-    nlohmann::json m_localHello; // this machine's worker's context block
     QString m_lastFailure; // why the connection ended, for the reconnect question
 };
 

@@ -127,6 +127,7 @@ void MainWindow::createWorkers(QWidget* row, LessonPanel* lessonPanel)
     m_launcher->setConnectionGate(
         [this](std::function<void()> action) { m_machines->whenConnected(std::move(action)); });
     connect(m_machines, &MachineController::machineShown, this, &MainWindow::showTopology);
+    m_machines->createToolBar();
     connect(mapPanel()->map(), &TopologyMapWidget::selectionChanged, this, [this](const QVector<int>& cpus) {
         m_runPanel->setMapSelection({ cpus.begin(), cpus.end() });
     });
@@ -197,6 +198,7 @@ void MainWindow::showTopology(const Topology& topology, bool server)
                               .arg(QString::fromStdString(topology.origin())));
     m_programs->setMachine(link, live);
     m_machines->refresh(); // the title and the status bar name the machine
+    m_views->refreshRunViews(); // the ladder shows the runs of the machine runs go to
     if (live)
         controller()->startWorker();
     m_launcher->updateActions();

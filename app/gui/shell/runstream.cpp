@@ -55,6 +55,13 @@ void RunStream::showMessage(const QString& message, int ms) const
     m_launcher.window()->statusBar()->showMessage(message, ms);
 }
 
+QString RunStream::onServer() const
+{
+    // A curve measured on a server says where, as its row does.
+    const MachineLink& link = m_launcher.controller()->link();
+    return link.isRemote() ? QStringLiteral(" · ") + link.destination : QString();
+}
+
 void RunStream::onRunStarted(quint64 id, const BenchSpec& spec)
 {
     std::optional<Relation> relation = spec.relation;
@@ -62,7 +69,7 @@ void RunStream::onRunStarted(quint64 id, const BenchSpec& spec)
     if (!relation && !cpus.empty() && m_topology && cpus.size() >= 2)
         if (auto r = relationOf(*m_topology, cpus[0], cpus[1]))
             relation = *r;
-    m_plots.livePlot()->beginRun(id, runLabel(spec.bench, spec.mode, relation, cpus), m_views.colorOf(id));
+    m_plots.livePlot()->beginRun(id, runLabel(spec.bench, spec.mode, relation, cpus) + onServer(), m_views.colorOf(id));
     m_plots.showLive();
     m_launcher.panel()->runStarted();
     m_launcher.status()->setRunProgress(tr("Starting %1…").arg(QString::fromStdString(spec.bench)));
@@ -80,11 +87,12 @@ void RunStream::onProgress(quint64, const QString& stage, int repetition, int re
 void RunStream::onResult(quint64 id, std::shared_ptr<const RunResult> result)
 {
     const QColor color = m_views.colorOf(id);
-    const QString label = runLabel(*result);
+    const QString label = runLabel(*result) + onServer();
     m_plots.livePlot()->finishRun(id);
     if (QCPGraph* median = m_plots.livePlot()->medianGraph(id))
         median->setName(label); // the placement as measured (an unpinned run's class is now known)
-    m_views.store().addRun(ResultRow { id, result, color });
+    const MachineLink& link = m_launcher.controller()->link();
+    m_views.store().addRun(ResultRow { id, result, color, link.isRemote() ? link.destination : QString() });
     m_views.fitResultColumns();
     m_launcher.panel()->runEnded(tr("Done: median %1 per op in %2 s")
                                      .arg(QString::fromStdString(formatDuration(result->stats.p50)))

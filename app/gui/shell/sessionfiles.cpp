@@ -52,11 +52,17 @@ SessionFiles::SessionFiles(const Parts& parts)
 
 Status SessionFiles::saveResults(const QString& path) const
 {
+    // A results file describes one machine (its context block): the one runs go to now.
+    const MachineLink& link = m_parts.controller->link();
+    const QString shown = link.isRemote() ? link.destination : QString();
     std::vector<RunResult> results;
     for (const ResultRow& row : m_parts.store->runs())
-        results.push_back(*row.result);
+        if (row.machine == shown)
+            results.push_back(*row.result);
     if (results.empty())
-        return makeError("there are no results to save yet");
+        return makeError(m_parts.store->runs().empty() ? std::string("there are no results to save yet")
+                                                       : "there are no results of " + link.displayName().toStdString()
+                    + " to save yet (a results file holds one machine's: show another machine, or save a session)");
     const nlohmann::json& worker = m_parts.controller->workerContext();
     const nlohmann::json context = worker.is_null() ? nlohmann::json::object() : worker;
     const bool csv = path.endsWith(QStringLiteral(".csv"), Qt::CaseInsensitive);
@@ -90,12 +96,22 @@ Status SessionFiles::exportPlot(const QString& path) const
 Session SessionFiles::session() const
 {
     // The store's own XML (a loaded session's, as it had it: hwloc's re-export adds lines) wins.
+    // A session's own machine is this one: while a server is shown, its XML and context block
+    // go with its runs (Session::machines), and this machine's are read here.
     std::string shown;
+    const bool server = m_parts.controller->link().isRemote();
     const std::optional<Topology>& topology = *m_parts.topology;
-    if (topology && m_parts.store->machine().topologyXml.empty())
-        if (auto xml = topology->exportXml(false))
-            shown = *xml;
-    return m_parts.store->toSession(m_parts.controller->workerContext(), shown);
+    if (m_parts.store->machine().topologyXml.empty()) {
+        if (server) {
+            if (auto live = Topology::loadLive())
+                if (auto xml = live->exportXml(false))
+                    shown = *xml;
+        } else if (topology) {
+            if (auto xml = topology->exportXml(false))
+                shown = *xml;
+        }
+    }
+    return m_parts.store->toSession(server ? nlohmann::json() : m_parts.controller->workerContext(), shown);
 }
 
 Status SessionFiles::saveSession(const QString& path) const
@@ -162,6 +178,11 @@ Status SessionFiles::showSession(Session s, const QString& name)
     m_parts.views->clear();
     const bool matrices = !s.matrices.empty();
     std::vector<ResultRow> rows = m_parts.views->rowsOf(std::move(s.runs));
+    for (SessionMachine& m : s.machines)
+        for (ResultRow& row : m_parts.views->rowsOf(std::move(m.runs))) {
+            row.machine = QString::fromStdString(m.name);
+            rows.push_back(std::move(row));
+        }
     m_parts.store->load(std::move(s), std::move(rows), name);
     m_parts.views->fitResultColumns();
     if (matrices)

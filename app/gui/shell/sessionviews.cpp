@@ -114,8 +114,10 @@ void SessionViews::addResultRows(
 
 void SessionViews::drawRun(const ResultRow& row, const QString& origin)
 {
-    const QString label
-        = origin.isEmpty() ? runLabel(*row.result) : runLabel(*row.result) + QStringLiteral(" · ") + origin;
+    QString label = runLabel(*row.result);
+    for (const QString& part : { row.machine, origin })
+        if (!part.isEmpty())
+            label += QStringLiteral(" · ") + part;
     // A run measured here drew its live curve as it streamed; one read from a file draws it now.
     LivePlot* live = m_parts.plots->livePlot();
     if (const auto prepared = m_traces.find(row.id); prepared != m_traces.end()) {
@@ -138,23 +140,42 @@ void SessionViews::fitResultColumns()
 
 void SessionViews::refreshRunViews()
 {
-    // This machine's legend comes from the worker's context block (or a loaded session's).
-    CompareSource own;
-    const bool live = m_controller && !m_controller->workerContext().is_null();
-    const nlohmann::json& context = live ? m_controller->workerContext() : m_parts.store->machine().context;
-    if (context.is_object())
-        if (auto machine = reportContextFromJson(context))
-            own = compareSource(ResultsFile { std::move(*machine), {} }, {});
-    own.origin = tr("this session");
-    std::vector<std::shared_ptr<const RunResult>> runs;
-    for (const ResultRow& row : m_parts.store->runs()) {
-        runs.push_back(row.result);
-        own.results.push_back(row.result); // shared: no copy of its samples
+    // One Compare source for each machine the session measured on, named by its context block
+    // (this machine's from its worker or a loaded session, a server's from its worker's hello).
+    const SessionStore& store = *m_parts.store;
+    const MachineLink link = m_controller ? m_controller->link() : MachineLink {};
+    const nlohmann::json& ownLive
+        = link.isRemote() || !m_controller ? store.localWorkerContext() : m_controller->workerContext();
+    std::vector<CompareSource> sources;
+    for (const QString& key : store.machineKeys()) {
+        const bool own = key == SessionStore::kLocalMachine;
+        const nlohmann::json& context
+            = own && !ownLive.is_null() && store.machine().topologyXml.empty() ? ownLive : store.machine(key).context;
+        CompareSource source;
+        if (context.is_object())
+            if (auto machine = reportContextFromJson(context))
+                source = compareSource(ResultsFile { std::move(*machine), {} }, {});
+        source.origin = own ? tr("this session") : tr("this session, %1").arg(key);
+        for (const ResultRow& row : store.runs())
+            if (SessionStore::keyOf(row) == key)
+                source.results.push_back(row.result); // shared: no copy of its samples
+        if (own || !source.results.empty())
+            sources.push_back(std::move(source));
     }
+    // The ladder compares benchmarks on one machine: the one runs go to now.
+    const QString shown = link.isRemote() ? link.destination : QString();
+    std::vector<std::shared_ptr<const RunResult>> runs;
+    for (const ResultRow& row : store.runs())
+        if (row.machine == shown)
+            runs.push_back(row.result);
     m_parts.plots->ladderPlot()->setRuns(runs);
-    std::vector<CompareSource> sources { std::move(own) };
-    sources.insert(sources.end(), m_parts.store->compared().begin(), m_parts.store->compared().end());
+    sources.insert(sources.end(), store.compared().begin(), store.compared().end());
     m_parts.plots->comparePlot()->setSources(std::move(sources));
+    // Each row names its machine once the session holds more than one.
+    QHeaderView* header = m_parts.table->horizontalHeader();
+    if (header->count() > ResultsModel::Machine && header->visualIndex(ResultsModel::Machine) != 0)
+        header->moveSection(header->visualIndex(ResultsModel::Machine), 0);
+    m_parts.table->setColumnHidden(ResultsModel::Machine, !store.runsSpanMachines());
 }
 
 void SessionViews::clear()

@@ -108,6 +108,91 @@ TEST(SessionStore, WhatItSavesLoadsBackIntoAnEqualStore)
     EXPECT_EQ(second.machine().context["host_name"], "here");
 }
 
+// A session measured on this machine and on a server over ssh: each row keeps its machine,
+// the saved file keeps the server's runs with its own context and topology (not under this
+// machine's), and reading it back gives the same rows on the same machines.
+TEST(SessionStore, RunsOfTwoMachinesAreSavedEachWithItsMachineAndReadBackSo)
+{
+    SessionStore first;
+    first.setLocalWorkerContext({ { "host_name", "laptop" } });
+    first.setMachineTopologyXml(QStringLiteral("lab-3"), "<topology of='lab-3'/>");
+    first.setMachineContext(QStringLiteral("lab-3"), { { "host_name", "srv1" } });
+    EXPECT_EQ(first.machineKeys(), (QStringList { SessionStore::kLocalMachine, QStringLiteral("lab-3") }));
+    first.addRun({ 1, ctxscope::testing::futexResult({ 0, 0 }), Qt::blue });
+    EXPECT_FALSE(first.runsSpanMachines());
+    first.addRun({ 2, ctxscope::testing::futexResult({ 0, 1 }), Qt::red, QStringLiteral("lab-3") });
+    first.addRun({ 3, ctxscope::testing::futexResult({ 1, 1 }), Qt::green });
+    EXPECT_TRUE(first.runsSpanMachines());
+
+    // Saved while lab-3 is shown: no live context for this machine, its last hello's is used.
+    const Session saved = first.toSession(nlohmann::json(), "<topology of='laptop'/>");
+    EXPECT_EQ(saved.context["host_name"], "laptop");
+    EXPECT_EQ(saved.topologyXml, "<topology of='laptop'/>");
+    ASSERT_EQ(saved.runs.size(), 2U);
+    ASSERT_EQ(saved.machines.size(), 1U);
+    EXPECT_EQ(saved.machines[0].name, "lab-3");
+    EXPECT_EQ(saved.machines[0].context["host_name"], "srv1");
+    EXPECT_EQ(saved.machines[0].topologyXml, "<topology of='lab-3'/>");
+    ASSERT_EQ(saved.machines[0].runs.size(), 1U);
+    EXPECT_EQ(saved.machines[0].runs[0].placement.cpus, (std::vector<int> { 0, 1 }));
+
+    const nlohmann::json file = sessionToJson(saved);
+    ASSERT_TRUE(file.contains("machines"));
+    EXPECT_EQ(file["machines"][0]["machine"], "lab-3");
+    auto read = sessionFromJson(file.dump());
+    ASSERT_TRUE(read.ok()) << read.error().message;
+    std::vector<ResultRow> rows;
+    for (const RunResult& r : read->runs)
+        rows.push_back({ 100 + rows.size(), std::make_shared<const RunResult>(r), Qt::green });
+    for (const SessionMachine& m : read->machines)
+        for (const RunResult& r : m.runs)
+            rows.push_back(
+                { 100 + rows.size(), std::make_shared<const RunResult>(r), Qt::green, QString::fromStdString(m.name) });
+    SessionStore second;
+    second.load(std::move(*read), std::move(rows), QStringLiteral("s.json"));
+    ASSERT_EQ(second.runs().size(), 3U);
+    EXPECT_EQ(second.runs()[2].machine, QStringLiteral("lab-3"));
+    EXPECT_EQ(second.runs()[2].result->placement.cpus, (std::vector<int> { 0, 1 }));
+    EXPECT_EQ(second.machine(QStringLiteral("lab-3")).context["host_name"], "srv1");
+    EXPECT_EQ(second.machine(QStringLiteral("lab-3")).topologyXml, "<topology of='lab-3'/>");
+    EXPECT_TRUE(second.machineKeys().contains(QStringLiteral("lab-3")));
+
+    // The table names each row's machine.
+    ResultsModel model;
+    model.setResults(second.runs());
+    EXPECT_EQ(model.data(model.index(0, ResultsModel::Machine)).toString(), QStringLiteral("this machine"));
+    EXPECT_EQ(model.data(model.index(2, ResultsModel::Machine)).toString(), QStringLiteral("lab-3"));
+    EXPECT_EQ(model.headerData(ResultsModel::Machine, Qt::Horizontal).toString(), QStringLiteral("Machine"));
+}
+
+TEST(SessionStore, AMachineEntryWithoutItsNameOrRunsIsRefusedWithTheField)
+{
+    SessionStore store;
+    store.setMachineContext(QStringLiteral("lab-3"), { { "host_name", "srv1" } });
+    store.addRun({ 1, ctxscope::testing::futexResult({ 0, 1 }), Qt::red, QStringLiteral("lab-3") });
+    const nlohmann::json good = sessionToJson(store.toSession(nlohmann::json(), {}));
+    nlohmann::json doc = good;
+    doc["machines"][0].erase("machine");
+    auto read = sessionFromJson(doc.dump());
+    ASSERT_FALSE(read.ok());
+    EXPECT_NE(read.error().message.find("missing field 'machines[0].machine'"), std::string::npos)
+        << read.error().message;
+    doc = good;
+    doc["machines"][0]["machine"] = "";
+    read = sessionFromJson(doc.dump());
+    ASSERT_FALSE(read.ok());
+    EXPECT_NE(read.error().message.find("machines[0].machine: empty"), std::string::npos) << read.error().message;
+    doc = good;
+    doc["machines"][0]["benchmarks"][0]["stats"]["p50"] = "fast";
+    read = sessionFromJson(doc.dump());
+    ASSERT_FALSE(read.ok());
+    EXPECT_NE(read.error().message.find("p50"), std::string::npos) << read.error().message;
+    doc = good;
+    doc["machines"] = "lab-3";
+    EXPECT_FALSE(sessionFromJson(doc.dump()).ok());
+    EXPECT_TRUE(sessionFromJson(good.dump()).ok());
+}
+
 TEST(SessionStore, TheResultsTableFollowingItIsAWellBehavedModel)
 {
     SessionStore store;
