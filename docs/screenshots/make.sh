@@ -3,8 +3,10 @@
 # Makes the README's screenshots on this machine: the app photographs itself (--screenshot)
 # on a virtual display after real runs, sweeps and matrices measured here.
 #   docs/screenshots/make.sh [BUILD_DIR] [OUT_DIR]   (defaults: build/release, docs/screenshots)
-# Relative paths are taken from where it is called. Needs xvfb-run (package xvfb), python3 and
-# two allowed CPUs (the placements use the first two). About a minute on a 2-vCPU VM.
+# Relative paths are taken from where it is called. Needs xvfb-run (package xvfb), python3,
+# openssh-server and -client and two allowed CPUs (the placements use the first two). About a
+# minute on a 2-vCPU VM. connected-ssh.png is this machine measured over ssh: the app connects
+# to a throwaway sshd on 127.0.0.1 that loopback-sshd.sh starts for the shot and stops after it.
 set -eu
 absolute() { case $1 in /*) echo "$1" ;; *) echo "$PWD/$1" ;; esac; }
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -17,6 +19,10 @@ for f in "$app" "$cli"; do
 done
 command -v xvfb-run >/dev/null || { echo "make.sh: xvfb-run is missing (apt install xvfb xauth)" >&2; exit 2; }
 command -v python3 >/dev/null || { echo "make.sh: python3 is missing (apt install python3)" >&2; exit 2; }
+if [ ! -x /usr/sbin/sshd ] || ! command -v ssh >/dev/null; then # for connected-ssh.png
+    echo "make.sh: sshd or ssh is missing (apt install openssh-server openssh-client)" >&2
+    exit 2
+fi
 # The first two CPUs this process may use (a cgroup or taskset may leave out 0 or 1).
 cpus=$(python3 -c 'import os; print(*sorted(os.sched_getaffinity(0))[:2])')
 # shellcheck disable=SC2086 # split into the two numbers
@@ -30,12 +36,15 @@ trap 'exit 130' INT TERM # dash runs the EXIT trap only on exit
 # Fresh settings: the run panel's remembered choices would change what is measured.
 export XDG_CONFIG_HOME="$work/config" CTXSCOPE_CLI="$cli"
 
-shot() { # NAME ARGS...: one window photograph
+shot() { # [--over-ssh] NAME ARGS...: one window photograph; --over-ssh: with the loopback sshd up
+    via=
+    if [ "$1" = --over-ssh ]; then via="$root/docs/screenshots/loopback-sshd.sh"; shift; fi
     name=$1
     shift
-    echo "  $name.png: ctxscope $*"
-    xvfb-run -a -s "-screen 0 1400x900x24" "$app" "$@" --screenshot "$out/$name.png" --quit 2>"$work/stderr" \
-        || { cat "$work/stderr" >&2; exit 1; }
+    echo "  $name.png: ${via:+CTXSCOPE_SSH_COMMAND=\"ssh -F \$LOOPBACK_SSH_CONFIG\" }ctxscope $*"
+    set -- "$app" "$@" --screenshot "$out/$name.png" --quit
+    [ -z "$via" ] || set -- "$via" "$@" # it sets CTXSCOPE_SSH_COMMAND to its client config
+    xvfb-run -a -s "-screen 0 1400x900x24" "$@" 2>"$work/stderr" || { cat "$work/stderr" >&2; exit 1; }
 }
 measure() { # what the CLI measures for the views that open files
     echo "  ctxscope-cli $*"
@@ -84,6 +93,9 @@ shot lesson-coroutines --lesson coroutines
 shot lesson-spin --lesson spin-or-sleep
 shot presentation --presentation --lesson pinning
 shot presentation-dark --presentation --dark --run futex --cpus "$same" --run futex --cpus "$cross" --view distribution
+# Measuring another machine: lab-server is this one reached through the loopback sshd
+# (loopback-sshd.sh), its worker the ctxscope-cli of BUILD_DIR.
+shot --over-ssh connected-ssh --remote lab-server --remote-cli "$cli" --run futex --cpus "$cross"
 # A running program: the pingpong workload, unpinned; after 4 s its first pong thread is
 # pinned to the first CPU from another terminal (ctxscope-cli pin), which the map and table show.
 "$cli" workload pingpong --threads 2 --duration 30 >"$work/workload" &
