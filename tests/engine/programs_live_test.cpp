@@ -24,6 +24,8 @@
 #include <csignal>
 #include <cstdio>
 #include <fstream>
+#include <functional>
+#include <memory>
 #include <mutex>
 #include <sys/wait.h>
 #include <thread>
@@ -165,6 +167,8 @@ TEST(ProgramsLive, ASleepingThreadsNewAffinityAndItsOneWakeShowInTime)
             wake.wait(lock, [&] { return leave || wakes != seen; });
     });
     const auto stop = [&] {
+        if (!sleeper.joinable())
+            return;
         {
             std::lock_guard lock(mutex);
             leave = true;
@@ -172,6 +176,8 @@ TEST(ProgramsLive, ASleepingThreadsNewAffinityAndItsOneWakeShowInTime)
         wake.notify_one();
         sleeper.join();
     };
+    // An assertion that returns early still ends the thread (a joinable one would terminate).
+    const std::unique_ptr<void, std::function<void(void*)>> stopOnReturn(&sleeper, [&](void*) { stop(); });
     while (tid == 0)
         std::this_thread::yield();
     const auto sleeping = [&] {

@@ -344,6 +344,23 @@ TEST_F(ConnectDialogTest, TheSwitcherHoldsThisMachineAndTheServerAndEachRowNames
     EXPECT_EQ(sources[1].origin, QStringLiteral("this session, lab-test"));
     EXPECT_EQ(sources[1].results.size(), 1U);
 
+    // A matrix measured there: its rows are the server's too.
+    {
+        const int before = rows->rowCount();
+        RunBudget quick;
+        quick.minTimeSeconds = 0.02;
+        quick.repetitions = 2;
+        ASSERT_TRUE(m_window.launcher()->startMatrix("futex", BenchMode::Thread, MatrixMode::Classes, quick));
+        ASSERT_TRUE(QTest::qWaitFor([&] { return rows->rowCount() > before; }, kConnectMs));
+        ASSERT_TRUE(waitIdle(true));
+        for (int r = before; r < rows->rowCount(); ++r)
+            EXPECT_EQ(rows->data(rows->index(r, ResultsModel::Machine)).toString(), QStringLiteral("lab-test")) << r;
+        // Compare's server source holds them: the run and the matrix's rows.
+        EXPECT_EQ(m_window.plots()->comparePlot()->sources()[1].results.size(),
+            static_cast<std::size_t>(rows->rowCount() - 1));
+    }
+    const int serverRows = rows->rowCount() - 1;
+
     // Back to this machine: the server is listed as not connected, and runs go here.
     emit switcher->activated(0);
     ASSERT_TRUE(waitIdle(false));
@@ -352,10 +369,28 @@ TEST_F(ConnectDialogTest, TheSwitcherHoldsThisMachineAndTheServerAndEachRowNames
         << switcher->itemText(1).toStdString();
     EXPECT_EQ(switcher->currentIndex(), 0);
     ASSERT_TRUE(runOnce());
-    EXPECT_EQ(rows->data(rows->index(2, ResultsModel::Machine)).toString(), QStringLiteral("this machine"));
+    EXPECT_EQ(rows->data(rows->index(rows->rowCount() - 1, ResultsModel::Machine)).toString(),
+        QStringLiteral("this machine"));
+
+    // A server that cannot be reached: the window comes back to this machine, its worker again.
+    m_window.store()->setMachineContext(QStringLiteral("lab-closed"), nlohmann::json::object());
+    ASSERT_EQ(switcher->count(), 3);
+    EXPECT_EQ(switcher->itemText(2), QStringLiteral("lab-closed (not connected)"));
+    emit switcher->activated(2);
+    ASSERT_TRUE(waitIdle(false));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return switcher->currentIndex() == 0; }, kConnectMs))
+        << switcher->currentText().toStdString();
+    EXPECT_TRUE(m_window.launcher()->isLive());
 
     // And to the server again, connected anew with the CLI it was reached with.
     emit switcher->activated(1);
+    // Until its worker says hello, the server is not called connected.
+    if (QTest::qWaitFor([&] { return m_window.controller()->state() == RunController::State::Starting; }, 5000)) {
+        QCoreApplication::processEvents();
+        if (m_window.controller()->state() == RunController::State::Starting) {
+            EXPECT_EQ(switcher->itemText(1), QStringLiteral("lab-test (not connected)"));
+        }
+    }
     ASSERT_TRUE(waitIdle(true));
     EXPECT_EQ(m_window.controller()->link().destination, QStringLiteral("lab-test"));
     ASSERT_TRUE(QTest::qWaitFor([&] { return switcher->currentText() == QStringLiteral("lab-test"); }, 5000))
@@ -368,21 +403,22 @@ TEST_F(ConnectDialogTest, TheSwitcherHoldsThisMachineAndTheServerAndEachRowNames
     ASSERT_TRUE(m_window.files()->saveSession(path).ok());
     const Session saved = m_window.files()->session();
     EXPECT_EQ(saved.runs.size(), 2U);
-    ASSERT_EQ(saved.machines.size(), 1U);
+    ASSERT_EQ(saved.machines.size(), 1U) << "lab-closed measured nothing";
     EXPECT_EQ(saved.machines[0].name, "lab-test");
-    EXPECT_EQ(saved.machines[0].runs.size(), 1U);
+    EXPECT_EQ(saved.machines[0].runs.size(), static_cast<std::size_t>(serverRows));
     EXPECT_FALSE(saved.machines[0].topologyXml.empty());
     EXPECT_TRUE(saved.machines[0].context.contains("host_name"));
     MainWindow second;
     second.setTopology(ctxscope::testing::synthetic("pack:1 core:2 pu:2"));
     const Status opened = second.files()->loadSession(path);
     ASSERT_TRUE(opened.ok()) << opened.error().message;
-    ASSERT_EQ(second.resultsModel()->rowCount(), 3);
+    ASSERT_EQ(second.resultsModel()->rowCount(), 2 + serverRows);
     int onServer = 0;
-    for (int r = 0; r < 3; ++r)
+    for (int r = 0; r < second.resultsModel()->rowCount(); ++r)
         onServer += second.resultsModel()->data(second.resultsModel()->index(r, ResultsModel::Machine)).toString()
             == QStringLiteral("lab-test");
-    EXPECT_EQ(onServer, 1);
+    EXPECT_EQ(onServer, serverRows);
     EXPECT_TRUE(second.store()->machineKeys().contains(QStringLiteral("lab-test")));
     EXPECT_EQ(second.machines()->switcher()->count(), 2);
+    EXPECT_EQ(second.machines()->switcher()->itemText(1), QStringLiteral("lab-test (not connected)"));
 }

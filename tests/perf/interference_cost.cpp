@@ -3,10 +3,11 @@
 // without (5 repetitions of 200,000 ops, fixed so calibration does not set the run's length),
 // in alternating rounds so a change in machine load hits both alike. Compares, as the median
 // of each round's ratio (with / without: the two runs of a round are seconds apart, so the
-// VM's drift between rounds cancels), the whole run's wall time (the accounting reads /proc between repetitions and scans every task
-// once or twice) and the median per op (it must not move: nothing is read inside a
-// repetition), and times the meter's reads alone. Goal: with / without <= 1.02 for both.
-// Exit status 0 when the goal holds, 1 when not, 2 when it could not run. Never part of ctest.
+// VM's drift between rounds cancels), the whole run's wall time (the accounting reads /proc
+// between repetitions and scans every task once or twice) and the median per op (it must not
+// move: nothing is read inside a repetition), and times the meter's reads alone. Goal: with /
+// without <= 1.02 for both. Exit status 0 when the goal holds, 1 when not, 2 when it could not
+// run. Never part of ctest.
 #include "ctxscope/runner.h"
 #include "os/task_stat.h"
 #include "perf_util.h"

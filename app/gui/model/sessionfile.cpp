@@ -232,8 +232,11 @@ Expected<Session> sessionFromDocument(const json& doc)
             const json& mruns = field(m, "benchmarks", json::value_t::array, where, error);
             if (!error.empty())
                 return makeError(error);
-            if (name.get<std::string>().empty())
+            const std::string& named = name.get<std::string>();
+            if (named.empty())
                 return makeError(where + "machine: empty (a machine needs its name)");
+            if (named.find_first_of(" \t\n()") != std::string::npos)
+                return makeError(where + "machine: '" + named + "' is not a host as ssh takes one");
             auto part = readPart(theirs, mruns, where + "benchmarks");
             if (!part)
                 return part.error();

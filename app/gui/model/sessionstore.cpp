@@ -12,6 +12,12 @@ SessionStore::SessionStore(QObject* parent)
     m_machineOrder << kLocalMachine;
 }
 
+void SessionStore::setLocalWorkerContext(nlohmann::json context)
+{
+    m_localWorker = std::move(context);
+    emit machineChanged(kLocalMachine);
+}
+
 QStringList SessionStore::machineKeys() const { return m_machineOrder; }
 
 bool SessionStore::runsSpanMachines() const

@@ -31,7 +31,9 @@ struct MachineContext {
 class SessionStore : public QObject {
     Q_OBJECT
 public:
-    static inline const QString kLocalMachine = QStringLiteral("local");
+    // No host name can be this (ssh takes no spaces or parentheses in one), so a server named
+    // "local" stays a server.
+    static inline const QString kLocalMachine = QStringLiteral("(this machine)");
 
     explicit SessionStore(QObject* parent = nullptr);
 
@@ -57,7 +59,7 @@ public:
     const MachineContext& machine(const QString& key = kLocalMachine) const;
     // This machine's worker's context block as its last hello gave it (kept while a server
     // is shown, for the session's own machine when it is saved then); null before one.
-    void setLocalWorkerContext(nlohmann::json context) { m_localWorker = std::move(context); }
+    void setLocalWorkerContext(nlohmann::json context);
     const nlohmann::json& localWorkerContext() const { return m_localWorker; }
     // Every machine the session knows: this one (kLocalMachine) first, then the servers in
     // the order they joined (connected, or read from a session).

@@ -58,7 +58,7 @@ MachineController::MachineController(const Parts& parts)
     connect(m_parts.store, &SessionStore::machineChanged, this, &MachineController::updateSwitcher);
     connect(m_connector, &MachineConnector::failed, this, [this](const QString& why) {
         m_parts.window->statusBar()->showMessage(why, 30'000);
-        auto* box = new QMessageBox(QMessageBox::Warning, tr("Reconnect"), why, QMessageBox::Ok, m_parts.window);
+        auto* box = new QMessageBox(QMessageBox::Warning, tr("Connect"), why, QMessageBox::Ok, m_parts.window);
         box->setAttribute(Qt::WA_DeleteOnClose);
         box->open();
     });
@@ -216,18 +216,25 @@ void MachineController::updateSwitcher()
     for (const QString& key : m_parts.store->machineKeys()) {
         if (key == SessionStore::kLocalMachine)
             continue;
-        const bool connected = link.isRemote() && link.destination == key && !m_parts.launcher->needsConnection();
+        const RunController::State state = m_parts.launcher->controller()->state();
+        const bool connected = link.isRemote() && link.destination == key && !m_connector->isConnecting()
+            && (state == RunController::State::Idle || state == RunController::State::Running);
         items.push_back({ connected ? key : tr("%1 (not connected)").arg(key), key,
             describeMachine(key, m_parts.store->machine(key).context).summary() });
     }
     const QSignalBlocker quiet(m_switcher);
-    // Rebuilt only when the list changed: a rebuild would close the list while it is open.
+    // Rebuilt only when the machines changed: a rebuild would close the list while it is open;
+    // a machine that connects or disconnects only changes its text.
     bool same = m_switcher->count() == static_cast<int>(items.size());
-    for (int i = 0; same && i < m_switcher->count(); ++i) {
-        const Item& item = items[static_cast<std::size_t>(i)];
-        same = m_switcher->itemText(i) == item.text && m_switcher->itemData(i).toString() == item.server;
-    }
-    if (!same) {
+    for (int i = 0; same && i < m_switcher->count(); ++i)
+        same = m_switcher->itemData(i).toString() == items[static_cast<std::size_t>(i)].server;
+    if (same) {
+        for (int i = 0; i < m_switcher->count(); ++i) {
+            const Item& item = items[static_cast<std::size_t>(i)];
+            m_switcher->setItemText(i, item.text);
+            m_switcher->setItemData(i, item.tip, Qt::ToolTipRole);
+        }
+    } else {
         m_switcher->clear();
         for (const Item& item : items) {
             m_switcher->addItem(item.text, item.server);

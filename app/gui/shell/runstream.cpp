@@ -55,11 +55,16 @@ void RunStream::showMessage(const QString& message, int ms) const
     m_launcher.window()->statusBar()->showMessage(message, ms);
 }
 
+QString RunStream::serverName() const
+{
+    const MachineLink& link = m_launcher.controller()->link();
+    return link.isRemote() ? link.destination : QString();
+}
+
 QString RunStream::onServer() const
 {
     // A curve measured on a server says where, as its row does.
-    const MachineLink& link = m_launcher.controller()->link();
-    return link.isRemote() ? QStringLiteral(" · ") + link.destination : QString();
+    return serverName().isEmpty() ? QString() : QStringLiteral(" · ") + serverName();
 }
 
 void RunStream::onRunStarted(quint64 id, const BenchSpec& spec)
@@ -91,8 +96,7 @@ void RunStream::onResult(quint64 id, std::shared_ptr<const RunResult> result)
     m_plots.livePlot()->finishRun(id);
     if (QCPGraph* median = m_plots.livePlot()->medianGraph(id))
         median->setName(label); // the placement as measured (an unpinned run's class is now known)
-    const MachineLink& link = m_launcher.controller()->link();
-    m_views.store().addRun(ResultRow { id, result, color, link.isRemote() ? link.destination : QString() });
+    m_views.store().addRun(ResultRow { id, result, color, serverName() });
     m_views.fitResultColumns();
     m_launcher.panel()->runEnded(tr("Done: median %1 per op in %2 s")
                                      .arg(QString::fromStdString(formatDuration(result->stats.p50)))
@@ -168,7 +172,11 @@ void RunStream::connectJobs()
                 fillFromClasses(*matrix, *m_topology);
             matrix->runs = std::move(m_matrixRuns[id]);
             m_matrixRuns.erase(id);
-            m_views.addResultRows(matrix->runs, tr("matrix"));
+            for (ResultRow& row : m_views.rowsOf(matrix->runs)) {
+                row.machine = serverName(); // its cells were measured where runs go
+                store.addRun(std::move(row), tr("matrix"));
+            }
+            m_views.fitResultColumns();
             store.addMatrix(std::move(matrix), c->link().displayName());
             m_plots.showView(QStringLiteral("heatmap"));
             jobEnded(id, tr("Matrix done: hover a cell for its pair, click it to place the tasks there."));

@@ -28,6 +28,7 @@ public:
     RunStream(RunLauncher& launcher, PlotsView& plots, SessionViews& views, const std::optional<Topology>& topology);
 
 private:
+    QString serverName() const; // the server runs go to ("lab-3"), empty for this machine
     QString onServer() const; // " · lab-3" while runs go to a server, else empty
     void connectRuns();
     void connectJobs();

@@ -63,8 +63,12 @@ Status SessionFiles::saveResults(const QString& path) const
         return makeError(m_parts.store->runs().empty() ? std::string("there are no results to save yet")
                                                        : "there are no results of " + link.displayName().toStdString()
                     + " to save yet (a results file holds one machine's: show another machine, or save a session)");
-    const nlohmann::json& worker = m_parts.controller->workerContext();
-    const nlohmann::json context = worker.is_null() ? nlohmann::json::object() : worker;
+    // The shown machine's own block: a server's from its hello, this machine's from its worker's
+    // last hello (the controller's may still be the server's just left) or a loaded session's.
+    const nlohmann::json& described = link.isRemote()     ? m_parts.store->machine(link.destination).context
+        : m_parts.store->localWorkerContext().is_object() ? m_parts.store->localWorkerContext()
+                                                          : m_parts.store->machine().context;
+    const nlohmann::json context = described.is_object() ? described : nlohmann::json::object();
     const bool csv = path.endsWith(QStringLiteral(".csv"), Qt::CaseInsensitive);
     return writeText(path, csv ? resultsToCsv(context, results) : makeReport(context, results, true).dump(2) + '\n');
 }
@@ -111,7 +115,7 @@ Session SessionFiles::session() const
                 shown = *xml;
         }
     }
-    return m_parts.store->toSession(server ? nlohmann::json() : m_parts.controller->workerContext(), shown);
+    return m_parts.store->toSession(nlohmann::json(), shown); // this machine's last hello, else a loaded one
 }
 
 Status SessionFiles::saveSession(const QString& path) const

@@ -144,8 +144,8 @@ void SessionViews::refreshRunViews()
     // (this machine's from its worker or a loaded session, a server's from its worker's hello).
     const SessionStore& store = *m_parts.store;
     const MachineLink link = m_controller ? m_controller->link() : MachineLink {};
-    const nlohmann::json& ownLive
-        = link.isRemote() || !m_controller ? store.localWorkerContext() : m_controller->workerContext();
+    // This machine's worker's last hello (the controller's context may still be a server's).
+    const nlohmann::json& ownLive = store.localWorkerContext();
     std::vector<CompareSource> sources;
     for (const QString& key : store.machineKeys()) {
         const bool own = key == SessionStore::kLocalMachine;

@@ -43,7 +43,8 @@ struct ProcessSnapshot {
 // migrated only when woken, which makes it run. `reading` staggers a full read of such idle
 // threads (those whose TID % kFullReadEvery == reading % kFullReadEvery), so an affinity set
 // by another tool on a thread that sleeps on shows within kFullReadEvery readings. On a
-// process of 1,000 sleeping threads this halves a reading's cost (docs/performance.md).
+// process of 1,000 sleeping threads this cuts a reading's cost by about a third
+// (docs/performance.md).
 constexpr int kFullReadEvery = 4;
 Expected<ProcessSnapshot> readProcessSnapshot(
     long pid, os::TaskFiles* files = nullptr, const ProcessSnapshot* previous = nullptr, int reading = 0);

@@ -183,6 +183,17 @@ TEST(SessionStore, AMachineEntryWithoutItsNameOrRunsIsRefusedWithTheField)
     ASSERT_FALSE(read.ok());
     EXPECT_NE(read.error().message.find("machines[0].machine: empty"), std::string::npos) << read.error().message;
     doc = good;
+    doc["machines"][0]["machine"] = "(this machine)";
+    read = sessionFromJson(doc.dump());
+    ASSERT_FALSE(read.ok());
+    EXPECT_NE(read.error().message.find("not a host as ssh takes one"), std::string::npos) << read.error().message;
+    doc = good;
+    doc["machines"][0].erase("benchmarks");
+    read = sessionFromJson(doc.dump());
+    ASSERT_FALSE(read.ok());
+    EXPECT_NE(read.error().message.find("missing field 'machines[0].benchmarks'"), std::string::npos)
+        << read.error().message;
+    doc = good;
     doc["machines"][0]["benchmarks"][0]["stats"]["p50"] = "fast";
     read = sessionFromJson(doc.dump());
     ASSERT_FALSE(read.ok());
