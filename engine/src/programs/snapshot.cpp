@@ -39,7 +39,9 @@ Expected<os::TaskStatus> fromSched(const std::optional<os::TaskSched>& sched, lo
 const TaskSnapshot* idleSince(
     const ProcessSnapshot* previous, const os::TaskStat& stat, const std::optional<os::TaskSchedstat>& schedstat)
 {
-    if (!previous || !schedstat)
+    // Kernels before 5.14 with the scheduler statistics off print "0 0 0" for every task: no
+    // sign of running there, so such a thread is always read.
+    if (!previous || !schedstat || (schedstat->runNs == 0 && schedstat->waitNs == 0 && schedstat->timeslices == 0))
         return nullptr;
     const auto it = std::lower_bound(previous->tasks.begin(), previous->tasks.end(), stat.tid,
         [](const TaskSnapshot& t, long tid) { return t.stat.tid < tid; });
