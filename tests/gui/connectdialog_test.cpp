@@ -44,6 +44,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <csignal>
 
 using namespace ctxscope;
@@ -395,6 +396,9 @@ TEST_F(ConnectDialogTest, TheSwitcherHoldsThisMachineAndTheServerAndEachRowNames
     EXPECT_EQ(m_window.controller()->link().destination, QStringLiteral("lab-test"));
     ASSERT_TRUE(QTest::qWaitFor([&] { return switcher->currentText() == QStringLiteral("lab-test"); }, 5000))
         << switcher->currentText().toStdString();
+    for (const QLabel* label : m_window.findChildren<QLabel*>()) // connected: no saved-map banner
+        EXPECT_FALSE(label->isVisibleTo(&m_window) && label->text().contains(QStringLiteral("last saw it")))
+            << label->text().toStdString();
 
     // The session keeps each machine's runs apart and reads back the same.
     QTemporaryDir dir;
@@ -421,4 +425,44 @@ TEST_F(ConnectDialogTest, TheSwitcherHoldsThisMachineAndTheServerAndEachRowNames
     EXPECT_TRUE(second.store()->machineKeys().contains(QStringLiteral("lab-test")));
     EXPECT_EQ(second.machines()->switcher()->count(), 2);
     EXPECT_EQ(second.machines()->switcher()->itemText(1), QStringLiteral("lab-test (not connected)"));
+
+    // A server the session saw that cannot be reached now: its saved map stays shown behind
+    // the banner, and Run offers to reconnect instead of measuring elsewhere.
+    second.store()->setMachineTopologyXml(QStringLiteral("lab-closed"), saved.machines[0].topologyXml);
+    second.store()->setMachineContext(QStringLiteral("lab-closed"), saved.machines[0].context);
+    QComboBox* other = second.machines()->switcher();
+    const int closed = other->findData(QStringLiteral("lab-closed"));
+    ASSERT_GE(closed, 0);
+    QSignalSpy failed(second.controller(), &RunController::workerFailed);
+    emit other->activated(closed);
+    ASSERT_TRUE(failed.wait(kConnectMs)) << "lab-closed was reached";
+    const auto bannerSays = [&](const QString& text) {
+        const auto labels = second.findChildren<QLabel*>();
+        return std::any_of(labels.begin(), labels.end(),
+            [&](const QLabel* l) { return l->isVisibleTo(&second) && l->text().contains(text); });
+    };
+    ASSERT_TRUE(QTest::qWaitFor([&] { return second.launcher()->needsConnection(); }, 5000))
+        << "state " << static_cast<int>(second.controller()->state());
+    EXPECT_TRUE(bannerSays(QStringLiteral("Showing lab-closed as this session last saw it")));
+    EXPECT_EQ(second.controller()->link().destination, QStringLiteral("lab-closed"));
+    EXPECT_EQ(second.topology()->allowedPus(), m_window.topology()->allowedPus()) << "the saved map";
+    EXPECT_EQ(other->currentText(), QStringLiteral("lab-closed (not connected)"));
+    EXPECT_TRUE(QTest::qWaitFor(
+        [&] {
+            return second.statusPanel()->workerText()
+                == QStringLiteral("lab-closed: disconnected — the next Run offers to reconnect");
+        },
+        5000))
+        << second.statusPanel()->workerText().toStdString();
+    second.resize(1280, 800);
+    second.show();
+    grab(&second, "connect-saved-map.png");
+    bool ran = false;
+    second.launcher()->whenConnected([&] { ran = true; }); // what Run, sweeps and matrices go through
+    EXPECT_FALSE(ran) << "nothing runs on an unconnected server";
+    QMessageBox* question = second.machines()->reconnectQuestion();
+    ASSERT_NE(question, nullptr);
+    EXPECT_TRUE(question->text().contains(QStringLiteral("lab-closed is not connected")))
+        << question->text().toStdString();
+    question->button(QMessageBox::No)->click();
 }

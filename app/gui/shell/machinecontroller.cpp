@@ -113,6 +113,17 @@ void MachineController::switchTo(const QString& server)
     const auto cli = m_remoteClis.find(server);
     link.remoteCli = cli != m_remoteClis.end() ? cli->second
                                                : QSettings().value(kCliKey, QStringLiteral("ctxscope-cli")).toString();
+    // A server the session saw before shows its map as saved while ssh logs in; if that fails,
+    // it stays shown behind the banner and the next Run offers to reconnect.
+    const std::string& saved = m_parts.store->machine(server).topologyXml;
+    if (auto topology = saved.empty() ? Expected<Topology>(makeError("none")) : Topology::loadXmlBuffer(saved)) {
+        m_parts.launcher->controller()->stopWorker();
+        m_parts.launcher->controller()->setLink(link);
+        m_shownServer = server;
+        m_shownServerXml.clear(); // the hello's topology replaces it once connected
+        m_lastFailure.clear();
+        emit machineShown(*topology, true);
+    }
     connectTo(link, tr("Connecting to %1…").arg(server), [] {});
 }
 

@@ -188,19 +188,25 @@ void MainWindow::showTopology(const Topology& topology, bool server)
     m_runPanel->setTopology(topology);
     const bool live = m_launcher->isLive();
     const MachineLink& link = controller()->link();
-    m_banner->setVisible(!live);
-    if (!live && link.isRemote())
+    // A server's map as a session saved it, its worker not (yet) connected.
+    const bool unconnected = live && m_launcher->needsConnection();
+    m_banner->setVisible(!live || unconnected);
+    if (unconnected)
+        m_banner->setText(tr("Showing %1 as this session last saw it: it is not connected. Runs go there once it "
+                             "is; the next Run offers to reconnect.")
+                              .arg(link.destination));
+    else if (!live && link.isRemote())
         m_banner->setText(tr("Showing %1. Runs go to %2 over ssh, which this is not, so they are disabled.")
                               .arg(QString::fromStdString(topology.origin()), link.destination));
     else if (!live)
         m_banner->setText(tr("Showing %1. It is not this machine, so runs are disabled: tasks can only be "
                              "pinned and measured on the machine ctxscope runs on.")
                               .arg(QString::fromStdString(topology.origin())));
-    m_programs->setMachine(link, live);
+    m_programs->setMachine(link, live && !unconnected);
     m_machines->refresh(); // the title and the status bar name the machine
     m_views->refreshRunViews(); // the ladder shows the runs of the machine runs go to
-    if (live)
-        controller()->startWorker();
+    if (live && !link.isRemote())
+        controller()->startWorker(); // a server's is started by whoever connects (MachineConnector)
     m_launcher->updateActions();
 }
 
