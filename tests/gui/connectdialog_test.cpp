@@ -352,8 +352,10 @@ TEST_F(ConnectDialogTest, TheSwitcherHoldsThisMachineAndTheServerAndEachRowNames
         quick.minTimeSeconds = 0.02;
         quick.repetitions = 2;
         ASSERT_TRUE(m_window.launcher()->startMatrix("futex", BenchMode::Thread, MatrixMode::Classes, quick));
+        EXPECT_TRUE(QTest::qWaitFor([&] { return !switcher->isEnabled(); }, 5000)) << "no switch while it measures";
         ASSERT_TRUE(QTest::qWaitFor([&] { return rows->rowCount() > before; }, kConnectMs));
         ASSERT_TRUE(waitIdle(true));
+        EXPECT_TRUE(QTest::qWaitFor([&] { return switcher->isEnabled(); }, 5000));
         for (int r = before; r < rows->rowCount(); ++r)
             EXPECT_EQ(rows->data(rows->index(r, ResultsModel::Machine)).toString(), QStringLiteral("lab-test")) << r;
         // Compare's server source holds them: the run and the matrix's rows.

@@ -17,8 +17,6 @@
 #include <algorithm>
 #include <csignal>
 #include <cstdint>
-#include <fstream>
-#include <iterator>
 #include <sstream>
 
 namespace {
@@ -65,8 +63,12 @@ bool writeFile(const QString& path, const QString& text)
 
 int parentOf(int pid)
 {
-    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-    std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+    // QFile, not an istreambuf_iterator: the process can end between the open and the read,
+    // whose ESRCH libstdc++'s filebuf throws through the iterator (it ended a test once).
+    QFile stat(QStringLiteral("/proc/%1/stat").arg(pid));
+    if (!stat.open(QIODevice::ReadOnly))
+        return -1;
+    const std::string text = stat.readAll().toStdString();
     const auto close = text.rfind(')');
     if (close == std::string::npos)
         return -1;

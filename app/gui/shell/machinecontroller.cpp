@@ -252,6 +252,8 @@ void MachineController::updateSwitcher()
             m_switcher->setItemData(m_switcher->count() - 1, item.tip, Qt::ToolTipRole);
         }
     }
+    // A switch stops the worker: not while it measures (Cancel first).
+    m_switcher->setEnabled(!m_parts.launcher->controller()->isBusy());
     // The machine runs go to: a server even when its connection dropped (a run offers to reconnect).
     const int shown = link.isRemote() ? m_switcher->findData(link.destination) : 0;
     m_switcher->setCurrentIndex(std::max(shown, 0));
