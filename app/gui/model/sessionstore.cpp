@@ -18,6 +18,15 @@ void SessionStore::setLocalWorkerContext(nlohmann::json context)
     emit machineChanged(kLocalMachine);
 }
 
+const nlohmann::json& SessionStore::contextOf(const QString& key) const
+{
+    const MachineContext& m = machine(key);
+    if (key != kLocalMachine)
+        return m.context;
+    const bool loadedElsewhere = !m.topologyXml.empty() && m.context.is_object();
+    return m_localWorker.is_object() && !loadedElsewhere ? m_localWorker : m.context;
+}
+
 QStringList SessionStore::machineKeys() const { return m_machineOrder; }
 
 bool SessionStore::runsSpanMachines() const
@@ -120,10 +129,8 @@ Session SessionStore::toSession(const nlohmann::json& liveContext, const std::st
     const MachineContext& local = machine();
     Session s;
     s.topologyXml = local.topologyXml.empty() ? shownXml : local.topologyXml;
-    s.context = liveContext.is_object() ? liveContext
-        : m_localWorker.is_object()     ? m_localWorker
-        : local.context.is_object()     ? local.context
-                                        : nlohmann::json::object();
+    const nlohmann::json& own = contextOf(kLocalMachine);
+    s.context = liveContext.is_object() ? liveContext : own.is_object() ? own : nlohmann::json::object();
     if (s.context.contains("ctxscope") && s.context["ctxscope"].is_object()
         && s.context["ctxscope"].contains("sysinfo"))
         s.sysinfo = s.context["ctxscope"]["sysinfo"];
@@ -136,9 +143,9 @@ Session SessionStore::toSession(const nlohmann::json& liveContext, const std::st
         auto it = std::find_if(
             s.machines.begin(), s.machines.end(), [&](const SessionMachine& m) { return m.name == name; });
         if (it == s.machines.end()) {
-            const MachineContext& server = machine(row.machine);
-            s.machines.push_back({ name, server.topologyXml,
-                server.context.is_object() ? server.context : nlohmann::json::object(), {} });
+            const nlohmann::json& context = contextOf(row.machine);
+            s.machines.push_back({ name, machine(row.machine).topologyXml,
+                context.is_object() ? context : nlohmann::json::object(), {} });
             it = s.machines.end() - 1;
         }
         it->runs.push_back(*row.result);

@@ -60,7 +60,10 @@ public:
     // This machine's worker's context block as its last hello gave it (kept while a server
     // is shown, for the session's own machine when it is saved then); null before one.
     void setLocalWorkerContext(nlohmann::json context);
-    const nlohmann::json& localWorkerContext() const { return m_localWorker; }
+    // The context block that describes a machine now: a server's from its worker's hello; this
+    // machine's from its worker's last hello, unless the session shows a topology read from a
+    // file (a session measured elsewhere), whose block stays; null when nothing describes it.
+    const nlohmann::json& contextOf(const QString& key) const;
     // Every machine the session knows: this one (kLocalMachine) first, then the servers in
     // the order they joined (connected, or read from a session).
     QStringList machineKeys() const;

@@ -116,7 +116,7 @@ void MachineController::switchTo(const QString& server)
     // A server the session saw before shows its map as saved while ssh logs in; if that fails,
     // it stays shown behind the banner and the next Run offers to reconnect.
     const std::string& saved = m_parts.store->machine(server).topologyXml;
-    if (auto topology = saved.empty() ? Expected<Topology>(makeError("none")) : Topology::loadXmlBuffer(saved)) {
+    if (auto topology = Topology::loadXmlBuffer(saved); !saved.empty() && topology) {
         m_parts.launcher->controller()->stopWorker();
         m_parts.launcher->controller()->setLink(link);
         m_shownServer = server;
@@ -176,8 +176,7 @@ void MachineController::adopt(const MachineLink& link, const Topology& topology)
         refresh();
     else
         emit machineShown(topology, link.isRemote());
-    updateActions();
-    updateSwitcher();
+    updateActions(); // and the switcher
 }
 
 void MachineController::disconnectMachine()
@@ -211,8 +210,7 @@ void MachineController::showThisMachine()
     m_shownServer.clear();
     m_shownServerXml.clear();
     emit machineShown(*live, false); // the window starts this machine's worker
-    updateActions();
-    updateSwitcher();
+    updateActions(); // and the switcher
 }
 
 void MachineController::updateSwitcher()
@@ -223,11 +221,11 @@ void MachineController::updateSwitcher()
     struct Item {
         QString text, server, tip;
     };
+    const RunController::State state = m_parts.launcher->controller()->state();
     std::vector<Item> items { { tr("this machine"), QString(), tr("This machine, with a local worker") } };
     for (const QString& key : m_parts.store->machineKeys()) {
         if (key == SessionStore::kLocalMachine)
             continue;
-        const RunController::State state = m_parts.launcher->controller()->state();
         const bool connected = link.isRemote() && link.destination == key && !m_connector->isConnecting()
             && (state == RunController::State::Idle || state == RunController::State::Running);
         items.push_back({ connected ? key : tr("%1 (not connected)").arg(key), key,
@@ -357,7 +355,7 @@ void MachineController::updateActions()
 
 const nlohmann::json& MachineController::helloOf(const MachineLink& link) const
 {
-    return link.isRemote() ? m_parts.store->machine(link.destination).context : m_parts.store->localWorkerContext();
+    return m_parts.store->contextOf(link.isRemote() ? link.destination : SessionStore::kLocalMachine);
 }
 
 } // namespace ctxscope::gui

@@ -63,11 +63,9 @@ Status SessionFiles::saveResults(const QString& path) const
         return makeError(m_parts.store->runs().empty() ? std::string("there are no results to save yet")
                                                        : "there are no results of " + link.displayName().toStdString()
                     + " to save yet (a results file holds one machine's: show another machine, or save a session)");
-    // The shown machine's own block: a server's from its hello, this machine's from its worker's
-    // last hello (the controller's may still be the server's just left) or a loaded session's.
-    const nlohmann::json& described = link.isRemote()     ? m_parts.store->machine(link.destination).context
-        : m_parts.store->localWorkerContext().is_object() ? m_parts.store->localWorkerContext()
-                                                          : m_parts.store->machine().context;
+    // The shown machine's own block (the controller's may still be the server's just left).
+    const nlohmann::json& described
+        = m_parts.store->contextOf(link.isRemote() ? link.destination : SessionStore::kLocalMachine);
     const nlohmann::json context = described.is_object() ? described : nlohmann::json::object();
     const bool csv = path.endsWith(QStringLiteral(".csv"), Qt::CaseInsensitive);
     return writeText(path, csv ? resultsToCsv(context, results) : makeReport(context, results, true).dump(2) + '\n');

@@ -144,13 +144,10 @@ void SessionViews::refreshRunViews()
     // (this machine's from its worker or a loaded session, a server's from its worker's hello).
     const SessionStore& store = *m_parts.store;
     const MachineLink link = m_controller ? m_controller->link() : MachineLink {};
-    // This machine's worker's last hello (the controller's context may still be a server's).
-    const nlohmann::json& ownLive = store.localWorkerContext();
     std::vector<CompareSource> sources;
     for (const QString& key : store.machineKeys()) {
         const bool own = key == SessionStore::kLocalMachine;
-        const nlohmann::json& context
-            = own && !ownLive.is_null() && store.machine().topologyXml.empty() ? ownLive : store.machine(key).context;
+        const nlohmann::json& context = store.contextOf(key);
         CompareSource source;
         if (context.is_object())
             if (auto machine = reportContextFromJson(context))

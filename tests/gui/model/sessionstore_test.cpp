@@ -157,6 +157,16 @@ TEST(SessionStore, RunsOfTwoMachinesAreSavedEachWithItsMachineAndReadBackSo)
     EXPECT_EQ(second.machine(QStringLiteral("lab-3")).topologyXml, "<topology of='lab-3'/>");
     EXPECT_TRUE(second.machineKeys().contains(QStringLiteral("lab-3")));
 
+    // A session measured elsewhere (its topology kept) stays described as that machine, even
+    // with this machine's worker saying hello; without a topology of its own, the hello wins.
+    SessionStore loaded;
+    loaded.setMachineTopologyXml(SessionStore::kLocalMachine, "<topology of='elsewhere'/>");
+    loaded.setMachineContext(SessionStore::kLocalMachine, { { "host_name", "elsewhere" } });
+    loaded.setLocalWorkerContext({ { "host_name", "laptop" } });
+    EXPECT_EQ(loaded.toSession(nlohmann::json(), {}).context["host_name"], "elsewhere");
+    loaded.setMachineTopologyXml(SessionStore::kLocalMachine, {});
+    EXPECT_EQ(loaded.toSession(nlohmann::json(), {}).context["host_name"], "laptop");
+
     // The table names each row's machine.
     ResultsModel model;
     model.setResults(second.runs());
