@@ -44,6 +44,38 @@ TEST(LivePlot, AFastStreamIsDrawnAtMostThirtyTimesASecondAndNothingIsLost)
     EXPECT_EQ(plot.medianGraph(1)->dataCount(), sent / LivePlot::kMedianWindow);
 }
 
+// Drawing 10^6 samples is slow (thinning and an antialiased replot): the next redraw waits twice
+// that cost, so the stream keeps at least two thirds of the GUI thread, within the bounds.
+TEST(LivePlot, ASlowRedrawWaitsTwiceItsCostBeforeTheNextOne)
+{
+    LivePlot plot;
+    plot.resize(1000, 500);
+    plot.show();
+    plot.beginRun(1, QStringLiteral("futex"), Qt::blue);
+    QSignalSpy replotted(plot.plot(), &QCustomPlot::afterReplot);
+    QVector<double> many(1'000'000);
+    for (qsizetype i = 0; i < many.size(); ++i)
+        many[i] = 8000 + static_cast<double>(i % 977);
+    plot.addSamples(1, many);
+    ASSERT_TRUE(replotted.wait(10'000)) << "no redraw of the 10^6 samples";
+    const double cost = plot.lastRedrawCostMs();
+    EXPECT_GT(cost, 0.0);
+    const int delay = plot.redrawDelayMs();
+    EXPECT_GE(delay, LivePlot::kRedrawIntervalMs);
+    EXPECT_LE(delay, LivePlot::kMaxRedrawIntervalMs);
+    EXPECT_GE(delay, std::min(2 * cost, static_cast<double>(LivePlot::kMaxRedrawIntervalMs)) - 1);
+    // The next batch is drawn no sooner than that (a coarse timer may fire 5% early).
+    const int redraws = plot.redrawCount();
+    QElapsedTimer clock;
+    clock.start();
+    plot.addSamples(1, QVector<double>(2500, 8100.0));
+    while (plot.redrawCount() == redraws && clock.elapsed() < 10'000)
+        QTest::qWait(1);
+    EXPECT_GT(plot.redrawCount(), redraws);
+    EXPECT_GE(static_cast<double>(clock.elapsed()), 0.9 * delay);
+    EXPECT_EQ(plot.samples(1).size(), 1'002'500U) << "every sample is kept";
+}
+
 TEST(LivePlot, LogScaleTogglesTheAxisAndRunsCanBeHighlighted)
 {
     LivePlot plot;

@@ -17,7 +17,9 @@
 #include "topologymappanel.h"
 
 #include <QElapsedTimer>
+#include <QFile>
 #include <QSignalSpy>
+#include <QTemporaryDir>
 #include <QTextBrowser>
 
 #include <gtest/gtest.h>
@@ -218,6 +220,38 @@ TEST(RunThroughWorker, AWorkerThatCannotStartIsAnErrorNotAHang)
     EXPECT_EQ(failed.at(0).at(0).toULongLong(), *id);
     EXPECT_TRUE(failed.at(0).at(1).toString().contains(QStringLiteral("Could not start the worker")));
     EXPECT_EQ(controller.state(), RunController::State::Dead);
+}
+
+// The worker's stdout (or ssh's, for a server) is a 1 MiB pipe, so the worker or ssh keeps
+// writing while the app redraws (a 64 KiB pipe held 3,600 samples and stalled the stream
+// through ssh at 0.6 million samples/s); and the worker runs on the CPUs it was given.
+TEST(RunThroughWorker, TheWorkerWritesIntoAMebibytePipeOnTheCpusItWasGiven)
+{
+    auto live = Topology::loadLive();
+    ASSERT_TRUE(live.ok());
+    const int cpu = live->allowedPus().back();
+    QTemporaryDir dir;
+    const QString report = dir.filePath(QStringLiteral("report"));
+    RunController controller;
+    controller.setWorkerCpus({ cpu });
+    // perl (perl-base is essential in Debian) asks the kernel for the size of the pipe on its
+    // stdout (F_GETPIPE_SZ = 1032); grep reports the CPUs the shell passed on; then the worker.
+    controller.setWorkerCommand(QStringLiteral("/bin/sh"),
+        { QStringLiteral("-c"),
+            QStringLiteral(
+                R"sh(perl -e 'open(my $o, ">", $ARGV[0]) or die; print $o fcntl(STDOUT, 1032, 0) + 0, "\n"' "$1" &&
+grep Cpus_allowed_list /proc/self/status >> "$1" && exec "$0" worker)sh"),
+            RunController::defaultProgram(), report });
+    QSignalSpy ready(&controller, &RunController::workerReady);
+    controller.startWorker();
+    ASSERT_TRUE(ready.wait(10'000));
+    QFile file(report);
+    ASSERT_TRUE(file.open(QIODevice::ReadOnly));
+    const QList<QByteArray> lines = file.readAll().trimmed().split('\n');
+    ASSERT_EQ(lines.size(), 2);
+    EXPECT_EQ(lines[0], QByteArray("1048576"));
+    EXPECT_EQ(lines[1].split('\t').last(), QByteArray::number(cpu));
+    controller.stopWorker();
 }
 
 TEST(RunThroughWorker, ALessonRunsItsStepsAndShowsTheConclusionTheEngineDraws)

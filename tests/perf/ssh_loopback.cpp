@@ -15,6 +15,7 @@
 // hold, 1 when not, 2 when it could not run (no sshd, say).
 #include "liveplot.h"
 #include "localsshd.h"
+#include "qcp.h"
 #include "runcontroller.h"
 
 #include "ctxscope/clock.h"
@@ -176,10 +177,14 @@ nlohmann::json streamFigures(const QString& script, bool draw)
         return { { "error", fmt::format("only {} of {} samples arrived", received, kStreamSamples) } };
     // From the first batch's arrival to the last one's.
     const double rate = static_cast<double>(kStreamSamples - static_cast<qsizetype>(kBatch)) / seconds;
-    fmt::print("  stream through ssh -> RunController{}: {:.3g} samples/s (goal >= 1e6)\n",
-        draw ? " -> live plot" : " (parsing only)", rate);
+    const int redraws = plot.redrawCount();
+    fmt::print("  stream through ssh -> RunController{}: {:.3g} samples/s (goal >= 1e6){}\n",
+        draw ? " -> live plot" : " (parsing only)", rate,
+        draw ? fmt::format(", {} redraws in {:.2f} s, the last {:.1f} ms (replot {:.1f})", redraws, seconds,
+            plot.lastRedrawCostMs(), plot.plot()->replotTime())
+             : "");
     return { { "samples_per_s", rate }, { "samples", kStreamSamples }, { "batch", kBatch }, { "met", rate >= 1e6 },
-        { "load", loadAverage() } };
+        { "redraws", redraws }, { "seconds", seconds }, { "load", loadAverage() } };
 }
 
 } // namespace

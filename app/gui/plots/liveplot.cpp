@@ -6,10 +6,12 @@
 
 #include "qcp.h"
 
+#include <QElapsedTimer>
 #include <QTimer>
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 
 namespace ctxscope::gui {
@@ -224,16 +226,25 @@ void LivePlot::setLogScale(bool on)
     scheduleRedraw();
 }
 
+double LivePlot::lastRedrawCostMs() const { return m_thinMs + m_plot->replotTime(); }
+
+int LivePlot::redrawDelayMs() const
+{
+    return std::clamp(static_cast<int>(std::ceil(2 * lastRedrawCostMs())), kRedrawIntervalMs, kMaxRedrawIntervalMs);
+}
+
 void LivePlot::scheduleRedraw()
 {
     if (!m_redrawTimer->isActive())
-        m_redrawTimer->start();
+        m_redrawTimer->start(redrawDelayMs());
 }
 
 void LivePlot::redraw()
 {
     double count = 0, lo = 0, hi = 0, medianHi = 0;
     bool any = false;
+    QElapsedTimer thinning;
+    thinning.start();
     for (auto& [id, s] : m_series) {
         if (s.stale && s.samples->visible()) // a hidden cloud is thinned when it shows again
             thin(s);
@@ -245,6 +256,7 @@ void LivePlot::redraw()
         medianHi = std::max(medianHi, s.maxMedian);
         any = true;
     }
+    m_thinMs = static_cast<double>(thinning.nsecsElapsed()) / 1e6;
     if (any) {
         m_plot->xAxis->setRange(0, std::max(count, 10.0) * 1.02);
         if (m_log)

@@ -25,13 +25,17 @@ namespace ctxscope::gui {
 
 // Samples of each run as they arrive (a scatter in time order) with a running-median line,
 // several runs overlaid. Samples are added as they come; the plot is redrawn by a timer, at
-// most 30 times a second, so a fast stream never waits for painting. Every sample is kept;
-// the scatter draws a thinned copy (thinScatter: each pixel column's extremes plus an even
-// selection), so a redraw costs the same at 10^3 and at 10^6 samples.
+// most 30 times a second and less when a redraw is slow, so a fast stream never waits for painting. Every sample is
+// kept; the scatter draws a thinned copy (thinScatter: each pixel column's extremes plus an even selection), so a
+// redraw costs the same at 10^3 and at 10^6 samples.
 class LivePlot : public QWidget {
     Q_OBJECT
 public:
     static constexpr int kRedrawIntervalMs = 33;
+    // A slow redraw (10^6 samples thinned and painted take ~45 ms in a release build) waits
+    // twice its cost before the next one, so drawing keeps at most a third of the GUI thread
+    // and the rest parses the stream; never longer than this, so the plot stays live.
+    static constexpr int kMaxRedrawIntervalMs = 250;
     static constexpr int kMedianWindow = static_cast<int>(kTraceMedianWindow); // as a file's prepared trace
     // Per run; more are still counted in the median line but not kept as points.
     static constexpr std::size_t kMaxPoints = 1 << 21;
@@ -72,6 +76,10 @@ public:
     bool cloudShown(quint64 id) const; // whether its scatter is drawn now (kCloudRuns)
     QCPGraph* medianGraph(quint64 id) const;
     int redrawCount() const { return m_redraws; }
+    // What the last redraw cost (thinning and QCustomPlot's replot), and the wait it sets
+    // before the next one: twice that cost, within [kRedrawIntervalMs, kMaxRedrawIntervalMs].
+    double lastRedrawCostMs() const;
+    int redrawDelayMs() const;
 
 private:
     struct Series {
@@ -104,6 +112,7 @@ private:
     std::optional<quint64> m_highlight;
     bool m_log = true;
     int m_redraws = 0;
+    double m_thinMs = 0; // thinning in the last redraw (QCustomPlot times its own replot)
     quint64 m_begun = 0;
 };
 

@@ -13,7 +13,9 @@
 #include <cstdio>
 #include <utility>
 
+#include <fcntl.h>
 #include <sched.h>
+#include <unistd.h>
 
 namespace ctxscope::gui {
 
@@ -26,6 +28,8 @@ constexpr int kCancelGraceMs = 3000;
 constexpr qint64 kMaxBuffered = 8 * static_cast<qint64>(protocol::kMaxLineBytes);
 // Enough of stderr to hold ssh's complaint (a changed host key takes ~15 lines).
 constexpr qsizetype kStderrTailChars = 4096;
+// The size asked for the worker's stdout pipe (see startWorker).
+constexpr int kWorkerPipeBytes = 1 << 20;
 
 } // namespace
 
@@ -104,15 +108,23 @@ void RunController::startWorker()
     m_pins.clear();
     m_process = new QProcess(this);
     m_stderrTail.clear();
-    if (!m_workerCpus.empty()) {
-        cpu_set_t mask;
-        CPU_ZERO(&mask);
-        for (int cpu : m_workerCpus)
-            if (cpu >= 0 && cpu < CPU_SETSIZE)
-                CPU_SET(static_cast<std::size_t>(cpu), &mask);
-        // Runs in the child between fork and exec: only the affinity syscall, nothing that allocates.
-        m_process->setChildProcessModifier([mask] { (void)::sched_setaffinity(0, sizeof(mask), &mask); });
-    }
+    cpu_set_t mask;
+    CPU_ZERO(&mask);
+    for (int cpu : m_workerCpus)
+        if (cpu >= 0 && cpu < CPU_SETSIZE)
+            CPU_SET(static_cast<std::size_t>(cpu), &mask);
+    const bool pinned = !m_workerCpus.empty();
+    // Runs in the child between fork and exec, after QProcess set up its standard descriptors:
+    // only syscalls, nothing that allocates. The stdout pipe grows from 64 KiB (about 3,600
+    // samples) to 1 MiB, the most an unprivileged process may ask (fs.pipe-max-size), so the
+    // worker, or ssh for a server, keeps writing while the app redraws instead of waiting for
+    // each read: the stream through ssh went from 0.6 to 1.4 million samples/s with the plot
+    // (docs/performance.md). A refusal (the user's pipe quota spent) leaves the default size.
+    m_process->setChildProcessModifier([mask, pinned] {
+        if (pinned)
+            (void)::sched_setaffinity(0, sizeof(mask), &mask);
+        (void)::fcntl(STDOUT_FILENO, F_SETPIPE_SZ, kWorkerPipeBytes);
+    });
     connect(m_process, &QProcess::readyReadStandardOutput, this, &RunController::readLines);
     connect(m_process, &QProcess::readyReadStandardError, this, &RunController::readErrors);
     connect(m_process, &QProcess::finished, this, &RunController::processFinished);
