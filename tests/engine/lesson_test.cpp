@@ -6,6 +6,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <fstream>
+#include <iterator>
+
 using namespace ctxscope;
 using test::anyContains;
 
@@ -106,6 +110,29 @@ TEST(Lessons, PlanRefusesTopologiesThatAreNotThisMachine)
     ASSERT_TRUE(plan.ok()) << plan.error().message;
     EXPECT_GE(plan->size(), 4U); // N = 2, 4, 8, 16 on one PU at least
     EXPECT_FALSE(planLesson("astrology", *live, {}).ok());
+}
+
+// A server's topology as its worker's hello gives it (hwloc XML, read here from a fixture of two
+// packages): the app plans that machine's lesson from it, and that worker checks each run.
+TEST(Lessons, APlanFromAWorkersHelloIsThatMachinesRuns)
+{
+    std::ifstream in(std::string(CTXSCOPE_FIXTURES_DIR) + "/topology/good/two-packages-two-numa.xml");
+    const std::string xml((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    auto server = Topology::loadXmlBuffer(xml);
+    ASSERT_TRUE(server.ok()) << server.error().message;
+    auto here = planLesson("pinning", *server, {});
+    ASSERT_FALSE(here.ok()) << "no machine's own topology here";
+    EXPECT_NE(here.error().message.find("is not it"), std::string::npos) << here.error().message;
+    auto plan = planLesson("pinning", *server, {}, PlanTopology::WorkersHello);
+    ASSERT_TRUE(plan.ok()) << plan.error().message;
+    // Its classes are the server's, the farthest across its NUMA nodes, and every CPU is one of its own.
+    const bool acrossNuma = std::any_of(plan->begin(), plan->end(),
+        [](const LessonStep& step) { return step.label.find("cross-numa") != std::string::npos; });
+    EXPECT_TRUE(acrossNuma);
+    const std::vector<int> pus = server->allowedPus();
+    for (const LessonStep& step : *plan)
+        for (int cpu : step.spec.cpus)
+            EXPECT_TRUE(std::find(pus.begin(), pus.end(), cpu) != pus.end()) << step.label;
 }
 
 TEST(Lessons, ModeSwitchRunsOnThisMachineAndConcludes)

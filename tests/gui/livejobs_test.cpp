@@ -12,6 +12,7 @@
 #include "runcoordinator.h"
 #include "runlauncher.h"
 #include "sessionstore.h"
+#include "statuspanel.h"
 #include "workingsetplot.h"
 
 #include <QMenuBar>
@@ -114,6 +115,8 @@ TEST(LiveJobs, TheLivePlacementLessonRunsWholeInTheWorkerAndItsPhasesFillThePane
     // The panel shows the conclusion the engine computed.
     const QString shown = window.lessonView()->toPlainText();
     EXPECT_TRUE(shown.contains(QString::fromStdString(lesson.conclusion.front()).left(40))) << shown.toStdString();
-    // The worker is free again for runs.
+    // The worker is free again for runs, and the status bar no longer shows the last phase.
     EXPECT_FALSE(window.controller()->isBusy());
+    EXPECT_TRUE(window.statusPanel()->runProgressText().isEmpty())
+        << window.statusPanel()->runProgressText().toStdString();
 }

@@ -50,6 +50,31 @@ protected:
         return failed.at(0).at(0).toString();
     }
 
+    // What the app, headless, saved after `arguments` (then --save-results FILE --quit), with
+    // a settings directory of the test's own (it remembers the hosts it connected to); empty,
+    // with a failure, when it did not finish well.
+    static QJsonObject savedByApp(const QTemporaryDir& dir, const QStringList& arguments)
+    {
+        const QString saved = dir.filePath(QStringLiteral("r.json"));
+        QProcess app;
+        app.setProcessChannelMode(QProcess::ForwardedChannels);
+        QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+        environment.insert(QStringLiteral("XDG_CONFIG_HOME"), dir.filePath(QStringLiteral("config")));
+        app.setProcessEnvironment(environment);
+        app.start(QStringLiteral(CTXSCOPE_APP_PATH),
+            arguments + QStringList { QStringLiteral("--save-results"), saved, QStringLiteral("--quit") });
+        if (!app.waitForFinished(180'000) || app.exitCode() != 0) {
+            ADD_FAILURE() << "the app did not finish well: exit code " << app.exitCode();
+            return {};
+        }
+        QFile file(saved);
+        if (!file.open(QIODevice::ReadOnly)) {
+            ADD_FAILURE() << "no saved results";
+            return {};
+        }
+        return QJsonDocument::fromJson(file.readAll()).object();
+    }
+
     LocalSshd m_sshd;
 };
 
@@ -181,28 +206,31 @@ TEST_F(SshWorker, TheAppMeasuresTheLastRemoteHeadlesslyAndTheSavedResultsNameIt)
     ASSERT_TRUE(live.ok());
     const QString cpu = QString::number(live->allowedPus().front());
     QTemporaryDir dir;
-    const QString saved = dir.filePath(QStringLiteral("r.json"));
-    QProcess app;
-    app.setProcessChannelMode(QProcess::ForwardedChannels);
-    // The app remembers the hosts it connected to: in a settings directory of the test's own.
-    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
-    environment.insert(QStringLiteral("XDG_CONFIG_HOME"), dir.filePath(QStringLiteral("config")));
-    app.setProcessEnvironment(environment);
-    app.start(QStringLiteral(CTXSCOPE_APP_PATH),
+    const QJsonObject results = savedByApp(dir,
         { QStringLiteral("--remote"), QStringLiteral("lab-closed"), QStringLiteral("--remote"),
             QStringLiteral("lab-test"), QStringLiteral("--remote-cli"), QStringLiteral(CTXSCOPE_CLI_PATH),
-            QStringLiteral("--run"), QStringLiteral("futex"), QStringLiteral("--cpus"), cpu + u',' + cpu,
-            QStringLiteral("--save-results"), saved, QStringLiteral("--quit") });
-    ASSERT_TRUE(app.waitForFinished(180'000));
-    ASSERT_EQ(app.exitCode(), 0);
-    QFile file(saved);
-    ASSERT_TRUE(file.open(QIODevice::ReadOnly));
-    const QJsonObject results = QJsonDocument::fromJson(file.readAll()).object();
+            QStringLiteral("--run"), QStringLiteral("futex"), QStringLiteral("--cpus"), cpu + u',' + cpu });
     EXPECT_EQ(results.value(QStringLiteral("context")).toObject().value(QStringLiteral("machine")).toString(),
         QStringLiteral("lab-test"));
     EXPECT_FALSE(
         results.value(QStringLiteral("context")).toObject().value(QStringLiteral("host_name")).toString().isEmpty());
     EXPECT_EQ(results.value(QStringLiteral("benchmarks")).toArray().size(), 1);
+}
+
+// A lesson on a server is planned from the map its worker's hello gave, and its runs are
+// measured there: each is a row of that machine.
+TEST_F(SshWorker, ALessonRunsOnTheServerAndItsRunsAreThatMachines)
+{
+    QTemporaryDir dir;
+    const QJsonObject results = savedByApp(dir,
+        { QStringLiteral("--remote"), QStringLiteral("lab-test"), QStringLiteral("--remote-cli"),
+            QStringLiteral(CTXSCOPE_CLI_PATH), QStringLiteral("--lesson"), QStringLiteral("mode-switch") });
+    EXPECT_EQ(results.value(QStringLiteral("context")).toObject().value(QStringLiteral("machine")).toString(),
+        QStringLiteral("lab-test"));
+    QStringList benches;
+    for (const QJsonValue& run : results.value(QStringLiteral("benchmarks")).toArray())
+        benches << run.toObject().value(QStringLiteral("bench")).toString();
+    EXPECT_EQ(benches, (QStringList { QStringLiteral("syscall"), QStringLiteral("vdso"), QStringLiteral("futex") }));
 }
 
 TEST_F(SshWorker, TheAppSaysWhyItCannotReachTheRemoteAndExits)

@@ -116,7 +116,7 @@ QString lessonHtml(const LessonRecord& lesson)
     } else if (lesson.finished) {
         out += QStringLiteral("<p>%1</p>").arg(LessonSession::tr("The lesson stopped before its conclusion."));
     }
-    out += QStringLiteral("<p>%1</p><ol>").arg(LessonSession::tr("Experiments on this machine:"));
+    out += QStringLiteral("<p>%1</p><ol>").arg(LessonSession::tr("Experiments:"));
     for (const LessonRecord::Step& step : lesson.steps) {
         const QString outcome
             = step.outcome.empty() ? LessonSession::tr("waiting") : QString::fromStdString(step.outcome);

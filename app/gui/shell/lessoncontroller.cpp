@@ -8,7 +8,9 @@
 #include "lessonviews.h"
 #include "plotsview.h"
 #include "runcontroller.h"
+#include "runpanel.h"
 #include "sessionstore.h"
+#include "statuspanel.h"
 
 #include "ctxscope/events.h"
 #include "ctxscope/lesson.h"
@@ -87,7 +89,10 @@ Status LessonController::start(const QString& id)
         return makeError("a run is in progress: cancel it first (Esc)");
     if (info->wholeInWorker)
         return startWhole(*info);
-    auto steps = planLesson(info->id, *topology, RunBudget {});
+    // On a server, the map is the topology its worker's hello gave; that worker checks each run.
+    const PlanTopology from
+        = m_parts.launcher->controller()->link().isRemote() ? PlanTopology::WorkersHello : PlanTopology::ThisMachine;
+    auto steps = planLesson(info->id, *topology, RunBudget {}, from);
     if (!steps)
         return steps.error();
     if (m_lesson)
@@ -178,6 +183,10 @@ bool LessonController::wholeRecordIsOurs() const
 void LessonController::wholeEnded(bool completed, const std::vector<std::string>& conclusion, const QString& why)
 {
     m_wholeJob.reset();
+    // Its last phase's progress ("ping0 on CPU 0, pong0 on CPU 1…") is over.
+    m_parts.launcher->panel()->runEnded(
+        completed ? tr("Lesson done") : tr("The lesson stopped: %1").arg(why), completed);
+    m_parts.launcher->status()->setRunProgress(QString());
     if (!wholeRecordIsOurs()) { // a session opened or cleared meanwhile: nothing of ours to update
         emit finished(completed);
         return;

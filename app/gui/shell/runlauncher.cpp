@@ -226,9 +226,9 @@ std::optional<quint64> RunLauncher::startMatrix(
 void RunLauncher::keepAppOff(const std::vector<int>& measured, bool unpinned)
 {
     if (m_controller->link().isRemote()) {
-        // The CPUs are the server's: this app's threads share none of them.
-        m_parts.status->setAffinityNote(
-            tr("Measured on %1 over ssh: this app runs elsewhere").arg(m_controller->link().destination), true);
+        // The CPUs are the server's: this app's threads share none of them (no caution tone;
+        // short, so the status bar keeps room for the run's own message).
+        m_parts.status->setAffinityNote(tr("This app is not on %1").arg(m_controller->link().destination), false);
         return;
     }
     const QString note = unpinned ? m_affinity->shareAll() : m_affinity->keepOff(measured);

@@ -154,6 +154,7 @@ QString StatusPanel::workerText() const { return m_worker->text(); }
 QString StatusPanel::machineText() const { return m_machine->text(); }
 QString StatusPanel::switchRateText() const { return m_rate->isVisibleTo(this) ? m_rate->text() : QString(); }
 QString StatusPanel::affinityText() const { return m_affinity->text(); }
+QString StatusPanel::runProgressText() const { return m_progress->text(); }
 
 void StatusPanel::changeEvent(QEvent* event)
 {

@@ -32,6 +32,7 @@ public:
     QString machineText() const;
     QString switchRateText() const;
     QString affinityText() const;
+    QString runProgressText() const; // empty when no run or job is under way
 
 protected:
     void changeEvent(QEvent* event) override;

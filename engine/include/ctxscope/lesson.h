@@ -78,8 +78,15 @@ struct LessonResult {
     std::vector<LessonPhase> phases; // a watching lesson's (wholeInWorker) phases; none for the others
 };
 
+// Where the topology a lesson is planned on comes from: this machine, loaded live here; or a
+// worker on another machine (over ssh), whose hello described that machine's own live
+// topology and whose worker checks each of the lesson's runs against it before measuring.
+enum class PlanTopology { ThisMachine, WorkersHello };
+
 // The experiments a lesson runs on this topology (also what the GUI shows before running).
-Expected<std::vector<LessonStep>> planLesson(std::string_view id, const Topology& topology, const RunBudget& options);
+// Refused for a topology that is no machine's own (a file, a synthetic description).
+Expected<std::vector<LessonStep>> planLesson(std::string_view id, const Topology& topology, const RunBudget& options,
+    PlanTopology from = PlanTopology::ThisMachine);
 
 // Runs every step; a step that fails is recorded and the others still run. Cancelled
 // lessons return an Error.

@@ -65,12 +65,13 @@ const LessonInfo* findLesson(std::string_view id)
     return d ? &d->info : nullptr;
 }
 
-Expected<std::vector<LessonStep>> planLesson(std::string_view id, const Topology& topology, const RunBudget& options)
+Expected<std::vector<LessonStep>> planLesson(
+    std::string_view id, const Topology& topology, const RunBudget& options, PlanTopology from)
 {
     const auto* d = findDefinition(id);
     if (!d)
         return unknownLesson(id);
-    if (!topology.isThisSystem())
+    if (from == PlanTopology::ThisMachine && !topology.isThisSystem())
         return makeError("a lesson measures this machine; " + topology.origin() + " is not it");
     return d->plan(topology, options);
 }
