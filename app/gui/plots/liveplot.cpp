@@ -113,7 +113,7 @@ void LivePlot::addSamples(quint64 id, const QVector<double>& nsPerOp)
     s.max = first == 0 ? *hi : std::max(s.max, *hi);
     addMedianPoints(
         s, s.running.add(std::span<const double>(nsPerOp.constData(), static_cast<std::size_t>(nsPerOp.size()))));
-    scheduleRedraw();
+    scheduleRedraw(Pace::Stream);
 }
 
 std::span<const double> LivePlot::Series::all() const
@@ -233,10 +233,13 @@ int LivePlot::redrawDelayMs() const
     return std::clamp(static_cast<int>(std::ceil(2 * lastRedrawCostMs())), kRedrawIntervalMs, kMaxRedrawIntervalMs);
 }
 
-void LivePlot::scheduleRedraw()
+void LivePlot::scheduleRedraw(Pace pace)
 {
-    if (!m_redrawTimer->isActive())
-        m_redrawTimer->start(redrawDelayMs());
+    // Streamed samples wait for the paced redraw; anything else (a run begun or ended, the log
+    // scale, a highlight) is drawn within kRedrawIntervalMs, cutting a longer wait short.
+    const int delay = pace == Pace::Stream ? redrawDelayMs() : kRedrawIntervalMs;
+    if (!m_redrawTimer->isActive() || m_redrawTimer->remainingTime() > delay)
+        m_redrawTimer->start(delay);
 }
 
 void LivePlot::redraw()

@@ -24,17 +24,19 @@ class QTimer;
 namespace ctxscope::gui {
 
 // Samples of each run as they arrive (a scatter in time order) with a running-median line,
-// several runs overlaid. Samples are added as they come; the plot is redrawn by a timer, at
-// most 30 times a second and less when a redraw is slow, so a fast stream never waits for painting. Every sample is
-// kept; the scatter draws a thinned copy (thinScatter: each pixel column's extremes plus an even selection), so a
-// redraw costs the same at 10^3 and at 10^6 samples.
+// several runs overlaid. Samples are added as they come and drawn by a timer, so a fast
+// stream never waits for painting. Every sample is kept; the scatter draws a thinned copy
+// (thinScatter: each pixel column's extremes plus an even selection), so a redraw costs about
+// the same at 10^5 and at 10^6 samples.
 class LivePlot : public QWidget {
     Q_OBJECT
 public:
+    // Streamed samples are drawn this long after they arrive, or, after a redraw that cost
+    // more than half of it (10^6 samples thinned and replotted take ~45 ms in a release
+    // build), twice that cost, so drawing keeps about a third of the GUI thread and the rest
+    // parses the stream; never longer than kMaxRedrawIntervalMs, so the plot stays live.
+    // Anything else (a run begun or ended, the scale, a highlight) is drawn within 33 ms.
     static constexpr int kRedrawIntervalMs = 33;
-    // A slow redraw (10^6 samples thinned and painted take ~45 ms in a release build) waits
-    // twice its cost before the next one, so drawing keeps at most a third of the GUI thread
-    // and the rest parses the stream; never longer than this, so the plot stays live.
     static constexpr int kMaxRedrawIntervalMs = 250;
     static constexpr int kMedianWindow = static_cast<int>(kTraceMedianWindow); // as a file's prepared trace
     // Per run; more are still counted in the median line but not kept as points.
@@ -96,7 +98,8 @@ private:
         double max = 0;
         double maxMedian = 0;
     };
-    void scheduleRedraw();
+    enum class Pace { Stream, Now };
+    void scheduleRedraw(Pace pace = Pace::Now);
     void redraw();
     void addMedianPoints(Series& series, const std::vector<MedianPoint>& points);
     void thin(Series& series) const;

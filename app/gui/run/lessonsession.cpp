@@ -62,7 +62,7 @@ void LessonSession::next()
     changedNow();
     m_waiting = m_runs.start(step.spec);
     if (!m_waiting) {
-        m_outcomes[m_next] = tr("could not start: a run is in progress");
+        m_outcomes[m_next] = tr("could not start (the status bar says why)");
         finish(false);
     }
 }

@@ -72,6 +72,8 @@ public:
     const std::string& workerTopologyXml() const { return m_topologyXml; }
     // A run is going on, or waits for a starting worker.
     bool isBusy() const { return m_running || m_pending || m_pendingJob; }
+    // The run or job the worker measures now; none between them.
+    std::optional<quint64> runningId() const { return m_running; }
 
     void startWorker(); // no-op unless Stopped or Dead
     void stopWorker(); // quit politely; Stopped afterwards

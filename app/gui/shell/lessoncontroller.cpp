@@ -84,7 +84,8 @@ Status LessonController::start(const QString& id)
     }
     const std::optional<Topology>& topology = *m_parts.topology;
     if (!topology || !m_parts.launcher->isLive())
-        return makeError("a lesson measures this machine, and the topology shown is not it");
+        return makeError("a lesson measures the machine runs go to (this one, or a server connected over ssh), and the "
+                         "topology shown is not it");
     if (m_parts.controller->isBusy() || (m_lesson && !m_lesson->isFinished()) || m_wholeJob)
         return makeError("a run is in progress: cancel it first (Esc)");
     if (info->wholeInWorker)
@@ -183,10 +184,11 @@ bool LessonController::wholeRecordIsOurs() const
 void LessonController::wholeEnded(bool completed, const std::vector<std::string>& conclusion, const QString& why)
 {
     m_wholeJob.reset();
-    // Its last phase's progress ("ping0 on CPU 0, pong0 on CPU 1…") is over.
-    m_parts.launcher->panel()->runEnded(
-        completed ? tr("Lesson done") : tr("The lesson stopped: %1").arg(why), completed);
-    m_parts.launcher->status()->setRunProgress(QString());
+    if (completed) { // its last phase's progress ("ping0 on CPU 0, pong0 on CPU 1…") is over;
+        // a failure or a cancel is said by RunStream, as for any run
+        m_parts.launcher->panel()->runEnded(tr("Lesson done"), true);
+        m_parts.launcher->status()->setRunProgress(QString());
+    }
     if (!wholeRecordIsOurs()) { // a session opened or cleared meanwhile: nothing of ours to update
         emit finished(completed);
         return;

@@ -34,8 +34,9 @@ LessonPanel::LessonPanel(QWidget* parent)
     layout->addLayout(header);
     m_text = new QTextBrowser(this);
     applyTextFont();
-    m_text->setPlaceholderText(tr("Choose a lesson in the Lessons menu: it runs a few experiments on this machine "
-                                  "and concludes from what they measured."));
+    m_text->setPlaceholderText(
+        tr("Choose a lesson in the Lessons menu: it runs a few experiments on the machine runs go to "
+           "and concludes from what they measured."));
     layout->addWidget(m_text, 1);
 }
 

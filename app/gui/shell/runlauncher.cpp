@@ -154,7 +154,7 @@ void RunLauncher::updateActions()
     const bool busy = m_controller->isBusy();
     const auto spec = m_parts.panel->spec();
     m_runAction->setEnabled(live && !busy && spec.ok());
-    m_runAction->setToolTip(!live ? tr("Runs are disabled: the topology shown is not this machine")
+    m_runAction->setToolTip(!live ? tr("Runs are disabled: the topology shown is not the machine they go to")
             : !spec.ok()          ? QString::fromStdString(spec.error().message)
                                   : tr("Run the benchmark (Ctrl+R)"));
     m_cancelAction->setEnabled(busy);
@@ -163,7 +163,7 @@ void RunLauncher::updateActions()
 std::optional<quint64> RunLauncher::startRun()
 {
     if (!isLive()) {
-        showMessage(tr("Runs are disabled: the topology shown is not this machine."), 10000);
+        showMessage(tr("Runs are disabled: the topology shown is not the machine they go to."), 10000);
         return std::nullopt;
     }
     auto spec = m_parts.panel->spec();

@@ -81,8 +81,11 @@ void RunStream::onRunStarted(quint64 id, const BenchSpec& spec)
     m_launcher.runBegan();
 }
 
-void RunStream::onProgress(quint64, const QString& stage, int repetition, int repetitions, double fraction)
+void RunStream::onProgress(quint64 id, const QString& stage, int repetition, int repetitions, double fraction)
 {
+    // Queued: a job's last progress can come after its end (a whole lesson's, handled directly).
+    if (m_launcher.controller()->runningId() != id)
+        return;
     m_launcher.panel()->showProgress(stage, repetition, repetitions, fraction);
     m_launcher.status()->setRunProgress(stage == QStringLiteral("measuring")
             ? tr("Repetition %1/%2 · %3%").arg(repetition + 1).arg(repetitions).arg(qRound(100 * fraction))
