@@ -15,6 +15,7 @@
 #include "statuspanel.h"
 #include "workingsetplot.h"
 
+#include <QCoreApplication>
 #include <QMenuBar>
 #include <QSignalSpy>
 #include <QTextBrowser>
@@ -115,7 +116,9 @@ TEST(LiveJobs, TheLivePlacementLessonRunsWholeInTheWorkerAndItsPhasesFillThePane
     // The panel shows the conclusion the engine computed.
     const QString shown = window.lessonView()->toPlainText();
     EXPECT_TRUE(shown.contains(QString::fromStdString(lesson.conclusion.front()).left(40))) << shown.toStdString();
-    // The worker is free again for runs, and the status bar no longer shows the last phase.
+    // The worker is free again for runs, and the status bar no longer shows the last phase,
+    // even once the progress lines queued before the end are delivered.
+    QCoreApplication::processEvents();
     EXPECT_FALSE(window.controller()->isBusy());
     EXPECT_TRUE(window.statusPanel()->runProgressText().isEmpty())
         << window.statusPanel()->runProgressText().toStdString();
