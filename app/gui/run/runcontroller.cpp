@@ -7,9 +7,11 @@
 
 #include <QCoreApplication>
 #include <QDir>
+#include <QFile>
 #include <QFileInfo>
 #include <QTimer>
 
+#include <algorithm>
 #include <cstdio>
 #include <utility>
 
@@ -30,6 +32,16 @@ constexpr qint64 kMaxBuffered = 8 * static_cast<qint64>(protocol::kMaxLineBytes)
 constexpr qsizetype kStderrTailChars = 4096;
 // The size asked for the worker's stdout pipe (see startWorker).
 constexpr int kWorkerPipeBytes = 1 << 20;
+
+// kWorkerPipeBytes, or fs.pipe-max-size where an administrator set it lower (an unprivileged
+// process asking for more than that is refused and keeps 64 KiB).
+int workerPipeBytes()
+{
+    QFile limit(QStringLiteral("/proc/sys/fs/pipe-max-size"));
+    bool ok = false;
+    const int max = limit.open(QIODevice::ReadOnly) ? limit.readAll().trimmed().toInt(&ok) : 0;
+    return ok && max > 0 ? std::min(kWorkerPipeBytes, max) : kWorkerPipeBytes;
+}
 
 } // namespace
 
@@ -116,14 +128,15 @@ void RunController::startWorker()
     const bool pinned = !m_workerCpus.empty();
     // Runs in the child between fork and exec, after QProcess set up its standard descriptors:
     // only syscalls, nothing that allocates. The stdout pipe grows from 64 KiB (about 3,600
-    // samples) to 1 MiB, the most an unprivileged process may ask (fs.pipe-max-size), so the
-    // worker, or ssh for a server, keeps writing while the app redraws instead of waiting for
-    // each read: the stream through ssh went from 0.6 to 1.4 million samples/s with the plot
+    // samples) to 1 MiB (by default the most an unprivileged process may ask), so the worker,
+    // or ssh for a server, keeps writing while the app redraws instead of waiting for each
+    // read: with it the stream through ssh went from 0.6 to 1.4 million samples/s with the plot
     // (docs/performance.md). A refusal (the user's pipe quota spent) leaves the default size.
-    m_process->setChildProcessModifier([mask, pinned] {
+    const int pipeBytes = workerPipeBytes();
+    m_process->setChildProcessModifier([mask, pinned, pipeBytes] {
         if (pinned)
             (void)::sched_setaffinity(0, sizeof(mask), &mask);
-        (void)::fcntl(STDOUT_FILENO, F_SETPIPE_SZ, kWorkerPipeBytes);
+        (void)::fcntl(STDOUT_FILENO, F_SETPIPE_SZ, pipeBytes);
     });
     connect(m_process, &QProcess::readyReadStandardOutput, this, &RunController::readLines);
     connect(m_process, &QProcess::readyReadStandardError, this, &RunController::readErrors);
