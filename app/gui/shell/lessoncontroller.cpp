@@ -8,9 +8,7 @@
 #include "lessonviews.h"
 #include "plotsview.h"
 #include "runcontroller.h"
-#include "runpanel.h"
 #include "sessionstore.h"
-#include "statuspanel.h"
 
 #include "ctxscope/events.h"
 #include "ctxscope/lesson.h"
@@ -183,12 +181,7 @@ bool LessonController::wholeRecordIsOurs() const
 
 void LessonController::wholeEnded(bool completed, const std::vector<std::string>& conclusion, const QString& why)
 {
-    m_wholeJob.reset();
-    if (completed) { // its last phase's progress ("ping0 on CPU 0, pong0 on CPU 1…") is over;
-        // a failure or a cancel is said by RunStream, as for any run
-        m_parts.launcher->panel()->runEnded(tr("Lesson done"), true);
-        m_parts.launcher->status()->setRunProgress(QString());
-    }
+    m_wholeJob.reset(); // RunStream ends the job in the run panel and status bar, as a sweep's
     if (!wholeRecordIsOurs()) { // a session opened or cleared meanwhile: nothing of ours to update
         emit finished(completed);
         return;
@@ -199,9 +192,8 @@ void LessonController::wholeEnded(bool completed, const std::vector<std::string>
     if (!why.isEmpty())
         record.steps.push_back({ tr("the lesson").toStdString(), why.toStdString() });
     m_parts.store->replaceLesson(m_wholeRecord, std::move(record));
-    m_parts.window->statusBar()->showMessage(completed ? tr("Lesson done: its conclusion is in the lesson panel.")
-                                                       : tr("The lesson stopped before its conclusion."),
-        15000);
+    if (!completed)
+        m_parts.window->statusBar()->showMessage(tr("The lesson stopped before its conclusion."), 15000);
     emit finished(completed);
 }
 

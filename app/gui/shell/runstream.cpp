@@ -136,6 +136,10 @@ void RunStream::connectJobs()
 {
     RunController* c = m_launcher.controller();
     SessionStore& store = m_views.store();
+    // A lesson run whole in the worker (its phases and conclusion: LessonController).
+    connect(c, &RunController::lessonFinished, this, [this](quint64 id, std::shared_ptr<const LessonResult>) {
+        jobEnded(id, tr("Lesson done: its conclusion is in the lesson panel."));
+    });
     connect(c, &RunController::sweepPointAvailable, this,
         [this, c, &store](quint64 id, std::shared_ptr<const WorkingSetPoint> point) {
             auto it = m_liveSweeps.find(id);
