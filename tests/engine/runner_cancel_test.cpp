@@ -5,7 +5,10 @@
 #include "ctxscope/runner.h"
 
 #include "background_run.h"
+#include "bench/kernel.h"
 #include "proc_helpers.h"
+#include "runner/driver.h"
+#include "runner/launch.h"
 
 #include <gtest/gtest.h>
 
@@ -13,6 +16,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <sys/wait.h>
 #include <thread>
 
 using namespace ctxscope;
@@ -130,4 +134,42 @@ TEST(RunnerCancel, HundredCancelledRunsLeaveNothingBehind)
         }
     }
     EXPECT_EQ(cancelled, 120);
+}
+
+// The race behind a rare "task 0 ended early with exit status 0" instead of "the run was
+// cancelled": a cancel sets the stop word just after the runner's loop looked at it, a child
+// sees it and exits cleanly, and the loop's reaping then finds that exit. Here the children
+// are left to exit on the stop word before the group looks: a clean exit after a stop obeyed
+// it, and is no death of its own.
+TEST(RunnerCancel, AChildThatExitedOnTheStopWordIsNoDeath)
+{
+    auto kernel = bench::factoryFor("pipe")(bench::KernelParams { 2, BenchMode::Process });
+    ASSERT_TRUE(kernel) << kernel.error().message;
+    auto block = run::ControlBlock::create(2, run::kSampleCapacity);
+    ASSERT_TRUE(block) << block.error().message;
+    run::LaunchPlan plan;
+    plan.block = &*block;
+    plan.kernel = kernel->get();
+    plan.cpus = { -1, -1 };
+    auto group = run::startProcesses(plan);
+    ASSERT_TRUE(group) << group.error().message;
+
+    run::requestStop(block->control());
+    (*kernel)->interrupt();
+    // Each child writes its pid into its slot first thing; wait for both to have exited,
+    // leaving them unreaped (WNOWAIT) for the group to find.
+    for (int i = 0; i < 2; ++i) {
+        const auto until = Clock::now() + 5s;
+        while (block->slot(i).id == 0 && Clock::now() < until)
+            std::this_thread::sleep_for(1ms);
+        const auto pid = static_cast<pid_t>(block->slot(i).id);
+        ASSERT_GT(pid, 0) << "task " << i << " never started";
+        siginfo_t info {};
+        ASSERT_EQ(::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOWAIT), 0);
+        ASSERT_EQ(info.si_code, CLD_EXITED) << "task " << i;
+        ASSERT_EQ(info.si_status, 0) << "task " << i;
+    }
+    EXPECT_EQ((*group)->checkDeaths(), "");
+    (*group)->finish(1s);
+    EXPECT_TRUE(test::childPids().empty());
 }

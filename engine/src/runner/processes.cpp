@@ -168,8 +168,14 @@ public:
             Child& c = m_children[i];
             if (c.reaped || !tryReap(c))
                 continue;
-            // A child that reported its own error explains itself through its slot.
-            const bool explained = WIFEXITED(c.status) && WEXITSTATUS(c.status) == kExitTaskError;
+            // A child that reported its own error explains itself through its slot. One that
+            // exited cleanly once the stop word was set obeyed it (a cancel, a peer's failure):
+            // the stop's own reason is the explanation. A child exits 0 only after it saw the
+            // word, and reaping it orders that read after the store, so this check cannot miss
+            // it; without it, a cancel racing this loop was reported as "ended early".
+            const bool explained = WIFEXITED(c.status)
+                && (WEXITSTATUS(c.status) == kExitTaskError
+                    || (WEXITSTATUS(c.status) == kExitOk && stopRequested(m_plan.block->control())));
             if (first.empty() && !explained)
                 first = describeEnd(static_cast<int>(i), c.pid, c.status);
         }
