@@ -77,6 +77,45 @@ TEST(Session, ASavedSessionLoadsBackEqual)
     EXPECT_EQ(second.files()->session().compared.size(), 1U);
 }
 
+TEST(Session, ASessionMeasuredElsewhereKeepsItsRunsAsThatMachinesWhenAnotherIsShown)
+{
+    QTemporaryDir dir;
+    ASSERT_TRUE(dir.isValid());
+    const QString path = dir.filePath(QStringLiteral("colleague.json"));
+    MainWindow first;
+    fill(first);
+    first.store()->setLocalWorkerContext({ { "host_name", "colleague" } });
+    ASSERT_TRUE(first.files()->saveSession(path).ok());
+    const std::size_t theirs = first.store()->runs().size();
+
+    MainWindow second;
+    second.setTopology(ctxscope::testing::synthetic("pack:4 core:4 pu:2"));
+    second.store()->setLocalWorkerContext({ { "host_name", "laptop" } });
+    const Status loaded = second.files()->loadSession(path);
+    ASSERT_TRUE(loaded.ok()) << loaded.error().message;
+    ASSERT_EQ(second.topology()->pus().size(), 2U); // the session's machine is shown
+    EXPECT_EQ(second.files()->session().context["host_name"], "colleague");
+
+    // Another machine shown (as Show this machine or a server would): the session's runs stay
+    // the colleague's, in the table and in what is saved, beside a run measured now.
+    second.setTopology(ctxscope::testing::synthetic("pack:2 core:2 pu:1"));
+    ASSERT_EQ(second.resultsModel()->rowCount(), static_cast<int>(theirs));
+    EXPECT_EQ(second.resultsModel()->data(second.resultsModel()->index(0, ResultsModel::Machine)).toString(),
+        QStringLiteral("colleague"));
+    EXPECT_TRUE(second.store()->machineKeys().contains(QStringLiteral("colleague")));
+    second.store()->addRun({ 99, ctxscope::testing::futexResult({ 1, 1 }), Qt::red });
+    EXPECT_TRUE(second.store()->runsSpanMachines());
+    const Session saved = second.files()->session();
+    EXPECT_EQ(saved.context["host_name"], "laptop");
+    EXPECT_NE(saved.topologyXml.find("pack:2 core:2 pu:1"), std::string::npos);
+    ASSERT_EQ(saved.runs.size(), 1U);
+    ASSERT_EQ(saved.machines.size(), 1U);
+    EXPECT_EQ(saved.machines[0].name, "colleague");
+    EXPECT_EQ(saved.machines[0].context["host_name"], "colleague");
+    EXPECT_NE(saved.machines[0].topologyXml.find("pack:1 l3:1 core:2 pu:1"), std::string::npos);
+    EXPECT_EQ(saved.machines[0].runs.size(), theirs);
+}
+
 TEST(Session, MalformedFilesAreRefusedWithAMessageNamingTheProblem)
 {
     QTemporaryDir dir;

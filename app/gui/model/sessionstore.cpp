@@ -2,6 +2,7 @@
 #include "sessionstore.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace ctxscope::gui {
 
@@ -113,6 +114,35 @@ void SessionStore::setMachineTopologyXml(const QString& key, std::string xml)
         m_machineOrder << key;
     m_machines[key].topologyXml = std::move(xml);
     emit machineChanged(key);
+}
+
+QString SessionStore::detachLoadedMachine()
+{
+    MachineContext& local = m_machines[kLocalMachine];
+    if (local.topologyXml.empty())
+        return {};
+    const bool held = std::any_of(m_runs.begin(), m_runs.end(), [](const ResultRow& r) { return r.machine.isEmpty(); });
+    if (!held) {
+        setMachineTopologyXml(kLocalMachine, {});
+        return {};
+    }
+    QString base = QStringLiteral("the session's machine");
+    if (local.context.is_object())
+        if (const auto host = local.context.find("host_name");
+            host != local.context.end() && host->is_string() && !host->get<std::string>().empty())
+            base = QString::fromStdString(host->get<std::string>());
+    QString key = base;
+    for (int n = 2; m_machines.count(key); ++n)
+        key = QStringLiteral("%1 (%2)").arg(base).arg(n);
+    m_machineOrder << key;
+    m_machines[key] = std::exchange(local, MachineContext {});
+    for (ResultRow& row : m_runs)
+        if (row.machine.isEmpty())
+            row.machine = key;
+    emit machineChanged(kLocalMachine);
+    emit machineChanged(key);
+    emit runMachinesChanged();
+    return key;
 }
 
 void SessionStore::clearMeasurements()

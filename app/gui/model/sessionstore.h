@@ -73,6 +73,13 @@ public:
     bool runsSpanMachines() const;
     void setMachineContext(const QString& key, nlohmann::json context);
     void setMachineTopologyXml(const QString& key, std::string xml);
+    // Another topology than a session's measured elsewhere is shown now (this machine, a
+    // server, a file): that session's own machine stops being this one. When runs of it are
+    // held, it becomes a machine of the session under its context's host name (numbered if
+    // the name is taken), with its topology and context, and its runs name it, so they keep
+    // saying where they were measured and runs made here from now on are told apart from
+    // them. Returns that machine's key; empty when there was nothing to keep apart.
+    QString detachLoadedMachine();
 
     // Runs, sweeps, matrices and lessons go; compared files and machines stay (as "Clear" did).
     void clearMeasurements();
@@ -96,6 +103,8 @@ signals:
     void lessonChanged(std::size_t index);
     void comparedChanged();
     void machineChanged(const QString& key);
+    // Runs now name another machine (detachLoadedMachine): runs() has them as they are now.
+    void runMachinesChanged();
     // Runs, sweeps, matrices and lessons were dropped (before a load refills them).
     void measurementsCleared();
 

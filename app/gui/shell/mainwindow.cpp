@@ -183,7 +183,9 @@ void MainWindow::showTopology(const Topology& topology, bool server)
 {
     m_topology = topology;
     m_launcher->setShowsServer(server);
-    m_store->setMachineTopologyXml(SessionStore::kLocalMachine, {});
+    // A session measured elsewhere keeps its runs as that machine's (SessionFiles::showSession
+    // sets the store's topology again after this when it shows one).
+    m_store->detachLoadedMachine();
     m_tabs->setTopology(topology); // the map and the text
     m_runPanel->setTopology(topology);
     const bool live = m_launcher->isLive();

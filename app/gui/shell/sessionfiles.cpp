@@ -170,14 +170,19 @@ Status SessionFiles::showSession(Session s, const QString& name)
     const std::optional<Topology>& shown = *m_parts.topology;
     const bool same
         = shown && shown->isThisSystem() && shown->exportXml(false).ok() && *shown->exportXml(false) == s.topologyXml;
+    std::optional<Topology> elsewhere;
     if (!same && !s.topologyXml.empty()) {
         auto topology = Topology::loadXmlBuffer(s.topologyXml);
         if (!topology)
             return makeError(name.toStdString() + ": topology_xml: " + topology.error().message);
-        emit topologyRead(*topology);
+        elsewhere = std::move(*topology);
+    }
+    // Cleared first: the runs held now are not kept apart as a machine of the new session.
+    m_parts.views->clear();
+    if (elsewhere) {
+        emit topologyRead(*elsewhere);
         m_parts.store->setMachineTopologyXml(SessionStore::kLocalMachine, s.topologyXml);
     }
-    m_parts.views->clear();
     const bool matrices = !s.matrices.empty();
     std::vector<ResultRow> rows = m_parts.views->rowsOf(std::move(s.runs));
     for (SessionMachine& m : s.machines)

@@ -63,6 +63,7 @@ void SessionViews::connectStore()
         plots->workingSetPlot()->clear();
         plots->heatmapPlot()->setMatrix(nullptr);
     });
+    connect(s, &SessionStore::runMachinesChanged, this, [this, s] { m_results->setResults(s->runs()); });
     connect(s, &SessionStore::comparedChanged, this, &SessionViews::refreshRunViews);
     connect(s, &SessionStore::machineChanged, this, &SessionViews::refreshRunViews);
 }

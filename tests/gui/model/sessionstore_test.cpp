@@ -164,8 +164,35 @@ TEST(SessionStore, RunsOfTwoMachinesAreSavedEachWithItsMachineAndReadBackSo)
     loaded.setMachineContext(SessionStore::kLocalMachine, { { "host_name", "elsewhere" } });
     loaded.setLocalWorkerContext({ { "host_name", "laptop" } });
     EXPECT_EQ(loaded.toSession(nlohmann::json(), {}).context["host_name"], "elsewhere");
-    loaded.setMachineTopologyXml(SessionStore::kLocalMachine, {});
+    // Holding no runs, it simply stops being shown: the hello describes this machine again.
+    EXPECT_EQ(loaded.detachLoadedMachine(), QString());
+    EXPECT_TRUE(loaded.machine().topologyXml.empty());
+    EXPECT_EQ(loaded.machineKeys(), QStringList { SessionStore::kLocalMachine });
     EXPECT_EQ(loaded.toSession(nlohmann::json(), {}).context["host_name"], "laptop");
+
+    // Holding runs, it becomes a machine of the session named by its host (numbered when a
+    // machine has that name), and its runs name it; this machine's context is the hello's.
+    SessionStore held;
+    held.setMachineContext(QStringLiteral("elsewhere"), { { "host_name", "a server of that name" } });
+    held.setMachineTopologyXml(SessionStore::kLocalMachine, "<topology of='elsewhere'/>");
+    held.setMachineContext(SessionStore::kLocalMachine, { { "host_name", "elsewhere" } });
+    held.setLocalWorkerContext({ { "host_name", "laptop" } });
+    held.addRun({ 1, ctxscope::testing::futexResult({ 0, 0 }), Qt::blue });
+    QSignalSpy relabelled(&held, &SessionStore::runMachinesChanged);
+    EXPECT_EQ(held.detachLoadedMachine(), QStringLiteral("elsewhere (2)"));
+    EXPECT_EQ(relabelled.count(), 1);
+    EXPECT_EQ(held.runs()[0].machine, QStringLiteral("elsewhere (2)"));
+    EXPECT_EQ(held.machine(QStringLiteral("elsewhere (2)")).topologyXml, "<topology of='elsewhere'/>");
+    EXPECT_EQ(held.contextOf(QStringLiteral("elsewhere (2)"))["host_name"], "elsewhere");
+    EXPECT_EQ(held.contextOf(SessionStore::kLocalMachine)["host_name"], "laptop");
+    EXPECT_EQ(held.detachLoadedMachine(), QString()); // once
+    held.addRun({ 2, ctxscope::testing::futexResult({ 0, 1 }), Qt::red });
+    const Session both = held.toSession(nlohmann::json(), "<topology of='laptop'/>");
+    EXPECT_EQ(both.context["host_name"], "laptop");
+    ASSERT_EQ(both.runs.size(), 1U);
+    ASSERT_EQ(both.machines.size(), 1U);
+    EXPECT_EQ(both.machines[0].name, "elsewhere (2)");
+    EXPECT_EQ(both.machines[0].topologyXml, "<topology of='elsewhere'/>");
 
     // The table names each row's machine.
     ResultsModel model;
