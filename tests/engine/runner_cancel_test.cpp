@@ -16,6 +16,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <optional>
 #include <sys/wait.h>
 #include <thread>
 
@@ -136,40 +137,87 @@ TEST(RunnerCancel, HundredCancelledRunsLeaveNothingBehind)
     EXPECT_EQ(cancelled, 120);
 }
 
+namespace {
+
+// A process group of two pipe tasks, unpinned, as the runner starts it.
+struct PipeGroup {
+    std::unique_ptr<bench::Kernel> kernel;
+    std::optional<run::ControlBlock> block;
+    std::unique_ptr<run::TaskGroup> group;
+};
+
+PipeGroup startPipeGroup()
+{
+    PipeGroup g;
+    auto kernel = bench::factoryFor("pipe")(bench::KernelParams { 2, BenchMode::Process });
+    EXPECT_TRUE(kernel) << kernel.error().message;
+    auto block = run::ControlBlock::create(2, run::kSampleCapacity);
+    EXPECT_TRUE(block) << block.error().message;
+    if (!kernel || !block)
+        return g;
+    g.kernel = std::move(*kernel);
+    g.block.emplace(std::move(*block));
+    run::LaunchPlan plan;
+    plan.block = &*g.block;
+    plan.kernel = g.kernel.get();
+    plan.cpus = { -1, -1 };
+    auto group = run::startProcesses(plan);
+    EXPECT_TRUE(group) << group.error().message;
+    if (group)
+        g.group = std::move(*group);
+    return g;
+}
+
+// Waits until both tasks have exited, leaving them unreaped (WNOWAIT) for the group to find;
+// false when one did not exit 0.
+bool bothExitedCleanly(run::ControlBlock& block)
+{
+    for (int i = 0; i < 2; ++i) {
+        const auto until = Clock::now() + 5s;
+        while (block.slot(i).id == 0 && Clock::now() < until) // each child's first act
+            std::this_thread::sleep_for(1ms);
+        siginfo_t info {};
+        if (block.slot(i).id <= 0 || ::waitid(P_PID, static_cast<id_t>(block.slot(i).id), &info, WEXITED | WNOWAIT) != 0
+            || info.si_code != CLD_EXITED || info.si_status != 0)
+            return false;
+    }
+    return true;
+}
+
+} // namespace
+
 // The race behind a rare "task 0 ended early with exit status 0" instead of "the run was
 // cancelled": a cancel sets the stop word just after the runner's loop looked at it, a child
 // sees it and exits cleanly, and the loop's reaping then finds that exit. Here the children
-// are left to exit on the stop word before the group looks: a clean exit after a stop obeyed
-// it, and is no death of its own.
+// exit on the stop word before the group looks: a clean exit after a stop obeyed it, and is
+// no death of its own.
 TEST(RunnerCancel, AChildThatExitedOnTheStopWordIsNoDeath)
 {
-    auto kernel = bench::factoryFor("pipe")(bench::KernelParams { 2, BenchMode::Process });
-    ASSERT_TRUE(kernel) << kernel.error().message;
-    auto block = run::ControlBlock::create(2, run::kSampleCapacity);
-    ASSERT_TRUE(block) << block.error().message;
-    run::LaunchPlan plan;
-    plan.block = &*block;
-    plan.kernel = kernel->get();
-    plan.cpus = { -1, -1 };
-    auto group = run::startProcesses(plan);
-    ASSERT_TRUE(group) << group.error().message;
+    PipeGroup g = startPipeGroup();
+    ASSERT_TRUE(g.group);
+    run::requestStop(g.block->control());
+    g.kernel->interrupt();
+    ASSERT_TRUE(bothExitedCleanly(*g.block));
+    EXPECT_EQ(g.group->checkDeaths(), "");
+    g.group->finish(1s);
+    EXPECT_TRUE(test::childPids().empty());
+}
 
-    run::requestStop(block->control());
-    (*kernel)->interrupt();
-    // Each child writes its pid into its slot first thing; wait for both to have exited,
-    // leaving them unreaped (WNOWAIT) for the group to find.
-    for (int i = 0; i < 2; ++i) {
-        const auto until = Clock::now() + 5s;
-        while (block->slot(i).id == 0 && Clock::now() < until)
-            std::this_thread::sleep_for(1ms);
-        const auto pid = static_cast<pid_t>(block->slot(i).id);
-        ASSERT_GT(pid, 0) << "task " << i << " never started";
-        siginfo_t info {};
-        ASSERT_EQ(::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOWAIT), 0);
-        ASSERT_EQ(info.si_code, CLD_EXITED) << "task " << i;
-        ASSERT_EQ(info.si_status, 0) << "task " << i;
-    }
-    EXPECT_EQ((*group)->checkDeaths(), "");
-    (*group)->finish(1s);
+// The rule is no blanket: a child that exits cleanly while no stop was asked for (here told
+// to finish before the run ended) still ended early.
+TEST(RunnerCancel, AChildThatExitedCleanlyWithoutAStopEndedEarly)
+{
+    PipeGroup g = startPipeGroup();
+    ASSERT_TRUE(g.group);
+    run::Control& ctl = g.block->control();
+    const auto until = Clock::now() + 5s;
+    while (run::atom(ctl.done).load() < 2 && Clock::now() < until) // both at the start barrier
+        std::this_thread::sleep_for(1ms);
+    ctl.phaseKind = static_cast<std::uint32_t>(run::PhaseKind::Finish);
+    run::atom(ctl.command).fetch_add(1);
+    sys::futexWake(&ctl.command, sys::kWakeAll, false);
+    ASSERT_TRUE(bothExitedCleanly(*g.block));
+    EXPECT_NE(g.group->checkDeaths().find("ended early with exit status 0"), std::string::npos);
+    g.group->finish(1s);
     EXPECT_TRUE(test::childPids().empty());
 }

@@ -16,6 +16,7 @@
 
 #include "ctxscope/results_file.h"
 
+#include <QComboBox>
 #include <QFile>
 #include <QImage>
 #include <QSvgRenderer>
@@ -103,6 +104,13 @@ TEST(Session, ASessionMeasuredElsewhereKeepsItsRunsAsThatMachinesWhenAnotherIsSh
     EXPECT_EQ(second.resultsModel()->data(second.resultsModel()->index(0, ResultsModel::Machine)).toString(),
         QStringLiteral("colleague"));
     EXPECT_TRUE(second.store()->machineKeys().contains(QStringLiteral("colleague")));
+    const auto* switcher = second.findChild<QComboBox*>(QStringLiteral("machineSwitcher"));
+    ASSERT_NE(switcher, nullptr);
+    EXPECT_GE(switcher->findData(QStringLiteral("colleague")), 0);
+    // A numbered one is no name ssh takes: its rows name it, the switcher does not offer it.
+    second.store()->setMachineContext(QStringLiteral("colleague (2)"), { { "host_name", "colleague" } });
+    EXPECT_EQ(switcher->findData(QStringLiteral("colleague (2)")), -1);
+    EXPECT_GE(switcher->findData(QStringLiteral("colleague")), 0);
     second.store()->addRun({ 99, ctxscope::testing::futexResult({ 1, 1 }), Qt::red });
     EXPECT_TRUE(second.store()->runsSpanMachines());
     const Session saved = second.files()->session();

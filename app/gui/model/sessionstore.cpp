@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <utility>
 
+#include <QSysInfo>
+
 namespace ctxscope::gui {
 
 SessionStore::SessionStore(QObject* parent)
@@ -116,25 +118,43 @@ void SessionStore::setMachineTopologyXml(const QString& key, std::string xml)
     emit machineChanged(key);
 }
 
+namespace {
+// A context block's host name; empty when it names none.
+QString hostOf(const nlohmann::json& context)
+{
+    if (!context.is_object())
+        return {};
+    const auto host = context.find("host_name");
+    return host != context.end() && host->is_string() ? QString::fromStdString(host->get<std::string>()) : QString();
+}
+} // namespace
+
 QString SessionStore::detachLoadedMachine()
 {
     MachineContext& local = m_machines[kLocalMachine];
     if (local.topologyXml.empty())
         return {};
     const bool held = std::any_of(m_runs.begin(), m_runs.end(), [](const ResultRow& r) { return r.machine.isEmpty(); });
-    if (!held) {
+    // A session of this very host (shown from its file because hwloc's export differs, after a
+    // kernel update or from another cgroup) was this machine's all along.
+    const QString host = hostOf(local.context);
+    const QString here = m_localWorker.is_object() ? hostOf(m_localWorker) : QSysInfo::machineHostName();
+    if (!held || (!host.isEmpty() && host == here)) {
         setMachineTopologyXml(kLocalMachine, {});
         return {};
     }
-    QString base = QStringLiteral("the session's machine");
-    if (local.context.is_object())
-        if (const auto host = local.context.find("host_name");
-            host != local.context.end() && host->is_string() && !host->get<std::string>().empty())
-            base = QString::fromStdString(host->get<std::string>());
+    // A machine of the session by that name, with that host and topology, is this one (a
+    // second session of it): the runs join it. Any other keeps its name; this one is numbered.
+    const QString base = host.isEmpty() ? QStringLiteral("the session's machine") : host;
     QString key = base;
-    for (int n = 2; m_machines.count(key); ++n)
+    for (int n = 2; m_machines.count(key); ++n) {
+        const MachineContext& other = m_machines[key];
+        if (!host.isEmpty() && hostOf(other.context) == host && other.topologyXml == local.topologyXml)
+            break;
         key = QStringLiteral("%1 (%2)").arg(base).arg(n);
-    m_machineOrder << key;
+    }
+    if (!m_machineOrder.contains(key))
+        m_machineOrder << key;
     m_machines[key] = std::exchange(local, MachineContext {});
     for (ResultRow& row : m_runs)
         if (row.machine.isEmpty())

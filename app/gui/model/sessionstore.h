@@ -74,11 +74,15 @@ public:
     void setMachineContext(const QString& key, nlohmann::json context);
     void setMachineTopologyXml(const QString& key, std::string xml);
     // Another topology than a session's measured elsewhere is shown now (this machine, a
-    // server, a file): that session's own machine stops being this one. When runs of it are
-    // held, it becomes a machine of the session under its context's host name (numbered if
-    // the name is taken), with its topology and context, and its runs name it, so they keep
-    // saying where they were measured and runs made here from now on are told apart from
-    // them. Returns that machine's key; empty when there was nothing to keep apart.
+    // server, a file): that session's own machine stops being shown. When runs of it are
+    // held and its context names another host than this one, it becomes a machine of the
+    // session under that host name, with its topology and context, and its runs name it, so
+    // they keep saying where they were measured and runs made here from now on are told apart
+    // from them. A machine of the session by that name with the same host and topology is the
+    // same one (the runs join it); another machine of that name keeps it, and this one is
+    // numbered ("host (2)"; "the session's machine" without a host: names ssh does not take,
+    // so the switcher leaves them out). Returns that
+    // machine's key; empty when there was nothing to keep apart.
     QString detachLoadedMachine();
 
     // Runs, sweeps, matrices and lessons go; compared files and machines stay (as "Clear" did).

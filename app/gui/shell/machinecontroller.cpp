@@ -224,7 +224,9 @@ void MachineController::updateSwitcher()
     const RunController::State state = m_parts.launcher->controller()->state();
     std::vector<Item> items { { tr("this machine"), QString(), tr("This machine, with a local worker") } };
     for (const QString& key : m_parts.store->machineKeys()) {
-        if (key == SessionStore::kLocalMachine)
+        // A machine of a session that ssh could not take by its name (numbered or unnamed,
+        // SessionStore::detachLoadedMachine) is no place for runs: its rows name it.
+        if (key == SessionStore::kLocalMachine || destinationProblem(key))
             continue;
         const bool connected = link.isRemote() && link.destination == key && !m_connector->isConnecting()
             && (state == RunController::State::Idle || state == RunController::State::Running);

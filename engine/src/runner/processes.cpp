@@ -170,9 +170,10 @@ public:
                 continue;
             // A child that reported its own error explains itself through its slot. One that
             // exited cleanly once the stop word was set obeyed it (a cancel, a peer's failure):
-            // the stop's own reason is the explanation. A child exits 0 only after it saw the
-            // word, and reaping it orders that read after the store, so this check cannot miss
-            // it; without it, a cancel racing this loop was reported as "ended early".
+            // the stop's own reason is the explanation. Mid-run a child exits 0 only on a stop,
+            // and every stop sets the word before it wakes the tasks (requestStop, then the
+            // kernel's interrupt()); reaping the child orders this read after that store. Without
+            // this, a cancel racing the runner's wait loop was reported as "ended early".
             const bool explained = WIFEXITED(c.status)
                 && (WEXITSTATUS(c.status) == kExitTaskError
                     || (WEXITSTATUS(c.status) == kExitOk && stopRequested(m_plan.block->control())));

@@ -194,6 +194,29 @@ TEST(SessionStore, RunsOfTwoMachinesAreSavedEachWithItsMachineAndReadBackSo)
     EXPECT_EQ(both.machines[0].name, "elsewhere (2)");
     EXPECT_EQ(both.machines[0].topologyXml, "<topology of='elsewhere'/>");
 
+    // A second session of that machine (same host, same topology) joins it; the same host with
+    // another topology is another machine of that name.
+    for (const char* xml : { "<topology of='elsewhere'/>", "<topology of='another elsewhere'/>" }) {
+        held.setMachineTopologyXml(SessionStore::kLocalMachine, xml);
+        held.setMachineContext(SessionStore::kLocalMachine, { { "host_name", "elsewhere" } });
+        held.addRun({ held.runs().size() + 10, ctxscope::testing::futexResult({ 1, 1 }), Qt::green });
+        held.detachLoadedMachine();
+    }
+    EXPECT_EQ(held.runs()[2].machine, QStringLiteral("elsewhere (2)"));
+    EXPECT_EQ(held.runs()[3].machine, QStringLiteral("elsewhere (3)"));
+
+    // A session of this very host, shown from its file (hwloc's export differs after a kernel
+    // update, say), was this machine's: its runs stay so.
+    SessionStore mine;
+    mine.setLocalWorkerContext({ { "host_name", "laptop" } });
+    mine.setMachineTopologyXml(SessionStore::kLocalMachine, "<topology of='laptop, older kernel'/>");
+    mine.setMachineContext(SessionStore::kLocalMachine, { { "host_name", "laptop" } });
+    mine.addRun({ 1, ctxscope::testing::futexResult({ 0, 0 }), Qt::blue });
+    EXPECT_EQ(mine.detachLoadedMachine(), QString());
+    EXPECT_TRUE(mine.runs()[0].machine.isEmpty());
+    EXPECT_TRUE(mine.machine().topologyXml.empty());
+    EXPECT_EQ(mine.machineKeys(), QStringList { SessionStore::kLocalMachine });
+
     // The table names each row's machine.
     ResultsModel model;
     model.setResults(second.runs());
