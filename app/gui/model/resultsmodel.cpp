@@ -118,7 +118,7 @@ QVariant ResultsModel::data(const QModelIndex& index, int role) const
             return name;
         if (role == Qt::ToolTipRole)
             return row.machine.isEmpty() ? tr("Measured on the session's own machine")
-                                         : tr("Measured on %1 (the machine switcher shows it)").arg(row.machine);
+                                         : tr("Measured on %1").arg(row.machine);
         if (role == IdRole)
             return QVariant::fromValue(row.id);
         return {};

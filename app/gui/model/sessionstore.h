@@ -81,8 +81,8 @@ public:
     // from them. A machine of the session by that name with the same host and topology is the
     // same one (the runs join it); another machine of that name keeps it, and this one is
     // numbered ("host (2)"; "the session's machine" without a host: names ssh does not take,
-    // so the switcher leaves them out). Returns that
-    // machine's key; empty when there was nothing to keep apart.
+    // so the switcher leaves them out). Returns that machine's key; empty when there was
+    // nothing to keep apart.
     QString detachLoadedMachine();
 
     // Runs, sweeps, matrices and lessons go; compared files and machines stay (as "Clear" did).
