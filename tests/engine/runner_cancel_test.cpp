@@ -169,16 +169,23 @@ PipeGroup startPipeGroup()
 }
 
 // Waits until both tasks have exited, leaving them unreaped (WNOWAIT) for the group to find;
-// false when one did not exit 0.
+// false when one did not exit 0 within 10 s (the group's destructor then kills it).
 bool bothExitedCleanly(run::ControlBlock& block)
 {
+    const auto until = Clock::now() + 10s;
     for (int i = 0; i < 2; ++i) {
-        const auto until = Clock::now() + 5s;
         while (block.slot(i).id == 0 && Clock::now() < until) // each child's first act
             std::this_thread::sleep_for(1ms);
         siginfo_t info {};
-        if (block.slot(i).id <= 0 || ::waitid(P_PID, static_cast<id_t>(block.slot(i).id), &info, WEXITED | WNOWAIT) != 0
-            || info.si_code != CLD_EXITED || info.si_status != 0)
+        while (block.slot(i).id > 0 && Clock::now() < until) {
+            info = {};
+            if (::waitid(P_PID, static_cast<id_t>(block.slot(i).id), &info, WEXITED | WNOWAIT | WNOHANG) != 0)
+                return false;
+            if (info.si_pid != 0)
+                break;
+            std::this_thread::sleep_for(1ms);
+        }
+        if (info.si_pid == 0 || info.si_code != CLD_EXITED || info.si_status != 0)
             return false;
     }
     return true;
@@ -213,6 +220,7 @@ TEST(RunnerCancel, AChildThatExitedCleanlyWithoutAStopEndedEarly)
     const auto until = Clock::now() + 5s;
     while (run::atom(ctl.done).load() < 2 && Clock::now() < until) // both at the start barrier
         std::this_thread::sleep_for(1ms);
+    ASSERT_EQ(run::atom(ctl.done).load(), 2U) << "the tasks did not reach the start barrier";
     ctl.phaseKind = static_cast<std::uint32_t>(run::PhaseKind::Finish);
     run::atom(ctl.command).fetch_add(1);
     sys::futexWake(&ctl.command, sys::kWakeAll, false);
