@@ -19,6 +19,7 @@
 #include <QComboBox>
 #include <QFile>
 #include <QImage>
+#include <QLabel>
 #include <QSvgRenderer>
 #include <QTemporaryDir>
 
@@ -96,11 +97,17 @@ TEST(Session, ASessionMeasuredElsewhereKeepsItsRunsAsThatMachinesWhenAnotherIsSh
     ASSERT_TRUE(loaded.ok()) << loaded.error().message;
     ASSERT_EQ(second.topology()->pus().size(), 2U); // the session's machine is shown
     EXPECT_EQ(second.files()->session().context["host_name"], "colleague");
+    EXPECT_EQ(second.windowTitle(), QStringLiteral("ctxscope — the session's machine (colleague)"));
+    bool banner = false;
+    for (const QLabel* label : second.findChildren<QLabel*>())
+        banner = banner || label->text().startsWith(QStringLiteral("Showing the machine colleague.json was saved on."));
+    EXPECT_TRUE(banner);
 
     // Another machine shown (as Show this machine or a server would): the session's runs stay
     // the colleague's, in the table and in what is saved, beside a run measured now.
     second.setTopology(ctxscope::testing::synthetic("pack:2 core:2 pu:1"));
     ASSERT_EQ(second.resultsModel()->rowCount(), static_cast<int>(theirs));
+    EXPECT_FALSE(second.windowTitle().contains(QStringLiteral("colleague")));
     EXPECT_EQ(second.resultsModel()->data(second.resultsModel()->index(0, ResultsModel::Machine)).toString(),
         QStringLiteral("colleague"));
     EXPECT_TRUE(second.store()->machineKeys().contains(QStringLiteral("colleague")));

@@ -55,7 +55,10 @@ MachineController::MachineController(const Parts& parts)
         c, &RunController::workerFailed, this, [this](const QString& why) { m_lastFailure = why; },
         Qt::QueuedConnection);
     connect(c, &RunController::stateChanged, this, &MachineController::updateActions, Qt::QueuedConnection);
-    connect(m_parts.store, &SessionStore::machineChanged, this, &MachineController::updateSwitcher);
+    connect(m_parts.store, &SessionStore::machineChanged, this, [this] {
+        updateSwitcher();
+        refresh(); // the title and status bar name the machine shown
+    });
     connect(m_connector, &MachineConnector::failed, this, [this](const QString& why) {
         m_parts.window->statusBar()->showMessage(why, 30'000);
         auto* box = new QMessageBox(QMessageBox::Warning, tr("Connect"), why, QMessageBox::Ok, m_parts.window);
@@ -319,10 +322,13 @@ void MachineController::refresh()
 {
     const std::optional<Topology>& topology = *m_parts.topology;
     const MachineLink& link = m_parts.launcher->controller()->link();
-    const MachineDescription machine = describeMachine(link.displayName(), helloOf(link));
+    // A session measured elsewhere, shown from its file, is described as the session's machine.
+    const bool sessionsOwn = !link.isRemote() && !m_parts.store->machine().topologyXml.empty();
+    const MachineDescription machine
+        = describeMachine(sessionsOwn ? tr("the session's machine") : link.displayName(), helloOf(link));
     const bool measured = m_parts.launcher->isLive();
     QString title = QStringLiteral("ctxscope");
-    if (measured)
+    if (measured || sessionsOwn)
         title += QStringLiteral(" — ") + machine.summary() + (link.isRemote() ? tr(" (over ssh)") : QString());
     else if (topology)
         title += QStringLiteral(" — ") + QString::fromStdString(topology->origin());

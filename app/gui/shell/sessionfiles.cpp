@@ -172,7 +172,7 @@ Status SessionFiles::showSession(Session s, const QString& name)
         = shown && shown->isThisSystem() && shown->exportXml(false).ok() && *shown->exportXml(false) == s.topologyXml;
     std::optional<Topology> elsewhere;
     if (!same && !s.topologyXml.empty()) {
-        auto topology = Topology::loadXmlBuffer(s.topologyXml);
+        auto topology = Topology::loadXmlBuffer(s.topologyXml, "the machine " + name.toStdString() + " was saved on");
         if (!topology)
             return makeError(name.toStdString() + ": topology_xml: " + topology.error().message);
         elsewhere = std::move(*topology);

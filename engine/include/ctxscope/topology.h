@@ -77,7 +77,9 @@ public:
     // and time limits, so a file that crashes or hangs libhwloc is an error message here. At
     // most 64 MiB and 8192 PUs; every PU needs a distinct OS index (P#) up to 65535.
     static Expected<Topology> loadXmlFile(const std::string& path);
-    static Expected<Topology> loadXmlBuffer(std::string_view xml);
+    // `origin` names where the text came from in messages and origin() ("the topology saved
+    // in s.json").
+    static Expected<Topology> loadXmlBuffer(std::string_view xml, std::string origin = "XML buffer");
     // A synthetic description such as "pack:2 [numa] l3:2 core:4 pu:2", checked before hwloc
     // sees it: at most 32 levels and 8192 PUs.
     static Expected<Topology> loadSynthetic(std::string_view description);

@@ -121,7 +121,10 @@ Expected<Topology> Topology::loadXmlFile(const std::string& path)
     return topo;
 }
 
-Expected<Topology> Topology::loadXmlBuffer(std::string_view xml) { return loadXml(xml, "XML buffer"); }
+Expected<Topology> Topology::loadXmlBuffer(std::string_view xml, std::string origin)
+{
+    return loadXml(xml, std::move(origin));
+}
 
 Expected<Topology> Topology::loadXml(std::string_view text, std::string origin)
 {
