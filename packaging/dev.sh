@@ -22,6 +22,8 @@ PACKAGES=(
     help2man groff-base                       # man pages from --help, checked by groff
     sysstat                                   # pidstat: the watch's switch rates are tested against it
     desktop-file-utils appstream dpkg-dev file # validating desktop files, building the .deb
+    libtracefs-dev libtraceevent-dev libtracecmd-dev trace-cmd # scheduler tracing; trace-cmd reads our trace.dat in tests
+    ccache                                    # rebuilds of any checkout on a kept machine reuse objects
 )
 
 # Only for `dev.sh fuzz`: libFuzzer comes with clang, not GCC.
@@ -44,9 +46,14 @@ install_packages() {
     "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
 }
 
+# ccache keyed on paths relative to this checkout, so a fresh clone or a worktree elsewhere on a
+# kept machine reuses the objects another checkout compiled (CI runs in a fresh clone).
+export CCACHE_BASEDIR="$ROOT" CCACHE_NOHASHDIR=true CCACHE_SLOPPINESS=pch_defines,time_macros
+
 build() { # preset
-    local preset=$1
-    [ -f "build/$preset/build.ninja" ] || cmake --preset "$preset" >&2
+    local preset=$1 launcher=()
+    command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
+    [ -f "build/$preset/build.ninja" ] || cmake --preset "$preset" "${launcher[@]}" >&2
     cmake --build --preset "$preset"
 }
 
