@@ -6,6 +6,7 @@
 #include "progress_line.h"
 #include "result_table.h"
 #include "spec_options.h"
+#include "trace_options.h"
 #include "ws_table.h"
 
 #include "ctxscope/csv.h"
@@ -29,6 +30,7 @@ struct RunOptions {
     std::string ws;
     std::uint64_t spinNs = kDefaultSpinNs;
     OutputOptions output;
+    TraceCliOptions trace;
     CLI::Option* iterationsOption = nullptr;
     CLI::Option* spinOption = nullptr;
 };
@@ -61,6 +63,28 @@ int failed(const Error& error, const InterruptScope& interrupt)
     return kMeasurementFailed;
 }
 
+// The traced run after the untraced one, and its file when asked.
+Expected<TracedRun> traceRun(const TraceCliOptions& o, const BenchSpec& spec, const Topology& topology,
+    const RunResult& untraced, ProgressLine& progress, const InterruptScope& interrupt)
+{
+    TracedRunOptions options = o.runOptions();
+    const std::uint64_t ops = tracedOps(options, untraced.stats.mean);
+    options.marks = traceComments(untraced, ops);
+    RunCallbacks callbacks;
+    callbacks.progress
+        = [&](const Progress& p) { progress.update(fmt::format("{} traced ({} ops)", spec.bench, ops), p.fraction); };
+    auto traced = runTraced(spec, topology, untraced, options, callbacks, interrupt.token());
+    progress.clear();
+    if (!traced)
+        return traced;
+    if (!o.out.empty()) {
+        if (Status written = writeTraceFile(traced->raw, o.out, options.marks); !written)
+            return written.error();
+        fmt::print(stderr, "ctxscope-cli: wrote the trace to {}\n", o.out);
+    }
+    return traced;
+}
+
 int run(const RunOptions& o)
 {
     auto live = withLiveTopology(toSpec(o));
@@ -70,6 +94,10 @@ int run(const RunOptions& o)
     const Topology& topology = live->topology;
     if (auto checked = checkSpec(spec, topology); !checked)
         return badInput(checked.error().message);
+    if (o.trace.wanted() && spec.wsBytes > 0)
+        return badInput("--trace does not take --ws: trace the benchmark without a working set");
+    if (Status traceable = o.trace.check(spec); !traceable)
+        return badInput(traceable.error().message);
     ProgressLine progress;
     InterruptScope interrupt;
     RunCallbacks callbacks;
@@ -98,9 +126,20 @@ int run(const RunOptions& o)
         return failed(result.error(), interrupt);
     if (o.output.tableOnStdout())
         fmt::print("{}", formatResults({ *result }));
+    std::optional<TracedRun> traced;
+    if (o.trace.wanted()) {
+        auto t = traceRun(o.trace, spec, topology, *result, progress, interrupt);
+        if (!t)
+            return failed(t.error(), interrupt);
+        traced = std::move(*t);
+        if (o.output.tableOnStdout())
+            fmt::print("{}", formatTraceSummary(traced->summary));
+    }
     const std::vector<RunResult> results { std::move(*result) };
-    return writeOutputs(o.output, makeReport(context, results, o.output.samples),
-        o.output.samples ? samplesToCsv(results) : resultsToCsv(context, results));
+    nlohmann::json report = makeReport(context, results, o.output.samples);
+    if (traced)
+        report["benchmarks"][0]["trace"] = traceSummaryToJson(traced->summary);
+    return writeOutputs(o.output, report, o.output.samples ? samplesToCsv(results) : resultsToCsv(context, results));
 }
 
 } // namespace
@@ -118,6 +157,7 @@ Command addRunCommand(CLI::App& app)
     sub->add_option("--repetitions", o->spec.repetitions, "Repetitions (their spread is the CV warning)")
         ->capture_default_str();
     o->output.addTo(sub);
+    o->trace.addTo(sub);
     o->spinOption = sub->add_option("--spin-ns", o->spinNs,
         fmt::format(
             "spin-futex: nanoseconds a waiting task spins before it sleeps on the futex (0 to {})", kMaxSpinNs));

@@ -5,6 +5,8 @@
 #include "interrupt.h"
 
 #include "ctxscope/topology.h"
+#include "ctxscope/trace.h"
+#include "ctxscope/units.h"
 #include "ctxscope/watch.h"
 
 #include <fmt/core.h>
@@ -12,6 +14,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <functional>
 
 namespace ctxscope::cli {
 
@@ -22,11 +25,45 @@ struct WatchOptions {
     double interval = 0.5;
     double duration = 0;
     std::string json;
+    bool trace = false;
 };
 
 std::string waitText(const std::optional<double>& perS)
 {
     return perS ? fmt::format("{:.2f}", *perS * 1000) : std::string("-");
+}
+
+std::string durationText(double ns) { return ns > 0 ? formatDuration(ns) : std::string("-"); }
+
+std::string peerText(const std::vector<SchedPeer>& peers)
+{
+    if (peers.empty())
+        return "-";
+    const auto& p = peers.front();
+    return fmt::format("{}({}) {}", p.name.empty() ? "?" : p.name, p.tid, p.count);
+}
+
+std::string migrationText(const std::vector<SchedMigration>& moves)
+{
+    std::string out;
+    for (std::size_t i = 0; i < moves.size() && i < 2; ++i)
+        out += fmt::format("{}{}->{} {} x{}", out.empty() ? "" : ", ", moves[i].from, moves[i].to,
+            moves[i].relation.empty() ? "?" : moves[i].relation, moves[i].count);
+    return out.empty() ? "-" : out;
+}
+
+// The scheduler's view of each thread (--trace): wake-up latency, who woke it, who preempted it.
+void printSched(
+    const std::vector<std::pair<long, const ThreadSched*>>& rows, const std::function<std::string(long)>& nameOf)
+{
+    if (rows.empty())
+        return;
+    fmt::print("{:>8} {:<16} {:>7} {:>9} {:>9} {:>9} {:<24} {:<24} {}\n", "TID", "name", "wakes", "wake p50",
+        "wake p99", "wake max", "top waker", "top preemptor", "migrations");
+    for (const auto& [tid, s] : rows)
+        fmt::print("{:>8} {:<16} {:>7} {:>9} {:>9} {:>9} {:<24} {:<24} {}\n", tid, nameOf(tid), s->wake.count,
+            durationText(s->wake.p50Ns), durationText(s->wake.p99Ns), durationText(s->wake.maxNs), peerText(s->wakers),
+            peerText(s->preemptors), migrationText(s->migrations));
 }
 
 void printSample(const WatchSample& s)
@@ -46,6 +83,16 @@ void printSample(const WatchSample& s)
             t.state, t.cpu ? std::to_string(*t.cpu) : "-", formatCpuList(t.affinity), t.voluntaryPerS,
             t.involuntaryPerS, t.cpuShare * 100, waitText(t.runqueueWaitPerS), t.migrationsPerS,
             t.migrationsLowerBound ? "+" : "");
+    std::vector<std::pair<long, const ThreadSched*>> sched;
+    for (const auto& t : s.threads)
+        if (t.sched)
+            sched.emplace_back(t.tid, &*t.sched);
+    printSched(sched, [&](long tid) {
+        for (const auto& t : s.threads)
+            if (t.tid == tid)
+                return t.name;
+        return std::string();
+    });
     for (const long tid : s.appeared)
         fmt::print("  + thread {} started\n", tid);
     for (const auto& e : s.ended)
@@ -67,6 +114,20 @@ void printSummary(const WatchSummary& s)
         lowerBound = lowerBound || t.migrationsLowerBound;
     }
     fmt::print("rq-wait: milliseconds per second spent runnable but waiting for a CPU (schedstat).\n");
+    std::vector<std::pair<long, const ThreadSched*>> sched;
+    for (const auto& t : s.threads)
+        if (t.sched)
+            sched.emplace_back(t.tid, &*t.sched);
+    if (!sched.empty()) {
+        fmt::print("\nfrom the scheduler's events (--trace): a wake is runnable -> running (sched_waking or a "
+                   "preemption -> sched_switch in)\n");
+        printSched(sched, [&](long tid) {
+            for (const auto& t : s.threads)
+                if (t.tid == tid)
+                    return t.name;
+            return std::string();
+        });
+    }
     if (lowerBound)
         fmt::print("migr/s+: this kernel does not count migrations (no CONFIG_SCHED_DEBUG); counted from last-CPU "
                    "changes between samples, a lower bound.\n");
@@ -107,18 +168,24 @@ int run(const WatchOptions& o)
     if (!json.ok())
         return badInput("cannot write " + o.json);
     const bool text = o.json != "-";
+    if (o.trace)
+        if (Status allowed = tracingAllowed(); !allowed)
+            return badInput(allowed.error().message);
     InterruptScope interrupt;
     bool announced = false;
-    const auto summary = runWatch(o.pid, o.interval, o.duration, interrupt.token(), [&](const WatchSample& s) {
-        json.write(watchSampleToJson(s));
-        if (text) {
-            if (!announced)
-                fmt::print("watching process {} ({}) every {} s; Ctrl-C stops\n", s.pid, s.name, o.interval);
-            announced = true;
-            printSample(s);
-            std::fflush(stdout);
-        }
-    });
+    const auto summary = runWatch(
+        o.pid, o.interval, o.duration, interrupt.token(),
+        [&](const WatchSample& s) {
+            json.write(watchSampleToJson(s));
+            if (text) {
+                if (!announced)
+                    fmt::print("watching process {} ({}) every {} s; Ctrl-C stops\n", s.pid, s.name, o.interval);
+                announced = true;
+                printSample(s);
+                std::fflush(stdout);
+            }
+        },
+        ctxscope::WatchOptions { o.trace });
     if (!summary)
         return badInput(summary.error().message);
     json.write(watchSummaryToJson(*summary));
@@ -142,6 +209,10 @@ Command addWatchCommand(CLI::App& app)
     c.sub->add_option("--duration", c.options->duration, "Stop after S seconds (default: until Ctrl-C)");
     c.sub->add_option("--json", c.options->json,
         "Write one JSON line per sample (watch_sample) and a last one (watch_summary) to FILE, or - for stdout");
+    c.sub->add_flag("--trace", c.options->trace,
+        "Also follow the threads' scheduler events in a private ftrace instance: each thread's wake-up latency "
+        "(runnable -> running, runqlat's bins), top wakers and preemptors, migrations by relation class; needs root "
+        "or a tracefs your group may write");
     return c.done(run);
 }
 

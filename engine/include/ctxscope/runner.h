@@ -51,6 +51,11 @@ struct RunContext {
     // per run (docs/performance.md). A matrix leaves it off: its pairs still account every
     // CPU's other-task, steal and interrupt shares and are flagged when disturbed.
     bool nameInterferingTasks = true;
+    // Called on the runner's thread right before the first measured repetition and right after
+    // the last, with the tasks waiting at the phase barrier: a trace started and stopped here
+    // holds exactly the measured ops.
+    std::function<void()> measuredBegin;
+    std::function<void()> measuredEnd;
 };
 
 // Checks a spec against the topology before anything is allocated or started: the

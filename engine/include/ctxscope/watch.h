@@ -5,6 +5,7 @@
 #pragma once
 
 #include "ctxscope/expected.h"
+#include "ctxscope/sched_watch.h"
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -33,6 +34,8 @@ struct ThreadRates {
     // No se.nr_migrations (a kernel without CONFIG_SCHED_DEBUG): counted from last-CPU changes
     // between samples, so a thread that moved and came back in one interval is missed.
     bool migrationsLowerBound = false;
+    // With --trace: its wake-ups, wakers, preemptors and migrations from the scheduler's events.
+    std::optional<ThreadSched> sched;
 };
 
 struct CpuBusy {
@@ -71,6 +74,7 @@ struct ThreadSummary {
     std::vector<int> cpusSeen; // every CPU it was seen on, ascending
     std::vector<int> affinity; // when last seen
     bool ended = false; // ended before the watch did
+    std::optional<ThreadSched> sched; // with --trace, over the whole watch
 };
 
 struct WatchSummary {
@@ -115,8 +119,11 @@ private:
 // A whole watch: a sample every `intervalS` until `durationS` (0: until `stop`) or the process
 // ends, then its summary (whose `ending` says when the process ended). An error only when the
 // process cannot be watched at all (it does not exist).
+struct WatchOptions {
+    bool trace = false; // also follow the threads' scheduler events (SchedWatch)
+};
 Expected<WatchSummary> runWatch(long pid, double intervalS, double durationS, std::stop_token stop,
-    const std::function<void(const WatchSample&)>& onSample);
+    const std::function<void(const WatchSample&)>& onSample, const WatchOptions& options = {});
 
 // JSON lines of `watch --json` and the worker's stream: {"type": "watch_sample", ...} and
 // {"type": "watch_summary", ...}.

@@ -4,8 +4,12 @@
 
 #include "ctxscope/watch.h"
 
+#include <fmt/core.h>
+
 #include <chrono>
 #include <condition_variable>
+#include <cstdlib>
+#include <filesystem>
 #include <map>
 #include <mutex>
 #include <set>
@@ -147,14 +151,75 @@ WatchSummary ProcessWatch::summary() const
     return out;
 }
 
+namespace {
+
+std::vector<long> taskIds(long pid)
+{
+    std::vector<long> tids;
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator(fmt::format("/proc/{}/task", pid), ec))
+        tids.push_back(std::strtol(e.path().filename().c_str(), nullptr, 10));
+    return tids;
+}
+
+// The scheduler's view of the watched threads, interval by interval and in total.
+class SchedFollower {
+public:
+    static Expected<std::optional<SchedFollower>> open(long pid, bool trace)
+    {
+        if (!trace)
+            return std::optional<SchedFollower>();
+        auto watch = SchedWatch::open(taskIds(pid));
+        if (!watch)
+            return watch.error();
+        return std::optional<SchedFollower>(SchedFollower(std::move(*watch)));
+    }
+
+    Status annotate(WatchSample& sample)
+    {
+        if (Status s = m_watch->follow(sample.appeared); !s)
+            return s;
+        auto drained = m_watch->drain();
+        if (!drained)
+            return drained.error();
+        for (auto& t : sample.threads) {
+            auto it = drained->find(t.tid);
+            t.sched = it != drained->end() ? std::move(it->second) : ThreadSched {};
+            m_totals[t.tid].add(*t.sched);
+            t.sched->waitsNs.clear();
+        }
+        return {};
+    }
+
+    void annotate(WatchSummary& summary) const
+    {
+        for (auto& t : summary.threads)
+            if (auto it = m_totals.find(t.tid); it != m_totals.end())
+                t.sched = it->second.figures();
+    }
+
+private:
+    explicit SchedFollower(std::unique_ptr<SchedWatch> watch)
+        : m_watch(std::move(watch))
+    {
+    }
+    std::unique_ptr<SchedWatch> m_watch;
+    std::map<long, SchedTotal> m_totals;
+};
+
+} // namespace
+
 Expected<WatchSummary> runWatch(long pid, double intervalS, double durationS, std::stop_token stop,
-    const std::function<void(const WatchSample&)>& onSample)
+    const std::function<void(const WatchSample&)>& onSample, const WatchOptions& options)
 {
     if (!(intervalS > 0))
         return makeError("a watch needs an interval of more than 0 seconds");
     auto watch = ProcessWatch::start(pid);
     if (!watch)
         return watch.error();
+    auto follower = SchedFollower::open(pid, options.trace);
+    if (!follower)
+        return follower.error();
     using Clock = std::chrono::steady_clock;
     const auto seconds
         = [](double s) { return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s)); };
@@ -176,12 +241,18 @@ Expected<WatchSummary> runWatch(long pid, double intervalS, double durationS, st
         auto sample = watch->next();
         if (!sample)
             break; // the process ended: the summary says so
+        if (*follower)
+            if (Status s = (*follower)->annotate(*sample); !s)
+                return s.error();
         if (onSample)
             onSample(*sample);
         if (durationS > 0 && next >= end)
             break;
     }
-    return watch->summary();
+    WatchSummary summary = watch->summary();
+    if (*follower)
+        (*follower)->annotate(summary);
+    return summary;
 }
 
 } // namespace ctxscope

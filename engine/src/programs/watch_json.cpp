@@ -18,12 +18,15 @@ json optionalNumber(const std::optional<double>& v) { return v ? json(*v) : json
 json watchSampleToJson(const WatchSample& s)
 {
     json threads = json::array();
-    for (const auto& t : s.threads)
+    for (const auto& t : s.threads) {
         threads.push_back({ { "tid", t.tid }, { "name", t.name }, { "state", std::string(1, t.state) },
             { "cpu", t.cpu ? json(*t.cpu) : json(nullptr) }, { "affinity", formatCpuList(t.affinity) },
             { "voluntary_per_s", t.voluntaryPerS }, { "involuntary_per_s", t.involuntaryPerS },
             { "cpu_share", t.cpuShare }, { "runqueue_wait_per_s", optionalNumber(t.runqueueWaitPerS) },
             { "migrations_per_s", t.migrationsPerS }, { "migrations_lower_bound", t.migrationsLowerBound } });
+        if (t.sched)
+            threads.back()["sched"] = threadSchedToJson(*t.sched);
+    }
     json ended = json::array();
     for (const auto& e : s.ended)
         ended.push_back({ { "tid", e.tid }, { "name", e.name } });
@@ -38,13 +41,16 @@ json watchSampleToJson(const WatchSample& s)
 json watchSummaryToJson(const WatchSummary& s)
 {
     json threads = json::array();
-    for (const auto& t : s.threads)
+    for (const auto& t : s.threads) {
         threads.push_back(
             { { "tid", t.tid }, { "name", t.name }, { "seconds", t.seconds }, { "voluntary_per_s", t.voluntaryPerS },
                 { "involuntary_per_s", t.involuntaryPerS }, { "cpu_share", t.cpuShare },
                 { "runqueue_wait_per_s", optionalNumber(t.runqueueWaitPerS) }, { "migrations_per_s", t.migrationsPerS },
                 { "migrations_lower_bound", t.migrationsLowerBound }, { "cpus_seen", formatCpuList(t.cpusSeen) },
                 { "affinity", formatCpuList(t.affinity) }, { "ended", t.ended } });
+        if (t.sched)
+            threads.back()["sched"] = threadSchedToJson(*t.sched);
+    }
     return { { "type", "watch_summary" }, { "pid", s.pid }, { "name", s.name }, { "seconds", s.seconds },
         { "samples", s.samples }, { "threads", threads },
         { "ending", s.ending.empty() ? json(nullptr) : json(s.ending) } };

@@ -174,11 +174,20 @@ Expected<RunResult> runBenchmark(const BenchSpec& spec, const Topology& topology
             return s.error();
         const bool holdsSwitches = info.switchesPerOp(tasks, placement->onePu()) > 0;
         run::RepetitionHooks hooks;
-        if (spec.accountInterference) {
+        if (spec.accountInterference)
             meter.emplace(measuredTasks(*block, spec.mode), !context || context->nameInterferingTasks);
-            hooks.before = [&] { meter->begin(); };
-            hooks.after = [&](bool last) { meter->mark(last); };
-        }
+        hooks.before = [&] {
+            if (meter)
+                meter->begin();
+            if (context && context->measuredBegin)
+                context->measuredBegin();
+        };
+        hooks.after = [&](bool last) {
+            if (last && context && context->measuredEnd)
+                context->measuredEnd();
+            if (meter)
+                meter->mark(last);
+        };
         return run::measure(driver, spec, facts.clock, holdsSwitches, hooks);
     }();
     facts.interference = meter ? &*meter : nullptr;

@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: MIT
+#include "trace_options.h"
+
+#include "ctxscope/sysinfo.h"
+#include "ctxscope/version.h"
+
+#include <fmt/core.h>
+#include <fmt/ranges.h>
+
+#include <filesystem>
+
+#include <unistd.h>
+
+namespace ctxscope::cli {
+
+namespace {
+
+Status checkWritable(const std::string& path)
+{
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const fs::path p(path);
+    if (fs::is_directory(p, ec))
+        return makeError(fmt::format("--trace-out {} is a directory: name a file", path));
+    const bool exists = fs::exists(p, ec);
+    const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
+    const std::string where = exists ? path : dir.string();
+    if (access(where.c_str(), exists ? W_OK : (W_OK | X_OK)) != 0)
+        return makeError(fmt::format("--trace-out {}: {} is not writable", path, where));
+    return {};
+}
+
+} // namespace
+
+void TraceCliOptions::addTo(CLI::App* sub)
+{
+    sub->add_flag("--trace", trace,
+        "After the run, run it once more inside a private ftrace instance and cut each hand-over into its steps "
+        "(sched_waking, the IPI, the idle exit, sched_switch): needs root or a tracefs your group may write");
+    sub->add_option("--trace-out", out,
+        "Also write the traced run's events to FILE: .dat is trace-cmd's trace.dat (trace-cmd report, KernelShark), "
+        ".txt the kernel's text format (Perfetto UI); implies --trace");
+    sub->add_option("--trace-ops", ops,
+        fmt::format(
+            "Ops of the traced run (default: about 0.25 s of them, 1,000 to 20,000; at most {})", kMaxTracedOps));
+    sub->add_option("--trace-buffer", bufferKb,
+        fmt::format("KiB of trace buffer on each traced CPU (default 8192; at most {})", kMaxTraceBufferKb));
+}
+
+Status TraceCliOptions::check(const BenchSpec& spec) const
+{
+    if (!wanted())
+        return {};
+    if (std::string refusal = traceRefusal(spec, runOptions()); !refusal.empty())
+        return makeError(refusal);
+    if (!out.empty()) {
+        if (auto format = traceFileFormat(out); !format)
+            return format.error();
+        if (Status s = checkWritable(out); !s)
+            return s;
+    }
+    return tracingAllowed();
+}
+
+std::vector<std::string> traceComments(const RunResult& untraced, std::uint64_t ops)
+{
+    const SysInfo info = readSysInfo();
+    const auto& cpus = untraced.placement.cpus;
+    return {
+        fmt::format("ctxscope {}: {} ({}) on CPUs {} ({}), {} traced ops", kVersion, untraced.bench,
+            toString(untraced.mode), cpus.empty() ? std::string("any") : fmt::format("{}", fmt::join(cpus, ",")),
+            toString(untraced.placement.relation), ops),
+        fmt::format("machine: {} ({}), kernel {}, {} CPUs online{}", info.hostName, info.cpuModel, info.kernel,
+            info.onlineCpus, info.hypervisor ? ", a virtual machine" : ""),
+    };
+}
+
+} // namespace ctxscope::cli

@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: MIT
+// --trace and its companions, shared by the commands that trace (run, lesson, watch): parsed,
+// checked before anything runs, and the traced run's report.
+#pragma once
+
+#include "ctxscope/bench.h"
+#include "ctxscope/expected.h"
+#include "ctxscope/traced_run.h"
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+
+namespace ctxscope::cli {
+
+struct TraceCliOptions {
+    bool trace = false;
+    std::string out; // --trace-out FILE (implies --trace)
+    std::uint64_t ops = 0;
+    std::size_t bufferKb = 0;
+
+    void addTo(CLI::App* sub);
+    bool wanted() const { return trace || !out.empty(); }
+    TracedRunOptions runOptions() const { return { ops, bufferKb, {} }; }
+    // Every refusal before anything runs: the benchmark, the ranges, the file, the privilege.
+    Status check(const BenchSpec& spec) const;
+};
+
+// What a trace says about itself: the machine, the placement, the ops.
+std::vector<std::string> traceComments(const RunResult& untraced, std::uint64_t ops);
+
+} // namespace ctxscope::cli

@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: MIT
+// A watched program's threads through the scheduler's events: per thread, how long a wake-up
+// waited to run (runqlat, per thread), who woke it, who preempted it, where it moved.
+#pragma once
+
+#include "ctxscope/expected.h"
+#include "ctxscope/stats.h"
+
+#include <nlohmann/json_fwd.hpp>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ctxscope {
+
+// Runnable to running: from sched_waking (or being preempted while runnable) to the
+// sched_switch that runs the thread, as perf sched timehist's "sch delay".
+struct WakeLatency {
+    std::uint64_t count = 0;
+    double meanNs = 0;
+    double p50Ns = 0;
+    double p99Ns = 0;
+    double maxNs = 0;
+    std::vector<std::uint64_t> log2Hist; // [i]: waits of 2^i ns up to 2^(i+1) ns (bcc runqlat's bins)
+};
+
+struct SchedPeer {
+    long tid = 0; // 0: an interrupt or the idle task
+    std::string name;
+    std::uint64_t count = 0;
+};
+
+struct SchedMigration {
+    int from = -1;
+    int to = -1;
+    std::string relation; // "shared-l3", ... between the two CPUs ("" when unknown)
+    std::uint64_t count = 0;
+};
+
+struct ThreadSched {
+    std::uint64_t switchIns = 0;
+    WakeLatency wake;
+    std::vector<SchedPeer> wakers; // most first, at most 5
+    std::vector<SchedPeer> preemptors; // most first, at most 5
+    std::vector<SchedMigration> migrations; // CPU changes between two runs, most first
+    std::uint64_t lostEvents = 0; // events the kernel lost while this was gathered
+    std::vector<double> waitsNs; // the interval's waits, for a running total (not in the JSON)
+};
+
+// Follows a process's threads in a private ftrace instance (only the events of its threads:
+// set_event_pid, threads it starts included). Each drain() hands over the figures of the
+// events since the last one; a wake-up still waiting at a drain is counted when it runs.
+class SchedWatch {
+public:
+    // tracingAllowed()'s sentence when this process may not trace.
+    static Expected<std::unique_ptr<SchedWatch>> open(const std::vector<long>& tids);
+    virtual ~SchedWatch() = default;
+    // Adds threads that appeared since (event-fork adds the ones they start by themselves).
+    virtual Status follow(const std::vector<long>& tids) = 0;
+    virtual Expected<std::map<long, ThreadSched>> drain() = 0;
+};
+
+// One thread's figures over many intervals (the watch's summary): its waits in a histogram
+// (percentiles within 3%), the rest added up.
+class SchedTotal {
+public:
+    void add(const ThreadSched& interval);
+    ThreadSched figures() const;
+
+private:
+    LogHistogram m_waits { 16 };
+    double m_sumNs = 0;
+    double m_maxNs = 0;
+    std::vector<std::uint64_t> m_log2;
+    std::uint64_t m_switchIns = 0;
+    std::uint64_t m_lost = 0;
+    std::map<long, SchedPeer> m_wakers;
+    std::map<long, SchedPeer> m_preemptors;
+    std::map<std::pair<int, int>, SchedMigration> m_migrations;
+};
+
+// The figures of a set of waits: exact mean, percentiles and max, runqlat's log2 bins.
+WakeLatency wakeLatencyOf(std::vector<double> waitsNs);
+
+nlohmann::json threadSchedToJson(const ThreadSched& sched);
+
+} // namespace ctxscope

@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: MIT
+// The kernel's scheduler events: recorded in a private ftrace instance (libtracefs), decoded
+// with the layouts the kernel states (libtraceevent), and cut into the steps of a hand-over.
+#pragma once
+
+#include "ctxscope/expected.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ctxscope {
+
+enum class TraceEventKind : std::uint8_t {
+    Waking, // sched_waking: other = the woken pid, aux = its target CPU
+    Wakeup, // sched_wakeup: other = the woken pid, aux = its target CPU
+    WakeupNew, // sched_wakeup_new: as Wakeup
+    Switch, // sched_switch: pid = prev_pid, other = next_pid, value = prev_state
+    Migrate, // sched_migrate_task: other = the pid, aux = orig_cpu, value = dest_cpu
+    WakeIdleNoIpi, // sched_wake_idle_without_ipi: aux = the CPU woken
+    IpiSend, // ipi_send_cpu: aux = the target CPU, value = the call site (a kernel address)
+    IdleEnter, // power:cpu_idle with a state: value = the state
+    IdleExit, // power:cpu_idle with PWR_EVENT_EXIT
+    IrqEntry, // irq_handler_entry: value = the irq
+    IrqExit, // irq_handler_exit: value = the irq
+    SoftirqEntry, // softirq_entry: value = the vector
+    SoftirqExit, // softirq_exit: value = the vector
+    SysEnter, // raw_syscalls:sys_enter: value = the system call number
+    SysExit, // raw_syscalls:sys_exit: value = the system call number
+};
+
+// The tracepoint an event kind comes from: "sched_switch", "cpu_idle" ...
+const char* traceEventName(TraceEventKind kind);
+
+// One decoded event: 24 bytes, so a window of 10^6 events is 24 MB.
+struct TraceEvent {
+    std::uint64_t ns = 0; // trace clock: CLOCK_MONOTONIC ("mono")
+    std::int32_t cpu = -1; // the CPU that recorded it
+    std::int32_t pid = 0; // the task running there when it fired (Switch: prev_pid)
+    std::int32_t other = -1; // see TraceEventKind
+    std::int32_t aux = -1;
+    std::int64_t value = 0;
+    TraceEventKind kind = TraceEventKind::Switch;
+};
+
+// What the kernel said about lost events on one CPU's buffer.
+struct TraceCpuLoss {
+    int cpu = 0;
+    std::uint64_t overrun = 0; // events overwritten in the ring ("overrun")
+    std::uint64_t dropped = 0; // events refused because the ring was full ("dropped events")
+    std::uint64_t missedInPages = 0; // lost events the pages themselves flag
+    std::uint64_t total() const { return overrun + dropped + missedInPages; }
+};
+
+// One CPU's ring buffer as the kernel wrote it: whole sub-buffers (pages) of trace_pipe_raw.
+struct RawCpuBuffer {
+    int cpu = 0;
+    std::vector<std::uint8_t> pages;
+};
+
+// A recording as the kernel produced it, with everything a reader needs to decode it on
+// another machine: the page and event headers, each recorded event's format file, the names
+// of the tasks. trace.dat is this, laid out as trace-cmd lays it out.
+struct RawTrace {
+    std::size_t pageSize = 0;
+    int cpuCount = 0; // CPUs of the machine (buffers are numbered by CPU)
+    std::string clock; // the trace clock's name: "mono"
+    std::string headerPage; // events/header_page
+    std::string headerEvent; // events/header_event
+    struct Format {
+        std::string system; // "sched"
+        std::string name; // "sched_switch"
+        std::string text; // its events/SYSTEM/NAME/format file
+    };
+    std::vector<Format> formats;
+    std::map<int, std::string> comms; // pid -> command, from saved_cmdlines and the switches
+    std::vector<RawCpuBuffer> buffers; // only the CPUs that were traced
+    std::vector<TraceCpuLoss> losses;
+    std::vector<std::string> missingEvents; // asked for, but this kernel has no such event
+    std::uint64_t lostEvents() const;
+};
+
+// Decoded events in time order (ties keep each CPU's own order).
+struct Trace {
+    std::vector<TraceEvent> events;
+    std::map<int, std::string> comms;
+    std::vector<TraceCpuLoss> losses;
+    std::vector<std::string> missingEvents;
+    std::uint64_t lostEvents() const;
+};
+
+// Whether this process may trace, as a sentence saying what is missing and how to grant it;
+// mounts nothing and creates nothing.
+Status tracingAllowed();
+
+struct TraceOptions {
+    std::vector<int> cpus; // empty: every CPU
+    std::size_t bufferKbPerCpu = 0; // 0: 8192 KiB on each traced CPU
+    bool syscalls = true; // raw_syscalls of the hand-over's calls (futex, read, write, sched_yield)
+    // Only the events of these tasks and those they start (set_event_pid, event-fork); empty:
+    // every task on the traced CPUs.
+    std::vector<long> pids;
+    bool schedOnly = false; // only sched_waking, sched_wakeup_new and sched_switch
+};
+
+// A private ftrace instance ("ctxscope-PID-N") that records the scheduler's events on the
+// chosen CPUs. It never touches the global instance. Destroying it removes the instance and
+// unmounts tracefs if it mounted it; an instance a dead ctxscope left behind (kill -9) is
+// removed when the next one opens.
+class TraceSession {
+public:
+    static Expected<std::unique_ptr<TraceSession>> open(const TraceOptions& options);
+    virtual ~TraceSession() = default;
+    virtual Status start() = 0;
+    virtual Status stop() = 0;
+    // Writes a line into the trace itself (ftrace's print event, as trace_marker does), so the
+    // trace says what it shows in every tool that opens it.
+    virtual Status mark(const std::string& text) = 0;
+    // Adds tasks to those whose events are recorded (with TraceOptions::pids).
+    virtual Status addPids(const std::vector<long>& pids) = 0;
+    // Reads what the buffers hold (call after stop). The buffers are empty afterwards.
+    virtual Expected<RawTrace> collect() = 0;
+    // The instance's directory under tracefs: "/sys/kernel/tracing/instances/ctxscope-1234-1".
+    virtual std::string instancePath() const = 0;
+};
+
+// Decodes the events of a recording with libtraceevent and the formats it carries.
+Expected<Trace> decodeTrace(const RawTrace& raw);
+
+// Removes the instances of ctxscope processes that no longer run; returns how many.
+int removeStaleTraceInstances();
+
+enum class TraceFileFormat {
+    TraceDat, // trace-cmd's trace.dat, version 6: trace-cmd report, KernelShark
+    FtraceText, // the kernel's own text format (/sys/kernel/tracing/trace): Perfetto UI, Catapult
+};
+
+// The format a --trace-out path's extension picks (.dat; .txt or .ftrace), or a sentence.
+Expected<TraceFileFormat> traceFileFormat(const std::string& path);
+
+// Writes a recording; `comments` (the machine, the placement) go into the text format's
+// header, and the trace itself carries them as marks.
+Status writeTraceFile(const RawTrace& raw, const std::string& path, const std::vector<std::string>& comments = {});
+
+} // namespace ctxscope

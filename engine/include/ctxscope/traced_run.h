@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: MIT
+// A traced run: after an untraced run, the same benchmark once more inside a private ftrace
+// instance, the trace covering exactly its measured ops. It explains the untraced figures and
+// never replaces them.
+#pragma once
+
+#include "ctxscope/handover.h"
+#include "ctxscope/result.h"
+#include "ctxscope/runner.h"
+#include "ctxscope/topology.h"
+
+#include <nlohmann/json.hpp>
+
+#include <stop_token>
+#include <string>
+
+namespace ctxscope {
+
+struct TracedRunOptions {
+    std::uint64_t ops = 0; // 0: about 0.25 s of the untraced run's ops, 1,000 to 20,000
+    std::size_t bufferKbPerCpu = 0; // 0: TraceOptions' default
+    std::vector<std::string> marks; // written into the trace as it starts: what it shows
+};
+
+inline constexpr std::uint64_t kMaxTracedOps = 1'000'000;
+inline constexpr std::size_t kMaxTraceBufferKb = 1024 * 1024;
+
+struct TracedRun {
+    RunResult run; // the traced run's own figures
+    RawTrace raw; // what the kernel recorded (trace.dat is made of it)
+    Trace trace; // decoded
+    TraceSummary summary;
+};
+
+// Why this spec has nothing to trace or these options are out of range, as a sentence; ""
+// when it can be traced. Checks no privilege (tracingAllowed does).
+std::string traceRefusal(const BenchSpec& spec, const TracedRunOptions& options);
+
+// The ops a traced run takes after an untraced run of this mean.
+std::uint64_t tracedOps(const TracedRunOptions& options, double untracedNsPerOp);
+
+Expected<TracedRun> runTraced(const BenchSpec& spec, const Topology& topology, const RunResult& untraced,
+    const TracedRunOptions& options, const RunCallbacks& callbacks = {}, std::stop_token stop = {});
+
+// The "trace" block of a result: {"ops", "ns_per_op", "lost_events", "segments": [...], ...}.
+nlohmann::json traceSummaryToJson(const TraceSummary& summary);
+
+// The text a person reads: the cost of tracing, the segments, the checks.
+std::string formatTraceSummary(const TraceSummary& summary);
+
+} // namespace ctxscope

@@ -1,0 +1,271 @@
+// SPDX-License-Identifier: MIT
+// A watched program's scheduling from its own events. One pass per drain, with what is still
+// pending (a wake-up not yet run, the CPU each thread last ran on) kept across drains.
+#include "ctxscope/sched_watch.h"
+
+#include "ctxscope/placement.h"
+#include "ctxscope/topology.h"
+#include "ctxscope/trace.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <unordered_map>
+
+namespace ctxscope {
+
+namespace {
+
+constexpr std::size_t kTopPeers = 5;
+
+// prev_state of a task switched out while runnable: 0 (R) or the kernel's "preempted" bit
+// (TASK_REPORT_MAX, above the state bits); any of the low state bits means it went to sleep.
+bool stillRunnable(std::int64_t prevState) { return (prevState & 0xff) == 0; }
+
+int log2Bin(double ns) { return ns < 1 ? 0 : static_cast<int>(std::floor(std::log2(ns))); }
+
+void addLog2(std::vector<std::uint64_t>& bins, double ns)
+{
+    const auto bin = static_cast<std::size_t>(log2Bin(ns));
+    if (bins.size() <= bin)
+        bins.resize(bin + 1, 0);
+    ++bins[bin];
+}
+
+std::vector<SchedPeer> top(const std::map<long, SchedPeer>& peers)
+{
+    std::vector<SchedPeer> v;
+    for (const auto& [tid, p] : peers)
+        v.push_back(p);
+    std::stable_sort(v.begin(), v.end(), [](const SchedPeer& a, const SchedPeer& b) { return a.count > b.count; });
+    if (v.size() > kTopPeers)
+        v.resize(kTopPeers);
+    return v;
+}
+
+std::vector<SchedMigration> ordered(const std::map<std::pair<int, int>, SchedMigration>& moves)
+{
+    std::vector<SchedMigration> v;
+    for (const auto& [key, m] : moves)
+        v.push_back(m);
+    std::stable_sort(
+        v.begin(), v.end(), [](const SchedMigration& a, const SchedMigration& b) { return a.count > b.count; });
+    return v;
+}
+
+struct Pending {
+    std::uint64_t readyNs = 0;
+};
+
+// What one drain gathers for a thread before it becomes a ThreadSched.
+struct Gathered {
+    std::vector<double> waits;
+    std::uint64_t switchIns = 0;
+    std::map<long, SchedPeer> wakers;
+    std::map<long, SchedPeer> preemptors;
+    std::map<std::pair<int, int>, SchedMigration> migrations;
+};
+
+void count(std::map<long, SchedPeer>& peers, long tid, const std::map<int, std::string>& comms)
+{
+    SchedPeer& p = peers[tid];
+    p.tid = tid;
+    if (p.name.empty()) {
+        auto c = comms.find(static_cast<int>(tid));
+        p.name = tid == 0 ? "interrupt or idle" : (c != comms.end() ? c->second : std::string());
+    }
+    ++p.count;
+}
+
+class Watch final : public SchedWatch {
+public:
+    Watch(std::unique_ptr<TraceSession> session, std::optional<Topology> topology)
+        : m_session(std::move(session))
+        , m_topology(std::move(topology))
+    {
+    }
+
+    Status follow(const std::vector<long>& tids) override { return m_session->addPids(tids); }
+
+    Expected<std::map<long, ThreadSched>> drain() override
+    {
+        auto raw = m_session->collect();
+        if (!raw)
+            return raw.error();
+        auto trace = decodeTrace(*raw);
+        if (!trace)
+            return trace.error();
+        std::unordered_map<long, Gathered> gathered;
+        for (const TraceEvent& e : trace->events) {
+            if (e.kind == TraceEventKind::Waking || e.kind == TraceEventKind::WakeupNew) {
+                // A wake-up of a thread already runnable (preempted) keeps its earlier start.
+                m_pending.try_emplace(e.other, Pending { e.ns });
+                count(gathered[e.other].wakers, e.pid, trace->comms);
+            } else if (e.kind == TraceEventKind::Switch) {
+                if (e.pid != 0 && stillRunnable(e.value)) {
+                    m_pending[e.pid] = Pending { e.ns };
+                    count(gathered[e.pid].preemptors, e.other, trace->comms);
+                }
+                if (e.other != 0)
+                    switchedIn(gathered[e.other], e);
+            }
+        }
+        const std::uint64_t lost = trace->lostEvents();
+        // Switches name the other task too (the idle task, a task sharing the CPU): every task
+        // the events name is reported, and the watch keeps the program's threads.
+        std::map<long, ThreadSched> out;
+        for (auto& [tid, g] : gathered) {
+            ThreadSched s;
+            s.switchIns = g.switchIns;
+            s.wake = wakeLatencyOf(g.waits);
+            s.waitsNs = std::move(g.waits);
+            s.wakers = top(g.wakers);
+            s.preemptors = top(g.preemptors);
+            s.migrations = ordered(g.migrations);
+            s.lostEvents = lost;
+            out[tid] = std::move(s);
+        }
+        return out;
+    }
+
+private:
+    void switchedIn(Gathered& g, const TraceEvent& e)
+    {
+        ++g.switchIns;
+        if (auto p = m_pending.find(e.other); p != m_pending.end()) {
+            g.waits.push_back(static_cast<double>(e.ns - p->second.readyNs));
+            m_pending.erase(p);
+        }
+        auto [last, fresh] = m_lastCpu.try_emplace(e.other, e.cpu);
+        if (!fresh && last->second != e.cpu) {
+            SchedMigration& m = g.migrations[{ last->second, e.cpu }];
+            m.from = last->second;
+            m.to = e.cpu;
+            if (m.relation.empty() && m_topology)
+                if (auto r = relationOf(*m_topology, m.from, m.to))
+                    m.relation = std::string(toString(*r));
+            ++m.count;
+        }
+        last->second = e.cpu;
+    }
+
+    std::unique_ptr<TraceSession> m_session;
+    std::optional<Topology> m_topology;
+    std::unordered_map<long, Pending> m_pending;
+    std::unordered_map<long, int> m_lastCpu;
+};
+
+} // namespace
+
+WakeLatency wakeLatencyOf(std::vector<double> waitsNs)
+{
+    WakeLatency w;
+    w.count = waitsNs.size();
+    if (waitsNs.empty())
+        return w;
+    std::sort(waitsNs.begin(), waitsNs.end());
+    double sum = 0;
+    for (double v : waitsNs) {
+        sum += v;
+        addLog2(w.log2Hist, v);
+    }
+    w.meanNs = sum / static_cast<double>(w.count);
+    w.p50Ns = percentileOfSorted(waitsNs, 0.5);
+    w.p99Ns = percentileOfSorted(waitsNs, 0.99);
+    w.maxNs = waitsNs.back();
+    return w;
+}
+
+Expected<std::unique_ptr<SchedWatch>> SchedWatch::open(const std::vector<long>& tids)
+{
+    TraceOptions o;
+    o.syscalls = false;
+    o.schedOnly = true;
+    o.pids = tids;
+    o.bufferKbPerCpu = 2048;
+    auto session = TraceSession::open(o);
+    if (!session)
+        return session.error();
+    if (Status s = (*session)->start(); !s)
+        return s.error();
+    auto topology = Topology::loadLive();
+    auto watch = std::make_unique<Watch>(
+        std::move(*session), topology ? std::optional<Topology>(std::move(*topology)) : std::nullopt);
+    return std::unique_ptr<SchedWatch>(std::move(watch));
+}
+
+void SchedTotal::add(const ThreadSched& interval)
+{
+    for (double w : interval.waitsNs) {
+        m_waits.add(w);
+        m_sumNs += w;
+        m_maxNs = std::max(m_maxNs, w);
+        addLog2(m_log2, w);
+    }
+    m_switchIns += interval.switchIns;
+    m_lost = std::max(m_lost, interval.lostEvents);
+    for (const auto& p : interval.wakers) {
+        SchedPeer& t = m_wakers[p.tid];
+        t.tid = p.tid;
+        t.name = p.name;
+        t.count += p.count;
+    }
+    for (const auto& p : interval.preemptors) {
+        SchedPeer& t = m_preemptors[p.tid];
+        t.tid = p.tid;
+        t.name = p.name;
+        t.count += p.count;
+    }
+    for (const auto& m : interval.migrations) {
+        SchedMigration& t = m_migrations[{ m.from, m.to }];
+        const std::uint64_t before = t.count;
+        t = m;
+        t.count = before + m.count;
+    }
+}
+
+ThreadSched SchedTotal::figures() const
+{
+    ThreadSched s;
+    s.switchIns = m_switchIns;
+    s.wake.count = m_waits.count();
+    if (s.wake.count > 0) {
+        s.wake.meanNs = m_sumNs / static_cast<double>(s.wake.count);
+        s.wake.p50Ns = m_waits.percentile(0.5);
+        s.wake.p99Ns = m_waits.percentile(0.99);
+        s.wake.maxNs = m_maxNs;
+        s.wake.log2Hist = m_log2;
+    }
+    s.wakers = top(m_wakers);
+    s.preemptors = top(m_preemptors);
+    s.migrations = ordered(m_migrations);
+    s.lostEvents = m_lost;
+    return s;
+}
+
+nlohmann::json threadSchedToJson(const ThreadSched& s)
+{
+    auto peers = [](const std::vector<SchedPeer>& v) {
+        nlohmann::json a = nlohmann::json::array();
+        for (const auto& p : v)
+            a.push_back({ { "tid", p.tid }, { "name", p.name }, { "count", p.count } });
+        return a;
+    };
+    nlohmann::json moves = nlohmann::json::array();
+    for (const auto& m : s.migrations)
+        moves.push_back({ { "from", m.from }, { "to", m.to }, { "relation", m.relation }, { "count", m.count } });
+    return {
+        { "switch_ins", s.switchIns },
+        { "wake_latency",
+            { { "count", s.wake.count }, { "mean_ns", s.wake.meanNs }, { "p50_ns", s.wake.p50Ns },
+                { "p99_ns", s.wake.p99Ns }, { "max_ns", s.wake.maxNs }, { "log2_hist", s.wake.log2Hist } } },
+        { "wakers", peers(s.wakers) },
+        { "preemptors", peers(s.preemptors) },
+        { "migrations", moves },
+        { "lost_events", s.lostEvents },
+    };
+}
+
+} // namespace ctxscope

@@ -1,0 +1,366 @@
+// SPDX-License-Identifier: MIT
+// The private ftrace instance: made, set up and emptied through libtracefs; the global
+// instance's settings are only ever read (formats, headers, task names).
+#include "ctxscope/trace.h"
+
+#include "os/procfs.h"
+#include "trace/instance_names.h"
+#include "trace/tracefs_mount.h"
+
+#include <fmt/core.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <utility>
+
+#include <fcntl.h>
+#include <sched.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+extern "C" {
+#include <tracefs.h>
+}
+
+namespace ctxscope {
+
+namespace {
+
+struct EventName {
+    const char* system;
+    const char* name;
+    bool required;
+};
+
+// What a hand-over is made of. sched_waking and sched_switch are the least a cut needs.
+constexpr EventName kEvents[] = {
+    { "sched", "sched_waking", true },
+    { "sched", "sched_wakeup", false },
+    { "sched", "sched_wakeup_new", false },
+    { "sched", "sched_switch", true },
+    { "sched", "sched_migrate_task", false },
+    { "sched", "sched_wake_idle_without_ipi", false },
+    { "ipi", "ipi_send_cpu", false },
+    { "power", "cpu_idle", false },
+    { "irq", "irq_handler_entry", false },
+    { "irq", "irq_handler_exit", false },
+    { "irq", "softirq_entry", false },
+    { "irq", "softirq_exit", false },
+    { "raw_syscalls", "sys_enter", false },
+    { "raw_syscalls", "sys_exit", false },
+};
+
+// The system calls a hand-over goes through (the wake call, the wait it returns from); the
+// numbers are this architecture's, which is the kernel's.
+std::string syscallFilter()
+{
+    return fmt::format("id == {} || id == {} || id == {} || id == {}", SYS_futex, SYS_read, SYS_write, SYS_sched_yield);
+}
+
+bool isSchedCore(const EventName& e)
+{
+    const std::string_view name = e.name;
+    return name == "sched_waking" || name == "sched_wakeup_new" || name == "sched_switch";
+}
+
+std::string cpuListText(const std::vector<int>& cpus) { return fmt::format("{}", fmt::join(cpus, ",")); }
+
+// tracing_cpumask's format: 32-bit hex groups, the highest CPUs first, comma-separated.
+std::string cpuMask(const std::vector<int>& cpus, int cpuCount)
+{
+    std::vector<std::uint32_t> words(static_cast<std::size_t>((std::max(cpuCount, 1) + 31) / 32), 0);
+    for (int c : cpus)
+        if (c >= 0 && c < cpuCount)
+            words[static_cast<std::size_t>(c / 32)] |= 1U << (c % 32);
+    std::string mask;
+    for (auto w = words.rbegin(); w != words.rend(); ++w)
+        mask += fmt::format("{}{:08x}", mask.empty() ? "" : ",", *w);
+    return mask;
+}
+
+std::uint64_t statField(const std::string& stats, std::string_view key)
+{
+    const auto at = stats.find(key);
+    if (at == std::string::npos)
+        return 0;
+    return std::strtoull(stats.c_str() + at + key.size(), nullptr, 10);
+}
+
+class Session final : public TraceSession {
+public:
+    Session(std::shared_ptr<trace::TracefsMount> mount, tracefs_instance* instance, TraceOptions options)
+        : m_mount(std::move(mount))
+        , m_instance(instance)
+        , m_options(std::move(options))
+    {
+    }
+
+    ~Session() override
+    {
+        tracefs_trace_off(m_instance);
+        tracefs_event_disable(m_instance, nullptr, nullptr);
+        tracefs_instance_destroy(m_instance);
+        tracefs_instance_free(m_instance);
+    }
+
+    Status configure()
+    {
+        // A new instance records from birth: off first, so nothing before start() counts.
+        if (tracefs_trace_off(m_instance) != 0)
+            return fail("could not turn the new trace instance off");
+        if (tracefs_instance_file_write(m_instance, "trace_clock", "mono") < 0)
+            return fail("the kernel has no 'mono' trace clock");
+        m_cpuCount = static_cast<int>(sysconf(_SC_NPROCESSORS_CONF));
+        if (m_options.cpus.empty())
+            for (int c = 0; c < m_cpuCount; ++c)
+                m_options.cpus.push_back(c);
+        if (tracefs_instance_file_write(m_instance, "tracing_cpumask", cpuMask(m_options.cpus, m_cpuCount).c_str()) < 0)
+            return fail(fmt::format("the kernel refused to trace CPUs {}", cpuListText(m_options.cpus)));
+        if (Status s = sizeBuffers(); !s)
+            return s;
+        for (const auto& e : kEvents) {
+            if (m_options.schedOnly && !isSchedCore(e))
+                continue;
+            if (tracefs_event_enable(m_instance, e.system, e.name) == 0) {
+                m_enabled.push_back(e);
+                continue;
+            }
+            if (e.required)
+                return fail(fmt::format("this kernel has no {}:{} event, which a trace needs", e.system, e.name));
+            m_missing.push_back(fmt::format("{}:{}", e.system, e.name));
+        }
+        if (!m_options.pids.empty()) {
+            tracefs_option_enable(m_instance, TRACEFS_OPTION_EVENT_FORK);
+            if (Status s = addPids(m_options.pids); !s)
+                return s;
+        }
+        if (m_options.syscalls && !m_options.schedOnly) {
+            const std::string filter = syscallFilter();
+            for (const char* name : { "sys_enter", "sys_exit" })
+                tracefs_event_file_write(m_instance, "raw_syscalls", name, "filter", filter.c_str());
+        } else {
+            tracefs_event_disable(m_instance, "raw_syscalls", nullptr);
+        }
+        return {};
+    }
+
+    Status start() override
+    {
+        if (tracefs_trace_on(m_instance) != 0)
+            return fail("could not start tracing");
+        return {};
+    }
+
+    Status mark(const std::string& text) override
+    {
+        // A mark goes into the buffer of the CPU that writes it, and the kernel refuses it on
+        // a CPU outside tracing_cpumask: write it from a traced CPU, then move back.
+        cpu_set_t before;
+        const bool pinned = sched_getaffinity(0, sizeof before, &before) == 0;
+        if (pinned) {
+            cpu_set_t traced;
+            CPU_ZERO(&traced);
+            for (int c : m_options.cpus)
+                CPU_SET(static_cast<std::size_t>(c), &traced);
+            sched_setaffinity(0, sizeof traced, &traced);
+        }
+        // trace_marker of this instance only; the write is one event, at most a page long.
+        const bool written = tracefs_instance_file_write(m_instance, "trace_marker", text.c_str()) >= 0;
+        const int error = errno;
+        if (pinned)
+            sched_setaffinity(0, sizeof before, &before);
+        errno = error;
+        if (!written)
+            return fail("could not write a mark into the trace");
+        return {};
+    }
+
+    Status addPids(const std::vector<long>& pids) override
+    {
+        std::string text;
+        for (long pid : pids)
+            text += fmt::format("{} ", pid);
+        if (!text.empty() && tracefs_instance_file_append(m_instance, "set_event_pid", text.c_str()) < 0)
+            return fail("could not set the tasks to trace");
+        return {};
+    }
+
+    Status stop() override
+    {
+        if (tracefs_trace_off(m_instance) != 0)
+            return fail("could not stop tracing");
+        return {};
+    }
+
+    Expected<RawTrace> collect() override
+    {
+        RawTrace raw;
+        raw.cpuCount = m_cpuCount;
+        raw.clock = "mono";
+        raw.pageSize = subBufferSize();
+        const std::string top = m_mount->path();
+        raw.headerPage = readSmallFile(top + "/events/header_page").value_or("");
+        raw.headerEvent = readSmallFile(top + "/events/header_event").value_or("");
+        if (raw.headerPage.empty())
+            return makeError("could not read the trace's page layout (events/header_page)");
+        for (const auto& e : m_enabled) {
+            auto text = readSmallFile(fmt::format("{}/events/{}/{}/format", top, e.system, e.name));
+            if (text)
+                raw.formats.push_back({ e.system, e.name, std::move(*text) });
+        }
+        if (auto print = readSmallFile(top + "/events/ftrace/print/format"))
+            raw.formats.push_back({ "ftrace", "print", std::move(*print) });
+        readComms(top, raw.comms);
+        raw.missingEvents = m_missing;
+        for (int cpu : m_options.cpus) {
+            auto buffer = readCpu(cpu, raw.pageSize);
+            if (!buffer)
+                return buffer.error();
+            if (!buffer->pages.empty())
+                raw.buffers.push_back(std::move(*buffer));
+            raw.losses.push_back(readLoss(cpu));
+        }
+        return raw;
+    }
+
+    std::string instancePath() const override
+    {
+        return fmt::format("{}/instances/{}", m_mount->path(), tracefs_instance_get_name(m_instance));
+    }
+
+private:
+    Error fail(const std::string& what) const
+    {
+        return makeError(fmt::format("{} (instance {}): {}", what, instancePath(), std::strerror(errno)));
+    }
+
+    Status sizeBuffers()
+    {
+        const std::size_t kb = m_options.bufferKbPerCpu > 0 ? m_options.bufferKbPerCpu : 8192;
+        // Untraced CPUs keep the least the kernel gives, so a 384-CPU machine does not hold
+        // hundreds of MB for buffers nobody writes.
+        if (static_cast<int>(m_options.cpus.size()) < m_cpuCount)
+            tracefs_instance_set_buffer_size(m_instance, 4, -1);
+        for (int cpu : m_options.cpus)
+            if (tracefs_instance_set_buffer_size(m_instance, kb, cpu) != 0)
+                return makeError(fmt::format(
+                    "the kernel refused a trace buffer of {} KiB on CPU {} ({}): ask for less with --trace-buffer", kb,
+                    cpu, std::strerror(errno)));
+        return {};
+    }
+
+    std::size_t subBufferSize() const
+    {
+        long long kb = 0;
+        if (tracefs_instance_file_read_number(m_instance, "buffer_subbuf_size_kb", &kb) == 0 && kb > 0)
+            return static_cast<std::size_t>(kb) * 1024;
+        return static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+    }
+
+    Expected<RawCpuBuffer> readCpu(int cpu, std::size_t pageSize) const
+    {
+        RawCpuBuffer buffer;
+        buffer.cpu = cpu;
+        const std::string path = fmt::format("{}/per_cpu/cpu{}/trace_pipe_raw", instancePath(), cpu);
+        const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+        if (fd < 0)
+            return makeError(fmt::format("could not read {}: {}", path, std::strerror(errno)));
+        // Each read gives one whole sub-buffer, the last one possibly part-filled (its header
+        // says how much), until the ring is empty.
+        for (;;) {
+            const std::size_t at = buffer.pages.size();
+            buffer.pages.resize(at + pageSize);
+            const ssize_t n = ::read(fd, buffer.pages.data() + at, pageSize);
+            if (n <= 0) {
+                buffer.pages.resize(at);
+                break;
+            }
+            buffer.pages.resize(at + pageSize); // a short read keeps its page's full stride
+        }
+        ::close(fd);
+        return buffer;
+    }
+
+    TraceCpuLoss readLoss(int cpu) const
+    {
+        TraceCpuLoss loss;
+        loss.cpu = cpu;
+        auto stats = readSmallFile(fmt::format("{}/per_cpu/cpu{}/stats", instancePath(), cpu));
+        if (stats) {
+            loss.overrun = statField(*stats, "overrun: ");
+            loss.dropped = statField(*stats, "dropped events: ");
+        }
+        return loss;
+    }
+
+    static void readComms(const std::string& top, std::map<int, std::string>& comms)
+    {
+        auto text = readSmallFile(top + "/saved_cmdlines");
+        if (!text)
+            return;
+        std::size_t at = 0;
+        while (at < text->size()) {
+            std::size_t end = text->find('\n', at);
+            if (end == std::string::npos)
+                end = text->size();
+            const std::string line = text->substr(at, end - at);
+            const auto space = line.find(' ');
+            if (space != std::string::npos)
+                comms[std::atoi(line.c_str())] = line.substr(space + 1);
+            at = end + 1;
+        }
+    }
+
+    std::shared_ptr<trace::TracefsMount> m_mount;
+    tracefs_instance* m_instance;
+    TraceOptions m_options;
+    int m_cpuCount = 0;
+    std::vector<EventName> m_enabled;
+    std::vector<std::string> m_missing;
+};
+
+} // namespace
+
+Status tracingAllowed()
+{
+    if (std::string refusal = trace::tracingRefusal(); !refusal.empty())
+        return makeError(refusal);
+    return {};
+}
+
+Expected<std::unique_ptr<TraceSession>> TraceSession::open(const TraceOptions& options)
+{
+    auto mount = trace::TracefsMount::acquire();
+    if (!mount)
+        return mount.error();
+    removeStaleTraceInstances();
+    const std::string name = trace::newInstanceName();
+    tracefs_instance* instance = tracefs_instance_create(name.c_str());
+    if (instance == nullptr)
+        return makeError(fmt::format("could not make the ftrace instance {} under {}/instances: {}", name,
+            (*mount)->path(), std::strerror(errno)));
+    auto session = std::make_unique<Session>(std::move(*mount), instance, options);
+    if (Status s = session->configure(); !s)
+        return s.error();
+    return std::unique_ptr<TraceSession>(std::move(session));
+}
+
+std::uint64_t RawTrace::lostEvents() const
+{
+    std::uint64_t n = 0;
+    for (const auto& l : losses)
+        n += l.total();
+    return n;
+}
+
+std::uint64_t Trace::lostEvents() const
+{
+    std::uint64_t n = 0;
+    for (const auto& l : losses)
+        n += l.total();
+    return n;
+}
+
+} // namespace ctxscope

@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: MIT
+#include "ctxscope/traced_run.h"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace ctxscope {
+
+std::string traceRefusal(const BenchSpec& spec, const TracedRunOptions& options)
+{
+    const BenchInfo* info = findBenchmark(spec.bench);
+    if (info == nullptr)
+        return {};
+    if (info->userSpaceSwitches || info->busyWait || info->handoffsPerOp == nullptr)
+        return fmt::format("{} has nothing to trace: it hands nothing over through the scheduler (--trace takes "
+                           "futex, pipe, spin-futex, yield or ring)",
+            spec.bench);
+    if (options.ops > kMaxTracedOps)
+        return fmt::format("--trace-ops {} is more than a trace holds: at most {}", options.ops, kMaxTracedOps);
+    if (options.bufferKbPerCpu > kMaxTraceBufferKb)
+        return fmt::format("--trace-buffer {} KiB is more than ctxscope asks for: at most {} KiB",
+            options.bufferKbPerCpu, kMaxTraceBufferKb);
+    return {};
+}
+
+std::uint64_t tracedOps(const TracedRunOptions& options, double untracedNsPerOp)
+{
+    if (options.ops > 0)
+        return options.ops;
+    const double quarterSecond = untracedNsPerOp > 0 ? 0.25e9 / untracedNsPerOp : 20000;
+    return static_cast<std::uint64_t>(std::clamp(quarterSecond, 1000.0, 20000.0));
+}
+
+Expected<TracedRun> runTraced(const BenchSpec& spec, const Topology& topology, const RunResult& untraced,
+    const TracedRunOptions& options, const RunCallbacks& callbacks, std::stop_token stop)
+{
+    BenchSpec traced = spec;
+    traced.iterations = tracedOps(options, untraced.stats.mean);
+    traced.repetitions = 1;
+    traced.accountInterference = false; // its /proc scans would be in the trace
+    TraceOptions to;
+    to.cpus = untraced.placement.cpus;
+    std::sort(to.cpus.begin(), to.cpus.end());
+    to.cpus.erase(std::unique(to.cpus.begin(), to.cpus.end()), to.cpus.end());
+    to.bufferKbPerCpu = options.bufferKbPerCpu;
+    auto session = TraceSession::open(to);
+    if (!session)
+        return session.error();
+    Status started = makeError("the traced run never reached its measured ops");
+    Status stopped;
+    RunContext context;
+    context.measuredBegin = [&] {
+        started = (*session)->start();
+        for (const auto& m : options.marks)
+            if (started)
+                started = (*session)->mark(m);
+    };
+    context.measuredEnd = [&] { stopped = (*session)->stop(); };
+    auto run = runBenchmark(traced, topology, callbacks, stop, &context);
+    if (!run)
+        return run.error();
+    if (!started)
+        return started.error();
+    if (!stopped)
+        return stopped.error();
+    auto raw = (*session)->collect();
+    if (!raw)
+        return raw.error();
+    session->reset(); // the instance goes as soon as its buffers are read
+    auto trace = decodeTrace(*raw);
+    if (!trace)
+        return trace.error();
+    std::vector<long> tasks;
+    for (const auto& t : run->observed.tasks)
+        tasks.push_back(t.id);
+    TraceSummary summary = cutHandovers(*trace, tasks);
+    const std::uint64_t ops = run->iterations * static_cast<std::uint64_t>(run->repetitions);
+    finishTraceSummary(summary, ops, run->stats.mean, untraced.stats.mean, run->observed.switchesPerOp());
+    return TracedRun { std::move(*run), std::move(*raw), std::move(*trace), std::move(summary) };
+}
+
+} // namespace ctxscope

@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: MIT
+// Tracing on this machine: a private instance that goes away with everything it set, traced
+// runs cut into hand-overs whose counts agree with getrusage, trace.dat read back by
+// libtracecmd. As root (CI); skipped saying why where tracing is not allowed.
+#include "ctxscope/traced_run.h"
+#include "live_topology_test.h"
+#include "trace/tracefs_mount.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern "C" {
+#include <trace-cmd.h>
+}
+
+using namespace ctxscope;
+
+namespace {
+
+std::string slurp(const std::string& path)
+{
+    std::ifstream in(path);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+class TraceLive : public test::LiveTopologyTest {
+protected:
+    void SetUp() override
+    {
+        if (Status allowed = tracingAllowed(); !allowed)
+            GTEST_SKIP() << allowed.error().message;
+    }
+
+    static BenchSpec futex(std::vector<int> cpus)
+    {
+        BenchSpec s;
+        s.bench = "futex";
+        s.cpus = std::move(cpus);
+        s.iterations = 3000;
+        s.repetitions = 1;
+        return s;
+    }
+
+    static TracedRun traced(const BenchSpec& spec, std::uint64_t ops)
+    {
+        auto untraced = runBenchmark(spec, *s_topology);
+        EXPECT_TRUE(untraced.ok()) << untraced.error().message;
+        TracedRunOptions o;
+        o.ops = ops;
+        o.marks = { "ctxscope test: futex" };
+        auto t = runTraced(spec, *s_topology, *untraced, o);
+        EXPECT_TRUE(t.ok()) << (t.ok() ? "" : t.error().message);
+        return t.ok() ? std::move(*t) : TracedRun {};
+    }
+
+    static bool hasSegment(const TraceSummary& s, const std::string& name)
+    {
+        for (const auto& seg : s.segments)
+            if (seg.name == name)
+                return seg.count > 0;
+        return false;
+    }
+};
+
+// What a tracer beside ctxscope relies on: the top instance's settings.
+std::vector<std::string> globalSettings()
+{
+    const std::string top = trace::mountedTracefs();
+    std::vector<std::string> v;
+    for (const char* f : { "tracing_on", "current_tracer", "trace_clock", "set_event", "buffer_size_kb",
+             "tracing_cpumask", "events/sched/sched_switch/enable", "events/raw_syscalls/sys_enter/filter" })
+        v.push_back(top.empty() ? std::string() : slurp(top + "/" + f));
+    return v;
+}
+
+TEST_F(TraceLive, TheInstanceGoesAndTheGlobalSettingsStay)
+{
+    const bool wasMounted = !trace::mountedTracefs().empty();
+    const auto before = globalSettings();
+    std::string path;
+    {
+        TraceOptions o;
+        o.cpus = { s_topology->allowedPus().front() };
+        auto session = TraceSession::open(o);
+        ASSERT_TRUE(session.ok()) << session.error().message;
+        path = (*session)->instancePath();
+        EXPECT_TRUE(std::filesystem::is_directory(path)) << path;
+        ASSERT_TRUE((*session)->start().ok());
+        ASSERT_TRUE((*session)->mark("ctxscope test").ok());
+        ASSERT_TRUE((*session)->stop().ok());
+        auto raw = (*session)->collect();
+        ASSERT_TRUE(raw.ok()) << raw.error().message;
+        if (wasMounted) {
+            EXPECT_EQ(globalSettings(), before);
+        }
+    }
+    EXPECT_FALSE(std::filesystem::exists(path)) << path << " was left behind";
+    // What it mounted it unmounted; what it found mounted it left.
+    EXPECT_EQ(!trace::mountedTracefs().empty(), wasMounted);
+    if (wasMounted) {
+        EXPECT_EQ(globalSettings(), before);
+    }
+}
+
+TEST_F(TraceLive, AnInstanceADeadProcessLeftIsRemovedByTheNext)
+{
+    // A child makes an instance under its own name and dies as kill -9 would leave it.
+    int pipeFds[2];
+    ASSERT_EQ(pipe(pipeFds), 0);
+    const pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+        TraceOptions o;
+        o.cpus = { 0 };
+        auto session = TraceSession::open(o);
+        std::string path = session.ok() ? (*session)->instancePath() : std::string();
+        (void)!write(pipeFds[1], path.c_str(), path.size());
+        _exit(0); // no destructor runs
+    }
+    close(pipeFds[1]);
+    char buf[512] = {};
+    const ssize_t n = read(pipeFds[0], buf, sizeof buf - 1);
+    close(pipeFds[0]);
+    int status = 0;
+    ASSERT_EQ(waitpid(child, &status, 0), child);
+    ASSERT_GT(n, 0) << "the child could not make an instance";
+    const std::string stale(buf, static_cast<std::size_t>(n));
+    ASSERT_TRUE(std::filesystem::is_directory(stale)) << stale;
+    // The next session (this process) removes it as it opens.
+    TraceOptions o;
+    o.cpus = { s_topology->allowedPus().front() };
+    auto session = TraceSession::open(o);
+    ASSERT_TRUE(session.ok()) << session.error().message;
+    EXPECT_FALSE(std::filesystem::exists(stale)) << stale << " was not removed";
+}
+
+TEST_F(TraceLive, AFutexAcrossTwoCpusIsCutIntoItsStepsAndItsSwitchesAgreeWithGetrusage)
+{
+    const auto& pus = s_topology->allowedPus();
+    if (pus.size() < 2)
+        GTEST_SKIP() << "needs two allowed CPUs";
+    const TracedRun t = traced(futex({ pus[0], pus[1] }), 4000);
+    const TraceSummary& s = t.summary;
+    EXPECT_EQ(s.ops, 4000U);
+    EXPECT_EQ(s.lostEvents, 0U);
+    // Each round trip holds two hand-overs, each through the scheduler here (the partner sleeps).
+    EXPECT_NEAR(static_cast<double>(s.handovers) / static_cast<double>(s.ops), 2.0, 0.1);
+    EXPECT_TRUE(hasSegment(s, "wake call"));
+    EXPECT_TRUE(hasSegment(s, "switch-in"));
+    EXPECT_TRUE(hasSegment(s, "return to user"));
+    ASSERT_TRUE(s.rusageSwitchesPerOp.has_value());
+    EXPECT_NEAR(s.switchOutsPerOp, *s.rusageSwitchesPerOp, 0.02 * *s.rusageSwitchesPerOp);
+    for (const auto& seg : s.segments) {
+        EXPECT_LE(seg.p50Ns, seg.p90Ns) << seg.name;
+        EXPECT_GT(seg.count, 0U) << seg.name;
+    }
+    // The steps chain over the round trip: their sum is the traced run's time within 10%.
+    EXPECT_NEAR(s.segmentNsPerOp, s.nsPerOp, 0.10 * s.nsPerOp);
+}
+
+TEST_F(TraceLive, OnOnePuTheWakerRunsOnUntilItSleeps)
+{
+    const int cpu = s_topology->allowedPus().front();
+    const TracedRun t = traced(futex({ cpu, cpu }), 3000);
+    const TraceSummary& s = t.summary;
+    EXPECT_NEAR(static_cast<double>(s.handovers) / static_cast<double>(s.ops), 2.0, 0.1);
+    EXPECT_TRUE(hasSegment(s, "waker runs on"));
+    for (const auto& seg : s.segments)
+        EXPECT_FALSE(seg.crossCpu) << seg.name;
+    ASSERT_TRUE(s.rusageSwitchesPerOp.has_value());
+    EXPECT_NEAR(s.switchOutsPerOp, *s.rusageSwitchesPerOp, 0.02 * *s.rusageSwitchesPerOp);
+}
+
+// Counts the measured tasks' switch-outs in a trace.dat the way trace-cmd reads it.
+struct SwitchCount {
+    tep_event* sw = nullptr;
+    tep_format_field* prev = nullptr;
+    const std::vector<long>* tasks = nullptr;
+    int count = 0;
+};
+
+int countSwitch(tracecmd_input* handle, tep_record* r, int, void* data)
+{
+    auto* c = static_cast<SwitchCount*>(data);
+    unsigned long long pid = 0;
+    if (tep_data_type(tracecmd_get_tep(handle), r) == c->sw->id && tep_read_number_field(c->prev, r->data, &pid) == 0
+        && std::find(c->tasks->begin(), c->tasks->end(), static_cast<long>(pid)) != c->tasks->end())
+        ++c->count;
+    return 0;
+}
+
+int switchesInTraceDat(const std::string& path, const std::vector<long>& tasks)
+{
+    tracecmd_input* handle = tracecmd_open(path.c_str(), 0);
+    if (handle == nullptr)
+        return -1;
+    SwitchCount c;
+    c.tasks = &tasks;
+    c.sw = tep_find_event_by_name(tracecmd_get_tep(handle), "sched", "sched_switch");
+    c.prev = c.sw != nullptr ? tep_find_field(c.sw, "prev_pid") : nullptr;
+    if (c.prev != nullptr)
+        tracecmd_iterate_events(handle, nullptr, 0, countSwitch, &c);
+    tracecmd_close(handle);
+    return c.prev != nullptr ? c.count : -2;
+}
+
+TEST_F(TraceLive, TraceDatIsReadBackByLibtracecmdWithEverySwitch)
+{
+    const int cpu = s_topology->allowedPus().front();
+    const TracedRun t = traced(futex({ cpu, cpu }), 2000);
+    const std::string path = testing::TempDir() + "ctxscope-trace-test.dat";
+    ASSERT_TRUE(writeTraceFile(t.raw, path).ok());
+    EXPECT_EQ(switchesInTraceDat(path, t.summary.tasks), static_cast<int>(t.summary.switchOuts));
+    std::filesystem::remove(path);
+
+    const std::string text = testing::TempDir() + "ctxscope-trace-test.txt";
+    ASSERT_TRUE(writeTraceFile(t.raw, text, { "a comment" }).ok());
+    const std::string content = slurp(text);
+    EXPECT_TRUE(content.starts_with("# tracer: nop\n")); // what Perfetto UI recognises
+    EXPECT_NE(content.find("# a comment\n"), std::string::npos);
+    EXPECT_NE(content.find(": sched_switch: prev_comm="), std::string::npos);
+    EXPECT_NE(content.find("ctxscope test: futex"), std::string::npos); // the mark, as an event
+    std::filesystem::remove(text);
+}
+
+} // namespace
+
+// As nobody (tests/reliability/as_nobody.sh): one sentence that says what is missing and how
+// to grant it, and nothing made under tracefs.
+TEST(Unprivileged, TracingIsRefusedWithOneSentenceSayingHowToGrantIt)
+{
+    if (tracingAllowed().ok()) {
+        if (std::getenv("CTXSCOPE_REQUIRE_UNPRIVILEGED"))
+            FAIL() << "expected to run as a user who may not trace";
+        GTEST_SKIP() << "this process may trace (root, or a tracefs its group may write)";
+    }
+    const std::string message = tracingAllowed().error().message;
+    EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+    EXPECT_NE(message.find("run as root"), std::string::npos) << message;
+    EXPECT_NE(message.find("chgrp"), std::string::npos) << message;
+    auto session = TraceSession::open({});
+    ASSERT_FALSE(session.ok());
+    EXPECT_EQ(session.error().message, message);
+}

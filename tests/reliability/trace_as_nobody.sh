@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# trace_as_nobody.sh CLI: `run --trace` as user nobody is one sentence on stderr saying what
+# is missing and how to grant it, exit 2, before anything runs; without --trace the same run
+# works. Exit 77 with the reason when switching to nobody is not possible here.
+set -u
+cli=$1
+skip() { echo "SKIPPED: $*"; exit 77; }
+fail() { echo "FAIL: $*"; exit 1; }
+[ "$(id -u)" -eq 0 ] || skip "switching to nobody needs root (running as $(id -un))"
+command -v setpriv >/dev/null || skip "setpriv (util-linux) is not installed"
+group=nogroup
+getent group nogroup >/dev/null || group=nobody
+as_nobody=(setpriv --reuid=nobody --regid="$group" --clear-groups --inh-caps=-all)
+"${as_nobody[@]}" true 2>/dev/null || skip "setpriv cannot switch to nobody here"
+dir=$(mktemp -d /tmp/ctxscope-nobody-XXXXXX)
+trap 'rm -rf "$dir"' EXIT
+cp "$cli" "$dir/" && chmod 755 "$dir" "$dir/$(basename "$cli")"
+cli=$dir/$(basename "$cli")
+cd /tmp
+
+"${as_nobody[@]}" "$cli" run futex --cpus 0,0 --iterations 200 --repetitions 1 --trace >"$dir/out" 2>"$dir/err"
+code=$?
+[ "$code" -eq 2 ] || fail "exit $code, not 2: $(cat "$dir/err")"
+[ ! -s "$dir/out" ] || fail "printed on stdout before refusing: $(cat "$dir/out")"
+[ "$(wc -l <"$dir/err")" -eq 1 ] || fail "not one line: $(cat "$dir/err")"
+grep -q "run as root" "$dir/err" || fail "does not say how to grant it: $(cat "$dir/err")"
+"${as_nobody[@]}" "$cli" run futex --cpus 0,0 --iterations 200 --repetitions 1 >/dev/null 2>"$dir/err" ||
+    fail "without --trace the run failed as nobody: $(cat "$dir/err")"
+echo "PASS: $(cat "$dir/err")"
