@@ -21,6 +21,7 @@ PACKAGES=(
     openssh-client openssh-server             # remote machines: the app runs ssh; tests run sshd on 127.0.0.1
     help2man groff-base                       # man pages from --help, checked by groff
     sysstat                                   # pidstat: the watch's switch rates are tested against it
+    linux-perf                                # perf sched timehist: watch --trace is tested against it
     desktop-file-utils appstream dpkg-dev file # validating desktop files, building the .deb
     libtracefs-dev libtraceevent-dev libtracecmd-dev trace-cmd # scheduler tracing; trace-cmd reads our trace.dat in tests
     ccache                                    # rebuilds of any checkout on a kept machine reuse objects
@@ -103,7 +104,7 @@ cmd_format() {
 }
 
 cmd_perf() { # self-benchmarks of ctxscope (tests/perf); the report goes to build/release/perf-report.json
-    PACKAGES+=(linux-perf stress-ng jq) # the peers it compares with, and reading JSON in shell
+    PACKAGES+=(stress-ng jq) # the peers it compares with, and reading JSON in shell
     install_deps
     [ -f build/release/build.ninja ] || cmake --preset release >&2
     cmake --build --preset release --target ctxscope ctxscope-cli perf_harness perf_spin perf_matrix perf_gui perf_open perf_interference perf_ssh perf_watch # not the tests

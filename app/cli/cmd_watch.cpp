@@ -12,6 +12,7 @@
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <functional>
@@ -60,6 +61,18 @@ void printSched(
         return;
     fmt::print("{:>8} {:<16} {:>7} {:>9} {:>9} {:>9} {:<24} {:<24} {}\n", "TID", "name", "wakes", "wake p50",
         "wake p99", "wake max", "top waker", "top preemptor", "migrations");
+    std::uint64_t lost = 0;
+    for (const auto& [tid, s] : rows)
+        lost = std::max(lost, s->lostEvents);
+    if (lost > 0)
+        fmt::print("the kernel lost {} events: these figures miss some wake-ups\n", lost);
+    std::uint64_t unrecorded = 0;
+    for (const auto& [tid, s] : rows)
+        unrecorded += s->unrecordedSwitchIns;
+    if (unrecorded > 0)
+        fmt::print("the kernel did not record {} switch-ins (it does not on some VMs): their waits are unknown and "
+                   "left out\n",
+            unrecorded);
     for (const auto& [tid, s] : rows)
         fmt::print("{:>8} {:<16} {:>7} {:>9} {:>9} {:>9} {:<24} {:<24} {}\n", tid, nameOf(tid), s->wake.count,
             durationText(s->wake.p50Ns), durationText(s->wake.p99Ns), durationText(s->wake.maxNs), peerText(s->wakers),

@@ -162,7 +162,8 @@ TEST(Handover, TheChecksSayWhatDisagrees)
 {
     Trace trace;
     trace.events = crossCpuHandover(0);
-    trace.losses = { TraceCpuLoss { 1, 3, 0, 2 } };
+    // The counters say 3 overwritten and 2 refused; the pages flag 4 of the same: 5 lost, not 9.
+    trace.losses = { TraceCpuLoss { 1, 3, 2, 4 } };
     TraceSummary s = cutHandovers(trace, { kA, kB });
     // The run took twice what the steps hold, and getrusage counted a switch the trace lacks.
     finishTraceSummary(s, 1, 2 * 9700, 9000, 1.0);

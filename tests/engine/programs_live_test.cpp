@@ -435,5 +435,5 @@ TEST(Workload, StopsOnRequestAndRefusesUnknownNames)
     EXPECT_TRUE(done.ok());
     const auto unknown = runWorkload("nope", 1, 0.1, {}, {});
     ASSERT_FALSE(unknown.ok());
-    EXPECT_EQ(unknown.error().message, "no workload named 'nope' (workloads: pingpong, pipeline, busy)");
+    EXPECT_EQ(unknown.error().message, "no workload named 'nope' (workloads: pingpong, pipeline, busy, sleepers)");
 }

@@ -42,6 +42,9 @@ struct SchedMigration {
 
 struct ThreadSched {
     std::uint64_t switchIns = 0;
+    // Runs whose switch-in the kernel did not record (the thread left a CPU it was never seen
+    // entering): their wait is unknown and not in `wake`.
+    std::uint64_t unrecordedSwitchIns = 0;
     WakeLatency wake;
     std::vector<SchedPeer> wakers; // most first, at most 5
     std::vector<SchedPeer> preemptors; // most first, at most 5
@@ -60,6 +63,9 @@ public:
     virtual ~SchedWatch() = default;
     // Adds threads that appeared since (event-fork adds the ones they start by themselves).
     virtual Status follow(const std::vector<long>& tids) = 0;
+    // Moves what the kernel's buffers hold into memory, so they never fill between drains
+    // (call it often: every 100 ms).
+    virtual Status pump() = 0;
     virtual Expected<std::map<long, ThreadSched>> drain() = 0;
 };
 
@@ -76,6 +82,7 @@ private:
     double m_maxNs = 0;
     std::vector<std::uint64_t> m_log2;
     std::uint64_t m_switchIns = 0;
+    std::uint64_t m_unrecorded = 0;
     std::uint64_t m_lost = 0;
     std::map<long, SchedPeer> m_wakers;
     std::map<long, SchedPeer> m_preemptors;

@@ -5,6 +5,7 @@
 
 #include "ctxscope/expected.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -15,7 +16,8 @@
 namespace ctxscope {
 
 enum class TraceEventKind : std::uint8_t {
-    Waking, // sched_waking: other = the woken pid, aux = its target CPU
+    Waking, // sched_waking: other = the woken pid, aux = its target CPU, value = common_flags
+            // (kTraceFlagHardirq, kTraceFlagSoftirq: woken from an interrupt, not by `pid`)
     Wakeup, // sched_wakeup: other = the woken pid, aux = its target CPU
     WakeupNew, // sched_wakeup_new: as Wakeup
     Switch, // sched_switch: pid = prev_pid, other = next_pid, value = prev_state
@@ -31,6 +33,10 @@ enum class TraceEventKind : std::uint8_t {
     SysEnter, // raw_syscalls:sys_enter: value = the system call number
     SysExit, // raw_syscalls:sys_exit: value = the system call number
 };
+
+// common_flags bits (the kernel's TRACE_FLAG_HARDIRQ and TRACE_FLAG_SOFTIRQ).
+inline constexpr std::int64_t kTraceFlagHardirq = 0x08;
+inline constexpr std::int64_t kTraceFlagSoftirq = 0x10;
 
 // The tracepoint an event kind comes from: "sched_switch", "cpu_idle" ...
 const char* traceEventName(TraceEventKind kind);
@@ -52,7 +58,8 @@ struct TraceCpuLoss {
     std::uint64_t overrun = 0; // events overwritten in the ring ("overrun")
     std::uint64_t dropped = 0; // events refused because the ring was full ("dropped events")
     std::uint64_t missedInPages = 0; // lost events the pages themselves flag
-    std::uint64_t total() const { return overrun + dropped + missedInPages; }
+    // The pages flag the same losses the counters count, seen from the reader's side.
+    std::uint64_t total() const { return std::max(overrun + dropped, missedInPages); }
 };
 
 // One CPU's ring buffer as the kernel wrote it: whole sub-buffers (pages) of trace_pipe_raw.
@@ -129,6 +136,24 @@ public:
 
 // Decodes the events of a recording with libtraceevent and the formats it carries.
 Expected<Trace> decodeTrace(const RawTrace& raw);
+
+// The same, made once and used for many recordings of one session (a watch decodes what it
+// reads every 100 ms without parsing the formats again).
+class TraceDecoder {
+public:
+    static Expected<TraceDecoder> make(const RawTrace& raw);
+    TraceDecoder(TraceDecoder&&) noexcept;
+    TraceDecoder& operator=(TraceDecoder&&) noexcept;
+    ~TraceDecoder();
+    // Appends the recording's events to `trace` (sorted among themselves) and takes its
+    // losses and task names.
+    Status decode(const RawTrace& raw, Trace& trace);
+
+private:
+    struct Impl;
+    explicit TraceDecoder(std::unique_ptr<Impl> impl);
+    std::unique_ptr<Impl> m_impl;
+};
 
 // Removes the instances of ctxscope processes that no longer run; returns how many.
 int removeStaleTraceInstances();

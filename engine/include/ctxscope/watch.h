@@ -53,6 +53,7 @@ struct WatchSample {
     std::string name; // the process's command
     double seconds = 0; // since the watch began, at the sample's end
     double intervalS = 0;
+    std::uint64_t monoNs = 0; // CLOCK_MONOTONIC at the sample's end: perf -k CLOCK_MONOTONIC and ftrace's "mono"
     std::vector<ThreadRates> threads; // by TID
     std::vector<long> appeared; // threads started during the interval (their rates cover their part)
     std::vector<EndedThread> ended; // threads that ended during the interval

@@ -105,6 +105,7 @@ Expected<WatchSample> ProcessWatch::nextFrom(Expected<programs::ProcessSnapshot>
         return makeError(s.ending);
     WatchSample sample = programs::compareSnapshots(s.previous, *now);
     sample.seconds = static_cast<double>(now->timeNs - s.startNs) / 1e9;
+    sample.monoNs = now->timeNs;
     for (const auto& task : now->tasks) {
         ThreadTrack& track = s.tracks[{ task.stat.tid, task.stat.starttime }];
         if (!track.seen)
@@ -191,6 +192,8 @@ public:
         return {};
     }
 
+    Status pump() { return m_watch->pump(); }
+
     void annotate(WatchSummary& summary) const
     {
         for (auto& t : summary.threads)
@@ -232,9 +235,17 @@ Expected<WatchSummary> runWatch(long pid, double intervalS, double durationS, st
         auto next = begin + seconds(intervalS * n);
         if (durationS > 0 && next > end)
             next = end;
-        {
-            std::unique_lock lock(mutex);
-            wake.wait_until(lock, stop, next, [] { return false; });
+        // A traced watch empties the kernel's buffers every 100 ms, so a busy program's events
+        // never overrun them between samples.
+        for (auto at = Clock::now(); !stop.stop_requested() && at < next; at = Clock::now()) {
+            const auto until = *follower ? std::min(next, at + std::chrono::milliseconds(100)) : next;
+            {
+                std::unique_lock lock(mutex);
+                wake.wait_until(lock, stop, until, [] { return false; });
+            }
+            if (*follower && Clock::now() < next)
+                if (Status s = (*follower)->pump(); !s)
+                    return s.error();
         }
         if (stop.stop_requested())
             break;

@@ -38,7 +38,7 @@ struct Layout {
 };
 
 constexpr std::array kLayouts = {
-    Layout { "sched_waking", TraceEventKind::Waking, "pid", "target_cpu", nullptr },
+    Layout { "sched_waking", TraceEventKind::Waking, "pid", "target_cpu", "common_flags" },
     Layout { "sched_wakeup", TraceEventKind::Wakeup, "pid", "target_cpu", nullptr },
     Layout { "sched_wakeup_new", TraceEventKind::WakeupNew, "pid", "target_cpu", nullptr },
     Layout { "sched_switch", TraceEventKind::Switch, "next_pid", nullptr, "prev_state" },
@@ -94,14 +94,28 @@ const char* traceEventName(TraceEventKind kind)
     return "?";
 }
 
-Expected<Trace> decodeTrace(const RawTrace& raw)
+struct TraceDecoder::Impl {
+    trace::TepPtr tep;
+    std::unordered_map<int, Decoder> decoders;
+};
+
+TraceDecoder::TraceDecoder(std::unique_ptr<Impl> impl)
+    : m_impl(std::move(impl))
+{
+}
+TraceDecoder::TraceDecoder(TraceDecoder&&) noexcept = default;
+TraceDecoder& TraceDecoder::operator=(TraceDecoder&&) noexcept = default;
+TraceDecoder::~TraceDecoder() = default;
+
+Expected<TraceDecoder> TraceDecoder::make(const RawTrace& raw)
 {
     auto tep = trace::makeTep(raw);
     if (!tep)
         return tep.error();
-    std::unordered_map<int, Decoder> decoders;
+    auto impl = std::make_unique<Impl>();
+    impl->tep = std::move(*tep);
     for (const auto& f : raw.formats) {
-        tep_event* event = tep_find_event_by_name(tep->get(), f.system.c_str(), f.name.c_str());
+        tep_event* event = tep_find_event_by_name(impl->tep.get(), f.system.c_str(), f.name.c_str());
         const auto layout
             = std::find_if(kLayouts.begin(), kLayouts.end(), [&](const Layout& l) { return f.name == l.name; });
         if (event == nullptr || layout == kLayouts.end())
@@ -118,15 +132,22 @@ Expected<Trace> decodeTrace(const RawTrace& raw)
             d.comm = field(event, "prev_comm");
             d.otherComm = field(event, "next_comm");
         }
-        decoders[event->id] = d;
+        impl->decoders[event->id] = d;
     }
+    return TraceDecoder(std::move(impl));
+}
 
-    Trace trace;
-    trace.comms = raw.comms;
+Status TraceDecoder::decode(const RawTrace& raw, Trace& trace)
+{
+    tep_handle* tep = m_impl->tep.get();
+    const auto& decoders = m_impl->decoders;
+    const std::size_t first = trace.events.size();
+    for (const auto& [pid, comm] : raw.comms)
+        trace.comms.try_emplace(pid, comm);
     trace.losses = raw.losses;
     trace.missingEvents = raw.missingEvents;
     auto onRecord = [&](tep_record& record) {
-        const auto d = decoders.find(tep_data_type(tep->get(), &record));
+        const auto d = decoders.find(tep_data_type(tep, &record));
         if (d == decoders.end())
             return;
         const Decoder& dec = d->second;
@@ -157,10 +178,21 @@ Expected<Trace> decodeTrace(const RawTrace& raw)
             if (l.cpu == cpu)
                 l.missedInPages += missed;
     };
-    if (Status s = trace::forEachRecord(raw, tep->get(), onRecord, onMissed); !s)
+    if (Status s = trace::forEachRecord(raw, tep, onRecord, onMissed); !s)
+        return s;
+    std::stable_sort(trace.events.begin() + static_cast<std::ptrdiff_t>(first), trace.events.end(),
+        [](const TraceEvent& a, const TraceEvent& b) { return a.ns < b.ns; });
+    return {};
+}
+
+Expected<Trace> decodeTrace(const RawTrace& raw)
+{
+    auto decoder = TraceDecoder::make(raw);
+    if (!decoder)
+        return decoder.error();
+    Trace trace;
+    if (Status s = decoder->decode(raw, trace); !s)
         return s.error();
-    std::stable_sort(
-        trace.events.begin(), trace.events.end(), [](const TraceEvent& a, const TraceEvent& b) { return a.ns < b.ns; });
     return trace;
 }
 

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <set>
 #include <utility>
 
 #include <fcntl.h>
@@ -63,6 +64,36 @@ bool isSchedCore(const EventName& e)
 {
     const std::string_view name = e.name;
     return name == "sched_waking" || name == "sched_wakeup_new" || name == "sched_switch";
+}
+
+// Consecutive ids as [first, last] ranges, the closest merged until at most `most` remain.
+std::vector<std::pair<long, long>> idRanges(const std::set<long>& ids, std::size_t most)
+{
+    std::vector<std::pair<long, long>> ranges;
+    for (long id : ids) {
+        if (!ranges.empty() && ranges.back().second + 1 == id)
+            ranges.back().second = id;
+        else
+            ranges.emplace_back(id, id);
+    }
+    while (ranges.size() > std::max<std::size_t>(most, 1)) {
+        std::size_t closest = 0;
+        for (std::size_t i = 1; i + 1 < ranges.size(); ++i)
+            if (ranges[i + 1].first - ranges[i].second < ranges[closest + 1].first - ranges[closest].second)
+                closest = i;
+        ranges[closest].second = ranges[closest + 1].second;
+        ranges.erase(ranges.begin() + static_cast<std::ptrdiff_t>(closest) + 1);
+    }
+    return ranges;
+}
+
+std::string rangeFilter(const std::vector<std::pair<long, long>>& ranges, std::initializer_list<const char*> fields)
+{
+    std::string filter;
+    for (const char* field : fields)
+        for (const auto& [first, last] : ranges)
+            filter += fmt::format("{}({} >= {} && {} <= {})", filter.empty() ? "" : " || ", field, first, field, last);
+    return filter;
 }
 
 std::string cpuListText(const std::vector<int>& cpus) { return fmt::format("{}", fmt::join(cpus, ",")); }
@@ -131,11 +162,9 @@ public:
                 return fail(fmt::format("this kernel has no {}:{} event, which a trace needs", e.system, e.name));
             m_missing.push_back(fmt::format("{}:{}", e.system, e.name));
         }
-        if (!m_options.pids.empty()) {
-            tracefs_option_enable(m_instance, TRACEFS_OPTION_EVENT_FORK);
+        if (!m_options.pids.empty())
             if (Status s = addPids(m_options.pids); !s)
                 return s;
-        }
         if (m_options.syscalls && !m_options.schedOnly) {
             const std::string filter = syscallFilter();
             for (const char* name : { "sys_enter", "sys_exit" })
@@ -179,12 +208,8 @@ public:
 
     Status addPids(const std::vector<long>& pids) override
     {
-        std::string text;
-        for (long pid : pids)
-            text += fmt::format("{} ", pid);
-        if (!text.empty() && tracefs_instance_file_append(m_instance, "set_event_pid", text.c_str()) < 0)
-            return fail("could not set the tasks to trace");
-        return {};
+        m_pids.insert(pids.begin(), pids.end());
+        return filterTasks();
     }
 
     Status stop() override
@@ -231,6 +256,23 @@ public:
     }
 
 private:
+    // The scheduler's events of these tasks only, as event filters on their pid fields. Not
+    // set_event_pid: with it the kernel drops the switch from the idle task into a traced task
+    // on some CPUs (seen on 6.18). A process's threads have mostly consecutive ids, so the
+    // filter names ranges; past one page the nearest ranges merge, and the reader keeps only
+    // the tasks it follows.
+    Status filterTasks()
+    {
+        const auto ranges = idRanges(m_pids, 3000 / 60);
+        const std::string wakee = rangeFilter(ranges, { "pid" });
+        const std::string sw = rangeFilter(ranges, { "prev_pid", "next_pid" });
+        for (const char* event : { "sched_waking", "sched_wakeup", "sched_wakeup_new" })
+            tracefs_event_file_write(m_instance, "sched", event, "filter", wakee.c_str());
+        if (tracefs_event_file_write(m_instance, "sched", "sched_switch", "filter", sw.c_str()) < 0)
+            return fail("the kernel refused the filter of the tasks to trace");
+        return {};
+    }
+
     Error fail(const std::string& what) const
     {
         return makeError(fmt::format("{} (instance {}): {}", what, instancePath(), std::strerror(errno)));
@@ -319,6 +361,7 @@ private:
     int m_cpuCount = 0;
     std::vector<EventName> m_enabled;
     std::vector<std::string> m_missing;
+    std::set<long> m_pids;
 };
 
 } // namespace

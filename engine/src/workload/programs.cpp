@@ -5,6 +5,8 @@
 
 #include <deque>
 
+#include <time.h>
+
 namespace ctxscope::workload {
 
 namespace {
@@ -88,6 +90,32 @@ Program busy(int threads)
                 asm volatile("" : "+r"(x)); // kept: the compiler may not fold the loop away
             }
             work.fetch_add(1, std::memory_order_relaxed); // one loop of 65,536 multiply-adds
+        }
+    };
+    p.stop = [flag = stop.get()] { flag->store(true); };
+    p.state = stop;
+    return p;
+}
+
+Program sleepers(int threads)
+{
+    auto stop = std::make_shared<std::atomic<bool>>(false);
+    Program p;
+    for (int k = 0; k < threads; ++k)
+        p.names.push_back("sleeper" + std::to_string(k));
+    p.body = [flag = stop.get()](std::size_t, std::atomic<std::uint64_t>& work) {
+        // On a grid of 100 ms, so a late wake-up does not stretch the next period: the timer
+        // wakes each thread ten times a second, whatever else runs.
+        timespec next {};
+        clock_gettime(CLOCK_MONOTONIC, &next);
+        while (!flag->load(std::memory_order_relaxed)) {
+            next.tv_nsec += 100'000'000;
+            if (next.tv_nsec >= 1'000'000'000) {
+                next.tv_nsec -= 1'000'000'000;
+                ++next.tv_sec;
+            }
+            clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, nullptr);
+            work.fetch_add(1, std::memory_order_relaxed); // one wake-up
         }
     };
     p.stop = [flag = stop.get()] { flag->store(true); };

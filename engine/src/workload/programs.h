@@ -24,5 +24,6 @@ struct Program {
 Program pingpong(int pairs);
 Program pipeline(int stages);
 Program busy(int threads);
+Program sleepers(int threads);
 
 } // namespace ctxscope::workload

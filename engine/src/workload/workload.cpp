@@ -38,6 +38,8 @@ Expected<workload::Program> makeProgram(const std::string& name, int threads)
         return workload::pipeline(threads == 0 ? 2 : threads);
     if (name == "busy")
         return workload::busy(threads == 0 ? 2 * onlineCpus() : threads);
+    if (name == "sleepers")
+        return workload::sleepers(threads == 0 ? 100 : threads);
     return makeError("no workload named '" + name + "' (workloads: " + workloadNameList() + ")");
 }
 
@@ -52,6 +54,8 @@ const std::vector<WorkloadInfo>& workloadList()
             "stages (default 2)", "messages through every stage" },
         { "busy", "more busy threads than CPUs, each computing without pause", "threads (default 2 per online CPU)",
             "loops of 65,536 multiply-adds" },
+        { "sleepers", "threads that each sleep on a 100 ms timer and wake: ten wake-ups a second each, little CPU",
+            "threads (default 100)", "wake-ups" },
     };
     return list;
 }
