@@ -48,6 +48,7 @@ struct EndedThread {
 struct WatchSample {
     long pid = 0;
     std::string name; // the process's command
+    bool kernel = false; // a kernel thread: pinning it needs KernelThreads::Move (pin.h)
     double seconds = 0; // since the watch began, at the sample's end
     double intervalS = 0;
     std::vector<ThreadRates> threads; // by TID

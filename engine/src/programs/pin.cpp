@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "os/task_stat.h"
+#include "programs/pin_guard.h"
 
 #include "ctxscope/pin.h"
 #include "ctxscope/placement.h"
@@ -39,9 +39,8 @@ Expected<os::TaskStat> findThread(long tid)
 // `ended` is set when the thread ended before the kernel could move it.
 Expected<PinChange> setAffinity(const os::TaskStat& t, const std::vector<int>& cpus, bool* ended = nullptr)
 {
-    if (t.affinityFixed())
-        return makeError(threadName(t)
-            + " is a per-CPU kernel thread: the kernel does not let anyone change its affinity (PF_NO_SETAFFINITY)");
+    if (auto movable = programs::checkMovable(t, PinGuard::None, cpus, KernelThreads::Move); !movable)
+        return movable.error();
     PinChange change { t.tid, t.comm, threadAffinity(static_cast<int>(t.tid)), {} };
     if (auto set = setThreadAffinity(static_cast<int>(t.tid), cpus); !set) {
         const int err = errno;
@@ -63,7 +62,8 @@ Expected<PinChange> setAffinity(const os::TaskStat& t, const std::vector<int>& c
 
 } // namespace
 
-Expected<PinChange> pinThread(const Topology& topology, long tid, const std::vector<int>& cpus)
+Expected<PinChange> pinThread(
+    const Topology& topology, long tid, const std::vector<int>& cpus, KernelThreads kernelThreads)
 {
     // Who first: "no thread with TID 9" says more than a CPU list's problem would.
     auto t = findThread(tid);
@@ -71,16 +71,27 @@ Expected<PinChange> pinThread(const Topology& topology, long tid, const std::vec
         return t.error();
     if (auto ok = checkCpus(topology, cpus); !ok)
         return ok.error();
+    // A TID names a thread of any process: the guard of PID 1 covers every thread of it (each
+    // may be the one that starts the next service). A kernel thread is its own process.
+    const long pid = os::hasTask(1, tid) ? 1 : tid;
+    if (auto movable = programs::checkMovable(*t, programs::readPinGuard(*t, pid), cpus, kernelThreads); !movable)
+        return movable.error();
     return setAffinity(*t, cpus);
 }
 
-Expected<std::vector<PinChange>> pinProcess(const Topology& topology, long pid, const std::vector<int>& cpus)
+Expected<std::vector<PinChange>> pinProcess(
+    const Topology& topology, long pid, const std::vector<int>& cpus, KernelThreads kernelThreads)
 {
     const auto tids = pid > 0 ? os::listTasks(pid) : std::vector<long> {};
     if (tids.empty())
         return makeError("no process with PID " + std::to_string(pid) + " is running");
     if (auto ok = checkCpus(topology, cpus); !ok)
         return ok.error();
+    // The guard is the process's (its leader's): refused as a whole, before any thread moves.
+    if (auto leader = os::readTaskStat(pid, pid))
+        if (auto movable = programs::checkMovable(*leader, programs::readPinGuard(*leader, pid), cpus, kernelThreads);
+            !movable)
+            return movable.error();
     std::vector<PinChange> changes;
     for (const long tid : tids) {
         auto t = os::readTaskStat(pid, tid);
