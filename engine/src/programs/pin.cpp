@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstring>
 #include <sched.h>
+#include <unistd.h>
 
 namespace ctxscope {
 
@@ -34,6 +35,22 @@ Expected<os::TaskStat> findThread(long tid)
     if (!t)
         return makeError("no thread with TID " + std::to_string(tid) + " is running");
     return t;
+}
+
+// The guard of thread `t` of process `pid`. This process's own threads (the live-placement
+// lesson's workload) are never guarded, even where ctxscope-cli itself is PID 1 (a container).
+PinGuard guardOf(const os::TaskStat& t, long pid)
+{
+    return pid == ::getpid() ? PinGuard::None : programs::readPinGuard(t, pid);
+}
+
+// The process of thread `tid` as far as the guard goes: this one, PID 1 (whose guard covers
+// every thread: each may be the one that starts the next service), or the thread itself (a
+// kernel thread is its own process).
+long processOf(long tid)
+{
+    const long self = ::getpid();
+    return os::hasTask(self, tid) ? self : os::hasTask(1, tid) ? 1 : tid;
 }
 
 // `ended` is set when the thread ended before the kernel could move it.
@@ -71,10 +88,7 @@ Expected<PinChange> pinThread(
         return t.error();
     if (auto ok = checkCpus(topology, cpus); !ok)
         return ok.error();
-    // A TID names a thread of any process: the guard of PID 1 covers every thread of it (each
-    // may be the one that starts the next service). A kernel thread is its own process.
-    const long pid = os::hasTask(1, tid) ? 1 : tid;
-    if (auto movable = programs::checkMovable(*t, programs::readPinGuard(*t, pid), cpus, kernelThreads); !movable)
+    if (auto movable = programs::checkMovable(*t, guardOf(*t, processOf(tid)), cpus, kernelThreads); !movable)
         return movable.error();
     return setAffinity(*t, cpus);
 }
@@ -89,8 +103,7 @@ Expected<std::vector<PinChange>> pinProcess(
         return ok.error();
     // The guard is the process's (its leader's): refused as a whole, before any thread moves.
     if (auto leader = os::readTaskStat(pid, pid))
-        if (auto movable = programs::checkMovable(*leader, programs::readPinGuard(*leader, pid), cpus, kernelThreads);
-            !movable)
+        if (auto movable = programs::checkMovable(*leader, guardOf(*leader, pid), cpus, kernelThreads); !movable)
             return movable.error();
     std::vector<PinChange> changes;
     for (const long tid : tids) {
