@@ -193,6 +193,8 @@ QString ProgramsPanel::statusText() const { return m_status->text(); }
 
 QMessageBox* ProgramsPanel::restoreQuestion() const { return m_question; }
 
+QMessageBox* ProgramsPanel::moveQuestion() const { return m_moveQuestion; }
+
 QSize ProgramsPanel::sizeHint() const { return { fontMetrics().horizontalAdvance(QLatin1Char('M')) * 42, 700 }; }
 
 void ProgramsPanel::say(const QString& text, bool problem)

@@ -52,7 +52,7 @@ public:
     // The open question "restore?" when stopping a watch after re-pins; null when none.
     QMessageBox* restoreQuestion() const;
     // The open question before a kernel thread or PID 1 is moved (Apply); null when none.
-    QMessageBox* moveQuestion() const { return m_moveQuestion; }
+    QMessageBox* moveQuestion() const;
     QSize sizeHint() const override; // wide enough for the thread table's figures
 
     // Watches the PID in the field (or the selected process); Stop asks first when threads
