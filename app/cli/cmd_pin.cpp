@@ -14,6 +14,7 @@ struct PinOptions {
     long id = 0;
     std::string cpus;
     bool process = false;
+    bool kernelThreads = false;
 };
 
 void print(const PinChange& c)
@@ -29,15 +30,16 @@ int run(const PinOptions& o)
     auto topology = Topology::loadLive();
     if (!topology)
         return badInput(topology.error().message);
+    const auto kernelThreads = o.kernelThreads ? KernelThreads::Move : KernelThreads::Refuse;
     if (o.process) {
-        auto changes = pinProcess(*topology, o.id, *cpus);
+        auto changes = pinProcess(*topology, o.id, *cpus, kernelThreads);
         if (!changes)
             return badInput(changes.error().message);
         for (const auto& c : *changes)
             print(c);
         return kOk;
     }
-    auto change = pinThread(*topology, o.id, *cpus);
+    auto change = pinThread(*topology, o.id, *cpus, kernelThreads);
     if (!change)
         return badInput(change.error().message);
     print(*change);
@@ -54,6 +56,11 @@ Command addPinCommand(CLI::App& app)
     c.sub->add_option("ID", c.options->id, "The thread's TID (or the process's PID with --process)")->required();
     c.sub->add_option("CPULIST", c.options->cpus, "CPUs as taskset numbers them: 0,2 or 0-3")->required();
     c.sub->add_flag("--process", c.options->process, "Pin every thread of process ID");
+    c.sub->add_flag("--kernel-threads", c.options->kernelThreads,
+        "Also move a kernel thread (kthreadd, rcu_preempt, kswapd0...) or PID 1 (init), as tuna does to free "
+        "isolated CPUs. Without it they are refused: a kernel thread does the kernel's own work (kthreadd creates "
+        "every other) and PID 1 hands its CPUs to every program it starts. Per-CPU kernel threads (ksoftirqd/0) "
+        "stay refused: the kernel fixes them. To undo, pin the CPUs printed before the arrow back, with this flag");
     return c.done(run);
 }
 

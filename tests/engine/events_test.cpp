@@ -98,6 +98,7 @@ WatchSample sampleWatch()
     WatchSample s;
     s.pid = 1234;
     s.name = "server";
+    s.kernel = true;
     s.seconds = 1.5;
     s.intervalS = 0.5;
     ThreadRates t;
@@ -303,6 +304,7 @@ TEST(Events, RunningProgramsComeBackWhole)
 {
     const auto watch = std::get<WatchSampleEvent>(parsed(eventLine(WatchSampleEvent { 8, sampleWatch() })));
     EXPECT_EQ(watch.id, 8U);
+    EXPECT_TRUE(watch.sample.kernel);
     ASSERT_EQ(watch.sample.threads.size(), 2U);
     const ThreadRates& t = watch.sample.threads[0];
     EXPECT_EQ(t.name, "worker 1");

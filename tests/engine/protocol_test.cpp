@@ -157,7 +157,27 @@ TEST(Protocol, RunningProgramCommandsRoundTrip)
         EXPECT_EQ(pc.target, 1240);
         EXPECT_EQ(pc.process, process);
         EXPECT_EQ(pc.cpus, (std::vector<int> { 0, 2 }));
+        EXPECT_EQ(pc.kernelThreads, KernelThreads::Refuse);
     }
+}
+
+// The opt-in for kernel threads and PID 1 goes through the line only when given: a pin without
+// it reads as a refusal, whatever the controller meant.
+TEST(Protocol, ThePinsKernelThreadsOptInRoundTripsAndIsAbsentByDefault)
+{
+    const std::string plain = commandLine(PinCommand { 6, 2, false, { 0 } });
+    EXPECT_EQ(plain.find("kernel_threads"), std::string::npos) << plain;
+    const std::string asked = commandLine(PinCommand { 7, 2, false, { 0 }, KernelThreads::Move });
+    EXPECT_NE(asked.find(R"("kernel_threads":true)"), std::string::npos) << asked;
+    auto pin = parseCommand(asked);
+    ASSERT_TRUE(pin.ok()) << pin.error().message;
+    EXPECT_EQ(std::get<PinCommand>(*pin).kernelThreads, KernelThreads::Move);
+    auto no = parseCommand(R"({"type":"pin","id":1,"pid":1,"cpus":[0],"kernel_threads":false})");
+    ASSERT_TRUE(no.ok()) << no.error().message;
+    EXPECT_EQ(std::get<PinCommand>(*no).kernelThreads, KernelThreads::Refuse);
+    auto bad = parseCommand(R"({"type":"pin","id":1,"tid":2,"cpus":[0],"kernel_threads":"yes"})");
+    ASSERT_FALSE(bad.ok());
+    EXPECT_NE(bad.error().message.find("kernel_threads"), std::string::npos) << bad.error().message;
 }
 
 TEST(Protocol, MalformedRunningProgramCommandsAreRefusedByName)

@@ -35,6 +35,7 @@ TEST(TaskStat, ReadsARecordedUserTask)
     EXPECT_EQ(t->tid, 11723);
     EXPECT_EQ(t->comm, "cat");
     EXPECT_EQ(t->state, 'R');
+    EXPECT_EQ(t->ppid, 11647);
     EXPECT_FALSE(t->kernelThread());
     EXPECT_EQ(t->starttime, 1257967U);
     EXPECT_EQ(t->processor, 0);
@@ -45,6 +46,7 @@ TEST(TaskStat, MarksKernelThreads)
     const auto t = parseTaskStat(fixture("task-stat-kthreadd-6.18.txt"));
     ASSERT_TRUE(t.ok()) << t.error().message;
     EXPECT_EQ(t->comm, "kthreadd");
+    EXPECT_EQ(t->ppid, 0); // started by the kernel itself
     EXPECT_TRUE(t->kernelThread());
     EXPECT_EQ(t->starttime, 19U);
 }

@@ -298,6 +298,7 @@ void ProgramWatch::begin(long pid)
 {
     m_pid = pid;
     m_name.clear();
+    m_kernel = false;
     m_samples = 0;
     m_lastSeconds = 0;
     m_threads.clear();
@@ -315,6 +316,7 @@ void ProgramWatch::addSample(const WatchSample& sample)
     if (sample.pid != m_pid)
         return; // a late sample of the previous watch
     m_name = QString::fromStdString(sample.name);
+    m_kernel = sample.kernel;
     ++m_samples;
     m_lastSeconds = sample.seconds;
     m_systemSwitches = sample.systemSwitchesPerS;
@@ -360,6 +362,8 @@ const std::deque<ThreadPoint>* ProgramWatch::history(long tid) const
     const auto it = m_history.find(tid);
     return it == m_history.end() ? nullptr : &it->second;
 }
+
+PinGuard ProgramWatch::guard() const { return pinGuard(m_pid, m_kernel, m_name.toStdString()); }
 
 std::vector<std::pair<long, std::vector<int>>> ProgramWatch::restorePlan() const
 {

@@ -112,6 +112,9 @@ public:
 
     long pid() const { return m_pid; }
     const QString& name() const { return m_name; }
+    // A kernel thread or PID 1 (as the worker's samples say): its threads move only once the
+    // user said yes (ProgramsPanel's question), and Restore gives them back all the same.
+    PinGuard guard() const;
     int samples() const { return m_samples; }
     double lastSeconds() const { return m_lastSeconds; }
     ThreadTableModel* threads() { return &m_threads; }
@@ -132,6 +135,7 @@ signals:
 private:
     long m_pid = 0;
     QString m_name;
+    bool m_kernel = false;
     int m_samples = 0;
     double m_lastSeconds = 0;
     ThreadTableModel m_threads;

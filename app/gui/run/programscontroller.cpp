@@ -156,11 +156,12 @@ void ProgramsController::pinAnswered(quint64 id)
     emit busyChanged();
 }
 
-void ProgramsController::pinThreads(const std::vector<long>& tids, const std::vector<int>& cpus)
+void ProgramsController::pinThreads(
+    const std::vector<long>& tids, const std::vector<int>& cpus, KernelThreads kernelThreads)
 {
     int sent = 0;
     for (const long tid : tids)
-        if (const auto id = m_worker->pin(tid, false, cpus)) {
+        if (const auto id = m_worker->pin(tid, false, cpus, kernelThreads)) {
             m_pins.push_back(*id);
             ++sent;
         }
@@ -172,9 +173,11 @@ void ProgramsController::pinThreads(const std::vector<long>& tids, const std::ve
 int ProgramsController::restore()
 {
     const auto plan = m_watch.restorePlan();
+    // Only the watched program's threads are in the plan: the opt-in reaches no other thread.
+    const auto kernelThreads = m_watch.guard() == PinGuard::None ? KernelThreads::Refuse : KernelThreads::Move;
     int sent = 0;
     for (const auto& [tid, cpus] : plan)
-        if (const auto id = m_worker->pin(tid, false, cpus)) {
+        if (const auto id = m_worker->pin(tid, false, cpus, kernelThreads)) {
             m_pins.push_back(*id);
             ++sent;
         }

@@ -43,10 +43,13 @@ public:
     bool isListing() const { return m_listId.has_value(); }
 
     // Re-pins these threads of the watched process to `cpus` (one pin message each); once
-    // all are answered, one mark on the plot and pinDone.
-    void pinThreads(const std::vector<long>& tids, const std::vector<int>& cpus);
-    // Gives every thread whose affinity changed the affinity it had when first seen; the
-    // number of pins sent (pinRefused says so when the worker could take none).
+    // all are answered, one mark on the plot and pinDone. A kernel thread or PID 1
+    // (ProgramWatch::guard) is moved only with KernelThreads::Move: ask the user first.
+    void pinThreads(const std::vector<long>& tids, const std::vector<int>& cpus,
+        KernelThreads kernelThreads = KernelThreads::Refuse);
+    // Gives every thread whose affinity changed the affinity it had when first seen, kernel
+    // threads and PID 1 included (giving back is what the user agreed to undo); the number of
+    // pins sent (pinRefused says so when the worker could take none).
     int restore();
     int pinsInFlight() const { return static_cast<int>(m_pins.size()); }
 

@@ -93,8 +93,10 @@ public:
     std::optional<quint64> startProcesses(double seconds);
     std::optional<quint64> startWatch(long pid, double intervalS);
     // Sets a thread's (or with `process`, every thread's) affinity at once, even during a
-    // watch; answered by pinned or pinFailed. Nothing without a worker that said hello.
-    std::optional<quint64> pin(long target, bool process, const std::vector<int>& cpus);
+    // watch; answered by pinned or pinFailed. Nothing without a worker that said hello. A
+    // kernel thread or PID 1 only with KernelThreads::Move, sent once the user said yes.
+    std::optional<quint64> pin(
+        long target, bool process, const std::vector<int>& cpus, KernelThreads kernelThreads = KernelThreads::Refuse);
     void cancel(); // the current run, if any
 
 signals:

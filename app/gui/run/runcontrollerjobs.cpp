@@ -54,13 +54,14 @@ std::optional<quint64> RunController::startWatch(long pid, double intervalS)
     return startJob(protocol::WatchCommand { id, pid, intervalS, 0 }, id);
 }
 
-std::optional<quint64> RunController::pin(long target, bool process, const std::vector<int>& cpus)
+std::optional<quint64> RunController::pin(
+    long target, bool process, const std::vector<int>& cpus, KernelThreads kernelThreads)
 {
     if (m_state != State::Idle && m_state != State::Running)
         return std::nullopt;
     const quint64 id = m_nextId++;
     m_pins.insert(id);
-    send(protocol::commandLine(protocol::PinCommand { id, target, process, cpus }));
+    send(protocol::commandLine(protocol::PinCommand { id, target, process, cpus, kernelThreads }));
     return id;
 }
 

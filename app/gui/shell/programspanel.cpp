@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "programspanel.h"
 
+#include "kernelthreadquestion.h"
 #include "programplot.h"
 #include "programscontroller.h"
 #include "programwatch.h"
@@ -192,6 +193,8 @@ QString ProgramsPanel::statusText() const { return m_status->text(); }
 
 QMessageBox* ProgramsPanel::restoreQuestion() const { return m_question; }
 
+QMessageBox* ProgramsPanel::moveQuestion() const { return m_moveQuestion; }
+
 QSize ProgramsPanel::sizeHint() const { return { fontMetrics().horizontalAdvance(QLatin1Char('M')) * 42, 700 }; }
 
 void ProgramsPanel::say(const QString& text, bool problem)
@@ -313,7 +316,31 @@ void ProgramsPanel::applyPin()
             true);
         return;
     }
-    m_programs->pinThreads(tids, cpus);
+    if (m_programs->watchData()->guard() != PinGuard::None)
+        askToMove(tids, cpus);
+    else
+        m_programs->pinThreads(tids, cpus);
+}
+
+void ProgramsPanel::askToMove(const std::vector<long>& tids, const std::vector<int>& cpus)
+{
+    if (m_moveQuestion)
+        return; // already asking
+    const ProgramWatch* watch = m_programs->watchData();
+    const auto& threads = watch->threads()->threads();
+    const auto first
+        = std::find_if(threads.begin(), threads.end(), [&](const ThreadRates& t) { return t.tid == tids.front(); });
+    const QString name = first != threads.end() ? QString::fromStdString(first->name) : watch->name();
+    auto* box
+        = makeKernelThreadQuestion(this, watch->guard(), tids.front(), name, static_cast<int>(tids.size()) - 1, cpus);
+    connect(box, &QMessageBox::finished, this, [this, box, tids, cpus](int) {
+        if (box->standardButton(box->clickedButton()) == QMessageBox::Yes)
+            m_programs->pinThreads(tids, cpus, KernelThreads::Move);
+        else
+            say(tr("Nothing was pinned."));
+    });
+    m_moveQuestion = box;
+    box->open();
 }
 
 void ProgramsPanel::restore()

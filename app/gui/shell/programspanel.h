@@ -51,6 +51,8 @@ public:
     QString statusText() const;
     // The open question "restore?" when stopping a watch after re-pins; null when none.
     QMessageBox* restoreQuestion() const;
+    // The open question before a kernel thread or PID 1 is moved (Apply); null when none.
+    QMessageBox* moveQuestion() const;
     QSize sizeHint() const override; // wide enough for the thread table's figures
 
     // Watches the PID in the field (or the selected process); Stop asks first when threads
@@ -59,7 +61,8 @@ public:
     void stopWatching(); // also when the dock is closed (MainWindow)
     // Quitting the app: asks, and waits (3 s at most) for the restore to be answered.
     void restoreBeforeQuit();
-    // Pins the selected threads to the PUs selected on the map.
+    // Pins the selected threads to the PUs selected on the map; a kernel thread or PID 1 only
+    // once the user said yes to moveQuestion().
     void applyPin();
     void restore();
 
@@ -75,6 +78,7 @@ private:
     void watchEnded(const QString& why);
     // After the question (if any): restore, then run `then`.
     void askToRestore(const std::function<void()>& then);
+    void askToMove(const std::vector<long>& tids, const std::vector<int>& cpus);
 
     TopologyMapWidget& m_map;
     ProgramsController* m_programs = nullptr;
@@ -93,6 +97,7 @@ private:
     QPushButton* m_restoreButton = nullptr;
     ProgramPlot* m_plot = nullptr;
     QPointer<QMessageBox> m_question;
+    QPointer<QMessageBox> m_moveQuestion;
 };
 
 } // namespace ctxscope::gui

@@ -5,6 +5,7 @@
 #include "ctxscope/budget.h"
 #include "ctxscope/expected.h"
 #include "ctxscope/matrix.h"
+#include "ctxscope/pin.h"
 #include "ctxscope/results_file.h"
 #include "ctxscope/runner.h"
 #include "ctxscope/sweep.h"
@@ -33,6 +34,7 @@
 //     {"type":"processes","id":5,"seconds":1}   seconds optional
 //     {"type":"watch","id":6,"pid":1234,"interval":0.5,"duration":0}   interval, duration optional
 //     {"type":"pin","id":7,"tid":1240,"cpus":[0]}  or  {"type":"pin","id":8,"pid":1234,"cpus":[0,1]}
+//         "kernel_threads":true (optional) also moves a kernel thread or PID 1 (--kernel-threads)
 //     {"type":"cancel","id":2}   {"type":"quit"}
 //   SPEC: {"bench":"futex","mode":"thread","cpus":[0,1],"relation":"smt","tasks":0,
 //          "iterations":N | "min_time":S,"repetitions":5,"policy":"other","ops_per_sample":0,"ws_bytes":0}
@@ -124,6 +126,7 @@ struct PinCommand {
     long target = 0;
     bool process = false;
     std::vector<int> cpus;
+    KernelThreads kernelThreads = KernelThreads::Refuse; // the controller asked its user first
 };
 struct CancelCommand {
     std::uint64_t id = 0;

@@ -51,6 +51,7 @@ struct EndedThread {
 struct WatchSample {
     long pid = 0;
     std::string name; // the process's command
+    bool kernel = false; // a kernel thread: pinning it needs KernelThreads::Move (pin.h)
     double seconds = 0; // since the watch began, at the sample's end
     double intervalS = 0;
     std::uint64_t monoNs = 0; // CLOCK_MONOTONIC at the sample's end: perf -k CLOCK_MONOTONIC and ftrace's "mono"

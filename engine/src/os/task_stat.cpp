@@ -72,13 +72,15 @@ Expected<TaskStat> parseTaskStat(std::string_view text)
     t.comm = std::string(text.substr(open + 1, close - open - 1));
     t.state = w[0][0];
     const auto field = [&](std::size_t n) { return text::number(w[n - 3]); };
+    const auto ppid = field(4);
     const auto flags = field(9);
     const auto utime = field(14);
     const auto stime = field(15);
     const auto start = field(22);
     const auto threads = field(20);
-    if (!flags || !utime || !stime || !start || !threads)
-        return bad(what, "its flags, utime, stime or starttime is not a number");
+    if (!ppid || *ppid > 1U << 30 || !flags || !utime || !stime || !start || !threads)
+        return bad(what, "its ppid, flags, utime, stime or starttime is not a number");
+    t.ppid = static_cast<long>(*ppid);
     t.flags = *flags;
     t.utime = *utime;
     t.stime = *stime;
@@ -345,6 +347,12 @@ std::optional<TaskSched> readTaskSched(long pid, long tid, TaskFiles* files)
     std::string own;
     const auto text = readTaskFile(pid, tid, TaskFiles::Kind::Sched, files, own);
     return text ? parseTaskSched(*text) : std::nullopt;
+}
+
+bool hasTask(long pid, long tid)
+{
+    const std::string path = "/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid);
+    return ::access(path.c_str(), F_OK) == 0;
 }
 
 std::vector<long> listTasks(long pid)

@@ -24,6 +24,7 @@ struct TaskStat {
     long tid = 0;
     std::string comm; // may hold spaces and parentheses
     char state = '?';
+    long ppid = 0; // the parent process (0 for kthreadd and init, whose parent is the kernel)
     std::uint64_t flags = 0;
     std::uint64_t utime = 0;
     std::uint64_t stime = 0;
@@ -112,6 +113,8 @@ Expected<TaskStatus> readTaskStatus(long pid, long tid, TaskFiles* files = nullp
 std::optional<std::uint64_t> readTaskMigrations(long pid, long tid, TaskFiles* files = nullptr);
 std::optional<TaskSched> readTaskSched(long pid, long tid, TaskFiles* files = nullptr);
 
+// Whether thread `tid` belongs to process `pid` now (/proc/PID/task/TID exists).
+bool hasTask(long pid, long tid);
 // The TIDs of one process (empty when it is gone or cannot be listed), ascending.
 std::vector<long> listTasks(long pid);
 // The PIDs of every process, ascending.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "os/task_stat.h"
+#include "programs/pin_guard.h"
 
 #include "ctxscope/pin.h"
 #include "ctxscope/placement.h"
@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstring>
 #include <sched.h>
+#include <unistd.h>
 
 namespace ctxscope {
 
@@ -36,12 +37,27 @@ Expected<os::TaskStat> findThread(long tid)
     return t;
 }
 
+// The guard of thread `t` of process `pid`. This process's own threads (the live-placement
+// lesson's workload) are never guarded, even where ctxscope-cli itself is PID 1 (a container).
+PinGuard guardOf(const os::TaskStat& t, long pid)
+{
+    return pid == ::getpid() ? PinGuard::None : programs::readPinGuard(t, pid);
+}
+
+// The process of thread `tid` as far as the guard goes: this one, PID 1 (whose guard covers
+// every thread: each may be the one that starts the next service), or the thread itself (a
+// kernel thread is its own process).
+long processOf(long tid)
+{
+    const long self = ::getpid();
+    return os::hasTask(self, tid) ? self : os::hasTask(1, tid) ? 1 : tid;
+}
+
 // `ended` is set when the thread ended before the kernel could move it.
 Expected<PinChange> setAffinity(const os::TaskStat& t, const std::vector<int>& cpus, bool* ended = nullptr)
 {
-    if (t.affinityFixed())
-        return makeError(threadName(t)
-            + " is a per-CPU kernel thread: the kernel does not let anyone change its affinity (PF_NO_SETAFFINITY)");
+    if (auto movable = programs::checkMovable(t, PinGuard::None, cpus, KernelThreads::Move); !movable)
+        return movable.error();
     PinChange change { t.tid, t.comm, threadAffinity(static_cast<int>(t.tid)), {} };
     if (auto set = setThreadAffinity(static_cast<int>(t.tid), cpus); !set) {
         const int err = errno;
@@ -63,7 +79,8 @@ Expected<PinChange> setAffinity(const os::TaskStat& t, const std::vector<int>& c
 
 } // namespace
 
-Expected<PinChange> pinThread(const Topology& topology, long tid, const std::vector<int>& cpus)
+Expected<PinChange> pinThread(
+    const Topology& topology, long tid, const std::vector<int>& cpus, KernelThreads kernelThreads)
 {
     // Who first: "no thread with TID 9" says more than a CPU list's problem would.
     auto t = findThread(tid);
@@ -71,16 +88,23 @@ Expected<PinChange> pinThread(const Topology& topology, long tid, const std::vec
         return t.error();
     if (auto ok = checkCpus(topology, cpus); !ok)
         return ok.error();
+    if (auto movable = programs::checkMovable(*t, guardOf(*t, processOf(tid)), cpus, kernelThreads); !movable)
+        return movable.error();
     return setAffinity(*t, cpus);
 }
 
-Expected<std::vector<PinChange>> pinProcess(const Topology& topology, long pid, const std::vector<int>& cpus)
+Expected<std::vector<PinChange>> pinProcess(
+    const Topology& topology, long pid, const std::vector<int>& cpus, KernelThreads kernelThreads)
 {
     const auto tids = pid > 0 ? os::listTasks(pid) : std::vector<long> {};
     if (tids.empty())
         return makeError("no process with PID " + std::to_string(pid) + " is running");
     if (auto ok = checkCpus(topology, cpus); !ok)
         return ok.error();
+    // The guard is the process's (its leader's): refused as a whole, before any thread moves.
+    if (auto leader = os::readTaskStat(pid, pid))
+        if (auto movable = programs::checkMovable(*leader, guardOf(*leader, pid), cpus, kernelThreads); !movable)
+            return movable.error();
     std::vector<PinChange> changes;
     for (const long tid : tids) {
         auto t = os::readTaskStat(pid, tid);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "programs/snapshot.h"
 
+#include "programs/pin_guard.h"
+
 #include "ctxscope/thread_affinity.h"
 
 #include <algorithm>
@@ -69,6 +71,9 @@ Expected<ProcessSnapshot> readProcessSnapshot(
     ProcessSnapshot snap;
     snap.pid = pid;
     snap.name = leader->comm;
+    // Read once per watch (its cmdline and parent may be read): a process does not turn into a
+    // kernel thread, and a reused PID ends the watch (starttime).
+    snap.kernel = previous ? previous->kernel : isKernelThread(*leader);
     snap.starttime = leader->starttime;
     std::string text;
     if (os::readProcText("/proc/stat", text))

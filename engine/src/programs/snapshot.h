@@ -26,6 +26,7 @@ struct TaskSnapshot {
 struct ProcessSnapshot {
     long pid = 0;
     std::string name;
+    bool kernel = false; // a kernel thread (programs::isKernelThread)
     std::uint64_t starttime = 0; // of the process, ticks after boot: tells a reused PID
     std::uint64_t timeNs = 0; // CLOCK_MONOTONIC when read
     std::vector<TaskSnapshot> tasks; // by TID

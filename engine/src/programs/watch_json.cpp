@@ -33,9 +33,9 @@ json watchSampleToJson(const WatchSample& s)
     json cpus = json::array();
     for (const auto& c : s.cpus)
         cpus.push_back({ { "cpu", c.cpu }, { "busy_share", c.busyShare } });
-    return { { "type", "watch_sample" }, { "pid", s.pid }, { "name", s.name }, { "seconds", s.seconds },
-        { "interval_s", s.intervalS }, { "mono_ns", s.monoNs }, { "threads", threads }, { "appeared", s.appeared },
-        { "ended", ended },
+    return { { "type", "watch_sample" }, { "pid", s.pid }, { "name", s.name }, { "kernel", s.kernel },
+        { "seconds", s.seconds }, { "interval_s", s.intervalS }, { "mono_ns", s.monoNs }, { "threads", threads },
+        { "appeared", s.appeared }, { "ended", ended },
         { "system", { { "context_switches_per_s", optionalNumber(s.systemSwitchesPerS) }, { "cpus", cpus } } } };
 }
 

@@ -245,6 +245,8 @@ Expected<Command> pinCommand(std::uint64_t id, FieldReader& in)
     }
     if (in.ok() && c.cpus.empty())
         in.fail("field 'cpus' is empty");
+    if (in.optBoolean("kernel_threads").value_or(false))
+        c.kernelThreads = KernelThreads::Move;
     if (!in.ok())
         return makeError(in.error());
     return Command { std::move(c) };
@@ -316,9 +318,11 @@ std::string commandLine(const Command& command)
                     { "duration", c.duration }
                 }.dump();
             } else if constexpr (std::is_same_v<T, PinCommand>) {
-                return json {
-                    { "type", "pin" }, { "id", c.id }, { c.process ? "pid" : "tid", c.target }, { "cpus", c.cpus }
-                }.dump();
+                json j { { "type", "pin" }, { "id", c.id }, { c.process ? "pid" : "tid", c.target },
+                    { "cpus", c.cpus } };
+                if (c.kernelThreads == KernelThreads::Move) // only when asked: every other pin line stays as it was
+                    j["kernel_threads"] = true;
+                return j.dump();
             } else if constexpr (std::is_same_v<T, CancelCommand>) {
                 return json { { "type", "cancel" }, { "id", c.id } }.dump();
             } else {

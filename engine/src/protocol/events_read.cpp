@@ -295,6 +295,7 @@ Event readWatchSample(FieldReader& in)
     e.id = in.count("id");
     WatchSample& s = e.sample;
     readWatchedProcess(in, s);
+    s.kernel = in.optBoolean("kernel").value_or(false); // absent from an older worker's line
     s.intervalS = rate(in, "interval_s");
     eachObject(in, "threads", [&](FieldReader& t) {
         ThreadRates r;

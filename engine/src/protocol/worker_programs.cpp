@@ -34,8 +34,8 @@ std::string pinLine(const PinCommand& command, const Topology& topology)
 {
     Expected<std::vector<PinChange>> changes = std::vector<PinChange> {};
     if (command.process) {
-        changes = pinProcess(topology, command.target, command.cpus);
-    } else if (auto one = pinThread(topology, command.target, command.cpus)) {
+        changes = pinProcess(topology, command.target, command.cpus, command.kernelThreads);
+    } else if (auto one = pinThread(topology, command.target, command.cpus, command.kernelThreads)) {
         changes = std::vector<PinChange> { std::move(*one) };
     } else {
         changes = one.error();

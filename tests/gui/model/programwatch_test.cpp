@@ -151,3 +151,28 @@ TEST(ProgramWatch, RestoreGivesEachRunningThreadTheAffinityItHadWhenFirstSeen)
     EXPECT_TRUE(watch.pins().empty());
     EXPECT_TRUE(watch.restorePlan().empty());
 }
+
+// What the worker says of the watched process decides whether the dock asks before a pin:
+// a kernel thread (kthreadd by its name) or PID 1, and nothing once another watch begins.
+TEST(ProgramWatch, TheGuardFollowsTheWorkersKernelFlagAndPidOne)
+{
+    ProgramWatch watch;
+    watch.begin(2);
+    WatchSample kthreadd = sample(2, 0.5, { thread(2, 0, { 0, 1 }) });
+    kthreadd.name = "kthreadd";
+    kthreadd.kernel = true;
+    watch.addSample(kthreadd);
+    EXPECT_EQ(watch.guard(), PinGuard::Kthreadd);
+    watch.begin(15);
+    EXPECT_EQ(watch.guard(), PinGuard::None); // nothing known before the first sample
+    WatchSample rcu = sample(15, 0.5, { thread(15, 0, { 0, 1 }) });
+    rcu.kernel = true;
+    watch.addSample(rcu);
+    EXPECT_EQ(watch.guard(), PinGuard::KernelThread);
+    watch.begin(1);
+    watch.addSample(sample(1, 0.5, { thread(1, 0, { 0, 1 }) }));
+    EXPECT_EQ(watch.guard(), PinGuard::Init);
+    watch.begin(50);
+    watch.addSample(sample(50, 0.5, { thread(50, 0, { 0, 1 }) }));
+    EXPECT_EQ(watch.guard(), PinGuard::None);
+}
