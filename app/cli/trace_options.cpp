@@ -44,7 +44,8 @@ void TraceCliOptions::addTo(CLI::App* sub)
         fmt::format(
             "Ops of the traced run (default: about 0.25 s of them, 1,000 to 20,000; at most {})", kMaxTracedOps));
     sub->add_option("--trace-buffer", bufferKb,
-        fmt::format("KiB of trace buffer on each traced CPU (default 8192; at most {})", kMaxTraceBufferKb));
+        fmt::format("KiB of trace buffer on each traced CPU (default 32768 for up to 8 CPUs, else 8192; at most {})",
+            kMaxTraceBufferKb));
 }
 
 Status TraceCliOptions::check(const BenchSpec& spec) const

@@ -105,7 +105,7 @@ Status tracingAllowed();
 
 struct TraceOptions {
     std::vector<int> cpus; // empty: every CPU
-    std::size_t bufferKbPerCpu = 0; // 0: 8192 KiB on each traced CPU
+    std::size_t bufferKbPerCpu = 0; // 0: 32 MiB on each of up to 8 traced CPUs, else 8 MiB
     bool syscalls = true; // raw_syscalls of the hand-over's calls (futex, read, write, sched_yield)
     // Only the events of these tasks and those they start (set_event_pid, event-fork); empty:
     // every task on the traced CPUs.
