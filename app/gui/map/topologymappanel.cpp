@@ -2,6 +2,7 @@
 #include "topologymappanel.h"
 
 #include "apppalette.h"
+#include "mapscrollarea.h"
 
 #include <QComboBox>
 #include <QEvent>
@@ -9,6 +10,7 @@
 #include <QLabel>
 #include <QPushButton>
 #include <QTimer>
+#include <QToolButton>
 #include <QVBoxLayout>
 
 namespace ctxscope::gui {
@@ -43,22 +45,40 @@ TopologyMapPanel::TopologyMapPanel(QWidget* parent)
     bar->addWidget(m_relations);
     bar->addWidget(m_usePair);
     bar->addStretch(1);
+    // What this size leaves unlabelled; in the bar, so its coming and going never moves the map.
+    m_note = new QLabel(this);
+    m_note->setObjectName(QStringLiteral("mapLabelsNote"));
+    bar->addWidget(m_note);
     bar->addWidget(m_clear);
 
-    m_map = new TopologyMapWidget(this);
+    m_map = new TopologyMapWidget;
+    m_view = new MapScrollArea(m_map, this);
+    const auto zoomButton = [&](const QString& text, const QString& tip, void (MapScrollArea::*slot)()) {
+        auto* button = new QToolButton(this);
+        button->setText(text);
+        button->setToolTip(tip);
+        button->setAutoRaise(true);
+        connect(button, &QToolButton::clicked, m_view, slot);
+        bar->insertWidget(bar->indexOf(m_clear), button);
+    };
+    zoomButton(tr("−"), tr("Zoom out (-, Ctrl+wheel)"), &MapScrollArea::zoomOut);
+    zoomButton(tr("+"), tr("Zoom in (+, Ctrl+wheel): labels come back as the boxes grow"), &MapScrollArea::zoomIn);
+    zoomButton(tr("Fit"), tr("The whole machine in the pane (0)"), &MapScrollArea::resetZoom);
     m_summary = new QLabel(this);
     applySummaryFont();
     m_summary->setWordWrap(true); // a long placement wraps instead of widening the map
     m_summary->setToolTip(tr("Click a PU to place the next task, click it again to remove it; "
                              "Shift+click puts one more task on the same PU"));
     layout->addLayout(bar);
-    layout->addWidget(m_map, 1);
+    layout->addWidget(m_view, 1);
     layout->addWidget(m_summary);
 
     connect(m_relations, &QComboBox::currentIndexChanged, this, &TopologyMapPanel::relationChosen);
     connect(m_usePair, &QPushButton::clicked, this, &TopologyMapPanel::useHighlightedPair);
     connect(m_clear, &QPushButton::clicked, m_map, &TopologyMapWidget::clearSelection);
     connect(m_map, &TopologyMapWidget::selectionChanged, this, &TopologyMapPanel::updateSummary);
+    // Queued: the map announces its note while it paints.
+    connect(m_map, &TopologyMapWidget::labelsNoteChanged, m_note, &QLabel::setText, Qt::QueuedConnection);
 }
 
 void TopologyMapPanel::applySummaryFont()

@@ -11,8 +11,11 @@ class QPushButton;
 
 namespace ctxscope::gui {
 
+class MapScrollArea;
+
 // The map with its toolbar: a relation-class chooser that highlights the class's
-// representative pair and can make it the selection, and a line naming the selection.
+// representative pair and can make it the selection, the map's zoom (MapScrollArea) with a note
+// of the labels hidden at this size, and a line naming the selection.
 class TopologyMapPanel : public QWidget {
     Q_OBJECT
 public:
@@ -20,6 +23,8 @@ public:
 
     void setTopology(const Topology& topology);
     TopologyMapWidget* map() const { return m_map; }
+    MapScrollArea* mapView() const { return m_view; }
+    QLabel* labelsNote() const { return m_note; }
     QComboBox* relationChooser() const { return m_relations; }
     QPushButton* usePairButton() const { return m_usePair; }
     QLabel* summaryLabel() const { return m_summary; }
@@ -38,6 +43,8 @@ private:
     void updateSummary();
 
     TopologyMapWidget* m_map = nullptr;
+    MapScrollArea* m_view = nullptr;
+    QLabel* m_note = nullptr;
     QComboBox* m_relations = nullptr;
     QPushButton* m_usePair = nullptr;
     QPushButton* m_clear = nullptr;
