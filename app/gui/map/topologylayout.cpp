@@ -375,8 +375,9 @@ Style makeStyle(const Topology& topology, TextWidths& widths, const LabelPlan& p
     s.gap = std::round(s.line * (compact ? 0.2 : 0.3));
     s.header = std::round(s.line * 1.25);
     if (!plan.puNumbers) {
-        // A bare square, a line high: still a target a click finds.
-        s.pu = QSizeF(s.line, s.line);
+        // A bare square smaller than a line, so the titles keep their room longer; still a
+        // target a click finds.
+        s.pu = QSizeF(std::round(0.8 * s.line), std::round(0.8 * s.line));
         return s;
     }
     double widest = 0;
