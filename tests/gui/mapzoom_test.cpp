@@ -70,7 +70,7 @@ TEST(MapZoom, KeysZoomTheServerInAndOutAndClicksStillHitThePu)
         press(p.map(), Qt::Key_Plus);
     EXPECT_DOUBLE_EQ(p.view().zoom(), MapScrollArea::kStep * MapScrollArea::kStep * MapScrollArea::kStep);
     EXPECT_EQ(p.map().width(), qRound(fitted.width() * p.view().zoom()));
-    EXPECT_TRUE(p.view().horizontalScrollBar()->isVisible());
+    EXPECT_GT(p.view().horizontalScrollBar()->maximum(), 0); // it scrolls
     // Zoomed in, every level is labelled, larger than it was.
     const TopologyLayout& layout = p.map().mapLayout();
     EXPECT_TRUE(layout.puNumbers);

@@ -464,7 +464,10 @@ TopologyLayout layoutTopology(const Topology& topology, const QSizeF& available,
     for (std::size_t step = 0; step < kPlans.size(); ++step) {
         const LabelPlan& plan = kPlans[step];
         Packer packer(topology, makeStyle(topology, widths, plan));
-        const auto [chosen, scale] = fit(packer.optionsOf(tree, true), available, maxScale);
+        const auto [chosen, fitted] = fit(packer.optionsOf(tree, true), available, maxScale);
+        // Text is drawn at whole pixel sizes: zoom to one, never above, so a label measured at
+        // kBaseFont still fits its box once drawn (rounding 19.5 up to 20 pixels would not).
+        const double scale = kBaseFont * fitted >= 1 ? std::floor(kBaseFont * fitted) / kBaseFont : fitted;
         // The first steps trade words for size: the richest reaching `readable` wins, else the
         // largest type among them. Past them levels go, each step taken only while the type is
         // still below kMinLabelPixels; the last (no labels at all) whatever its size.

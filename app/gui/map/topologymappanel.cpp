@@ -44,11 +44,13 @@ TopologyMapPanel::TopologyMapPanel(QWidget* parent)
     bar->addWidget(chooserLabel);
     bar->addWidget(m_relations);
     bar->addWidget(m_usePair);
-    bar->addStretch(1);
-    // What this size leaves unlabelled; in the bar, so its coming and going never moves the map.
+    // What this size leaves unlabelled; in the bar, so its coming and going never moves the map,
+    // and free to be cut short (the tooltip has it whole) so it never widens the window.
     m_note = new QLabel(this);
     m_note->setObjectName(QStringLiteral("mapLabelsNote"));
-    bar->addWidget(m_note);
+    m_note->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    m_note->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    bar->addWidget(m_note, 1);
     bar->addWidget(m_clear);
 
     m_map = new TopologyMapWidget;
@@ -78,7 +80,13 @@ TopologyMapPanel::TopologyMapPanel(QWidget* parent)
     connect(m_clear, &QPushButton::clicked, m_map, &TopologyMapWidget::clearSelection);
     connect(m_map, &TopologyMapWidget::selectionChanged, this, &TopologyMapPanel::updateSummary);
     // Queued: the map announces its note while it paints.
-    connect(m_map, &TopologyMapWidget::labelsNoteChanged, m_note, &QLabel::setText, Qt::QueuedConnection);
+    connect(
+        m_map, &TopologyMapWidget::labelsNoteChanged, m_note,
+        [this](const QString& note) {
+            m_note->setText(note);
+            m_note->setToolTip(note);
+        },
+        Qt::QueuedConnection);
 }
 
 void TopologyMapPanel::applySummaryFont()
