@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The map at sizes where not every label fits (issue 33): the caption says what is hidden, and
 // zooming (keys, Ctrl+wheel) brings the labels back while clicks still land on the PU drawn.
+#include "mainwindow.h"
 #include "mapscrollarea.h"
 #include "testtopologies.h"
 #include "topologymappanel.h"
@@ -129,10 +130,10 @@ TEST(MapZoom, TheCaptionSaysWhatIsHiddenAndHoverStillNamesEveryPu)
     Panel p(synthetic("pack:2 numa:2 l3:8 core:16 pu:2"), QSize(640, 420));
     const TopologyLayout& layout = p.map().mapLayout();
     ASSERT_FALSE(layout.puNumbers);
-    EXPECT_TRUE(
-        QTest::qWaitFor([&] { return p.panel.labelsNote()->text().startsWith(QStringLiteral("PU numbers")); }, 5000))
+    const QString said = layout.titles == TitleDetail::None ? QStringLiteral("No labels at this size: hover or zoom")
+                                                            : QStringLiteral("PU numbers hidden: hover or zoom");
+    EXPECT_TRUE(QTest::qWaitFor([&] { return p.panel.labelsNote()->text() == said; }, 5000))
         << p.panel.labelsNote()->text().toStdString();
-    EXPECT_TRUE(p.panel.labelsNote()->text().contains(QStringLiteral("hidden at this size: hover or zoom")));
     for (int cpu : { 0, 511, 1023 }) {
         const LayoutBox& box = layout.boxes[static_cast<std::size_t>(layout.puBox(cpu))];
         EXPECT_TRUE(box.label.isEmpty());
@@ -142,8 +143,56 @@ TEST(MapZoom, TheCaptionSaysWhatIsHiddenAndHoverStillNamesEveryPu)
     while (!p.map().mapLayout().puNumbers && p.view().zoom() < MapScrollArea::kMaxZoom)
         p.view().zoomIn();
     ASSERT_TRUE(p.map().mapLayout().puNumbers);
-    EXPECT_TRUE(QTest::qWaitFor([&] { return !p.panel.labelsNote()->text().startsWith(QStringLiteral("PU")); }, 5000))
+    EXPECT_TRUE(QTest::qWaitFor(
+        [&] {
+            const QString text = p.panel.labelsNote()->text();
+            return !text.startsWith(QStringLiteral("PU")) && !text.startsWith(QStringLiteral("No labels"));
+        },
+        5000))
         << p.panel.labelsNote()->text().toStdString();
+}
+
+TEST(MapZoom, InTheDefaultWindowTheServersCaptionReadsWholeOnALineOfItsOwn)
+{
+    // Issue 33's window: 1280 x 800, the 384-PU server fitted. The caption once sat in the
+    // toolbar row, where the buttons left it no width at all.
+    MainWindow window;
+    window.setTopology(server());
+    window.resize(1280, 800);
+    window.show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
+    ASSERT_EQ(window.size(), QSize(1280, 800));
+    TopologyMapPanel* panel = window.mapPanel();
+    QLabel* caption = panel->labelsNote();
+    ASSERT_FALSE(panel->map()->mapLayout().puNumbers);
+    const QString note = panel->map()->labelsNote();
+    ASSERT_TRUE(note.endsWith(QStringLiteral(": hover or zoom"))) << note.toStdString();
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !caption->text().isEmpty(); }, 5000));
+    EXPECT_TRUE(caption->isVisible());
+    EXPECT_FALSE(caption->visibleRegion().isEmpty());
+    EXPECT_GE(caption->height(), caption->fontMetrics().height());
+    // The whole sentence, not cut short: it has the width it needs.
+    EXPECT_EQ(caption->text(), note);
+    EXPECT_GE(caption->contentsRect().width(), caption->fontMetrics().horizontalAdvance(note));
+    EXPECT_TRUE(caption->toolTip().startsWith(note + QLatin1Char('\n'))) << "and how to zoom";
+    // A line of its own (the zoom buttons at its end): no button, chooser or map over it.
+    const QRect line = caption->geometry();
+    for (const QWidget* child : panel->findChildren<QWidget*>(Qt::FindDirectChildrenOnly)) {
+        if (child != caption && child->isVisible()) {
+            EXPECT_FALSE(child->geometry().intersects(line)) << child->metaObject()->className();
+        }
+    }
+    EXPECT_GE(panel->mapView()->geometry().top(), line.bottom());
+
+    // Zoomed in until the numbers fit, the caption changes and the map stays where it was.
+    const QRect view = panel->mapView()->geometry();
+    while (!panel->map()->mapLayout().puNumbers && panel->mapView()->zoom() < MapScrollArea::kMaxZoom)
+        panel->mapView()->zoomIn();
+    ASSERT_TRUE(panel->map()->mapLayout().puNumbers);
+    EXPECT_TRUE(QTest::qWaitFor([&] { return caption->text() != note; }, 5000));
+    QApplication::processEvents(); // any relayout the new text asked for
+    EXPECT_EQ(caption->geometry(), line);
+    EXPECT_EQ(panel->mapView()->geometry(), view);
 }
 
 TEST(MapZoom, ShortTitlesKeepTheirFullNameInTheTooltip)

@@ -13,9 +13,10 @@ namespace ctxscope::gui {
 
 class MapScrollArea;
 
-// The map with its toolbar: a relation-class chooser that highlights the class's
-// representative pair and can make it the selection, the map's zoom (MapScrollArea) with a note
-// of the labels hidden at this size, and a line naming the selection.
+// The map with its toolbar (a relation-class chooser that highlights the class's representative
+// pair and can make it the selection), under the toolbar a line with a caption of the labels
+// hidden at this size and the zoom buttons, then the map (MapScrollArea) and a line naming the
+// selection.
 class TopologyMapPanel : public QWidget {
     Q_OBJECT
 public:
@@ -24,6 +25,7 @@ public:
     void setTopology(const Topology& topology);
     TopologyMapWidget* map() const { return m_map; }
     MapScrollArea* mapView() const { return m_view; }
+    // The caption: text() as much as fits its width, the tooltip whole.
     QLabel* labelsNote() const { return m_note; }
     QComboBox* relationChooser() const { return m_relations; }
     QPushButton* usePairButton() const { return m_usePair; }

@@ -264,15 +264,17 @@ QString TopologyMapWidget::labelsNote() const
     if (!m_topology)
         return {};
     const TopologyLayout& layout = mapLayout();
-    const QString how = tr("hover or zoom (Ctrl+wheel, + and -)");
+    // Short enough for the caption's line beside the zoom buttons in the default window's map
+    // pane (about 250 pixels); the caption's tooltip says how to zoom.
+    const QString how = tr("hover or zoom");
     if (!layout.puNumbers)
-        return layout.titles == TitleDetail::None ? tr("PU numbers and titles hidden at this size: %1").arg(how)
-                                                  : tr("PU numbers hidden at this size: %1").arg(how);
+        return layout.titles == TitleDetail::None ? tr("No labels at this size: %1").arg(how)
+                                                  : tr("PU numbers hidden: %1").arg(how);
     switch (layout.titles) {
     case TitleDetail::None:
-        return tr("Titles hidden at this size: %1").arg(how);
+        return tr("Titles hidden: %1").arg(how);
     case TitleDetail::Short:
-        return tr("Titles shortened at this size (P3: Package L#3): %1").arg(how);
+        return tr("Titles shortened: %1").arg(how);
     case TitleDetail::Long:
         break;
     }

@@ -60,8 +60,9 @@ public:
     std::optional<PuPair> highlightedPair() const { return m_highlight; }
 
     QString toolTipAt(const QPointF& pos) const;
-    // What the layout leaves unlabelled at this size, for the caption under the map ("PU numbers
-    // hidden at this size: hover or zoom"); empty when every level is labelled.
+    // What the layout leaves unlabelled at this size, for the caption over the map ("PU numbers
+    // hidden: hover or zoom", "No labels at this size: hover or zoom"); empty when every level
+    // is labelled.
     QString labelsNote() const;
     Colors colors() const;
     static QColor taskColor(int task);
