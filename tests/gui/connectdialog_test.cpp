@@ -315,7 +315,10 @@ TEST_F(ConnectDialogTest, TheSwitcherHoldsThisMachineAndTheServerAndEachRowNames
             && finished.back().at(1).value<RunOutcome>() == RunOutcome::Succeeded;
     };
 
-    emit switcher->activated(0); // this machine, from the synthetic map the fixture shows
+    // The synthetic map the fixture shows comes first, named as such; this machine after it.
+    EXPECT_EQ(switcher->itemText(0).toStdString(), m_window.topology()->origin());
+    EXPECT_EQ(switcher->currentIndex(), 0);
+    emit switcher->activated(switcher->findData(QString()));
     ASSERT_TRUE(waitIdle(false));
     ASSERT_TRUE(runOnce());
     EXPECT_TRUE(m_window.resultsTable()->isColumnHidden(ResultsModel::Machine)) << "one machine: no column";
@@ -425,8 +428,10 @@ TEST_F(ConnectDialogTest, TheSwitcherHoldsThisMachineAndTheServerAndEachRowNames
             == QStringLiteral("lab-test");
     EXPECT_EQ(onServer, serverRows);
     EXPECT_TRUE(second.store()->machineKeys().contains(QStringLiteral("lab-test")));
-    EXPECT_EQ(second.machines()->switcher()->count(), 2);
-    EXPECT_EQ(second.machines()->switcher()->itemText(1), QStringLiteral("lab-test (not connected)"));
+    // After the session's map (shown from the file, so named as such) and this machine.
+    const int labTest = second.machines()->switcher()->findData(QStringLiteral("lab-test"));
+    EXPECT_EQ(labTest, second.machines()->switcher()->count() - 1);
+    EXPECT_EQ(second.machines()->switcher()->itemText(labTest), QStringLiteral("lab-test (not connected)"));
 
     // A server the session saw that cannot be reached now: its saved map stays shown behind
     // the banner, and Run offers to reconnect instead of measuring elsewhere.

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "distributionplot.h"
 #include "liveplot.h"
+#include "machinecontroller.h"
 #include "mainwindow.h"
 #include "plotsview.h"
 #include "resultsmodel.h"
@@ -10,6 +11,7 @@
 #include "topologymappanel.h"
 
 #include <QApplication>
+#include <QComboBox>
 #include <QLabel>
 #include <QStandardPaths>
 #include <QTabWidget>
@@ -33,6 +35,25 @@ TEST(MainWindow, NonLiveTopologyDisablesRunsWithABanner)
         bannerShown = bannerShown
             || (label->isVisibleTo(&window) && label->text().contains(QStringLiteral("not this machine")));
     EXPECT_TRUE(bannerShown);
+}
+
+// Issue 33: a file or description shown is named as such, never as "this machine".
+TEST(MainWindow, TheTitleAndTheSwitcherNameTheFileOrDescriptionShown)
+{
+    gui::MainWindow window;
+    const QComboBox* switcher = window.machines()->switcher();
+    ASSERT_NE(switcher, nullptr);
+    auto xml = Topology::loadXmlFile(std::string(CTXSCOPE_FIXTURES_DIR) + "/topology/good/unequal-cores.xml");
+    ASSERT_TRUE(xml.ok());
+    window.setTopology(*xml);
+    EXPECT_EQ(window.windowTitle(), QStringLiteral("ctxscope — XML file unequal-cores.xml"));
+    EXPECT_EQ(switcher->currentText(), QStringLiteral("XML file unequal-cores.xml"));
+    EXPECT_EQ(switcher->itemText(1), QStringLiteral("this machine")); // still there to go back to
+
+    window.setTopology(ctxscope::testing::synthetic("pack:24 l3:1 core:8 pu:2"));
+    EXPECT_EQ(window.windowTitle(), QStringLiteral("ctxscope — synthetic 'pack:24 l3:1 core:8 pu:2'"));
+    EXPECT_EQ(switcher->currentText(), QStringLiteral("synthetic 'pack:24 l3:1 core:8 pu:2'"));
+    EXPECT_EQ(switcher->currentIndex(), 0);
 }
 
 TEST(MainWindow, ShowsTheTopologyAsAMapWithTheTextViewBeside)

@@ -33,7 +33,7 @@ BoxKind boxKind(NodeKind kind)
 
 LayoutItem fromNode(const TopoNode& node)
 {
-    LayoutItem item { boxKind(node.kind), &node, nullptr, node.pus, {} };
+    LayoutItem item { boxKind(node.kind), &node, nullptr, node.pus, {}, false };
     item.children.reserve(node.children.size());
     for (const TopoNode& child : node.children)
         item.children.push_back(fromNode(child));
@@ -63,7 +63,7 @@ void insertNuma(LayoutItem& root, const NumaNodeInfo& numa)
         if (at != &root && at->pus == numa.pus) {
             if (at->kind == BoxKind::Pu)
                 return;
-            LayoutItem box { BoxKind::Numa, nullptr, &numa, numa.pus, std::move(at->children) };
+            LayoutItem box { BoxKind::Numa, nullptr, &numa, numa.pus, std::move(at->children), false };
             at->children.clear();
             at->children.push_back(std::move(box));
             return;
@@ -85,7 +85,7 @@ void insertNuma(LayoutItem& root, const NumaNodeInfo& numa)
     if (first == static_cast<std::ptrdiff_t>(kids.size()))
         return;
     auto inside = std::stable_partition(kids.begin(), kids.end(), [&](const LayoutItem& c) { return !inNuma(c); });
-    LayoutItem box { BoxKind::Numa, nullptr, &numa, numa.pus, {} };
+    LayoutItem box { BoxKind::Numa, nullptr, &numa, numa.pus, {}, false };
     std::move(inside, kids.end(), std::back_inserter(box.children));
     kids.erase(inside, kids.end());
     kids.insert(kids.begin() + first, std::move(box));
@@ -98,6 +98,22 @@ bool isPrivateCache(const LayoutItem& item)
         return false;
     const LayoutItem& child = item.children.front();
     return child.kind == BoxKind::Core || isPrivateCache(child);
+}
+
+// Cache levels (bit n for level n) with an instance that is not private to one core.
+unsigned sharedCacheLevels(const LayoutItem& item)
+{
+    unsigned shared = item.kind == BoxKind::Cache && !isPrivateCache(item) ? 1U << (item.node->cacheLevel & 31) : 0U;
+    for (const LayoutItem& child : item.children)
+        shared |= sharedCacheLevels(child);
+    return shared;
+}
+
+void markFolding(LayoutItem& item, unsigned shared)
+{
+    item.folds = item.kind == BoxKind::Cache && (shared & (1U << (item.node->cacheLevel & 31))) == 0;
+    for (LayoutItem& child : item.children)
+        markFolding(child, shared);
 }
 
 QString bytes(std::uint64_t n) { return QString::fromStdString(formatCacheSize(n)); }
@@ -126,39 +142,52 @@ LayoutItem buildLayoutTree(const Topology& topology)
     if (topology.numaNodes().size() > 1)
         for (const NumaNodeInfo& numa : topology.numaNodes())
             insertNuma(root, numa);
+    markFolding(root, sharedCacheLevels(root));
     return root;
 }
 
-QString itemLabel(const LayoutItem& item, LabelDetail detail)
+QString itemLabel(const LayoutItem& item, const LabelPlan& plan)
 {
-    const bool compact = detail == LabelDetail::Compact;
-    if (item.kind == BoxKind::Numa)
-        return compact ? QStringLiteral("NUMA %1").arg(item.numa->osIndex)
-                       : QStringLiteral("NUMA P#%1 (%2)").arg(item.numa->osIndex).arg(memory(item.numa->localMemory));
-    const TopoNode& n = *item.node;
-    switch (item.kind) {
-    case BoxKind::Pu:
-        if (detail == LabelDetail::Full)
+    const bool compact = plan.detail == LabelDetail::Compact;
+    if (item.kind == BoxKind::Pu) {
+        if (!plan.puNumbers)
+            return {};
+        const TopoNode& n = *item.node;
+        if (plan.detail == LabelDetail::Full)
             return QStringLiteral("PU P#%1 (L#%2)").arg(n.osIndex).arg(n.logicalIndex);
         return compact ? QString::number(n.osIndex) : QStringLiteral("P#%1").arg(n.osIndex);
+    }
+    if (plan.titles == TitleDetail::None)
+        return {};
+    const bool brief = plan.titles == TitleDetail::Short;
+    if (item.kind == BoxKind::Numa) {
+        if (brief)
+            return QStringLiteral("N%1").arg(item.numa->osIndex);
+        return compact ? QStringLiteral("NUMA %1").arg(item.numa->osIndex)
+                       : QStringLiteral("NUMA P#%1 (%2)").arg(item.numa->osIndex).arg(memory(item.numa->localMemory));
+    }
+    const TopoNode& n = *item.node;
+    switch (item.kind) {
     case BoxKind::Core:
         // In compact maps the core's border says enough; its name stays in the tooltip.
         return compact ? QString() : QStringLiteral("Core L#%1").arg(n.logicalIndex);
-    case BoxKind::Cache:
+    case BoxKind::Cache: {
         // When space is short, private caches fold onto their core like lstopo's
         // "L2 + L1d + Core" lines; their sizes stay in the tooltips.
-        if (compact && isPrivateCache(item))
+        if (compact && item.folds)
             return {};
         // Only data and unified caches are modelled, so level 1 is the L1d.
-        return (n.cacheLevel == 1 ? QStringLiteral("L1d") : QStringLiteral("L%1").arg(n.cacheLevel)) + QLatin1Char(' ')
-            + bytes(n.cacheSize);
+        const QString level = n.cacheLevel == 1 ? QStringLiteral("L1d") : QStringLiteral("L%1").arg(n.cacheLevel);
+        return brief ? level : level + QLatin1Char(' ') + bytes(n.cacheSize);
+    }
     case BoxKind::Package:
-        return QStringLiteral("Package L#%1").arg(n.logicalIndex);
+        return brief ? QStringLiteral("P%1").arg(n.logicalIndex) : QStringLiteral("Package L#%1").arg(n.logicalIndex);
     case BoxKind::Die:
-        return QStringLiteral("Die L#%1").arg(n.logicalIndex);
+        return brief ? QStringLiteral("D%1").arg(n.logicalIndex) : QStringLiteral("Die L#%1").arg(n.logicalIndex);
     case BoxKind::Group:
-        return QStringLiteral("Group L#%1").arg(n.logicalIndex);
+        return brief ? QStringLiteral("G%1").arg(n.logicalIndex) : QStringLiteral("Group L#%1").arg(n.logicalIndex);
     case BoxKind::Numa:
+    case BoxKind::Pu:
         break;
     }
     return {};

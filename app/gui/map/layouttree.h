@@ -15,12 +15,16 @@ struct LayoutItem {
     const NumaNodeInfo* numa = nullptr; // NUMA boxes only
     std::vector<int> pus;
     std::vector<LayoutItem> children;
+    // A cache whose level is private to one core everywhere (L2 and L1d on most machines): in
+    // compact maps the whole level folds onto its cores, so a level is labelled all or nothing.
+    bool folds = false;
 };
 
 // The root is a frame without a box of its own; its children are the top-level boxes.
 LayoutItem buildLayoutTree(const Topology& topology);
 
-QString itemLabel(const LayoutItem& item, LabelDetail detail);
+// The label of a box under `plan`; empty when the plan leaves its level unlabelled.
+QString itemLabel(const LayoutItem& item, const LabelPlan& plan);
 
 // Fills the topology facts of a box (indices, cache and memory sizes, PUs).
 void describeBox(const LayoutItem& item, const Topology& topology, LayoutBox& box);

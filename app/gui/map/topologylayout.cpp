@@ -30,6 +30,22 @@ constexpr double kMaxScale = 2.2; // a 2-PU machine should not become a wall of 
 // type size and leaves the rest of the window empty).
 constexpr double kMaxTypeRatio = 1.5;
 constexpr std::size_t kMaxOptions = 24;
+// Text smaller than this is noise, not a label: a level whose text would be smaller goes whole.
+constexpr double kMinLabelPixels = 8.0;
+// The plans tried, richest first: shorter words, then (only while the type is still under
+// kMinLabelPixels) shorter titles, no titles, no PU numbers (the PU boxes shrink to squares,
+// which gives the titles room again), and at last no text at all. PU numbers outrank titles:
+// a PU is what one clicks and what --cpus and taskset name.
+constexpr std::array<LabelPlan, 7> kPlans { {
+    { LabelDetail::Full, TitleDetail::Long, true },
+    { LabelDetail::Short, TitleDetail::Long, true },
+    { LabelDetail::Compact, TitleDetail::Long, true },
+    { LabelDetail::Compact, TitleDetail::Short, true },
+    { LabelDetail::Compact, TitleDetail::None, true },
+    { LabelDetail::Compact, TitleDetail::Short, false },
+    { LabelDetail::Compact, TitleDetail::None, false },
+} };
+constexpr std::size_t kWordSteps = 3; // the plans that only trade words for size
 // Aspect ratios (width / height) a parent asks its children for.
 constexpr std::array<double, 13> kAspects { 0.125, 0.18, 0.25, 0.35, 0.5, 0.7, 1.0, 1.4, 2.0, 2.8, 4.0, 5.6, 8.0 };
 
@@ -100,7 +116,7 @@ private:
 
 struct Style {
     TextWidths* widths = nullptr;
-    LabelDetail detail = LabelDetail::Full;
+    LabelPlan plan;
     double line = 0; // text line height
     double pad = 0; // inside a box, around its children
     double gap = 0; // between siblings
@@ -160,7 +176,7 @@ public:
         std::vector<LayoutBox>& out)
     {
         int self = parent;
-        const QString label = root ? QString() : detail::itemLabel(item, m_style.detail);
+        const QString label = root ? QString() : detail::itemLabel(item, m_style.plan);
         const Frame frame = frameOf(item, m_style, label, root, false);
         if (!root) {
             LayoutBox box;
@@ -169,7 +185,7 @@ public:
             box.label = label;
             box.parent = parent;
             box.depth = depth;
-            if (item.kind == BoxKind::Pu)
+            if (item.kind == BoxKind::Pu && !label.isEmpty())
                 box.labelRect = rect;
             else if (frame.header)
                 box.labelRect = QRectF(rect.x() + m_style.pad, rect.y(), rect.width() - 2 * m_style.pad, frame.top);
@@ -217,7 +233,7 @@ private:
             return m_shapes[found->second];
         // Every PU box has the size of the widest PU label (Style::pu): theirs need no measuring.
         const bool sized = item.kind == BoxKind::Pu && !root;
-        const QString label = root || sized ? QString() : detail::itemLabel(item, m_style.detail);
+        const QString label = root || sized ? QString() : detail::itemLabel(item, m_style.plan);
         const Frame frame = frameOf(item, m_style, label, root);
         ShapeKey key { item.kind, root, frame.header ? frame.labelWidth : -1.0, {} };
         std::get<3>(key).reserve(item.children.size());
@@ -270,7 +286,7 @@ private:
 
     std::vector<Option> containerOptions(const LayoutItem& item, bool root)
     {
-        const Frame frame = frameOf(item, m_style, root ? QString() : detail::itemLabel(item, m_style.detail), root);
+        const Frame frame = frameOf(item, m_style, root ? QString() : detail::itemLabel(item, m_style.plan), root);
         std::vector<Option> all;
         const int n = static_cast<int>(item.children.size());
         if (n == 0) {
@@ -348,16 +364,22 @@ QFont baseFont(QFont font)
     return font;
 }
 
-Style makeStyle(const Topology& topology, TextWidths& widths, LabelDetail level)
+Style makeStyle(const Topology& topology, TextWidths& widths, const LabelPlan& plan)
 {
     Style s;
     s.widths = &widths;
-    s.detail = level;
+    s.plan = plan;
     s.line = widths.lineHeight();
-    const bool compact = level == LabelDetail::Compact;
+    const bool compact = plan.detail == LabelDetail::Compact;
     s.pad = std::round(s.line * (compact ? 0.25 : 0.4));
     s.gap = std::round(s.line * (compact ? 0.2 : 0.3));
     s.header = std::round(s.line * 1.25);
+    if (!plan.puNumbers) {
+        // A bare square smaller than a line, so the titles keep their room longer; still a
+        // target a click finds.
+        s.pu = QSizeF(std::round(0.8 * s.line), std::round(0.8 * s.line));
+        return s;
+    }
     double widest = 0;
     // A PU's label is text and its two indices: labels whose indices have as many digits have
     // one shape (TextWidths), so one PU of each digit count stands for the rest.
@@ -370,8 +392,8 @@ Style makeStyle(const Topology& topology, TextWidths& widths, LabelDetail level)
         node.kind = NodeKind::Pu;
         node.osIndex = pu.osIndex;
         node.logicalIndex = pu.logicalIndex;
-        const LayoutItem item { BoxKind::Pu, &node, nullptr, {}, {} };
-        widest = std::max(widest, widths.of(detail::itemLabel(item, level), false));
+        const LayoutItem item { BoxKind::Pu, &node, nullptr, {}, {}, false };
+        widest = std::max(widest, widths.of(detail::itemLabel(item, plan), false));
     }
     // Wide enough for the label and a task letter beside it, tall enough to hit on a touchpad.
     s.pu = QSizeF(std::max(widest + 2 * s.pad + s.line * (compact ? 0.3 : 1.0), 2.2 * s.line),
@@ -401,6 +423,28 @@ void zoomToFit(TopologyLayout& layout, const QSizeF& natural)
     layout.fontPixels = kBaseFont * s;
 }
 
+// The option that shows the tree largest in `available`, and its zoom.
+std::pair<const Option*, double> fit(const std::vector<Option>& options, const QSizeF& available, double maxScale)
+{
+    const Option* chosen = &options.front();
+    double scale = 0;
+    double bestScore = 0;
+    const double wantAspect = std::log(available.width() / std::max(1.0, available.height()));
+    for (const Option& o : options) {
+        const double s = std::min({ available.width() / o.w, available.height() / o.h, maxScale });
+        const double score = s * std::pow(kRaggedPenalty, o.ragged);
+        // Small machines reach the zoom cap in several shapes: take the one shaped like the window.
+        const bool tie = std::abs(score - bestScore) < 1e-9
+            && std::abs(std::log(o.w / o.h) - wantAspect) < std::abs(std::log(chosen->w / chosen->h) - wantAspect);
+        if (score > bestScore + 1e-9 || tie) {
+            bestScore = score;
+            scale = s;
+            chosen = &o;
+        }
+    }
+    return { chosen, scale };
+}
+
 } // namespace
 
 bool hasBoldLabel(BoxKind kind) { return kind == BoxKind::Package || kind == BoxKind::Numa; }
@@ -410,42 +454,40 @@ TopologyLayout layoutTopology(const Topology& topology, const QSizeF& available,
     const double maxFont = kMaxTypeRatio * QFontInfo(font).pixelSize() * textScale;
     const double maxScale = std::min(kMaxScale * textScale, maxFont / kBaseFont);
     const double readable = kReadableFont * textScale;
+    const double minFont = kMinLabelPixels * textScale;
     const LayoutItem tree = detail::buildLayoutTree(topology);
     TopologyLayout best;
     best.available = available;
     best.fontPixels = -1;
     QSizeF bestNatural;
     TextWidths widths(baseFont(font));
-    for (LabelDetail level : { LabelDetail::Full, LabelDetail::Short, LabelDetail::Compact }) {
-        Packer packer(topology, makeStyle(topology, widths, level));
-        const auto& options = packer.optionsOf(tree, true);
-        const Option* chosen = &options.front();
-        double scale = 0;
-        double bestScore = 0;
-        const double wantAspect = std::log(available.width() / std::max(1.0, available.height()));
-        for (const Option& o : options) {
-            const double s = std::min({ available.width() / o.w, available.height() / o.h, maxScale });
-            const double score = s * std::pow(kRaggedPenalty, o.ragged);
-            // Small machines reach the zoom cap in several shapes: take the one shaped like the window.
-            const bool tie = std::abs(score - bestScore) < 1e-9
-                && std::abs(std::log(o.w / o.h) - wantAspect) < std::abs(std::log(chosen->w / chosen->h) - wantAspect);
-            if (score > bestScore + 1e-9 || tie) {
-                bestScore = score;
-                scale = s;
-                chosen = &o;
-            }
+    for (std::size_t step = 0; step < kPlans.size(); ++step) {
+        const LabelPlan& plan = kPlans[step];
+        Packer packer(topology, makeStyle(topology, widths, plan));
+        const auto [chosen, fitted] = fit(packer.optionsOf(tree, true), available, maxScale);
+        // Text is drawn at whole pixel sizes: zoom to one, never above, so a label measured at
+        // kBaseFont still fits its box once drawn (rounding 19.5 up to 20 pixels would not).
+        const double scale = kBaseFont * fitted >= 1 ? std::floor(kBaseFont * fitted) / kBaseFont : fitted;
+        // The first steps trade words for size: the richest reaching `readable` wins, else the
+        // largest type among them. Past them levels go, each step taken only while the type is
+        // still below kMinLabelPixels; the last (no labels at all) whatever its size.
+        const bool tradesWords = step < kWordSteps;
+        if (!tradesWords || kBaseFont * scale > best.fontPixels) {
+            TopologyLayout layout;
+            layout.available = available;
+            layout.detail = plan.detail;
+            layout.titles = plan.titles;
+            layout.puNumbers = plan.puNumbers;
+            layout.scale = scale;
+            layout.fontPixels = kBaseFont * scale;
+            packer.place(tree, *chosen, QRectF(0, 0, chosen->w, chosen->h), -1, 0, true, layout.boxes);
+            best = std::move(layout);
+            bestNatural = QSizeF(chosen->w, chosen->h);
         }
-        if (kBaseFont * scale <= best.fontPixels)
-            continue;
-        TopologyLayout layout;
-        layout.available = available;
-        layout.detail = level;
-        layout.scale = scale;
-        layout.fontPixels = kBaseFont * scale;
-        packer.place(tree, *chosen, QRectF(0, 0, chosen->w, chosen->h), -1, 0, true, layout.boxes);
-        best = std::move(layout);
-        bestNatural = QSizeF(chosen->w, chosen->h);
-        if (best.fontPixels >= readable)
+        const bool enough = tradesWords
+            ? best.fontPixels >= readable || (step + 1 == kWordSteps && best.fontPixels >= minFont)
+            : best.fontPixels >= minFont;
+        if (enough)
             break;
     }
     zoomToFit(best, bestNatural);

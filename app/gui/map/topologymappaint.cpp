@@ -74,10 +74,13 @@ void TopologyMapWidget::paintEvent(QPaintEvent*)
             paintPu(painter, box, c, fonts);
         else
             paintBox(painter, box, c, fonts);
-    if (needsSmallLabels())
-        paintSmallLabels(painter, c);
     paintHighlight(painter, c);
     paintMarkers(painter, c);
+    // The caption follows the layout painted (a queued slot, not in the middle of this paint).
+    if (const QString note = labelsNote(); note != m_shownNote) {
+        m_shownNote = note;
+        emit labelsNoteChanged(note);
+    }
 }
 
 void TopologyMapWidget::paintBox(
@@ -106,7 +109,7 @@ void TopologyMapWidget::paintBox(
     painter.setPen(QPen(c.border, 1));
     painter.setBrush(fill);
     painter.drawRect(box.rect.adjusted(0.5, 0.5, -0.5, -0.5));
-    if (box.labelRect.isEmpty() || needsSmallLabels())
+    if (box.labelRect.isEmpty())
         return;
     painter.setFont(hasBoldLabel(box.kind) ? fonts.bold : fonts.regular);
     painter.setPen(c.text);
@@ -140,8 +143,6 @@ void TopologyMapWidget::paintPu(QPainter& painter, const LayoutBox& box, const C
         painter.setPen(QPen(c.highlight, 2));
         painter.drawRect(box.rect.adjusted(1, 1, -1, -1));
     }
-    if (needsSmallLabels())
-        return;
     // A watched program's threads take the foot of the box (paintMarkers); the label sits above.
     const QRectF textRect = hasMarkersOn(box.osIndex) ? box.rect.adjusted(0, 0, 0, -markerHeight()) : box.rect;
     painter.setFont(tasks.empty() ? fonts.regular : fonts.bold);
@@ -161,11 +162,15 @@ void TopologyMapWidget::paintPu(QPainter& painter, const LayoutBox& box, const C
     const std::array<QString, 3> candidates { QString(names + QStringLiteral("  ") + box.label),
         QString(names + QStringLiteral("  P#") + QString::number(box.osIndex)),
         QString(names + QStringLiteral(" ") + QString::number(box.osIndex)) };
+    // With the PU numbers hidden (layout.puNumbers), the number stays hidden here too.
     for (const QString& candidate : candidates)
-        if (fm.horizontalAdvance(candidate) <= room) {
+        if (!box.label.isEmpty() && fm.horizontalAdvance(candidate) <= room) {
             text = candidate;
             break;
         }
+    // The letter alone where it fits; the stripes of task colour say the rest.
+    if (box.label.isEmpty() && fm.horizontalAdvance(text) > room)
+        return;
     painter.drawText(textRect, Qt::AlignCenter, fm.elidedText(text, Qt::ElideRight, room));
 }
 

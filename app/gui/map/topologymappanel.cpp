@@ -2,6 +2,7 @@
 #include "topologymappanel.h"
 
 #include "apppalette.h"
+#include "mapscrollarea.h"
 
 #include <QComboBox>
 #include <QEvent>
@@ -9,6 +10,7 @@
 #include <QLabel>
 #include <QPushButton>
 #include <QTimer>
+#include <QToolButton>
 #include <QVBoxLayout>
 
 namespace ctxscope::gui {
@@ -20,6 +22,64 @@ QString relationName(Relation r)
     const std::string_view name = toString(r);
     return QString::fromUtf8(name.data(), static_cast<qsizetype>(name.size()));
 }
+
+// The caption of what the map leaves unlabelled, on the line under the toolbar: always one line
+// high, text or not, so its coming, going and changing never moves the map; never wider than
+// the panel gives it (cut short with "…" when narrower; the tooltip has it whole, and how
+// to zoom).
+class MapCaption : public QLabel {
+public:
+    explicit MapCaption(QWidget* parent)
+        : QLabel(parent)
+    {
+        setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed);
+        setAlignment(Qt::AlignLeft | Qt::AlignVCenter);
+        setTextFormat(Qt::PlainText);
+    }
+
+    void setCaption(const QString& caption)
+    {
+        m_caption = caption;
+        setToolTip(caption.isEmpty() ? QString()
+                                     : caption + QLatin1Char('\n')
+                    + TopologyMapPanel::tr("The map is too small for these labels at one readable type size. "
+                                           "A box's tooltip names it; Ctrl+wheel, + and - (the map focused) "
+                                           "or the buttons beside this line zoom in and out"));
+        fit();
+    }
+
+    QSize sizeHint() const override { return { 0, lineHeight() }; }
+    QSize minimumSizeHint() const override { return sizeHint(); }
+
+protected:
+    void resizeEvent(QResizeEvent* event) override
+    {
+        QLabel::resizeEvent(event);
+        fit();
+    }
+    void changeEvent(QEvent* event) override
+    {
+        QLabel::changeEvent(event);
+        if (event->type() == QEvent::FontChange) {
+            updateGeometry(); // presentation mode: a taller line
+            fit();
+        }
+    }
+
+private:
+    int lineHeight() const
+    {
+        const QMargins m = contentsMargins();
+        return fontMetrics().height() + m.top() + m.bottom() + 2 * margin();
+    }
+    void fit()
+    {
+        const int room = contentsRect().width() - 2 * margin();
+        setText(room > 0 ? fontMetrics().elidedText(m_caption, Qt::ElideRight, room) : QString());
+    }
+
+    QString m_caption; // whole; text() is what fits
+};
 
 } // namespace
 
@@ -44,21 +104,47 @@ TopologyMapPanel::TopologyMapPanel(QWidget* parent)
     bar->addWidget(m_usePair);
     bar->addStretch(1);
     bar->addWidget(m_clear);
+    // What this size leaves unlabelled, on its own line under the bar (MapCaption), with the zoom
+    // buttons at its end: there they leave the bar as narrow as it was, so a lesson beside the
+    // plots still leaves the map its room (LessonController::fitRow).
+    auto* captionRow = new QHBoxLayout;
+    auto* caption = new MapCaption(this);
+    caption->setObjectName(QStringLiteral("mapLabelsNote"));
+    m_note = caption;
+    captionRow->addWidget(caption, 1);
 
-    m_map = new TopologyMapWidget(this);
+    m_map = new TopologyMapWidget;
+    m_view = new MapScrollArea(m_map, this);
+    const auto zoomButton = [&](const QString& text, const QString& tip, void (MapScrollArea::*slot)()) {
+        auto* button = new QToolButton(this);
+        button->setText(text);
+        button->setToolTip(tip);
+        button->setAutoRaise(true);
+        button->setSizePolicy(QSizePolicy::Fixed, QSizePolicy::Fixed); // the caption has the rest
+        connect(button, &QToolButton::clicked, m_view, slot);
+        captionRow->addWidget(button);
+    };
+    zoomButton(tr("−"), tr("Zoom out (-, Ctrl+wheel)"), &MapScrollArea::zoomOut);
+    zoomButton(tr("+"), tr("Zoom in (+, Ctrl+wheel): labels come back as the boxes grow"), &MapScrollArea::zoomIn);
+    zoomButton(tr("Fit"), tr("The whole machine in the pane (0)"), &MapScrollArea::resetZoom);
     m_summary = new QLabel(this);
     applySummaryFont();
     m_summary->setWordWrap(true); // a long placement wraps instead of widening the map
     m_summary->setToolTip(tr("Click a PU to place the next task, click it again to remove it; "
                              "Shift+click puts one more task on the same PU"));
     layout->addLayout(bar);
-    layout->addWidget(m_map, 1);
+    layout->addLayout(captionRow);
+    layout->addWidget(m_view, 1);
     layout->addWidget(m_summary);
 
     connect(m_relations, &QComboBox::currentIndexChanged, this, &TopologyMapPanel::relationChosen);
     connect(m_usePair, &QPushButton::clicked, this, &TopologyMapPanel::useHighlightedPair);
     connect(m_clear, &QPushButton::clicked, m_map, &TopologyMapWidget::clearSelection);
     connect(m_map, &TopologyMapWidget::selectionChanged, this, &TopologyMapPanel::updateSummary);
+    // Queued: the map announces its note while it paints.
+    connect(
+        m_map, &TopologyMapWidget::labelsNoteChanged, caption,
+        [caption](const QString& note) { caption->setCaption(note); }, Qt::QueuedConnection);
 }
 
 void TopologyMapPanel::applySummaryFont()

@@ -11,8 +11,12 @@ class QPushButton;
 
 namespace ctxscope::gui {
 
-// The map with its toolbar: a relation-class chooser that highlights the class's
-// representative pair and can make it the selection, and a line naming the selection.
+class MapScrollArea;
+
+// The map with its toolbar (a relation-class chooser that highlights the class's representative
+// pair and can make it the selection), under the toolbar a line with a caption of the labels
+// hidden at this size and the zoom buttons, then the map (MapScrollArea) and a line naming the
+// selection.
 class TopologyMapPanel : public QWidget {
     Q_OBJECT
 public:
@@ -20,6 +24,9 @@ public:
 
     void setTopology(const Topology& topology);
     TopologyMapWidget* map() const { return m_map; }
+    MapScrollArea* mapView() const { return m_view; }
+    // The caption: text() as much as fits its width, the tooltip whole.
+    QLabel* labelsNote() const { return m_note; }
     QComboBox* relationChooser() const { return m_relations; }
     QPushButton* usePairButton() const { return m_usePair; }
     QLabel* summaryLabel() const { return m_summary; }
@@ -38,6 +45,8 @@ private:
     void updateSummary();
 
     TopologyMapWidget* m_map = nullptr;
+    MapScrollArea* m_view = nullptr;
+    QLabel* m_note = nullptr;
     QComboBox* m_relations = nullptr;
     QPushButton* m_usePair = nullptr;
     QPushButton* m_clear = nullptr;

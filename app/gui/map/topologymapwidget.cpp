@@ -18,6 +18,7 @@ TopologyMapWidget::TopologyMapWidget(QWidget* parent)
     : QWidget(parent)
 {
     setMouseTracking(true);
+    setFocusPolicy(Qt::StrongFocus); // + and - zoom the map (MapScrollArea) once it has focus
     setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Expanding);
     setAttribute(Qt::WA_OpaquePaintEvent);
 }
@@ -185,12 +186,15 @@ QString fullName(const LayoutBox& box)
         return (box.cacheLevel == 1 ? QStringLiteral("L1d") : QStringLiteral("L%1").arg(box.cacheLevel))
             + QStringLiteral(" L#%1 (%2)").arg(box.logicalIndex).arg(sizeText(box.cacheSize));
     case BoxKind::Package:
+        return QStringLiteral("Package L#%1").arg(box.logicalIndex);
     case BoxKind::Die:
+        return QStringLiteral("Die L#%1").arg(box.logicalIndex);
     case BoxKind::Group:
+        return QStringLiteral("Group L#%1").arg(box.logicalIndex);
     case BoxKind::Pu:
         break;
     }
-    return box.label;
+    return QStringLiteral("PU P#%1").arg(box.osIndex);
 }
 
 } // namespace
@@ -252,7 +256,29 @@ QString TopologyMapWidget::containerToolTip(const LayoutBox& box) const
     case BoxKind::Pu:
         break;
     }
-    return box.label + QLatin1Char('\n') + pus;
+    return fullName(box) + QLatin1Char('\n') + pus;
+}
+
+QString TopologyMapWidget::labelsNote() const
+{
+    if (!m_topology)
+        return {};
+    const TopologyLayout& layout = mapLayout();
+    // Short enough for the caption's line beside the zoom buttons in the default window's map
+    // pane (about 250 pixels); the caption's tooltip says how to zoom.
+    const QString how = tr("hover or zoom");
+    if (!layout.puNumbers)
+        return layout.titles == TitleDetail::None ? tr("No labels at this size: %1").arg(how)
+                                                  : tr("PU numbers hidden: %1").arg(how);
+    switch (layout.titles) {
+    case TitleDetail::None:
+        return tr("Titles hidden: %1").arg(how);
+    case TitleDetail::Short:
+        return tr("Titles shortened: %1").arg(how);
+    case TitleDetail::Long:
+        break;
+    }
+    return {};
 }
 
 } // namespace ctxscope::gui

@@ -60,6 +60,10 @@ public:
     std::optional<PuPair> highlightedPair() const { return m_highlight; }
 
     QString toolTipAt(const QPointF& pos) const;
+    // What the layout leaves unlabelled at this size, for the caption over the map ("PU numbers
+    // hidden: hover or zoom", "No labels at this size: hover or zoom"); empty when every level
+    // is labelled.
+    QString labelsNote() const;
     Colors colors() const;
     static QColor taskColor(int task);
 
@@ -68,6 +72,8 @@ public:
 
 signals:
     void selectionChanged(const QVector<int>& osCpus);
+    // labelsNote() changed (the map was laid out anew at another size or for another machine).
+    void labelsNoteChanged(const QString& note);
 
 protected:
     void paintEvent(QPaintEvent* event) override;
@@ -91,9 +97,6 @@ private:
     double markerHeight() const; // of a marker row, at the layout's size
     // Black or white, whichever reads better on the fill (WCAG relative luminance).
     static QColor textOn(const QColor& fill);
-    // Zoomed out too far for the layout's labels (topologymaplabels.cpp).
-    bool needsSmallLabels() const;
-    void paintSmallLabels(QPainter& painter, const Colors& colors) const;
     QString puToolTip(const LayoutBox& box) const;
     QString containerToolTip(const LayoutBox& box) const;
     void emitSelection();
@@ -106,6 +109,7 @@ private:
     int m_hoveredPu = -1; // OS index of the PU under the mouse
     mutable TopologyLayout m_layout;
     mutable bool m_layoutValid = false;
+    QString m_shownNote; // the last labelsNote() announced
 };
 
 } // namespace ctxscope::gui

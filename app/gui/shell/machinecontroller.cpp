@@ -92,8 +92,13 @@ void MachineController::createToolBar()
     m_switcher->setToolTip(tr("The machine the map shows and runs, sweeps, matrices and lessons go to: this one, "
                               "or a server over ssh (File → Connect to a machine… adds one)"));
     bar->addWidget(m_switcher);
-    connect(m_switcher, &QComboBox::activated, this,
-        [this](int index) { switchTo(m_switcher->itemData(index).toString()); });
+    connect(m_switcher, &QComboBox::activated, this, [this](int index) {
+        const QVariant server = m_switcher->itemData(index);
+        if (server.isValid())
+            switchTo(server.toString());
+        else
+            updateSwitcher(); // the file or description shown: already there
+    });
     updateSwitcher();
 }
 
@@ -222,10 +227,21 @@ void MachineController::updateSwitcher()
         return;
     const MachineLink& link = m_parts.launcher->controller()->link();
     struct Item {
-        QString text, server, tip;
+        QString text;
+        QVariant server; // "" for this machine, invalid for a topology that is no machine to run on
+        QString tip;
     };
     const RunController::State state = m_parts.launcher->controller()->state();
-    std::vector<Item> items { { tr("this machine"), QString(), tr("This machine, with a local worker") } };
+    std::vector<Item> items;
+    // An XML file or a synthetic description is what the map shows, not "this machine": it
+    // comes first, named as the title names it, until another machine is picked.
+    const std::optional<Topology>& topology = *m_parts.topology;
+    const bool other = topology && !m_parts.launcher->isLive();
+    if (other)
+        items.push_back({ QString::fromStdString(topology->origin()), QVariant(),
+            tr("The map shows %1: runs are disabled until this machine or a server is picked")
+                .arg(QString::fromStdString(topology->origin())) });
+    items.push_back({ tr("this machine"), QString(), tr("This machine, with a local worker") });
     for (const QString& key : m_parts.store->machineKeys()) {
         // A machine of a session that ssh could not take by its name (numbered or unnamed,
         // SessionStore::detachLoadedMachine) is no place for runs: its rows name it.
@@ -241,7 +257,7 @@ void MachineController::updateSwitcher()
     // a machine that connects or disconnects only changes its text.
     bool same = m_switcher->count() == static_cast<int>(items.size());
     for (int i = 0; same && i < m_switcher->count(); ++i)
-        same = m_switcher->itemData(i).toString() == items[static_cast<std::size_t>(i)].server;
+        same = m_switcher->itemData(i) == items[static_cast<std::size_t>(i)].server;
     if (same) {
         for (int i = 0; i < m_switcher->count(); ++i) {
             const Item& item = items[static_cast<std::size_t>(i)];
@@ -258,7 +274,7 @@ void MachineController::updateSwitcher()
     // A switch stops the worker: not while it measures (Cancel first).
     m_switcher->setEnabled(!m_parts.launcher->controller()->isBusy());
     // The machine runs go to: a server even when its connection dropped (a run offers to reconnect).
-    const int shown = link.isRemote() ? m_switcher->findData(link.destination) : 0;
+    const int shown = other ? 0 : link.isRemote() ? m_switcher->findData(link.destination) : 0;
     m_switcher->setCurrentIndex(std::max(shown, 0));
 }
 
@@ -333,6 +349,7 @@ void MachineController::refresh()
     else if (topology)
         title += QStringLiteral(" — ") + QString::fromStdString(topology->origin());
     m_parts.window->setWindowTitle(title);
+    updateSwitcher(); // it names a file or description shown as the title does
     m_parts.status->setMachine(machine.summary(), link.isRemote() ? link.destination : QString());
 }
 

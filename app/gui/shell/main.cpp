@@ -4,6 +4,7 @@
 #include "lookcontroller.h"
 #include "machinecontroller.h"
 #include "mainwindow.h"
+#include "mapscrollarea.h"
 #include "plotsview.h"
 #include "programspanel.h"
 #include "runlauncher.h"
@@ -104,6 +105,10 @@ int main(int argc, char** argv)
     const QCommandLineOption compareOpt(QStringLiteral("compare"),
         QStringLiteral("Compare with a results file from another machine or session (repeatable)."),
         QStringLiteral("FILE"));
+    const QCommandLineOption zoomOpt(QStringLiteral("map-zoom"),
+        QStringLiteral("Zoom the map this many times (1 to 8; Ctrl+wheel or + and - in the window), showing its "
+                       "top-left corner."),
+        QStringLiteral("FACTOR"));
     const QCommandLineOption darkOpt(QStringLiteral("dark"), QStringLiteral("Use the dark palette."));
     const QCommandLineOption presentOpt(QStringLiteral("presentation"),
         QStringLiteral("Start in presentation mode (F11): full screen, high contrast, large type, the run panel "
@@ -130,8 +135,8 @@ int main(int argc, char** argv)
         QStringLiteral("Open Programs and watch this running process's threads on the map (after any runs and "
                        "lesson); with --screenshot, the picture is taken after 8 s of watching."),
         QStringLiteral("PID"));
-    parser.addOptions({ xmlOpt, synthOpt, runOpt, cpusOpt, modeOpt, lessonOpt, plotOpt, openOpt, compareOpt, darkOpt,
-        presentOpt, shotOpt, quitOpt, saveOpt, remoteOpt, remoteCliOpt, watchOpt });
+    parser.addOptions({ xmlOpt, synthOpt, runOpt, cpusOpt, modeOpt, lessonOpt, plotOpt, openOpt, compareOpt, zoomOpt,
+        darkOpt, presentOpt, shotOpt, quitOpt, saveOpt, remoteOpt, remoteCliOpt, watchOpt });
     parser.process(app);
 
     const bool remote = parser.isSet(remoteOpt);
@@ -223,7 +228,16 @@ int main(int argc, char** argv)
             return fail("--watch: ", "watching needs a machine's own topology, not " + topology->origin());
         window.findChild<QDockWidget*>(QStringLiteral("programsDock"))->show();
     }
+    double zoom = 1.0;
+    if (parser.isSet(zoomOpt)) {
+        bool ok = false;
+        zoom = parser.value(zoomOpt).toDouble(&ok);
+        if (!ok || zoom < 1.0 || zoom > ctxscope::gui::MapScrollArea::kMaxZoom)
+            return fail(
+                "--map-zoom: ", "should be a number from 1 to 8, not '" + parser.value(zoomOpt).toStdString() + "'");
+    }
     window.show();
+    window.mapPanel()->mapView()->setZoom(zoom, QPointF(0, 0)); // the top-left corner stays in view
     if (parser.isSet(presentOpt))
         window.look()->setPresentationMode(true);
 

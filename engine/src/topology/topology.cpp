@@ -10,6 +10,7 @@
 #include <charconv>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 
 namespace ctxscope {
 
@@ -115,7 +116,8 @@ Expected<Topology> Topology::loadXmlFile(const std::string& path)
     auto xml = readXmlFile(path);
     if (!xml)
         return xml.error();
-    auto topo = loadXml(*xml, "XML file " + path);
+    // The file's name, not its path: the app's title and switcher say "XML file server.xml".
+    auto topo = loadXml(*xml, "XML file " + std::filesystem::path(path).filename().string());
     if (!topo)
         return makeError(path + ": " + topo.error().message);
     return topo;
