@@ -192,7 +192,8 @@ public:
             cpu_set_t traced;
             CPU_ZERO(&traced);
             for (int c : m_options.cpus)
-                CPU_SET(static_cast<std::size_t>(c), &traced);
+                if (c >= 0 && c < CPU_SETSIZE)
+                    CPU_SET(static_cast<std::size_t>(c), &traced);
             sched_setaffinity(0, sizeof traced, &traced);
         }
         // trace_marker of this instance only; the write is one event, at most a page long.
