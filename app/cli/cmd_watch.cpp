@@ -53,6 +53,15 @@ std::string migrationText(const std::vector<SchedMigration>& moves)
     return out.empty() ? "-" : out;
 }
 
+// A thread's name in a sample's or a summary's rows.
+template <typename Row> std::string nameOf(const std::vector<Row>& rows, long tid)
+{
+    for (const auto& r : rows)
+        if (r.tid == tid)
+            return r.name;
+    return {};
+}
+
 // The scheduler's view of each thread (--trace): wake-up latency, who woke it, who preempted it.
 void printSched(
     const std::vector<std::pair<long, const ThreadSched*>>& rows, const std::function<std::string(long)>& nameOf)
@@ -100,12 +109,7 @@ void printSample(const WatchSample& s)
     for (const auto& t : s.threads)
         if (t.sched)
             sched.emplace_back(t.tid, &*t.sched);
-    printSched(sched, [&](long tid) {
-        for (const auto& t : s.threads)
-            if (t.tid == tid)
-                return t.name;
-        return std::string();
-    });
+    printSched(sched, [&](long tid) { return nameOf(s.threads, tid); });
     for (const long tid : s.appeared)
         fmt::print("  + thread {} started\n", tid);
     for (const auto& e : s.ended)
@@ -134,12 +138,7 @@ void printSummary(const WatchSummary& s)
     if (!sched.empty()) {
         fmt::print("\nfrom the scheduler's events (--trace): a wake is runnable -> running (sched_waking or a "
                    "preemption -> sched_switch in)\n");
-        printSched(sched, [&](long tid) {
-            for (const auto& t : s.threads)
-                if (t.tid == tid)
-                    return t.name;
-            return std::string();
-        });
+        printSched(sched, [&](long tid) { return nameOf(s.threads, tid); });
     }
     if (lowerBound)
         fmt::print("migr/s+: this kernel does not count migrations (no CONFIG_SCHED_DEBUG); counted from last-CPU "

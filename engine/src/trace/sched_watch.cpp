@@ -259,18 +259,16 @@ void SchedTotal::add(const ThreadSched& interval)
     m_switchIns += interval.switchIns;
     m_unrecorded += interval.unrecordedSwitchIns;
     m_lost += interval.lostEvents;
-    for (const auto& p : interval.wakers) {
-        SchedPeer& t = m_wakers[p.tid];
-        t.tid = p.tid;
-        t.name = p.name;
-        t.count += p.count;
-    }
-    for (const auto& p : interval.preemptors) {
-        SchedPeer& t = m_preemptors[p.tid];
-        t.tid = p.tid;
-        t.name = p.name;
-        t.count += p.count;
-    }
+    auto addPeers = [](std::map<long, SchedPeer>& total, const std::vector<SchedPeer>& peers) {
+        for (const auto& p : peers) {
+            SchedPeer& t = total[p.tid];
+            t.tid = p.tid;
+            t.name = p.name;
+            t.count += p.count;
+        }
+    };
+    addPeers(m_wakers, interval.wakers);
+    addPeers(m_preemptors, interval.preemptors);
     for (const auto& m : interval.migrations) {
         SchedMigration& t = m_migrations[{ m.from, m.to }];
         const std::uint64_t before = t.count;

@@ -395,7 +395,9 @@ Expected<std::unique_ptr<TraceSession>> TraceSession::open(const TraceOptions& o
     return std::unique_ptr<TraceSession>(std::move(session));
 }
 
-std::uint64_t RawTrace::lostEvents() const
+namespace {
+
+std::uint64_t sumOfLosses(const std::vector<TraceCpuLoss>& losses)
 {
     std::uint64_t n = 0;
     for (const auto& l : losses)
@@ -403,12 +405,10 @@ std::uint64_t RawTrace::lostEvents() const
     return n;
 }
 
-std::uint64_t Trace::lostEvents() const
-{
-    std::uint64_t n = 0;
-    for (const auto& l : losses)
-        n += l.total();
-    return n;
-}
+} // namespace
+
+std::uint64_t RawTrace::lostEvents() const { return sumOfLosses(losses); }
+
+std::uint64_t Trace::lostEvents() const { return sumOfLosses(losses); }
 
 } // namespace ctxscope
