@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <limits>
 #include <set>
 
 using namespace ctxscope;
@@ -125,6 +126,28 @@ WatchSample sampleWatch()
     return s;
 }
 
+ThreadSched sampleSched()
+{
+    ThreadSched s;
+    s.switchIns = 40;
+    s.unrecordedSwitchIns = 2;
+    s.wake = WakeLatency { 38, 5200.5, 4096, 65536, 70000, { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 30, 6, 0, 0, 2 } };
+    s.wakers = { SchedPeer { 1240, "worker 1", 30 }, SchedPeer { 0, "interrupt", 8 } };
+    s.preemptors = { SchedPeer { 77, "kworker/1:0", 1 } };
+    s.migrations = { SchedMigration { 0, 1, "shared-l3", 3 } };
+    s.lostEvents = 5;
+    return s;
+}
+
+// watch --trace: the same, each thread with its scheduler's view.
+WatchSample sampleTracedWatch()
+{
+    WatchSample s = sampleWatch();
+    for (ThreadRates& t : s.threads)
+        t.sched = sampleSched();
+    return s;
+}
+
 WatchSummary sampleWatchSummary()
 {
     WatchSummary s;
@@ -146,7 +169,59 @@ WatchSummary sampleWatchSummary()
     t.affinity = { 0, 1, 2, 3 };
     t.ended = true;
     s.threads.push_back(t);
+    t.tid = 1241;
+    t.sched = sampleSched();
+    s.threads.push_back(t);
     return s;
+}
+
+TraceSummary sampleTraceSummary()
+{
+    TraceSummary s;
+    s.ops = 2000;
+    s.nsPerOp = 41000.5;
+    s.untracedNsPerOp = 38000;
+    s.events = 26000;
+    s.lostEvents = 3;
+    s.losses = { TraceCpuLoss { 1, 3, 0, 3 } };
+    s.handovers = 4000;
+    s.segments = { TraceSegment { "IPI sent", "sched_waking", "ipi_send_cpu", true, 2100, 3900.5, 2400, 3990 },
+        TraceSegment { "switch-in", "sched_waking", "sched_switch", false, 900, 1200, 950, 10 } };
+    s.segmentNsPerOp = 39000;
+    s.switchOuts = 4004;
+    s.switchOutsPerOp = 2.002;
+    s.rusageSwitchesPerOp = 2.001;
+    s.notes = { "3 events were lost on CPU 1" };
+    s.missingEvents = { "ipi_send_cpu" };
+    s.tasks = { 4321, 4322 };
+    s.cpus = { 0, 1 };
+    return s;
+}
+
+RunResult sampleTracedResult()
+{
+    RunResult r = test::sampleResult();
+    r.trace = sampleTraceSummary();
+    return r;
+}
+
+// Every kind of event, on two CPUs, with the largest values a field can hold.
+Trace sampleTrace(std::size_t events)
+{
+    Trace t;
+    for (std::size_t i = 0; i < events; ++i) {
+        TraceEvent e;
+        e.ns = 1'000'000'000'000ULL + i * 1700;
+        e.cpu = static_cast<std::int32_t>(i % 2);
+        e.kind = static_cast<TraceEventKind>(i % 15);
+        e.pid = static_cast<std::int32_t>(4321 + i % 3);
+        e.other = i % 7 == 0 ? -1 : static_cast<std::int32_t>(4321 + (i + 1) % 3);
+        e.aux = static_cast<std::int32_t>(i % 2);
+        e.value = i % 5 == 0 ? std::numeric_limits<std::int64_t>::min() : static_cast<std::int64_t>(i);
+        t.events.push_back(e);
+    }
+    t.comms = { { 4321, "ctxscope-cli" }, { 4322, "futex B" }, { 4323, "cc1plus" }, { 99, "absent" } };
+    return t;
 }
 
 std::vector<Event> everyKind()
@@ -167,7 +242,7 @@ std::vector<Event> everyKind()
     lesson.steps = 2;
     return {
         HelloEvent { kVersion, "1.2.3", 4242, "<topology/>", { { "host_name", "lab-3" } },
-            { { "futex", "round trip", 2, 2, true }, { "ring", "one lap", 2, 4096, true } } },
+            { { "futex", "round trip", 2, 2, true }, { "ring", "one lap", 2, 4096, true } }, "tracing needs root" },
         run,
         sweep,
         matrix,
@@ -181,6 +256,8 @@ std::vector<Event> everyKind()
                 return r;
             }(),
             3000 },
+        ResultEvent { 1, sampleTracedResult(), 0 },
+        TraceEventsEvent { 1, 8192, 20000, 26000, sampleTrace(30).events, sampleTrace(0).comms },
         SweepPointEvent { 2, 3, 12, samplePoint() },
         SweepResultEvent { 2, sampleSweep() },
         MatrixCellEvent { 3, 1, 3, sampleMatrix().cells[1], test::sampleResult(), {} },
@@ -193,6 +270,7 @@ std::vector<Event> everyKind()
             { ProcessActivity { 1234, "server", 1000, true, false, 9, 5000.5, 12 },
                 ProcessActivity { 2, "kthreadd", 0, false, true, 1, 0, 0 } } },
         WatchSampleEvent { 8, sampleWatch() },
+        WatchSampleEvent { 8, sampleTracedWatch() },
         WatchSummaryEvent { 8, sampleWatchSummary() },
         PinnedEvent { 9, { PinChange { 1240, "worker 1", { 0, 1, 2, 3 }, { 2 } } } },
         LessonStepEvent { 10, 1, 3, "both threads on CPU 1", std::nullopt, {}, sampleWatchingLesson().phases[1] },
@@ -250,25 +328,121 @@ TEST(Events, TheFieldsAControllerUsesComeBack)
     EXPECT_DOUBLE_EQ(*result.result.perSwitchNs, 1250.5);
     EXPECT_EQ(std::get<ResultEvent>(parsed(eventLine(events[7]))).samplesOmitted, 3000U);
 
-    const auto sweep = std::get<SweepResultEvent>(parsed(eventLine(events[9]))).sweep;
+    const auto sweep = std::get<SweepResultEvent>(parsed(eventLine(events[11]))).sweep;
     ASSERT_EQ(sweep.caches.size(), 2U);
     EXPECT_EQ(sweep.caches[1].pus, (std::vector<int> { 0, 1 }));
     ASSERT_EQ(sweep.points.size(), 2U);
     EXPECT_TRUE(sweep.points[1].costNotPositive);
     EXPECT_EQ(sweep.placement.relation, Relation::Smt);
 
-    const auto failedPair = std::get<MatrixCellEvent>(parsed(eventLine(events[11])));
+    const auto failedPair = std::get<MatrixCellEvent>(parsed(eventLine(events[13])));
     EXPECT_FALSE(failedPair.cell);
     EXPECT_EQ(failedPair.error, "CPU 1 is outside the allowed set");
-    const auto matrix = std::get<MatrixResultEvent>(parsed(eventLine(events[12])));
+    const auto matrix = std::get<MatrixResultEvent>(parsed(eventLine(events[14])));
     EXPECT_EQ(matrix.matrix.cells.size(), 3U);
     EXPECT_EQ(matrix.matrix.matrixMode, MatrixMode::AllPairs);
     EXPECT_EQ(matrix.warnings, std::vector<std::string> { "the reader shared a PU" });
 
-    const auto lesson = std::get<LessonResultEvent>(parsed(eventLine(events[15]))).lesson;
+    const auto lesson = std::get<LessonResultEvent>(parsed(eventLine(events[17]))).lesson;
     ASSERT_EQ(lesson.steps.size(), 2U);
     EXPECT_EQ(lesson.steps[1].label, "vdso");
     EXPECT_EQ(lesson.conclusion, sampleLesson().conclusion);
+}
+
+TEST(Events, TheHelloSaysWhyTheWorkerMayNotTrace)
+{
+    const auto hello = std::get<HelloEvent>(parsed(eventLine(everyKind()[0])));
+    EXPECT_EQ(hello.tracing, "tracing needs root");
+    // An older worker's hello has no "tracing": it reads as allowed, and the version check refuses it.
+    EXPECT_EQ(std::get<HelloEvent>(parsed(R"({"type":"hello","protocol":3})")).tracing, "");
+}
+
+TEST(Events, ATracedRunsSegmentsComeBackInItsResult)
+{
+    const auto back = std::get<ResultEvent>(parsed(resultLine(3, sampleTracedResult()))).result;
+    ASSERT_TRUE(back.trace);
+    const TraceSummary& t = *back.trace;
+    const TraceSummary sent = sampleTraceSummary();
+    EXPECT_EQ(t.ops, sent.ops);
+    EXPECT_EQ(t.nsPerOp, sent.nsPerOp);
+    EXPECT_EQ(t.untracedNsPerOp, sent.untracedNsPerOp);
+    EXPECT_EQ(t.lostEvents, 3U);
+    ASSERT_EQ(t.losses.size(), 1U);
+    EXPECT_EQ(t.losses[0].cpu, 1);
+    ASSERT_EQ(t.segments.size(), 2U);
+    EXPECT_EQ(t.segments[0].name, "IPI sent");
+    EXPECT_EQ(t.segments[0].toEvent, "ipi_send_cpu");
+    EXPECT_TRUE(t.segments[0].crossCpu);
+    EXPECT_EQ(t.segments[0].p90Ns, 3900.5);
+    EXPECT_EQ(t.segments[1].count, 10U);
+    EXPECT_FALSE(t.segments[1].crossCpu);
+    EXPECT_EQ(t.switchOuts, 4004U);
+    EXPECT_EQ(t.rusageSwitchesPerOp, std::optional<double>(2.001));
+    EXPECT_EQ(t.tasks, (std::vector<long> { 4321, 4322 }));
+    EXPECT_EQ(t.notes, sent.notes);
+    // An untraced result has no trace block at all.
+    EXPECT_FALSE(std::get<ResultEvent>(parsed(resultLine(3, test::sampleResult()))).result.trace);
+    EXPECT_EQ(resultLine(3, test::sampleResult()).find("\"trace\""), std::string::npos);
+}
+
+// A traced run's window of events, cut into lines the reader takes, comes back whole and in
+// order: every field of every event, and the names of the tasks it mentions.
+TEST(Events, ATracedRunsEventsComeBackWholeAcrossLines)
+{
+    const Trace trace = sampleTrace(50'000);
+    const std::size_t window = 20'000;
+    const auto lines = traceEventsLines(5, trace, window);
+    ASSERT_GE(lines.size(), 3U) << "20,000 events take more than one line";
+    std::vector<TraceEvent> back;
+    for (const std::string& line : lines) {
+        EXPECT_LE(line.size(), kMaxLineBytes);
+        const auto part = std::get<TraceEventsEvent>(parsed(line));
+        EXPECT_EQ(part.id, 5U);
+        EXPECT_EQ(part.first, back.size());
+        EXPECT_EQ(part.window, window);
+        EXPECT_EQ(part.recorded, 50'000U);
+        EXPECT_EQ(part.comms.count(4322), 1U);
+        EXPECT_EQ(part.comms.count(99), 0U) << "a task no event of the line mentions";
+        back.insert(back.end(), part.events.begin(), part.events.end());
+    }
+    ASSERT_EQ(back.size(), window);
+    for (std::size_t i = 0; i < window; ++i) {
+        const TraceEvent& want = trace.events[trace.events.size() - window + i];
+        ASSERT_EQ(back[i].ns, want.ns) << i;
+        ASSERT_EQ(back[i].cpu, want.cpu) << i;
+        ASSERT_EQ(back[i].kind, want.kind) << i;
+        ASSERT_EQ(back[i].pid, want.pid) << i;
+        ASSERT_EQ(back[i].other, want.other) << i;
+        ASSERT_EQ(back[i].aux, want.aux) << i;
+        ASSERT_EQ(back[i].value, want.value) << i;
+    }
+    EXPECT_TRUE(traceEventsLines(5, Trace {}, window).empty());
+    EXPECT_EQ(traceEventsLines(5, trace, 10).size(), 1U);
+}
+
+TEST(Events, MalformedTraceEventsSayWhy)
+{
+    const std::string head = R"({"type":"trace_events","id":1,"first":0,"window":1,"recorded":1,"t0_ns":5,)";
+    const std::string kinds = R"("kinds":["sched_switch"],)";
+    const std::string one = R"("cpu":[0],"kind":[0],"pid":[1],"other":[2],"aux":[-1],"value":[0],"comms":{}})";
+    const std::pair<std::string, std::string_view> cases[] = {
+        { head + R"("kinds":["sched_dance"],"dt_ns":[0],)" + one, "does not know" },
+        { head + kinds + R"("dt_ns":[0,1],)" + one, "holds 1 values, not 2" },
+        { head + kinds + R"("dt_ns":[-1],)" + one, "dt_ns' should hold whole numbers" },
+        { head + R"("kinds":["sched_switch"],"dt_ns":[0],"cpu":[0],"kind":[1],"pid":[1],"other":[2],"aux":[-1],"value":[0],"comms":{}})",
+            "kind' should hold whole numbers from 0 to 0" },
+        { head + kinds
+                + R"("dt_ns":[0],"cpu":[0],"kind":[0],"pid":[1],"other":[2],"aux":[-1],"value":[0],"comms":{"x":"a"}})",
+            "comms' should map task ids to names" },
+    };
+    for (const auto& [line, why] : cases) {
+        const auto p = parseEvent(line);
+        const auto* error = std::get_if<EventError>(&p);
+        ASSERT_NE(error, nullptr) << line;
+        EXPECT_EQ(error->kind, EventError::Kind::Malformed) << line;
+        EXPECT_EQ(error->lost, "trace events") << line;
+        EXPECT_NE(error->message.find(why), std::string::npos) << line << " -> " << error->message;
+    }
 }
 
 TEST(Events, WatchingLessonPhasesComeBackWhole)
@@ -325,9 +499,24 @@ TEST(Events, RunningProgramsComeBackWhole)
 
     const auto summary = std::get<WatchSummaryEvent>(parsed(eventLine(WatchSummaryEvent { 8, sampleWatchSummary() })));
     EXPECT_EQ(summary.summary.ending, "process 1234 (server) ended");
-    ASSERT_EQ(summary.summary.threads.size(), 1U);
+    ASSERT_EQ(summary.summary.threads.size(), 2U);
     EXPECT_EQ(summary.summary.threads[0].cpusSeen, (std::vector<int> { 0, 3 }));
     EXPECT_TRUE(summary.summary.threads[0].ended);
+
+    // watch --trace: each thread's scheduler figures.
+    const auto traced = std::get<WatchSampleEvent>(parsed(eventLine(WatchSampleEvent { 8, sampleTracedWatch() })));
+    ASSERT_TRUE(traced.sample.threads[1].sched);
+    const ThreadSched& sched = *traced.sample.threads[1].sched;
+    EXPECT_EQ(sched.switchIns, 40U);
+    EXPECT_EQ(sched.wake.p99Ns, 65536);
+    EXPECT_EQ(sched.wake.log2Hist, sampleSched().wake.log2Hist);
+    ASSERT_EQ(sched.wakers.size(), 2U);
+    EXPECT_EQ(sched.wakers[1].name, "interrupt");
+    ASSERT_EQ(sched.migrations.size(), 1U);
+    EXPECT_EQ(sched.migrations[0].relation, "shared-l3");
+    EXPECT_FALSE(watch.sample.threads[0].sched) << "an untraced watch has no sched block";
+    ASSERT_TRUE(summary.summary.threads[1].sched);
+    EXPECT_EQ(summary.summary.threads[1].sched->preemptors[0].tid, 77);
 
     const auto pinned = std::get<PinnedEvent>(parsed(eventLine(PinnedEvent { 9, { { 1240, "w", { 0, 1 }, { 1 } } } })));
     ASSERT_EQ(pinned.changes.size(), 1U);

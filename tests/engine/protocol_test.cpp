@@ -161,6 +161,47 @@ TEST(Protocol, RunningProgramCommandsRoundTrip)
     }
 }
 
+// A traced run and a traced watch: the options come back, and a line without them stays as
+// an older controller wrote it.
+TEST(Protocol, TheTraceOptionsOfRunAndWatchRoundTrip)
+{
+    BenchSpec spec;
+    spec.bench = "futex";
+    const std::string plain = commandLine(RunCommand { 1, spec });
+    EXPECT_EQ(plain.find("trace"), std::string::npos) << plain;
+    auto untraced = parseCommand(plain);
+    ASSERT_TRUE(untraced.ok()) << untraced.error().message;
+    EXPECT_FALSE(std::get<RunCommand>(*untraced).trace);
+    auto run = parseCommand(commandLine(RunCommand { 2, spec, RunTrace { 5000, 4096, 1000 } }));
+    ASSERT_TRUE(run.ok()) << run.error().message;
+    const auto& trace = std::get<RunCommand>(*run).trace;
+    ASSERT_TRUE(trace);
+    EXPECT_EQ(trace->ops, 5000U);
+    EXPECT_EQ(trace->bufferKbPerCpu, 4096U);
+    EXPECT_EQ(trace->windowEvents, 1000U);
+    auto defaults = parseCommand(R"({"type":"run","id":3,"spec":{"bench":"futex"},"trace":{}})");
+    ASSERT_TRUE(defaults.ok()) << defaults.error().message;
+    EXPECT_EQ(std::get<RunCommand>(*defaults).trace->windowEvents, kDefaultTraceWindowEvents);
+    EXPECT_EQ(std::get<RunCommand>(*defaults).trace->ops, 0U);
+    auto watch = parseCommand(commandLine(WatchCommand { 4, 1234, 0.5, 0, true }));
+    ASSERT_TRUE(watch.ok()) << watch.error().message;
+    EXPECT_TRUE(std::get<WatchCommand>(*watch).trace);
+    EXPECT_EQ(commandLine(WatchCommand { 4, 1234, 0.5, 0 }).find("trace"), std::string::npos);
+    const std::pair<std::string_view, std::string_view> bad[] = {
+        { R"({"type":"run","id":1,"spec":{"bench":"futex"},"trace":true})", "'trace' should be an object" },
+        { R"({"type":"run","id":1,"spec":{"bench":"futex"},"trace":{"events":2000000}})",
+            "'trace.events' should be at most 1000000" },
+        { R"({"type":"run","id":1,"spec":{"bench":"futex"},"trace":{"ops":-5}})",
+            "'trace.ops' should be a whole number of ops" },
+        { R"({"type":"watch","id":1,"pid":5,"trace":"yes"})", "'trace' should be true or false" },
+    };
+    for (const auto& [line, why] : bad) {
+        auto cmd = parseCommand(line);
+        ASSERT_FALSE(cmd.ok()) << line;
+        EXPECT_NE(cmd.error().message.find(why), std::string::npos) << line << " -> " << cmd.error().message;
+    }
+}
+
 // The opt-in for kernel threads and PID 1 goes through the line only when given: a pin without
 // it reads as a refusal, whatever the controller meant.
 TEST(Protocol, ThePinsKernelThreadsOptInRoundTripsAndIsAbsentByDefault)

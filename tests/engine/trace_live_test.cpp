@@ -5,6 +5,10 @@
 #include "ctxscope/traced_run.h"
 #include "live_topology_test.h"
 #include "trace/tracefs_mount.h"
+#include "worker_transcript.h"
+
+#include "ctxscope/events.h"
+#include "ctxscope/worker.h"
 
 #include <gtest/gtest.h>
 
@@ -240,6 +244,106 @@ TEST_F(TraceLive, TraceDatIsReadBackByLibtracecmdWithEverySwitch)
 
 // As nobody (tests/reliability/as_nobody.sh): one sentence that says what is missing and how
 // to grant it, and nothing made under tracefs.
+namespace {
+
+// A worker's run of futex with "trace", as the app sends it.
+std::string tracedRunLine(std::uint64_t id, const std::vector<int>& cpus, std::size_t window)
+{
+    BenchSpec spec;
+    spec.bench = "futex";
+    spec.cpus = cpus;
+    spec.iterations = 3000;
+    spec.repetitions = 1;
+    return protocol::commandLine(protocol::RunCommand { id, spec, protocol::RunTrace { 2000, 0, window } });
+}
+
+} // namespace
+
+// Through the worker, as the app and a server over ssh see it: the traced run's last events
+// stream in trace_events lines, then the result keeps the untraced figures and adds the
+// segments; the hello says the worker may trace.
+TEST_F(TraceLive, AWorkerRunWithTraceStreamsItsEventsThenAResultWithItsSegments)
+{
+    const auto& pus = s_topology->allowedPus();
+    const std::vector<int> cpus { pus.front(), pus.size() > 1 ? pus[1] : pus.front() };
+    test::Transcript out;
+    WorkerSession session(*s_topology, [&](const std::string& l) { out.add(l); });
+    session.sendHello();
+    auto hello = out.waitFor("hello", std::chrono::seconds(5));
+    ASSERT_TRUE(hello);
+    EXPECT_EQ(hello->body.at("tracing"), "");
+    constexpr std::size_t kWindow = 5000;
+    ASSERT_TRUE(session.handleLine(tracedRunLine(1, cpus, kWindow)));
+    auto result = out.waitFor("result", std::chrono::seconds(60));
+    ASSERT_TRUE(result) << "no result";
+    session.finish(true);
+
+    std::vector<TraceEvent> events;
+    std::uint64_t recorded = 0;
+    bool tracedStage = false;
+    bool eventsBeforeResult = true;
+    bool resultSeen = false;
+    for (const std::string& line : out.lines()) {
+        auto e = protocol::parseEvent(line);
+        ASSERT_TRUE(std::holds_alternative<protocol::Event>(e)) << line.substr(0, 200);
+        const auto& event = std::get<protocol::Event>(e);
+        if (const auto* p = std::get_if<protocol::ProgressEvent>(&event))
+            tracedStage = tracedStage || p->stage == "traced";
+        if (std::holds_alternative<protocol::ResultEvent>(event))
+            resultSeen = true;
+        if (const auto* part = std::get_if<protocol::TraceEventsEvent>(&event)) {
+            eventsBeforeResult = eventsBeforeResult && !resultSeen;
+            EXPECT_EQ(part->first, events.size());
+            recorded = part->recorded;
+            events.insert(events.end(), part->events.begin(), part->events.end());
+        }
+    }
+    EXPECT_TRUE(tracedStage) << "the traced run reports its progress as \"traced\"";
+    EXPECT_TRUE(eventsBeforeResult);
+    ASSERT_GT(recorded, kWindow) << "2,000 traced round trips record more events than the window";
+    EXPECT_EQ(events.size(), kWindow);
+    EXPECT_TRUE(std::is_sorted(events.begin(), events.end(), [](auto& a, auto& b) { return a.ns < b.ns; }));
+
+    auto back = resultFromJson(result->body.at("result"));
+    ASSERT_TRUE(back.ok()) << back.error().message;
+    ASSERT_TRUE(back->trace) << "the result carries the segments";
+    EXPECT_EQ(back->trace->ops, 2000U);
+    EXPECT_FALSE(back->trace->segments.empty());
+    EXPECT_EQ(back->trace->untracedNsPerOp, back->stats.mean) << "the untraced figures stay the run's";
+    // The window holds the measured tasks' switches.
+    const auto& tasks = back->trace->tasks;
+    const auto switches = std::count_if(events.begin(), events.end(), [&](const TraceEvent& e) {
+        return e.kind == TraceEventKind::Switch && std::find(tasks.begin(), tasks.end(), e.pid) != tasks.end();
+    });
+    EXPECT_GT(switches, 100);
+}
+
+// The worker refuses a traced run it cannot trace before anything runs, with the reason.
+TEST(Unprivileged, AWorkerRunWithTraceIsRefusedBeforeItRuns)
+{
+    if (tracingAllowed().ok()) {
+        if (std::getenv("CTXSCOPE_REQUIRE_UNPRIVILEGED"))
+            FAIL() << "expected to run as a user who may not trace";
+        GTEST_SKIP() << "this process may trace (root, or a tracefs its group may write)";
+    }
+    auto topology = Topology::loadLive();
+    ASSERT_TRUE(topology.ok());
+    test::Transcript out;
+    WorkerSession session(*topology, [&](const std::string& l) { out.add(l); });
+    session.sendHello();
+    auto hello = out.waitFor("hello", std::chrono::seconds(5));
+    ASSERT_TRUE(hello);
+    EXPECT_EQ(hello->body.at("tracing"), tracingAllowed().error().message);
+    const int cpu = topology->allowedPus().front();
+    ASSERT_TRUE(session.handleLine(tracedRunLine(1, { cpu, cpu }, 1000)));
+    auto error = out.waitFor("error", std::chrono::seconds(10));
+    ASSERT_TRUE(error);
+    EXPECT_EQ(error->body.at("message"), tracingAllowed().error().message);
+    session.finish(true);
+    for (const std::string& line : out.lines())
+        EXPECT_EQ(line.find("\"progress\""), std::string::npos) << "nothing ran: " << line;
+}
+
 TEST(Unprivileged, TracingIsRefusedWithOneSentenceSayingHowToGrantIt)
 {
     if (tracingAllowed().ok()) {

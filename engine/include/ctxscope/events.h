@@ -11,12 +11,14 @@
 #include "ctxscope/process_list.h"
 #include "ctxscope/result.h"
 #include "ctxscope/sweep.h"
+#include "ctxscope/trace.h"
 #include "ctxscope/watch.h"
 #include "ctxscope/working_set.h"
 
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -44,6 +46,7 @@ struct HelloEvent {
     std::string topologyXml;
     nlohmann::json context; // the results file's context block (makeContext), kept whole
     std::vector<BenchmarkListing> benchmarks;
+    std::string tracing; // why this worker may not trace (tracingAllowed), "" when it may
 };
 
 // How far a command is. Which of the optional counters are set says what kind it is: a run
@@ -80,6 +83,18 @@ struct ResultEvent {
     // Raw samples left out of the line to keep it within kMaxLineBytes (they were streamed);
     // 0 when the line holds them all.
     std::size_t samplesOmitted = 0;
+};
+
+// Part of a traced run's events, before its result: together the lines hold the last `window`
+// of the `recorded` events, in time order; this line holds those from index `first` on, with
+// the names of the tasks they mention.
+struct TraceEventsEvent {
+    std::uint64_t id = 0;
+    std::uint64_t first = 0;
+    std::uint64_t window = 0;
+    std::uint64_t recorded = 0;
+    std::vector<TraceEvent> events;
+    std::map<int, std::string> comms;
 };
 
 struct SweepPointEvent {
@@ -166,9 +181,9 @@ struct ErrorEvent {
 
 struct ByeEvent { };
 
-using Event = std::variant<HelloEvent, ProgressEvent, SamplesEvent, ResultEvent, SweepPointEvent, SweepResultEvent,
-    MatrixCellEvent, MatrixResultEvent, LessonStepEvent, LessonResultEvent, ProcessesEvent, WatchSampleEvent,
-    WatchSummaryEvent, PinnedEvent, CancelledEvent, ErrorEvent, ByeEvent>;
+using Event = std::variant<HelloEvent, ProgressEvent, SamplesEvent, ResultEvent, TraceEventsEvent, SweepPointEvent,
+    SweepResultEvent, MatrixCellEvent, MatrixResultEvent, LessonStepEvent, LessonResultEvent, ProcessesEvent,
+    WatchSampleEvent, WatchSummaryEvent, PinnedEvent, CancelledEvent, ErrorEvent, ByeEvent>;
 
 // The command an event answers; none for hello, bye and an error about an unreadable line.
 std::optional<std::uint64_t> commandIdOf(const Event& event);

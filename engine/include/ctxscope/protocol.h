@@ -9,6 +9,7 @@
 #include "ctxscope/results_file.h"
 #include "ctxscope/runner.h"
 #include "ctxscope/sweep.h"
+#include "ctxscope/trace.h"
 
 #include <nlohmann/json.hpp>
 
@@ -25,14 +26,14 @@
 // The worker messages are values in events.h: written by eventLine, read by parseEvent.
 //
 //   controller -> worker
-//     {"type":"run","id":1,"spec":SPEC}
+//     {"type":"run","id":1,"spec":SPEC}   optional "trace":{"ops":0,"buffer_kb":0,"events":200000}
 //     {"type":"sweep","id":2,"spec":SPEC,"from_bytes":0,"to_bytes":1048576,"points_per_octave":1}
 //         from_bytes, to_bytes (none: 4x the last-level cache), points_per_octave optional
 //     {"type":"matrix","id":3,"bench":"futex","mode":"thread","fill":"classes","min_time":0.1,"repetitions":3}
 //         fill "classes" (default) or "all-pairs"; mode, min_time, repetitions optional
 //     {"type":"lesson","id":4,"lesson":"mode-switch","min_time":0.1,"repetitions":3}
 //     {"type":"processes","id":5,"seconds":1}   seconds optional
-//     {"type":"watch","id":6,"pid":1234,"interval":0.5,"duration":0}   interval, duration optional
+//     {"type":"watch","id":6,"pid":1234,"interval":0.5,"duration":0,"trace":false}   all but pid optional
 //     {"type":"pin","id":7,"tid":1240,"cpus":[0]}  or  {"type":"pin","id":8,"pid":1234,"cpus":[0,1]}
 //         "kernel_threads":true (optional) also moves a kernel thread or PID 1 (--kernel-threads)
 //     {"type":"cancel","id":2}   {"type":"quit"}
@@ -40,11 +41,15 @@
 //          "iterations":N | "min_time":S,"repetitions":5,"policy":"other","ops_per_sample":0,"ws_bytes":0}
 //
 //   worker -> controller (id: the command's)
-//     hello      {"protocol":3,"ctxscope_version","pid","topology_xml","context","benchmarks"}
+//     hello      {"protocol":4,"ctxscope_version","pid","topology_xml","context","benchmarks","tracing"}
+//                (tracing: why this worker may not trace, "" when it may)
 //     progress   {"id","stage","fraction"} plus, for run: "repetition","repetitions";
 //                sweep: "point","points","ws_bytes"; matrix: "pair","pairs","cpus"; lesson: "step","steps"
 //     samples    {"id","repetition","first","ns_per_op":[...]}                         (run)
-//     result     {"id","result":RESULT}                                                (run)
+//     trace_events {"id","first","window","recorded","t0_ns","kinds":[names],"dt_ns":[...],"cpu":[...],
+//                "kind":[...],"pid":[...],"other":[...],"aux":[...],"value":[...],"comms":{"pid":name}}
+//                (a traced run: the last `window` of its `recorded` events, columns, before its result)
+//     result     {"id","result":RESULT}  (run; a traced run's RESULT has "trace": the segments)
 //     sweep_point  {"id","index","points","point":POINT}  one per working set, as it finishes
 //     sweep_result {"id","sweep":{"bench","mode","cpus","relation","tasks","points_per_octave",
 //                  "requested_to","last_level_cache","capped","stopped_for_time",
@@ -81,14 +86,25 @@ namespace ctxscope::protocol {
 
 // 2: sweep, matrix and lesson commands and their messages; ws_bytes in a spec.
 // 3: processes, watch and pin, and their messages.
-inline constexpr int kVersion = 3;
+// 4: tracing: "trace" in run and watch, trace_events, the hello's "tracing".
+inline constexpr int kVersion = 4;
 inline constexpr std::size_t kMaxLineBytes = 1U << 20;
 // The error for an input line longer than kMaxLineBytes.
 std::string longLineMessage(std::size_t bytes);
 
+// The traced run after the untraced one (ctxscope-cli run --trace): its segments come in the
+// result's "trace" block, its last `windowEvents` events in trace_events messages before it.
+inline constexpr std::size_t kDefaultTraceWindowEvents = 200'000;
+inline constexpr std::size_t kMaxTraceWindowEvents = 1'000'000;
+struct RunTrace {
+    std::uint64_t ops = 0; // 0: as run --trace picks them (TracedRunOptions)
+    std::size_t bufferKbPerCpu = 0; // 0: TraceOptions' default
+    std::size_t windowEvents = kDefaultTraceWindowEvents;
+};
 struct RunCommand {
     std::uint64_t id = 0;
     BenchSpec spec;
+    std::optional<RunTrace> trace {};
 };
 struct SweepCommand {
     std::uint64_t id = 0;
@@ -118,6 +134,7 @@ struct WatchCommand {
     long pid = 0;
     double interval = 0.5;
     double duration = 0;
+    bool trace = false; // each thread's "sched" block from the scheduler's events (watch --trace)
 };
 // Set the affinity of thread `id` (or with `process`, of every thread of process `id`); done
 // at once, even while a job runs (re-pinning a watched program is what a watch is for).
@@ -154,6 +171,8 @@ std::vector<std::string> samplesLines(std::uint64_t id, const SampleBatch& batch
 // Within kMaxLineBytes: when the raw samples would not fit they are left out (they were
 // streamed) and "samples_omitted" says how many.
 std::string resultLine(std::uint64_t id, const RunResult& result);
+// A traced run's last `window` events as trace_events lines, each within kMaxLineBytes.
+std::vector<std::string> traceEventsLines(std::uint64_t id, const Trace& trace, std::size_t window);
 std::string errorLine(std::optional<std::uint64_t> id, std::string_view message);
 std::string sweepProgressLine(std::uint64_t id, const SweepProgress& progress);
 std::string sweepPointLine(std::uint64_t id, int index, int points, const WorkingSetPoint& point);

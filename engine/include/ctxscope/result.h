@@ -3,6 +3,7 @@
 
 #include "ctxscope/bench.h"
 #include "ctxscope/clock.h"
+#include "ctxscope/handover.h"
 #include "ctxscope/interference.h"
 #include "ctxscope/stats.h"
 
@@ -103,6 +104,10 @@ struct RunResult {
     // What else ran on the measured CPUs during the measured repetitions; none when /proc
     // could not be read (or the accounting was off).
     std::optional<Interference> interference;
+    // The traced run that followed this one (run --trace, a traced lesson step, the worker's
+    // run with "trace"): what its events say about the hand-overs. It explains these figures
+    // and never replaces them.
+    std::optional<TraceSummary> trace;
     std::vector<std::string> warnings; // each a sentence
     double seconds = 0; // wall time of the whole run, calibration included
 };

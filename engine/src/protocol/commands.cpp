@@ -131,12 +131,33 @@ Expected<BenchSpec> specField(FieldReader& in)
     return specFromJson(spec);
 }
 
+// {"ops": 0, "buffer_kb": 0, "events": 200000}, each optional; the engine checks ops and the
+// buffer against what it allows (traceRefusal), the window is checked here.
+RunTrace runTraceFrom(FieldReader& in)
+{
+    RunTrace t;
+    t.ops = optWholeNumber(in, "ops", "ops").value_or(0);
+    t.bufferKbPerCpu = optWholeNumber(in, "buffer_kb", "KiB").value_or(0);
+    t.windowEvents = optWholeNumber(in, "events", "events").value_or(kDefaultTraceWindowEvents);
+    if (in.ok() && t.windowEvents > kMaxTraceWindowEvents)
+        in.fail("field '" + in.where("events") + "' should be at most " + std::to_string(kMaxTraceWindowEvents));
+    return t;
+}
+
 Expected<Command> runCommand(std::uint64_t id, FieldReader& in)
 {
     auto spec = specField(in);
     if (!spec)
         return spec.error();
-    return Command { RunCommand { id, std::move(*spec) } };
+    RunCommand c { id, std::move(*spec) };
+    if (const json* trace = in.optObject("trace")) {
+        FieldReader t(*trace, in.where("trace"));
+        c.trace = runTraceFrom(t);
+        in.absorb(t);
+    }
+    if (!in.ok())
+        return makeError(in.error());
+    return Command { std::move(c) };
 }
 
 Expected<Command> sweepCommand(std::uint64_t id, FieldReader& in)
@@ -218,6 +239,7 @@ Expected<Command> watchCommand(std::uint64_t id, FieldReader& in)
     c.pid = static_cast<long>(in.countUpTo("pid", 1U << 30));
     c.interval = seconds(in, "interval", 0.5, 0.05, 3600);
     c.duration = seconds(in, "duration", 0, 0, 1e7);
+    c.trace = in.optBoolean("trace").value_or(false);
     if (!in.ok())
         return makeError(in.error());
     return Command { c };
@@ -290,7 +312,11 @@ std::string commandLine(const Command& command)
         [](const auto& c) -> std::string {
             using T = std::decay_t<decltype(c)>;
             if constexpr (std::is_same_v<T, RunCommand>) {
-                return json { { "type", "run" }, { "id", c.id }, { "spec", specToJson(c.spec) } }.dump();
+                json j { { "type", "run" }, { "id", c.id }, { "spec", specToJson(c.spec) } };
+                if (c.trace) // only when asked: an untraced run's line stays as it was
+                    j["trace"] = { { "ops", c.trace->ops }, { "buffer_kb", c.trace->bufferKbPerCpu },
+                        { "events", c.trace->windowEvents } };
+                return j.dump();
             } else if constexpr (std::is_same_v<T, SweepCommand>) {
                 json j { { "type", "sweep" }, { "id", c.id }, { "spec", specToJson(c.spec.base) },
                     { "from_bytes", c.spec.fromBytes }, { "points_per_octave", c.spec.pointsPerOctave } };
@@ -313,10 +339,11 @@ std::string commandLine(const Command& command)
             } else if constexpr (std::is_same_v<T, ProcessesCommand>) {
                 return json { { "type", "processes" }, { "id", c.id }, { "seconds", c.seconds } }.dump();
             } else if constexpr (std::is_same_v<T, WatchCommand>) {
-                return json {
-                    { "type", "watch" }, { "id", c.id }, { "pid", c.pid }, { "interval", c.interval },
-                    { "duration", c.duration }
-                }.dump();
+                json j { { "type", "watch" }, { "id", c.id }, { "pid", c.pid }, { "interval", c.interval },
+                    { "duration", c.duration } };
+                if (c.trace)
+                    j["trace"] = true;
+                return j.dump();
             } else if constexpr (std::is_same_v<T, PinCommand>) {
                 json j { { "type", "pin" }, { "id", c.id }, { c.process ? "pid" : "tid", c.target },
                     { "cpus", c.cpus } };

@@ -8,7 +8,10 @@
 #include "protocol/parse.h"
 #include "report/json_fields.h"
 
+#include <algorithm>
 #include <climits>
+#include <cstdint>
+#include <cstdlib>
 #include <map>
 
 namespace ctxscope::protocol {
@@ -69,6 +72,7 @@ Event readHello(FieldReader& in)
             if (b.is_object())
                 e.benchmarks.push_back({ b.value("name", std::string()), b.value("op", std::string()),
                     b.value("min_tasks", 1), b.value("max_tasks", 1), b.value("process_mode", false) });
+    e.tracing = j.value("tracing", std::string());
     return e;
 }
 
@@ -123,6 +127,80 @@ Event readResult(FieldReader& in)
         return e;
     e.result = take(in, resultFromJson(entry));
     e.samplesOmitted = entry.value("samples_omitted", std::size_t { 0 });
+    return e;
+}
+
+// One column of trace_events: `size` whole numbers from `min` to `max`.
+std::vector<std::int64_t> column(FieldReader& in, const char* key, std::size_t size, std::int64_t min, std::int64_t max)
+{
+    std::vector<std::int64_t> out;
+    const json& list = in.array(key);
+    if (!in.ok())
+        return out;
+    if (list.size() != size) {
+        in.fail("field '" + in.where(key) + "' holds " + std::to_string(list.size()) + " values, not "
+            + std::to_string(size));
+        return out;
+    }
+    out.reserve(size);
+    for (const json& v : list) {
+        if (!v.is_number_integer() || (v.is_number_unsigned() && v.get<std::uint64_t>() > std::uint64_t(INT64_MAX))
+            || v.get<std::int64_t>() < min || v.get<std::int64_t>() > max) {
+            in.fail("field '" + in.where(key) + "' should hold whole numbers from " + std::to_string(min) + " to "
+                + std::to_string(max));
+            return {};
+        }
+        out.push_back(v.get<std::int64_t>());
+    }
+    return out;
+}
+
+Event readTraceEvents(FieldReader& in)
+{
+    TraceEventsEvent e;
+    e.id = in.count("id");
+    e.first = in.count("first");
+    e.window = in.count("window");
+    e.recorded = in.count("recorded");
+    // The kinds by name, so the numbers in "kind" mean what the writer meant.
+    std::vector<TraceEventKind> kinds;
+    for (const json& name : in.array("kinds")) {
+        const auto known = std::find_if(detail::kTraceKindNames.begin(), detail::kTraceKindNames.end(),
+            [&](const char* k) { return name.is_string() && name.get<std::string>() == k; });
+        if (known == detail::kTraceKindNames.end()) {
+            in.fail("field 'kinds' names an event this version does not know: " + name.dump());
+            return e;
+        }
+        kinds.push_back(static_cast<TraceEventKind>(known - detail::kTraceKindNames.begin()));
+    }
+    const std::uint64_t t0 = in.count("t0_ns");
+    const std::size_t n = in.ok() ? in.array("dt_ns").size() : 0;
+    const auto dt = column(in, "dt_ns", n, 0, INT64_MAX);
+    const auto cpu = column(in, "cpu", n, -1, INT32_MAX);
+    const auto kind = column(in, "kind", n, 0, static_cast<std::int64_t>(kinds.size()) - 1);
+    const auto pid = column(in, "pid", n, INT32_MIN, INT32_MAX);
+    const auto other = column(in, "other", n, INT32_MIN, INT32_MAX);
+    const auto aux = column(in, "aux", n, INT32_MIN, INT32_MAX);
+    const auto value = column(in, "value", n, INT64_MIN, INT64_MAX);
+    if (!in.ok())
+        return e;
+    e.events.reserve(n);
+    std::uint64_t ns = t0;
+    for (std::size_t i = 0; i < n; ++i) {
+        ns += static_cast<std::uint64_t>(dt[i]);
+        e.events.push_back(TraceEvent { ns, static_cast<std::int32_t>(cpu[i]), static_cast<std::int32_t>(pid[i]),
+            static_cast<std::int32_t>(other[i]), static_cast<std::int32_t>(aux[i]), value[i],
+            kinds[static_cast<std::size_t>(kind[i])] });
+    }
+    for (const auto& [task, name] : in.object("comms").items()) {
+        char* end = nullptr;
+        const long id = std::strtol(task.c_str(), &end, 10);
+        if (task.empty() || *end != '\0' || id < 0 || id > INT32_MAX || !name.is_string()) {
+            in.fail("field 'comms' should map task ids to names");
+            break;
+        }
+        e.comms[static_cast<int>(id)] = name.get<std::string>();
+    }
     return e;
 }
 
@@ -279,8 +357,52 @@ template <typename Thread> void readThreadId(FieldReader& t, Thread& r)
     r.name = t.string("name");
 }
 
+std::vector<SchedPeer> schedPeers(FieldReader& in, const char* key)
+{
+    std::vector<SchedPeer> out;
+    eachObject(in, key, [&](FieldReader& p) {
+        out.push_back(SchedPeer { taskId(p, "tid"), p.string("name"), p.count("count") });
+    });
+    return out;
+}
+
+// The "sched" block of watch --trace (threadSchedToJson).
+ThreadSched readThreadSched(FieldReader& in)
+{
+    ThreadSched s;
+    s.switchIns = in.count("switch_ins");
+    s.unrecordedSwitchIns = in.optCount("unrecorded_switch_ins").value_or(0);
+    FieldReader wake = in.child("wake_latency");
+    s.wake.count = wake.count("count");
+    s.wake.meanNs = rate(wake, "mean_ns");
+    s.wake.p50Ns = rate(wake, "p50_ns");
+    s.wake.p99Ns = rate(wake, "p99_ns");
+    s.wake.maxNs = rate(wake, "max_ns");
+    for (const json& n : wake.array("log2_hist")) {
+        if (!n.is_number_unsigned()) {
+            wake.fail("field '" + wake.where("log2_hist") + "' should hold counts");
+            break;
+        }
+        s.wake.log2Hist.push_back(n.get<std::uint64_t>());
+    }
+    in.absorb(wake);
+    s.wakers = schedPeers(in, "wakers");
+    s.preemptors = schedPeers(in, "preemptors");
+    eachObject(in, "migrations", [&](FieldReader& m) {
+        s.migrations.push_back(SchedMigration { static_cast<int>(m.countUpTo("from", 65535)),
+            static_cast<int>(m.countUpTo("to", 65535)), m.optString("relation").value_or(""), m.count("count") });
+    });
+    s.lostEvents = in.optCount("lost_events").value_or(0);
+    return s;
+}
+
 template <typename Thread> void readThreadRates(FieldReader& t, Thread& r)
 {
+    if (const json* sched = t.optObject("sched")) {
+        FieldReader block(*sched, t.where("sched"));
+        r.sched = readThreadSched(block);
+        t.absorb(block);
+    }
     r.voluntaryPerS = rate(t, "voluntary_per_s");
     r.involuntaryPerS = rate(t, "involuntary_per_s");
     r.cpuShare = rate(t, "cpu_share");
@@ -385,6 +507,7 @@ const std::map<std::string, Reader, std::less<>>& readers()
         { "progress", { readProgress, "" } },
         { "samples", { readSamples, "" } },
         { "result", { readResult, "result" } },
+        { "trace_events", { readTraceEvents, "trace events" } },
         { "sweep_point", { readSweepPoint, "sweep point" } },
         { "sweep_result", { readSweepResult, "sweep" } },
         { "matrix_cell", { readMatrixCell, "matrix run" } },

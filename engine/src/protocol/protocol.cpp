@@ -9,6 +9,8 @@
 #include "ctxscope/version.h"
 
 #include <fmt/core.h>
+
+#include <algorithm>
 #include <unistd.h>
 
 namespace ctxscope::protocol {
@@ -53,7 +55,9 @@ std::string helloLine(const Topology& topology, const SysInfo& sys, const ClockI
 {
     auto xml = topology.exportXml(false);
     HelloEvent hello { kVersion, std::string(ctxscope::kVersion), static_cast<long>(::getpid()),
-        xml ? *xml : std::string(), makeContext(sys, topology, clock), {} };
+        xml ? *xml : std::string(), makeContext(sys, topology, clock), {}, {} };
+    if (Status tracing = tracingAllowed(); !tracing)
+        hello.tracing = tracing.error().message;
     for (const auto& b : benchmarks())
         hello.benchmarks.push_back({ std::string(b.name), std::string(b.op), b.minTasks, b.maxTasks, b.processMode });
     return eventLine(hello);
@@ -79,6 +83,59 @@ std::vector<std::string> samplesLines(std::uint64_t id, const SampleBatch& b)
 }
 
 std::string resultLine(std::uint64_t id, const RunResult& r) { return eventLine(ResultEvent { id, r, 0 }); }
+
+namespace {
+
+// Whether an event's `other` is a task (a woken, switched-in or migrated one).
+bool otherIsTask(TraceEventKind kind)
+{
+    return kind == TraceEventKind::Waking || kind == TraceEventKind::Wakeup || kind == TraceEventKind::WakeupNew
+        || kind == TraceEventKind::Switch || kind == TraceEventKind::Migrate;
+}
+
+TraceEventsEvent traceEventsPart(
+    std::uint64_t id, const Trace& trace, std::size_t begin, std::size_t end, std::size_t windowBegin)
+{
+    TraceEventsEvent e;
+    e.id = id;
+    e.first = begin - windowBegin;
+    e.window = trace.events.size() - windowBegin;
+    e.recorded = trace.events.size();
+    e.events.assign(trace.events.begin() + static_cast<std::ptrdiff_t>(begin),
+        trace.events.begin() + static_cast<std::ptrdiff_t>(end));
+    const auto name = [&](int task) {
+        if (auto it = trace.comms.find(task); it != trace.comms.end())
+            e.comms.emplace(task, it->second);
+    };
+    for (const TraceEvent& ev : e.events) {
+        name(ev.pid);
+        if (otherIsTask(ev.kind))
+            name(ev.other);
+    }
+    return e;
+}
+
+} // namespace
+
+std::vector<std::string> traceEventsLines(std::uint64_t id, const Trace& trace, std::size_t window)
+{
+    // 8,192 events of at most 93 bytes each (every number at its longest) stay under 1 MiB;
+    // a part whose task names still make it too long is halved.
+    constexpr std::size_t kPart = 8192;
+    const std::size_t windowBegin = trace.events.size() - std::min(window, trace.events.size());
+    std::vector<std::string> lines;
+    for (std::size_t at = windowBegin; at < trace.events.size();) {
+        std::size_t part = std::min(kPart, trace.events.size() - at);
+        std::string line = eventLine(traceEventsPart(id, trace, at, at + part, windowBegin));
+        while (line.size() > kMaxLineBytes && part > 1) {
+            part /= 2;
+            line = eventLine(traceEventsPart(id, trace, at, at + part, windowBegin));
+        }
+        lines.push_back(std::move(line));
+        at += part;
+    }
+    return lines;
+}
 
 std::string errorLine(std::optional<std::uint64_t> id, std::string_view message)
 {

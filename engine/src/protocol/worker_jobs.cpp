@@ -3,6 +3,7 @@
 #include "protocol/worker_jobs.h"
 
 #include "ctxscope/thread_affinity.h"
+#include "ctxscope/traced_run.h"
 
 #include <algorithm>
 
@@ -40,10 +41,30 @@ std::string failureLine(std::uint64_t id, const JobContext& c, const Error& erro
     return c.stop.stop_requested() ? cancelledLine(id) : errorLine(id, error.message);
 }
 
+TracedRunOptions tracedRunOptions(const RunTrace& trace)
+{
+    TracedRunOptions options;
+    options.ops = trace.ops;
+    options.bufferKbPerCpu = trace.bufferKbPerCpu;
+    return options;
+}
+
+// A run with "trace": what it cannot trace is said before anything runs.
+Status traceCheck(const RunCommand& command)
+{
+    if (!command.trace)
+        return {};
+    if (std::string refusal = traceRefusal(command.spec, tracedRunOptions(*command.trace)); !refusal.empty())
+        return makeError(refusal);
+    return tracingAllowed();
+}
+
 } // namespace
 
 std::string runJob(const RunCommand& command, const JobContext& c)
 {
+    if (Status traceable = traceCheck(command); !traceable)
+        return errorLine(command.id, traceable.error().message);
     const KeepThreadOff keep(c.topology, c.readerTid, measuredBy(command.spec, c.topology));
     RunCallbacks callbacks;
     callbacks.samples = [&](const SampleBatch& b) {
@@ -56,6 +77,24 @@ std::string runJob(const RunCommand& command, const JobContext& c)
         return failureLine(command.id, c, result.error());
     for (std::string& w : warningOf(keep))
         result->warnings.push_back(std::move(w));
+    if (command.trace) {
+        // The traced run after the untraced one: its events stream before the result, which
+        // carries their segments and keeps the untraced figures.
+        TracedRunOptions options = tracedRunOptions(*command.trace);
+        options.marks = { "ctxscope worker: traced run of command " + std::to_string(command.id) };
+        RunCallbacks traced;
+        traced.progress = [&](const Progress& p) {
+            Progress q = p;
+            q.stage = "traced";
+            c.write(progressLine(command.id, q));
+        };
+        auto t = runTraced(command.spec, c.topology, *result, options, traced, c.stop);
+        if (!t)
+            return failureLine(command.id, c, t.error());
+        for (const std::string& line : traceEventsLines(command.id, t->trace, command.trace->windowEvents))
+            c.write(line);
+        result->trace = std::move(t->summary);
+    }
     return resultLine(command.id, *result);
 }
 

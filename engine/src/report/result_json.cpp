@@ -4,6 +4,7 @@
 
 #include "report/interference_json.h"
 #include "report/json_fields.h"
+#include "report/trace_json.h"
 
 #include <fmt/core.h>
 
@@ -146,6 +147,8 @@ json resultToJson(const RunResult& r, bool withSamples)
         j["spin_ns"] = *r.spec.spinNs;
     if (r.interference)
         j["interference"] = report::interferenceToJson(*r.interference);
+    if (r.trace)
+        j["trace"] = traceSummaryToJson(*r.trace);
     if (r.handoffs)
         j["handoffs"] = { { "total", r.handoffs->total }, { "slept", r.handoffs->slept },
             { "slept_share", r.handoffs->sleptShare() } };
@@ -209,6 +212,11 @@ Expected<RunResult> resultFromJson(const json& entry)
         FieldReader interference(*i, in.where("interference"));
         r.interference = report::interferenceFromJson(interference);
         in.absorb(interference);
+    }
+    if (const json* t = in.optObject("trace")) {
+        FieldReader trace(*t, in.where("trace"));
+        r.trace = report::traceSummaryFromJson(trace);
+        in.absorb(trace);
     }
     r.opsPerSample = in.count("ops_per_sample");
     FieldReader stats = in.child("stats");

@@ -29,6 +29,7 @@ nlohmann::json traceSummaryToJson(const TraceSummary& s)
         { "handovers", s.handovers },
         { "segments", segments },
         { "segment_ns_per_op", s.segmentNsPerOp },
+        { "switch_outs", s.switchOuts },
         { "switches_per_op", s.switchOutsPerOp },
         { "tasks", s.tasks },
         { "cpus", s.cpus },

@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: MIT
+#include "report/trace_json.h"
+
+namespace ctxscope::report {
+
+using nlohmann::json;
+
+namespace {
+
+std::vector<std::string> strings(FieldReader& in, const char* key)
+{
+    std::vector<std::string> out;
+    if (const json* a = in.optArray(key))
+        for (const json& s : *a) {
+            if (!s.is_string()) {
+                in.fail("field '" + in.where(key) + "' should hold sentences");
+                break;
+            }
+            out.push_back(s.get<std::string>());
+        }
+    return out;
+}
+
+template <typename T> std::vector<T> ids(FieldReader& in, const char* key)
+{
+    std::vector<T> out;
+    if (const json* a = in.optArray(key))
+        for (const json& v : *a) {
+            if (!v.is_number_integer() || v.get<std::int64_t>() < 0 || v.get<std::int64_t>() > (1LL << 30)) {
+                in.fail("field '" + in.where(key) + "' should hold task or CPU numbers");
+                break;
+            }
+            out.push_back(static_cast<T>(v.get<std::int64_t>()));
+        }
+    return out;
+}
+
+} // namespace
+
+TraceSummary traceSummaryFromJson(FieldReader& in)
+{
+    TraceSummary s;
+    s.ops = in.count("ops");
+    s.nsPerOp = in.number("ns_per_op");
+    s.untracedNsPerOp = in.optNumber("untraced_ns_per_op").value_or(0);
+    s.lostEvents = in.count("lost_events");
+    s.events = in.optCount("events").value_or(0);
+    s.handovers = in.optCount("handovers").value_or(0);
+    s.segmentNsPerOp = in.optNumber("segment_ns_per_op").value_or(0);
+    s.switchOuts = in.optCount("switch_outs").value_or(0);
+    s.switchOutsPerOp = in.optNumber("switches_per_op").value_or(0);
+    s.rusageSwitchesPerOp = in.optNumber("rusage_switches_per_op");
+    for (const json& l : in.optArray("lost_per_cpu") ? in.array("lost_per_cpu") : json::array()) {
+        FieldReader loss(l, in.where("lost_per_cpu"));
+        TraceCpuLoss x;
+        x.cpu = static_cast<int>(loss.countUpTo("cpu", 65535));
+        x.overrun = loss.count("overrun");
+        x.dropped = loss.count("dropped");
+        x.missedInPages = loss.optCount("missed_in_pages").value_or(0);
+        in.absorb(loss);
+        s.losses.push_back(x);
+    }
+    for (const json& g : in.array("segments")) {
+        FieldReader seg(g, in.where("segments"));
+        TraceSegment x;
+        x.name = seg.string("name");
+        x.fromEvent = seg.string("from_event");
+        x.toEvent = seg.string("to_event");
+        x.crossCpu = seg.optBoolean("cross_cpu").value_or(false);
+        x.p50Ns = seg.number("p50_ns");
+        x.p90Ns = seg.number("p90_ns");
+        x.meanNs = seg.optNumber("mean_ns").value_or(0);
+        x.count = seg.count("count");
+        in.absorb(seg);
+        s.segments.push_back(std::move(x));
+    }
+    s.tasks = ids<long>(in, "tasks");
+    s.cpus = ids<int>(in, "cpus");
+    s.missingEvents = strings(in, "missing_events");
+    s.notes = strings(in, "notes");
+    return s;
+}
+
+} // namespace ctxscope::report
