@@ -59,6 +59,10 @@ std::vector<SchedMigration> ordered(const std::map<std::pair<int, int>, SchedMig
 
 struct Pending {
     std::uint64_t readyNs = 0;
+    // Set at a switch-out to sleep of a thread woken while it still ran: either the wake-up
+    // raced the switch (it is runnable from the switch-out on) or it came before the thread
+    // went on to sleep again later. A wake-up before the next switch-in says it was the latter.
+    bool leftWoken = false;
 };
 
 // What one drain gathers for a thread before it becomes a ThreadSched.
@@ -92,67 +96,20 @@ public:
 
     Status follow(const std::vector<long>& tids) override { return m_session->addPids(tids); }
 
-    Status pump() override
+    Status countFrom(std::uint64_t monoNs) override
     {
-        // Each CPU's buffer is read in turn, so an event on one CPU that was read late can be
-        // older than one read on another: only events from before the read began are taken,
-        // the rest wait for the next pump, and events keep their order across CPUs.
-        timespec now {};
-        clock_gettime(CLOCK_MONOTONIC, &now);
-        const std::uint64_t horizon
-            = static_cast<std::uint64_t>(now.tv_sec) * 1'000'000'000U + static_cast<std::uint64_t>(now.tv_nsec);
-        auto raw = m_session->collect();
-        if (!raw)
-            return raw.error();
-        if (!m_decoder) {
-            auto decoder = TraceDecoder::make(*raw);
-            if (!decoder)
-                return decoder.error();
-            m_decoder = std::move(*decoder);
-        }
-        // Decoded and gathered as it is read: only the interval's figures are kept.
-        Trace trace;
-        trace.events = std::move(m_later);
-        m_later.clear();
-        if (Status s = m_decoder->decode(*raw, trace); !s)
+        if (Status s = take(monoNs); !s)
             return s;
-        std::stable_sort(trace.events.begin(), trace.events.end(),
-            [](const TraceEvent& a, const TraceEvent& b) { return a.ns < b.ns; });
-        const auto later = std::find_if(
-            trace.events.begin(), trace.events.end(), [&](const TraceEvent& e) { return e.ns > horizon; });
-        m_later.assign(later, trace.events.end());
-        trace.events.erase(later, trace.events.end());
-        for (const TraceEvent& e : trace.events) {
-            if (e.kind == TraceEventKind::Waking || e.kind == TraceEventKind::WakeupNew) {
-                // A wake-up of a thread already runnable (preempted) keeps its earlier start.
-                m_pending.try_emplace(e.other, Pending { e.ns });
-                // From an interrupt, the task that happened to run is not the waker.
-                const bool irq = (e.value & (kTraceFlagHardirq | kTraceFlagSoftirq)) != 0;
-                count(m_gathered[e.other].wakers, irq ? 0 : e.pid, trace.comms);
-            } else if (e.kind == TraceEventKind::Switch) {
-                // Leaving a CPU it was never seen entering: the kernel dropped its switch-in
-                // (seen on a 6.18 VM for switches out of one vCPU's idle task, which perf
-                // still sees). Its wait is unknown, and is counted as such.
-                if (e.pid != 0 && !m_running.contains(e.pid)) {
-                    if (m_pending.erase(e.pid) > 0)
-                        ++m_gathered[e.pid].unrecorded;
-                }
-                m_running.erase(e.pid);
-                if (e.pid != 0 && stillRunnable(e.value)) {
-                    m_pending[e.pid] = Pending { e.ns };
-                    count(m_gathered[e.pid].preemptors, e.other, trace.comms);
-                }
-                if (e.other != 0)
-                    switchedIn(m_gathered[e.other], e);
-            }
-        }
-        m_lostNow = trace.lostEvents(); // the kernel's counts run from the instance's start
+        m_gathered.clear();
+        m_lostBefore = m_lostNow;
         return {};
     }
 
-    Expected<std::map<long, ThreadSched>> drain() override
+    Status pump() override { return take(monoNow()); }
+
+    Expected<std::map<long, ThreadSched>> drain(std::uint64_t untilMonoNs) override
     {
-        if (Status s = pump(); !s)
+        if (Status s = take(std::min(untilMonoNs, monoNow())); !s)
             return s.error();
         const std::uint64_t lost = m_lostNow - std::min(m_lostNow, m_lostBefore);
         m_lostBefore = m_lostNow;
@@ -176,6 +133,84 @@ public:
     }
 
 private:
+    static std::uint64_t monoNow()
+    {
+        timespec now {};
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        return static_cast<std::uint64_t>(now.tv_sec) * 1'000'000'000U + static_cast<std::uint64_t>(now.tv_nsec);
+    }
+
+    // Reads the kernel's buffers and gathers the events up to `horizon`, in time order; later
+    // ones wait. Each CPU's buffer is read in turn, so an event on one CPU that was read late
+    // can be older than one read on another: a horizon no later than the read's start keeps
+    // events in order across CPUs.
+    Status take(std::uint64_t horizon)
+    {
+        auto raw = m_session->collect();
+        if (!raw)
+            return raw.error();
+        if (!m_decoder) {
+            auto decoder = TraceDecoder::make(*raw);
+            if (!decoder)
+                return decoder.error();
+            m_decoder = std::move(*decoder);
+        }
+        // Decoded and gathered as it is read: only the interval's figures are kept.
+        Trace trace;
+        trace.events = std::move(m_later);
+        m_later.clear();
+        if (Status s = m_decoder->decode(*raw, trace); !s)
+            return s;
+        std::stable_sort(trace.events.begin(), trace.events.end(),
+            [](const TraceEvent& a, const TraceEvent& b) { return a.ns < b.ns; });
+        const auto later = std::find_if(
+            trace.events.begin(), trace.events.end(), [&](const TraceEvent& e) { return e.ns > horizon; });
+        m_later.assign(later, trace.events.end());
+        trace.events.erase(later, trace.events.end());
+        for (const TraceEvent& e : trace.events)
+            gather(e, trace.comms);
+        m_lostNow = trace.lostEvents(); // the kernel's counts run from the instance's start
+        return {};
+    }
+
+    void gather(const TraceEvent& e, const std::map<int, std::string>& comms)
+    {
+        if (e.kind == TraceEventKind::Waking || e.kind == TraceEventKind::WakeupNew) {
+            // A wake-up of a thread already runnable (preempted) keeps its earlier start.
+            auto [p, fresh] = m_pending.try_emplace(e.other, Pending { e.ns });
+            if (!fresh && p->second.leftWoken)
+                p->second = Pending { e.ns };
+            // From an interrupt, the task that happened to run is not the waker.
+            const bool irq = (e.value & (kTraceFlagHardirq | kTraceFlagSoftirq)) != 0;
+            count(m_gathered[e.other].wakers, irq ? 0 : e.pid, comms);
+        } else if (e.kind == TraceEventKind::Switch) {
+            if (e.pid != 0)
+                switchedOut(e, comms);
+            if (e.other != 0)
+                switchedIn(m_gathered[e.other], e);
+        }
+    }
+
+    void switchedOut(const TraceEvent& e, const std::map<int, std::string>& comms)
+    {
+        const bool seenIn = m_running.erase(e.pid) > 0;
+        auto p = m_pending.find(e.pid);
+        // Leaving a CPU it was never seen entering: the kernel dropped its switch-in (seen on
+        // a 6.18 VM for switches out of one vCPU's idle task and out of some other tasks;
+        // perf misses them too). Its wait is unknown, and is counted as such.
+        if (!seenIn && p != m_pending.end()) {
+            ++m_gathered[e.pid].unrecorded;
+            m_pending.erase(p);
+            p = m_pending.end();
+        }
+        if (stillRunnable(e.value)) {
+            m_pending[e.pid] = Pending { e.ns };
+            count(m_gathered[e.pid].preemptors, e.other, comms);
+        } else if (p != m_pending.end()) {
+            p->second = Pending { e.ns, true };
+        }
+    }
+
     void switchedIn(Gathered& g, const TraceEvent& e)
     {
         ++g.switchIns;
