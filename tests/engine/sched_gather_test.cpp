@@ -16,34 +16,32 @@ constexpr std::int64_t kSleeping = 1; // TASK_INTERRUPTIBLE as prev_state report
 constexpr std::int64_t kPreempted = 0x100; // R+: TASK_REPORT_MAX, runnable
 const std::map<int, std::string> kComms { { 10, "sleeper" }, { 20, "waker" }, { 30, "busy" } };
 
+// TraceEvent's fields in order: ns, cpu, pid, other, aux, value, kind.
 TraceEvent waking(std::uint64_t ns, std::int32_t wakee, std::int32_t by, std::int32_t cpu = 0)
 {
-    TraceEvent e;
-    e.kind = TraceEventKind::Waking;
-    e.ns = ns;
-    e.cpu = cpu;
-    e.pid = by;
-    e.other = wakee;
-    return e;
+    return { ns, cpu, by, wakee, -1, 0, TraceEventKind::Waking };
 }
 
 TraceEvent switching(
     std::uint64_t ns, std::int32_t prev, std::int64_t prevState, std::int32_t next, std::int32_t cpu = 0)
 {
-    TraceEvent e;
-    e.kind = TraceEventKind::Switch;
-    e.ns = ns;
-    e.cpu = cpu;
-    e.pid = prev;
-    e.other = next;
-    e.value = prevState;
-    return e;
+    return { ns, cpu, prev, next, -1, prevState, TraceEventKind::Switch };
 }
 
 void feed(SchedGatherer& g, const std::vector<TraceEvent>& events)
 {
     for (const auto& e : events)
         g.add(e, kComms);
+}
+
+// The sleeper's figures since the last take(): one wait, of `ns`.
+ThreadSched oneWait(SchedGatherer& g, double ns)
+{
+    auto out = g.take(0);
+    const ThreadSched s = out.at(10);
+    EXPECT_EQ(s.wake.count, 1U);
+    EXPECT_DOUBLE_EQ(s.wake.meanNs, ns);
+    return s;
 }
 
 } // namespace
@@ -57,11 +55,8 @@ TEST(SchedGatherer, WaitFromWakingToSwitchIn)
             switching(2000, 10, kSleeping, 30), // and sleeps
             waking(5000, 10, 20), switching(5700, 30, kPreempted, 10), // runs 700 ns after its wake-up
         });
-    auto out = g.take(0);
-    const ThreadSched& s = out.at(10);
+    const ThreadSched s = oneWait(g, 700);
     EXPECT_EQ(s.switchIns, 2U);
-    ASSERT_EQ(s.wake.count, 1U);
-    EXPECT_DOUBLE_EQ(s.wake.meanNs, 700);
     ASSERT_EQ(s.wakers.size(), 1U);
     EXPECT_EQ(s.wakers[0].name, "waker");
 }
@@ -75,11 +70,9 @@ TEST(SchedGatherer, PreemptedWaitsFromItsSwitchOut)
             switching(2000, 10, kPreempted, 30), // preempted by busy, still runnable
             switching(2500, 30, kPreempted, 10),
         });
-    auto out = g.take(0);
-    ASSERT_EQ(out.at(10).wake.count, 1U);
-    EXPECT_DOUBLE_EQ(out.at(10).wake.meanNs, 500);
-    ASSERT_EQ(out.at(10).preemptors.size(), 1U);
-    EXPECT_EQ(out.at(10).preemptors[0].tid, 30);
+    const ThreadSched s = oneWait(g, 500);
+    ASSERT_EQ(s.preemptors.size(), 1U);
+    EXPECT_EQ(s.preemptors[0].tid, 30);
 }
 
 TEST(SchedGatherer, WakeUpWhileRunningLeavesNoStaleStart)
@@ -95,9 +88,7 @@ TEST(SchedGatherer, WakeUpWhileRunningLeavesNoStaleStart)
             waking(90'000, 10, 20, 1),
             switching(90'400, 30, kPreempted, 10),
         });
-    auto out = g.take(0);
-    ASSERT_EQ(out.at(10).wake.count, 1U);
-    EXPECT_DOUBLE_EQ(out.at(10).wake.meanNs, 400);
+    oneWait(g, 400);
 }
 
 TEST(SchedGatherer, WakeUpRacingTheSwitchOutCountsFromIt)
@@ -112,9 +103,7 @@ TEST(SchedGatherer, WakeUpRacingTheSwitchOutCountsFromIt)
             switching(2000, 10, kSleeping, 30),
             switching(2300, 30, kPreempted, 10),
         });
-    auto out = g.take(0);
-    ASSERT_EQ(out.at(10).wake.count, 1U);
-    EXPECT_DOUBLE_EQ(out.at(10).wake.meanNs, 300);
+    oneWait(g, 300);
 }
 
 TEST(SchedGatherer, WindowStartedAfterTheWakeUpCountsTheWholeWait)
@@ -130,11 +119,9 @@ TEST(SchedGatherer, WindowStartedAfterTheWakeUpCountsTheWholeWait)
         });
     g.forget();
     feed(g, { switching(8000, 30, kPreempted, 10) });
-    auto out = g.take(0);
-    EXPECT_EQ(out.at(10).switchIns, 1U);
-    ASSERT_EQ(out.at(10).wake.count, 1U);
-    EXPECT_DOUBLE_EQ(out.at(10).wake.meanNs, 3000);
-    EXPECT_TRUE(out.at(10).wakers.empty()); // the wake-up was before the window
+    const ThreadSched s = oneWait(g, 3000);
+    EXPECT_EQ(s.switchIns, 1U);
+    EXPECT_TRUE(s.wakers.empty()); // the wake-up was before the window
 }
 
 TEST(SchedGatherer, UnrecordedSwitchInIsCountedApart)
@@ -161,9 +148,7 @@ TEST(SchedGatherer, TakeEmptiesTheFiguresAndKeepsWhatIsPending)
     EXPECT_EQ(first.at(10).lostEvents, 3U);
     EXPECT_EQ(first.at(10).wake.count, 0U);
     feed(g, { switching(5100, 30, kPreempted, 10, 1) });
-    auto second = g.take(0);
-    ASSERT_EQ(second.at(10).wake.count, 1U);
-    EXPECT_DOUBLE_EQ(second.at(10).wake.meanNs, 100);
-    ASSERT_EQ(second.at(10).migrations.size(), 1U); // from CPU 0 to CPU 1
-    EXPECT_EQ(second.at(10).migrations[0].to, 1);
+    const ThreadSched second = oneWait(g, 100);
+    ASSERT_EQ(second.migrations.size(), 1U); // from CPU 0 to CPU 1
+    EXPECT_EQ(second.migrations[0].to, 1);
 }
