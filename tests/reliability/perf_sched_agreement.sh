@@ -52,28 +52,15 @@ command -v python3 >/dev/null || fail "python3 is missing"
 # Low-priority busy threads keep every CPU from idling: on some VMs (seen on 6.18) ftrace drops a
 # vCPU's switches out of its idle task while perf keeps them, and the watch then counts those
 # runs as unrecorded, with no wait to compare. Both tools see the same busy machine.
-nice -n 19 "$cli" workload busy --threads "$(nproc)" --duration 30 >/dev/null 2>&1 &
+nice -n 19 "$cli" workload busy --threads "$(nproc)" --duration 120 >/dev/null 2>&1 &
 busy=$!
-"$cli" workload sleepers --threads 20 --duration 30 >"$dir/workload.txt" 2>&1 &
+"$cli" workload sleepers --threads 20 --duration 120 >"$dir/workload.txt" 2>&1 &
 workload=$!
 for _ in $(seq 1 50); do grep -q "threads:" "$dir/workload.txt" && break; sleep 0.1; done
 grep -q "threads:" "$dir/workload.txt" || fail "the workload did not start: $(cat "$dir/workload.txt")"
 
-perf sched record -k CLOCK_MONOTONIC -a -o "$dir/perf.data" >"$dir/perf.txt" 2>&1 &
-perf=$!
-sleep 1 # perf is recording before the watch begins
-"$cli" watch "$workload" --trace --interval 1 --duration 4 --json "$dir/watch.ndjson" >"$dir/watch.err" 2>&1 ||
-    fail "watch --trace failed: $(cat "$dir/watch.err")"
-sleep 0.5
-kill -INT "$perf"
-wait "$perf"
-perf=""
-perf sched timehist --state -i "$dir/perf.data" >"$dir/timehist.txt" 2>"$dir/timehist.err" ||
-    fail "perf sched timehist failed: $(head -3 "$dir/timehist.err")"
-perf script -i "$dir/perf.data" --ns -F tid,cpu,time,event,trace >"$dir/events.txt" 2>"$dir/script.err" ||
-    fail "perf script failed: $(head -3 "$dir/script.err")"
-
-python3 - "$dir/watch.ndjson" "$dir/timehist.txt" "$dir/events.txt" <<'PY' || fail "the figures disagree"
+# The comparison: exit 0 when the figures agree, 1 when they do not, 3 when the watch lost events.
+cat >"$dir/compare.py" <<'PY'
 import json, re, sys
 lines = [json.loads(l) for l in open(sys.argv[1])]
 samples = [l for l in lines if l["type"] == "watch_sample"]
@@ -83,6 +70,10 @@ assert summary["type"] == "watch_summary", "no watch_summary"
 start = samples[0]["mono_ns"] - round(samples[0]["interval_s"] * 1e9)
 end = samples[-1]["mono_ns"]
 sleepers = {t["tid"]: t for t in summary["threads"] if t["name"].startswith("sleeper")}
+lost = max((t["sched"]["lost_events"] for t in sleepers.values() if t.get("sched")), default=0)
+if lost > 0:
+    print(f"not judged: the watch's trace lost {lost} events")
+    sys.exit(3)
 
 def ns(text):
     whole, frac = text.split(".")
@@ -202,3 +193,37 @@ if failures:
 print(f"PASS: 20 threads' runs and {compared} threads' mean delays agree with perf sched timehist within 10% "
       f"over {(end - start) / 1e9:.3f} s")
 PY
+
+# A tool that says it lost events (a machine swamped by other work: perf reported "lost 27
+# chunks", 59% of its samples, beside a benchmark switching 120,000 times a second) has no
+# reference to judge by: that attempt is not judged and another is made, 3 at most; when none
+# can be judged the test is skipped (77) with the reason, never passed.
+unjudged=""
+for attempt in 1 2 3; do
+    perf sched record -k CLOCK_MONOTONIC -a -o "$dir/perf.data" >"$dir/perf.txt" 2>&1 &
+    perf=$!
+    sleep 1 # perf is recording before the watch begins
+    "$cli" watch "$workload" --trace --interval 1 --duration 4 --json "$dir/watch.ndjson" >"$dir/watch.err" 2>&1 ||
+        fail "watch --trace failed: $(cat "$dir/watch.err")"
+    sleep 0.5
+    kill -INT "$perf"
+    wait "$perf"
+    perf=""
+    if grep -qi "lost" "$dir/perf.txt"; then
+        unjudged="$unjudged attempt $attempt: perf $(grep -i lost "$dir/perf.txt" | tr '\n' ' ');"
+        echo "attempt $attempt not judged: perf lost events"
+        continue
+    fi
+    perf sched timehist --state -i "$dir/perf.data" >"$dir/timehist.txt" 2>"$dir/timehist.err" ||
+        fail "perf sched timehist failed: $(head -3 "$dir/timehist.err")"
+    perf script -i "$dir/perf.data" --ns -F tid,cpu,time,event,trace >"$dir/events.txt" 2>"$dir/script.err" ||
+        fail "perf script failed: $(head -3 "$dir/script.err")"
+    python3 "$dir/compare.py" "$dir/watch.ndjson" "$dir/timehist.txt" "$dir/events.txt"
+    case $? in
+    0) exit 0 ;;
+    3) unjudged="$unjudged attempt $attempt: the watch lost events;" ;;
+    *) fail "the figures disagree" ;;
+    esac
+done
+echo "SKIPPED: no attempt could be judged:$unjudged"
+exit 77
