@@ -10,7 +10,7 @@
 # the time they began (the line's time - its run time) within the same two instants.
 # The same delay: the watch counts a wait from sched_waking, or from the switch-out of a thread
 # preempted while runnable, to its switch-in (docs/measurement.md). timehist's "sch delay" is
-# from sched_waking (perf sched record records it) to the switch-in, but perf before 6.10 prints 0
+# from sched_waking (perf sched record records it) to the switch-in, but perf 6.1 (Debian 12) prints 0
 # for a run after a preemption; its "wait time" is then the time from the preempting switch-out
 # to the switch-in, which is what the watch counts: such runs (the line before is in state R,
 # --state) are compared by their wait time.
