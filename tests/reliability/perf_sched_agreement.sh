@@ -2,103 +2,228 @@
 # SPDX-License-Identifier: MIT
 # perf_sched_agreement.sh CLI: `watch PID --trace` against `perf sched timehist` recorded over
 # the same seconds on the same program (20 threads waking on a 100 ms timer). Per thread, the
-# switch-ins and the mean scheduling delay (runnable -> running) must agree within 10%. perf
-# records with CLOCK_MONOTONIC, the clock of the watch's "mono_ns", so the windows line up.
-# Needs root; exit 77 with the reason otherwise. NOT YET IN CTEST: on the development VM it
-# agrees in most runs but not all (under load ctxscope's mean delay came out above perf's for
-# some threads, cause not found yet), so it is run by hand until it is understood.
+# switch-ins and the mean scheduling delay (runnable -> running) must agree within 10%.
+#
+# The same window: perf records with CLOCK_MONOTONIC, the clock of the watch's readings and of
+# its trace. The watch's scheduler figures cover its first /proc reading (the first sample's
+# mono_ns - interval_s) to its last (the last sample's mono_ns), and perf's runs are taken by
+# the time they began (the line's time - its run time) within the same two instants.
+# The same delay: the watch counts a wait from sched_waking, or from the switch-out of a thread
+# preempted while runnable, to its switch-in (docs/measurement.md). timehist's "sch delay" is
+# from sched_waking (perf sched record records it) to the switch-in, but perf 6.1 (Debian 12) prints 0
+# for a run after a preemption; its "wait time" is then the time from the preempting switch-out
+# to the switch-in, which is what the watch counts: such runs (the line before is in state R,
+# --state) are compared by their wait time.
+# Events a tool did not record: on the development VM (6.18 under Firecracker) both ftrace and
+# perf miss the same switches (out of an idle vCPU's idle task, out of some other tasks), and
+# perf alone silently misses some sched_waking events in bursts of wake-ups (no LOST or THROTTLE
+# record), often one of every sleeper at once. perf's raw events (perf script) show which runs
+# perf lacks the switch-in or the wake-up of. The watch counts a run whose switch-in it missed
+# as unrecorded, with no wait. The delays are compared interval by interval (the watch's
+# samples): an interval where perf lacks the switch-in of as many runs as the watch left
+# unrecorded, and no wake-up the watch has, holds the same waits in both tools (perf's mean is
+# taken over the runs it recorded whole); the other intervals are left out. A thread needs 15
+# such waits for its delay to be compared, and at least 5 of the 20 threads must be compared.
+# Needs root; exit 77 with the reason otherwise. On failure the raw files are kept and named.
 set -u
 cli=$1
 dir=$(mktemp -d /tmp/ctxscope-perfsched-XXXXXX)
 workload=""
 perf=""
 busy=""
+keep=""
 cleanup() {
     [ -n "$perf" ] && kill -INT "$perf" 2>/dev/null
     [ -n "$busy" ] && kill "$busy" 2>/dev/null
     [ -n "$workload" ] && kill "$workload" 2>/dev/null
     wait 2>/dev/null
-    rm -rf "$dir"
+    if [ -n "$keep" ]; then echo "the raw files are in $dir"; else rm -rf "$dir"; fi
 }
 trap cleanup EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+fail() {
+    echo "FAIL: $*"
+    keep=1
+    exit 1
+}
 [ "$(id -u)" -eq 0 ] || { echo "SKIPPED: tracing needs root here (running as $(id -un))"; exit 77; }
 command -v perf >/dev/null || fail "perf is missing (dev.sh installs linux-perf)"
+command -v python3 >/dev/null || fail "python3 is missing"
 
 # Low-priority busy threads keep every CPU from idling: on some VMs (seen on 6.18) ftrace drops a
 # vCPU's switches out of its idle task while perf keeps them, and the watch then counts those
 # runs as unrecorded, with no wait to compare. Both tools see the same busy machine.
-nice -n 19 "$cli" workload busy --threads "$(nproc)" --duration 30 >/dev/null 2>&1 &
+nice -n 19 "$cli" workload busy --threads "$(nproc)" --duration 120 >/dev/null 2>&1 &
 busy=$!
-"$cli" workload sleepers --threads 20 --duration 30 >"$dir/workload.txt" 2>&1 &
+"$cli" workload sleepers --threads 20 --duration 120 >"$dir/workload.txt" 2>&1 &
 workload=$!
 for _ in $(seq 1 50); do grep -q "threads:" "$dir/workload.txt" && break; sleep 0.1; done
 grep -q "threads:" "$dir/workload.txt" || fail "the workload did not start: $(cat "$dir/workload.txt")"
 
-perf sched record -k CLOCK_MONOTONIC -a -o "$dir/perf.data" >"$dir/perf.txt" 2>&1 &
-perf=$!
-sleep 1 # perf is recording before the watch begins
-"$cli" watch "$workload" --trace --interval 1 --duration 4 --json "$dir/watch.ndjson" >"$dir/watch.err" 2>&1 ||
-    fail "watch --trace failed: $(cat "$dir/watch.err")"
-sleep 0.5
-kill -INT "$perf"
-wait "$perf"
-perf=""
-perf sched timehist -i "$dir/perf.data" >"$dir/timehist.txt" 2>"$dir/timehist.err" ||
-    fail "perf sched timehist failed: $(head -3 "$dir/timehist.err")"
-
-python3 - "$dir/watch.ndjson" "$dir/timehist.txt" <<'PY'
+# The comparison: exit 0 when the figures agree, 1 when they do not, 3 when the watch lost events.
+cat >"$dir/compare.py" <<'PY'
 import json, re, sys
 lines = [json.loads(l) for l in open(sys.argv[1])]
 samples = [l for l in lines if l["type"] == "watch_sample"]
 summary = lines[-1]
 assert summary["type"] == "watch_summary", "no watch_summary"
-# The trace's events run from the instance's start (just before the first interval) to the last drain.
-start = (samples[0]["mono_ns"] - samples[0]["interval_s"] * 1e9) / 1e9
-end = samples[-1]["mono_ns"] / 1e9
-line = re.compile(r"^\s*(\d+\.\d+)\s+\[\d+\]\s+(.+?)\[(\d+)(?:/\d+)?\]\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)")
-perf = {}
-for text in open(sys.argv[2]):
-    m = line.match(text)
+# The watch's window: its first reading to its last (CLOCK_MONOTONIC, ns).
+start = samples[0]["mono_ns"] - round(samples[0]["interval_s"] * 1e9)
+end = samples[-1]["mono_ns"]
+sleepers = {t["tid"]: t for t in summary["threads"] if t["name"].startswith("sleeper")}
+lost = max((t["sched"]["lost_events"] for t in sleepers.values() if t.get("sched")), default=0)
+if lost > 0:
+    print(f"not judged: the watch's trace lost {lost} events")
+    sys.exit(3)
+
+def ns(text):
+    whole, frac = text.split(".")
+    return int(whole) * 10**9 + int(frac.ljust(9, "0")[:9])
+
+# perf's raw events: the runs whose switch-in or wake-up perf did not record, by the time they
+# ended (timehist's line time, in µs).
+event = re.compile(r"^\s*(\d+)\s+\[(\d+)\]\s+(\d+\.\d+):\s+sched:(sched_waking|sched_wakeup_new|sched_switch):\s+(.*)$")
+on_cpu = {}  # cpu -> the task perf last saw switched in
+woken = {}  # tid -> a wake-up since its last switch-out (None: it went to sleep, none seen yet)
+unwoken = set()  # threads running now whose wake-up perf did not record
+lost_in, lost_wake = {}, {}  # tid -> {µs at the end of such a run}
+for text in open(sys.argv[3]):
+    m = event.match(text)
     if not m:
         continue
-    ts, tid, delay = float(m.group(1)), int(m.group(3)), float(m.group(5)) * 1e6
+    cpu, t, kind, rest = int(m[2]), ns(m[3]), m[4], m[5]
+    if kind != "sched_switch":
+        pid = int(re.search(r" pid=(\d+)", " " + rest)[1])
+        if pid in sleepers:
+            woken[pid] = True
+        continue
+    prev = int(re.search(r"prev_pid=(\d+)", rest)[1])
+    state = re.search(r"prev_state=(\S+)", rest)[1]
+    nxt = int(re.search(r"next_pid=(\d+)", rest)[1])
+    if prev in sleepers:
+        if on_cpu.get(cpu) != prev:
+            lost_in.setdefault(prev, set()).add(t // 1000)
+        elif prev in unwoken:
+            lost_wake.setdefault(prev, set()).add(t // 1000)
+        unwoken.discard(prev)
+        woken[prev] = True if state.startswith("R") else None
+    if nxt in sleepers:
+        if woken.get(nxt, True) is None:
+            unwoken.add(nxt)
+        woken[nxt] = False
+    on_cpu[cpu] = nxt
+
+# timehist --state: time [cpu] task[tid/pid] wait-time sch-delay run-time state (ms, µs resolution)
+row = re.compile(r"^\s*(\d+)\.(\d+)\s+\[\d+\]\s+(.+?)\[(\d+)(?:/\d+)?\]\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\S+)")
+runs = {}  # tid -> [(interval, kind, delay_ns, after_preemption)]
+last_state = {}
+bounds = [start] + [x["mono_ns"] for x in samples]
+
+def interval_of(t):
+    return next((i for i in range(len(samples)) if bounds[i] < t <= bounds[i + 1]), None)
+
+for text in open(sys.argv[2]):
+    m = row.match(text)
+    if not m or int(m[4]) not in sleepers:
+        continue
+    tid, wait, delay, run = int(m[4]), float(m[5]) * 1e6, float(m[6]) * 1e6, float(m[7]) * 1e6
+    ended_us = int(m[1]) * 1_000_000 + int(m[2])
     # timehist prints a line when the task leaves the CPU; its run began "run time" earlier.
-    began = ts - float(m.group(6)) / 1e3
-    if start <= began <= end:
-        perf.setdefault(tid, []).append(delay)
-checked = 0
-delays = 0
+    began = ended_us * 1000 - run
+    preempted = last_state.get(tid, "").startswith("R")
+    last_state[tid] = m[8]
+    if not start <= began <= end:
+        continue
+    if ended_us in lost_in.get(tid, ()):
+        # The watch counts such a run as unrecorded when it sees it leave.
+        runs.setdefault(tid, []).append((interval_of(ended_us * 1000), "no switch-in", 0, False))
+        continue
+    kind = "no wake-up" if ended_us in lost_wake.get(tid, ()) else "whole"
+    runs.setdefault(tid, []).append((interval_of(began), kind, wait if preempted else delay, preempted))
+
 failures = []
-for t in summary["threads"]:
-    if not t["name"].startswith("sleeper"):
-        continue
+compared = 0
+for tid, t in sorted(sleepers.items()):
     s = t.get("sched")
-    assert s, f"thread {t['tid']} has no sched block"
-    # Switch-ins the kernel did not record (some VMs drop a vCPU's switches out of its idle
-    # task from ftrace, not from perf) are counted apart: they count as runs, not as waits.
-    ours_in, missing, ours_mean = s["switch_ins"], s["unrecorded_switch_ins"], s["wake_latency"]["mean_ns"]
-    theirs = perf.get(t["tid"], [])
-    theirs_mean = sum(theirs) / len(theirs) if theirs else 0
-    checked += 1
-    if not theirs or abs(ours_in + missing - len(theirs)) > 0.10 * len(theirs):
-        failures.append(f"{t['tid']}: {ours_in} switch-ins and {missing} unrecorded, perf {len(theirs)}")
+    assert s, f"thread {tid} has no sched block"
+    ours_in, unrecorded = s["switch_ins"], s["unrecorded_switch_ins"]
+    theirs = runs.get(tid, [])
+    head = f"{tid} {t['name']}: {ours_in} + {unrecorded} unrecorded switch-ins ({len(theirs)} in perf)"
+    if not theirs or abs(ours_in + unrecorded - len(theirs)) > 0.10 * len(theirs):
+        failures.append(f"{tid}: {ours_in} switch-ins and {unrecorded} unrecorded, perf {len(theirs)}")
         continue
-    if missing > 0:
-        print(f"{t['tid']} {t['name']}: {ours_in} switch-ins + {missing} the kernel did not record ({len(theirs)} in perf)")
+    # The delays, interval by interval: an interval where perf lacks the switch-in of as many
+    # runs as the watch left unrecorded, and no wake-up the watch has, holds the same waits in
+    # both tools; the others are left out.
+    ours_sum = ours_n = theirs_sum = theirs_n = after_preemption = 0
+    used = []
+    for i, sample in enumerate(samples):
+        ours = next(x for x in sample["threads"] if x["tid"] == tid)["sched"]
+        mine = [r for r in theirs if r[0] == i]
+        no_in = sum(1 for r in mine if r[1] == "no switch-in")
+        no_wake = sum(1 for r in mine if r[1] == "no wake-up")
+        if no_in != ours["unrecorded_switch_ins"] or no_wake > ours["switch_ins"] - ours["wake_latency"]["count"]:
+            continue
+        used.append(i)
+        ours_sum += ours["wake_latency"]["mean_ns"] * ours["wake_latency"]["count"]
+        ours_n += ours["wake_latency"]["count"]
+        whole = [r for r in mine if r[1] == "whole"]
+        theirs_sum += sum(r[2] for r in whole)
+        theirs_n += len(whole)
+        after_preemption += sum(1 for r in whole if r[3])
+    if ours_n < 15 or theirs_n < 15:
+        print(f"{head}: perf lacks a wake-up the watch has in {len(samples) - len(used)} of {len(samples)} intervals: "
+              f"runs agree, delays not comparable")
         continue
-    delays += 1
+    compared += 1
+    ours_mean, theirs_mean = ours_sum / ours_n, theirs_sum / theirs_n
+    text = (f"{head}: mean delay {ours_mean / 1e3:.1f} us over {ours_n} ({theirs_mean / 1e3:.1f} us over "
+            f"{theirs_n} in perf, {after_preemption} after a preemption; intervals {used})")
+    if abs(ours_n - theirs_n) > 0.10 * theirs_n:
+        failures.append(f"{tid}: {ours_n} waits, perf {theirs_n}")
     if abs(ours_mean - theirs_mean) > 0.10 * theirs_mean:
-        failures.append(f"{t['tid']}: mean delay {ours_mean:.0f} ns, perf {theirs_mean:.0f} ns")
-    else:
-        print(f"{t['tid']} {t['name']}: {ours_in} switch-ins ({len(theirs)} in perf), "
-              f"mean delay {ours_mean/1e3:.1f} us ({theirs_mean/1e3:.1f} us in perf)")
-assert checked == 20, f"{checked} sleeper threads in the summary, not 20"
-if delays < 5:
-    failures.append(f"only {delays} threads had their switch-ins recorded: too few to compare delays")
+        failures.append(f"{tid}: mean delay {ours_mean:.0f} ns, perf {theirs_mean:.0f} ns")
+        text += "  <- differs"
+    print(text)
+assert len(sleepers) == 20, f"{len(sleepers)} sleeper threads in the summary, not 20"
+if compared < 5:
+    failures.append(f"only {compared} threads had 15 waits both tools recorded whole: too few to compare delays")
 if failures:
     print("FAIL: " + "; ".join(failures))
     sys.exit(1)
-print(f"PASS: 20 threads' runs and {delays} threads' mean delays agree with perf sched timehist within 10% "
-      f"over {end - start:.1f} s")
+print(f"PASS: 20 threads' runs and {compared} threads' mean delays agree with perf sched timehist within 10% "
+      f"over {(end - start) / 1e9:.3f} s")
 PY
+
+# A tool that says it lost events (a machine swamped by other work: perf reported "lost 27
+# chunks", 59% of its samples, beside a benchmark switching 120,000 times a second) has no
+# reference to judge by: that attempt is not judged and another is made, 3 at most; when none
+# can be judged the test is skipped (77) with the reason, never passed.
+unjudged=""
+for attempt in 1 2 3; do
+    perf sched record -k CLOCK_MONOTONIC -a -o "$dir/perf.data" >"$dir/perf.txt" 2>&1 &
+    perf=$!
+    sleep 1 # perf is recording before the watch begins
+    "$cli" watch "$workload" --trace --interval 1 --duration 4 --json "$dir/watch.ndjson" >"$dir/watch.err" 2>&1 ||
+        fail "watch --trace failed: $(cat "$dir/watch.err")"
+    sleep 0.5
+    kill -INT "$perf"
+    wait "$perf"
+    perf=""
+    if grep -qi "lost" "$dir/perf.txt"; then
+        unjudged="$unjudged attempt $attempt: perf $(grep -i lost "$dir/perf.txt" | tr '\n' ' ');"
+        echo "attempt $attempt not judged: perf lost events"
+        continue
+    fi
+    perf sched timehist --state -i "$dir/perf.data" >"$dir/timehist.txt" 2>"$dir/timehist.err" ||
+        fail "perf sched timehist failed: $(head -3 "$dir/timehist.err")"
+    perf script -i "$dir/perf.data" --ns -F tid,cpu,time,event,trace >"$dir/events.txt" 2>"$dir/script.err" ||
+        fail "perf script failed: $(head -3 "$dir/script.err")"
+    python3 "$dir/compare.py" "$dir/watch.ndjson" "$dir/timehist.txt" "$dir/events.txt"
+    case $? in
+    0) exit 0 ;;
+    3) unjudged="$unjudged attempt $attempt: the watch lost events;" ;;
+    *) fail "the figures disagree" ;;
+    esac
+done
+echo "SKIPPED: no attempt could be judged:$unjudged"
+exit 77

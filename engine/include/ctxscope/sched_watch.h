@@ -54,19 +54,28 @@ struct ThreadSched {
 };
 
 // Follows a process's threads in a private ftrace instance (only the events of its threads:
-// set_event_pid, threads it starts included). Each drain() hands over the figures of the
-// events since the last one; a wake-up still waiting at a drain is counted when it runs.
+// event filters on their ids). Figures cover a window of CLOCK_MONOTONIC (the trace clock):
+// from countFrom()'s time to the last drain()'s. A switch-in counts in the interval its
+// sched_switch falls in, with its wait from the wake-up (or preemption) before it, even one
+// before the window (the trace runs from open()); a wake-up still waiting at a drain is
+// counted when it runs.
 class SchedWatch {
 public:
-    // tracingAllowed()'s sentence when this process may not trace.
+    // tracingAllowed()'s sentence when this process may not trace. Tracing starts here.
     static Expected<std::unique_ptr<SchedWatch>> open(const std::vector<long>& tids);
     virtual ~SchedWatch() = default;
-    // Adds threads that appeared since (event-fork adds the ones they start by themselves).
+    // Adds threads that appeared since (the event filter names thread ids).
     virtual Status follow(const std::vector<long>& tids) = 0;
+    // The window's start: the events before `monoNs` only say what is pending (a wake-up not
+    // yet run, a thread on a CPU); nothing before it is counted. The watch passes the time of
+    // its first /proc reading, so the scheduler's figures cover the same interval as its rates.
+    virtual Status countFrom(std::uint64_t monoNs) = 0;
     // Moves what the kernel's buffers hold into memory, so they never fill between drains
     // (call it often: every 100 ms).
     virtual Status pump() = 0;
-    virtual Expected<std::map<long, ThreadSched>> drain() = 0;
+    // The figures of the events up to `untilMonoNs` (a time already past) since the last drain
+    // (or countFrom); later events wait for the next drain.
+    virtual Expected<std::map<long, ThreadSched>> drain(std::uint64_t untilMonoNs) = 0;
 };
 
 // One thread's figures over many intervals (the watch's summary): its waits in a histogram

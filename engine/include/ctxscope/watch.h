@@ -106,6 +106,8 @@ public:
     // now belongs to another program); after that, summary() says so in `ending`.
     Expected<WatchSample> next();
     WatchSummary summary() const;
+    // CLOCK_MONOTONIC at the end of the first reading: the start of the first interval.
+    std::uint64_t startMonoNs() const;
 
     // For tests: a watch of recorded snapshots (see programs/snapshot.h).
     static ProcessWatch fromSnapshot(programs::ProcessSnapshot first);

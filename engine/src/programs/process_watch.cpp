@@ -121,6 +121,8 @@ Expected<WatchSample> ProcessWatch::nextFrom(Expected<programs::ProcessSnapshot>
     return sample;
 }
 
+std::uint64_t ProcessWatch::startMonoNs() const { return m_state->startNs; }
+
 WatchSummary ProcessWatch::summary() const
 {
     const State& s = *m_state;
@@ -180,7 +182,7 @@ public:
     {
         if (Status s = m_watch->follow(sample.appeared); !s)
             return s;
-        auto drained = m_watch->drain();
+        auto drained = m_watch->drain(sample.monoNs);
         if (!drained)
             return drained.error();
         for (auto& t : sample.threads) {
@@ -193,6 +195,14 @@ public:
     }
 
     Status pump() { return m_watch->pump(); }
+
+    // The figures start at the watch's first reading, like its /proc rates.
+    Status countFrom(std::uint64_t monoNs, long pid)
+    {
+        if (Status s = m_watch->follow(taskIds(pid)); !s)
+            return s;
+        return m_watch->countFrom(monoNs);
+    }
 
     void annotate(WatchSummary& summary) const
     {
@@ -223,6 +233,16 @@ Expected<WatchSummary> runWatch(long pid, double intervalS, double durationS, st
     auto follower = SchedFollower::open(pid, options.trace);
     if (!follower)
         return follower.error();
+    if (*follower) {
+        // Opening the trace takes a while (tens of ms, hundreds on a loaded machine): the
+        // first reading is taken again once the trace runs, so the scheduler's figures and
+        // the rates cover the same intervals.
+        watch = ProcessWatch::start(pid);
+        if (!watch)
+            return watch.error();
+        if (Status s = (*follower)->countFrom(watch->startMonoNs(), pid); !s)
+            return s.error();
+    }
     using Clock = std::chrono::steady_clock;
     const auto seconds
         = [](double s) { return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s)); };

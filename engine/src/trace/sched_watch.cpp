@@ -6,6 +6,7 @@
 #include "ctxscope/placement.h"
 #include "ctxscope/topology.h"
 #include "ctxscope/trace.h"
+#include "trace/sched_gather.h"
 
 #include <nlohmann/json.hpp>
 
@@ -13,8 +14,6 @@
 #include <cmath>
 #include <ctime>
 #include <optional>
-#include <unordered_map>
-#include <unordered_set>
 
 namespace ctxscope {
 
@@ -57,20 +56,6 @@ std::vector<SchedMigration> ordered(const std::map<std::pair<int, int>, SchedMig
     return v;
 }
 
-struct Pending {
-    std::uint64_t readyNs = 0;
-};
-
-// What one drain gathers for a thread before it becomes a ThreadSched.
-struct Gathered {
-    std::vector<double> waits;
-    std::uint64_t switchIns = 0;
-    std::map<long, SchedPeer> wakers;
-    std::map<long, SchedPeer> preemptors;
-    std::map<std::pair<int, int>, SchedMigration> migrations;
-    std::uint64_t unrecorded = 0;
-};
-
 void count(std::map<long, SchedPeer>& peers, long tid, const std::map<int, std::string>& comms)
 {
     SchedPeer& p = peers[tid];
@@ -86,21 +71,48 @@ class Watch final : public SchedWatch {
 public:
     Watch(std::unique_ptr<TraceSession> session, std::optional<Topology> topology)
         : m_session(std::move(session))
-        , m_topology(std::move(topology))
+        , m_gather(std::move(topology))
     {
     }
 
     Status follow(const std::vector<long>& tids) override { return m_session->addPids(tids); }
 
-    Status pump() override
+    Status countFrom(std::uint64_t monoNs) override
     {
-        // Each CPU's buffer is read in turn, so an event on one CPU that was read late can be
-        // older than one read on another: only events from before the read began are taken,
-        // the rest wait for the next pump, and events keep their order across CPUs.
+        if (Status s = read(monoNs); !s)
+            return s;
+        m_gather.forget();
+        m_lostBefore = m_lostNow;
+        return {};
+    }
+
+    Status pump() override { return read(monoNow()); }
+
+    Expected<std::map<long, ThreadSched>> drain(std::uint64_t untilMonoNs) override
+    {
+        if (Status s = read(std::min(untilMonoNs, monoNow())); !s)
+            return s.error();
+        const std::uint64_t lost = m_lostNow - std::min(m_lostNow, m_lostBefore);
+        m_lostBefore = m_lostNow;
+        // Switches name the other task too (the idle task, a task sharing the CPU): every task
+        // the events name is reported, and the watch keeps the program's threads.
+        return m_gather.take(lost);
+    }
+
+private:
+    static std::uint64_t monoNow()
+    {
         timespec now {};
         clock_gettime(CLOCK_MONOTONIC, &now);
-        const std::uint64_t horizon
-            = static_cast<std::uint64_t>(now.tv_sec) * 1'000'000'000U + static_cast<std::uint64_t>(now.tv_nsec);
+        return static_cast<std::uint64_t>(now.tv_sec) * 1'000'000'000U + static_cast<std::uint64_t>(now.tv_nsec);
+    }
+
+    // Reads the kernel's buffers and gathers the events up to `horizon`, in time order; later
+    // ones wait. Each CPU's buffer is read in turn, so an event on one CPU that was read late
+    // can be older than one read on another: a horizon no later than the read's start keeps
+    // events in order across CPUs.
+    Status read(std::uint64_t horizon)
+    {
         auto raw = m_session->collect();
         if (!raw)
             return raw.error();
@@ -122,94 +134,108 @@ public:
             trace.events.begin(), trace.events.end(), [&](const TraceEvent& e) { return e.ns > horizon; });
         m_later.assign(later, trace.events.end());
         trace.events.erase(later, trace.events.end());
-        for (const TraceEvent& e : trace.events) {
-            if (e.kind == TraceEventKind::Waking || e.kind == TraceEventKind::WakeupNew) {
-                // A wake-up of a thread already runnable (preempted) keeps its earlier start.
-                m_pending.try_emplace(e.other, Pending { e.ns });
-                // From an interrupt, the task that happened to run is not the waker.
-                const bool irq = (e.value & (kTraceFlagHardirq | kTraceFlagSoftirq)) != 0;
-                count(m_gathered[e.other].wakers, irq ? 0 : e.pid, trace.comms);
-            } else if (e.kind == TraceEventKind::Switch) {
-                // Leaving a CPU it was never seen entering: the kernel dropped its switch-in
-                // (seen on a 6.18 VM for switches out of one vCPU's idle task, which perf
-                // still sees). Its wait is unknown, and is counted as such.
-                if (e.pid != 0 && !m_running.contains(e.pid)) {
-                    if (m_pending.erase(e.pid) > 0)
-                        ++m_gathered[e.pid].unrecorded;
-                }
-                m_running.erase(e.pid);
-                if (e.pid != 0 && stillRunnable(e.value)) {
-                    m_pending[e.pid] = Pending { e.ns };
-                    count(m_gathered[e.pid].preemptors, e.other, trace.comms);
-                }
-                if (e.other != 0)
-                    switchedIn(m_gathered[e.other], e);
-            }
-        }
+        for (const TraceEvent& e : trace.events)
+            m_gather.add(e, trace.comms);
         m_lostNow = trace.lostEvents(); // the kernel's counts run from the instance's start
         return {};
     }
 
-    Expected<std::map<long, ThreadSched>> drain() override
-    {
-        if (Status s = pump(); !s)
-            return s.error();
-        const std::uint64_t lost = m_lostNow - std::min(m_lostNow, m_lostBefore);
-        m_lostBefore = m_lostNow;
-        // Switches name the other task too (the idle task, a task sharing the CPU): every task
-        // the events name is reported, and the watch keeps the program's threads.
-        std::map<long, ThreadSched> out;
-        for (auto& [tid, g] : m_gathered) {
-            ThreadSched s;
-            s.switchIns = g.switchIns;
-            s.unrecordedSwitchIns = g.unrecorded;
-            s.wake = wakeLatencyOf(g.waits);
-            s.waitsNs = std::move(g.waits);
-            s.wakers = top(g.wakers);
-            s.preemptors = top(g.preemptors);
-            s.migrations = ordered(g.migrations);
-            s.lostEvents = lost;
-            out[tid] = std::move(s);
-        }
-        m_gathered.clear();
-        return out;
-    }
-
-private:
-    void switchedIn(Gathered& g, const TraceEvent& e)
-    {
-        ++g.switchIns;
-        m_running.insert(e.other);
-        if (auto p = m_pending.find(e.other); p != m_pending.end()) {
-            g.waits.push_back(static_cast<double>(e.ns - p->second.readyNs));
-            m_pending.erase(p);
-        }
-        auto [last, fresh] = m_lastCpu.try_emplace(e.other, e.cpu);
-        if (!fresh && last->second != e.cpu) {
-            SchedMigration& m = g.migrations[{ last->second, e.cpu }];
-            m.from = last->second;
-            m.to = e.cpu;
-            if (m.relation.empty() && m_topology)
-                if (auto r = relationOf(*m_topology, m.from, m.to))
-                    m.relation = std::string(toString(*r));
-            ++m.count;
-        }
-        last->second = e.cpu;
-    }
-
     std::unique_ptr<TraceSession> m_session;
-    std::optional<Topology> m_topology;
-    std::unordered_map<long, Pending> m_pending;
-    std::unordered_map<long, int> m_lastCpu;
-    std::unordered_set<long> m_running; // seen switched in, not yet out
-    std::vector<TraceEvent> m_later; // read, but newer than the last pump's start
+    trace::SchedGatherer m_gather;
+    std::vector<TraceEvent> m_later; // read, but newer than the horizon of the last read
     std::optional<TraceDecoder> m_decoder;
-    std::unordered_map<long, Gathered> m_gathered; // since the last drain
     std::uint64_t m_lostNow = 0;
     std::uint64_t m_lostBefore = 0;
 };
 
 } // namespace
+
+namespace trace {
+
+SchedGatherer::SchedGatherer(std::optional<Topology> topology)
+    : m_topology(std::move(topology))
+{
+}
+
+void SchedGatherer::add(const TraceEvent& e, const std::map<int, std::string>& comms)
+{
+    if (e.kind == TraceEventKind::Waking || e.kind == TraceEventKind::WakeupNew) {
+        // A wake-up of a thread already runnable (preempted) keeps its earlier start.
+        auto [p, fresh] = m_pending.try_emplace(e.other, Pending { e.ns });
+        if (!fresh && p->second.leftWoken)
+            p->second = Pending { e.ns };
+        // From an interrupt, the task that happened to run is not the waker.
+        const bool irq = (e.value & (kTraceFlagHardirq | kTraceFlagSoftirq)) != 0;
+        count(m_gathered[e.other].wakers, irq ? 0 : e.pid, comms);
+    } else if (e.kind == TraceEventKind::Switch) {
+        if (e.pid != 0)
+            switchedOut(e, comms);
+        if (e.other != 0)
+            switchedIn(m_gathered[e.other], e);
+    }
+}
+
+void SchedGatherer::switchedOut(const TraceEvent& e, const std::map<int, std::string>& comms)
+{
+    const bool seenIn = m_running.erase(e.pid) > 0;
+    auto p = m_pending.find(e.pid);
+    // Leaving a CPU it was never seen entering: the kernel dropped its switch-in (seen on
+    // a 6.18 VM for switches out of one vCPU's idle task and out of some other tasks;
+    // perf misses them too). Its wait is unknown, and is counted as such.
+    if (!seenIn && p != m_pending.end()) {
+        ++m_gathered[e.pid].unrecorded;
+        m_pending.erase(p);
+        p = m_pending.end();
+    }
+    if (stillRunnable(e.value)) {
+        m_pending[e.pid] = Pending { e.ns };
+        count(m_gathered[e.pid].preemptors, e.other, comms);
+    } else if (p != m_pending.end()) {
+        p->second = Pending { e.ns, true };
+    }
+}
+
+void SchedGatherer::switchedIn(Gathered& g, const TraceEvent& e)
+{
+    ++g.switchIns;
+    m_running.insert(e.other);
+    if (auto p = m_pending.find(e.other); p != m_pending.end()) {
+        g.waits.push_back(static_cast<double>(e.ns - p->second.readyNs));
+        m_pending.erase(p);
+    }
+    auto [last, fresh] = m_lastCpu.try_emplace(e.other, e.cpu);
+    if (!fresh && last->second != e.cpu) {
+        SchedMigration& m = g.migrations[{ last->second, e.cpu }];
+        m.from = last->second;
+        m.to = e.cpu;
+        if (m.relation.empty() && m_topology)
+            if (auto r = relationOf(*m_topology, m.from, m.to))
+                m.relation = std::string(toString(*r));
+        ++m.count;
+    }
+    last->second = e.cpu;
+}
+
+std::map<long, ThreadSched> SchedGatherer::take(std::uint64_t lostEvents)
+{
+    std::map<long, ThreadSched> out;
+    for (auto& [tid, g] : m_gathered) {
+        ThreadSched s;
+        s.switchIns = g.switchIns;
+        s.unrecordedSwitchIns = g.unrecorded;
+        s.wake = wakeLatencyOf(g.waits);
+        s.waitsNs = std::move(g.waits);
+        s.wakers = top(g.wakers);
+        s.preemptors = top(g.preemptors);
+        s.migrations = ordered(g.migrations);
+        s.lostEvents = lostEvents;
+        out[tid] = std::move(s);
+    }
+    m_gathered.clear();
+    return out;
+}
+
+} // namespace trace
 
 WakeLatency wakeLatencyOf(std::vector<double> waitsNs)
 {
