@@ -3,10 +3,12 @@
 // migrations every interval, as pidstat -w and top -H show parts of it.
 #include "commands.h"
 #include "interrupt.h"
+#include "trace_options.h"
 
 #include "ctxscope/topology.h"
 #include "ctxscope/trace.h"
 #include "ctxscope/units.h"
+#include "ctxscope/version.h"
 #include "ctxscope/watch.h"
 
 #include <fmt/core.h>
@@ -27,7 +29,12 @@ struct WatchOptions {
     double duration = 0;
     std::string json;
     bool trace = false;
+    std::string traceOut; // implies trace
 };
+
+// How much of a watch's recording --trace-out keeps: at 1,000 threads waking 10 times a
+// second, about a minute of events (the first ones: the file says where it ends).
+constexpr std::size_t kWatchTraceBytes = 256U << 20;
 
 std::string waitText(const std::optional<double>& perS)
 {
@@ -180,9 +187,30 @@ int run(const WatchOptions& o)
     if (!json.ok())
         return badInput("cannot write " + o.json);
     const bool text = o.json != "-";
-    if (o.trace)
+    const bool trace = o.trace || !o.traceOut.empty();
+    if (!o.traceOut.empty())
+        if (Status writable = checkTraceOut(o.traceOut); !writable)
+            return badInput(writable.error().message);
+    if (trace)
         if (Status allowed = tracingAllowed(); !allowed)
             return badInput(allowed.error().message);
+    ctxscope::WatchOptions options;
+    options.trace = trace;
+    Status written;
+    if (!o.traceOut.empty()) {
+        options.keepTraceBytes = kWatchTraceBytes;
+        options.traceMarks = { fmt::format("ctxscope {}: watch of process {}", kVersion, o.pid) };
+        options.onRecording = [&](const RawTrace& recording, bool complete) {
+            std::vector<std::string> comments = options.traceMarks;
+            if (!complete)
+                comments.push_back(fmt::format(
+                    "the recording stops where it reached {} MiB: later events are not in this file", kWatchTraceBytes >> 20));
+            written = writeTraceFile(recording, o.traceOut, comments);
+            if (written)
+                fmt::print(stderr, "ctxscope-cli: wrote the trace to {}{}\n", o.traceOut,
+                    complete ? "" : fmt::format(" (its first {} MiB only)", kWatchTraceBytes >> 20));
+        };
+    }
     InterruptScope interrupt;
     bool announced = false;
     const auto summary = runWatch(
@@ -197,16 +225,18 @@ int run(const WatchOptions& o)
                 std::fflush(stdout);
             }
         },
-        ctxscope::WatchOptions { o.trace });
+        options);
     if (!summary)
         return badInput(summary.error().message);
+    if (!written)
+        fmt::print(stderr, "ctxscope-cli: could not write the trace to {}: {}\n", o.traceOut, written.error().message);
     json.write(watchSummaryToJson(*summary));
     if (text) {
         printSummary(*summary);
         if (!summary->ending.empty())
             fmt::print("The watch ended: {}.\n", summary->ending);
     }
-    return interrupt.requested() ? kInterrupted : kOk;
+    return interrupt.requested() ? kInterrupted : written ? kOk : kMeasurementFailed;
 }
 
 } // namespace
@@ -225,6 +255,11 @@ Command addWatchCommand(CLI::App& app)
         "Also follow the threads' scheduler events in a private ftrace instance: each thread's wake-up latency "
         "(runnable -> running, runqlat's bins), top wakers and preemptors, migrations by relation class; needs root "
         "or a tracefs your group may write");
+    c.sub->add_option("--trace-out", c.options->traceOut,
+        fmt::format("Also write the threads' scheduler events to FILE: .dat is trace-cmd's trace.dat (trace-cmd "
+                    "report, KernelShark), .txt the kernel's text format (Perfetto UI); implies --trace; the first {} "
+                    "MiB of events",
+            kWatchTraceBytes >> 20));
     return c.done(run);
 }
 

@@ -54,13 +54,17 @@ Status TraceCliOptions::check(const BenchSpec& spec) const
         return {};
     if (std::string refusal = traceRefusal(spec, runOptions()); !refusal.empty())
         return makeError(refusal);
-    if (!out.empty()) {
-        if (auto format = traceFileFormat(out); !format)
-            return format.error();
-        if (Status s = checkWritable(out); !s)
+    if (!out.empty())
+        if (Status s = checkTraceOut(out); !s)
             return s;
-    }
     return tracingAllowed();
+}
+
+Status checkTraceOut(const std::string& path)
+{
+    if (auto format = traceFileFormat(path); !format)
+        return format.error();
+    return checkWritable(path);
 }
 
 std::vector<std::string> traceComments(const RunResult& untraced, std::uint64_t ops)

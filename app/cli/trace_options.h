@@ -26,6 +26,9 @@ struct TraceCliOptions {
     Status check(const BenchSpec& spec) const;
 };
 
+// A --trace-out path: a known extension, in a place this user may write.
+Status checkTraceOut(const std::string& path);
+
 // What a trace says about itself: the machine, the placement, the ops.
 std::vector<std::string> traceComments(const RunResult& untraced, std::uint64_t ops);
 

@@ -5,7 +5,7 @@
 # in which Debian's `trace-cmd report` finds the measured tasks' switches (about two
 # switch-outs per round trip); the .txt export is the kernel's text format. Then the exits:
 # SIGTERM mid-trace leaves no instance, a kill -9 leaves one that the next traced run
-# removes. Needs root (CI runs as root); exit 77 with the reason otherwise.
+# removes. `watch --trace-out` writes a trace.dat with every switch-in the watch counted. Needs root (CI runs as root); exit 77 with the reason otherwise.
 set -u
 cli=$1
 dir=$(mktemp -d /tmp/ctxscope-trace-XXXXXX)
@@ -58,6 +58,31 @@ grep -q "ctxscope .*: futex" "$dir/report.txt" || fail "the trace does not say w
 head -1 "$dir/t.txt" | grep -q "^# tracer: nop" || fail "the text export lacks the header Perfetto reads"
 grep -q ": sched_switch: prev_comm=" "$dir/t.txt" || fail "the text export has no sched_switch line"
 
+# watch --trace-out: a watched program's scheduler events in a trace.dat, with every switch-in
+# the watch counted (the file starts when the trace does, a little before the first reading).
+"$cli" workload sleepers --threads 5 --duration 20 >"$dir/sleepers.txt" 2>&1 &
+bg=$!
+for _ in $(seq 1 50); do grep -q "threads:" "$dir/sleepers.txt" && break; sleep 0.1; done
+"$cli" watch "$bg" --interval 1 --duration 2 --trace-out "$dir/w.dat" --json "$dir/w.ndjson" >/dev/null \
+    2>"$dir/err.txt" || fail "watch --trace-out failed: $(cat "$dir/err.txt")"
+kill "$bg" 2>/dev/null
+wait "$bg" 2>/dev/null
+bg=""
+grep -q "wrote the trace to $dir/w.dat" "$dir/err.txt" || fail "watch did not say where the trace went: $(cat "$dir/err.txt")"
+read -r counted tids < <(python3 -c '
+import json, sys
+summary = [json.loads(l) for l in open(sys.argv[1])][-1]
+print(sum(t["sched"]["switch_ins"] for t in summary["threads"]), " ".join(str(t["tid"]) for t in summary["threads"]))' "$dir/w.ndjson")
+trace-cmd report "$dir/w.dat" >"$dir/w.txt" 2>"$dir/report.err" || fail "trace-cmd report of the watch failed: $(head -5 "$dir/report.err")"
+in_file=0
+for t in $tids; do
+    n=$(grep -cE "sched_switch: .* ==> +[^ ]+:$t \[" "$dir/w.txt")
+    in_file=$((in_file + n))
+done
+[ "$counted" -gt 0 ] || fail "the watch counted no switch-in of the sleepers"
+[ "$in_file" -ge "$counted" ] || fail "the watch's trace.dat has $in_file switch-ins of the sleepers, the watch counted $counted"
+grep -q "ctxscope .*: watch of process" "$dir/w.txt" || fail "the watch's trace does not say what it shows"
+
 instances() { ls -d "$(awk '$3 == "tracefs" { print $2; exit }' /proc/self/mounts)"/instances/ctxscope-* 2>/dev/null; }
 
 # Starts a long traced run in the background and waits until its instance exists.
@@ -88,4 +113,4 @@ bg=""
 "$cli" run futex --cpus 0,0 --iterations 1000 --repetitions 1 --trace --trace-ops 1000 >/dev/null 2>&1 ||
     fail "the traced run after the kill failed"
 [ -z "$(instances)" ] || fail "the next traced run did not remove $left"
-echo "PASS: $switches switch-outs in trace-cmd report for $ops round trips; SIGTERM and kill -9 leave nothing"
+echo "PASS: $switches switch-outs in trace-cmd report for $ops round trips; the watch's file has $in_file switch-ins for its $counted; SIGTERM and kill -9 leave nothing"

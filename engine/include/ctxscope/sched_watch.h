@@ -62,7 +62,10 @@ struct ThreadSched {
 class SchedWatch {
 public:
     // tracingAllowed()'s sentence when this process may not trace. Tracing starts here.
-    static Expected<std::unique_ptr<SchedWatch>> open(const std::vector<long>& tids);
+    // With `keepBytes` > 0 it also keeps what the kernel records, up to that many bytes of
+    // pages, for a trace file (recording()), which starts with `marks` (what it shows).
+    static Expected<std::unique_ptr<SchedWatch>> open(
+        const std::vector<long>& tids, std::size_t keepBytes = 0, const std::vector<std::string>& marks = {});
     virtual ~SchedWatch() = default;
     // Adds threads that appeared since (the event filter names thread ids).
     virtual Status follow(const std::vector<long>& tids) = 0;
@@ -76,6 +79,9 @@ public:
     // The figures of the events up to `untilMonoNs` (a time already past) since the last drain
     // (or countFrom); later events wait for the next drain.
     virtual Expected<std::map<long, ThreadSched>> drain(std::uint64_t untilMonoNs) = 0;
+    // What the kernel recorded since open, when asked to keep it; `complete` is false when it
+    // reached `keepBytes` and the rest was left out (the recording then ends there).
+    virtual const RawTrace& recording(bool& complete) const = 0;
 };
 
 // One thread's figures over many intervals (the watch's summary): its waits in a histogram

@@ -88,7 +88,12 @@ struct RawTrace {
     std::vector<TraceCpuLoss> losses;
     std::vector<std::string> missingEvents; // asked for, but this kernel has no such event
     std::uint64_t lostEvents() const;
+    std::size_t pageBytes() const; // the buffers' pages, all CPUs
 };
+
+// Appends a later recording of the same session (another collect()) to an earlier one: each
+// CPU's pages after its earlier pages, the task names, the kernel's latest loss counts.
+void appendRecording(RawTrace& into, RawTrace&& later);
 
 // Decoded events in time order (ties keep each CPU's own order).
 struct Trace {

@@ -6,6 +6,7 @@
 
 #include "ctxscope/expected.h"
 #include "ctxscope/sched_watch.h"
+#include "ctxscope/trace.h"
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -125,6 +126,11 @@ private:
 // process cannot be watched at all (it does not exist).
 struct WatchOptions {
     bool trace = false; // also follow the threads' scheduler events (SchedWatch)
+    // With trace: keep what the kernel recorded, up to this many bytes, and hand it over at the
+    // end (`complete` false when the cap cut it short), e.g. for watch --trace-out.
+    std::size_t keepTraceBytes = 0;
+    std::vector<std::string> traceMarks; // written into the recording as it starts: what it shows
+    std::function<void(const RawTrace& recording, bool complete)> onRecording;
 };
 Expected<WatchSummary> runWatch(long pid, double intervalS, double durationS, std::stop_token stop,
     const std::function<void(const WatchSample&)>& onSample, const WatchOptions& options = {});

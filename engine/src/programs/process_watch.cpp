@@ -168,11 +168,12 @@ std::vector<long> taskIds(long pid)
 // The scheduler's view of the watched threads, interval by interval and in total.
 class SchedFollower {
 public:
-    static Expected<std::optional<SchedFollower>> open(long pid, bool trace)
+    static Expected<std::optional<SchedFollower>> open(long pid, const WatchOptions& options)
     {
-        if (!trace)
+        if (!options.trace)
             return std::optional<SchedFollower>();
-        auto watch = SchedWatch::open(taskIds(pid));
+        auto watch = SchedWatch::open(
+            taskIds(pid), options.onRecording ? options.keepTraceBytes : 0, options.traceMarks);
         if (!watch)
             return watch.error();
         return std::optional<SchedFollower>(SchedFollower(std::move(*watch)));
@@ -211,6 +212,15 @@ public:
                 t.sched = it->second.figures();
     }
 
+    void handOver(const WatchOptions& options) const
+    {
+        if (!options.onRecording)
+            return;
+        bool complete = true;
+        const RawTrace& recording = m_watch->recording(complete);
+        options.onRecording(recording, complete);
+    }
+
 private:
     explicit SchedFollower(std::unique_ptr<SchedWatch> watch)
         : m_watch(std::move(watch))
@@ -230,7 +240,7 @@ Expected<WatchSummary> runWatch(long pid, double intervalS, double durationS, st
     auto watch = ProcessWatch::start(pid);
     if (!watch)
         return watch.error();
-    auto follower = SchedFollower::open(pid, options.trace);
+    auto follower = SchedFollower::open(pid, options);
     if (!follower)
         return follower.error();
     if (*follower) {
@@ -281,8 +291,10 @@ Expected<WatchSummary> runWatch(long pid, double intervalS, double durationS, st
             break;
     }
     WatchSummary summary = watch->summary();
-    if (*follower)
+    if (*follower) {
         (*follower)->annotate(summary);
+        (*follower)->handOver(options);
+    }
     return summary;
 }
 

@@ -69,10 +69,17 @@ void count(std::map<long, SchedPeer>& peers, long tid, const std::map<int, std::
 
 class Watch final : public SchedWatch {
 public:
-    Watch(std::unique_ptr<TraceSession> session, std::optional<Topology> topology)
+    Watch(std::unique_ptr<TraceSession> session, std::optional<Topology> topology, std::size_t keepBytes)
         : m_session(std::move(session))
         , m_gather(std::move(topology))
+        , m_keepBytes(keepBytes)
     {
+    }
+
+    const RawTrace& recording(bool& complete) const override
+    {
+        complete = m_recordingComplete;
+        return m_recording;
     }
 
     Status follow(const std::vector<long>& tids) override { return m_session->addPids(tids); }
@@ -116,6 +123,7 @@ private:
         auto raw = m_session->collect();
         if (!raw)
             return raw.error();
+        keep(*raw);
         if (!m_decoder) {
             auto decoder = TraceDecoder::make(*raw);
             if (!decoder)
@@ -140,8 +148,23 @@ private:
         return {};
     }
 
+    // For a trace file: the pages as the kernel wrote them, until they reach m_keepBytes.
+    void keep(const RawTrace& raw)
+    {
+        if (m_keepBytes == 0 || !m_recordingComplete)
+            return;
+        if (m_recording.pageBytes() + raw.pageBytes() > m_keepBytes) {
+            m_recordingComplete = false;
+            return;
+        }
+        appendRecording(m_recording, RawTrace(raw));
+    }
+
     std::unique_ptr<TraceSession> m_session;
     trace::SchedGatherer m_gather;
+    std::size_t m_keepBytes = 0;
+    RawTrace m_recording;
+    bool m_recordingComplete = true;
     std::vector<TraceEvent> m_later; // read, but newer than the horizon of the last read
     std::optional<TraceDecoder> m_decoder;
     std::uint64_t m_lostNow = 0;
@@ -256,7 +279,8 @@ WakeLatency wakeLatencyOf(std::vector<double> waitsNs)
     return w;
 }
 
-Expected<std::unique_ptr<SchedWatch>> SchedWatch::open(const std::vector<long>& tids)
+Expected<std::unique_ptr<SchedWatch>> SchedWatch::open(
+    const std::vector<long>& tids, std::size_t keepBytes, const std::vector<std::string>& marks)
 {
     TraceOptions o;
     o.syscalls = false;
@@ -268,9 +292,12 @@ Expected<std::unique_ptr<SchedWatch>> SchedWatch::open(const std::vector<long>& 
         return session.error();
     if (Status s = (*session)->start(); !s)
         return s.error();
+    for (const std::string& mark : marks)
+        if (Status s = (*session)->mark(mark); !s)
+            return s.error();
     auto topology = Topology::loadLive();
     auto watch = std::make_unique<Watch>(
-        std::move(*session), topology ? std::optional<Topology>(std::move(*topology)) : std::nullopt);
+        std::move(*session), topology ? std::optional<Topology>(std::move(*topology)) : std::nullopt, keepBytes);
     return std::unique_ptr<SchedWatch>(std::move(watch));
 }
 

@@ -185,9 +185,10 @@ public:
     Status mark(const std::string& text) override
     {
         // A mark goes into the buffer of the CPU that writes it, and the kernel refuses it on
-        // a CPU outside tracing_cpumask: write it from a traced CPU, then move back.
+        // a CPU outside tracing_cpumask: write it from a traced CPU, then move back (every CPU
+        // is traced when none were named).
         cpu_set_t before;
-        const bool pinned = sched_getaffinity(0, sizeof before, &before) == 0;
+        const bool pinned = !m_options.cpus.empty() && sched_getaffinity(0, sizeof before, &before) == 0;
         if (pinned) {
             cpu_set_t traced;
             CPU_ZERO(&traced);
@@ -410,5 +411,33 @@ std::uint64_t sumOfLosses(const std::vector<TraceCpuLoss>& losses)
 std::uint64_t RawTrace::lostEvents() const { return sumOfLosses(losses); }
 
 std::uint64_t Trace::lostEvents() const { return sumOfLosses(losses); }
+
+std::size_t RawTrace::pageBytes() const
+{
+    std::size_t bytes = 0;
+    for (const RawCpuBuffer& b : buffers)
+        bytes += b.pages.size();
+    return bytes;
+}
+
+void appendRecording(RawTrace& into, RawTrace&& later)
+{
+    if (into.pageSize == 0) {
+        into = std::move(later);
+        return;
+    }
+    for (RawCpuBuffer& b : later.buffers) {
+        auto same = std::find_if(
+            into.buffers.begin(), into.buffers.end(), [&](const RawCpuBuffer& x) { return x.cpu == b.cpu; });
+        if (same == into.buffers.end())
+            into.buffers.push_back(std::move(b));
+        else
+            same->pages.insert(same->pages.end(), b.pages.begin(), b.pages.end());
+    }
+    for (auto& [pid, comm] : later.comms)
+        into.comms[pid] = std::move(comm);
+    // The kernel counts losses from the instance's start: the latest counts hold the earlier.
+    into.losses = std::move(later.losses);
+}
 
 } // namespace ctxscope
