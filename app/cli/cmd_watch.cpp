@@ -154,6 +154,8 @@ public:
         m_where = where;
     }
     bool ok() const { return m_where.empty() || m_where == "-" || m_file.is_open(); }
+    // Whether anything is written: a sample of 1,000 threads is not made into JSON for nothing.
+    bool wanted() const { return !m_where.empty(); }
     void write(const nlohmann::json& line)
     {
         if (m_where == "-") {
@@ -188,7 +190,8 @@ int run(const WatchOptions& o)
     const auto summary = runWatch(
         o.pid, o.interval, o.duration, interrupt.token(),
         [&](const WatchSample& s) {
-            json.write(watchSampleToJson(s));
+            if (json.wanted())
+                json.write(watchSampleToJson(s));
             if (text) {
                 if (!announced)
                     fmt::print("watching process {} ({}) every {} s; Ctrl-C stops\n", s.pid, s.name, o.interval);
@@ -200,7 +203,8 @@ int run(const WatchOptions& o)
         ctxscope::WatchOptions { o.trace });
     if (!summary)
         return badInput(summary.error().message);
-    json.write(watchSummaryToJson(*summary));
+    if (json.wanted())
+        json.write(watchSummaryToJson(*summary));
     if (text) {
         printSummary(*summary);
         if (!summary->ending.empty())

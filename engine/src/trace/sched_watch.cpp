@@ -6,6 +6,7 @@
 #include "ctxscope/placement.h"
 #include "ctxscope/topology.h"
 #include "ctxscope/trace.h"
+#include "os/procfs.h"
 
 #include <nlohmann/json.hpp>
 
@@ -13,6 +14,7 @@
 #include <cmath>
 #include <ctime>
 #include <optional>
+#include <string>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -71,16 +73,16 @@ struct Gathered {
     std::uint64_t unrecorded = 0;
 };
 
-void count(std::map<long, SchedPeer>& peers, long tid, const std::map<int, std::string>& comms)
+// Named at the drain (Watch::nameOf), where only the top few are shown.
+void count(std::map<long, SchedPeer>& peers, long tid)
 {
     SchedPeer& p = peers[tid];
     p.tid = tid;
-    if (p.name.empty()) {
-        auto c = comms.find(static_cast<int>(tid));
-        p.name = tid == 0 ? "an interrupt" : (c != comms.end() ? c->second : std::string());
-    }
     ++p.count;
 }
+
+// A task's name now, from /proc (a TID is reachable there as /proc/TID), or empty when it ended.
+std::string procComm(long tid) { return readFirstLine("/proc/" + std::to_string(tid) + "/comm").value_or(""); }
 
 class Watch final : public SchedWatch {
 public:
@@ -128,7 +130,7 @@ public:
                 m_pending.try_emplace(e.other, Pending { e.ns });
                 // From an interrupt, the task that happened to run is not the waker.
                 const bool irq = (e.value & (kTraceFlagHardirq | kTraceFlagSoftirq)) != 0;
-                count(m_gathered[e.other].wakers, irq ? 0 : e.pid, trace.comms);
+                count(m_gathered[e.other].wakers, irq ? 0 : e.pid);
             } else if (e.kind == TraceEventKind::Switch) {
                 // Leaving a CPU it was never seen entering: the kernel dropped its switch-in
                 // (seen on a 6.18 VM for switches out of one vCPU's idle task, which perf
@@ -140,12 +142,14 @@ public:
                 m_running.erase(e.pid);
                 if (e.pid != 0 && stillRunnable(e.value)) {
                     m_pending[e.pid] = Pending { e.ns };
-                    count(m_gathered[e.pid].preemptors, e.other, trace.comms);
+                    count(m_gathered[e.pid].preemptors, e.other);
                 }
                 if (e.other != 0)
                     switchedIn(m_gathered[e.other], e);
             }
         }
+        for (auto& [pid, comm] : trace.comms) // the switches' own names
+            m_names[pid] = std::move(comm);
         m_lostNow = trace.lostEvents(); // the kernel's counts run from the instance's start
         return {};
     }
@@ -167,6 +171,9 @@ public:
             s.waitsNs = std::move(g.waits);
             s.wakers = top(g.wakers);
             s.preemptors = top(g.preemptors);
+            for (auto* peers : { &s.wakers, &s.preemptors })
+                for (SchedPeer& p : *peers)
+                    p.name = nameOf(p.tid);
             s.migrations = ordered(g.migrations);
             s.lostEvents = lost;
             out[tid] = std::move(s);
@@ -176,6 +183,19 @@ public:
     }
 
 private:
+    // A waker's or preemptor's name: from the switches seen, else from /proc, once.
+    const std::string& nameOf(long tid)
+    {
+        if (tid == 0) {
+            static const std::string interrupt = "an interrupt";
+            return interrupt;
+        }
+        auto [it, fresh] = m_names.try_emplace(static_cast<int>(tid));
+        if (fresh)
+            it->second = procComm(tid);
+        return it->second;
+    }
+
     void switchedIn(Gathered& g, const TraceEvent& e)
     {
         ++g.switchIns;
@@ -205,6 +225,7 @@ private:
     std::vector<TraceEvent> m_later; // read, but newer than the last pump's start
     std::optional<TraceDecoder> m_decoder;
     std::unordered_map<long, Gathered> m_gathered; // since the last drain
+    std::unordered_map<int, std::string> m_names; // of the tasks the events named
     std::uint64_t m_lostNow = 0;
     std::uint64_t m_lostBefore = 0;
 };
@@ -237,6 +258,7 @@ Expected<std::unique_ptr<SchedWatch>> SchedWatch::open(const std::vector<long>& 
     o.schedOnly = true;
     o.pids = tids;
     o.bufferKbPerCpu = 8192;
+    o.savedComms = false; // collected every 100 ms: the few names shown are looked up (nameOf)
     auto session = TraceSession::open(o);
     if (!session)
         return session.error();

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <optional>
 #include <set>
 #include <utility>
 
@@ -222,24 +223,17 @@ public:
 
     Expected<RawTrace> collect() override
     {
-        RawTrace raw;
-        raw.cpuCount = m_cpuCount;
-        raw.clock = "mono";
-        raw.pageSize = subBufferSize();
-        const std::string top = m_mount->path();
-        raw.headerPage = readSmallFile(top + "/events/header_page").value_or("");
-        raw.headerEvent = readSmallFile(top + "/events/header_event").value_or("");
-        if (raw.headerPage.empty())
-            return makeError("could not read the trace's page layout (events/header_page)");
-        for (const auto& e : m_enabled) {
-            auto text = readSmallFile(fmt::format("{}/events/{}/{}/format", top, e.system, e.name));
-            if (text)
-                raw.formats.push_back({ e.system, e.name, std::move(*text) });
+        // The page layout and the formats do not change while the instance lives: read once,
+        // not on every pump of a watch (every 100 ms).
+        if (!m_layout) {
+            auto layout = readLayout();
+            if (!layout)
+                return layout.error();
+            m_layout = std::move(*layout);
         }
-        if (auto print = readSmallFile(top + "/events/ftrace/print/format"))
-            raw.formats.push_back({ "ftrace", "print", std::move(*print) });
-        readComms(top, raw.comms);
-        raw.missingEvents = m_missing;
+        RawTrace raw = *m_layout;
+        if (m_options.savedComms)
+            readComms(m_mount->path(), raw.comms);
         for (int cpu : m_options.cpus) {
             auto buffer = readCpu(cpu, raw.pageSize);
             if (!buffer)
@@ -257,6 +251,30 @@ public:
     }
 
 private:
+    // What a recording needs besides its events: the sub-buffer size, the page header and the
+    // enabled events' formats (the instance's, which are the global ones).
+    Expected<RawTrace> readLayout() const
+    {
+        RawTrace raw;
+        raw.cpuCount = m_cpuCount;
+        raw.clock = "mono";
+        raw.pageSize = subBufferSize();
+        const std::string top = m_mount->path();
+        raw.headerPage = readSmallFile(top + "/events/header_page").value_or("");
+        raw.headerEvent = readSmallFile(top + "/events/header_event").value_or("");
+        if (raw.headerPage.empty())
+            return makeError("could not read the trace's page layout (events/header_page)");
+        for (const auto& e : m_enabled) {
+            auto text = readSmallFile(fmt::format("{}/events/{}/{}/format", top, e.system, e.name));
+            if (text)
+                raw.formats.push_back({ e.system, e.name, std::move(*text) });
+        }
+        if (auto print = readSmallFile(top + "/events/ftrace/print/format"))
+            raw.formats.push_back({ "ftrace", "print", std::move(*print) });
+        raw.missingEvents = m_missing;
+        return raw;
+    }
+
     // The scheduler's events of these tasks only, as event filters on their pid fields. Not
     // set_event_pid: with it the kernel drops the switch from the idle task into a traced task
     // on some CPUs (seen on 6.18). A process's threads have mostly consecutive ids, so the
@@ -367,6 +385,7 @@ private:
     std::vector<EventName> m_enabled;
     std::vector<std::string> m_missing;
     std::set<long> m_pids;
+    std::optional<RawTrace> m_layout; // no buffers, losses or comms: those are read each time
 };
 
 } // namespace
