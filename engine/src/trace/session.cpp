@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <map>
 #include <optional>
 #include <set>
 #include <utility>
@@ -131,6 +132,8 @@ public:
 
     ~Session() override
     {
+        for (const auto& [cpu, fd] : m_pipes) // an open buffer keeps the instance from going
+            ::close(fd);
         tracefs_trace_off(m_instance);
         tracefs_event_disable(m_instance, nullptr, nullptr);
         tracefs_instance_destroy(m_instance);
@@ -324,14 +327,20 @@ private:
         return static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
     }
 
-    Expected<RawCpuBuffer> readCpu(int cpu, std::size_t pageSize) const
+    Expected<RawCpuBuffer> readCpu(int cpu, std::size_t pageSize)
     {
         RawCpuBuffer buffer;
         buffer.cpu = cpu;
-        const std::string path = fmt::format("{}/per_cpu/cpu{}/trace_pipe_raw", instancePath(), cpu);
-        const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-        if (fd < 0)
-            return makeError(fmt::format("could not read {}: {}", path, std::strerror(errno)));
+        // Opened once and kept: a watch empties the buffers every 100 ms.
+        auto pipe = m_pipes.find(cpu);
+        if (pipe == m_pipes.end()) {
+            const std::string path = fmt::format("{}/per_cpu/cpu{}/trace_pipe_raw", instancePath(), cpu);
+            const int opened = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+            if (opened < 0)
+                return makeError(fmt::format("could not read {}: {}", path, std::strerror(errno)));
+            pipe = m_pipes.emplace(cpu, opened).first;
+        }
+        const int fd = pipe->second;
         // Each read gives one whole sub-buffer, the last one possibly part-filled (its header
         // says how much), until the ring is empty.
         for (;;) {
@@ -344,7 +353,6 @@ private:
             }
             buffer.pages.resize(at + pageSize); // a short read keeps its page's full stride
         }
-        ::close(fd);
         return buffer;
     }
 
@@ -386,6 +394,7 @@ private:
     std::vector<std::string> m_missing;
     std::set<long> m_pids;
     std::optional<RawTrace> m_layout; // no buffers, losses or comms: those are read each time
+    std::map<int, int> m_pipes; // CPU -> its open trace_pipe_raw
 };
 
 } // namespace
