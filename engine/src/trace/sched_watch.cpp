@@ -116,9 +116,11 @@ public:
         Trace trace;
         trace.events = std::move(m_later);
         m_later.clear();
+        const auto held = static_cast<std::ptrdiff_t>(trace.events.size());
         if (Status s = m_decoder->decode(*raw, trace); !s)
             return s;
-        std::stable_sort(trace.events.begin(), trace.events.end(),
+        // Both parts are in time order already (decode sorts what it appends): merged, stably.
+        std::inplace_merge(trace.events.begin(), trace.events.begin() + held, trace.events.end(),
             [](const TraceEvent& a, const TraceEvent& b) { return a.ns < b.ns; });
         const auto later = std::find_if(
             trace.events.begin(), trace.events.end(), [&](const TraceEvent& e) { return e.ns > horizon; });
