@@ -51,11 +51,15 @@ install_packages() {
 # kept machine reuses the objects another checkout compiled (CI runs in a fresh clone).
 export CCACHE_BASEDIR="$ROOT" CCACHE_NOHASHDIR=true CCACHE_SLOPPINESS=pch_defines,time_macros
 
-build() { # preset
+configure() { # preset: once per build folder, compiling through ccache when it is there
     local preset=$1 launcher=()
     command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
     [ -f "build/$preset/build.ninja" ] || cmake --preset "$preset" "${launcher[@]}" >&2
-    cmake --build --preset "$preset"
+}
+
+build() { # preset [--target ...]
+    configure "$1"
+    cmake --build --preset "$@"
 }
 
 has_display() { [ -n "${DISPLAY:-}" ] || [ -n "${WAYLAND_DISPLAY:-}" ]; }
@@ -106,8 +110,7 @@ cmd_format() {
 cmd_perf() { # self-benchmarks of ctxscope (tests/perf); the report goes to build/release/perf-report.json
     PACKAGES+=(stress-ng jq) # the peers it compares with, and reading JSON in shell
     install_deps
-    [ -f build/release/build.ninja ] || cmake --preset release >&2
-    cmake --build --preset release --target ctxscope ctxscope-cli perf_harness perf_spin perf_matrix perf_gui perf_open perf_interference perf_ssh perf_watch # not the tests
+    build release --target ctxscope ctxscope-cli perf_harness perf_spin perf_matrix perf_gui perf_open perf_interference perf_ssh perf_watch perf_watch_cli # not the tests
     exec tests/perf/run_all.sh "$ROOT/build/release"
 }
 

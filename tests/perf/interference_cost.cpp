@@ -7,13 +7,18 @@
 // between repetitions and scans every task once or twice) and the median per op (it must not
 // move: nothing is read inside a repetition), and times the meter's reads alone. Goal: with /
 // without <= 1.02 for both. Exit status 0 when the goal holds, 1 when not, 2 when it could not
-// run. Never part of ctest.
+// run. Usage: perf_interference [--json FILE]. Never part of ctest.
 #include "ctxscope/runner.h"
 #include "os/task_stat.h"
 #include "perf_util.h"
 #include "runner/interference.h"
 
 #include <fmt/core.h>
+#include <nlohmann/json.hpp>
+
+#include <cstdlib>
+#include <fstream>
+#include <string_view>
 
 #include <unistd.h>
 #include <vector>
@@ -33,7 +38,7 @@ struct Side {
 
 // The meter's reads alone, on this process's main thread: begin (a scan of every task and
 // the counters), one mark, and the last mark with its scan. Median over 20 tries, in ms.
-void timeTheReads()
+double timeTheReads()
 {
     std::vector<double> begin;
     std::vector<double> mark;
@@ -54,12 +59,14 @@ void timeTheReads()
     fmt::print("reads alone (median of 20): begin {:.3f} ms (scan of {} tasks + counters), mark {:.3f} ms, "
                "scan {:.3f} ms\n",
         median(begin), tasks, median(mark), median(scan));
+    return median(begin) + median(scan);
 }
 
 } // namespace
 
-int main()
+int main(int argc, char** argv)
 {
+    const std::string json = argc == 3 && std::string_view(argv[1]) == "--json" ? argv[2] : "";
     auto topology = Topology::loadLive();
     if (!topology) {
         fmt::print(stderr, "{}\n", topology.error().message);
@@ -96,7 +103,7 @@ int main()
         wallRatios.push_back(with.seconds.back() / without.seconds.back());
         p50Ratios.push_back(with.p50.back() / without.p50.back());
     }
-    timeTheReads();
+    const double readsMs = timeTheReads();
     const double wall = median(wallRatios);
     const double perOp = median(p50Ratios);
     fmt::print("run syscall on CPU {}, {} rounds: wall {:.3f} s with, {:.3f} s without (medians; their ratio {:.4f}); "
@@ -106,5 +113,11 @@ int main()
     fmt::print("median of the rounds' own ratios (with / without): wall {:.4f}, p50 {:.4f}\n", wall, perOp);
     const bool ok = wall <= 1.02 && perOp <= 1.02;
     fmt::print("goal with / without <= 1.02: {}\n", ok ? "met" : "NOT met");
+    double load[1] = {};
+    if (!json.empty())
+        std::ofstream(json) << nlohmann::json { { "rounds", kRounds }, { "wall_ratio", wall }, { "p50_ratio", perOp },
+            { "scans_ms", readsMs }, { "goal", 1.02 }, { "load", ::getloadavg(load, 1) == 1 ? load[0] : -1 } }
+                                   .dump(2)
+                            << '\n';
     return ok ? 0 : 1;
 }

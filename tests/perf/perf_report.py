@@ -2,13 +2,42 @@
 # SPDX-License-Identifier: MIT
 """Gathers the files tests/perf/run_all.sh wrote into one JSON report and prints a table.
 
-Usage: perf_report.py DIR REPORT.json (and REPORT.md, the table in Markdown). Every figure carries the load average seen while it
-was measured; a step whose program failed shows as missing, never as a number.
+Usage: perf_report.py DIR REPORT.json [DOC.md] (and REPORT.md, the table in Markdown). Every figure carries the load
+average seen while it was measured; a step whose program failed shows as missing, never as a number. With DOC.md
+(docs/performance.md) the part between its two perf-table markers is replaced by the date, the machine and the table,
+so the page is regenerated, never edited by hand.
 """
+import glob
 import json
 import statistics
 import sys
 from pathlib import Path
+
+BEGIN = "<!-- perf-table: written by tests/perf/perf_report.py (./packaging/dev.sh perf); edits here are overwritten -->"
+END = "<!-- perf-table end -->"
+
+
+def machine_line(info):
+    """One sentence on the machine, from `ctxscope-cli sysinfo --json`."""
+    if not info:
+        return "an unknown machine"
+    guest = f"a {info.get('hypervisor_vendor') or 'virtual machine'} guest with " if info.get("hypervisor") else ""
+    return (f"{guest}{info.get('online_cpus', '?')} CPUs of an \"{info.get('cpu_model', '?')}\" at "
+            f"{info.get('mhz', 0):.0f} MHz, SMT {info.get('smt_active', '?')}, governor "
+            f"{info.get('governor') or 'unknown'}, kernel {info.get('kernel', '?')}, clocksource "
+            f"{info.get('clocksource', '?')}, host {info.get('host_name', '?')}")
+
+
+def rewrite_doc(doc, report, md_table):
+    text = doc.read_text()
+    if BEGIN not in text or END not in text:
+        sys.exit(f"perf_report.py: {doc} has no perf-table markers; not rewritten")
+    head, rest = text.split(BEGIN, 1)
+    tail = rest.split(END, 1)[1]
+    body = (f"\nLast `./packaging/dev.sh perf`: {report['date']}, {report.get('build', 'unknown')} build, on "
+            f"{machine_line(report['machine'])}. Load average (1 min) when each figure was measured: last column; "
+            f"on this machine's few CPUs anything else running moves the figures.\n\n{md_table}\n")
+    doc.write_text(head + BEGIN + body + END + tail)
 
 
 def read(d, name):
@@ -23,8 +52,10 @@ def load_of(d, step):
 
 def main():
     d, out = Path(sys.argv[1]), Path(sys.argv[2])
+    doc = Path(sys.argv[3]) if len(sys.argv) > 3 and sys.argv[3] else None
     report = {
         "date": (d / "date.txt").read_text().strip(),
+        "build": (d / "build.txt").read_text().strip() if (d / "build.txt").exists() else None,
         "machine": read(d, "sysinfo.json"),
         "machine_text": (d / "sysinfo.txt").read_text(),
         "harness": read(d, "harness.json"),
@@ -123,6 +154,59 @@ def main():
         add("live plot memory per 1e6 samples", g["memory"]["live_plot_bytes_per_1e6_samples"] / 2**20,
             "{:.1f} MiB", load=gl)
 
+    inter = read(d, "interference.json")
+    report["interference"] = inter
+    add("interference accounting: with/without, whole run (median of paired rounds)", inter and inter["wall_ratio"],
+        "{:.3f}", "<= 1.02", inter["wall_ratio"] <= 1.02 if inter else None, inter and inter["load"])
+    add("interference accounting: with/without, p50 per op", inter and inter["p50_ratio"], "{:.3f}", "<= 1.02",
+        inter["p50_ratio"] <= 1.02 if inter else None, inter and inter["load"])
+
+    for name, what, goal in (("watch", "sleeping", 0.05), ("watch-waking", "each waking every 0.1 s", None)):
+        w = read(d, f"{name}.json")
+        report[name.replace("-", "_")] = w
+        add(f"watch /proc path in-process, 1,000 threads {what}, 2 Hz: the watching thread", w and w["share"] * 100,
+            "{:.2f}% of one CPU" + (f" ({w['reading_cpu_ms']:.1f} ms a reading)" if w else ""),
+            f"< {goal * 100:.0f}%" if goal else None, (w["share"] < goal) if w and goal else None, w and w["load"])
+
+    wc = read(d, "watch-cli.json")
+    report["watch_cli"] = wc
+    wl = wc and wc["load"]
+    add("ctxscope-cli watch, 1,000 threads waking every 0.1 s: whole process", wc and wc["watch"]["share"] * 100,
+        "{:.2f}% of one CPU", "< 5%", wc["watch"]["share"] < 0.05 if wc else None, wl)
+    traced = wc and wc.get("watch_trace")
+    add("ctxscope-cli watch --trace, the same program: whole process", traced and traced["share"] * 100,
+        "{:.2f}% of one CPU", "< 1%", traced["share"] < 0.01 if traced else None, wl)
+    add("watch --trace: the tracepoints' cost inside the watched program", traced and wc["tracepoints_share"] * 100,
+        "{:+.2f}% of one CPU" + (f" ({wc['tracepoints_ns_per_wake']:+.0f} ns a wake-up; the program alone "
+                                 f"{wc['program_alone']['share'] * 100:.2f}%, watched "
+                                 f"{wc['program_watched']['share'] * 100:.2f}%, traced "
+                                 f"{wc['program_traced']['share'] * 100:.2f}%)" if traced else ""), load=wl)
+
+    tl = load_of(d, "trace")
+    report["trace"] = {}
+    for label, cpus in (("one PU", "same"), ("across CPUs", "cross")):
+        runs = []
+        for f in sorted(glob.glob(str(d / "trace-*.json"))):
+            parts = Path(f).name[len("trace-"):].split("-")[0].split(",")
+            if (parts[0] == parts[1]) == (cpus == "same"):
+                t = json.loads(Path(f).read_text())["benchmarks"][0].get("trace")
+                if t and t.get("untraced_ns_per_op"):
+                    runs.append({"traced_ns": t["ns_per_op"], "untraced_ns": t["untraced_ns_per_op"],
+                                 "cost": t["ns_per_op"] / t["untraced_ns_per_op"] - 1,
+                                 "lost_events": t.get("lost_events", 0)})
+        report["trace"][cpus] = runs
+        cost = statistics.median(r["cost"] for r in runs) if runs else None
+        add(f"tracing's cost, futex {label}: traced/untraced mean - 1 (median of {len(runs)})",
+            cost and cost * 100, "{:+.1f}%" + (
+                f" ({statistics.median(r['traced_ns'] for r in runs) / 1000:.2f} vs "
+                f"{statistics.median(r['untraced_ns'] for r in runs) / 1000:.2f} us)" if runs else ""), load=tl)
+
+    op = read(d, "open.json")
+    report["open"] = op
+    add(f"opening a {op['megabytes'] if op else '?'} MB session: GUI thread's longest wait",
+        op and op["longest_wait_ms"], "{} ms" + (f" (open {op['open_ms'] / 1000:.1f} s)" if op else ""),
+        "<= 100 ms", op["longest_wait_ms"] <= 100 if op else None, op and op["load"])
+
     report["sweep"] = [s for s in (read(d, "sweep1.json"), read(d, "sweep2.json")) if s]
     for s in report["sweep"]:
         s["load_start"] = load_of(d, f"sweep{s['points_per_octave']}")
@@ -139,6 +223,8 @@ def main():
         met = "" if m is None else ("yes" if m else "**no**")
         md.append(f"| {f} | {v} | {t} | {met} | {'' if l is None else f'{l:.2f}'} |")
     out.with_suffix(".md").write_text("\n".join(md) + "\n")
+    if doc:
+        rewrite_doc(doc, report, "\n".join(md))
     width = max(len(r[0]) for r in rows)
     print(f"\nctxscope performance, {report['date']} (report: {out})")
     print(f"{'figure':<{width}}  {'value':<44} {'target':<12} {'met':<4} load")

@@ -4,14 +4,17 @@
 # builds and calls this): harness overhead, agreement with peers, repeatability, the GUI's
 # observer effect, GUI speed and the working-set sweep's time. Each step records the load
 # average next to its figures. Writes build/release/perf-report.json and prints a table.
-# Usage: tests/perf/run_all.sh [BUILD_DIR]   (env: CPU=0 ROUNDS=3 RUNS=5)
+# Rewrites the table at the top of docs/performance.md (DOC= another page, DOC= empty none).
+# Usage: tests/perf/run_all.sh [BUILD_DIR]   (env: CPU=0 CPU2=1 ROUNDS=3 RUNS=5 WATCH_ROUNDS=3 DOC=...)
 set -eu
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 B=${1:-$ROOT/build/release}
 CLI=$B/app/cli/ctxscope-cli
 GUI=$B/app/gui/ctxscope
 CPU=${CPU:-0}
+CPU2=${CPU2:-1} # the other CPU of the cross-CPU traced run
 RUNS=${RUNS:-5}
+WATCH_ROUNDS=${WATCH_ROUNDS:-3}
 OUT=$B/perf
 mkdir -p "$OUT"
 rm -f "$OUT"/*.json "$OUT"/*.txt "$OUT"/*.log
@@ -22,6 +25,7 @@ p50() { jq '.benchmarks[0].stats.p50' "$1"; }
 stamp() { echo "{\"start\":$(date +%s.%N),\"load_start\":$(load)}" >"$1"; }
 
 date -u +%Y-%m-%dT%H:%M:%SZ >"$OUT/date.txt"
+sed -n 's/^CMAKE_BUILD_TYPE:STRING=//p' "$B/CMakeCache.txt" | tr 'A-Z' 'a-z' >"$OUT/build.txt"
 "$CLI" sysinfo --json >"$OUT/sysinfo.json"
 "$CLI" sysinfo >"$OUT/sysinfo.txt"
 
@@ -36,11 +40,28 @@ stamp "$OUT/spin.stamp.json"
 "$B/tests/perf/perf_spin" --json "$OUT/spin.json" || true
 
 say "the interference accounting's cost on run syscall (perf_interference)"
-"$B/tests/perf/perf_interference" >"$OUT/interference.txt" || say "perf_interference: goal not met or could not run"
+"$B/tests/perf/perf_interference" --json "$OUT/interference.json" >"$OUT/interference.txt" || say "perf_interference: goal not met or could not run"
 
 say "watching a process of 1,000 threads at 2 Hz (perf_watch)"
-"$B/tests/perf/perf_watch" >"$OUT/watch.txt" || say "perf_watch: goal not met or could not run"
-"$B/tests/perf/perf_watch" --waking >>"$OUT/watch.txt" || say "perf_watch --waking: could not run"
+"$B/tests/perf/perf_watch" --json "$OUT/watch.json" >"$OUT/watch.txt" || say "perf_watch: goal not met or could not run"
+"$B/tests/perf/perf_watch" --waking --json "$OUT/watch-waking.json" >>"$OUT/watch.txt" ||
+    say "perf_watch --waking: could not run"
+
+say "ctxscope-cli watch [--trace] of 1,000 threads waking every 100 ms (perf_watch_cli, $WATCH_ROUNDS rounds)"
+"$B/tests/perf/perf_watch_cli" "$CLI" --rounds "$WATCH_ROUNDS" --json "$OUT/watch-cli.json" >"$OUT/watch-cli.txt" ||
+    say "perf_watch_cli: a goal not met or could not run (see $OUT/watch-cli.txt)"
+cat "$OUT/watch-cli.txt"
+
+# A traced run is a run of its own after the untraced one: its mean per op against the
+# untraced mean is what tracing costs (needs root or a tracefs the group may write).
+say "tracing's cost: run futex --trace on one PU ($CPU,$CPU) and across CPUs ($CPU,$CPU2), $RUNS each"
+stamp "$OUT/trace.stamp.json"
+for cpus in "$CPU,$CPU" "$CPU,$CPU2"; do
+    for i in $(seq "$RUNS"); do
+        "$CLI" run futex --cpus "$cpus" --trace --json "$OUT/trace-$cpus-$i.json" >/dev/null 2>>"$OUT/trace.log" ||
+            { say "run futex --cpus $cpus --trace failed (see $OUT/trace.log)"; break; }
+    done
+done
 
 # One pair of an all-pairs spin matrix, repeated: its time x 8,128 (the pairs of 128 PUs).
 say "time per pair of matrix spin --all-pairs (perf_matrix)"
@@ -77,7 +98,7 @@ stamp "$OUT/gui.stamp.json"
 "$B/tests/perf/perf_gui" --json "$OUT/gui.json" 2>"$OUT/gui.log" || true
 
 say "opening a 200 MB session in the app (perf_open, offscreen)"
-"$B/tests/perf/perf_open" >"$OUT/open.log" 2>&1 || say "perf_open: goal not met or could not run (see $OUT/open.log)"
+"$B/tests/perf/perf_open" --json "$OUT/open.json" >"$OUT/open.log" 2>&1 || say "perf_open: goal not met or could not run (see $OUT/open.log)"
 cat "$OUT/open.log"
 
 say "measuring through ssh on loopback (perf_ssh: a local sshd, the app through ssh and locally)"
@@ -96,4 +117,5 @@ for ppo in 1 2; do
           largest_ws: ([.benchmarks[].ws_bytes // 0] | max)}' "$OUT/sweep$ppo-result.json" >"$OUT/sweep$ppo.json"
 done
 
-python3 "$ROOT/tests/perf/perf_report.py" "$OUT" "$B/perf-report.json"
+# The table at the top of docs/performance.md is this run's (git keeps the earlier ones).
+python3 "$ROOT/tests/perf/perf_report.py" "$OUT" "$B/perf-report.json" "${DOC-$ROOT/docs/performance.md}"

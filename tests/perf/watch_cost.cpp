@@ -8,16 +8,19 @@
 // With --waking every thread wakes every 0.1 s (one switch and a few microseconds of CPU), so
 // each runs in every interval and the watch cannot keep any thread's `sched` reading from the
 // last (programs/snapshot.h): the worst case, reported beside the goal, not held to it.
-// Exit status 0 when the goal holds, 1 when not, 2 when it could not run. Never part of ctest.
+// Usage: perf_watch [--waking] [--json FILE]. Exit status 0 when the goal holds, 1 when not, 2
+// when it could not run. Never part of ctest.
 #include "ctxscope/watch.h"
 #include "perf_util.h"
 
 #include <fmt/core.h>
+#include <nlohmann/json.hpp>
 
 #include <chrono>
 #include <condition_variable>
 #include <cstdlib>
 #include <ctime>
+#include <fstream>
 #include <mutex>
 #include <string_view>
 #include <thread>
@@ -43,7 +46,14 @@ double threadCpuNs()
 
 int main(int argc, char** argv)
 {
-    const bool waking = argc > 1 && std::string_view(argv[1]) == "--waking";
+    bool waking = false;
+    std::string json;
+    for (int i = 1; i < argc; ++i) {
+        if (std::string_view(argv[i]) == "--waking")
+            waking = true;
+        else if (std::string_view(argv[i]) == "--json" && i + 1 < argc)
+            json = argv[++i];
+    }
     std::mutex mutex;
     std::condition_variable wake;
     bool leave = false;
@@ -93,6 +103,12 @@ int main(int argc, char** argv)
                 perf::median(cpuMs), kReadings,
                 loadKnown ? fmt::format("{:.2f} {:.2f} {:.2f}", load[0], load[1], load[2]) : std::string("unknown"));
             status = share < 0.05 || waking ? 0 : 1;
+            if (!json.empty())
+                std::ofstream(json) << nlohmann::json { { "threads", seen }, { "waking", waking }, { "hz", kHz },
+                    { "seconds", wallS }, { "share", share }, { "reading_cpu_ms", perf::median(cpuMs) },
+                    { "goal", 0.05 }, { "load", load[0] } }
+                        .dump(2)
+                    << '\n';
         }
     }
     {

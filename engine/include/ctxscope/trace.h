@@ -116,6 +116,10 @@ struct TraceOptions {
     // every task on the traced CPUs.
     std::vector<long> pids;
     bool schedOnly = false; // only sched_waking, sched_wakeup_new and sched_switch
+    // Every collect() reads the kernel's saved_cmdlines into RawTrace::comms (thousands of lines
+    // where its size was raised). Off, only the switches' own names are there: a watch, which
+    // collects every 100 ms, looks up the few names it shows instead (SchedWatch).
+    bool savedComms = true;
 };
 
 // A private ftrace instance ("ctxscope-PID-N") that records the scheduler's events on the

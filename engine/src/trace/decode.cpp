@@ -167,9 +167,11 @@ Status TraceDecoder::decode(const RawTrace& raw, Trace& trace)
             if (exit)
                 e.value = -1;
         }
-        if (dec.comm != nullptr) {
-            trace.comms.try_emplace(e.pid, text(dec.comm, data));
-            trace.comms.try_emplace(e.other, text(dec.otherComm, data));
+        if (dec.comm != nullptr) { // the first name seen stays: made only for a new task
+            if (!trace.comms.contains(e.pid))
+                trace.comms.emplace(e.pid, text(dec.comm, data));
+            if (!trace.comms.contains(e.other))
+                trace.comms.emplace(e.other, text(dec.otherComm, data));
         }
         trace.events.push_back(e);
     };

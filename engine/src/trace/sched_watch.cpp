@@ -6,6 +6,7 @@
 #include "ctxscope/placement.h"
 #include "ctxscope/topology.h"
 #include "ctxscope/trace.h"
+#include "os/procfs.h"
 #include "trace/sched_gather.h"
 
 #include <nlohmann/json.hpp>
@@ -103,7 +104,15 @@ public:
         m_lostBefore = m_lostNow;
         // Switches name the other task too (the idle task, a task sharing the CPU): every task
         // the events name is reported, and the watch keeps the program's threads.
-        return m_gather.take(lost);
+        auto figures = m_gather.take(lost);
+        // A waker or preemptor no switch named yet (it has not been switched in or out while
+        // traced): its name from /proc, once.
+        for (auto& [tid, f] : figures)
+            for (auto* peers : { &f.wakers, &f.preemptors })
+                for (SchedPeer& p : *peers)
+                    if (p.name.empty() && p.tid != 0)
+                        p.name = nameOf(p.tid);
+        return figures;
     }
 
 private:
@@ -134,16 +143,20 @@ private:
         Trace trace;
         trace.events = std::move(m_later);
         m_later.clear();
+        const auto held = static_cast<std::ptrdiff_t>(trace.events.size());
         if (Status s = m_decoder->decode(*raw, trace); !s)
             return s;
-        std::stable_sort(trace.events.begin(), trace.events.end(),
+        // Both parts are in time order already (decode sorts what it appends): merged, stably.
+        std::inplace_merge(trace.events.begin(), trace.events.begin() + held, trace.events.end(),
             [](const TraceEvent& a, const TraceEvent& b) { return a.ns < b.ns; });
         const auto later = std::find_if(
             trace.events.begin(), trace.events.end(), [&](const TraceEvent& e) { return e.ns > horizon; });
         m_later.assign(later, trace.events.end());
         trace.events.erase(later, trace.events.end());
+        for (auto& [pid, comm] : trace.comms) // the switches' own names
+            m_names[pid] = std::move(comm);
         for (const TraceEvent& e : trace.events)
-            m_gather.add(e, trace.comms);
+            m_gather.add(e, m_names);
         m_lostNow = trace.lostEvents(); // the kernel's counts run from the instance's start
         return {};
     }
@@ -160,8 +173,17 @@ private:
         appendRecording(m_recording, RawTrace(raw));
     }
 
+    const std::string& nameOf(long tid)
+    {
+        auto [it, fresh] = m_names.try_emplace(static_cast<int>(tid));
+        if (fresh)
+            it->second = readFirstLine("/proc/" + std::to_string(tid) + "/comm").value_or("");
+        return it->second;
+    }
+
     std::unique_ptr<TraceSession> m_session;
     trace::SchedGatherer m_gather;
+    std::map<int, std::string> m_names; // of the tasks the switches named, and those looked up
     std::size_t m_keepBytes = 0;
     RawTrace m_recording;
     bool m_recordingComplete = true;
@@ -287,6 +309,7 @@ Expected<std::unique_ptr<SchedWatch>> SchedWatch::open(
     o.schedOnly = true;
     o.pids = tids;
     o.bufferKbPerCpu = 8192;
+    o.savedComms = false; // collected every 100 ms: the names come from the switches, else /proc
     auto session = TraceSession::open(o);
     if (!session)
         return session.error();

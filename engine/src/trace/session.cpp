@@ -13,6 +13,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <map>
+#include <optional>
 #include <set>
 #include <utility>
 
@@ -130,6 +132,8 @@ public:
 
     ~Session() override
     {
+        for (const auto& [cpu, fd] : m_pipes) // an open buffer keeps the instance from going
+            ::close(fd);
         tracefs_trace_off(m_instance);
         tracefs_event_disable(m_instance, nullptr, nullptr);
         tracefs_instance_destroy(m_instance);
@@ -223,24 +227,17 @@ public:
 
     Expected<RawTrace> collect() override
     {
-        RawTrace raw;
-        raw.cpuCount = m_cpuCount;
-        raw.clock = "mono";
-        raw.pageSize = subBufferSize();
-        const std::string top = m_mount->path();
-        raw.headerPage = readSmallFile(top + "/events/header_page").value_or("");
-        raw.headerEvent = readSmallFile(top + "/events/header_event").value_or("");
-        if (raw.headerPage.empty())
-            return makeError("could not read the trace's page layout (events/header_page)");
-        for (const auto& e : m_enabled) {
-            auto text = readSmallFile(fmt::format("{}/events/{}/{}/format", top, e.system, e.name));
-            if (text)
-                raw.formats.push_back({ e.system, e.name, std::move(*text) });
+        // The page layout and the formats do not change while the instance lives: read once,
+        // not on every pump of a watch (every 100 ms).
+        if (!m_layout) {
+            auto layout = readLayout();
+            if (!layout)
+                return layout.error();
+            m_layout = std::move(*layout);
         }
-        if (auto print = readSmallFile(top + "/events/ftrace/print/format"))
-            raw.formats.push_back({ "ftrace", "print", std::move(*print) });
-        readComms(top, raw.comms);
-        raw.missingEvents = m_missing;
+        RawTrace raw = *m_layout;
+        if (m_options.savedComms)
+            readComms(m_mount->path(), raw.comms);
         for (int cpu : m_options.cpus) {
             auto buffer = readCpu(cpu, raw.pageSize);
             if (!buffer)
@@ -258,6 +255,30 @@ public:
     }
 
 private:
+    // What a recording needs besides its events: the sub-buffer size, the page header and the
+    // enabled events' formats (the instance's, which are the global ones).
+    Expected<RawTrace> readLayout() const
+    {
+        RawTrace raw;
+        raw.cpuCount = m_cpuCount;
+        raw.clock = "mono";
+        raw.pageSize = subBufferSize();
+        const std::string top = m_mount->path();
+        raw.headerPage = readSmallFile(top + "/events/header_page").value_or("");
+        raw.headerEvent = readSmallFile(top + "/events/header_event").value_or("");
+        if (raw.headerPage.empty())
+            return makeError("could not read the trace's page layout (events/header_page)");
+        for (const auto& e : m_enabled) {
+            auto text = readSmallFile(fmt::format("{}/events/{}/{}/format", top, e.system, e.name));
+            if (text)
+                raw.formats.push_back({ e.system, e.name, std::move(*text) });
+        }
+        if (auto print = readSmallFile(top + "/events/ftrace/print/format"))
+            raw.formats.push_back({ "ftrace", "print", std::move(*print) });
+        raw.missingEvents = m_missing;
+        return raw;
+    }
+
     // The scheduler's events of these tasks only, as event filters on their pid fields. Not
     // set_event_pid: with it the kernel drops the switch from the idle task into a traced task
     // on some CPUs (seen on 6.18). A process's threads have mostly consecutive ids, so the
@@ -307,14 +328,20 @@ private:
         return static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
     }
 
-    Expected<RawCpuBuffer> readCpu(int cpu, std::size_t pageSize) const
+    Expected<RawCpuBuffer> readCpu(int cpu, std::size_t pageSize)
     {
         RawCpuBuffer buffer;
         buffer.cpu = cpu;
-        const std::string path = fmt::format("{}/per_cpu/cpu{}/trace_pipe_raw", instancePath(), cpu);
-        const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-        if (fd < 0)
-            return makeError(fmt::format("could not read {}: {}", path, std::strerror(errno)));
+        // Opened once and kept: a watch empties the buffers every 100 ms.
+        auto pipe = m_pipes.find(cpu);
+        if (pipe == m_pipes.end()) {
+            const std::string path = fmt::format("{}/per_cpu/cpu{}/trace_pipe_raw", instancePath(), cpu);
+            const int opened = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+            if (opened < 0)
+                return makeError(fmt::format("could not read {}: {}", path, std::strerror(errno)));
+            pipe = m_pipes.emplace(cpu, opened).first;
+        }
+        const int fd = pipe->second;
         // Each read gives one whole sub-buffer, the last one possibly part-filled (its header
         // says how much), until the ring is empty.
         for (;;) {
@@ -327,7 +354,6 @@ private:
             }
             buffer.pages.resize(at + pageSize); // a short read keeps its page's full stride
         }
-        ::close(fd);
         return buffer;
     }
 
@@ -368,6 +394,8 @@ private:
     std::vector<EventName> m_enabled;
     std::vector<std::string> m_missing;
     std::set<long> m_pids;
+    std::optional<RawTrace> m_layout; // no buffers, losses or comms: those are read each time
+    std::map<int, int> m_pipes; // CPU -> its open trace_pipe_raw
 };
 
 } // namespace
