@@ -126,19 +126,16 @@ int run(const RunOptions& o)
         return failed(result.error(), interrupt);
     if (o.output.tableOnStdout())
         fmt::print("{}", formatResults({ *result }));
-    std::optional<TracedRun> traced;
     if (o.trace.wanted()) {
-        auto t = traceRun(o.trace, spec, topology, *result, progress, interrupt);
-        if (!t)
-            return failed(t.error(), interrupt);
-        traced = std::move(*t);
+        auto traced = traceRun(o.trace, spec, topology, *result, progress, interrupt);
+        if (!traced)
+            return failed(traced.error(), interrupt);
         if (o.output.tableOnStdout())
             fmt::print("{}", formatTraceSummary(traced->summary));
+        result->trace = std::move(traced->summary); // its block in the result's entry
     }
     const std::vector<RunResult> results { std::move(*result) };
-    nlohmann::json report = makeReport(context, results, o.output.samples);
-    if (traced)
-        report["benchmarks"][0]["trace"] = traceSummaryToJson(traced->summary);
+    const nlohmann::json report = makeReport(context, results, o.output.samples);
     return writeOutputs(o.output, report, o.output.samples ? samplesToCsv(results) : resultsToCsv(context, results));
 }
 

@@ -1,11 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "trace_options.h"
 
-#include "ctxscope/sysinfo.h"
-#include "ctxscope/version.h"
-
 #include <fmt/core.h>
-#include <fmt/ranges.h>
 
 #include <filesystem>
 
@@ -52,6 +48,13 @@ Status TraceCliOptions::check(const BenchSpec& spec) const
 {
     if (!wanted())
         return {};
+    if (Status input = checkInput(spec); !input)
+        return input;
+    return tracingAllowed();
+}
+
+Status TraceCliOptions::checkInput(const BenchSpec& spec) const
+{
     if (std::string refusal = traceRefusal(spec, runOptions()); !refusal.empty())
         return makeError(refusal);
     if (!out.empty()) {
@@ -60,20 +63,7 @@ Status TraceCliOptions::check(const BenchSpec& spec) const
         if (Status s = checkWritable(out); !s)
             return s;
     }
-    return tracingAllowed();
-}
-
-std::vector<std::string> traceComments(const RunResult& untraced, std::uint64_t ops)
-{
-    const SysInfo info = readSysInfo();
-    const auto& cpus = untraced.placement.cpus;
-    return {
-        fmt::format("ctxscope {}: {} ({}) on CPUs {} ({}), {} traced ops", kVersion, untraced.bench,
-            toString(untraced.mode), cpus.empty() ? std::string("any") : fmt::format("{}", fmt::join(cpus, ",")),
-            toString(untraced.placement.relation), ops),
-        fmt::format("machine: {} ({}), kernel {}, {} CPUs online{}", info.hostName, info.cpuModel, info.kernel,
-            info.onlineCpus, info.hypervisor ? ", a virtual machine" : ""),
-    };
+    return {};
 }
 
 } // namespace ctxscope::cli

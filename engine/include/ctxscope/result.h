@@ -3,6 +3,7 @@
 
 #include "ctxscope/bench.h"
 #include "ctxscope/clock.h"
+#include "ctxscope/handover.h"
 #include "ctxscope/interference.h"
 #include "ctxscope/stats.h"
 
@@ -105,6 +106,9 @@ struct RunResult {
     std::optional<Interference> interference;
     std::vector<std::string> warnings; // each a sentence
     double seconds = 0; // wall time of the whole run, calibration included
+    // A traced run of the same spec after this one (run --trace, a lesson's traced step): what
+    // its events say about the hand-overs. Its figures never replace this run's.
+    std::optional<TraceSummary> trace;
 };
 
 } // namespace ctxscope

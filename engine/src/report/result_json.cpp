@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // RunResult <-> one entry of Google Benchmark's "benchmarks" array, with ctxscope's fields.
+#include "ctxscope/traced_run.h"
 #include "ctxscope/value_json.h"
 
 #include "report/interference_json.h"
@@ -155,6 +156,8 @@ json resultToJson(const RunResult& r, bool withSamples)
     j["histogram"] = std::move(hist);
     if (withSamples)
         j["samples"] = r.samples;
+    if (r.trace)
+        j["trace"] = traceSummaryToJson(*r.trace);
     return j;
 }
 
