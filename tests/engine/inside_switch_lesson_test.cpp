@@ -117,7 +117,7 @@ TEST(HandoverShares, AStepCutBetweenDifferentEventsIsOneStep)
     TraceSummary s = acrossSummary();
     for (auto& seg : s.segments)
         if (seg.name == "switch-in") {
-            seg.meanNs = 1000;
+            seg.p50Ns = 1000;
             seg.count = 500; // after the idle exit
         }
     // The other half found the CPU busy: the switch-in straight from the IPI, 8 µs.
@@ -162,7 +162,7 @@ TEST(InsideASwitch, TheDominantStepFollowsTheNumbers)
     RunResult across = futexAcross(true);
     for (auto& s : across.trace->segments)
         if (s.name == "switch-in")
-            s.meanNs = 20000; // now 600 + 6100 + 1500 + 20000 + 1000 = 29.2 µs, the switch-in 68%
+            s.p50Ns = 20000; // now 600 + 6100 + 1500 + 20000 + 1000 = 29.2 µs, the switch-in 68%
     const auto c = concludeLesson("inside-a-switch", { across });
     EXPECT_TRUE(anyContains(c, "a traced hand-over took 29.2 µs"));
     EXPECT_TRUE(anyContains(c, "68% of it was switch-in"));
