@@ -27,9 +27,9 @@ code=$?
 [ ! -s "$dir/out" ] || fail "printed on stdout before refusing: $(cat "$dir/out")"
 [ "$(wc -l <"$dir/err")" -eq 1 ] || fail "not one line: $(cat "$dir/err")"
 grep -q "run as root" "$dir/err" || fail "does not say how to grant it: $(cat "$dir/err")"
+refusal=$(cat "$dir/err")
 "${as_nobody[@]}" "$cli" run futex --cpus 0,0 --iterations 200 --repetitions 1 >/dev/null 2>"$dir/err" ||
     fail "without --trace the run failed as nobody: $(cat "$dir/err")"
-refusal=$(cat "$dir/err")
 
 "${as_nobody[@]}" "$cli" lesson pinning --min-time 0.01 --repetitions 1 --trace >"$dir/out" 2>"$dir/err"
 code=$?
