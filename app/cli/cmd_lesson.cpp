@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "commands.h"
 #include "lesson_print.h"
+#include "trace_options.h"
 
 #include "ctxscope/lesson.h"
 
@@ -17,6 +18,7 @@ struct LessonOptionsCli {
     int repetitions = 3;
     double phase = RunBudget {}.phaseSeconds;
     std::string json;
+    TraceCliOptions trace;
 };
 
 int listLessons()
@@ -44,6 +46,15 @@ Command addLessonCommand(CLI::App& app)
     sub->add_option("--json", o->json,
         "Write the lesson (steps, failures, notes, conclusion, a watching lesson's phases) as JSON to FILE, or - "
         "for stdout instead of the text");
+    o->trace.addTo(sub);
+    sub->get_option("--trace")->description(
+        "Trace a lesson's cross-CPU futex step once more inside a private ftrace instance (pinning, spin-or-sleep), "
+        "so its VM sentence quotes the measured hand-over; inside-a-switch always traces: needs root or a tracefs "
+        "your group may write");
+    sub->get_option("--trace-out")
+        ->description("Also write a traced step's events to FILE, the cross-CPU placement's where the lesson traces "
+                      "two: .dat is trace-cmd's trace.dat (trace-cmd report, KernelShark), .txt the kernel's text "
+                      "format (Perfetto UI); implies --trace");
     return { sub, [o] {
                 if (o->list)
                     return listLessons();
@@ -51,7 +62,7 @@ Command addLessonCommand(CLI::App& app)
                     return badInput("name a lesson, or use --list");
                 if (!findLesson(o->id))
                     return badInput("unknown lesson '" + o->id + "' (see ctxscope-cli lesson --list)");
-                return runAndPrintLesson(o->id, RunBudget { o->minTime, o->repetitions, o->phase }, o->json);
+                return runAndPrintLesson(o->id, RunBudget { o->minTime, o->repetitions, o->phase }, o->json, o->trace);
             } };
 }
 

@@ -132,10 +132,10 @@ int run(const RunOptions& o)
             return failed(traced.error(), interrupt);
         if (o.output.tableOnStdout())
             fmt::print("{}", formatTraceSummary(traced->summary));
-        result->trace = std::move(traced->summary);
+        result->trace = std::move(traced->summary); // its block in the result's entry
     }
     const std::vector<RunResult> results { std::move(*result) };
-    nlohmann::json report = makeReport(context, results, o.output.samples);
+    const nlohmann::json report = makeReport(context, results, o.output.samples);
     return writeOutputs(o.output, report, o.output.samples ? samplesToCsv(results) : resultsToCsv(context, results));
 }
 

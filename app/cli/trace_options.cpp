@@ -1,11 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "trace_options.h"
 
-#include "ctxscope/sysinfo.h"
-#include "ctxscope/version.h"
-
 #include <fmt/core.h>
-#include <fmt/ranges.h>
 
 #include <filesystem>
 
@@ -52,12 +48,19 @@ Status TraceCliOptions::check(const BenchSpec& spec) const
 {
     if (!wanted())
         return {};
+    if (Status input = checkInput(spec); !input)
+        return input;
+    return tracingAllowed();
+}
+
+Status TraceCliOptions::checkInput(const BenchSpec& spec) const
+{
     if (std::string refusal = traceRefusal(spec, runOptions()); !refusal.empty())
         return makeError(refusal);
     if (!out.empty())
         if (Status s = checkTraceOut(out); !s)
             return s;
-    return tracingAllowed();
+    return {};
 }
 
 Status checkTraceOut(const std::string& path)
@@ -65,19 +68,6 @@ Status checkTraceOut(const std::string& path)
     if (auto format = traceFileFormat(path); !format)
         return format.error();
     return checkWritable(path);
-}
-
-std::vector<std::string> traceComments(const RunResult& untraced, std::uint64_t ops)
-{
-    const SysInfo info = readSysInfo();
-    const auto& cpus = untraced.placement.cpus;
-    return {
-        fmt::format("ctxscope {}: {} ({}) on CPUs {} ({}), {} traced ops", kVersion, untraced.bench,
-            toString(untraced.mode), cpus.empty() ? std::string("any") : fmt::format("{}", fmt::join(cpus, ",")),
-            toString(untraced.placement.relation), ops),
-        fmt::format("machine: {} ({}), kernel {}, {} CPUs online{}", info.hostName, info.cpuModel, info.kernel,
-            info.onlineCpus, info.hypervisor ? ", a virtual machine" : ""),
-    };
 }
 
 } // namespace ctxscope::cli

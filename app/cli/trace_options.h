@@ -24,12 +24,12 @@ struct TraceCliOptions {
     TracedRunOptions runOptions() const { return { ops, bufferKb, {} }; }
     // Every refusal before anything runs: the benchmark, the ranges, the file, the privilege.
     Status check(const BenchSpec& spec) const;
+    // The same but the privilege, whether or not tracing was asked for (a lesson that always
+    // traces runs untraced without the privilege, but never with a bad file or range).
+    Status checkInput(const BenchSpec& spec) const;
 };
 
 // A --trace-out path: a known extension, in a place this user may write.
 Status checkTraceOut(const std::string& path);
-
-// What a trace says about itself: the machine, the placement, the ops.
-std::vector<std::string> traceComments(const RunResult& untraced, std::uint64_t ops);
 
 } // namespace ctxscope::cli

@@ -10,6 +10,7 @@
 // pragma must come before the headers, where the warning is reported.
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 
+#include "lesson/handover_share.h"
 #include "lesson/verdict.h"
 #include "lesson_synthetic.h"
 
@@ -50,6 +51,12 @@ std::set<std::string> measuredFigures(const std::vector<RunResult>& results)
             add(m);
         if (r.perSwitchNs)
             add(*r.perSwitchNs);
+        // A traced run's hand-over and its steps, as the segments give them.
+        if (const auto shares = lesson::handoverShares(r)) {
+            add(shares->ns);
+            for (const auto& step : shares->steps)
+                add(step.ns);
+        }
         if (r.bench != "futex")
             continue;
         WorkingSetPoint p;
@@ -167,7 +174,7 @@ void checkSentences(const Case& c)
             }
         }
     }
-    if (c.lesson == "pinning" || c.lesson == "pipe-placement") {
+    if (c.lesson == "pinning" || c.lesson == "pipe-placement" || c.lesson == "inside-a-switch") {
         EXPECT_EQ(vmSaid, vm);
     }
 }
@@ -362,11 +369,44 @@ std::vector<Case> otherCases()
     };
 }
 
+// A made-up traced run across CPUs on a VM: the IPI 6.1 µs of a 12.7 µs hand-over.
+TraceSummary vmTrace()
+{
+    TraceSummary t;
+    t.ops = 1000;
+    t.nsPerOp = 30000;
+    t.untracedNsPerOp = 26000;
+    auto seg = [](const char* name, const char* from, const char* to, double mean) {
+        return TraceSegment { name, from, to, true, mean, mean, mean, 2000 };
+    };
+    t.segments = { seg("wake call", "sys_enter", "sched_waking", 600),
+        seg("IPI sent", "sched_waking", "ipi_send_cpu", 6100), seg("switch-in", "ipi_send_cpu", "sched_switch", 5000),
+        seg("return to user", "sched_switch", "sys_exit", 1000), seg("in user space", "sys_exit", "sys_enter", 800) };
+    return t;
+}
+
+std::vector<Case> insideASwitchCases()
+{
+    RunResult one = futex({ 0, 0 }, Relation::SamePu, { 5000, 5010, 4990 });
+    RunResult across = futex({ 0, 1 }, Relation::SamePackage, { 26000, 26100, 25900 });
+    RunResult traced = across;
+    traced.trace = vmTrace();
+    RunResult tracedPinning = futex({ 0, 1 }, Relation::SamePackage, { 26000, 26100, 25900 });
+    tracedPinning.trace = vmTrace();
+    return {
+        { "untraced", "inside-a-switch", { one, across } },
+        { "untraced, one PU only", "inside-a-switch", { one } },
+        { "untraced VM", "inside-a-switch", withVm({ one, across }) },
+        { "traced across, VM", "inside-a-switch", withVm({ one, traced }) },
+        { "traced VM", "pinning", withVm({ one, tracedPinning }) },
+    };
+}
+
 std::vector<Case> allCases()
 {
     std::vector<Case> all;
-    for (auto&& list :
-        { pinningCases(), threadsVsProcessesCases(), pipePlacementCases(), cachePollutionCases(), otherCases() })
+    for (auto&& list : { pinningCases(), threadsVsProcessesCases(), pipePlacementCases(), cachePollutionCases(),
+             otherCases(), insideASwitchCases() })
         all.insert(all.end(), list.begin(), list.end());
     return all;
 }

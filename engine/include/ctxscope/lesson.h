@@ -7,6 +7,7 @@
 #include "ctxscope/result.h"
 #include "ctxscope/runner.h"
 #include "ctxscope/topology.h"
+#include "ctxscope/traced_run.h"
 
 #include <functional>
 #include <optional>
@@ -26,6 +27,9 @@ struct LessonInfo {
     // Not a list of runs: the lesson runs whole through runLesson (the CLI, the worker's
     // `lesson` command) and its steps are phases, never single runs to start one by one.
     bool wholeInWorker = false;
+    // Traces its traceable steps on every run (inside-a-switch); the other lessons with
+    // traceable steps trace them only when asked (LessonTracing::asked).
+    bool traces = false;
 };
 
 const std::vector<LessonInfo>& lessons();
@@ -34,6 +38,9 @@ const LessonInfo* findLesson(std::string_view id);
 struct LessonStep {
     std::string label; // what this experiment shows, e.g. "futex thread, shared-l3 (0,1)"
     BenchSpec spec;
+    // When the lesson traces, the step runs once more inside a private ftrace instance after its
+    // untraced run, and its result carries the hand-over's segments (RunResult::trace).
+    bool traceable = false;
 };
 
 // One phase of a lesson that watches a running workload (live-placement) instead of running
@@ -88,10 +95,24 @@ enum class PlanTopology { ThisMachine, WorkersHello };
 Expected<std::vector<LessonStep>> planLesson(std::string_view id, const Topology& topology, const RunBudget& options,
     PlanTopology from = PlanTopology::ThisMachine);
 
+// How a lesson traces its traceable steps (docs/lessons.md, inside-a-switch).
+struct LessonTracing {
+    bool asked = false; // trace them in a lesson that does not always trace (lesson pinning --trace)
+    TracedRunOptions options; // the ops and buffer of each traced run (its marks are the placement's)
+    // Each traced run as it ends, its events included (--trace-out writes one of them).
+    std::function<void(const LessonStep&, const TracedRun&)> traced;
+};
+
+// Whether this lesson traces with these options: it has traceable steps on this topology and
+// always traces, or was asked to.
+bool lessonTraces(std::string_view id, const Topology& topology, const RunBudget& options, bool asked);
+
 // Runs every step; a step that fails is recorded and the others still run. Cancelled
-// lessons return an Error.
+// lessons return an Error. Where the lesson traces but this process may not, each step runs
+// untraced and a note quotes why.
 Expected<LessonResult> runLesson(std::string_view id, const Topology& topology, const RunBudget& options,
-    const std::function<void(const LessonProgress&)>& progress = {}, std::stop_token stop = {});
+    const std::function<void(const LessonProgress&)>& progress = {}, std::stop_token stop = {},
+    const LessonTracing& tracing = {});
 
 // The conclusion sentences for results already measured (also used when a lesson's results
 // are loaded back from a file). A pure function of the results: it runs nothing and reads

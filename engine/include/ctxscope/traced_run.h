@@ -36,6 +36,10 @@ struct TracedRun {
 // when it can be traced. Checks no privilege (tracingAllowed does).
 std::string traceRefusal(const BenchSpec& spec, const TracedRunOptions& options);
 
+// What a trace says about itself (marks in the trace, comments in its text file): the machine,
+// the placement, the ops.
+std::vector<std::string> traceComments(const RunResult& untraced, std::uint64_t ops);
+
 // The ops a traced run takes after an untraced run of this mean.
 std::uint64_t tracedOps(const TracedRunOptions& options, double untracedNsPerOp);
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "lesson/lesson_util.h"
 
+#include "lesson/handover_share.h"
+
 #include <algorithm>
 #include <fmt/core.h>
 
@@ -28,6 +30,14 @@ int firstCpu(const Topology& topology)
 {
     const auto allowed = topology.allowedPus();
     return allowed.empty() ? 0 : allowed.front();
+}
+
+std::optional<PuPair> farthestPair(const Topology& topology)
+{
+    const auto pairs = representativePairs(topology);
+    if (pairs.empty() || pairs.back().relation == Relation::SamePu)
+        return std::nullopt;
+    return pairs.back();
 }
 
 const RunResult* findResult(const std::vector<RunResult>& results, const std::function<bool(const RunResult&)>& match)
@@ -75,11 +85,16 @@ std::string observedSwitches(const RunResult& r)
 
 std::string vmNote(const std::vector<const RunResult*>& results)
 {
+    const bool vm = std::any_of(results.begin(), results.end(), [](const RunResult* r) {
+        return std::any_of(r->warnings.begin(), r->warnings.end(),
+            [](const std::string& w) { return w.find("virtual machine") != std::string::npos; });
+    });
+    if (!vm)
+        return {};
     for (const RunResult* r : results)
-        for (const std::string& w : r->warnings)
-            if (w.find("virtual machine") != std::string::npos)
-                return vmNote();
-    return {};
+        if (std::string traced = tracedVmNote(*r); !traced.empty())
+            return traced;
+    return vmNote();
 }
 
 std::string vmNote()

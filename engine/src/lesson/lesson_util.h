@@ -16,6 +16,8 @@ BenchSpec unpinnedSpec(std::string bench, BenchMode mode, const RunBudget& optio
 
 // The first allowed CPU: where single-PU experiments run.
 int firstCpu(const Topology& topology);
+// The pair of the farthest relation class this machine has across two PUs; none with one PU.
+std::optional<PuPair> farthestPair(const Topology& topology);
 
 const RunResult* findResult(const std::vector<RunResult>& results, const std::function<bool(const RunResult&)>& match);
 const RunResult* findResult(
@@ -31,7 +33,8 @@ std::string median(const RunResult& r);
 std::string capitalized(std::string sentence);
 // "1.98" switches per op observed, "~0" below 0.005.
 std::string observedSwitches(const RunResult& r);
-// A sentence about cross-vCPU wake-ups when the results came from a VM, else "".
+// A sentence about cross-vCPU wake-ups when the results came from a VM, else "". With a traced
+// result across CPUs among them, the sentence quotes the trace's segments instead of asserting.
 std::string vmNote(const std::vector<const RunResult*>& results);
 // That sentence, for a lesson that knows it runs in a VM.
 std::string vmNote();
@@ -60,5 +63,6 @@ const LessonDefinition& cachePollutionLesson();
 const LessonDefinition& coroutinesLesson();
 const LessonDefinition& spinOrSleepLesson();
 const LessonDefinition& livePlacementLesson();
+const LessonDefinition& insideASwitchLesson();
 
 } // namespace ctxscope::lesson

@@ -26,6 +26,7 @@ const std::vector<const lesson::LessonDefinition*>& definitions()
         &lesson::spinOrSleepLesson(),
         &lesson::runQueueLesson(),
         &lesson::livePlacementLesson(),
+        &lesson::insideASwitchLesson(),
     };
     return all;
 }
@@ -44,6 +45,26 @@ Error unknownLesson(std::string_view id)
     for (const auto* d : definitions())
         known.push_back(d->info.id);
     return makeError(fmt::format("unknown lesson '{}' (lessons: {})", id, fmt::join(known, ", ")));
+}
+
+bool anyTraceable(const std::vector<LessonStep>& steps)
+{
+    return std::any_of(steps.begin(), steps.end(), [](const LessonStep& s) { return s.traceable; });
+}
+
+// The step's traced run after its untraced one: its segments go into the untraced result.
+Status traceStep(const LessonStep& step, const Topology& topology, const LessonTracing& tracing,
+    const RunCallbacks& callbacks, std::stop_token stop, RunResult& untraced)
+{
+    TracedRunOptions options = tracing.options;
+    options.marks = traceComments(untraced, tracedOps(options, untraced.stats.mean));
+    auto traced = runTraced(step.spec, topology, untraced, options, callbacks, stop);
+    if (!traced)
+        return traced.error();
+    if (tracing.traced)
+        tracing.traced(step, *traced);
+    untraced.trace = std::move(traced->summary);
+    return {};
 }
 
 } // namespace
@@ -76,8 +97,17 @@ Expected<std::vector<LessonStep>> planLesson(
     return d->plan(topology, options);
 }
 
+bool lessonTraces(std::string_view id, const Topology& topology, const RunBudget& options, bool asked)
+{
+    const auto* d = findDefinition(id);
+    if (!d || !(asked || d->info.traces))
+        return false;
+    auto steps = planLesson(id, topology, options);
+    return steps && anyTraceable(*steps);
+}
+
 Expected<LessonResult> runLesson(std::string_view id, const Topology& topology, const RunBudget& options,
-    const std::function<void(const LessonProgress&)>& progress, std::stop_token stop)
+    const std::function<void(const LessonProgress&)>& progress, std::stop_token stop, const LessonTracing& tracing)
 {
     auto steps = planLesson(id, topology, options);
     if (!steps)
@@ -94,17 +124,33 @@ Expected<LessonResult> runLesson(std::string_view id, const Topology& topology, 
         = std::any_of(out.steps.begin(), out.steps.end(), [](const LessonStep& s) { return s.spec.wsBytes > 0; });
     if (std::string caches = checkCaches(topology).sentence(); usesCaches && !caches.empty())
         out.notes.push_back(std::move(caches));
+    const bool traces = anyTraceable(out.steps) && (d->info.traces || tracing.asked);
+    const Status allowed = traces ? tracingAllowed() : Status {};
+    if (!allowed)
+        out.notes.push_back(
+            "Tracing is not allowed here, so the lesson ran untraced: " + allowed.error().message + ".");
     const int n = static_cast<int>(out.steps.size());
     for (int i = 0; i < n; ++i) {
         const LessonStep& step = out.steps[static_cast<std::size_t>(i)];
+        const bool traced = step.traceable && traces && allowed;
+        // A traced step's untraced run is the first half of its progress, the traced run the second.
+        const double share = traced ? 0.5 : 1.0;
+        const std::string tracedLabel = step.label + ", traced";
         RunCallbacks callbacks;
+        RunCallbacks tracedCallbacks;
         if (progress) {
             progress(LessonProgress { i, n, step.label, static_cast<double>(i) / n, nullptr, {} });
             callbacks.progress = [&](const Progress& p) {
-                progress(LessonProgress { i, n, step.label, (i + p.fraction) / n, nullptr, {} });
+                progress(LessonProgress { i, n, step.label, (i + p.fraction * share) / n, nullptr, {} });
+            };
+            tracedCallbacks.progress = [&](const Progress& p) {
+                progress(LessonProgress { i, n, tracedLabel, (i + share + p.fraction * share) / n, nullptr, {} });
             };
         }
         auto r = runBenchmark(step.spec, topology, callbacks, stop);
+        if (r && traced && !stop.stop_requested())
+            if (Status t = traceStep(step, topology, tracing, tracedCallbacks, stop, *r); !t)
+                out.failures.push_back(tracedLabel + ": " + t.error().message);
         if (stop.stop_requested())
             return makeError("the lesson was cancelled");
         if (r)

@@ -16,9 +16,13 @@ namespace {
 std::vector<LessonStep> plan(const Topology& topology, const RunBudget& o)
 {
     std::vector<LessonStep> steps;
-    for (const PuPair& p : representativePairs(topology))
+    const auto pairs = representativePairs(topology);
+    for (const PuPair& p : pairs)
         steps.push_back({ fmt::format("futex threads, {} (CPUs {},{})", toString(p.relation), p.a, p.b),
             spec("futex", BenchMode::Thread, { p.a, p.b }, o) });
+    // With --trace, the farthest placement's hand-over is the one the VM sentence quotes.
+    if (!pairs.empty() && pairs.back().relation != Relation::SamePu)
+        steps.back().traceable = true;
     steps.push_back({ "futex threads, unpinned", unpinnedSpec("futex", BenchMode::Thread, o) });
     return steps;
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // RunResult <-> one entry of Google Benchmark's "benchmarks" array, with ctxscope's fields.
+#include "ctxscope/traced_run.h"
 #include "ctxscope/value_json.h"
 
 #include "report/interference_json.h"

@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include "ctxscope/traced_run.h"
 
+#include "ctxscope/sysinfo.h"
+#include "ctxscope/version.h"
+
 #include <fmt/core.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -79,6 +83,19 @@ Expected<TracedRun> runTraced(const BenchSpec& spec, const Topology& topology, c
     const std::uint64_t ops = run->iterations * static_cast<std::uint64_t>(run->repetitions);
     finishTraceSummary(summary, ops, run->stats.mean, untraced.stats.mean, run->observed.switchesPerOp());
     return TracedRun { std::move(*run), std::move(*raw), std::move(*trace), std::move(summary) };
+}
+
+std::vector<std::string> traceComments(const RunResult& untraced, std::uint64_t ops)
+{
+    const SysInfo info = readSysInfo();
+    const auto& cpus = untraced.placement.cpus;
+    return {
+        fmt::format("ctxscope {}: {} ({}) on CPUs {} ({}), {} traced ops", kVersion, untraced.bench,
+            toString(untraced.mode), cpus.empty() ? std::string("any") : fmt::format("{}", fmt::join(cpus, ",")),
+            toString(untraced.placement.relation), ops),
+        fmt::format("machine: {} ({}), kernel {}, {} CPUs online{}", info.hostName, info.cpuModel, info.kernel,
+            info.onlineCpus, info.hypervisor ? ", a virtual machine" : ""),
+    };
 }
 
 } // namespace ctxscope

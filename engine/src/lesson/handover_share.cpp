@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: MIT
+#include "lesson/handover_share.h"
+
+#include "lesson/lesson_util.h"
+
+#include "ctxscope/units.h"
+
+#include <algorithm>
+#include <fmt/core.h>
+
+namespace ctxscope::lesson {
+
+namespace {
+
+// The benchmark's loop between hand-overs, which no scheduler event bounds on the wakee's side.
+constexpr const char* kUserSpaceStep = "in user space";
+
+} // namespace
+
+const StepShare* HandoverShares::find(const std::string& name) const
+{
+    auto it = std::find_if(steps.begin(), steps.end(), [&](const StepShare& s) { return s.name == name; });
+    return it == steps.end() ? nullptr : &*it;
+}
+
+std::optional<HandoverShares> handoverShares(const TraceSummary& summary, bool crossCpu)
+{
+    struct Way {
+        std::string text;
+        double totalNs = 0;
+    };
+    struct Step {
+        std::string name;
+        std::uint64_t count = 0;
+        double totalNs = 0;
+        std::vector<Way> ways;
+    };
+    std::vector<Step> steps; // in the summary's order, one per name
+    for (const TraceSegment& seg : summary.segments) {
+        if (seg.crossCpu != crossCpu || seg.name == kUserSpaceStep || seg.count == 0)
+            continue;
+        auto it = std::find_if(steps.begin(), steps.end(), [&](const Step& s) { return s.name == seg.name; });
+        if (it == steps.end())
+            it = steps.insert(steps.end(), Step { seg.name, 0, 0, {} });
+        // The median: a hand-over preempted by another task weighs as one hand-over, not as its wait.
+        const double total = seg.p50Ns * static_cast<double>(seg.count);
+        it->count += seg.count;
+        it->totalNs += total;
+        it->ways.push_back({ seg.fromEvent + " → " + seg.toEvent, total });
+    }
+    HandoverShares out;
+    for (const Step& s : steps)
+        out.handovers = std::max(out.handovers, s.count);
+    if (out.handovers == 0)
+        return std::nullopt;
+    const double n = static_cast<double>(out.handovers);
+    for (Step& s : steps) {
+        std::stable_sort(
+            s.ways.begin(), s.ways.end(), [](const Way& a, const Way& b) { return a.totalNs > b.totalNs; });
+        StepShare share { s.name, {}, s.count, s.totalNs / n, 0 };
+        for (const Way& w : s.ways)
+            share.ways.push_back(w.text);
+        out.ns += share.ns;
+        out.steps.push_back(std::move(share));
+    }
+    if (!(out.ns > 0))
+        return std::nullopt;
+    for (StepShare& s : out.steps)
+        s.share = s.ns / out.ns;
+    std::stable_sort(
+        out.steps.begin(), out.steps.end(), [](const StepShare& a, const StepShare& b) { return a.ns > b.ns; });
+    return out;
+}
+
+std::optional<HandoverShares> handoverShares(const RunResult& r)
+{
+    if (!r.trace)
+        return std::nullopt;
+    return handoverShares(*r.trace, !r.placement.onePu());
+}
+
+std::string waysText(const StepShare& step)
+{
+    if (step.ways.empty())
+        return {};
+    if (step.ways.size() == 1)
+        return step.ways.front();
+    const std::size_t others = step.ways.size() - 1;
+    return fmt::format("{}, and {} other way{}", step.ways.front(), others, others == 1 ? "" : "s");
+}
+
+std::string stepText(const StepShare& step)
+{
+    return fmt::format("{} ({}), {} ({:.0f}%)", step.name, waysText(step), formatDuration(step.ns), step.share * 100);
+}
+
+std::string stepMeaning(const std::string& name)
+{
+    static const std::pair<const char*, const char*> meanings[] = {
+        { "wake call", "the waker's system call finding the sleeping task and marking it runnable" },
+        { "yield call", "the yielding task's system call reaching the scheduler" },
+        { "sleep call", "the waiter's system call putting it to sleep while its partner was still runnable" },
+        { "IPI sent",
+            "the waker's CPU sending the interrupt that tells the wakee's CPU to run it (on a VM, an exit "
+            "to the hypervisor)" },
+        { "woken without IPI", "the wakee's CPU noticing the wake-up without an interrupt, as it polled in idle" },
+        { "idle exit", "the wakee's CPU coming out of idle (on a VM, the hypervisor running that vCPU again)" },
+        { "switch-in", "the wakee's CPU switching to the woken task" },
+        { "waker runs on", "the waker finishing its call and going to sleep before the CPU is handed to the wakee" },
+        { "return to user", "the woken task's way back out of the kernel" },
+    };
+    for (const auto& [step, meaning] : meanings)
+        if (name == step)
+            return meaning;
+    return "a step of the hand-over";
+}
+
+std::string tracedVmNote(const RunResult& r)
+{
+    if (r.placement.onePu())
+        return {};
+    const auto shares = handoverShares(r);
+    if (!shares)
+        return {};
+    const StepShare* ipi = shares->find("IPI sent");
+    const StepShare& quoted = ipi ? *ipi : shares->steps.front();
+    std::string out = fmt::format("This is a virtual machine, and tracing the {} hand-over on {} measured what "
+                                  "another vCPU costs: {} took {} of the {} hand-over ({:.0f}%)",
+        r.bench, placementText(r), ipi ? "sending the IPI to the other vCPU" : quoted.name, formatDuration(quoted.ns),
+        formatDuration(shares->ns), quoted.share * 100);
+    if (ipi && &shares->steps.front() != ipi)
+        out += fmt::format(", and its largest step was {}", stepText(shares->steps.front()));
+    return out + ".";
+}
+
+} // namespace ctxscope::lesson
