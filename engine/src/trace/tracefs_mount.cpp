@@ -9,6 +9,11 @@
 #include <mutex>
 #include <sstream>
 
+#include <algorithm>
+#include <cctype>
+
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/mount.h>
 #include <unistd.h>
 
@@ -59,19 +64,43 @@ namespace {
 std::mutex g_mutex;
 std::weak_ptr<TracefsMount> g_mount;
 
+// "/run/ctxscope-tracefs-4026531841": one name per mount namespace, whose tracefs it is about.
+std::string lockBase()
+{
+    char link[64] = {};
+    const ssize_t n = readlink("/proc/self/ns/mnt", link, sizeof link - 1);
+    std::string ns = n > 0 ? std::string(link, static_cast<std::size_t>(n)) : std::string("mnt");
+    std::erase_if(ns, [](char c) { return !std::isdigit(static_cast<unsigned char>(c)); });
+    return fmt::format("{}/ctxscope-tracefs-{}", kTracefsLockDir, ns.empty() ? "0" : ns);
+}
+
+bool exists(const std::string& path) { return access(path.c_str(), F_OK) == 0; }
+
 } // namespace
 
-TracefsMount::TracefsMount(std::string path, bool mountedByUs)
+TracefsMount::TracefsMount(std::string path, bool mountedByUs, int lockFd)
     : m_path(std::move(path))
     , m_mountedByUs(mountedByUs)
+    , m_lockFd(lockFd)
 {
 }
 
 TracefsMount::~TracefsMount()
 {
-    // Lazily: a reader still holding a file open keeps it alive until it closes.
-    if (m_mountedByUs)
-        umount2(m_path.c_str(), MNT_DETACH);
+    if (m_lockFd < 0)
+        return;
+    // Let go, then ask for the lock alone: granted only when no other ctxscope holds it.
+    flock(m_lockFd, LOCK_UN);
+    if (flock(m_lockFd, LOCK_EX | LOCK_NB) == 0) {
+        const std::string marker = lockBase() + ".mounted";
+        if (exists(marker) && mountedTracefs() == m_path) {
+            // Lazily: a reader still holding a file open keeps it alive until it closes.
+            umount2(m_path.c_str(), MNT_DETACH);
+        }
+        if (mountedTracefs().empty())
+            unlink(marker.c_str());
+    }
+    close(m_lockFd); // the lock goes with it
 }
 
 Expected<std::shared_ptr<TracefsMount>> TracefsMount::acquire()
@@ -81,15 +110,28 @@ Expected<std::shared_ptr<TracefsMount>> TracefsMount::acquire()
         return held;
     if (std::string refusal = tracingRefusal(); !refusal.empty())
         return makeError(refusal);
+    // Root (or a /run this user may write): the mount is decided under the lock, alone.
+    const std::string base = lockBase();
+    const int fd = open((base + ".lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (fd >= 0)
+        flock(fd, LOCK_EX);
     std::shared_ptr<TracefsMount> mount;
     if (std::string where = mountedTracefs(); !where.empty()) {
-        mount.reset(new TracefsMount(where, false));
+        mount.reset(new TracefsMount(where, exists(base + ".mounted"), fd));
     } else {
-        if (::mount("nodev", kTracefsHome, "tracefs", 0, nullptr) != 0)
+        if (::mount("nodev", kTracefsHome, "tracefs", 0, nullptr) != 0) {
+            const int error = errno;
+            if (fd >= 0)
+                close(fd);
             return makeError(fmt::format(
-                "tracefs is not mounted, and mounting it on {} failed: {}", kTracefsHome, std::strerror(errno)));
-        mount.reset(new TracefsMount(kTracefsHome, true));
+                "tracefs is not mounted, and mounting it on {} failed: {}", kTracefsHome, std::strerror(error)));
+        }
+        if (fd >= 0)
+            close(open((base + ".mounted").c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600));
+        mount.reset(new TracefsMount(kTracefsHome, true, fd));
     }
+    if (fd >= 0)
+        flock(fd, LOCK_SH); // others may trace beside it now
     g_mount = mount;
     return mount;
 }
