@@ -204,8 +204,9 @@ int run(const WatchOptions& o)
         options.onRecording = [&](const RawTrace& recording, bool complete) {
             std::vector<std::string> comments = options.traceMarks;
             if (!complete)
-                comments.push_back(fmt::format(
-                    "the recording stops where it reached {} MiB: later events are not in this file", kWatchTraceBytes >> 20));
+                comments.push_back(
+                    fmt::format("the recording stops where it reached {} MiB: later events are not in this file",
+                        kWatchTraceBytes >> 20));
             written = writeTraceFile(recording, o.traceOut, comments);
             if (written)
                 fmt::print(stderr, "ctxscope-cli: wrote the trace to {}{}\n", o.traceOut,

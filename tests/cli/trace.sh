@@ -41,12 +41,23 @@ tasks=$(python3 -c 'import json,sys; print(" ".join(str(t) for t in json.load(op
 [ -n "$tasks" ] || fail "the trace names no task"
 
 trace-cmd report "$dir/t.dat" >"$dir/report.txt" 2>"$dir/report.err" || fail "trace-cmd report failed: $(head -5 "$dir/report.err")"
-switches=0
-for t in $tasks; do
-    # trace-cmd's sched_switch plugin prints "prev_comm:prev_pid [prio] state ==> next_comm:next_pid [prio]".
-    n=$(grep -cE "sched_switch: +[^ ]+:$t \[" "$dir/report.txt")
-    switches=$((switches + n))
-done
+# The sched_switch lines of REPORT whose task at SIDE (out: switched out, in: switched in) is
+# one of TIDS. trace-cmd's sched_switch plugin prints "prev_comm:prev_pid [prio] state ==>
+# next_comm:next_pid [prio]".
+switch_count() { # REPORT SIDE TIDS...
+    local report=$1 side=$2 total=0 t
+    shift 2
+    for t in "$@"; do
+        if [ "$side" = out ]; then
+            total=$((total + $(grep -cE "sched_switch: +[^ ]+:$t \[" "$report")))
+        else
+            total=$((total + $(grep -cE "sched_switch: .* ==> +[^ ]+:$t \[" "$report")))
+        fi
+    done
+    echo "$total"
+}
+# shellcheck disable=SC2086 # the task ids are words
+switches=$(switch_count "$dir/report.txt" out $tasks)
 # Two switch-outs per round trip (one per task), within 10% (the trace covers exactly the ops).
 low=$((ops * 2 * 9 / 10)); high=$((ops * 2 * 11 / 10))
 [ "$switches" -ge "$low" ] && [ "$switches" -le "$high" ] ||
@@ -74,11 +85,8 @@ import json, sys
 summary = [json.loads(l) for l in open(sys.argv[1])][-1]
 print(sum(t["sched"]["switch_ins"] for t in summary["threads"]), " ".join(str(t["tid"]) for t in summary["threads"]))' "$dir/w.ndjson")
 trace-cmd report "$dir/w.dat" >"$dir/w.txt" 2>"$dir/report.err" || fail "trace-cmd report of the watch failed: $(head -5 "$dir/report.err")"
-in_file=0
-for t in $tids; do
-    n=$(grep -cE "sched_switch: .* ==> +[^ ]+:$t \[" "$dir/w.txt")
-    in_file=$((in_file + n))
-done
+# shellcheck disable=SC2086
+in_file=$(switch_count "$dir/w.txt" in $tids)
 [ "$counted" -gt 0 ] || fail "the watch counted no switch-in of the sleepers"
 [ "$in_file" -ge "$counted" ] || fail "the watch's trace.dat has $in_file switch-ins of the sleepers, the watch counted $counted"
 grep -q "ctxscope .*: watch of process" "$dir/w.txt" || fail "the watch's trace does not say what it shows"

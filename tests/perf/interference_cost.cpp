@@ -115,9 +115,9 @@ int main(int argc, char** argv)
     fmt::print("goal with / without <= 1.02: {}\n", ok ? "met" : "NOT met");
     double load[1] = {};
     if (!json.empty())
-        std::ofstream(json) << nlohmann::json { { "rounds", kRounds }, { "wall_ratio", wall }, { "p50_ratio", perOp },
-            { "scans_ms", readsMs }, { "goal", 1.02 }, { "load", ::getloadavg(load, 1) == 1 ? load[0] : -1 } }
-                                   .dump(2)
-                            << '\n';
+        std::ofstream(json) << nlohmann::json {
+            { "rounds", kRounds }, { "wall_ratio", wall }, { "p50_ratio", perOp }, { "scans_ms", readsMs },
+            { "goal", 1.02 }, { "load", ::getloadavg(load, 1) == 1 ? load[0] : -1 }
+        }.dump(2) << '\n';
     return ok ? 0 : 1;
 }

@@ -94,10 +94,9 @@ int main(int argc, char** argv)
                "wait between 10 ms ticks {} ms ({} ticks), goal <= {} ms; load average {:.2f}\n",
         QFileInfo(path).size() >> 20, runs, ms, worst, ticks, kGoalMs, loadAverage());
     if (!json.empty())
-        std::ofstream(json) << nlohmann::json { { "megabytes", QFileInfo(path).size() >> 20 }, { "runs", runs },
-            { "open_ms", ms }, { "longest_wait_ms", worst }, { "ticks", ticks }, { "goal_ms", kGoalMs },
-            { "load", loadAverage() } }
-                                   .dump(2)
-                            << '\n';
+        std::ofstream(json) << nlohmann::json {
+            { "megabytes", QFileInfo(path).size() >> 20 }, { "runs", runs }, { "open_ms", ms },
+            { "longest_wait_ms", worst }, { "ticks", ticks }, { "goal_ms", kGoalMs }, { "load", loadAverage() }
+        }.dump(2) << '\n';
     return worst <= kGoalMs ? 0 : 1;
 }

@@ -150,6 +150,13 @@ def main():
         for key, what in (("stream", "stream through ssh -> GUI"), ("stream_parse_only", "stream through ssh, parsed")):
             rate = ssh.get(key, {}).get("samples_per_s")
             add(what, rate, "{:.3g} samples/s", ">= 1e6", rate >= 1e6 if rate else None, sl)
+        t = ssh.get("traced", {})
+        if "skipped" not in t:
+            delivery = t.get("delivery_seconds")
+            add("traced run through ssh: its events and segments after the traced run", delivery,
+                "{:.2f} s" + (f" ({t['window_events']:,} events, {t['megabytes']:.1f} MB, after {t['traced_seconds']:.2f} s "
+                              f"traced)" if delivery is not None else ""),
+                "<= 2 s", delivery <= 2 if delivery is not None else None, t.get("load", sl))
     if "memory" in g:
         add("live plot memory per 1e6 samples", g["memory"]["live_plot_bytes_per_1e6_samples"] / 2**20,
             "{:.1f} MiB", load=gl)

@@ -104,11 +104,10 @@ int main(int argc, char** argv)
                 loadKnown ? fmt::format("{:.2f} {:.2f} {:.2f}", load[0], load[1], load[2]) : std::string("unknown"));
             status = share < 0.05 || waking ? 0 : 1;
             if (!json.empty())
-                std::ofstream(json) << nlohmann::json { { "threads", seen }, { "waking", waking }, { "hz", kHz },
-                    { "seconds", wallS }, { "share", share }, { "reading_cpu_ms", perf::median(cpuMs) },
-                    { "goal", 0.05 }, { "load", load[0] } }
-                        .dump(2)
-                    << '\n';
+                std::ofstream(json) << nlohmann::json {
+                    { "threads", seen }, { "waking", waking }, { "hz", kHz }, { "seconds", wallS }, { "share", share },
+                    { "reading_cpu_ms", perf::median(cpuMs) }, { "goal", 0.05 }, { "load", load[0] }
+                }.dump(2) << '\n';
         }
     }
     {

@@ -5,6 +5,7 @@
 
 #include "ctxscope/expected.h"
 #include "ctxscope/stats.h"
+#include "ctxscope/trace.h"
 
 #include <nlohmann/json_fwd.hpp>
 

@@ -172,8 +172,8 @@ public:
     {
         if (!options.trace)
             return std::optional<SchedFollower>();
-        auto watch = SchedWatch::open(
-            taskIds(pid), options.onRecording ? options.keepTraceBytes : 0, options.traceMarks);
+        auto watch
+            = SchedWatch::open(taskIds(pid), options.onRecording ? options.keepTraceBytes : 0, options.traceMarks);
         if (!watch)
             return watch.error();
         return std::optional<SchedFollower>(SchedFollower(std::move(*watch)));

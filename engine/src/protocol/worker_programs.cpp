@@ -22,12 +22,14 @@ std::string processesJob(const ProcessesCommand& command, const JobContext& c)
 std::string watchJob(const WatchCommand& command, const JobContext& c)
 {
     // A cancel is how a watch without a duration ends: it gives the summary like any other end.
+    WatchOptions options;
+    options.trace = command.trace;
     auto summary = runWatch(
         command.pid, command.interval, command.duration, c.stop,
         [&](const WatchSample& s) {
             c.write(eventLine(WatchSampleEvent { command.id, s }));
         },
-        WatchOptions { command.trace });
+        options);
     if (!summary)
         return errorLine(command.id, summary.error().message);
     return eventLine(WatchSummaryEvent { command.id, std::move(*summary) });
