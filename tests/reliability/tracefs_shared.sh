@@ -39,12 +39,15 @@ run_traced() { # OPS OUT, backgrounded: exec, so $! is ctxscope's PID
 }
 
 # The first mounts tracefs; the second starts while the first traces and outlives it.
-run_traced 50000 "$dir/first.txt" &
+run_traced 150000 "$dir/first.txt" &
 first=$!
 traces "$first" || fail "the first traced run never traced: $(cat "$dir/first.txt")"
 run_traced 400000 "$dir/second.txt" &
 long=$!
 traces "$long" || fail "the second traced run never traced: $(cat "$dir/second.txt")"
+# Both trace at once (a second ctxscope never waits for the first to end).
+ls -d "$(tracefs | head -1)"/instances/ctxscope-"$first"-* >/dev/null 2>&1 ||
+    fail "the first traced run had ended (or the second waited for it) before the second began tracing"
 wait "$first" || fail "the first traced run failed: $(tail -3 "$dir/first.txt")"
 first=""
 kill -0 "$long" 2>/dev/null || fail "the second traced run ended before the first did: the test proves nothing"

@@ -186,6 +186,8 @@ Status writeTraceFile(const RawTrace& raw, const std::string& path, const std::v
     auto format = traceFileFormat(path);
     if (!format)
         return format.error();
+    if (raw.pageSize == 0) // no collect() ever returned: there are no pages to lay out
+        return makeError("nothing was recorded, so there is no trace to write");
     std::string content;
     if (*format == TraceFileFormat::TraceDat) {
         content = traceDat(raw);

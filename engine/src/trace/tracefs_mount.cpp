@@ -76,6 +76,31 @@ std::string lockBase()
 
 bool exists(const std::string& path) { return access(path.c_str(), F_OK) == 0; }
 
+// A lock file held open; -1 where /run is not this user's to write (not root: then it cannot
+// have mounted tracefs either, and there is nothing to decide).
+int openLock(const std::string& path) { return open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600); }
+
+// The decision lock, held alone for the moment of deciding on a mount or an unmount.
+class Deciding {
+public:
+    Deciding()
+        : m_fd(openLock(lockBase() + ".decide"))
+    {
+        if (m_fd >= 0)
+            flock(m_fd, LOCK_EX);
+    }
+    ~Deciding()
+    {
+        if (m_fd >= 0)
+            close(m_fd);
+    }
+    Deciding(const Deciding&) = delete;
+    Deciding& operator=(const Deciding&) = delete;
+
+private:
+    int m_fd;
+};
+
 } // namespace
 
 TracefsMount::TracefsMount(std::string path, bool mountedByUs, int lockFd)
@@ -89,7 +114,9 @@ TracefsMount::~TracefsMount()
 {
     if (m_lockFd < 0)
         return;
-    // Let go, then ask for the lock alone: granted only when no other ctxscope holds it.
+    const Deciding deciding; // no other ctxscope starts or ends meanwhile
+    // Let go of the users' lock, then ask for it alone: granted only when no other ctxscope
+    // still traces here.
     flock(m_lockFd, LOCK_UN);
     if (flock(m_lockFd, LOCK_EX | LOCK_NB) == 0) {
         const std::string marker = lockBase() + ".mounted";
@@ -100,7 +127,7 @@ TracefsMount::~TracefsMount()
         if (mountedTracefs().empty())
             unlink(marker.c_str());
     }
-    close(m_lockFd); // the lock goes with it
+    close(m_lockFd);
 }
 
 Expected<std::shared_ptr<TracefsMount>> TracefsMount::acquire()
@@ -110,28 +137,28 @@ Expected<std::shared_ptr<TracefsMount>> TracefsMount::acquire()
         return held;
     if (std::string refusal = tracingRefusal(); !refusal.empty())
         return makeError(refusal);
-    // Root (or a /run this user may write): the mount is decided under the lock, alone.
     const std::string base = lockBase();
-    const int fd = open((base + ".lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-    if (fd >= 0)
-        flock(fd, LOCK_EX);
+    const Deciding deciding; // the mount is decided alone
+    // The users' lock, held shared while this process traces (never waited on for long: it is
+    // taken alone only by a ctxscope ending, briefly, under the decision lock).
+    const int users = openLock(base + ".lock");
+    if (users >= 0)
+        flock(users, LOCK_SH);
     std::shared_ptr<TracefsMount> mount;
     if (std::string where = mountedTracefs(); !where.empty()) {
-        mount.reset(new TracefsMount(where, exists(base + ".mounted"), fd));
+        mount.reset(new TracefsMount(where, exists(base + ".mounted"), users));
     } else {
         if (::mount("nodev", kTracefsHome, "tracefs", 0, nullptr) != 0) {
             const int error = errno;
-            if (fd >= 0)
-                close(fd);
+            if (users >= 0)
+                close(users);
             return makeError(fmt::format(
                 "tracefs is not mounted, and mounting it on {} failed: {}", kTracefsHome, std::strerror(error)));
         }
-        if (fd >= 0)
-            close(open((base + ".mounted").c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600));
-        mount.reset(new TracefsMount(kTracefsHome, true, fd));
+        if (const int marker = openLock(base + ".mounted"); marker >= 0)
+            close(marker);
+        mount.reset(new TracefsMount(kTracefsHome, true, users));
     }
-    if (fd >= 0)
-        flock(fd, LOCK_SH); // others may trace beside it now
     g_mount = mount;
     return mount;
 }
