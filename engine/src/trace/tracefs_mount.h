@@ -20,9 +20,9 @@ std::string tracingRefusal();
 
 // Every ctxscope process that traces holds a shared lock on a file in /run named after its
 // mount namespace; a second lock file is taken alone for the moment of deciding on a mount or
-// an unmount; a marker beside them says ctxscope mounted tracefs there. So a ctxscope that mounted tracefs never
-// unmounts it under another one still tracing, and the last to end unmounts it (also after a ctxscope that mounted it
-// was killed).
+// an unmount; a marker beside them says ctxscope mounted tracefs there. So a ctxscope that
+// mounted tracefs never unmounts it under another one still tracing, and the last to end
+// unmounts it (also after a ctxscope that mounted it was killed).
 inline constexpr const char* kTracefsLockDir = "/run";
 
 class TracefsMount {
