@@ -173,5 +173,19 @@ TEST(Handover, TheChecksSayWhatDisagrees)
     EXPECT_NE(s.notes[2].find("getrusage counted 1.000"), std::string::npos) << s.notes[2];
 }
 
+// Steps that add up to more than the round trip overlap: the note says so, never "-22% of the
+// time is not in a hand-over".
+TEST(Handover, StepsLongerThanTheRoundTripAreSaidToOverlap)
+{
+    Trace trace;
+    trace.events = crossCpuHandover(0);
+    TraceSummary s = cutHandovers(trace, { kA, kB });
+    finishTraceSummary(s, 1, 9700 / 1.25, 9000, std::nullopt);
+    ASSERT_EQ(s.notes.size(), 1U);
+    EXPECT_NE(s.notes[0].find("25% more than the traced run's 7760 ns: some steps overlap"), std::string::npos)
+        << s.notes[0];
+    EXPECT_EQ(s.notes[0].find('-'), std::string::npos) << s.notes[0];
+}
+
 } // namespace
 } // namespace ctxscope

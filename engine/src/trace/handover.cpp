@@ -255,10 +255,18 @@ void finishTraceSummary(TraceSummary& summary, std::uint64_t ops, double nsPerOp
         summary.notes.push_back(fmt::format("The kernel lost {} events: the segments rest on an incomplete trace; "
                                             "trace fewer ops or give the trace a larger buffer (--trace-buffer).",
             summary.lostEvents));
-    if (!summary.segments.empty() && relative(summary.segmentNsPerOp, nsPerOp) > 0.10)
-        summary.notes.push_back(fmt::format("The segments add up to {:.0f} ns per op against the traced run's {:.0f} "
-                                            "ns: {:.0f}% of the time is not in a hand-over the trace could cut.",
-            summary.segmentNsPerOp, nsPerOp, 100 * (1 - summary.segmentNsPerOp / nsPerOp)));
+    if (!summary.segments.empty() && relative(summary.segmentNsPerOp, nsPerOp) > 0.10) {
+        if (summary.segmentNsPerOp < nsPerOp)
+            summary.notes.push_back(fmt::format("The segments add up to {:.0f} ns per op against the traced run's "
+                                                "{:.0f} ns: {:.0f}% of the time is not in a hand-over the trace could "
+                                                "cut.",
+                summary.segmentNsPerOp, nsPerOp, 100 * (1 - summary.segmentNsPerOp / nsPerOp)));
+        else
+            summary.notes.push_back(fmt::format("The segments add up to {:.0f} ns per op, {:.0f}% more than the traced "
+                                                "run's {:.0f} ns: some steps overlap (a waker that runs on while its "
+                                                "wakee waits to run).",
+                summary.segmentNsPerOp, 100 * (summary.segmentNsPerOp / nsPerOp - 1), nsPerOp));
+    }
     if (rusageSwitchesPerOp && relative(summary.switchOutsPerOp, *rusageSwitchesPerOp) > 0.02)
         summary.notes.push_back(fmt::format("The trace holds {:.3f} switches of the measured tasks per op, getrusage "
                                             "counted {:.3f}: they should agree within 2%.",
