@@ -31,8 +31,8 @@ struct WatchOptions {
     std::string traceOut; // implies trace
 };
 
-// How much of a watch's recording --trace-out keeps: at 1,000 threads waking 10 times a
-// second, about a minute of events (the first ones: the file says where it ends).
+// How much of a watch's recording --trace-out keeps (its beginning; watch says when it was
+// cut short).
 constexpr std::size_t kWatchTraceBytes = 256U << 20;
 
 std::string waitText(const std::optional<double>& perS)
