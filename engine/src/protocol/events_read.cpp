@@ -18,6 +18,7 @@ namespace ctxscope::protocol {
 
 using nlohmann::json;
 using report::FieldReader;
+using report::sentences;
 
 namespace {
 
@@ -29,21 +30,6 @@ std::optional<int> optInt(FieldReader& in, const char* key)
     if (v && *v > INT_MAX)
         in.fail("field '" + in.where(key) + "' is too large");
     return v ? std::optional<int>(static_cast<int>(*v)) : std::nullopt;
-}
-
-std::vector<std::string> sentences(FieldReader& in, const char* key)
-{
-    std::vector<std::string> out;
-    const json* list = in.optArray(key);
-    if (!list)
-        return out;
-    for (const json& s : *list) {
-        if (s.is_string())
-            out.push_back(s.get<std::string>());
-        else
-            in.fail("field '" + in.where(key) + "' should hold sentences");
-    }
-    return out;
 }
 
 // A value read by one of value_json.h's readers: its error becomes the reader's.
@@ -165,13 +151,14 @@ Event readTraceEvents(FieldReader& in)
     // The kinds by name, so the numbers in "kind" mean what the writer meant.
     std::vector<TraceEventKind> kinds;
     for (const json& name : in.array("kinds")) {
-        const auto known = std::find_if(detail::kTraceKindNames.begin(), detail::kTraceKindNames.end(),
-            [&](const char* k) { return name.is_string() && name.get<std::string>() == k; });
-        if (known == detail::kTraceKindNames.end()) {
+        const auto& names = detail::traceKindNames();
+        const auto known = std::find_if(names.begin(), names.end(),
+            [&](const std::string& k) { return name.is_string() && name.get<std::string>() == k; });
+        if (known == names.end()) {
             in.fail("field 'kinds' names an event this version does not know: " + name.dump());
             return e;
         }
-        kinds.push_back(static_cast<TraceEventKind>(known - detail::kTraceKindNames.begin()));
+        kinds.push_back(static_cast<TraceEventKind>(known - names.begin()));
     }
     const std::uint64_t t0 = in.count("t0_ns");
     const std::size_t n = in.ok() ? in.array("dt_ns").size() : 0;

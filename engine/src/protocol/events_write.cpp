@@ -80,7 +80,7 @@ json toJson(const TraceEventsEvent& e)
     // objects would take 100.
     json j = message("trace_events", e.id);
     j.update({ { "first", e.first }, { "window", e.window }, { "recorded", e.recorded },
-        { "kinds", detail::kTraceKindNames } });
+        { "kinds", detail::traceKindNames() } });
     const std::uint64_t t0 = e.events.empty() ? 0 : e.events.front().ns;
     json dt = json::array(), cpu = json::array(), kind = json::array(), pid = json::array(), other = json::array(),
          aux = json::array(), value = json::array();

@@ -49,6 +49,19 @@ std::optional<std::uint64_t> idOf(const json& j)
     return it->get<std::uint64_t>();
 }
 
+const std::vector<std::string>& traceKindNames()
+{
+    static const std::vector<std::string> names = [] {
+        std::vector<std::string> v;
+        for (auto k = static_cast<int>(TraceEventKind::Waking); k <= static_cast<int>(TraceEventKind::SysExit); ++k) {
+            const auto kind = static_cast<TraceEventKind>(k);
+            v.emplace_back(kind == TraceEventKind::IdleExit ? "cpu_idle_exit" : traceEventName(kind));
+        }
+        return v;
+    }();
+    return names;
+}
+
 } // namespace detail
 
 std::string helloLine(const Topology& topology, const SysInfo& sys, const ClockInfo& clock)

@@ -230,4 +230,20 @@ std::vector<double> numberList(FieldReader& in, const char* key)
     return out;
 }
 
+std::vector<std::string> sentences(FieldReader& in, const char* key)
+{
+    std::vector<std::string> out;
+    const nlohmann::json* list = in.optArray(key);
+    if (!list)
+        return out;
+    for (const nlohmann::json& s : *list) {
+        if (!s.is_string()) {
+            in.fail("field '" + in.where(key) + "' should hold sentences");
+            break;
+        }
+        out.push_back(s.get<std::string>());
+    }
+    return out;
+}
+
 } // namespace ctxscope::report

@@ -64,5 +64,7 @@ Quartiles quartilesFrom(FieldReader& in, const char* key);
 std::vector<int> cpuNumbers(FieldReader& in, const char* key);
 // An optional array of numbers (empty when absent); records an error for anything else.
 std::vector<double> numberList(FieldReader& in, const char* key);
+// An optional array of strings (empty when absent); records an error for anything else.
+std::vector<std::string> sentences(FieldReader& in, const char* key);
 
 } // namespace ctxscope::report

@@ -7,30 +7,16 @@ using nlohmann::json;
 
 namespace {
 
-std::vector<std::string> strings(FieldReader& in, const char* key)
+std::vector<long> taskIds(FieldReader& in, const char* key)
 {
-    std::vector<std::string> out;
-    if (const json* a = in.optArray(key))
-        for (const json& s : *a) {
-            if (!s.is_string()) {
-                in.fail("field '" + in.where(key) + "' should hold sentences");
-                break;
-            }
-            out.push_back(s.get<std::string>());
-        }
-    return out;
-}
-
-template <typename T> std::vector<T> ids(FieldReader& in, const char* key)
-{
-    std::vector<T> out;
+    std::vector<long> out;
     if (const json* a = in.optArray(key))
         for (const json& v : *a) {
             if (!v.is_number_integer() || v.get<std::int64_t>() < 0 || v.get<std::int64_t>() > (1LL << 30)) {
-                in.fail("field '" + in.where(key) + "' should hold task or CPU numbers");
+                in.fail("field '" + in.where(key) + "' should hold task ids");
                 break;
             }
-            out.push_back(static_cast<T>(v.get<std::int64_t>()));
+            out.push_back(static_cast<long>(v.get<std::int64_t>()));
         }
     return out;
 }
@@ -74,10 +60,10 @@ TraceSummary traceSummaryFromJson(FieldReader& in)
         in.absorb(seg);
         s.segments.push_back(std::move(x));
     }
-    s.tasks = ids<long>(in, "tasks");
-    s.cpus = ids<int>(in, "cpus");
-    s.missingEvents = strings(in, "missing_events");
-    s.notes = strings(in, "notes");
+    s.tasks = taskIds(in, "tasks");
+    s.cpus = cpuNumbers(in, "cpus");
+    s.missingEvents = sentences(in, "missing_events");
+    s.notes = sentences(in, "notes");
     return s;
 }
 
