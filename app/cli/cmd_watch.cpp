@@ -24,11 +24,12 @@ namespace {
 
 struct WatchOptions {
     long pid = 0;
-    double interval = 0.5;
+    double interval = 1.0; // pidstat's and vmstat's usual second
     double duration = 0;
     std::string json;
     bool trace = false;
     std::string traceOut; // implies trace
+    int rows = 20; // the text table's threads per interval, busiest first (0: every thread)
 };
 
 // How much of a watch's recording --trace-out keeps (its beginning; watch says when it was
@@ -101,7 +102,31 @@ void printSched(const std::vector<SchedRow>& rows)
             peerText(s.preemptors), migrationText(s.migrations));
 }
 
-void printSample(const WatchSample& s)
+// The threads an interval's text table shows: the `rows` busiest (switches, then CPU share),
+// busiest first; every thread, in TID order, when rows is 0 or the process has no more. A
+// program of 1,000 threads is not 1,000 lines every interval: --json has every thread.
+std::vector<const ThreadRates*> shownThreads(const WatchSample& s, int rows)
+{
+    std::vector<const ThreadRates*> shown;
+    for (const auto& t : s.threads)
+        shown.push_back(&t);
+    if (rows <= 0 || shown.size() <= static_cast<std::size_t>(rows))
+        return shown;
+    const auto busier = [](const ThreadRates* a, const ThreadRates* b) {
+        const double sa = a->voluntaryPerS + a->involuntaryPerS;
+        const double sb = b->voluntaryPerS + b->involuntaryPerS;
+        if (sa != sb)
+            return sa > sb;
+        if (a->cpuShare != b->cpuShare)
+            return a->cpuShare > b->cpuShare;
+        return a->tid < b->tid;
+    };
+    std::partial_sort(shown.begin(), shown.begin() + rows, shown.end(), busier);
+    shown.resize(static_cast<std::size_t>(rows));
+    return shown;
+}
+
+void printSample(const WatchSample& s, int rows)
 {
     fmt::print("\n{:.1f} s", s.seconds);
     if (s.systemSwitchesPerS)
@@ -113,12 +138,20 @@ void printSample(const WatchSample& s)
     }
     fmt::print("\n{:>8} {:<16} {:>2} {:>4} {:<10} {:>9} {:>9} {:>6} {:>10} {:>7}\n", "TID", "name", "st", "cpu",
         "affinity", "vol/s", "invol/s", "cpu%", "rq-wait", "migr/s");
-    for (const auto& t : s.threads)
-        fmt::print("{:>8} {:<16} {:>2} {:>4} {:<10} {:>9.0f} {:>9.0f} {:>6.1f} {:>10} {:>6.1f}{}\n", t.tid, t.name,
-            t.state, t.cpu ? std::to_string(*t.cpu) : "-", formatCpuList(t.affinity), t.voluntaryPerS,
-            t.involuntaryPerS, t.cpuShare * 100, waitText(t.runqueueWaitPerS), t.migrationsPerS,
-            t.migrationsLowerBound ? "+" : "");
-    printSched(schedRows(s.threads));
+    const std::vector<const ThreadRates*> shown = shownThreads(s, rows);
+    std::vector<SchedRow> sched;
+    for (const ThreadRates* t : shown) {
+        fmt::print("{:>8} {:<16} {:>2} {:>4} {:<10} {:>9.0f} {:>9.0f} {:>6.1f} {:>10} {:>6.1f}{}\n", t->tid, t->name,
+            t->state, t->cpu ? std::to_string(*t->cpu) : "-", formatCpuList(t->affinity), t->voluntaryPerS,
+            t->involuntaryPerS, t->cpuShare * 100, waitText(t->runqueueWaitPerS), t->migrationsPerS,
+            t->migrationsLowerBound ? "+" : "");
+        if (t->sched)
+            sched.push_back({ t->tid, t->name, *t->sched });
+    }
+    if (shown.size() < s.threads.size())
+        fmt::print("  ... and {} quieter threads (--rows 0 shows every thread; --json writes them all)\n",
+            s.threads.size() - shown.size());
+    printSched(sched);
     for (const long tid : s.appeared)
         fmt::print("  + thread {} started\n", tid);
     for (const auto& e : s.ended)
@@ -224,7 +257,7 @@ int run(const WatchOptions& o)
                 if (!announced)
                     fmt::print("watching process {} ({}) every {} s; Ctrl-C stops\n", s.pid, s.name, o.interval);
                 announced = true;
-                printSample(s);
+                printSample(s, o.rows);
                 std::fflush(stdout);
             }
         },
@@ -253,6 +286,12 @@ Command addWatchCommand(CLI::App& app)
     c.sub->add_option("PID", c.options->pid, "The process to watch")->required();
     c.sub->add_option("--interval", c.options->interval, "Seconds between samples")->capture_default_str();
     c.sub->add_option("--duration", c.options->duration, "Stop after S seconds (default: until Ctrl-C)");
+    c.sub
+        ->add_option("--rows", c.options->rows,
+            "The threads each interval's table shows, busiest first (0: every thread, in TID order); the "
+            "summary shows every thread")
+        ->capture_default_str()
+        ->check(CLI::NonNegativeNumber);
     c.sub->add_option("--json", c.options->json,
         "Write one JSON line per sample (watch_sample) and a last one (watch_summary) to FILE, or - for stdout");
     c.sub->add_flag("--trace", c.options->trace,

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # programs.sh CLI: a running program through the real binary. Starts `workload pingpong`,
-# watches it (--json -: watch_sample lines, then watch_summary), pins its ping thread to one
+# watches it (--json -: watch_sample lines, then watch_summary; the text table's --rows busiest
+# threads), pins its ping thread to one
 # CPU and restores the process, checking each affinity with taskset -p; stops the workload with
 # SIGTERM (a clean end, exit 130); watches a program that ends mid-watch (a sentence, exit 0).
 set -u
@@ -26,6 +27,16 @@ samples=$(grep -c '"type":"watch_sample"' "$dir/watch.ndjson")
 [ "$samples" -ge 3 ] || fail "$samples watch_sample lines in 1 s at 0.2 s: $(cat "$dir/watch.ndjson")"
 tail -n 1 "$dir/watch.ndjson" | grep -q '"type":"watch_summary"' || fail "the last line is not the watch_summary"
 grep -q "\"name\":\"ping0\"" "$dir/watch.ndjson" && grep -q "\"tid\":$ping[,}]" "$dir/watch.ndjson" || fail "ping0 ($ping) is not watched"
+
+# The text table shows the --rows busiest threads, the ping-pong pair first, and says how many
+# it left out; the summary still has every thread.
+text=$("$cli" watch "$pid" --interval 0.3 --duration 0.7 --rows 2) || fail "watch --rows 2 failed: $text"
+first_sample=$(echo "$text" | sed -n '/^ *TID/,/^$/p' | head -4)
+echo "$first_sample" | grep -Eq "^ +[0-9]+ (ping0|pong0) " || fail "the busiest rows are not the ping-pong pair: $first_sample"
+echo "$text" | grep -q "quieter threads (--rows 0 shows every thread" || fail "watch --rows 2 did not say what it left out: $text"
+threads=$(ls "/proc/$pid/task" | wc -l)
+summary_rows=$(echo "$text" | sed -n '/each thread.s average/,$p' | grep -Ec "^ +[0-9]+ ")
+[ "$summary_rows" -eq "$threads" ] || fail "the summary has $summary_rows rows for $threads threads: $text"
 
 original=$(affinity "$ping")
 first=${original%% *}

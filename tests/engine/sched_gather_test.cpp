@@ -31,13 +31,13 @@ TraceEvent switching(
 void feed(SchedGatherer& g, const std::vector<TraceEvent>& events)
 {
     for (const auto& e : events)
-        g.add(e, kComms);
+        g.add(e);
 }
 
 // The sleeper's figures since the last take(): one wait, of `ns`.
 ThreadSched oneWait(SchedGatherer& g, double ns)
 {
-    auto out = g.take(0);
+    auto out = g.take(0, kComms);
     const ThreadSched s = out.at(10);
     EXPECT_EQ(s.wake.count, 1U);
     EXPECT_DOUBLE_EQ(s.wake.meanNs, ns);
@@ -117,7 +117,7 @@ TEST(SchedGatherer, WindowStartedAfterTheWakeUpCountsTheWholeWait)
             switching(2000, 10, kSleeping, 30),
             waking(5000, 10, 20),
         });
-    g.forget();
+    g.forget(6000);
     feed(g, { switching(8000, 30, kPreempted, 10) });
     const ThreadSched s = oneWait(g, 3000);
     EXPECT_EQ(s.switchIns, 1U);
@@ -134,7 +134,7 @@ TEST(SchedGatherer, UnrecordedSwitchInIsCountedApart)
             switching(1000, 30, 0, 10), switching(2000, 10, kSleeping, 30), waking(5000, 10, 20),
             switching(6000, 10, kSleeping, 30), // its switch-in was not recorded
         });
-    auto out = g.take(0);
+    auto out = g.take(0, kComms);
     EXPECT_EQ(out.at(10).switchIns, 1U);
     EXPECT_EQ(out.at(10).unrecordedSwitchIns, 1U);
     EXPECT_EQ(out.at(10).wake.count, 0U);
@@ -144,11 +144,51 @@ TEST(SchedGatherer, TakeEmptiesTheFiguresAndKeepsWhatIsPending)
 {
     SchedGatherer g;
     feed(g, { switching(1000, 30, 0, 10), switching(2000, 10, kSleeping, 30), waking(5000, 10, 20) });
-    auto first = g.take(3);
+    auto first = g.take(3, kComms);
     EXPECT_EQ(first.at(10).lostEvents, 3U);
     EXPECT_EQ(first.at(10).wake.count, 0U);
     feed(g, { switching(5100, 30, kPreempted, 10, 1) });
     const ThreadSched second = oneWait(g, 100);
     ASSERT_EQ(second.migrations.size(), 1U); // from CPU 0 to CPU 1
     EXPECT_EQ(second.migrations[0].to, 1);
+}
+
+// What watch --trace reads instead of /proc: the switches a thread asked for and those forced
+// on it, its time on a CPU and waiting for one, its runs, its moves, its state and last CPU.
+TEST(SchedGatherer, CountsAddUpWhatProcWouldCount)
+{
+    SchedGatherer g;
+    feed(g,
+        {
+            switching(1000, 30, 0, 10), // runs 1000..2000 on CPU 0
+            switching(2000, 10, kSleeping, 30), // sleeps: voluntary
+            waking(5000, 10, 20), switching(5700, 30, kPreempted, 10, 1), // waits 700, runs on CPU 1: a move
+            switching(6000, 10, kPreempted, 30, 1), // preempted: involuntary, runnable
+            switching(6500, 30, kSleeping, 10, 1), // waits 500, runs again from 6500
+        });
+    const auto counts = g.counts(7000);
+    const SchedCounts& c = counts.at(10);
+    EXPECT_EQ(c.voluntary, 1U);
+    EXPECT_EQ(c.involuntary, 1U);
+    EXPECT_EQ(c.switchIns, 3U);
+    EXPECT_EQ(c.runNs, 1000U + 300U + 500U); // the run still going counts up to 7000
+    EXPECT_EQ(c.waitNs, 700U + 500U);
+    EXPECT_EQ(c.migrations, 1U);
+    EXPECT_EQ(c.cpu, 1);
+    EXPECT_EQ(c.state, 'R');
+    EXPECT_EQ(counts.at(30).state, 'S'); // left CPU 1 to sleep
+}
+
+TEST(SchedGatherer, ForgetStartsTheCountsAndARunGoingOnCountsFromThen)
+{
+    SchedGatherer g;
+    feed(g, { switching(1000, 30, 0, 10), switching(2000, 10, kSleeping, 30), switching(3000, 30, kSleeping, 10) });
+    g.forget(3500);
+    EXPECT_EQ(g.counts(4000).at(10).runNs, 500U); // running since 3000, counted from 3500
+    EXPECT_EQ(g.counts(4000).at(10).switchIns, 0U);
+    feed(g, { switching(4200, 10, 0x2, 30) }); // leaves in D (uninterruptible)
+    const SchedCounts c = g.counts(5000).at(10);
+    EXPECT_EQ(c.runNs, 700U);
+    EXPECT_EQ(c.voluntary, 1U);
+    EXPECT_EQ(c.state, 'D');
 }

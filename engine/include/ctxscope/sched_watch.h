@@ -13,6 +13,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace ctxscope {
@@ -54,6 +55,21 @@ struct ThreadSched {
     std::vector<double> waitsNs; // the interval's waits, for a running total (not in the JSON)
 };
 
+// A thread's running totals from its sched_switch and wake-up events since the watch's window
+// began (SchedWatch::countFrom): what a traced watch reads instead of /proc's counters, so that
+// watching a busy program costs the events, not a /proc reading per thread
+// (programs::readCountedSnapshot).
+struct SchedCounts {
+    std::uint64_t voluntary = 0; // switched out to sleep (/proc's voluntary_ctxt_switches)
+    std::uint64_t involuntary = 0; // switched out still runnable: preempted
+    std::uint64_t runNs = 0; // on a CPU (schedstat's run time)
+    std::uint64_t waitNs = 0; // runnable, waiting for a CPU (schedstat's wait time)
+    std::uint64_t switchIns = 0; // runs (schedstat's timeslices)
+    std::uint64_t migrations = 0; // runs on another CPU than the run before
+    int cpu = -1; // the CPU it last ran on (-1: not seen running)
+    char state = '?'; // R running or runnable; else its prev_state when it left a CPU (S, D, ...)
+};
+
 // Follows a process's threads in a private ftrace instance (only the events of its threads:
 // event filters on their ids). Figures cover a window of CLOCK_MONOTONIC (the trace clock):
 // from countFrom()'s time to the last drain()'s. A switch-in counts in the interval its
@@ -74,12 +90,16 @@ public:
     // yet run, a thread on a CPU); nothing before it is counted. The watch passes the time of
     // its first /proc reading, so the scheduler's figures cover the same interval as its rates.
     virtual Status countFrom(std::uint64_t monoNs) = 0;
-    // Moves what the kernel's buffers hold into memory, so they never fill between drains
-    // (call it often: every 100 ms).
-    virtual Status pump() = 0;
+    // Moves what the kernel's buffers hold into memory, so they never fill between drains, and
+    // says how full the fullest CPU's buffer was (0 to 1): the caller pumps more often when it
+    // is filling (runWatch: every 25 to 500 ms).
+    virtual Expected<double> pump() = 0;
     // The figures of the events up to `untilMonoNs` (a time already past) since the last drain
     // (or countFrom); later events wait for the next drain.
     virtual Expected<std::map<long, ThreadSched>> drain(std::uint64_t untilMonoNs) = 0;
+    // Every task's running totals up to the last drain's `untilMonoNs` (a task on a CPU then
+    // counts its run so far), from countFrom's time.
+    virtual std::unordered_map<long, SchedCounts> counts() const = 0;
     // What the kernel recorded since open, when asked to keep it; `complete` is false when it
     // reached `keepBytes` and the rest was left out (the recording then ends there).
     virtual const RawTrace& recording(bool& complete) const = 0;

@@ -137,8 +137,19 @@ public:
     virtual Status mark(const std::string& text) = 0;
     // Adds tasks to those whose events are recorded (with TraceOptions::pids).
     virtual Status addPids(const std::vector<long>& pids) = 0;
+    // What a collect() reads besides the buffers. A watch empties the buffers many times a
+    // second and needs the rest only now and then.
+    struct Collect {
+        // The per-CPU loss counters (RawTrace::losses, else empty): they run from the
+        // instance's start, so a watch reads them only when it reports.
+        bool losses = true;
+        // The page header and the events' formats (else only pageSize, cpuCount and clock):
+        // they do not change while the instance lives, so a reader needs them once.
+        bool layout = true;
+    };
     // Reads what the buffers hold (call after stop). The buffers are empty afterwards.
-    virtual Expected<RawTrace> collect() = 0;
+    virtual Expected<RawTrace> collect(Collect what) = 0;
+    Expected<RawTrace> collect() { return collect(Collect {}); }
     // The instance's directory under tracefs: "/sys/kernel/tracing/instances/ctxscope-1234-1".
     virtual std::string instancePath() const = 0;
 };
@@ -155,7 +166,9 @@ public:
     TraceDecoder& operator=(TraceDecoder&&) noexcept;
     ~TraceDecoder();
     // Appends the recording's events to `trace` (sorted among themselves) and takes its
-    // losses and task names.
+    // losses and task names. A task's name is taken from the first switch that names it; a
+    // decoder fed one recording after another (a watch's) names each task once, so those
+    // calls should share one `trace.comms`.
     Status decode(const RawTrace& raw, Trace& trace);
 
 private:

@@ -109,6 +109,8 @@ public:
     WatchSummary summary() const;
     // CLOCK_MONOTONIC at the end of the first reading: the start of the first interval.
     std::uint64_t startMonoNs() const;
+    // The latest reading (the first one before any next()).
+    const programs::ProcessSnapshot& lastReading() const;
 
     // For tests: a watch of recorded snapshots (see programs/snapshot.h).
     static ProcessWatch fromSnapshot(programs::ProcessSnapshot first);

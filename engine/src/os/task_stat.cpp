@@ -11,6 +11,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace ctxscope::os {
@@ -361,6 +362,15 @@ std::vector<long> listTasks(long pid)
     forEachNumber("/proc/" + std::to_string(pid) + "/task", [&](long tid) { out.push_back(tid); });
     std::sort(out.begin(), out.end());
     return out;
+}
+
+std::optional<std::size_t> taskCount(long pid)
+{
+    struct stat st { };
+    const std::string dir = "/proc/" + std::to_string(pid) + "/task";
+    if (::stat(dir.c_str(), &st) != 0 || st.st_nlink < 3)
+        return std::nullopt;
+    return static_cast<std::size_t>(st.st_nlink - 2);
 }
 
 std::vector<long> listProcesses()

@@ -117,6 +117,9 @@ std::optional<TaskSched> readTaskSched(long pid, long tid, TaskFiles* files = nu
 bool hasTask(long pid, long tid);
 // The TIDs of one process (empty when it is gone or cannot be listed), ascending.
 std::vector<long> listTasks(long pid);
+// How many threads a process has, from its task directory's link count (threads + 2): one
+// stat, where listing the directory costs about 1.5 µs a thread. Nothing when it is gone.
+std::optional<std::size_t> taskCount(long pid);
 // The PIDs of every process, ascending.
 std::vector<long> listProcesses();
 

@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: MIT
 #include "programs/rates.h"
 #include "programs/snapshot.h"
+#include "runner/clock_read.h"
 
 #include "ctxscope/watch.h"
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
-#include <cstdlib>
-#include <filesystem>
 #include <map>
 #include <mutex>
 #include <set>
@@ -123,6 +123,8 @@ Expected<WatchSample> ProcessWatch::nextFrom(Expected<programs::ProcessSnapshot>
 
 std::uint64_t ProcessWatch::startMonoNs() const { return m_state->startNs; }
 
+const programs::ProcessSnapshot& ProcessWatch::lastReading() const { return m_state->previous; }
+
 WatchSummary ProcessWatch::summary() const
 {
     const State& s = *m_state;
@@ -156,54 +158,64 @@ WatchSummary ProcessWatch::summary() const
 
 namespace {
 
-std::vector<long> taskIds(long pid)
-{
-    std::vector<long> tids;
-    std::error_code ec;
-    for (const auto& e : std::filesystem::directory_iterator(fmt::format("/proc/{}/task", pid), ec))
-        tids.push_back(std::strtol(e.path().filename().c_str(), nullptr, 10));
-    return tids;
-}
-
-// The scheduler's view of the watched threads, interval by interval and in total.
+// The scheduler's view of the watched threads, interval by interval and in total. Its events
+// also give the readings (programs::readCountedSnapshot): a traced watch does not read each
+// thread's /proc files.
 class SchedFollower {
 public:
     static Expected<std::optional<SchedFollower>> open(long pid, const WatchOptions& options)
     {
         if (!options.trace)
             return std::optional<SchedFollower>();
-        auto watch
-            = SchedWatch::open(taskIds(pid), options.onRecording ? options.keepTraceBytes : 0, options.traceMarks);
+        auto watch = SchedWatch::open(
+            os::listTasks(pid), options.onRecording ? options.keepTraceBytes : 0, options.traceMarks);
         if (!watch)
             return watch.error();
         return std::optional<SchedFollower>(SchedFollower(std::move(*watch)));
     }
 
-    Status annotate(WatchSample& sample)
+    // The first reading: the figures start here, like the rates.
+    Expected<programs::ProcessSnapshot> start(long pid)
     {
-        if (Status s = m_watch->follow(sample.appeared); !s)
-            return s;
-        auto drained = m_watch->drain(sample.monoNs);
+        const std::uint64_t now = clk::monotonicNs();
+        if (Status s = followThreads(pid); !s)
+            return s.error();
+        if (Status s = m_watch->countFrom(now); !s)
+            return s.error();
+        return programs::readCountedSnapshot(pid, m_tids, nullptr, m_watch->counts(), now);
+    }
+
+    // The end of an interval: its events are drained (annotate() adds their figures to the
+    // sample), and their running totals give the reading's rates.
+    Status drain(long pid)
+    {
+        m_drainedNs = clk::monotonicNs();
+        ++m_readings;
+        auto drained = m_watch->drain(m_drainedNs);
         if (!drained)
             return drained.error();
+        m_interval = std::move(*drained);
+        m_counts = m_watch->counts();
+        return followThreads(pid);
+    }
+
+    Expected<programs::ProcessSnapshot> reading(long pid, const programs::ProcessSnapshot& previous) const
+    {
+        return programs::readCountedSnapshot(pid, m_tids, &previous, m_counts, m_drainedNs, m_readings);
+    }
+
+    void annotate(WatchSample& sample)
+    {
         for (auto& t : sample.threads) {
-            auto it = drained->find(t.tid);
-            t.sched = it != drained->end() ? std::move(it->second) : ThreadSched {};
+            auto it = m_interval.find(t.tid);
+            t.sched = it != m_interval.end() ? std::move(it->second) : ThreadSched {};
             m_totals[t.tid].add(*t.sched);
             t.sched->waitsNs.clear();
         }
-        return {};
+        m_interval.clear();
     }
 
-    Status pump() { return m_watch->pump(); }
-
-    // The figures start at the watch's first reading, like its /proc rates.
-    Status countFrom(std::uint64_t monoNs, long pid)
-    {
-        if (Status s = m_watch->follow(taskIds(pid)); !s)
-            return s;
-        return m_watch->countFrom(monoNs);
-    }
+    Expected<double> pump() { return m_watch->pump(); }
 
     void annotate(WatchSummary& summary) const
     {
@@ -226,8 +238,38 @@ private:
         : m_watch(std::move(watch))
     {
     }
+
+    // The process's threads; those that started since the last reading join the event filter
+    // (it names thread ids). Listing /proc/PID/task costs about 1.5 µs a thread, the largest part
+    // of a traced reading on a program of 1,000 threads, so it is listed again only when its
+    // thread count changed or the events say that a listed thread ended (one that ended while
+    // another started, with its end not seen, shows at the next change).
+    Status followThreads(long pid)
+    {
+        const bool ended = std::any_of(m_tids.begin(), m_tids.end(), [&](long tid) {
+            const auto c = m_counts.find(tid);
+            return c != m_counts.end() && (c->second.state == 'X' || c->second.state == 'Z');
+        });
+        if (const auto count = os::taskCount(pid); m_tids.empty() || ended || !count || *count != m_tids.size())
+            m_tids = os::listTasks(pid);
+        std::vector<long> fresh;
+        for (const long tid : m_tids)
+            if (!m_followed.contains(tid))
+                fresh.push_back(tid);
+        if (fresh.empty())
+            return {};
+        m_followed.insert(fresh.begin(), fresh.end());
+        return m_watch->follow(fresh);
+    }
+
     std::unique_ptr<SchedWatch> m_watch;
+    std::map<long, ThreadSched> m_interval; // the last read()'s events, until annotate()
     std::map<long, SchedTotal> m_totals;
+    std::set<long> m_followed;
+    std::vector<long> m_tids; // the process's threads at the last reading
+    std::unordered_map<long, SchedCounts> m_counts; // the events' totals at the last drain
+    std::uint64_t m_drainedNs = 0;
+    int m_readings = 0;
 };
 
 } // namespace
@@ -237,22 +279,20 @@ Expected<WatchSummary> runWatch(long pid, double intervalS, double durationS, st
 {
     if (!(intervalS > 0))
         return makeError("a watch needs an interval of more than 0 seconds");
-    auto watch = ProcessWatch::start(pid);
-    if (!watch)
-        return watch.error();
+    // A traced watch opens the trace first, then reads: its figures and its rates, all from the
+    // events, cover the same intervals.
     auto follower = SchedFollower::open(pid, options);
     if (!follower)
         return follower.error();
-    if (*follower) {
-        // Opening the trace takes a while (tens of ms, hundreds on a loaded machine): the
-        // first reading is taken again once the trace runs, so the scheduler's figures and
-        // the rates cover the same intervals.
-        watch = ProcessWatch::start(pid);
-        if (!watch)
-            return watch.error();
-        if (Status s = (*follower)->countFrom(watch->startMonoNs(), pid); !s)
-            return s.error();
-    }
+    auto watch = *follower ? [&]() -> Expected<ProcessWatch> {
+        auto first = (*follower)->start(pid);
+        if (!first)
+            return first.error();
+        return ProcessWatch::fromSnapshot(std::move(*first));
+    }()
+        : ProcessWatch::start(pid);
+    if (!watch)
+        return watch.error();
     using Clock = std::chrono::steady_clock;
     const auto seconds
         = [](double s) { return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s)); };
@@ -260,31 +300,44 @@ Expected<WatchSummary> runWatch(long pid, double intervalS, double durationS, st
     const auto end = begin + seconds(durationS);
     std::mutex mutex;
     std::condition_variable_any wake;
+    // A traced watch empties the kernel's buffers between samples, so a busy program's events
+    // never overrun them: every 100 ms at first, then as often as the fullest CPU's buffer
+    // needs (a tenth of it filled: twice as often; less than 2%: half as often). Each read has a
+    // cost of its own, which a quiet program need not pay ten times a second.
+    constexpr auto kPumpFastest = std::chrono::milliseconds(25);
+    constexpr auto kPumpSlowest = std::chrono::milliseconds(500);
+    Clock::duration pumpEvery = std::chrono::milliseconds(100);
     // Ticks on a fixed grid from the start, so a slow reading does not stretch every interval.
     for (int n = 1; !stop.stop_requested(); ++n) {
         auto next = begin + seconds(intervalS * n);
         if (durationS > 0 && next > end)
             next = end;
-        // A traced watch empties the kernel's buffers every 100 ms, so a busy program's events
-        // never overrun them between samples.
         for (auto at = Clock::now(); !stop.stop_requested() && at < next; at = Clock::now()) {
-            const auto until = *follower ? std::min(next, at + std::chrono::milliseconds(100)) : next;
+            const auto until = *follower ? std::min(next, at + pumpEvery) : next;
             {
                 std::unique_lock lock(mutex);
                 wake.wait_until(lock, stop, until, [] { return false; });
             }
-            if (*follower && Clock::now() < next)
-                if (Status s = (*follower)->pump(); !s)
-                    return s.error();
+            if (!*follower || Clock::now() >= next)
+                continue;
+            auto fill = (*follower)->pump();
+            if (!fill)
+                return fill.error();
+            if (*fill > 0.10)
+                pumpEvery = std::max<Clock::duration>(kPumpFastest, pumpEvery / 2);
+            else if (*fill < 0.02)
+                pumpEvery = std::min<Clock::duration>(kPumpSlowest, pumpEvery * 2);
         }
         if (stop.stop_requested())
             break;
-        auto sample = watch->next();
+        if (*follower)
+            if (Status s = (*follower)->drain(pid); !s)
+                return s.error();
+        auto sample = *follower ? watch->nextFrom((*follower)->reading(pid, watch->lastReading())) : watch->next();
         if (!sample)
             break; // the process ended: the summary says so
         if (*follower)
-            if (Status s = (*follower)->annotate(*sample); !s)
-                return s.error();
+            (*follower)->annotate(*sample);
         if (onSample)
             onSample(*sample);
         if (durationS > 0 && next >= end)

@@ -2,22 +2,15 @@
 #include "programs/snapshot.h"
 
 #include "programs/pin_guard.h"
+#include "runner/clock_read.h"
 
 #include "ctxscope/thread_affinity.h"
 
 #include <algorithm>
-#include <ctime>
 
 namespace ctxscope::programs {
 
 namespace {
-
-std::uint64_t monotonicNs()
-{
-    timespec ts {};
-    ::clock_gettime(CLOCK_MONOTONIC, &ts);
-    return static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000'000U + static_cast<std::uint64_t>(ts.tv_nsec);
-}
 
 // What the watch needs of status (the switch counts, the affinity) from the sched file, which
 // it reads anyway for the migrations, and sched_getaffinity: a third of the reading's cost
@@ -36,6 +29,13 @@ Expected<os::TaskStatus> fromSched(const std::optional<os::TaskSched>& sched, lo
     return s;
 }
 
+const TaskSnapshot* findByTid(const ProcessSnapshot& snap, long tid)
+{
+    const auto it = std::lower_bound(
+        snap.tasks.begin(), snap.tasks.end(), tid, [](const TaskSnapshot& t, long id) { return t.stat.tid < id; });
+    return it != snap.tasks.end() && it->stat.tid == tid ? &*it : nullptr;
+}
+
 // The previous reading of the same thread (same TID and start time) when it has not run
 // since: nothing changed that `sched` or the affinity would tell.
 const TaskSnapshot* idleSince(
@@ -45,29 +45,27 @@ const TaskSnapshot* idleSince(
     // sign of running there, so such a thread is always read.
     if (!previous || !schedstat || (schedstat->runNs == 0 && schedstat->waitNs == 0 && schedstat->timeslices == 0))
         return nullptr;
-    const auto it = std::lower_bound(previous->tasks.begin(), previous->tasks.end(), stat.tid,
-        [](const TaskSnapshot& t, long tid) { return t.stat.tid < tid; });
-    if (it == previous->tasks.end() || it->stat.tid != stat.tid || it->stat.starttime != stat.starttime
-        || !it->schedstat)
+    const TaskSnapshot* it = findByTid(*previous, stat.tid);
+    if (it == nullptr || it->stat.starttime != stat.starttime || !it->schedstat)
         return nullptr;
     const os::TaskSchedstat& was = *it->schedstat;
     const bool ran = was.runNs != schedstat->runNs || was.waitNs != schedstat->waitNs
         || was.timeslices != schedstat->timeslices || it->stat.cpuTicks() != stat.cpuTicks()
         || it->stat.state != stat.state || it->stat.processor != stat.processor;
-    return ran ? nullptr : &*it;
+    return ran ? nullptr : it;
 }
 
-} // namespace
+Error noProcess(long pid) { return makeError("no process with PID " + std::to_string(pid) + " is running"); }
 
-Expected<ProcessSnapshot> readProcessSnapshot(
-    long pid, os::TaskFiles* files, const ProcessSnapshot* previous, int reading)
+// What both readings read of the process as a whole: its leader's stat and /proc/stat.
+Expected<ProcessSnapshot> readProcess(
+    long pid, os::TaskFiles* files, const ProcessSnapshot* previous, std::optional<os::TaskStat>& leaderOut)
 {
-    const auto gone = [pid] { return makeError("no process with PID " + std::to_string(pid) + " is running"); };
     if (pid <= 0)
-        return gone();
+        return noProcess(pid);
     auto leader = os::readTaskStat(pid, pid, files);
     if (!leader)
-        return gone();
+        return noProcess(pid);
     ProcessSnapshot snap;
     snap.pid = pid;
     snap.name = leader->comm;
@@ -79,12 +77,36 @@ Expected<ProcessSnapshot> readProcessSnapshot(
     if (os::readProcText("/proc/stat", text))
         if (auto system = os::parseProcStat(text))
             snap.system = std::move(*system);
+    leaderOut = std::move(*leader);
+    return snap;
+}
+
+// A zombie (ended, not yet reaped by its parent) has no thread left that can run.
+Expected<ProcessSnapshot> unlessEnded(ProcessSnapshot snap)
+{
+    const bool ended = std::all_of(snap.tasks.begin(), snap.tasks.end(),
+        [](const TaskSnapshot& t) { return t.stat.state == 'Z' || t.stat.state == 'X'; });
+    if (ended)
+        return noProcess(snap.pid);
+    return snap;
+}
+
+} // namespace
+
+Expected<ProcessSnapshot> readProcessSnapshot(
+    long pid, os::TaskFiles* files, const ProcessSnapshot* previous, int reading)
+{
+    std::optional<os::TaskStat> leader;
+    auto process = readProcess(pid, files, previous, leader);
+    if (!process)
+        return process;
+    ProcessSnapshot& snap = *process;
     const std::vector<long> tids = os::listTasks(pid);
     if (files)
         files->keepOnly(tids);
     for (const long tid : tids) {
         // A thread that ends between the reads of its files is left out of this snapshot.
-        auto stat = tid == pid ? leader : os::readTaskStat(pid, tid, files);
+        auto stat = tid == pid ? Expected<os::TaskStat>(*leader) : os::readTaskStat(pid, tid, files);
         if (!stat)
             continue;
         std::optional<os::TaskSchedstat> schedstat;
@@ -104,13 +126,57 @@ Expected<ProcessSnapshot> readProcessSnapshot(
         snap.tasks.push_back(TaskSnapshot { std::move(*stat), std::move(*status), schedstat,
             sched ? std::optional<std::uint64_t>(sched->migrations) : std::nullopt });
     }
-    snap.timeNs = monotonicNs();
-    // A zombie (ended, not yet reaped by its parent) has no thread left that can run.
-    const bool ended = std::all_of(snap.tasks.begin(), snap.tasks.end(),
-        [](const TaskSnapshot& t) { return t.stat.state == 'Z' || t.stat.state == 'X'; });
-    if (ended)
-        return gone();
-    return snap;
+    snap.timeNs = clk::monotonicNs();
+    return unlessEnded(std::move(snap));
+}
+
+Expected<ProcessSnapshot> readCountedSnapshot(long pid, const std::vector<long>& tids, const ProcessSnapshot* previous,
+    const std::unordered_map<long, SchedCounts>& counts, std::uint64_t timeNs, int reading)
+{
+    std::optional<os::TaskStat> leader;
+    auto process = readProcess(pid, nullptr, previous, leader);
+    if (!process)
+        return process;
+    ProcessSnapshot& snap = *process;
+    snap.tasks.reserve(tids.size());
+    for (const long tid : tids) {
+        const TaskSnapshot* known = previous ? findByTid(*previous, tid) : nullptr;
+        const TaskSnapshot* was = tid != pid ? known : nullptr;
+        TaskSnapshot task;
+        if (tid == pid) {
+            task.stat = *leader; // read anyway: its state tells a zombie (the process ended)
+        } else if (was != nullptr) {
+            task.stat = was->stat;
+        } else if (auto stat = os::readTaskStat(pid, tid)) {
+            task.stat = std::move(*stat);
+        } else {
+            continue; // it ended before it could be read
+        }
+        const auto c = counts.find(tid);
+        const SchedCounts none {};
+        const SchedCounts& n = c != counts.end() ? c->second : none;
+        const bool inTurn = tid % kFullReadEvery == reading % kFullReadEvery;
+        const bool ranOutside = known != nullptr && n.cpu >= 0
+            && !std::binary_search(known->status.cpusAllowed.begin(), known->status.cpusAllowed.end(), n.cpu);
+        if (known == nullptr || inTurn || ranOutside) {
+            task.status.cpusAllowed = threadAffinity(static_cast<int>(tid));
+            if (task.status.cpusAllowed.empty())
+                continue; // it ended
+        } else {
+            task.status.cpusAllowed = known->status.cpusAllowed;
+        }
+        task.status.voluntarySwitches = n.voluntary;
+        task.status.involuntarySwitches = n.involuntary;
+        task.schedstat = os::TaskSchedstat { .runNs = n.runNs, .waitNs = n.waitNs, .timeslices = n.switchIns };
+        task.migrations = n.migrations;
+        if (n.cpu >= 0)
+            task.stat.processor = n.cpu;
+        if (n.state != '?' && task.stat.state != 'Z')
+            task.stat.state = n.state;
+        snap.tasks.push_back(std::move(task));
+    }
+    snap.timeNs = timeNs;
+    return unlessEnded(std::move(snap));
 }
 
 } // namespace ctxscope::programs

@@ -5,10 +5,12 @@
 #include "os/task_stat.h"
 
 #include "ctxscope/expected.h"
+#include "ctxscope/sched_watch.h"
 
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 // One reading of a process and of the system, from which two in a row give the rates of a
@@ -49,5 +51,19 @@ struct ProcessSnapshot {
 constexpr int kFullReadEvery = 4;
 Expected<ProcessSnapshot> readProcessSnapshot(
     long pid, os::TaskFiles* files = nullptr, const ProcessSnapshot* previous = nullptr, int reading = 0);
+
+// A traced watch's reading (watch --trace) of the threads `tids`: the scheduler's events
+// already count what the /proc reading reads per thread, so only each thread's affinity
+// (sched_getaffinity: a thread that ended is left out) and, once per thread, its stat (start
+// time, name) come from /proc. The affinity is read for a new thread, for one that ran on a
+// CPU outside the affinity it had, and otherwise in turns as readProcessSnapshot reads idle
+// threads (`reading`, kFullReadEvery): a change by another tool shows within that many
+// readings. The
+// switch counts, run and wait times, timeslices, migrations, last CPU and state are `counts`
+// (SchedWatch::counts, from the window's start on; a thread without events has zeros), taken
+// at `timeNs`. A thread of `previous` keeps that reading's stat. On 1,000 threads waking 10
+// times a second this is what takes watch --trace under 1% of one CPU (docs/performance.md).
+Expected<ProcessSnapshot> readCountedSnapshot(long pid, const std::vector<long>& tids, const ProcessSnapshot* previous,
+    const std::unordered_map<long, SchedCounts>& counts, std::uint64_t timeNs, int reading = 0);
 
 } // namespace ctxscope::programs

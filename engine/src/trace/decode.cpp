@@ -8,9 +8,11 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstring>
+#include <iterator>
 #include <string_view>
-#include <unordered_map>
+#include <vector>
 
 #include "trace/tep.h"
 
@@ -18,13 +20,48 @@ namespace ctxscope {
 
 namespace {
 
+// Where one field lies in an event's record, from its format (tep_format_field): read with a
+// copy of its bytes, not through libtraceevent's reader, which costs more than the rest of a
+// watch's work per event.
+struct FieldAt {
+    int offset = -1; // -1: the event has no such field
+    int size = 0;
+    bool isSigned = false;
+
+    static FieldAt of(const tep_format_field* f)
+    {
+        if (f == nullptr || f->size < 1 || f->size > 8 || (f->flags & TEP_FIELD_IS_ARRAY) != 0)
+            return {};
+        return { f->offset, f->size, (f->flags & TEP_FIELD_IS_SIGNED) != 0 };
+    }
+
+    std::int64_t read(const std::uint8_t* data, int recordSize, std::int64_t fallback) const
+    {
+        if (offset < 0 || offset + size > recordSize)
+            return fallback;
+        std::uint64_t v = 0;
+        std::memcpy(&v, data + offset, static_cast<std::size_t>(size)); // the host's own byte order
+        if constexpr (std::endian::native == std::endian::big)
+            v >>= (8 - size) * 8;
+        // Signed fields (pid, cpu, state) are sign-extended from their width.
+        if (isSigned && size < 8) {
+            const unsigned bits = static_cast<unsigned>(size) * 8;
+            const std::uint64_t sign = std::uint64_t { 1 } << (bits - 1);
+            if ((v & sign) != 0)
+                v |= ~((std::uint64_t { 1 } << bits) - 1);
+        }
+        return static_cast<std::int64_t>(v);
+    }
+};
+
 struct Decoder {
+    bool known = false;
     TraceEventKind kind = TraceEventKind::Switch;
     bool idle = false; // power:cpu_idle, which is IdleEnter or IdleExit by its state
-    tep_format_field* pid = nullptr; // common_pid
-    tep_format_field* other = nullptr;
-    tep_format_field* aux = nullptr;
-    tep_format_field* value = nullptr;
+    FieldAt pid; // common_pid
+    FieldAt other;
+    FieldAt aux;
+    FieldAt value;
     tep_format_field* comm = nullptr; // sched_switch: prev_comm
     tep_format_field* otherComm = nullptr; // sched_switch: next_comm
 };
@@ -59,27 +96,34 @@ tep_format_field* field(tep_event* event, const char* name)
     return name != nullptr ? tep_find_any_field(event, name) : nullptr;
 }
 
-std::int64_t number(const tep_format_field* f, const void* data, std::int64_t fallback)
-{
-    if (f == nullptr)
-        return fallback;
-    unsigned long long v = 0;
-    if (tep_read_number_field(const_cast<tep_format_field*>(f), data, &v) != 0)
-        return fallback;
-    // Signed fields (pid, cpu, state) come back zero-extended from their width.
-    if ((f->flags & TEP_FIELD_IS_SIGNED) != 0 && f->size < 8) {
-        const unsigned bits = static_cast<unsigned>(f->size) * 8;
-        const unsigned long long sign = 1ULL << (bits - 1);
-        if ((v & sign) != 0)
-            v |= ~((1ULL << bits) - 1);
-    }
-    return static_cast<std::int64_t>(v);
-}
-
 std::string text(const tep_format_field* f, const void* data)
 {
     const char* at = static_cast<const char*>(data) + f->offset;
     return std::string(at, strnlen(at, static_cast<std::size_t>(f->size)));
+}
+
+// Merges the runs of events[runs[i]..runs[i+1]) (the last to the end), each in time order,
+// into one, stably, pair by pair through `spare`, which keeps its memory for the next call.
+void mergeRuns(
+    std::vector<TraceEvent>& events, std::size_t first, std::vector<std::size_t> runs, std::vector<TraceEvent>& spare)
+{
+    const auto earlier = [](const TraceEvent& a, const TraceEvent& b) { return a.ns < b.ns; };
+    runs.push_back(events.size());
+    while (runs.size() > 2) {
+        spare.assign(events.begin(), events.begin() + static_cast<std::ptrdiff_t>(first));
+        std::vector<std::size_t> next { first };
+        for (std::size_t i = 0; i + 1 < runs.size(); i += 2) {
+            const auto a = events.begin() + static_cast<std::ptrdiff_t>(runs[i]);
+            const auto b = events.begin() + static_cast<std::ptrdiff_t>(runs[i + 1]);
+            const auto c = i + 2 < runs.size() ? events.begin() + static_cast<std::ptrdiff_t>(runs[i + 2]) : b;
+            std::merge(a, b, b, c, std::back_inserter(spare), earlier);
+            next.push_back(spare.size());
+        }
+        if (next.back() != spare.size())
+            next.push_back(spare.size());
+        events.swap(spare);
+        runs = std::move(next);
+    }
 }
 
 } // namespace
@@ -96,7 +140,25 @@ const char* traceEventName(TraceEventKind kind)
 
 struct TraceDecoder::Impl {
     trace::TepPtr tep;
-    std::unordered_map<int, Decoder> decoders;
+    FieldAt type; // common_type: which event a record is
+    std::vector<Decoder> decoders; // by event id
+    std::vector<bool> named; // by pid: a switch named the task already
+    std::vector<TraceEvent> merged; // kept from decode to decode: merging needs no new memory
+
+    // Whether this is the first switch that names `pid`: a bit, where a search of the names
+    // for each switch showed in a watch's cost.
+    bool firstMention(std::int32_t pid)
+    {
+        if (pid < 0)
+            return false;
+        const auto at = static_cast<std::size_t>(pid);
+        if (at >= named.size())
+            named.resize(std::max<std::size_t>(at + 1, named.size() * 2), false);
+        if (named[at])
+            return false;
+        named[at] = true;
+        return true;
+    }
 };
 
 TraceDecoder::TraceDecoder(std::unique_ptr<Impl> impl)
@@ -121,19 +183,29 @@ Expected<TraceDecoder> TraceDecoder::make(const RawTrace& raw)
         if (event == nullptr || layout == kLayouts.end())
             continue;
         Decoder d;
+        d.known = true;
         d.kind = layout->kind;
         d.idle = f.name == "cpu_idle";
-        d.pid = field(event, "common_pid");
-        d.other = field(event, layout->other);
-        d.aux = field(event, layout->aux);
-        d.value = field(event, layout->value);
+        d.pid = FieldAt::of(field(event, "common_pid"));
+        d.other = FieldAt::of(field(event, layout->other));
+        d.aux = FieldAt::of(field(event, layout->aux));
+        d.value = FieldAt::of(field(event, layout->value));
         if (d.kind == TraceEventKind::Switch) {
-            d.pid = field(event, "prev_pid");
+            d.pid = FieldAt::of(field(event, "prev_pid"));
             d.comm = field(event, "prev_comm");
             d.otherComm = field(event, "next_comm");
         }
-        impl->decoders[event->id] = d;
+        if (impl->type.offset < 0)
+            impl->type = FieldAt::of(field(event, "common_type"));
+        if (event->id < 0 || event->id > 1 << 16)
+            continue;
+        const auto id = static_cast<std::size_t>(event->id);
+        if (impl->decoders.size() <= id)
+            impl->decoders.resize(id + 1);
+        impl->decoders[id] = d;
     }
+    if (tep_is_file_bigendian(impl->tep.get()) != tep_is_local_bigendian(impl->tep.get()))
+        return makeError("the trace was recorded on a machine of the other byte order");
     return TraceDecoder(std::move(impl));
 }
 
@@ -141,25 +213,31 @@ Status TraceDecoder::decode(const RawTrace& raw, Trace& trace)
 {
     tep_handle* tep = m_impl->tep.get();
     const auto& decoders = m_impl->decoders;
+    const FieldAt type = m_impl->type;
     const std::size_t first = trace.events.size();
     for (const auto& [pid, comm] : raw.comms)
         trace.comms.try_emplace(pid, comm);
     trace.losses = raw.losses;
     trace.missingEvents = raw.missingEvents;
-    auto onRecord = [&](tep_record& record) {
-        const auto d = decoders.find(tep_data_type(tep, &record));
-        if (d == decoders.end())
+    // Each CPU's events come in time order, one CPU after another: runs to merge.
+    std::vector<std::size_t> runs { first };
+    int runCpu = -1;
+    auto onEvent = [&](std::uint64_t ts, int cpu, const std::uint8_t* data, int size) {
+        if (cpu != runCpu && trace.events.size() > runs.back())
+            runs.push_back(trace.events.size());
+        runCpu = cpu;
+        const auto id = static_cast<std::size_t>(type.read(data, size, -1));
+        if (id >= decoders.size() || !decoders[id].known)
             return;
-        const Decoder& dec = d->second;
-        const void* data = record.data;
+        const Decoder& dec = decoders[id];
         TraceEvent e;
-        e.ns = record.ts;
-        e.cpu = record.cpu;
+        e.ns = ts;
+        e.cpu = cpu;
         e.kind = dec.kind;
-        e.pid = static_cast<std::int32_t>(number(dec.pid, data, 0));
-        e.other = static_cast<std::int32_t>(number(dec.other, data, -1));
-        e.aux = static_cast<std::int32_t>(number(dec.aux, data, -1));
-        e.value = number(dec.value, data, 0);
+        e.pid = static_cast<std::int32_t>(dec.pid.read(data, size, 0));
+        e.other = static_cast<std::int32_t>(dec.other.read(data, size, -1));
+        e.aux = static_cast<std::int32_t>(dec.aux.read(data, size, -1));
+        e.value = dec.value.read(data, size, 0);
         if (dec.idle) {
             // PWR_EVENT_EXIT is (u32)-1; the state field is unsigned on some kernels.
             const bool exit = static_cast<std::uint32_t>(e.value) == 0xffffffffU;
@@ -168,10 +246,10 @@ Status TraceDecoder::decode(const RawTrace& raw, Trace& trace)
                 e.value = -1;
         }
         if (dec.comm != nullptr) { // the first name seen stays: made only for a new task
-            if (!trace.comms.contains(e.pid))
-                trace.comms.emplace(e.pid, text(dec.comm, data));
-            if (!trace.comms.contains(e.other))
-                trace.comms.emplace(e.other, text(dec.otherComm, data));
+            if (m_impl->firstMention(e.pid))
+                trace.comms.try_emplace(e.pid, text(dec.comm, data));
+            if (m_impl->firstMention(e.other))
+                trace.comms.try_emplace(e.other, text(dec.otherComm, data));
         }
         trace.events.push_back(e);
     };
@@ -180,10 +258,9 @@ Status TraceDecoder::decode(const RawTrace& raw, Trace& trace)
             if (l.cpu == cpu)
                 l.missedInPages += missed;
     };
-    if (Status s = trace::forEachRecord(raw, tep, onRecord, onMissed); !s)
+    if (Status s = trace::forEachEvent(raw, tep, onEvent, onMissed); !s)
         return s;
-    std::stable_sort(trace.events.begin() + static_cast<std::ptrdiff_t>(first), trace.events.end(),
-        [](const TraceEvent& a, const TraceEvent& b) { return a.ns < b.ns; });
+    mergeRuns(trace.events, first, runs, m_impl->merged);
     return {};
 }
 

@@ -9,25 +9,34 @@
 #include "ctxscope/topology.h"
 #include "ctxscope/trace.h"
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <string>
 #include <unordered_map>
-#include <unordered_set>
 
 namespace ctxscope::trace {
 
 class SchedGatherer {
 public:
+    struct Peer {
+        long tid = 0;
+        std::uint64_t count = 0;
+    };
+
     explicit SchedGatherer(std::optional<Topology> topology = std::nullopt);
-    // One sched_waking, sched_wakeup_new or sched_switch (other kinds are ignored); `comms`
-    // names the tasks.
-    void add(const TraceEvent& e, const std::map<int, std::string>& comms);
-    // The figures gathered since the last take() (each thread's lostEvents set to `lostEvents`),
-    // every task the events name included; what is pending stays.
-    std::map<long, ThreadSched> take(std::uint64_t lostEvents);
-    // Drops the figures gathered so far; what is pending stays.
-    void forget() { m_gathered.clear(); }
+    // One sched_waking, sched_wakeup_new or sched_switch (other kinds are ignored). A watch
+    // feeds tens of thousands a second: one lookup of each task the event names, no names.
+    void add(const TraceEvent& e);
+    // The figures gathered since the last take() (each thread's lostEvents set to `lostEvents`,
+    // its wakers and preemptors named from `comms`), every task the events name included; what
+    // is pending stays.
+    std::map<long, ThreadSched> take(std::uint64_t lostEvents, const std::map<int, std::string>& comms);
+    // Drops the figures and counts gathered so far; what is pending stays, and a task on a CPU
+    // counts its run from `atNs` on.
+    void forget(std::uint64_t atNs);
+    // Every task's running totals since forget(), a task on a CPU counting its run up to `atNs`.
+    std::unordered_map<long, SchedCounts> counts(std::uint64_t atNs) const;
 
 private:
     struct Pending {
@@ -37,23 +46,34 @@ private:
         // went on to sleep again later. A wake-up before the next switch-in says it was the latter.
         bool leftWoken = false;
     };
+    // One interval's figures of one task. Peers and moves are few: searched in place.
     struct Gathered {
+        bool any = false;
         std::vector<double> waits;
         std::uint64_t switchIns = 0;
-        std::map<long, SchedPeer> wakers;
-        std::map<long, SchedPeer> preemptors;
-        std::map<std::pair<int, int>, SchedMigration> migrations;
+        std::vector<Peer> wakers;
+        std::vector<Peer> preemptors;
+        std::vector<SchedMigration> migrations;
         std::uint64_t unrecorded = 0;
     };
+    // Everything known of one task, found with one lookup per event.
+    struct Task {
+        std::optional<Pending> pending; // runnable (woken or preempted), not yet run
+        std::optional<std::uint64_t> runningSince; // seen switched in, not yet out
+        int lastCpu = -1;
+        SchedCounts counts; // since forget()
+        Gathered gathered; // since take()
+    };
 
-    void switchedOut(const TraceEvent& e, const std::map<int, std::string>& comms);
-    void switchedIn(Gathered& g, const TraceEvent& e);
+    Task& task(long tid);
+    void switchedOut(Task& t, const TraceEvent& e);
+    void switchedIn(Task& t, const TraceEvent& e);
+    void moved(Gathered& g, int from, int to);
+    std::uint64_t runStart(std::uint64_t switchedInNs) const { return std::max(switchedInNs, m_countFromNs); }
 
     std::optional<Topology> m_topology;
-    std::unordered_map<long, Pending> m_pending;
-    std::unordered_map<long, int> m_lastCpu;
-    std::unordered_set<long> m_running; // seen switched in, not yet out
-    std::unordered_map<long, Gathered> m_gathered; // since the last take()
+    std::unordered_map<long, Task> m_tasks;
+    std::uint64_t m_countFromNs = 0;
 };
 
 } // namespace ctxscope::trace

@@ -7,14 +7,15 @@
 #include "ctxscope/topology.h"
 #include "ctxscope/trace.h"
 #include "os/procfs.h"
+#include "runner/clock_read.h"
 #include "trace/sched_gather.h"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cmath>
-#include <ctime>
 #include <optional>
+#include <string_view>
 
 namespace ctxscope {
 
@@ -26,6 +27,17 @@ constexpr std::size_t kTopPeers = 5;
 // (TASK_REPORT_MAX, above the state bits); any of the low state bits means it went to sleep.
 bool stillRunnable(std::int64_t prevState) { return (prevState & 0xff) == 0; }
 
+// The letter ps and /proc give a task that left a CPU in `prevState`: its lowest report bit, in
+// the order of the kernel's task_state_array (R when none is set: preempted).
+char stateLetter(std::int64_t prevState)
+{
+    constexpr std::string_view kLetters = "SDTtXZPI";
+    for (std::size_t bit = 0; bit < kLetters.size(); ++bit)
+        if ((prevState & (std::int64_t { 1 } << bit)) != 0)
+            return kLetters[bit];
+    return 'R';
+}
+
 int log2Bin(double ns) { return ns < 1 ? 0 : static_cast<int>(std::floor(std::log2(ns))); }
 
 void addLog2(std::vector<std::uint64_t>& bins, double ns)
@@ -36,6 +48,7 @@ void addLog2(std::vector<std::uint64_t>& bins, double ns)
     ++bins[bin];
 }
 
+// The most frequent first, at most kTopPeers (SchedTotal's running totals).
 std::vector<SchedPeer> top(const std::map<long, SchedPeer>& peers)
 {
     std::vector<SchedPeer> v;
@@ -47,33 +60,29 @@ std::vector<SchedPeer> top(const std::map<long, SchedPeer>& peers)
     return v;
 }
 
+std::vector<SchedMigration> ordered(std::vector<SchedMigration> moves)
+{
+    std::stable_sort(
+        moves.begin(), moves.end(), [](const SchedMigration& a, const SchedMigration& b) { return a.count > b.count; });
+    return moves;
+}
+
 std::vector<SchedMigration> ordered(const std::map<std::pair<int, int>, SchedMigration>& moves)
 {
     std::vector<SchedMigration> v;
     for (const auto& [key, m] : moves)
         v.push_back(m);
-    std::stable_sort(
-        v.begin(), v.end(), [](const SchedMigration& a, const SchedMigration& b) { return a.count > b.count; });
-    return v;
-}
-
-void count(std::map<long, SchedPeer>& peers, long tid, const std::map<int, std::string>& comms)
-{
-    SchedPeer& p = peers[tid];
-    p.tid = tid;
-    if (p.name.empty()) {
-        auto c = comms.find(static_cast<int>(tid));
-        p.name = tid == 0 ? "an interrupt" : (c != comms.end() ? c->second : std::string());
-    }
-    ++p.count;
+    return ordered(std::move(v));
 }
 
 class Watch final : public SchedWatch {
 public:
-    Watch(std::unique_ptr<TraceSession> session, std::optional<Topology> topology, std::size_t keepBytes)
+    Watch(std::unique_ptr<TraceSession> session, std::optional<Topology> topology, std::size_t keepBytes,
+        std::size_t bufferBytes)
         : m_session(std::move(session))
         , m_gather(std::move(topology))
         , m_keepBytes(keepBytes)
+        , m_bufferBytes(bufferBytes)
     {
     }
 
@@ -87,24 +96,32 @@ public:
 
     Status countFrom(std::uint64_t monoNs) override
     {
-        if (Status s = read(monoNs); !s)
+        if (Status s = read(monoNs, true); !s)
             return s;
-        m_gather.forget();
+        m_gather.forget(monoNs);
+        m_countsAtNs = monoNs;
         m_lostBefore = m_lostNow;
         return {};
     }
 
-    Status pump() override { return read(monoNow()); }
+    Expected<double> pump() override
+    {
+        if (Status s = read(clk::monotonicNs(), false); !s)
+            return s.error();
+        return m_bufferBytes > 0 ? static_cast<double>(m_lastReadBytes) / static_cast<double>(m_bufferBytes) : 1.0;
+    }
 
     Expected<std::map<long, ThreadSched>> drain(std::uint64_t untilMonoNs) override
     {
-        if (Status s = read(std::min(untilMonoNs, monoNow())); !s)
+        const std::uint64_t horizon = std::min(untilMonoNs, clk::monotonicNs());
+        if (Status s = read(horizon, true); !s)
             return s.error();
+        m_countsAtNs = horizon;
         const std::uint64_t lost = m_lostNow - std::min(m_lostNow, m_lostBefore);
         m_lostBefore = m_lostNow;
         // Switches name the other task too (the idle task, a task sharing the CPU): every task
         // the events name is reported, and the watch keeps the program's threads.
-        auto figures = m_gather.take(lost);
+        auto figures = m_gather.take(lost, m_scratch.comms);
         // A waker or preemptor no switch named yet (it has not been switched in or out while
         // traced): its name from /proc, once.
         for (auto& [tid, f] : figures)
@@ -115,23 +132,22 @@ public:
         return figures;
     }
 
-private:
-    static std::uint64_t monoNow()
-    {
-        timespec now {};
-        clock_gettime(CLOCK_MONOTONIC, &now);
-        return static_cast<std::uint64_t>(now.tv_sec) * 1'000'000'000U + static_cast<std::uint64_t>(now.tv_nsec);
-    }
+    std::unordered_map<long, SchedCounts> counts() const override { return m_gather.counts(m_countsAtNs); }
 
+private:
     // Reads the kernel's buffers and gathers the events up to `horizon`, in time order; later
     // ones wait. Each CPU's buffer is read in turn, so an event on one CPU that was read late
     // can be older than one read on another: a horizon no later than the read's start keeps
     // events in order across CPUs.
-    Status read(std::uint64_t horizon)
+    Status read(std::uint64_t horizon, bool withLosses)
     {
-        auto raw = m_session->collect();
+        // The formats once, for the decoder (and a recording's start).
+        auto raw = m_session->collect({ .losses = withLosses, .layout = !m_decoder });
         if (!raw)
             return raw.error();
+        m_lastReadBytes = 0;
+        for (const auto& b : raw->buffers)
+            m_lastReadBytes = std::max(m_lastReadBytes, b.pages.size());
         keep(*raw);
         if (!m_decoder) {
             auto decoder = TraceDecoder::make(*raw);
@@ -139,25 +155,28 @@ private:
                 return decoder.error();
             m_decoder = std::move(*decoder);
         }
-        // Decoded and gathered as it is read: only the interval's figures are kept.
-        Trace trace;
-        trace.events = std::move(m_later);
+        // Decoded and gathered as it is read: only the interval's figures are kept. The
+        // scratch trace keeps its memory from read to read (each read's events would otherwise
+        // be fresh pages from the kernel), and the names of the tasks seen so far, so that only
+        // a new task's name is made.
+        Trace& trace = m_scratch;
+        trace.events.assign(m_later.begin(), m_later.end());
         m_later.clear();
         const auto held = static_cast<std::ptrdiff_t>(trace.events.size());
         if (Status s = m_decoder->decode(*raw, trace); !s)
             return s;
         // Both parts are in time order already (decode sorts what it appends): merged, stably.
-        std::inplace_merge(trace.events.begin(), trace.events.begin() + held, trace.events.end(),
-            [](const TraceEvent& a, const TraceEvent& b) { return a.ns < b.ns; });
+        if (held > 0)
+            std::inplace_merge(trace.events.begin(), trace.events.begin() + held, trace.events.end(),
+                [](const TraceEvent& a, const TraceEvent& b) { return a.ns < b.ns; });
         const auto later = std::find_if(
             trace.events.begin(), trace.events.end(), [&](const TraceEvent& e) { return e.ns > horizon; });
         m_later.assign(later, trace.events.end());
         trace.events.erase(later, trace.events.end());
-        for (auto& [pid, comm] : trace.comms) // the switches' own names
-            m_names[pid] = std::move(comm);
         for (const TraceEvent& e : trace.events)
-            m_gather.add(e, m_names);
-        m_lostNow = trace.lostEvents(); // the kernel's counts run from the instance's start
+            m_gather.add(e);
+        if (withLosses)
+            m_lostNow = trace.lostEvents(); // the kernel's counts run from the instance's start
         return {};
     }
 
@@ -175,7 +194,7 @@ private:
 
     const std::string& nameOf(long tid)
     {
-        auto [it, fresh] = m_names.try_emplace(static_cast<int>(tid));
+        auto [it, fresh] = m_scratch.comms.try_emplace(static_cast<int>(tid));
         if (fresh)
             it->second = readFirstLine("/proc/" + std::to_string(tid) + "/comm").value_or("");
         return it->second;
@@ -183,7 +202,8 @@ private:
 
     std::unique_ptr<TraceSession> m_session;
     trace::SchedGatherer m_gather;
-    std::map<int, std::string> m_names; // of the tasks the switches named, and those looked up
+    // The last read's events; its comms name the tasks the switches named, and those looked up.
+    Trace m_scratch;
     std::size_t m_keepBytes = 0;
     RawTrace m_recording;
     bool m_recordingComplete = true;
@@ -191,6 +211,9 @@ private:
     std::optional<TraceDecoder> m_decoder;
     std::uint64_t m_lostNow = 0;
     std::uint64_t m_lostBefore = 0;
+    std::uint64_t m_countsAtNs = 0; // the last drain's horizon
+    std::size_t m_bufferBytes = 0; // each CPU's ring
+    std::size_t m_lastReadBytes = 0; // the most one CPU's ring held at the last read
 };
 
 } // namespace
@@ -202,81 +225,163 @@ SchedGatherer::SchedGatherer(std::optional<Topology> topology)
 {
 }
 
-void SchedGatherer::add(const TraceEvent& e, const std::map<int, std::string>& comms)
+SchedGatherer::Task& SchedGatherer::task(long tid) { return m_tasks[tid]; }
+
+namespace {
+
+void countPeer(std::vector<SchedGatherer::Peer>& peers, long tid)
+{
+    for (auto& p : peers)
+        if (p.tid == tid) {
+            ++p.count;
+            return;
+        }
+    peers.push_back({ tid, 1 });
+}
+
+} // namespace
+
+void SchedGatherer::add(const TraceEvent& e)
 {
     if (e.kind == TraceEventKind::Waking || e.kind == TraceEventKind::WakeupNew) {
+        Task& t = task(e.other);
         // A wake-up of a thread already runnable (preempted) keeps its earlier start.
-        auto [p, fresh] = m_pending.try_emplace(e.other, Pending { e.ns });
-        if (!fresh && p->second.leftWoken)
-            p->second = Pending { e.ns };
+        if (!t.pending || t.pending->leftWoken)
+            t.pending = Pending { e.ns };
         // From an interrupt, the task that happened to run is not the waker.
         const bool irq = (e.value & (kTraceFlagHardirq | kTraceFlagSoftirq)) != 0;
-        count(m_gathered[e.other].wakers, irq ? 0 : e.pid, comms);
+        t.gathered.any = true;
+        countPeer(t.gathered.wakers, irq ? 0 : e.pid);
+        if (!t.runningSince)
+            t.counts.state = 'R';
     } else if (e.kind == TraceEventKind::Switch) {
         if (e.pid != 0)
-            switchedOut(e, comms);
+            switchedOut(task(e.pid), e);
         if (e.other != 0)
-            switchedIn(m_gathered[e.other], e);
+            switchedIn(task(e.other), e);
     }
 }
 
-void SchedGatherer::switchedOut(const TraceEvent& e, const std::map<int, std::string>& comms)
+void SchedGatherer::switchedOut(Task& t, const TraceEvent& e)
 {
-    const bool seenIn = m_running.erase(e.pid) > 0;
-    auto p = m_pending.find(e.pid);
+    SchedCounts& c = t.counts;
+    const bool seenIn = t.runningSince.has_value();
+    if (seenIn)
+        c.runNs += e.ns - std::min(e.ns, runStart(*t.runningSince));
+    t.runningSince.reset();
+    c.state = stateLetter(e.value);
+    ++(stillRunnable(e.value) ? c.involuntary : c.voluntary);
     // Leaving a CPU it was never seen entering: the kernel dropped its switch-in (seen on
     // a 6.18 VM for switches out of one vCPU's idle task and out of some other tasks;
     // perf misses them too). Its wait is unknown, and is counted as such.
-    if (!seenIn && p != m_pending.end()) {
-        ++m_gathered[e.pid].unrecorded;
-        m_pending.erase(p);
-        p = m_pending.end();
+    if (!seenIn && t.pending) {
+        t.gathered.any = true;
+        ++t.gathered.unrecorded;
+        t.pending.reset();
     }
     if (stillRunnable(e.value)) {
-        m_pending[e.pid] = Pending { e.ns };
-        count(m_gathered[e.pid].preemptors, e.other, comms);
-    } else if (p != m_pending.end()) {
-        p->second = Pending { e.ns, true };
+        t.pending = Pending { e.ns };
+        t.gathered.any = true;
+        countPeer(t.gathered.preemptors, e.other);
+    } else if (t.pending) {
+        t.pending = Pending { e.ns, true };
     }
 }
 
-void SchedGatherer::switchedIn(Gathered& g, const TraceEvent& e)
+void SchedGatherer::switchedIn(Task& t, const TraceEvent& e)
 {
+    Gathered& g = t.gathered;
+    g.any = true;
     ++g.switchIns;
-    m_running.insert(e.other);
-    if (auto p = m_pending.find(e.other); p != m_pending.end()) {
-        g.waits.push_back(static_cast<double>(e.ns - p->second.readyNs));
-        m_pending.erase(p);
+    t.runningSince = e.ns;
+    SchedCounts& c = t.counts;
+    ++c.switchIns;
+    c.state = 'R';
+    c.cpu = e.cpu;
+    if (t.pending) {
+        const std::uint64_t waitNs = e.ns - std::min(e.ns, t.pending->readyNs);
+        g.waits.push_back(static_cast<double>(waitNs));
+        c.waitNs += waitNs;
+        t.pending.reset();
     }
-    auto [last, fresh] = m_lastCpu.try_emplace(e.other, e.cpu);
-    if (!fresh && last->second != e.cpu) {
-        SchedMigration& m = g.migrations[{ last->second, e.cpu }];
-        m.from = last->second;
-        m.to = e.cpu;
-        if (m.relation.empty() && m_topology)
-            if (auto r = relationOf(*m_topology, m.from, m.to))
-                m.relation = std::string(toString(*r));
-        ++m.count;
+    if (t.lastCpu >= 0 && t.lastCpu != e.cpu) {
+        ++c.migrations;
+        moved(g, t.lastCpu, e.cpu);
     }
-    last->second = e.cpu;
+    t.lastCpu = e.cpu;
 }
 
-std::map<long, ThreadSched> SchedGatherer::take(std::uint64_t lostEvents)
+void SchedGatherer::moved(Gathered& g, int from, int to)
 {
+    for (auto& m : g.migrations)
+        if (m.from == from && m.to == to) {
+            ++m.count;
+            return;
+        }
+    SchedMigration m;
+    m.from = from;
+    m.to = to;
+    if (m_topology)
+        if (auto r = relationOf(*m_topology, from, to))
+            m.relation = std::string(toString(*r));
+    m.count = 1;
+    g.migrations.push_back(std::move(m));
+}
+
+void SchedGatherer::forget(std::uint64_t atNs)
+{
+    for (auto& [tid, t] : m_tasks) {
+        t.gathered = Gathered {};
+        t.counts = SchedCounts { .cpu = t.counts.cpu, .state = t.counts.state };
+    }
+    m_countFromNs = atNs;
+}
+
+std::unordered_map<long, SchedCounts> SchedGatherer::counts(std::uint64_t atNs) const
+{
+    std::unordered_map<long, SchedCounts> out;
+    out.reserve(m_tasks.size());
+    for (const auto& [tid, t] : m_tasks) {
+        SchedCounts c = t.counts;
+        if (t.runningSince)
+            c.runNs += atNs - std::min(atNs, runStart(*t.runningSince));
+        out.emplace(tid, c);
+    }
+    return out;
+}
+
+std::map<long, ThreadSched> SchedGatherer::take(std::uint64_t lostEvents, const std::map<int, std::string>& comms)
+{
+    const auto named = [&](const std::vector<Peer>& peers) {
+        std::vector<Peer> sorted = peers;
+        std::stable_sort(sorted.begin(), sorted.end(), [](const Peer& a, const Peer& b) { return a.count > b.count; });
+        if (sorted.size() > kTopPeers)
+            sorted.resize(kTopPeers);
+        std::vector<SchedPeer> out;
+        for (const Peer& p : sorted) {
+            const auto c = comms.find(static_cast<int>(p.tid));
+            out.push_back(
+                { p.tid, p.tid == 0 ? "an interrupt" : (c != comms.end() ? c->second : std::string()), p.count });
+        }
+        return out;
+    };
     std::map<long, ThreadSched> out;
-    for (auto& [tid, g] : m_gathered) {
+    for (auto& [tid, t] : m_tasks) {
+        Gathered& g = t.gathered;
+        if (!g.any)
+            continue;
         ThreadSched s;
         s.switchIns = g.switchIns;
         s.unrecordedSwitchIns = g.unrecorded;
         s.wake = wakeLatencyOf(g.waits);
         s.waitsNs = std::move(g.waits);
-        s.wakers = top(g.wakers);
-        s.preemptors = top(g.preemptors);
-        s.migrations = ordered(g.migrations);
+        s.wakers = named(g.wakers);
+        s.preemptors = named(g.preemptors);
+        s.migrations = ordered(std::move(g.migrations));
         s.lostEvents = lostEvents;
-        out[tid] = std::move(s);
+        out.emplace(tid, std::move(s));
+        g = Gathered {};
     }
-    m_gathered.clear();
     return out;
 }
 
@@ -309,7 +414,7 @@ Expected<std::unique_ptr<SchedWatch>> SchedWatch::open(
     o.schedOnly = true;
     o.pids = tids;
     o.bufferKbPerCpu = 8192;
-    o.savedComms = false; // collected every 100 ms: the names come from the switches, else /proc
+    o.savedComms = false; // collected every 25 to 500 ms: the names come from the switches, else /proc
     auto session = TraceSession::open(o);
     if (!session)
         return session.error();
@@ -319,8 +424,8 @@ Expected<std::unique_ptr<SchedWatch>> SchedWatch::open(
         if (Status s = (*session)->mark(mark); !s)
             return s.error();
     auto topology = Topology::loadLive();
-    auto watch = std::make_unique<Watch>(
-        std::move(*session), topology ? std::optional<Topology>(std::move(*topology)) : std::nullopt, keepBytes);
+    auto watch = std::make_unique<Watch>(std::move(*session),
+        topology ? std::optional<Topology>(std::move(*topology)) : std::nullopt, keepBytes, o.bufferKbPerCpu * 1024);
     return std::unique_ptr<SchedWatch>(std::move(watch));
 }
 
@@ -339,7 +444,8 @@ void SchedTotal::add(const ThreadSched& interval)
         for (const auto& p : peers) {
             SchedPeer& t = total[p.tid];
             t.tid = p.tid;
-            t.name = p.name;
+            if (t.name.empty())
+                t.name = p.name;
             t.count += p.count;
         }
     };

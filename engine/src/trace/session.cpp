@@ -225,7 +225,7 @@ public:
         return {};
     }
 
-    Expected<RawTrace> collect() override
+    Expected<RawTrace> collect(Collect what) override
     {
         // The page layout and the formats do not change while the instance lives: read once,
         // not on every pump of a watch (every 100 ms).
@@ -235,7 +235,14 @@ public:
                 return layout.error();
             m_layout = std::move(*layout);
         }
-        RawTrace raw = *m_layout;
+        RawTrace raw;
+        if (what.layout) {
+            raw = *m_layout;
+        } else {
+            raw.cpuCount = m_layout->cpuCount;
+            raw.clock = m_layout->clock;
+            raw.pageSize = m_layout->pageSize;
+        }
         if (m_options.savedComms)
             readComms(m_mount->path(), raw.comms);
         for (int cpu : m_options.cpus) {
@@ -244,7 +251,8 @@ public:
                 return buffer.error();
             if (!buffer->pages.empty())
                 raw.buffers.push_back(std::move(*buffer));
-            raw.losses.push_back(readLoss(cpu));
+            if (what.losses)
+                raw.losses.push_back(readLoss(cpu));
         }
         return raw;
     }
@@ -464,8 +472,10 @@ void appendRecording(RawTrace& into, RawTrace&& later)
     }
     for (auto& [pid, comm] : later.comms)
         into.comms[pid] = std::move(comm);
-    // The kernel counts losses from the instance's start: the latest counts hold the earlier.
-    into.losses = std::move(later.losses);
+    // The kernel counts losses from the instance's start: the latest counts hold the earlier
+    // (a collect without them keeps those read before).
+    if (!later.losses.empty())
+        into.losses = std::move(later.losses);
 }
 
 } // namespace ctxscope

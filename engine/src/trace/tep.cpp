@@ -3,13 +3,6 @@
 
 #include <fmt/core.h>
 
-#include <cstring>
-#include <vector>
-
-extern "C" {
-#include <kbuffer.h>
-}
-
 namespace ctxscope::trace {
 
 Expected<TepPtr> makeTep(const RawTrace& raw)
@@ -33,33 +26,19 @@ Expected<TepPtr> makeTep(const RawTrace& raw)
     return tep;
 }
 
-Status forEachRecord(const RawTrace& raw, tep_handle* tep, const std::function<void(tep_record&)>& record,
-    const std::function<void(int cpu, std::uint64_t missed)>& missed)
+Status forEachRecord(const RawTrace& raw, tep_handle* tep, const std::function<void(tep_record&)>& record)
 {
-    kbuffer* kbuf = tep_kbuffer(tep);
-    if (kbuf == nullptr)
-        return makeError("the trace's page layout is not one libtraceevent reads");
-    std::vector<std::uint8_t> page(raw.pageSize);
-    for (const auto& buffer : raw.buffers) {
-        for (std::size_t at = 0; at + raw.pageSize <= buffer.pages.size(); at += raw.pageSize) {
-            std::memcpy(page.data(), buffer.pages.data() + at, raw.pageSize);
-            if (kbuffer_load_subbuffer(kbuf, page.data()) != 0)
-                continue;
-            if (const int lost = kbuffer_missed_events(kbuf); lost > 0 && missed)
-                missed(buffer.cpu, static_cast<std::uint64_t>(lost));
-            unsigned long long ts = 0;
-            for (void* data = kbuffer_read_event(kbuf, &ts); data != nullptr; data = kbuffer_next_event(kbuf, &ts)) {
-                tep_record r {};
-                r.ts = ts;
-                r.data = data;
-                r.size = kbuffer_event_size(kbuf);
-                r.cpu = buffer.cpu;
-                record(r);
-            }
-        }
-    }
-    kbuffer_free(kbuf);
-    return {};
+    return forEachEvent(
+        raw, tep,
+        [&](std::uint64_t ts, int cpu, const std::uint8_t* data, int size) {
+            tep_record r {};
+            r.ts = ts;
+            r.data = const_cast<std::uint8_t*>(data);
+            r.size = size;
+            r.cpu = cpu;
+            record(r);
+        },
+        [](int, std::uint64_t) {});
 }
 
 } // namespace ctxscope::trace
