@@ -142,7 +142,7 @@ TEST(Interference, TheSpreadWarningNamesTheCause)
     r.repetitionCv = 0.165;
     EXPECT_NE(run::spreadWarning(r).find("could not be read"), std::string::npos);
     r.interference = busy();
-    EXPECT_NE(run::spreadWarning(r).find("other tasks took 38.0% of CPU 0 (busiest: sh, PID 4321)"), std::string::npos);
+    EXPECT_NE(run::spreadWarning(r).find("other tasks took 38.0% of CPU 0, busiest sh (PID 4321)"), std::string::npos);
     r.interference->cpus[0].otherShare = 0.01;
     r.interference->cpus[0].stealShare = 0.12;
     EXPECT_NE(run::spreadWarning(r).find("the hypervisor stole 12.0% of CPU 0"), std::string::npos);
@@ -161,11 +161,11 @@ TEST(Interference, TheCauseNamesTheBusiestTaskOnTheDisturbedCpu)
     Interference i = busy();
     i.cpus.push_back({ 1, 0.20, 0, 0, 0, 300, 50, { 0.2 } });
     i.topTasks.insert(i.topTasks.begin(), { 777, 778, "make", false, 0.20, 1 });
-    EXPECT_EQ(interferenceCause(i), "other tasks took 38.0% of CPU 0 (busiest: sh, PID 4321)");
+    EXPECT_EQ(interferenceCause(i), "other tasks took 38.0% of CPU 0, busiest sh (PID 4321)");
     i.topTasks.erase(i.topTasks.begin() + 1, i.topTasks.end()); // only CPU 1's task is known
     EXPECT_EQ(interferenceCause(i), "other tasks took 38.0% of CPU 0");
     i.topTasks.front().cpu = -1; // a file of the first version: no CPU given, the busiest is named
-    EXPECT_EQ(interferenceCause(i), "other tasks took 38.0% of CPU 0 (busiest: make, PID 777)");
+    EXPECT_EQ(interferenceCause(i), "other tasks took 38.0% of CPU 0, busiest make (PID 777)");
 }
 
 TEST(Interference, JsonRoundTripAndBadShares)

@@ -95,6 +95,19 @@ TEST(Report, TheContextNamesTheMachinesCpuKernelAndHypervisor)
     EXPECT_EQ(read->hypervisorVendor, "KVM");
 }
 
+TEST(Report, AnOlderFilesHypervisorSignatureReadsAsItsName)
+{
+    // Files written before hypervisorName hold CPUID's signature; the title says "KVM", not that.
+    for (const auto& [signature, name] :
+        { std::pair { "KVMKVMKVM", "KVM" }, std::pair { "Microsoft Hv", "Hyper-V" } }) {
+        const json context { { "ctxscope",
+            { { "sysinfo", { { "hypervisor", true }, { "hypervisor_vendor", signature } } } } } };
+        auto read = reportContextFromJson(context);
+        ASSERT_TRUE(read.ok()) << read.error().message;
+        EXPECT_EQ(read->hypervisorVendor, name);
+    }
+}
+
 TEST(Report, CsvHasContextHeaderAndOneQuotedRowPerResult)
 {
     const std::string csv = resultsToCsv(json { { "host_name", "lab-3" }, { "num_cpus", 2 } }, { sampleResult() });

@@ -28,13 +28,36 @@ TEST(SysInfo, WarningsAreSentencesForEachCondition)
     info.debugBuild = true;
     const auto w = machineWarnings(info);
     ASSERT_EQ(w.size(), 3U);
-    EXPECT_NE(w[0].find("virtual machine (KVMKVMKVM)"), std::string::npos);
+    EXPECT_NE(w[0].find("virtual machine (KVMKVMKVM)"), std::string::npos); // as it was given
     EXPECT_NE(w[1].find("'powersave'"), std::string::npos);
     EXPECT_NE(w[2].find("debug build"), std::string::npos);
 
     SysInfo quiet;
     quiet.governorPerformance = TriState::On;
     EXPECT_TRUE(machineWarnings(quiet).empty());
+}
+
+TEST(SysInfo, HypervisorNamesReadAsPeopleWriteThem)
+{
+    // CPUID leaf 0x40000000 signatures, as cpuidHypervisorVendor reads them (trailing NULs and
+    // spaces left or not), and the words of /sys/hypervisor/type.
+    EXPECT_EQ(hypervisorName("KVMKVMKVM"), "KVM");
+    EXPECT_EQ(hypervisorName(std::string("KVMKVMKVM\0\0\0", 12)), "KVM");
+    EXPECT_EQ(hypervisorName("Linux KVM Hv"), "KVM");
+    EXPECT_EQ(hypervisorName("Microsoft Hv"), "Hyper-V");
+    EXPECT_EQ(hypervisorName("VMwareVMware"), "VMware");
+    EXPECT_EQ(hypervisorName("XenVMMXenVMM"), "Xen");
+    EXPECT_EQ(hypervisorName("xen"), "Xen");
+    EXPECT_EQ(hypervisorName("bhyve bhyve "), "bhyve");
+    EXPECT_EQ(hypervisorName("TCGTCGTCGTCG"), "QEMU TCG");
+    EXPECT_EQ(hypervisorName("ACRNACRNACRN"), "ACRN");
+    EXPECT_EQ(hypervisorName("VBoxVBoxVBox"), "VirtualBox");
+    EXPECT_EQ(hypervisorName(" prl hyperv  "), "Parallels");
+    // A name it already is stays (files written with the name), an unknown one is only trimmed.
+    EXPECT_EQ(hypervisorName("KVM"), "KVM");
+    EXPECT_EQ(hypervisorName("Hyper-V"), "Hyper-V");
+    EXPECT_EQ(hypervisorName("NewVisor X "), "NewVisor X");
+    EXPECT_EQ(hypervisorName(""), "");
 }
 
 TEST(SysInfo, LiveReadFillsWhatEveryLinuxHas)

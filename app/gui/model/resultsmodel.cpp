@@ -253,7 +253,10 @@ QVariant ResultsModel::toolTip(const RunResult& r, int column) const
 
 QVariant ResultsModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
-    if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount)
+    // Rows are numbered from 1 in the order they were measured or opened: the legends' "#3".
+    if (orientation == Qt::Vertical)
+        return role == Qt::DisplayRole && section >= 0 && section < rowCount() ? QVariant(section + 1) : QVariant();
+    if (section < 0 || section >= ColumnCount)
         return {};
     static const char* const kTitles[] = { QT_TR_NOOP("Bench"), QT_TR_NOOP("Mode"), QT_TR_NOOP("CPUs"),
         QT_TR_NOOP("Relation"), QT_TR_NOOP("Median"), QT_TR_NOOP("Per switch"), QT_TR_NOOP("Min"), QT_TR_NOOP("p99"),

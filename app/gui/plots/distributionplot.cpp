@@ -85,6 +85,23 @@ void DistributionPlot::highlightRun(std::optional<quint64> id)
     rebuild();
 }
 
+void DistributionPlot::setShownRuns(std::optional<std::set<quint64>> ids)
+{
+    m_shown = std::move(ids);
+    rebuild();
+}
+
+bool DistributionPlot::isShown(quint64 id) const { return m_runs.count(id) && (!m_shown || m_shown->count(id)); }
+
+std::vector<QRectF> DistributionPlot::labelRects() const
+{
+    std::vector<QRectF> out;
+    for (const Label& l : m_labels)
+        if (l.item->visible())
+            out.emplace_back(l.item->topLeft->pixelPosition(), l.item->bottomRight->pixelPosition());
+    return out;
+}
+
 void DistributionPlot::setMode(Mode mode)
 {
     m_mode = mode;
@@ -106,6 +123,8 @@ void DistributionPlot::rebuild()
     double lo = 0, hi = 0, top = 0;
     int index = 0;
     for (auto& [id, run] : m_runs) {
+        if (!isShown(id))
+            continue;
         drawRun(run, index++, m_highlight && m_highlight != id, m_highlight == id);
         const auto& h = run.result->histogram;
         if (h.empty())
@@ -117,12 +136,12 @@ void DistributionPlot::rebuild()
         if (found)
             top = std::max(top, values.upper);
     }
-    m_hint->setVisible(m_runs.empty());
+    m_hint->setVisible(index == 0);
     if (hi > 0) {
         m_plot->xAxis->setRange(lo / 1.25, hi * 1.25);
-        // Room above the tallest curve for the p50/p99 labels, one row per run.
-        const double headroom = 1.15 + 0.1 * static_cast<double>(m_runs.size());
-        m_plot->yAxis->setRange(0, m_mode == Mode::Cdf ? 100 * headroom : top * headroom);
+        // A share of one run's samples: some room above the tallest bin for the labels, but never
+        // past 100%. (The axis once grew with the number of runs and read 200%.)
+        m_plot->yAxis->setRange(0, m_mode == Mode::Cdf ? 100 : std::min(100.0, top * 1.4));
     } else {
         m_plot->xAxis->setRange(100, 100000);
         m_plot->yAxis->setRange(0, 100);
@@ -155,11 +174,14 @@ void DistributionPlot::drawRun(Run& run, int index, bool faded, bool emphasised)
         for (const CdfPoint& p : cdfPoints(h))
             run.graph->addData(p.ns, 100 * p.fraction);
     }
-    addMarker(run, run.result->stats.p50, QStringLiteral("p50"), index, Qt::SolidLine, faded);
-    addMarker(run, run.result->stats.p99, QStringLiteral("p99"), index, Qt::DashLine, faded);
+    // With a run highlighted only its values are labelled; the others keep their lines.
+    const bool labelled = !m_highlight || emphasised;
+    addMarker(run, run.result->stats.p50, QStringLiteral("p50"), index, Qt::SolidLine, faded, labelled);
+    addMarker(run, run.result->stats.p99, QStringLiteral("p99"), index, Qt::DashLine, faded, labelled);
 }
 
-void DistributionPlot::addMarker(Run& run, double ns, const QString& name, int index, Qt::PenStyle style, bool faded)
+void DistributionPlot::addMarker(
+    Run& run, double ns, const QString& name, int index, Qt::PenStyle style, bool faded, bool labelled)
 {
     if (ns <= 0)
         return;
@@ -169,6 +191,9 @@ void DistributionPlot::addMarker(Run& run, double ns, const QString& name, int i
     line->point1->setCoords(ns, 0);
     line->point2->setCoords(ns, 1);
     line->setPen(QPen(color, 1.6, style));
+    run.markers.push_back(line);
+    if (!labelled)
+        return;
     auto* label = new QCPItemText(m_plot);
     label->position->setTypeX(QCPItemPosition::ptPlotCoords);
     label->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
@@ -186,7 +211,6 @@ void DistributionPlot::addMarker(Run& run, double ns, const QString& name, int i
     back.setAlpha(210);
     label->setBrush(QBrush(back));
     m_labels.push_back({ label, ns, left });
-    run.markers.push_back(line);
     run.markers.push_back(label);
 }
 
@@ -218,7 +242,11 @@ void DistributionPlot::placeLabels()
             rows.emplace_back();
         rows[row].push_back(extent);
         const double rowHeight = metrics.height() + pad.top() + pad.bottom() + 2;
-        l.item->position->setCoords(l.ns, (4 + static_cast<double>(row) * rowHeight) / area.height());
+        // Rows go down the upper half of the plot at most; a label with no row left is not drawn
+        // rather than drawn over another (the run's row in the table has its figures).
+        const double y = 4 + static_cast<double>(row) * rowHeight;
+        l.item->setVisible(y + rowHeight <= area.height() / 2.0);
+        l.item->position->setCoords(l.ns, y / area.height());
         l.item->setPositionAlignment((left ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignTop);
     }
 }

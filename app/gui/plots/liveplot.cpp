@@ -204,16 +204,33 @@ void LivePlot::highlightRun(std::optional<quint64> id)
     scheduleRedraw();
 }
 
+void LivePlot::setShownRuns(std::optional<std::set<quint64>> ids)
+{
+    m_shown = std::move(ids);
+    chooseClouds();
+    scheduleRedraw();
+}
+
+bool LivePlot::isShown(quint64 id) const { return m_series.count(id) && (!m_shown || m_shown->count(id)); }
+
 void LivePlot::chooseClouds()
 {
     std::vector<quint64> order;
     order.reserve(m_series.size());
     for (const auto& [id, s] : m_series)
-        order.push_back(s.begun);
+        if (isShown(id))
+            order.push_back(s.begun);
     std::sort(order.begin(), order.end(), std::greater<>());
     const quint64 oldestShown = order.size() > kCloudRuns ? order[kCloudRuns - 1] : 0;
-    for (auto& [id, s] : m_series)
-        s.samples->setVisible(s.begun >= oldestShown || m_highlight == id);
+    // The legend lists the runs on show in the order they began, once each.
+    m_plot->legend->clearItems();
+    for (auto& [id, s] : m_series) {
+        const bool shown = isShown(id);
+        s.samples->setVisible(shown && (s.begun >= oldestShown || m_highlight == id));
+        s.median->setVisible(shown);
+        if (shown)
+            s.median->addToLegend();
+    }
 }
 
 void LivePlot::setLogScale(bool on)
@@ -248,9 +265,13 @@ void LivePlot::redraw()
     bool any = false;
     QElapsedTimer thinning;
     thinning.start();
+    bool shownAny = false;
     for (auto& [id, s] : m_series) {
         if (s.stale && s.samples->visible()) // a hidden cloud is thinned when it shows again
             thin(s);
+        if (!isShown(id))
+            continue; // the axes fit the runs on show
+        shownAny = true;
         if (s.running.count() == 0)
             continue;
         count = std::max(count, static_cast<double>(s.running.count()));
@@ -268,7 +289,8 @@ void LivePlot::redraw()
             m_plot->yAxis->setRange(0, (medianHi > 0 ? std::min(hi, 4 * medianHi) : hi) * 1.08);
     }
     // An empty plot shows its hint, not the numbers of a range nothing was measured in.
-    m_plot->legend->setVisible(!m_series.empty());
+    m_plot->legend->setVisible(shownAny);
+    m_hint->setVisible(!shownAny);
     m_plot->xAxis->setTickLabels(any);
     m_plot->yAxis->setTickLabels(any);
     ++m_redraws;

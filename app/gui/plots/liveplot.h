@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <span>
 #include <vector>
 
@@ -46,7 +47,7 @@ public:
     // 1000-pixel plot, which QCustomPlot paints well within a 33 ms redraw.
     static constexpr int kColumnPixels = 2;
     static constexpr std::size_t kPointsPerColumn = 2;
-    // Clouds drawn at once: the newest runs' and the highlighted one's. Forty overlaid clouds
+    // Clouds drawn at once: the newest shown runs' and the highlighted one's. Forty overlaid clouds
     // are one grey smear and cost a replot 40 times 2000 antialiased discs (over a second for a
     // session of 40 runs); every run keeps its median line, and highlighting a run (selecting
     // its row) brings its cloud back.
@@ -66,6 +67,10 @@ public:
     // Emphasises one run and fades the others; nothing: all alike.
     void highlightRun(std::optional<quint64> id);
     std::optional<quint64> highlightedRun() const { return m_highlight; }
+    // The runs on show (one stage: a lesson's or the last run's); nothing: every run. The others
+    // keep their samples but draw nothing and leave the legend.
+    void setShownRuns(std::optional<std::set<quint64>> ids);
+    bool isShown(quint64 id) const;
 
     void setLogScale(bool on);
     bool logScale() const { return m_log; }
@@ -104,7 +109,7 @@ private:
     void addMedianPoints(Series& series, const std::vector<MedianPoint>& points);
     void thin(Series& series) const;
     void applyStyle(const Series& series, bool emphasised, bool faded);
-    void chooseClouds(); // shows the newest kCloudRuns clouds and the highlighted one
+    void chooseClouds(); // shows the newest kCloudRuns clouds of the runs on show and the highlighted one
 
     QCustomPlot* m_plot = nullptr;
     QCPItemText* m_hint = nullptr;
@@ -113,6 +118,7 @@ private:
     QSharedPointer<QCPAxisTicker> m_logTicker;
     std::map<quint64, Series> m_series;
     std::optional<quint64> m_highlight;
+    std::optional<std::set<quint64>> m_shown; // nothing: all
     bool m_log = true;
     int m_redraws = 0;
     double m_thinMs = 0; // thinning in the last redraw (QCustomPlot times its own replot)

@@ -49,6 +49,10 @@ PlotsView::PlotsView(QWidget* parent)
     m_kind->addItem(tr("Histogram"));
     m_kind->addItem(tr("CDF"));
     m_kind->setToolTip(tr("Share of samples per log-spaced bin, or the share at or below each time"));
+    m_earlier = new QCheckBox(tr("&Earlier runs"), corner);
+    m_earlier->setToolTip(tr("Show the runs before this lesson or run too; each stays in the results table, and "
+                             "selecting its row shows it"));
+    row->addWidget(m_earlier);
     row->addWidget(m_log);
     row->addWidget(m_kind);
     m_tabs->setCornerWidget(corner, Qt::TopRightCorner);
@@ -69,6 +73,7 @@ void PlotsView::updateCorner()
 {
     const QWidget* current = m_tabs->currentWidget();
     m_log->setVisible(current == m_live);
+    m_earlier->setVisible(current == m_live || current == m_distribution);
     m_kind->setVisible(current == m_distribution);
 }
 

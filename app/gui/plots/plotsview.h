@@ -17,8 +17,8 @@ class LadderPlot;
 class LivePlot;
 class WorkingSetPlot;
 
-// The plots as tabs: live samples and the distribution (their switches, log scale and
-// histogram or CDF, in the tab bar's corner), the ladder, working-set curves, the placement
+// The plots as tabs: live samples and the distribution (their switches, earlier runs, log
+// scale and histogram or CDF, in the tab bar's corner), the ladder, working-set curves, the placement
 // heatmap and the comparison with other machines.
 class PlotsView : public QWidget {
     Q_OBJECT
@@ -44,6 +44,9 @@ public:
     void restyle();
     QCheckBox* logScaleSwitch() const { return m_log; }
     QComboBox* distributionChooser() const { return m_kind; }
+    // Shows the runs before the stage on show (a lesson's, or the last run's) in Live and
+    // Distribution too.
+    QCheckBox* earlierRunsSwitch() const { return m_earlier; }
 
     void showLive();
     void showDistribution();
@@ -63,6 +66,7 @@ private:
     ComparePlot* m_compare = nullptr;
     QCheckBox* m_log = nullptr;
     QComboBox* m_kind = nullptr;
+    QCheckBox* m_earlier = nullptr;
 };
 
 } // namespace ctxscope::gui

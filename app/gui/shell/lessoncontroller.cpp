@@ -105,6 +105,7 @@ Status LessonController::start(const QString& id)
     });
     m_parts.panel->text()->setHtml(m_lesson->html());
     showPanel(true);
+    emit started();
     m_lesson->start();
     return {};
 }
@@ -119,6 +120,7 @@ Status LessonController::startWhole(const LessonInfo& info)
         m_lesson->deleteLater();
         m_lesson = nullptr;
     }
+    emit started();
     LessonRecord begun;
     begun.id = std::string(info.id);
     m_wholeId = begun.id;

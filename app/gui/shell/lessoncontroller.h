@@ -59,6 +59,7 @@ public:
     void showPanel(bool show);
 
 signals:
+    void started(); // before its first run: the views begin its stage
     void finished(bool completed);
 
 private:

@@ -65,7 +65,8 @@ MainWindow::MainWindow(QWidget* parent)
     m_table = new QTableView(vertical);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
-    m_table->verticalHeader()->hide();
+    // The row numbers are the runs' numbers in the plots' legends ("#3 futex · ...").
+    m_table->verticalHeader()->setDefaultAlignment(Qt::AlignRight | Qt::AlignVCenter);
     m_table->horizontalHeader()->setStretchLastSection(true);
     m_table->setWordWrap(false);
     vertical->addWidget(top);
@@ -122,6 +123,9 @@ void MainWindow::createWorkers(QWidget* row, LessonPanel* lessonPanel)
     connect(m_files, &SessionFiles::topologyRead, this, &MainWindow::setTopology);
     m_lessons = new LessonController({ this, &m_topology, m_launcher->coordinator(), m_launcher->controller(), m_store,
         m_plots, static_cast<QSplitter*>(row), m_tabs, lessonPanel, m_launcher });
+    // A lesson is one stage of the live and distribution views: its runs, not the ones before.
+    connect(m_lessons, &LessonController::started, m_views, [this] { m_views->beginStage(true); });
+    connect(m_lessons, &LessonController::finished, m_views, &SessionViews::endLessonStage);
     m_look = new LookController(*this, *mapPanel()->map(), *m_table);
     m_machines = new MachineController({ this, &m_topology, m_launcher, m_store, m_status });
     m_launcher->setConnectionGate(

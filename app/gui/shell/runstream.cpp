@@ -74,7 +74,9 @@ void RunStream::onRunStarted(quint64 id, const BenchSpec& spec)
     if (!relation && !cpus.empty() && m_topology && cpus.size() >= 2)
         if (auto r = relationOf(*m_topology, cpus[0], cpus[1]))
             relation = *r;
-    m_plots.livePlot()->beginRun(id, runLabel(spec.bench, spec.mode, relation, cpus) + onServer(), m_views.colorOf(id));
+    m_views.runBegins(id); // a stage of its own, or the lesson's
+    m_plots.livePlot()->beginRun(
+        id, m_views.legendLabel(id, runLabel(spec.bench, spec.mode, relation, cpus) + onServer()), m_views.colorOf(id));
     m_plots.showLive();
     m_launcher.panel()->runStarted();
     m_launcher.status()->setRunProgress(tr("Starting %1…").arg(QString::fromStdString(spec.bench)));
@@ -98,7 +100,7 @@ void RunStream::onResult(quint64 id, std::shared_ptr<const RunResult> result)
     const QString label = runLabel(*result) + onServer();
     m_plots.livePlot()->finishRun(id);
     if (QCPGraph* median = m_plots.livePlot()->medianGraph(id))
-        median->setName(label); // the placement as measured (an unpinned run's class is now known)
+        median->setName(m_views.legendLabel(id, label)); // as measured (an unpinned run's class is now known)
     m_views.store().addRun(ResultRow { id, result, color, serverName() });
     m_views.fitResultColumns();
     m_launcher.panel()->runEnded(tr("Done: median %1 per op in %2 s")
@@ -118,7 +120,8 @@ void RunStream::markUnfinished(quint64 id, const QString& how)
 
 void RunStream::onRunFailed(quint64 id, const QString& message)
 {
-    markUnfinished(id, tr("failed"));
+    // A failed run has no result to name in a legend: the run panel and status bar say why.
+    m_plots.livePlot()->removeRun(id);
     m_launcher.panel()->runEnded(tr("Failed: %1").arg(message), false);
     showMessage(tr("The run failed: %1").arg(message), 20000);
     m_launcher.runEnded(id, RunOutcome::Failed, message);

@@ -18,6 +18,7 @@
 
 #include "ctxscope/results_file.h"
 
+#include <QCheckBox>
 #include <QHeaderView>
 #include <QMainWindow>
 #include <QStatusBar>
@@ -60,6 +61,9 @@ void SessionViews::connectStore()
     });
     connect(s, &SessionStore::measurementsCleared, this, [this, plots] {
         m_results->clear();
+        m_numbers.clear(); // the rows number from 1 again
+        m_stage.clear();
+        m_selected.reset();
         plots->workingSetPlot()->clear();
         plots->heatmapPlot()->setMatrix(nullptr);
     });
@@ -79,6 +83,7 @@ void SessionViews::connectViews()
             placed ? tr("Tasks placed on P#%1 and P#%2").arg(a).arg(b) : QString::fromStdString(placed.error().message),
             10000);
     });
+    connect(m_parts.plots->earlierRunsSwitch(), &QCheckBox::toggled, this, &SessionViews::showEarlierRuns);
     connect(m_parts.table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
         [this](const QModelIndex& current) { showRunSelection(current.isValid() ? current.row() : -1); });
     refreshRunViews();
@@ -113,12 +118,60 @@ void SessionViews::addResultRows(
     fitResultColumns();
 }
 
+void SessionViews::beginStage(bool lesson)
+{
+    m_stage.clear();
+    m_lessonStage = lesson;
+    showStage();
+}
+
+void SessionViews::endLessonStage() { m_lessonStage = false; }
+
+void SessionViews::runBegins(quint64 id)
+{
+    if (!m_lessonStage)
+        m_stage.clear();
+    m_stage.insert(id);
+    m_numbers.emplace(id, static_cast<int>(m_parts.store->runs().size()) + 1); // the row its result will get
+    showStage();
+}
+
+void SessionViews::showEarlierRuns(bool on)
+{
+    m_showEarlier = on;
+    showStage();
+}
+
+QString SessionViews::legendLabel(quint64 id, const QString& label)
+{
+    const auto it = m_numbers.find(id);
+    return it == m_numbers.end() ? label : QStringLiteral("#%1 ").arg(it->second) + label;
+}
+
+void SessionViews::showStage()
+{
+    std::optional<std::set<quint64>> shown;
+    if (!m_showEarlier) {
+        shown = m_stage;
+        if (m_selected)
+            shown->insert(*m_selected);
+    }
+    m_parts.plots->livePlot()->setShownRuns(shown);
+    m_parts.plots->distributionPlot()->setShownRuns(shown);
+}
+
 void SessionViews::drawRun(const ResultRow& row, const QString& origin)
 {
+    // A run read from a file, or a matrix's cell, joins the stage on show; one measured here
+    // joined it when it began.
+    m_numbers.emplace(row.id, static_cast<int>(m_parts.store->runs().size()));
+    if (m_stage.insert(row.id).second)
+        showStage();
     QString label = runLabel(*row.result);
     for (const QString& part : { row.machine, origin })
         if (!part.isEmpty())
             label += QStringLiteral(" · ") + part;
+    label = legendLabel(row.id, label);
     // A run measured here drew its live curve as it streamed; one read from a file draws it now.
     LivePlot* live = m_parts.plots->livePlot();
     if (const auto prepared = m_traces.find(row.id); prepared != m_traces.end()) {
@@ -181,6 +234,9 @@ void SessionViews::clear()
     m_parts.store->clearMeasurements(); // the table, the working-set curves and the heatmap follow
     m_parts.plots->livePlot()->clear();
     m_parts.plots->distributionPlot()->clear();
+    m_stage.clear();
+    m_selected.reset();
+    showStage();
     m_runColors.clear();
     m_colorsGiven = 0;
 }
@@ -189,11 +245,15 @@ void SessionViews::showRunSelection(int row)
 {
     LivePlot* live = m_parts.plots->livePlot();
     if (row < 0 || row >= m_results->rowCount()) {
+        m_selected.reset();
+        showStage();
         live->highlightRun(std::nullopt);
         m_parts.plots->distributionPlot()->highlightRun(std::nullopt);
         return;
     }
     const ResultRow& r = m_results->results()[static_cast<std::size_t>(row)]; // the table's order is the store's
+    m_selected = r.id; // an earlier run's curves come back while its row is selected
+    showStage();
     if (!r.result->placement.cpus.empty())
         (void)m_parts.mapPanel->map()->setSelection(r.result->placement.cpus);
     live->highlightRun(r.id);

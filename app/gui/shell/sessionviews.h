@@ -9,6 +9,8 @@
 
 #include <map>
 #include <memory>
+#include <optional>
+#include <set>
 #include <vector>
 
 class QMainWindow;
@@ -60,6 +62,17 @@ public:
     void fitResultColumns();
     // Run → Clear results: rows, curves, sweeps and matrices.
     void clear();
+    // One stage per lesson and per run: the live and distribution views show the runs of the
+    // stage on show, a lesson's or the last run's. Earlier runs stay in the results table; the
+    // "Earlier runs" switch, or selecting one's row, brings them back.
+    void beginStage(bool lesson); // a lesson's runs all join it, until endLessonStage
+    void endLessonStage();
+    void runBegins(quint64 id); // a run measured here: a stage of its own, unless a lesson is on
+    void showEarlierRuns(bool on);
+    bool showsEarlierRuns() const { return m_showEarlier; }
+    // "#3 futex · thread · same-pu (0,0)": the run's number is its row in the results table, so
+    // two runs of one placement are told apart in a legend.
+    QString legendLabel(quint64 id, const QString& label);
     void refreshRunViews(); // the ladder and this session's bars in Compare
 
 private:
@@ -67,6 +80,7 @@ private:
     void connectViews();
     void drawRun(const ResultRow& row, const QString& origin); // the curves of a run the store gained
     void showRunSelection(int row);
+    void showStage(); // the stage's runs (and the selected one) to the live and distribution views
 
     Parts m_parts;
     ResultsModel* m_results = nullptr;
@@ -74,6 +88,11 @@ private:
     std::map<quint64, QColor> m_runColors; // of runs that started
     std::map<quint64, std::shared_ptr<const PreparedTrace>> m_traces; // of rows not drawn yet
     int m_colorsGiven = 0;
+    std::set<quint64> m_stage; // the runs of the stage on show
+    bool m_lessonStage = false; // a lesson's: runs that begin join it
+    bool m_showEarlier = false;
+    std::optional<quint64> m_selected; // its row selected: shown with the stage
+    std::map<quint64, int> m_numbers; // run -> its row number (1-based)
     quint64 m_opened = 0; // results read from files
 };
 

@@ -53,8 +53,8 @@ struct Interference {
 // One line: "interference on CPU 0: other tasks 38.0%, steal 0.2%, 1,210 interrupts/s; busiest:
 // sh (PID 4321) 37.0%", with "quiet" when nothing took more than kNameTasksShare.
 std::string interferenceLine(const Interference& i);
-// The cause of a repetition spread as a clause: "other tasks took 38.0% of CPU 0 (busiest: sh,
-// PID 4321)", "the hypervisor stole 12.0% of CPU 1", or "" when neither took kCauseShare.
+// The cause of a repetition spread as a clause: "other tasks took 38.0% of CPU 0, busiest sh
+// (PID 4321)", "the hypervisor stole 12.0% of CPU 1", or "" when neither took kCauseShare.
 std::string interferenceCause(const Interference& i);
 // A sentence for a disturbed run ("" when it is not).
 std::string disturbedWarning(const Interference& i);

@@ -9,6 +9,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ctxscope {
@@ -30,7 +31,7 @@ struct SysInfo {
     TriState governorPerformance = TriState::Unknown; // every online CPU uses "performance"
     std::map<std::string, std::string> mitigations; // vulnerability -> status
     bool hypervisor = false; // the CPU's hypervisor flag
-    std::string hypervisorVendor; // from /sys/hypervisor or the DMI product, "" when unknown
+    std::string hypervisorVendor; // "KVM", "Hyper-V", ... (hypervisorName), "" when unknown
     std::string clocksource; // current_clocksource
     bool invariantTsc = false; // constant_tsc and nonstop_tsc
     std::string isolcpus; // from the kernel command line, "" when none
@@ -43,6 +44,10 @@ struct SysInfo {
 };
 
 SysInfo readSysInfo();
+// A hypervisor as people write it, from its CPUID signature or /sys/hypervisor/type:
+// "KVMKVMKVM" -> "KVM", "Microsoft Hv" -> "Hyper-V", "xen" -> "Xen", "bhyve bhyve " -> "bhyve";
+// a name it already is stays; an unknown one comes back trimmed.
+std::string hypervisorName(std::string_view signature);
 nlohmann::json toJson(const SysInfo& info);
 
 // Sentences about the machine that apply to every result (hypervisor, governor, build).

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Lesson "cache-pollution": what does a switch really cost with real data?
 #include "lesson/lesson_util.h"
+#include "lesson/verdict.h"
 
 #include "ctxscope/cache_check.h"
 #include "ctxscope/placement.h"
@@ -86,8 +87,9 @@ std::vector<LessonStep> plan(const Topology& topology, const RunBudget& o)
 struct Point {
     WorkingSetPoint p;
     bool noisy = false;
+    bool disturbed = false; // its round trip or touch run was disturbed: never compared
     double repetitionCv = 0;
-    bool clear() const { return !p.costNotPositive && !costSpreadReachesZero(p) && !noisy; }
+    bool clear() const { return !p.costNotPositive && !costSpreadReachesZero(p) && !noisy && !disturbed; }
 };
 
 // The points of one placement class (one PU, or across PUs): a futex round trip at W and the
@@ -114,6 +116,7 @@ std::map<std::uint64_t, Point> points(const std::vector<RunResult>& results, boo
             pt.p.touch = quartilesOf(*touch[w]);
         deriveSwitchCost(pt.p);
         pt.noisy = roundTripNoisy(r);
+        pt.disturbed = wasDisturbed(r) || (w > 0 && wasDisturbed(*touch[w]));
         pt.repetitionCv = r.repetitionCv;
         out[w] = pt;
         if (relation)
@@ -184,6 +187,8 @@ std::string excludedSentence(const std::map<std::uint64_t, Point>& same)
             why = "its spread reaches 0";
         if (pt.noisy)
             why += std::string(why.empty() ? "" : ", ") + "noisy";
+        if (pt.disturbed)
+            why += std::string(why.empty() ? "" : ", ") + "disturbed";
         list += fmt::format("{}W={} ({})", list.empty() ? "" : ", ", formatBytes(w), why);
     }
     if (list.empty())

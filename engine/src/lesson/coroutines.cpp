@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Lesson "coroutines": why do coroutines help servers?
 #include "lesson/lesson_util.h"
+#include "lesson/verdict.h"
 
 #include <algorithm>
 #include <fmt/core.h>
@@ -39,7 +40,11 @@ std::vector<std::string> conclude(const std::vector<RunResult>& results)
     const RunResult* stackless = findResult(results, [](const RunResult& r) { return r.bench == "coro-cxx20"; });
     const RunResult* best = fiber && stackless ? (fiber->stats.p50 < stackless->stats.p50 ? fiber : stackless)
                                                : (fiber ? fiber : stackless);
-    if (futex && best)
+    if (futex && best && (wasDisturbed(*futex) || wasDisturbed(*best)))
+        out.push_back(fmt::format("No conclusion on how much cheaper coroutines are than kernel switches: {} was "
+                                  "disturbed.",
+            runName(wasDisturbed(*futex) ? *futex : *best)));
+    else if (futex && best)
         out.push_back(
             fmt::format("Switching between coroutines ({}) is {:.0f} times cheaper than letting the kernel "
                         "switch threads ({}): a server that waits on thousands of connections with coroutines "

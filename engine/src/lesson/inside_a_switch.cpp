@@ -88,12 +88,15 @@ std::vector<std::string> conclude(const std::vector<RunResult>& results)
     if (!one && !across)
         return { "No experiment of this lesson could run here; see the failures." };
     std::vector<std::string> out;
-    if (one && across)
-        out.push_back(fmt::format("Untraced, a futex round trip (two hand-overs) cost {} on {} and {} on {}: across "
-                                  "CPUs it cost {} the one on one PU.",
-            withSpread(*one), placementText(*one), withSpread(*across), placementText(*across),
-            formatComparison(compare(*one, *across))));
-    else
+    if (one && across) {
+        const Comparison c = compare(*one, *across);
+        const std::string costs
+            = fmt::format("Untraced, a futex round trip (two hand-overs) cost {} on {} and {} on {}", withSpread(*one),
+                placementText(*one), withSpread(*across), placementText(*across));
+        out.push_back(c.disturbed.empty()
+                ? fmt::format("{}: across CPUs it cost {} the one on one PU.", costs, formatComparison(c))
+                : costs + ". " + noConclusion(c, "what crossing CPUs costs"));
+    } else
         for (const RunResult* r : { one, across })
             if (r)
                 out.push_back(fmt::format(

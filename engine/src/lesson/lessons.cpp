@@ -170,9 +170,10 @@ std::vector<std::string> concludeLesson(std::string_view id, const std::vector<R
     const auto* d = findDefinition(id);
     if (!d)
         return { unknownLesson(id).message };
-    std::vector<std::string> out = d->conclude(results);
-    for (std::string& note : lesson::disturbedNotes(results))
-        out.push_back(std::move(note));
+    // A disturbed run comes first, with its cause: what follows draws no conclusion from it.
+    std::vector<std::string> out = lesson::disturbedNotes(results);
+    for (std::string& sentence : d->conclude(results))
+        out.push_back(std::move(sentence));
     return out;
 }
 

@@ -288,7 +288,8 @@ std::string phaseSentence(const LessonPhase& p)
     return s + ".";
 }
 
-// "2.10 times (95% interval ...) higher than", "within 10% of", ...: b against a.
+// "2.10 times (95% interval ...) higher than", "within 10% of", "not told apart from" (no ratio
+// where none can be told): b against a.
 std::string versus(const std::vector<double>& a, const std::vector<double>& b)
 {
     Comparison c = bootstrapRatio(a, b);
@@ -297,7 +298,7 @@ std::string versus(const std::vector<double>& a, const std::vector<double>& b)
     case Verdict::Same:
         return "within 10% of";
     case Verdict::Unclear:
-        return "not told apart (" + formatComparison(c) + ") from";
+        return "not told apart from";
     case Verdict::Differs:
         break;
     }

@@ -32,7 +32,12 @@ std::vector<std::string> conclude(const std::vector<RunResult>& results)
     if (vdso)
         out.push_back(fmt::format(
             "clock_gettime() through the vDSO cost {}: it never enters the kernel at all.", withSpread(*vdso)));
-    if (sys && futex) {
+    if (sys && futex && (wasDisturbed(*sys) || wasDisturbed(*futex))) {
+        out.push_back(fmt::format("A futex round trip between two threads on one PU cost {}, and holds 2 switches "
+                                  "(observed {} per round trip). No conclusion on how much dearer it is than the "
+                                  "system call: {} was disturbed.",
+            withSpread(*futex), observedSwitches(*futex), runName(wasDisturbed(*sys) ? *sys : *futex)));
+    } else if (sys && futex) {
         out.push_back(fmt::format("A futex round trip between two threads on one PU cost {}, and holds 2 switches "
                                   "(observed {} per round trip): {:.0f} times dearer than the system call.",
             withSpread(*futex), observedSwitches(*futex), futex->stats.p50 / sys->stats.p50));

@@ -31,6 +31,8 @@ std::vector<LessonStep> plan(const Topology& topology, const RunBudget& o)
 std::string placementVerdict(const RunResult& best, const RunResult& worst)
 {
     const Comparison c = compare(best, worst);
+    if (!c.disturbed.empty())
+        return noConclusion(c, "whether placement matters");
     switch (c.verdict) {
     case Verdict::Differs:
         return fmt::format("Placement matters here: the slowest pinned placement, {}, cost {} the fastest, {}.",
@@ -43,8 +45,8 @@ std::string placementVerdict(const RunResult& best, const RunResult& worst)
         break;
     }
     return fmt::format("The slowest pinned placement cost {} the fastest, but {} whether placement matters by 10% or "
-                       "more here; run the lesson again {}.",
-        formatComparison(c), unclearWhy(c), againHow(c));
+                       "more here; run the lesson again with more time.",
+        formatComparison(c), unclearWhy());
 }
 
 // Where the unpinned threads ran and which pinned placement each repetition looked like.

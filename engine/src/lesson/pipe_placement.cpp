@@ -40,6 +40,8 @@ std::string pinnedVerdict(const std::vector<const RunResult*>& pinned)
     const RunResult& lo = *pinned.front();
     const RunResult& hi = *pinned.back();
     const Comparison c = compare(lo, hi);
+    if (!c.disturbed.empty())
+        return noConclusion(c, "how much placement moves the score");
     switch (c.verdict) {
     case Verdict::Differs:
         return fmt::format("Pinned, the same benchmark cost {} as much on {} as on {}, only because of where the two "
@@ -54,8 +56,8 @@ std::string pinnedVerdict(const std::vector<const RunResult*>& pinned)
         break;
     }
     return fmt::format("Pinned, {} cost {} {}, but {} whether placement moves the score by 10% or more; run the "
-                       "lesson again {}.",
-        placementText(hi), formatComparison(c), placementText(lo), unclearWhy(c), againHow(c));
+                       "lesson again with more time.",
+        placementText(hi), formatComparison(c), placementText(lo), unclearWhy());
 }
 
 // The unpinned launches: each one's median, and which pinned placement it looked like.

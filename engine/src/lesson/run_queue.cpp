@@ -39,9 +39,12 @@ std::vector<LessonStep> plan(const Topology& topology, const RunBudget& o)
 std::string growthSentence(const RunResult& first, const RunResult& last)
 {
     const Comparison lap = compare(first, last);
+    const std::string costs = fmt::format("From {} to {} tasks the lap cost {} and then {}.", first.placement.tasks,
+        last.placement.tasks, median(first), median(last));
+    if (!lap.disturbed.empty())
+        return costs + " " + noConclusion(lap, "how the cost per switch changed");
     if (lap.ratio <= 0)
-        return fmt::format("From {} to {} tasks the lap cost {} and then {}.", first.placement.tasks,
-            last.placement.tasks, median(first), median(last));
+        return costs;
     const double scale = *last.perSwitchNs / *first.perSwitchNs / lap.ratio;
     Comparison perSwitch = lap;
     perSwitch.ratio *= scale;
@@ -62,8 +65,7 @@ std::string growthSentence(const RunResult& first, const RunResult& last)
             "stayed within 10% ({}): each switch costs the same, the lap is just longer", formatComparison(perSwitch));
         break;
     case Verdict::Unclear:
-        how = fmt::format(
-            "changed {}, but {} whether by 10% or more", formatComparison(perSwitch), unclearWhy(perSwitch));
+        how = fmt::format("changed {}, but {} whether by 10% or more", formatComparison(perSwitch), unclearWhy());
         break;
     }
     return fmt::format("From {} to {} tasks the lap took {} as long and the cost per switch {}.", first.placement.tasks,

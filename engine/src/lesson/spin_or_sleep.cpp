@@ -39,30 +39,27 @@ std::vector<LessonStep> plan(const Topology& topology, const RunBudget& o)
 }
 
 // The one place this lesson compares two medians (the lessons' shared verdict, verdict.h):
-// "a than b" with its interval, or that the runs cannot tell them apart.
-std::string compared(const RunResult& a, const RunResult& b)
+// "is 2.5 times (95% interval ...) faster than", "costs within 10% of", or "cannot be told
+// apart from" with no ratio in it (and unclearTail after the other side). A disturbed
+// comparison is no verdict: the lesson says noConclusion instead.
+std::string compared(const Comparison& c)
 {
-    const Comparison c = compare(a, b); // ratio = median(b) / median(a)
     switch (c.verdict) {
     case Verdict::Same:
         return "costs within 10% of";
     case Verdict::Unclear:
-        return fmt::format("cannot be told apart ({}: {}) from",
-            c.disturbed.empty() ? "runs vary too much" : "a run was disturbed", formatComparison(c));
+        return "cannot be told apart from";
     case Verdict::Differs:
         break;
     }
     if (c.ratio >= 1)
         return "is " + formatComparison(c) + " faster than";
-    return "is " + formatComparison(Comparison { 1 / c.ratio, 1 / c.high, 1 / c.low, c.verdict, c.disturbed })
-        + " slower than";
+    return "is " + formatComparison(Comparison { 1 / c.ratio, 1 / c.high, 1 / c.low, c.verdict, {} }) + " slower than";
 }
 
-// The round trip a saves against b, when the verdict says it is real.
-bool savesReally(const RunResult& a, const RunResult& b)
+std::string unclearTail(const Comparison& c)
 {
-    const Comparison c = compare(a, b);
-    return c.verdict == Verdict::Differs && c.ratio > 1;
+    return c.verdict == Verdict::Unclear ? ", as the runs vary too much" : "";
 }
 
 std::string oneWay(const RunResult& r) { return formatDuration(r.perHandoffNs.value_or(r.stats.p50 / 2)); }
@@ -103,12 +100,15 @@ std::vector<std::string> conclude(const std::vector<RunResult>& results)
             line += fmt::format(" and {} when it spins first{}", oneWay(*adaptive), slept(*adaptive));
         out.push_back(line + ".");
         if (spin) {
+            const Comparison c = compare(*spin, futex); // ratio = median(futex) / median(spin)
             const double saved = futex.stats.p50 - spin->stats.p50;
-            out.push_back(fmt::format("There spinning {} sleeping: it saves {} per round trip, and burns {} "
-                                      "against {} for futex.",
-                compared(*spin, futex),
-                saved > 0 && savesReally(*spin, futex) ? formatDuration(saved) : std::string("nothing measurable"),
-                cpuUse(*spin), cpuUse(futex)));
+            const bool saves = saved > 0 && c.verdict == Verdict::Differs && c.ratio > 1;
+            out.push_back(!c.disturbed.empty()
+                    ? noConclusion(c, "whether spinning beats sleeping there")
+                    : fmt::format("There spinning {} sleeping{}: it saves {} per round trip, and burns {} against {} "
+                                  "for futex.",
+                        compared(c), unclearTail(c), saves ? formatDuration(saved) : std::string("nothing measurable"),
+                        cpuUse(*spin), cpuUse(futex)));
             all.push_back(spin);
         }
         all.push_back(&futex);
@@ -120,10 +120,16 @@ std::vector<std::string> conclude(const std::vector<RunResult>& results)
     const RunResult* futexOne = onOne("futex");
     const RunResult* adaptiveOne = onOne("spin-futex");
     if (futexOne && adaptiveOne) {
+        const Comparison c = compare(*adaptiveOne, *futexOne);
+        const std::string verdict = c.disturbed.empty()
+            ? "spinning first " + compared(c) + " sleeping at once" + unclearTail(c) + ", and "
+            : std::string();
         out.push_back(fmt::format("On one PU the partner cannot run while the waiter spins: spin-then-sleep took {} "
-                                  "per round trip{}, futex {}; spinning first {} sleeping at once, and pure spin is "
-                                  "refused there (it hands over only when the scheduler preempts a task).",
-            median(*adaptiveOne), slept(*adaptiveOne), median(*futexOne), compared(*adaptiveOne, *futexOne)));
+                                  "per round trip{}, futex {}; {}pure spin is refused there (it hands over only when "
+                                  "the scheduler preempts a task).",
+            median(*adaptiveOne), slept(*adaptiveOne), median(*futexOne), verdict));
+        if (!c.disturbed.empty())
+            out.push_back(noConclusion(c, "whether spinning first beats sleeping at once on one PU"));
         all.push_back(futexOne);
     }
     if (out.empty())

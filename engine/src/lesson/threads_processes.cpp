@@ -29,6 +29,11 @@ std::vector<std::string> conclude(const std::vector<RunResult>& results)
         if (!t || !p)
             continue;
         const Comparison c = compare(*t, *p);
+        if (!c.disturbed.empty()) {
+            out.push_back(fmt::format("{}: threads {} vs processes {} per round trip. {}", bench, withSpread(*t),
+                withSpread(*p), noConclusion(c, "whether processes cost more")));
+            continue;
+        }
         std::string verdict;
         switch (c.verdict) {
         case Verdict::Same:
@@ -39,7 +44,7 @@ std::vector<std::string> conclude(const std::vector<RunResult>& results)
                                   : "threads are dearer here, against the usual expectation";
             break;
         case Verdict::Unclear:
-            verdict = unclearWhy(c) + " whether the difference reaches 10%, so no difference can be claimed here";
+            verdict = unclearWhy() + " whether the difference reaches 10%, so no difference can be claimed here";
             break;
         }
         out.push_back(fmt::format("{}: threads {} vs processes {} per round trip; processes cost {} the threads: {}.",

@@ -158,35 +158,34 @@ Comparison compare(const RunResult& a, const RunResult& b)
     widen(thinned(a.samples), thinned(b.samples));
     c.verdict = resampled ? verdictOf(c.low, c.high) : Verdict::Unclear;
     for (const RunResult* r : { &a, &b })
-        if (std::string d = disturbedClause(*r); !d.empty() && c.disturbed.empty()) {
-            c.disturbed = std::move(d);
+        if (wasDisturbed(*r) && c.disturbed.empty()) {
+            c.disturbed = runName(*r);
             c.verdict = Verdict::Unclear; // never a conclusion from a disturbed run
         }
     return c;
 }
 
-std::string disturbedClause(const RunResult& r)
+bool wasDisturbed(const RunResult& r) { return r.interference && r.interference->disturbed(); }
+
+std::string runName(const RunResult& r)
 {
-    if (!r.interference || !r.interference->disturbed())
-        return {};
-    return "the " + r.bench + " run on " + placementText(r) + " was disturbed: " + interferenceCause(*r.interference);
+    return fmt::format("the {}{} run on {}", r.mode == BenchMode::Process ? "process " : "", r.bench, placementText(r));
 }
 
-std::string unclearWhy(const Comparison& c)
-{
-    return c.disturbed.empty() ? "the runs vary too much to say" : "a disturbed run cannot tell";
-}
+std::string unclearWhy() { return "the runs vary too much to say"; }
 
-std::string againHow(const Comparison& c) { return c.disturbed.empty() ? "with more time" : "on a quiet machine"; }
+std::string noConclusion(const Comparison& c, std::string_view question)
+{
+    return fmt::format("No conclusion on {}: {} was disturbed.", question, c.disturbed);
+}
 
 std::vector<std::string> disturbedNotes(const std::vector<RunResult>& results)
 {
     std::vector<std::string> out;
     for (const RunResult& r : results)
-        if (std::string d = disturbedClause(r); !d.empty())
-            out.push_back(capitalized(d)
-                + "; what rests on it above is no conclusion: run the lesson again on a "
-                  "quiet machine.");
+        if (wasDisturbed(r))
+            out.push_back(capitalized(runName(r)) + " was disturbed: " + interferenceCause(*r.interference)
+                + ". Run the lesson again; no conclusion is drawn from that run.");
     return out;
 }
 
@@ -194,10 +193,9 @@ std::string formatComparison(const Comparison& c)
 {
     // Two decimals below 10 ("1.00", "2.75"), whole numbers above ("133").
     auto ratio = [](double x) { return x < 10 ? fmt::format("{:.2f}", x) : fmt::format("{:.0f}", x); };
-    const std::string why = c.disturbed.empty() ? "" : " [no conclusion: " + c.disturbed + "]";
     if (c.low == c.high)
-        return ratio(c.ratio) + " times" + why;
-    return fmt::format("{} times (95% interval {}–{}){}", ratio(c.ratio), ratio(c.low), ratio(c.high), why);
+        return ratio(c.ratio) + " times";
+    return fmt::format("{} times (95% interval {}–{})", ratio(c.ratio), ratio(c.low), ratio(c.high));
 }
 
 } // namespace ctxscope::lesson

@@ -23,6 +23,7 @@
 #include <cstddef>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ctxscope::lesson {
@@ -55,9 +56,9 @@ struct Comparison {
     double low = 1; // 95% interval of the ratio
     double high = 1;
     Verdict verdict = Verdict::Unclear;
-    // Not "": a side ran disturbed (RunResult::interference), so the verdict is Unclear and
-    // this clause says why ("the futex run on CPUs 0,0 (same-pu) was disturbed: other tasks took
-    // 38.0% of CPU 0").
+    // Not "": a side ran disturbed (RunResult::interference), so the verdict is Unclear and this
+    // names that run ("the futex run on CPUs 0,1 (same-package)"). The cause is the conclusion's
+    // first sentence (disturbedNotes), not repeated in the middle of a comparison.
     std::string disturbed;
 };
 
@@ -73,19 +74,23 @@ Verdict verdictOf(double low, double high);
 // side, the verdict is Unclear: one number has no spread to judge it by. A disturbed side
 // (other tasks or steal above kDisturbedShare) makes it Unclear too, and says so.
 Comparison compare(const RunResult& a, const RunResult& b);
-// "2.74 times (95% interval 2.60–2.90)"; "133 times (95% interval 120–140)"; with " [no
-// conclusion: the ... run on ... was disturbed: ...]" after it when a side was disturbed.
+// "2.74 times (95% interval 2.60–2.90)"; "133 times (95% interval 120–140)". Only the figure:
+// a disturbed comparison is no figure to quote (see noConclusion).
 std::string formatComparison(const Comparison& c);
-// The clause for a disturbed run ("" when it was not): "the futex run on CPUs 0,1 (same-package)
-// was disturbed: other tasks took 38.0% of CPU 1 (busiest: sh, PID 4321)".
-std::string disturbedClause(const RunResult& r);
-// Why a verdict is Unclear, as the start of "... whether X by 10% or more": "the runs vary too
-// much to say", or "a disturbed run cannot tell" when a side was disturbed (the spread is then
-// not the reason, and a longer run would not help).
-std::string unclearWhy(const Comparison& c);
-// What to do about an Unclear verdict: "with more time", or "on a quiet machine".
-std::string againHow(const Comparison& c);
-// One sentence per disturbed result, for the end of a lesson's conclusion.
+// Which run this is, for a sentence: "the futex run on CPUs 0,1 (same-package)"; "the process
+// pipe run on ..." when it ran as processes.
+std::string runName(const RunResult& r);
+// Why an undisturbed verdict is Unclear, as the start of "... whether X by 10% or more": "the runs
+// vary too much to say". (A disturbed comparison says noConclusion instead.)
+std::string unclearWhy();
+// The sentence in place of a disturbed comparison, with no ratio in it: "No conclusion on
+// whether placement matters: the futex run on CPUs 0,1 (same-package) was disturbed."
+std::string noConclusion(const Comparison& c, std::string_view question);
+// One sentence per disturbed result, for the start of a lesson's conclusion: "The spin run on
+// CPUs 0,1 (shared-l3) was disturbed: other tasks took 48.9% of CPU 1, busiest cc1plus (PID
+// 25812). Run the lesson again; no conclusion is drawn from that run."
 std::vector<std::string> disturbedNotes(const std::vector<RunResult>& results);
+// Whether the run was disturbed (RunResult::interference above kDisturbedShare).
+bool wasDisturbed(const RunResult& r);
 
 } // namespace ctxscope::lesson

@@ -81,7 +81,7 @@ std::string interferenceCause(const Interference& i)
         const auto there = std::find_if(i.topTasks.begin(), i.topTasks.end(),
             [&](const InterferingTask& t) { return t.cpu == other->cpu || t.cpu < 0; });
         if (there != i.topTasks.end())
-            out += fmt::format(" (busiest: {}, PID {})", there->comm, there->pid);
+            out += fmt::format(", busiest {} (PID {})", there->comm, there->pid);
     }
     if (steal && steal->stealShare >= kCauseShare)
         out += fmt::format(

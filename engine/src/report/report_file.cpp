@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The results file as a whole: context block, benchmarks array, reading it back.
 #include "ctxscope/results_file.h"
+#include "ctxscope/sysinfo.h"
 
 #include "report/json_check.h"
 #include "report/json_fields.h"
@@ -107,7 +108,8 @@ Expected<ReportContext> reportContextFromJson(const json& context)
             out.cpuModel = s.optString("cpu_model").value_or("");
             out.kernel = s.optString("kernel").value_or("");
             out.hypervisor = s.optBoolean("hypervisor").value_or(false);
-            out.hypervisorVendor = s.optString("hypervisor_vendor").value_or("");
+            // Files written before hypervisorName hold the raw signature ("KVMKVMKVM").
+            out.hypervisorVendor = hypervisorName(s.optString("hypervisor_vendor").value_or(""));
             c.absorb(s);
         }
         ctx.absorb(c);

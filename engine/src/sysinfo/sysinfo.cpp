@@ -179,7 +179,7 @@ SysInfo readSysInfo()
     info.hypervisor = hasFlag(flags, "hypervisor");
     info.invariantTsc = hasFlag(flags, "constant_tsc") && hasFlag(flags, "nonstop_tsc");
     if (info.hypervisor)
-        info.hypervisorVendor = readFirstLine("/sys/hypervisor/type").value_or(cpuidHypervisorVendor());
+        info.hypervisorVendor = hypervisorName(readFirstLine("/sys/hypervisor/type").value_or(cpuidHypervisorVendor()));
     if (auto smt = readFirstLine(kCpuDir + "smt/active"))
         info.smtActive = *smt == "1" ? TriState::On : TriState::Off;
     readGovernor(info);
