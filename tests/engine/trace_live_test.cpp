@@ -1,21 +1,29 @@
 // SPDX-License-Identifier: MIT
 // Tracing on this machine: a private instance that goes away with everything it set, traced
 // runs cut into hand-overs whose counts agree with getrusage, trace.dat read back by
-// libtracecmd. As root (CI); skipped saying why where tracing is not allowed.
+// libtracecmd, a traced watch's switch counts against the kernel's. As root (CI); skipped saying why where tracing is
+// not allowed.
 #include "ctxscope/traced_run.h"
 #include "live_topology_test.h"
 #include "trace/tracefs_mount.h"
 #include "worker_transcript.h"
 
 #include "ctxscope/events.h"
+#include "ctxscope/watch.h"
 #include "ctxscope/worker.h"
+#include "os/task_stat.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
+#include <thread>
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -316,6 +324,62 @@ TEST_F(TraceLive, AWorkerRunWithTraceStreamsItsEventsThenAResultWithItsSegments)
         return e.kind == TraceEventKind::Switch && std::find(tasks.begin(), tasks.end(), e.pid) != tasks.end();
     });
     EXPECT_GT(switches, 100);
+}
+
+// watch --trace counts each thread's switches from its events instead of reading /proc: the
+// voluntary switches it counts agree with the kernel's own voluntary_ctxt_switches over the same
+// samples (the first sample's reading to the last's, read in the sample callbacks).
+TEST_F(TraceLive, ATracedWatchsSwitchCountsAgreeWithTheKernels)
+{
+    std::vector<std::jthread> sleepers; // each stops and is joined as the test leaves
+    std::vector<long> tids(3, 0);
+    std::atomic<int> started { 0 };
+    for (std::size_t i = 0; i < tids.size(); ++i)
+        sleepers.emplace_back([&, i](const std::stop_token& stop) {
+            tids[i] = ::gettid();
+            ++started;
+            while (!stop.stop_requested())
+                std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        });
+    while (started < static_cast<int>(tids.size()))
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    const auto voluntary = [&] {
+        std::map<long, std::uint64_t> v;
+        for (long tid : tids)
+            if (auto s = os::readTaskStatus(::getpid(), tid))
+                v[tid] = s->voluntarySwitches;
+        return v;
+    };
+    std::map<long, std::uint64_t> first;
+    std::map<long, std::uint64_t> last;
+    std::map<long, double> counted; // from the second sample on
+    int samples = 0;
+    WatchOptions options;
+    options.trace = true;
+    auto summary = runWatch(
+        ::getpid(), 0.4, 2.4, std::stop_token {},
+        [&](const WatchSample& s) {
+            if (++samples == 1) {
+                first = voluntary();
+                return;
+            }
+            for (const auto& t : s.threads)
+                if (std::find(tids.begin(), tids.end(), t.tid) != tids.end()) {
+                    EXPECT_TRUE(t.sched.has_value()) << t.tid;
+                    counted[t.tid] += t.voluntaryPerS * s.intervalS;
+                }
+            last = voluntary();
+        },
+        options);
+    ASSERT_TRUE(summary.ok()) << summary.error().message;
+    ASSERT_GE(samples, 4);
+    for (long tid : tids) {
+        ASSERT_TRUE(first.contains(tid) && last.contains(tid)) << tid;
+        const double kernel = static_cast<double>(last[tid] - first[tid]);
+        EXPECT_GT(kernel, 100.0) << "thread " << tid << " slept on a 5 ms timer";
+        // The callbacks read the kernel's counts a little after each reading: a switch or two.
+        EXPECT_NEAR(counted[tid], kernel, std::max(4.0, kernel * 0.05)) << "thread " << tid;
+    }
 }
 
 // The worker refuses a traced run it cannot trace before anything runs, with the reason.
