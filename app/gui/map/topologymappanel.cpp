@@ -141,6 +141,8 @@ TopologyMapPanel::TopologyMapPanel(QWidget* parent)
     connect(m_usePair, &QPushButton::clicked, this, &TopologyMapPanel::useHighlightedPair);
     connect(m_clear, &QPushButton::clicked, m_map, &TopologyMapWidget::clearSelection);
     connect(m_map, &TopologyMapWidget::selectionChanged, this, &TopologyMapPanel::updateSummary);
+    connect(m_map, &TopologyMapWidget::pinTargetsChanged, this, &TopologyMapPanel::updateSummary);
+    connect(m_map, &TopologyMapWidget::repinModeChanged, this, &TopologyMapPanel::updateSummary);
     // Queued: the map announces its note while it paints.
     connect(
         m_map, &TopologyMapWidget::labelsNoteChanged, caption,

@@ -10,6 +10,7 @@
 #include <QPainter>
 #include <QToolTip>
 
+#include <algorithm>
 #include <array>
 
 namespace ctxscope::gui {
@@ -27,6 +28,7 @@ void TopologyMapWidget::setTopology(const Topology& topology)
 {
     m_topology = topology;
     m_selection.clear();
+    m_pinTargets.clear(); // another machine's PUs
     m_highlight.reset();
     m_hoveredPu = -1;
     m_layoutValid = false;
@@ -52,13 +54,20 @@ void TopologyMapWidget::setTextScale(double scale)
     update();
 }
 
-Status TopologyMapWidget::setSelection(const std::vector<int>& osCpus)
+Status TopologyMapWidget::checkAllowed(const std::vector<int>& osCpus) const
 {
     if (!m_topology)
         return makeError("no topology is shown");
     for (int cpu : osCpus)
         if (const QString why = unavailableReason(*m_topology, cpu); !why.isEmpty())
             return makeError(why.toStdString());
+    return {};
+}
+
+Status TopologyMapWidget::setSelection(const std::vector<int>& osCpus)
+{
+    if (Status allowed = checkAllowed(osCpus); !allowed)
+        return allowed;
     m_selection.set(osCpus);
     update();
     emitSelection();
@@ -79,7 +88,15 @@ std::optional<Relation> TopologyMapWidget::selectionRelation() const
 
 QString TopologyMapWidget::selectionSummary() const
 {
-    return m_topology ? m_selection.summary(*m_topology) : QString();
+    if (!m_topology)
+        return {};
+    if (!m_repin)
+        return m_selection.summary(*m_topology);
+    // Said where the placement is always said: a click now moves threads, not the run's tasks.
+    const QString targets = m_pinTargets.empty()
+        ? tr("click PUs to pin the selected threads to")
+        : tr("pin to P#%1").arg(QString::fromStdString(formatCpuList(m_pinTargets)));
+    return tr("Re-pinning: %1 (the run's tasks stay put)").arg(targets);
 }
 
 void TopologyMapWidget::setHighlightedPair(std::optional<PuPair> pair)
@@ -110,6 +127,8 @@ void TopologyMapWidget::mousePressEvent(QMouseEvent* event)
         QToolTip::showText(event->globalPosition().toPoint(), unavailableReason(*m_topology, box.osIndex), this);
         return;
     }
+    if (m_repin)
+        return togglePinTarget(box.osIndex);
     m_selection.click(box.osIndex, event->modifiers().testFlag(Qt::ShiftModifier));
     update();
     emitSelection();
@@ -217,7 +236,12 @@ QString TopologyMapWidget::puToolTip(const LayoutBox& box) const
     for (int p = box.parent; p >= 0; p = m_layout.boxes[static_cast<std::size_t>(p)].parent)
         text += QStringLiteral(" · ") + fullName(m_layout.boxes[static_cast<std::size_t>(p)]);
     const std::vector<int> tasks = m_selection.tasksOn(box.osIndex);
-    if (tasks.empty())
+    if (m_repin)
+        text += QLatin1Char('\n')
+            + (std::binary_search(m_pinTargets.begin(), m_pinTargets.end(), box.osIndex)
+                    ? tr("A re-pin target. Click to drop it")
+                    : tr("Click to pin the selected threads here too"));
+    else if (tasks.empty())
         text += QLatin1Char('\n')
             + tr("Click to place task %1 here").arg(taskName(static_cast<int>(selection().size())));
     else

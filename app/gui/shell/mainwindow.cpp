@@ -152,11 +152,7 @@ void MainWindow::createMenus()
     programs->setText(tr("&Programs (watch and re-pin running threads)"));
     programs->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P));
     view->addAction(programs);
-    // Closing the dock (its button or this action) stops the watch, asking to restore first.
-    connect(programs, &QAction::toggled, m_programs, [this](bool shown) {
-        if (!shown)
-            m_programs->stopWatching();
-    });
+    // Closing the dock (its button or this action) leaves a watch running: Stop ends it.
     view->addSeparator();
     for (const QString& name : PlotsView::viewNames())
         view->addAction(tr("Show %1").arg(name), this, [this, name] { m_plots->showView(name); });
