@@ -8,6 +8,7 @@
 #include <QHelpEvent>
 #include <QMouseEvent>
 #include <QPainter>
+#include <QStringList>
 #include <QToolTip>
 
 #include <algorithm>
@@ -90,13 +91,45 @@ QString TopologyMapWidget::selectionSummary() const
 {
     if (!m_topology)
         return {};
-    if (!m_repin)
-        return m_selection.summary(*m_topology);
-    // Said where the placement is always said: a click now moves threads, not the run's tasks.
-    const QString targets = m_pinTargets.empty()
-        ? tr("click PUs to pin the selected threads to")
-        : tr("pin to P#%1").arg(QString::fromStdString(formatCpuList(m_pinTargets)));
-    return tr("Re-pinning: %1 (the run's tasks stay put)").arg(targets);
+    if (m_repin) // said where the placement is always said: a click now moves threads, not tasks
+        return m_pinTargets.empty() ? tr("Re-pinning: click PUs for the threads")
+                                    : tr("Re-pinning to P#%1").arg(QString::fromStdString(formatCpuList(m_pinTargets)));
+    const QString summary = m_selection.summary(*m_topology);
+    const auto placed = static_cast<int>(selection().size());
+    if (m_taskLimit <= 0 || placed <= m_taskLimit)
+        return summary;
+    QStringList waiting;
+    for (int task = m_taskLimit; task < placed; ++task)
+        waiting << taskName(task);
+    return tr("%1 · %2 runs %3, %4 unused")
+        .arg(summary, m_limitedBench, tasksText(), waiting.join(QStringLiteral(", ")));
+}
+
+void TopologyMapWidget::showPlacement(const std::vector<int>& osCpus)
+{
+    const auto& placed = selection();
+    if (osCpus.empty() || (placed.size() >= osCpus.size() && std::equal(osCpus.begin(), osCpus.end(), placed.begin())))
+        return;
+    (void)setSelection(osCpus); // a run's PUs were allowed when it started
+}
+
+void TopologyMapWidget::setTaskLimit(int tasks, const QString& benchmark)
+{
+    if (tasks == m_taskLimit && benchmark == m_limitedBench)
+        return;
+    m_taskLimit = tasks;
+    m_limitedBench = benchmark;
+    emitSelection(); // the summary names the tasks it leaves waiting
+}
+
+QString TopologyMapWidget::fullNote() const
+{
+    return tr("%1 runs %2, all placed: click a task to take it off first").arg(m_limitedBench, tasksText());
+}
+
+QString TopologyMapWidget::tasksText() const
+{
+    return m_taskLimit == 1 ? tr("1 task") : tr("%1 tasks").arg(m_taskLimit);
 }
 
 void TopologyMapWidget::setHighlightedPair(std::optional<PuPair> pair)
@@ -129,7 +162,13 @@ void TopologyMapWidget::mousePressEvent(QMouseEvent* event)
     }
     if (m_repin)
         return togglePinTarget(box.osIndex);
-    m_selection.click(box.osIndex, event->modifiers().testFlag(Qt::ShiftModifier));
+    const bool another = event->modifiers().testFlag(Qt::ShiftModifier);
+    const bool adds = another || m_selection.tasksOn(box.osIndex).empty();
+    if (adds && m_taskLimit > 0 && static_cast<int>(selection().size()) >= m_taskLimit) {
+        QToolTip::showText(event->globalPosition().toPoint(), fullNote(), this);
+        return;
+    }
+    m_selection.click(box.osIndex, another);
     update();
     emitSelection();
 }
@@ -241,6 +280,8 @@ QString TopologyMapWidget::puToolTip(const LayoutBox& box) const
             + (std::binary_search(m_pinTargets.begin(), m_pinTargets.end(), box.osIndex)
                     ? tr("A re-pin target. Click to drop it")
                     : tr("Click to pin the selected threads here too"));
+    else if (tasks.empty() && m_taskLimit > 0 && static_cast<int>(selection().size()) >= m_taskLimit)
+        text += QLatin1Char('\n') + fullNote();
     else if (tasks.empty())
         text += QLatin1Char('\n')
             + tr("Click to place task %1 here").arg(taskName(static_cast<int>(selection().size())));

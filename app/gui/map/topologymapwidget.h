@@ -43,6 +43,14 @@ public:
     // them does not exist or is outside the allowed set.
     Status setSelection(const std::vector<int>& osCpus);
     void clearSelection();
+    // Shows where a run's tasks are: the map's placement stays when it begins with them (a
+    // one-task run on A keeps B for the next run), else they become the placement.
+    void showPlacement(const std::vector<int>& osCpus);
+    // The most tasks the chosen benchmark runs: a click on a free PU places none beyond it and
+    // says why at once; tasks placed for a benchmark with more stay, and the summary says the
+    // chosen one leaves them waiting. 0: no limit. `benchmark` names it in what is said.
+    void setTaskLimit(int tasks, const QString& benchmark);
+    int taskLimit() const { return m_taskLimit; }
     std::optional<Relation> selectionRelation() const;
     QString selectionSummary() const;
 
@@ -115,6 +123,8 @@ private:
     QString puToolTip(const LayoutBox& box) const;
     QString containerToolTip(const LayoutBox& box) const;
     void emitSelection();
+    QString fullNote() const; // why a click placed no task: every one is placed
+    QString tasksText() const; // "1 task", "2 tasks": the limit
     // Every PU exists and is allowed; else why not.
     Status checkAllowed(const std::vector<int>& osCpus) const;
 
@@ -123,6 +133,8 @@ private:
     TaskSelection m_selection;
     std::optional<PuPair> m_highlight;
     std::vector<ThreadMarker> m_markers; // ordered by CPU, then as given
+    int m_taskLimit = 0;
+    QString m_limitedBench;
     bool m_repin = false;
     std::vector<int> m_pinTargets;
     int m_hoveredPu = -1; // OS index of the PU under the mouse

@@ -131,6 +131,11 @@ void MainWindow::createWorkers(QWidget* row, LessonPanel* lessonPanel)
     connect(mapPanel()->map(), &TopologyMapWidget::selectionChanged, this, [this](const QVector<int>& cpus) {
         m_runPanel->setMapSelection({ cpus.begin(), cpus.end() });
     });
+    // The map places as many tasks as the chosen benchmark runs.
+    const auto limitTasks
+        = [this] { mapPanel()->map()->setTaskLimit(m_runPanel->mapTaskLimit(), m_runPanel->benchmarkName()); };
+    connect(m_runPanel, &RunPanel::specChanged, this, limitTasks);
+    limitTasks();
 }
 
 void MainWindow::createMenus()

@@ -42,6 +42,11 @@ public:
     void setTopology(const Topology& topology);
     void setMapSelection(const std::vector<int>& cpus);
 
+    // The most tasks the chosen benchmark places on the map (its own count; a ring's largest),
+    // and its name: the map places no more (TopologyMapWidget::setTaskLimit).
+    int mapTaskLimit() const;
+    QString benchmarkName() const;
+
     // The spec Run would start, or a sentence saying what is missing.
     Expected<BenchSpec> spec() const;
     // The PUs the run's tasks will be pinned to (what the GUI keeps off); empty when unpinned.

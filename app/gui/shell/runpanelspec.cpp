@@ -59,6 +59,16 @@ int RunPanel::taskCount() const
     return ring ? m_tasks->value() : info->defaultTasks;
 }
 
+int RunPanel::mapTaskLimit() const
+{
+    const BenchInfo* info = currentBench();
+    if (!info)
+        return 0;
+    return info->maxTasks > info->minTasks ? m_tasks->maximum() : info->defaultTasks;
+}
+
+QString RunPanel::benchmarkName() const { return m_bench->currentData().toString(); }
+
 void RunPanel::setTopology(const Topology& topology)
 {
     m_topology = topology;
@@ -216,6 +226,11 @@ void RunPanel::updatePlacementInfo()
     case PlacementKind::Map:
         text = m_mapCpus.empty() ? tr("No tasks on the map yet: click a PU for A, another (or Shift+click) for B.")
                                  : tr("On the map: %1").arg(cpuNames(m_mapCpus));
+        // A one-task benchmark after A and B were placed: B stays on the map, unused, and says so.
+        if (const int tasks = taskCount(); static_cast<int>(m_mapCpus.size()) > tasks)
+            text += tr(" (%1 runs %2: %3 unused)")
+                        .arg(benchmarkName(), tasks == 1 ? tr("1 task") : tr("%1 tasks").arg(tasks),
+                            taskName(tasks) + (static_cast<int>(m_mapCpus.size()) > tasks + 1 ? tr("…") : QString()));
         break;
     case PlacementKind::Relation:
         text = tr("A representative pair of this class; the map shows it when the run starts.");
