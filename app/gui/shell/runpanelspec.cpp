@@ -5,6 +5,7 @@
 
 #include "ctxscope/placement.h"
 #include "ctxscope/units.h"
+#include "ctxscope/working_set.h"
 
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -40,6 +41,30 @@ Expected<std::uint64_t> workingSetBytes(const QLineEdit* field)
     if (!bytes)
         return makeError("Working set: " + bytes.error().message);
     return bytes;
+}
+
+Expected<std::uint64_t> RunPanel::checkedWorkingSet() const
+{
+    auto bytes = workingSetBytes(m_ws);
+    if (!bytes || *bytes == 0 || !m_local)
+        return bytes;
+    const std::optional<std::uint64_t> available = memAvailableBytes();
+    const auto tasks = static_cast<std::uint64_t>(std::max(1, taskCount()));
+    if (!available || *bytes > kMaxWsBytes || *bytes * tasks <= *available / kWorkingSetMemoryDivisor)
+        return bytes;
+    return makeError(
+        tr("Working set: %1 tasks of %2 need %3, more than a quarter of the %4 this machine has "
+           "available.")
+            .arg(tasks)
+            .arg(QString::fromStdString(formatBytes(*bytes)), QString::fromStdString(formatBytes(*bytes * tasks)),
+                QString::fromStdString(formatBytes(*available)))
+            .toStdString());
+}
+
+void RunPanel::setLocalMachine(bool local)
+{
+    m_local = local;
+    emit specChanged();
 }
 
 const BenchInfo* RunPanel::currentBench() const
@@ -162,7 +187,7 @@ Expected<BenchSpec> RunPanel::spec() const
         spec.minTimeSeconds = m_minTime->value();
     spec.repetitions = m_repetitions->value();
     spec.policy = static_cast<SchedPolicy>(m_policy->currentData().toInt());
-    auto ws = workingSetBytes(m_ws);
+    auto ws = checkedWorkingSet();
     if (!ws)
         return ws.error();
     spec.wsBytes = *ws;
