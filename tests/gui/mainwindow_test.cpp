@@ -6,6 +6,9 @@
 #include "plotsview.h"
 #include "resultsmodel.h"
 #include "runpanel.h"
+#include "sessionfiles.h"
+#include "sessionstore.h"
+#include "statuspanel.h"
 #include "testresults.h"
 #include "testtopologies.h"
 #include "topologymappanel.h"
@@ -13,9 +16,13 @@
 #include <QApplication>
 #include <QComboBox>
 #include <QLabel>
+#include <QMessageBox>
+#include <QScreen>
 #include <QStandardPaths>
 #include <QTabWidget>
 #include <QTableView>
+#include <QTemporaryDir>
+#include <QTimer>
 #include <QToolButton>
 
 #include <gtest/gtest.h>
@@ -35,6 +42,16 @@ TEST(MainWindow, NonLiveTopologyDisablesRunsWithABanner)
         bannerShown = bannerShown
             || (label->isVisibleTo(&window) && label->text().contains(QStringLiteral("not this machine")));
     EXPECT_TRUE(bannerShown);
+    // Issue 31: the run panel says runs are disabled instead of asking for PUs to be clicked.
+    EXPECT_NE(window.runPanel()->problemText().indexOf(QStringLiteral("Runs are disabled")), -1)
+        << window.runPanel()->problemText().toStdString();
+    EXPECT_EQ(window.runPanel()->problemText().indexOf(QStringLiteral("Click PUs")), -1);
+    const auto statusLabels = window.statusPanel()->findChildren<QLabel*>();
+    EXPECT_TRUE(std::any_of(statusLabels.begin(), statusLabels.end(), [](const QLabel* label) {
+        return label->text().contains(QStringLiteral("runs disabled"));
+    })) << "the status bar names what is shown, not this machine";
+    EXPECT_FALSE(std::any_of(statusLabels.begin(), statusLabels.end(),
+        [](const QLabel* label) { return label->text() == QStringLiteral("this machine"); }));
 }
 
 // Issue 33: a file or description shown is named as such, never as "this machine".
@@ -125,4 +142,70 @@ int main(int argc, char** argv)
         qputenv("CTXSCOPE_CLI", CTXSCOPE_CLI_PATH);
     ::testing::InitGoogleTest(&argc, argv);
     return RUN_ALL_TESTS();
+}
+
+// Issue 31: on a 1920 screen the first window takes most of it (it opened 1280 wide), and on
+// a projector's 1280x800 nearly all of it, never more than there is.
+TEST(MainWindow, TheFirstWindowTakesASensibleShareOfTheScreen)
+{
+    const QSize desktop = gui::initialWindowSize({ 1920, 1050 });
+    EXPECT_GE(desktop.width(), 1600);
+    EXPECT_LE(desktop.width(), 1920);
+    EXPECT_GE(desktop.height(), 880);
+    EXPECT_LE(desktop.height(), 1050);
+    const QSize projector = gui::initialWindowSize({ 1280, 770 });
+    EXPECT_GE(projector.width(), 1200);
+    EXPECT_LE(projector.width(), 1280);
+    EXPECT_LE(projector.height(), 770);
+    const QSize small = gui::initialWindowSize({ 800, 600 });
+    EXPECT_LE(small.width(), 800);
+    EXPECT_LE(small.height(), 600);
+    const QSize wall = gui::initialWindowSize({ 5120, 2880 });
+    EXPECT_LE(wall.width(), 2560);
+    gui::MainWindow window;
+    EXPECT_EQ(window.size(), gui::initialWindowSize(window.screen()->availableGeometry().size()));
+}
+
+namespace {
+
+// Answers the quit question, once it is open, with this button; records what it asked.
+void answerQuitQuestion(QMessageBox::StandardButton button, QString& asked)
+{
+    QTimer::singleShot(0, [button, &asked] {
+        auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
+        ASSERT_NE(box, nullptr) << "no question";
+        asked = box->text();
+        box->button(button)->click();
+    });
+}
+
+} // namespace
+
+// Issue 31: quitting with runs and lessons measured and not saved asks first; Cancel keeps the
+// window, Discard quits, and with nothing unsaved it quits without a word.
+TEST(MainWindow, QuitAsksAboutUnsavedWork)
+{
+    gui::MainWindow window;
+    window.setTopology(ctxscope::testing::synthetic("pack:1 core:2 pu:2"));
+    window.show();
+    EXPECT_TRUE(window.close()) << "nothing measured: no question";
+    window.show();
+    window.store()->addRun({ 1, ctxscope::testing::futexResult(), {} });
+    gui::LessonRecord lesson;
+    window.store()->addLesson(lesson);
+    window.store()->addLesson(lesson);
+    QString asked;
+    answerQuitQuestion(QMessageBox::Cancel, asked);
+    EXPECT_FALSE(window.close());
+    EXPECT_TRUE(window.isVisible());
+    EXPECT_NE(asked.indexOf(QStringLiteral("2 lessons and 1 run")), -1) << asked.toStdString();
+    // Saving the session leaves nothing to ask about.
+    QTemporaryDir dir;
+    ASSERT_TRUE(window.files()->saveSession(dir.filePath(QStringLiteral("s.json"))).ok());
+    EXPECT_EQ(window.store()->unsavedRuns(), 0);
+    EXPECT_EQ(window.store()->unsavedLessons(), 0);
+    window.store()->addLesson(lesson);
+    answerQuitQuestion(QMessageBox::Discard, asked);
+    EXPECT_TRUE(window.close());
+    EXPECT_FALSE(window.isVisible());
 }

@@ -71,7 +71,7 @@ protected:
             << m_panel->statusText().toStdString();
         EXPECT_EQ(watch->guard(), PinGuard::Kthreadd) << "the worker's sample did not say kernel thread";
         m_panel->threadTable()->selectRow(watch->threads()->rowOfThread(kKthreadd));
-        ASSERT_TRUE(m_window.mapPanel()->map()->setSelection({ m_allowed.front() }).ok());
+        ASSERT_TRUE(m_window.mapPanel()->map()->setPinTargets({ m_allowed.front() }).ok());
         ASSERT_TRUE(m_panel->applyButton()->isEnabled());
         m_panel->applyButton()->click();
     }

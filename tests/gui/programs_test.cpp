@@ -12,9 +12,11 @@
 #include "programspanel.h"
 #include "programwatch.h"
 #include "runcontroller.h"
+#include "runpanel.h"
 #include "topologymappanel.h"
 #include "topologymapwidget.h"
 
+#include <QDockWidget>
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QProcess>
@@ -158,7 +160,7 @@ TEST_F(Programs, ClickingAPuAndApplyPinsTheSelectedThreadAndRestoreGivesBackItsA
     watchWorkload();
     const int target = m_allowed.back();
     selectThread(m_workload.pong);
-    ASSERT_TRUE(m_map->setSelection({ target }).ok());
+    ASSERT_TRUE(m_map->setPinTargets({ target }).ok());
     ASSERT_TRUE(m_panel->applyButton()->isEnabled());
     QSignalSpy done(m_panel->controller(), &ProgramsController::pinDone);
     m_panel->applyButton()->click();
@@ -186,7 +188,7 @@ TEST_F(Programs, StoppingAfterARepinAsksToRestoreAndYesRestoresBeforeTheWatchEnd
     watchWorkload();
     const int target = m_allowed.front();
     selectThread(m_workload.ping);
-    ASSERT_TRUE(m_map->setSelection({ target }).ok());
+    ASSERT_TRUE(m_map->setPinTargets({ target }).ok());
     QSignalSpy done(m_panel->controller(), &ProgramsController::pinDone);
     m_panel->applyPin();
     ASSERT_TRUE(done.wait(kWaitMs));
@@ -201,6 +203,80 @@ TEST_F(Programs, StoppingAfterARepinAsksToRestoreAndYesRestoresBeforeTheWatchEnd
     ASSERT_TRUE(QTest::qWaitFor([&] { return affinityOf(m_workload.ping) == m_original; }, kWaitMs));
     EXPECT_TRUE(m_map->threadMarkers().empty()); // no live threads on the map after the watch
     EXPECT_FALSE(m_panel->stopButton()->isEnabled());
+}
+
+// The dock moved out for room, put back, or closed and opened again: the watch goes on, with no
+// question and no "Stopped watching" (issue 31).
+TEST_F(Programs, AFloatedRedockedOrReopenedDockKeepsItsWatch)
+{
+    m_window.show();
+    auto* dock = m_window.findChild<QDockWidget*>(QStringLiteral("programsDock"));
+    ASSERT_NE(dock, nullptr);
+    dock->show();
+    watchWorkload();
+    ProgramWatch* watch = m_panel->controller()->watchData();
+    QSignalSpy ended(m_panel->controller(), &ProgramsController::watchEnded);
+    QSignalSpy sampled(watch, &ProgramWatch::sampleAdded);
+    const auto stillWatching = [&](const char* after) {
+        sampled.clear();
+        ASSERT_TRUE(sampled.wait(kWaitMs)) << "no sample after " << after;
+        EXPECT_TRUE(m_panel->controller()->isWatching()) << after;
+        EXPECT_EQ(ended.count(), 0) << after;
+        EXPECT_EQ(m_panel->restoreQuestion(), nullptr) << after;
+        EXPECT_GE(m_map->threadMarkers().size(), 2U) << after;
+    };
+    dock->setFloating(true);
+    stillWatching("floating");
+    dock->setFloating(false);
+    stillWatching("docking");
+    dock->close();
+    stillWatching("closing");
+    dock->show();
+    stillWatching("reopening");
+    EXPECT_NE(m_panel->statusText().indexOf(QStringLiteral("Watching")), -1) << m_panel->statusText().toStdString();
+}
+
+// With the dock watching, a PU click picks where threads go; the run's tasks stay where they
+// were placed, and the run panel keeps its spec. Closed, the dock gives clicks back to the run.
+TEST_F(Programs, ARepinClickLeavesTheRunsPlacementUnchanged)
+{
+    m_window.resize(1280, 800);
+    m_window.show();
+    auto* dock = m_window.findChild<QDockWidget*>(QStringLiteral("programsDock"));
+    ASSERT_NE(dock, nullptr);
+    dock->show();
+    ASSERT_TRUE(m_window.runPanel()->setBenchmark(QStringLiteral("futex")));
+    m_window.runPanel()->usePlacement(RunPanel::PlacementKind::Map);
+    ASSERT_TRUE(m_map->setSelection({ m_allowed.front(), m_allowed.front() }).ok()); // same-pu A and B
+    const std::vector<int> placed = m_map->selection();
+    const auto specBefore = m_window.runPanel()->spec();
+    ASSERT_TRUE(specBefore.ok()) << specBefore.error().message;
+    watchWorkload();
+    ASSERT_TRUE(m_map->repinMode());
+    selectThread(m_workload.pong);
+    const int target = m_allowed.back();
+    const auto centre = [&](int cpu) {
+        const int box = m_map->mapLayout().puBox(cpu);
+        EXPECT_GE(box, 0);
+        return m_map->mapLayout().boxes[static_cast<std::size_t>(box)].rect.center().toPoint();
+    };
+    QTest::mouseClick(m_map, Qt::LeftButton, Qt::NoModifier, centre(target));
+    EXPECT_EQ(m_map->selection(), placed);
+    EXPECT_EQ(m_map->pinTargets(), std::vector<int> { target });
+    const auto specAfter = m_window.runPanel()->spec();
+    ASSERT_TRUE(specAfter.ok()) << specAfter.error().message;
+    EXPECT_EQ(specAfter->cpus, specBefore->cpus);
+    EXPECT_TRUE(m_panel->applyButton()->isEnabled());
+    EXPECT_NE(m_window.mapPanel()->map()->selectionSummary().indexOf(QStringLiteral("Re-pinning")), -1);
+    // A second click drops the target again, still without touching the tasks.
+    QTest::mouseClick(m_map, Qt::LeftButton, Qt::NoModifier, centre(target));
+    EXPECT_TRUE(m_map->pinTargets().empty());
+    EXPECT_EQ(m_map->selection(), placed);
+    dock->close();
+    EXPECT_FALSE(m_map->repinMode());
+    EXPECT_TRUE(m_panel->controller()->isWatching());
+    QTest::mouseClick(m_map, Qt::LeftButton, Qt::NoModifier, centre(m_allowed.front()));
+    EXPECT_EQ(m_map->selection(), std::vector<int> { m_allowed.front() }); // the last task on it went
 }
 
 TEST_F(Programs, TheProgramEndingEndsTheWatchWithASentenceAndABadPidIsRefused)
@@ -272,7 +348,7 @@ TEST(ProgramsOverSsh, AServersProgramIsWatchedAndRepinnedThroughItsWorker)
     const std::vector<int> original = affinityOf(workload.pong);
     const int target = server->allowedPus().back();
     panel->threadTable()->selectRow(watch->threads()->rowOfThread(workload.pong));
-    ASSERT_TRUE(window.mapPanel()->map()->setSelection({ target }).ok());
+    ASSERT_TRUE(window.mapPanel()->map()->setPinTargets({ target }).ok());
     QSignalSpy done(panel->controller(), &ProgramsController::pinDone);
     panel->applyButton()->click();
     ASSERT_TRUE(done.wait(kWaitMs)) << panel->statusText().toStdString();

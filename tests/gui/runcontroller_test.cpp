@@ -111,6 +111,26 @@ TEST(RunThroughWorker, AShortRunAddsARowAndPlotsExactlyItsSamples)
     EXPECT_FALSE(window.cancelAction()->isEnabled());
 }
 
+// Issue 31: a syscall run (one task) after A and B were placed runs on A and leaves B on the
+// map, which says that syscall leaves it unused.
+TEST(RunThroughWorker, AOneTaskRunKeepsBOnTheMap)
+{
+    MainWindow window;
+    int cpu = 0;
+    ASSERT_NO_FATAL_FAILURE(prepareLiveShortRun(window, cpu));
+    ASSERT_TRUE(window.runPanel()->setBenchmark(QStringLiteral("syscall")));
+    QSignalSpy finished(window.runs(), &RunCoordinator::runFinished);
+    ASSERT_TRUE(window.launcher()->startRun().has_value()) << window.runAction()->toolTip().toStdString();
+    ASSERT_TRUE(finished.wait(120'000));
+    ASSERT_EQ(finished.at(0).at(1).value<RunOutcome>(), RunOutcome::Succeeded)
+        << finished.at(0).at(2).toString().toStdString();
+    ASSERT_EQ(window.resultsModel()->rowCount(), 1);
+    EXPECT_EQ(window.resultsModel()->results().front().result->placement.cpus, std::vector<int> { cpu });
+    EXPECT_EQ(window.mapPanel()->map()->selection(), (std::vector<int> { cpu, cpu }));
+    EXPECT_NE(window.mapPanel()->map()->selectionSummary().indexOf(QStringLiteral("B unused")), -1)
+        << window.mapPanel()->map()->selectionSummary().toStdString();
+}
+
 TEST(RunThroughWorker, KillingTheWorkerMidRunIsReportedWithinASecondAndTheNextRunWorks)
 {
     MainWindow window;

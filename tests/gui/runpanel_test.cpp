@@ -3,6 +3,7 @@
 #include "testtopologies.h"
 
 #include "ctxscope/protocol.h"
+#include "ctxscope/working_set.h"
 
 #include <QComboBox>
 #include <QLineEdit>
@@ -121,6 +122,34 @@ TEST(RunPanel, ChoicesPersistBetweenSessions)
     EXPECT_FALSE(spec->iterations.has_value());
     EXPECT_DOUBLE_EQ(spec->minTimeSeconds, 0.75);
     EXPECT_EQ(spec->repetitions, 9);
+}
+
+// Issue 31: a working set this machine cannot hold is refused in its field as it is typed, not
+// after Run; a server's is left to the server's worker.
+TEST(RunPanel, AWorkingSetIsCheckedInItsFieldAgainstTheMemoryAvailable)
+{
+    const auto available = memAvailableBytes();
+    ASSERT_TRUE(available.has_value()) << "no MemAvailable in /proc/meminfo";
+    RunPanel panel;
+    const NoWorkingSetLeftBehind clean { panel };
+    panel.setTopology(synthetic("pack:1 core:4 pu:2"));
+    ASSERT_TRUE(panel.setBenchmark(QStringLiteral("futex")));
+    panel.usePlacement(RunPanel::PlacementKind::Relation, Relation::SamePu);
+    panel.setLocalMachine(true);
+    // Each of the two tasks as much as the whole machine has available (in KiB, as typed).
+    panel.setWorkingSet(QStringLiteral("%1K").arg(*available / 1024));
+    auto spec = panel.spec();
+    ASSERT_FALSE(spec.ok());
+    EXPECT_NE(spec.error().message.find("more than a quarter"), std::string::npos) << spec.error().message;
+    EXPECT_FALSE(panel.workingSetField()->styleSheet().isEmpty()) << "the field is marked";
+    EXPECT_NE(panel.workingSetField()->toolTip().indexOf(QStringLiteral("available")), -1)
+        << panel.workingSetField()->toolTip().toStdString();
+    panel.setWorkingSet(QStringLiteral("64K"));
+    EXPECT_TRUE(panel.spec().ok());
+    EXPECT_TRUE(panel.workingSetField()->styleSheet().isEmpty());
+    panel.setWorkingSet(QStringLiteral("%1K").arg(*available / 1024));
+    panel.setLocalMachine(false); // a server: its worker checks its own memory
+    EXPECT_TRUE(panel.spec().ok());
 }
 
 TEST(RunPanel, WorkingSetFieldTakesSizesAsTypedAndSaysWhatIsWrong)

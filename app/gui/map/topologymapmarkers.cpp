@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: MIT
 // The threads of a watched program on the map: a row of small labelled markers at the foot of
-// each PU they last ran on, as many as fit, then "+N".
+// each PU they last ran on, as many as fit, then "+N"; and in re-pin mode the PUs chosen to pin
+// them to, outlined in the markers' colour.
 #include "topologymapwidget.h"
 
 #include <QPainter>
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 namespace ctxscope::gui {
 
@@ -96,6 +98,58 @@ void TopologyMapWidget::paintMarkers(QPainter& painter, const Colors& c) const
         it = end;
     }
     painter.setRenderHint(QPainter::Antialiasing, false);
+}
+
+void TopologyMapWidget::setRepinMode(bool on)
+{
+    if (on == m_repin)
+        return;
+    m_repin = on;
+    update();
+    emit repinModeChanged(on);
+}
+
+Status TopologyMapWidget::setPinTargets(std::vector<int> osCpus)
+{
+    if (Status allowed = checkAllowed(osCpus); !allowed)
+        return allowed;
+    const std::set<int> unique(osCpus.begin(), osCpus.end());
+    m_pinTargets.assign(unique.begin(), unique.end());
+    update();
+    emit pinTargetsChanged();
+    return {};
+}
+
+void TopologyMapWidget::clearPinTargets()
+{
+    if (m_pinTargets.empty())
+        return;
+    m_pinTargets.clear();
+    update();
+    emit pinTargetsChanged();
+}
+
+void TopologyMapWidget::togglePinTarget(int osCpu)
+{
+    const auto at = std::lower_bound(m_pinTargets.begin(), m_pinTargets.end(), osCpu);
+    if (at != m_pinTargets.end() && *at == osCpu)
+        m_pinTargets.erase(at);
+    else
+        m_pinTargets.insert(at, osCpu);
+    update();
+    emit pinTargetsChanged();
+}
+
+void TopologyMapWidget::paintPinTargets(QPainter& painter) const
+{
+    if (!m_repin)
+        return;
+    // Dashed, so a target reads apart from a task's solid frame on the same PU.
+    painter.setBrush(Qt::NoBrush);
+    painter.setPen(QPen(kMarker, 3, Qt::DashLine));
+    for (int cpu : m_pinTargets)
+        if (const int box = m_layout.puBox(cpu); box >= 0)
+            painter.drawRect(m_layout.boxes[static_cast<std::size_t>(box)].rect.adjusted(2, 2, -2, -2));
 }
 
 QString TopologyMapWidget::markersToolTip(int cpu) const

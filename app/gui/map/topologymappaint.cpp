@@ -76,6 +76,7 @@ void TopologyMapWidget::paintEvent(QPaintEvent*)
             paintBox(painter, box, c, fonts);
     paintHighlight(painter, c);
     paintMarkers(painter, c);
+    paintPinTargets(painter);
     // The caption follows the layout painted (a queued slot, not in the middle of this paint).
     if (const QString note = labelsNote(); note != m_shownNote) {
         m_shownNote = note;

@@ -2,6 +2,7 @@
 #include "topologymappanel.h"
 
 #include "apppalette.h"
+#include "elidedline.h"
 #include "mapscrollarea.h"
 
 #include <QComboBox>
@@ -22,64 +23,6 @@ QString relationName(Relation r)
     const std::string_view name = toString(r);
     return QString::fromUtf8(name.data(), static_cast<qsizetype>(name.size()));
 }
-
-// The caption of what the map leaves unlabelled, on the line under the toolbar: always one line
-// high, text or not, so its coming, going and changing never moves the map; never wider than
-// the panel gives it (cut short with "…" when narrower; the tooltip has it whole, and how
-// to zoom).
-class MapCaption : public QLabel {
-public:
-    explicit MapCaption(QWidget* parent)
-        : QLabel(parent)
-    {
-        setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed);
-        setAlignment(Qt::AlignLeft | Qt::AlignVCenter);
-        setTextFormat(Qt::PlainText);
-    }
-
-    void setCaption(const QString& caption)
-    {
-        m_caption = caption;
-        setToolTip(caption.isEmpty() ? QString()
-                                     : caption + QLatin1Char('\n')
-                    + TopologyMapPanel::tr("The map is too small for these labels at one readable type size. "
-                                           "A box's tooltip names it; Ctrl+wheel, + and - (the map focused) "
-                                           "or the buttons beside this line zoom in and out"));
-        fit();
-    }
-
-    QSize sizeHint() const override { return { 0, lineHeight() }; }
-    QSize minimumSizeHint() const override { return sizeHint(); }
-
-protected:
-    void resizeEvent(QResizeEvent* event) override
-    {
-        QLabel::resizeEvent(event);
-        fit();
-    }
-    void changeEvent(QEvent* event) override
-    {
-        QLabel::changeEvent(event);
-        if (event->type() == QEvent::FontChange) {
-            updateGeometry(); // presentation mode: a taller line
-            fit();
-        }
-    }
-
-private:
-    int lineHeight() const
-    {
-        const QMargins m = contentsMargins();
-        return fontMetrics().height() + m.top() + m.bottom() + 2 * margin();
-    }
-    void fit()
-    {
-        const int room = contentsRect().width() - 2 * margin();
-        setText(room > 0 ? fontMetrics().elidedText(m_caption, Qt::ElideRight, room) : QString());
-    }
-
-    QString m_caption; // whole; text() is what fits
-};
 
 } // namespace
 
@@ -108,7 +51,7 @@ TopologyMapPanel::TopologyMapPanel(QWidget* parent)
     // buttons at its end: there they leave the bar as narrow as it was, so a lesson beside the
     // plots still leaves the map its room (LessonController::fitRow).
     auto* captionRow = new QHBoxLayout;
-    auto* caption = new MapCaption(this);
+    auto* caption = new ElidedLine(this);
     caption->setObjectName(QStringLiteral("mapLabelsNote"));
     m_note = caption;
     captionRow->addWidget(caption, 1);
@@ -127,11 +70,11 @@ TopologyMapPanel::TopologyMapPanel(QWidget* parent)
     zoomButton(tr("−"), tr("Zoom out (-, Ctrl+wheel)"), &MapScrollArea::zoomOut);
     zoomButton(tr("+"), tr("Zoom in (+, Ctrl+wheel): labels come back as the boxes grow"), &MapScrollArea::zoomIn);
     zoomButton(tr("Fit"), tr("The whole machine in the pane (0)"), &MapScrollArea::resetZoom);
-    m_summary = new QLabel(this);
+    // One line whatever it says (cut short, whole in the tooltip): a click that places B on a
+    // large machine never wraps it and so never moves the map under the mouse.
+    m_summary = new ElidedLine(this);
+    m_summary->setObjectName(QStringLiteral("mapSummary"));
     applySummaryFont();
-    m_summary->setWordWrap(true); // a long placement wraps instead of widening the map
-    m_summary->setToolTip(tr("Click a PU to place the next task, click it again to remove it; "
-                             "Shift+click puts one more task on the same PU"));
     layout->addLayout(bar);
     layout->addLayout(captionRow);
     layout->addWidget(m_view, 1);
@@ -141,11 +84,24 @@ TopologyMapPanel::TopologyMapPanel(QWidget* parent)
     connect(m_usePair, &QPushButton::clicked, this, &TopologyMapPanel::useHighlightedPair);
     connect(m_clear, &QPushButton::clicked, m_map, &TopologyMapWidget::clearSelection);
     connect(m_map, &TopologyMapWidget::selectionChanged, this, &TopologyMapPanel::updateSummary);
+    connect(m_map, &TopologyMapWidget::pinTargetsChanged, this, &TopologyMapPanel::updateSummary);
+    connect(m_map, &TopologyMapWidget::repinModeChanged, this, &TopologyMapPanel::updateSummary);
     // Queued: the map announces its note while it paints.
     connect(
         m_map, &TopologyMapWidget::labelsNoteChanged, caption,
-        [caption](const QString& note) { caption->setCaption(note); }, Qt::QueuedConnection);
+        [caption](const QString& note) {
+            caption->setFullText(note);
+            caption->setToolTip(note.isEmpty() ? QString()
+                                               : note + QLatin1Char('\n')
+                        + tr("The map is too small for these labels at one readable type size. A box's tooltip "
+                             "names it; Ctrl+wheel, + and - (the map focused) or the buttons beside this line zoom "
+                             "in and out"));
+        },
+        Qt::QueuedConnection);
 }
+
+QLabel* TopologyMapPanel::labelsNote() const { return m_note; }
+QLabel* TopologyMapPanel::summaryLabel() const { return m_summary; }
 
 void TopologyMapPanel::applySummaryFont()
 {
@@ -201,6 +157,15 @@ void TopologyMapPanel::useHighlightedPair()
         (void)m_map->setSelection({ pair->a, pair->b }); // pairs come from allowed PUs only
 }
 
-void TopologyMapPanel::updateSummary() { m_summary->setText(m_map->selectionSummary()); }
+void TopologyMapPanel::updateSummary()
+{
+    const QString summary = m_map->selectionSummary();
+    m_summary->setFullText(summary);
+    m_summary->setToolTip(summary + QLatin1Char('\n')
+        + (m_map->repinMode() ? tr("Click a PU to pin the selected threads there too, again to drop it; the run's "
+                                   "tasks stay where they are")
+                              : tr("Click a PU to place the next task, click a task to take it off; Shift+click puts "
+                                   "one more task on the same PU")));
+}
 
 } // namespace ctxscope::gui

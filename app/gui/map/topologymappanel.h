@@ -11,6 +11,7 @@ class QPushButton;
 
 namespace ctxscope::gui {
 
+class ElidedLine;
 class MapScrollArea;
 
 // The map with its toolbar (a relation-class chooser that highlights the class's representative
@@ -26,10 +27,11 @@ public:
     TopologyMapWidget* map() const { return m_map; }
     MapScrollArea* mapView() const { return m_view; }
     // The caption: text() as much as fits its width, the tooltip whole.
-    QLabel* labelsNote() const { return m_note; }
+    QLabel* labelsNote() const;
     QComboBox* relationChooser() const { return m_relations; }
     QPushButton* usePairButton() const { return m_usePair; }
-    QLabel* summaryLabel() const { return m_summary; }
+    // The placement in one line (ElidedLine): never wraps, so a click never moves the map.
+    QLabel* summaryLabel() const;
 
     // Selects a class in the chooser (highlighting its pair); false if the topology has none.
     bool chooseRelation(Relation relation);
@@ -46,11 +48,11 @@ private:
 
     TopologyMapWidget* m_map = nullptr;
     MapScrollArea* m_view = nullptr;
-    QLabel* m_note = nullptr;
+    ElidedLine* m_note = nullptr;
     QComboBox* m_relations = nullptr;
     QPushButton* m_usePair = nullptr;
     QPushButton* m_clear = nullptr;
-    QLabel* m_summary = nullptr;
+    ElidedLine* m_summary = nullptr;
     std::vector<PuPair> m_pairs; // the chooser's entries after its placeholder
 };
 

@@ -8,8 +8,10 @@
 #include <QHelpEvent>
 #include <QMouseEvent>
 #include <QPainter>
+#include <QStringList>
 #include <QToolTip>
 
+#include <algorithm>
 #include <array>
 
 namespace ctxscope::gui {
@@ -27,6 +29,7 @@ void TopologyMapWidget::setTopology(const Topology& topology)
 {
     m_topology = topology;
     m_selection.clear();
+    m_pinTargets.clear(); // another machine's PUs
     m_highlight.reset();
     m_hoveredPu = -1;
     m_layoutValid = false;
@@ -52,13 +55,20 @@ void TopologyMapWidget::setTextScale(double scale)
     update();
 }
 
-Status TopologyMapWidget::setSelection(const std::vector<int>& osCpus)
+Status TopologyMapWidget::checkAllowed(const std::vector<int>& osCpus) const
 {
     if (!m_topology)
         return makeError("no topology is shown");
     for (int cpu : osCpus)
         if (const QString why = unavailableReason(*m_topology, cpu); !why.isEmpty())
             return makeError(why.toStdString());
+    return {};
+}
+
+Status TopologyMapWidget::setSelection(const std::vector<int>& osCpus)
+{
+    if (Status allowed = checkAllowed(osCpus); !allowed)
+        return allowed;
     m_selection.set(osCpus);
     update();
     emitSelection();
@@ -79,7 +89,47 @@ std::optional<Relation> TopologyMapWidget::selectionRelation() const
 
 QString TopologyMapWidget::selectionSummary() const
 {
-    return m_topology ? m_selection.summary(*m_topology) : QString();
+    if (!m_topology)
+        return {};
+    if (m_repin) // said where the placement is always said: a click now moves threads, not tasks
+        return m_pinTargets.empty() ? tr("Re-pinning: click PUs for the threads")
+                                    : tr("Re-pinning to P#%1").arg(QString::fromStdString(formatCpuList(m_pinTargets)));
+    const QString summary = m_selection.summary(*m_topology);
+    const auto placed = static_cast<int>(selection().size());
+    if (m_taskLimit <= 0 || placed <= m_taskLimit)
+        return summary;
+    QStringList waiting;
+    for (int task = m_taskLimit; task < placed; ++task)
+        waiting << taskName(task);
+    return tr("%1 · %2 runs %3, %4 unused")
+        .arg(summary, m_limitedBench, tasksText(), waiting.join(QStringLiteral(", ")));
+}
+
+void TopologyMapWidget::showPlacement(const std::vector<int>& osCpus)
+{
+    const auto& placed = selection();
+    if (osCpus.empty() || (placed.size() >= osCpus.size() && std::equal(osCpus.begin(), osCpus.end(), placed.begin())))
+        return;
+    (void)setSelection(osCpus); // a run's PUs were allowed when it started
+}
+
+void TopologyMapWidget::setTaskLimit(int tasks, const QString& benchmark)
+{
+    if (tasks == m_taskLimit && benchmark == m_limitedBench)
+        return;
+    m_taskLimit = tasks;
+    m_limitedBench = benchmark;
+    emitSelection(); // the summary names the tasks it leaves waiting
+}
+
+QString TopologyMapWidget::fullNote() const
+{
+    return tr("%1 runs %2, all placed: click a task to take it off first").arg(m_limitedBench, tasksText());
+}
+
+QString TopologyMapWidget::tasksText() const
+{
+    return m_taskLimit == 1 ? tr("1 task") : tr("%1 tasks").arg(m_taskLimit);
 }
 
 void TopologyMapWidget::setHighlightedPair(std::optional<PuPair> pair)
@@ -110,7 +160,15 @@ void TopologyMapWidget::mousePressEvent(QMouseEvent* event)
         QToolTip::showText(event->globalPosition().toPoint(), unavailableReason(*m_topology, box.osIndex), this);
         return;
     }
-    m_selection.click(box.osIndex, event->modifiers().testFlag(Qt::ShiftModifier));
+    if (m_repin)
+        return togglePinTarget(box.osIndex);
+    const bool another = event->modifiers().testFlag(Qt::ShiftModifier);
+    const bool adds = another || m_selection.tasksOn(box.osIndex).empty();
+    if (adds && m_taskLimit > 0 && static_cast<int>(selection().size()) >= m_taskLimit) {
+        QToolTip::showText(event->globalPosition().toPoint(), fullNote(), this);
+        return;
+    }
+    m_selection.click(box.osIndex, another);
     update();
     emitSelection();
 }
@@ -217,7 +275,14 @@ QString TopologyMapWidget::puToolTip(const LayoutBox& box) const
     for (int p = box.parent; p >= 0; p = m_layout.boxes[static_cast<std::size_t>(p)].parent)
         text += QStringLiteral(" · ") + fullName(m_layout.boxes[static_cast<std::size_t>(p)]);
     const std::vector<int> tasks = m_selection.tasksOn(box.osIndex);
-    if (tasks.empty())
+    if (m_repin)
+        text += QLatin1Char('\n')
+            + (std::binary_search(m_pinTargets.begin(), m_pinTargets.end(), box.osIndex)
+                    ? tr("A re-pin target. Click to drop it")
+                    : tr("Click to pin the selected threads here too"));
+    else if (tasks.empty() && m_taskLimit > 0 && static_cast<int>(selection().size()) >= m_taskLimit)
+        text += QLatin1Char('\n') + fullNote();
+    else if (tasks.empty())
         text += QLatin1Char('\n')
             + tr("Click to place task %1 here").arg(taskName(static_cast<int>(selection().size())));
     else

@@ -16,7 +16,9 @@ namespace ctxscope::gui {
 
 // The topology drawn as nested boxes (see layoutTopology). Clicking an allowed PU places the
 // next task on it; clicking it again takes its last task off; Shift+click adds one more
-// task on the same PU. PUs outside the allowed set are greyed and say why.
+// task on the same PU. PUs outside the allowed set are greyed and say why. In re-pin mode
+// (the Programs dock watching a program) clicks choose where its threads go instead, and the
+// run's tasks stay where they are.
 class TopologyMapWidget : public QWidget {
     Q_OBJECT
 public:
@@ -41,6 +43,14 @@ public:
     // them does not exist or is outside the allowed set.
     Status setSelection(const std::vector<int>& osCpus);
     void clearSelection();
+    // Shows where a run's tasks are: the map's placement stays when it begins with them (a
+    // one-task run on A keeps B for the next run), else they become the placement.
+    void showPlacement(const std::vector<int>& osCpus);
+    // The most tasks the chosen benchmark runs: a click on a free PU places none beyond it and
+    // says why at once; tasks placed for a benchmark with more stay, and the summary says the
+    // chosen one leaves them waiting. 0: no limit. `benchmark` names it in what is said.
+    void setTaskLimit(int tasks, const QString& benchmark);
+    int taskLimit() const { return m_taskLimit; }
     std::optional<Relation> selectionRelation() const;
     QString selectionSummary() const;
 
@@ -54,6 +64,15 @@ public:
     };
     void setThreadMarkers(std::vector<ThreadMarker> markers);
     const std::vector<ThreadMarker>& threadMarkers() const { return m_markers; }
+
+    // Re-pin mode: a click toggles a PU in pinTargets() (outlined on the map) and never
+    // changes selection(), the run's placement. The targets are kept while the mode is off.
+    void setRepinMode(bool on);
+    bool repinMode() const { return m_repin; }
+    const std::vector<int>& pinTargets() const { return m_pinTargets; } // ascending, each once
+    // Refuses (and keeps the old targets) if a PU does not exist or is not allowed.
+    Status setPinTargets(std::vector<int> osCpus);
+    void clearPinTargets();
 
     // Outlines a pair of PUs, e.g. the representative pair of a relation class.
     void setHighlightedPair(std::optional<PuPair> pair);
@@ -74,6 +93,8 @@ signals:
     void selectionChanged(const QVector<int>& osCpus);
     // labelsNote() changed (the map was laid out anew at another size or for another machine).
     void labelsNoteChanged(const QString& note);
+    void pinTargetsChanged();
+    void repinModeChanged(bool on);
 
 protected:
     void paintEvent(QPaintEvent* event) override;
@@ -91,6 +112,8 @@ private:
     void paintPu(QPainter& painter, const LayoutBox& box, const Colors& colors, const LabelFonts& fonts) const;
     void paintHighlight(QPainter& painter, const Colors& colors) const;
     void paintMarkers(QPainter& painter, const Colors& colors) const;
+    void paintPinTargets(QPainter& painter) const;
+    void togglePinTarget(int osCpu);
     QString markersToolTip(int cpu) const;
     bool hasMarkersOn(int cpu) const;
     QFont markerFont() const;
@@ -100,12 +123,20 @@ private:
     QString puToolTip(const LayoutBox& box) const;
     QString containerToolTip(const LayoutBox& box) const;
     void emitSelection();
+    QString fullNote() const; // why a click placed no task: every one is placed
+    QString tasksText() const; // "1 task", "2 tasks": the limit
+    // Every PU exists and is allowed; else why not.
+    Status checkAllowed(const std::vector<int>& osCpus) const;
 
     double m_textScale = 1.0;
     std::optional<Topology> m_topology;
     TaskSelection m_selection;
     std::optional<PuPair> m_highlight;
     std::vector<ThreadMarker> m_markers; // ordered by CPU, then as given
+    int m_taskLimit = 0;
+    QString m_limitedBench;
+    bool m_repin = false;
+    std::vector<int> m_pinTargets;
     int m_hoveredPu = -1; // OS index of the PU under the mouse
     mutable TopologyLayout m_layout;
     mutable bool m_layoutValid = false;

@@ -48,6 +48,8 @@ void SessionStore::addRun(ResultRow row, const QString& origin)
 {
     if (!row.result)
         return;
+    if (origin.isEmpty())
+        ++m_unsavedRuns;
     m_runs.push_back(std::move(row));
     emit runAdded(m_runs.back(), origin);
 }
@@ -75,6 +77,7 @@ void SessionStore::addMatrix(std::shared_ptr<const MatrixResult> matrix, const Q
 
 std::size_t SessionStore::addLesson(LessonRecord lesson)
 {
+    ++m_unsavedLessons;
     m_lessons.push_back(std::move(lesson));
     emit lessonAdded(m_lessons.size() - 1);
     return m_lessons.size() - 1;
@@ -171,7 +174,14 @@ void SessionStore::clearMeasurements()
     m_sweeps.clear();
     m_matrices.clear();
     m_lessons.clear();
+    markSaved(); // nothing measured is left to lose
     emit measurementsCleared();
+}
+
+void SessionStore::markSaved()
+{
+    m_unsavedRuns = 0;
+    m_unsavedLessons = 0;
 }
 
 Session SessionStore::toSession(const nlohmann::json& liveContext, const std::string& shownXml) const
@@ -228,6 +238,7 @@ void SessionStore::load(Session session, std::vector<ResultRow> rows, const QStr
         addMatrix(std::move(m.matrix), m.origin);
     for (auto& lesson : session.lessons)
         addLesson(std::move(lesson));
+    markSaved(); // as the file has it
     emit comparedChanged();
 }
 

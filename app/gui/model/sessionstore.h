@@ -85,6 +85,12 @@ public:
     // nothing to keep apart.
     QString detachLoadedMachine();
 
+    // What was measured here since the session was last saved or opened: the runs (not those
+    // read from files) and the lessons. Quitting asks about them (SessionFiles::confirmQuit).
+    int unsavedRuns() const { return m_unsavedRuns; }
+    int unsavedLessons() const { return m_unsavedLessons; }
+    void markSaved();
+
     // Runs, sweeps, matrices and lessons go; compared files and machines stay (as "Clear" did).
     void clearMeasurements();
     // The saved form; `liveContext` (this machine's worker's block, when one is connected),
@@ -122,6 +128,8 @@ private:
     std::map<QString, MachineContext> m_machines;
     QStringList m_machineOrder; // the keys of m_machines as they joined
     nlohmann::json m_localWorker;
+    int m_unsavedRuns = 0;
+    int m_unsavedLessons = 0;
 };
 
 } // namespace ctxscope::gui

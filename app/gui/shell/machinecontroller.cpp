@@ -350,7 +350,11 @@ void MachineController::refresh()
         title += QStringLiteral(" — ") + QString::fromStdString(topology->origin());
     m_parts.window->setWindowTitle(title);
     updateSwitcher(); // it names a file or description shown as the title does
-    m_parts.status->setMachine(machine.summary(), link.isRemote() ? link.destination : QString());
+    if (!measured && !sessionsOwn && topology) // a file or a description: nothing is measured
+        m_parts.status->setMachine(
+            tr("%1 · runs disabled").arg(QString::fromStdString(topology->origin())), QString(), false);
+    else
+        m_parts.status->setMachine(machine.summary(), link.isRemote() ? link.destination : QString());
 }
 
 QMessageBox* MachineController::reconnectQuestion() const { return m_question; }

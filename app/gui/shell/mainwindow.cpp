@@ -101,15 +101,23 @@ MainWindow::MainWindow(QWidget* parent)
     createMenus();
     m_runPanel->loadSettings();
     statusBar()->showMessage(tr("Ready"));
-    // Large enough for a 256-PU map to stay legible, small enough for a 1280x800 projector.
-    const QSize room = screen() ? screen()->availableGeometry().size() * 0.92 : QSize(1280, 800);
-    resize(std::min(1280, room.width()), std::min(800, room.height()));
+    resize(initialWindowSize(screen() ? screen()->availableGeometry().size() : QSize(1280, 800)));
     top->setSizes({ 340, 680, 300 }); // the plot tabs need about 620 pixels to show side by side
     resizeDocks({ dock }, { 290 }, Qt::Horizontal);
     vertical->setSizes({ 540, 190 });
 }
 
 MainWindow::~MainWindow() = default;
+
+QSize initialWindowSize(QSize available)
+{
+    // A projector's screen is used nearly whole; a desktop's leaves room around the window.
+    const double share = available.width() <= 1440 ? 0.96 : 0.85;
+    const auto fit = [share](int room, int least, int most) {
+        return std::min(room, std::clamp(static_cast<int>(room * share), least, most));
+    };
+    return { fit(available.width(), 1024, 2560), fit(available.height(), 640, 1600) };
+}
 
 void MainWindow::createWorkers(QWidget* row, LessonPanel* lessonPanel)
 {
@@ -135,6 +143,11 @@ void MainWindow::createWorkers(QWidget* row, LessonPanel* lessonPanel)
     connect(mapPanel()->map(), &TopologyMapWidget::selectionChanged, this, [this](const QVector<int>& cpus) {
         m_runPanel->setMapSelection({ cpus.begin(), cpus.end() });
     });
+    // The map places as many tasks as the chosen benchmark runs.
+    const auto limitTasks
+        = [this] { mapPanel()->map()->setTaskLimit(m_runPanel->mapTaskLimit(), m_runPanel->benchmarkName()); };
+    connect(m_runPanel, &RunPanel::specChanged, this, limitTasks);
+    limitTasks();
 }
 
 void MainWindow::createMenus()
@@ -156,11 +169,7 @@ void MainWindow::createMenus()
     programs->setText(tr("&Programs (watch and re-pin running threads)"));
     programs->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P));
     view->addAction(programs);
-    // Closing the dock (its button or this action) stops the watch, asking to restore first.
-    connect(programs, &QAction::toggled, m_programs, [this](bool shown) {
-        if (!shown)
-            m_programs->stopWatching();
-    });
+    // Closing the dock (its button or this action) leaves a watch running: Stop ends it.
     view->addSeparator();
     for (const QString& name : PlotsView::viewNames())
         view->addAction(tr("Show %1").arg(name), this, [this, name] { m_plots->showView(name); });
@@ -179,6 +188,10 @@ void MainWindow::setTopology(const Topology& topology) { showTopology(topology, 
 
 void MainWindow::closeEvent(QCloseEvent* event)
 {
+    if (!m_files->confirmQuit()) {
+        event->ignore();
+        return;
+    }
     m_programs->restoreBeforeQuit();
     QMainWindow::closeEvent(event);
 }
@@ -209,6 +222,10 @@ void MainWindow::showTopology(const Topology& topology, bool server)
                              "pinned and measured on the machine ctxscope runs on.")
                               .arg(QString::fromStdString(topology.origin())));
     m_programs->setMachine(link, live && !unconnected);
+    m_runPanel->setLocalMachine(live && !link.isRemote());
+    m_runPanel->setRunsDisabled(live ? QString()
+                                     : tr("Runs are disabled: the map shows %1, not a machine to measure.")
+                                           .arg(QString::fromStdString(topology.origin())));
     m_machines->refresh(); // the title and the status bar name the machine
     m_views->refreshRunViews(); // the ladder shows the runs of the machine runs go to
     if (live && !link.isRemote())

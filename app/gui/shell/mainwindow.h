@@ -33,6 +33,11 @@ class StatusPanel;
 class TopologyMapPanel;
 class TopologyTabs;
 
+// The first window's size on a screen with this much room: most of it (a 1920 screen gives
+// about 1630 by 920), all but a margin of a projector's 1280x800, never below 1024x640 nor
+// beyond 2560x1600 (wider lines are harder to read than they are useful).
+QSize initialWindowSize(QSize available);
+
 // The shell: the window's widgets, docks and menus, and the objects that do the work wired
 // together (HACKING.md, "The GUI"). RunLauncher starts measurements and RunStream routes the
 // worker's stream; SessionStore holds what was measured or opened and SessionViews keeps the

@@ -26,7 +26,6 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
-#include <set>
 
 namespace ctxscope::gui {
 
@@ -136,7 +135,7 @@ ProgramsPanel::ProgramsPanel(TopologyMapWidget& map, QWidget* parent)
         updateMarkers();
         updateButtons();
     });
-    connect(&m_map, &TopologyMapWidget::selectionChanged, this, &ProgramsPanel::updateButtons);
+    connect(&m_map, &TopologyMapWidget::pinTargetsChanged, this, &ProgramsPanel::updateButtons);
 
     ProgramWatch* watch = m_programs->watchData();
     connect(watch, &ProgramWatch::sampleAdded, this, [this, watch] {
@@ -164,6 +163,7 @@ ProgramsPanel::ProgramsPanel(TopologyMapWidget& map, QWidget* parent)
     });
     connect(m_programs, &ProgramsController::watchStarted, this, [this](long pid) {
         say(tr("Starting to watch PID %1…").arg(pid));
+        updateRepinMode(isVisible());
         updateButtons();
     });
     connect(m_programs, &ProgramsController::watchEnded, this, &ProgramsPanel::watchEnded);
@@ -255,8 +255,21 @@ void ProgramsPanel::askToRestore(const std::function<void()>& then)
 void ProgramsPanel::showEvent(QShowEvent* event)
 {
     QWidget::showEvent(event);
+    updateRepinMode(true);
     if (m_live && m_programs->processes()->rowCount() == 0)
         m_programs->refreshProcesses();
+}
+
+void ProgramsPanel::hideEvent(QHideEvent* event)
+{
+    QWidget::hideEvent(event);
+    updateRepinMode(false);
+}
+
+void ProgramsPanel::updateRepinMode(bool shown)
+{
+    // Floating or docking hides and shows the panel: the targets wait, the watch goes on.
+    m_map.setRepinMode(shown && m_programs->isWatching());
 }
 
 void ProgramsPanel::restoreBeforeQuit()
@@ -281,6 +294,8 @@ void ProgramsPanel::restoreBeforeQuit()
 void ProgramsPanel::watchEnded(const QString& why)
 {
     m_map.setThreadMarkers({});
+    m_map.setRepinMode(false);
+    m_map.clearPinTargets();
     if (!why.isEmpty())
         say(why, true);
     else if (m_programs->watchData()->samples() > 0)
@@ -300,11 +315,7 @@ std::vector<long> ProgramsPanel::selectedThreads() const
     return tids;
 }
 
-std::vector<int> ProgramsPanel::targetCpus() const
-{
-    const std::set<int> cpus(m_map.selection().begin(), m_map.selection().end());
-    return { cpus.begin(), cpus.end() };
-}
+std::vector<int> ProgramsPanel::targetCpus() const { return m_map.pinTargets(); }
 
 void ProgramsPanel::applyPin()
 {

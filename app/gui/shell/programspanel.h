@@ -58,7 +58,9 @@ public:
     // Watches the PID in the field (or the selected process); Stop asks first when threads
     // were re-pinned.
     void watchChosen();
-    void stopWatching(); // also when the dock is closed (MainWindow)
+    // Stop: asks to restore first when threads were re-pinned. Closing, floating or docking the
+    // panel never stops a watch; the map's clicks re-pin only while the panel is shown.
+    void stopWatching();
     // Quitting the app: asks, and waits (3 s at most) for the restore to be answered.
     void restoreBeforeQuit();
     // Pins the selected threads to the PUs selected on the map; a kernel thread or PID 1 only
@@ -68,10 +70,12 @@ public:
 
 protected:
     void showEvent(QShowEvent* event) override; // the first opening lists the processes
+    void hideEvent(QHideEvent* event) override;
 
 private:
     std::vector<long> selectedThreads() const;
-    std::vector<int> targetCpus() const; // the map's selected PUs, each once
+    std::vector<int> targetCpus() const; // the map's re-pin targets
+    void updateRepinMode(bool shown);
     void updateMarkers();
     void updateButtons();
     void say(const QString& text, bool problem = false);

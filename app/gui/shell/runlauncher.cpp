@@ -197,8 +197,7 @@ std::optional<quint64> RunLauncher::startSpec(const BenchSpec& spec)
     } else if (shown.empty()) {
         shown = measured;
     }
-    if (!shown.empty() && shown != m_parts.map->selection())
-        (void)m_parts.map->setSelection(shown);
+    m_parts.map->showPlacement(shown); // a one-task run keeps B for the next
     updateActions();
     return id;
 }

@@ -84,7 +84,6 @@ RunPanel::RunPanel(QWidget* parent)
                             "sleeps at once"));
     m_problem = new QLabel(this);
     m_problem->setWordWrap(true);
-    m_problem->setStyleSheet(QStringLiteral("color:#b02a37;"));
     m_progress = new QProgressBar(this);
     m_progress->setRange(0, 1000);
     m_progress->setValue(0);
@@ -166,13 +165,23 @@ void RunPanel::benchmarkChanged()
     updatePlacementInfo();
 }
 
+void RunPanel::setRunsDisabled(const QString& why)
+{
+    m_disabled = why;
+    showProblem();
+}
+
+QString RunPanel::problemText() const { return m_problem->isVisibleTo(this) ? m_problem->text() : QString(); }
+
 void RunPanel::showProblem()
 {
     const auto s = spec();
-    m_problem->setText(s ? QString() : QString::fromStdString(s.error().message));
-    m_problem->setVisible(!s);
+    // No run can start here: what the placement lacks would be advice to no purpose.
+    m_problem->setText(!m_disabled.isEmpty() ? m_disabled : s ? QString() : QString::fromStdString(s.error().message));
+    m_problem->setStyleSheet(m_disabled.isEmpty() ? QStringLiteral("color:#b02a37;") : QString());
+    m_problem->setVisible(!m_disabled.isEmpty() || !s);
     // The field itself says when its text is not a size, next to where it is typed.
-    const auto ws = workingSetBytes(m_ws);
+    const auto ws = checkedWorkingSet();
     m_ws->setStyleSheet(ws ? QString() : QStringLiteral("QLineEdit { border: 1px solid #b02a37; }"));
     m_ws->setToolTip(ws ? tr("Bytes each task writes per op (one byte per cache line) after taking the token; the "
                              "result adds the hot touch baseline and the switch cost")

@@ -40,7 +40,19 @@ public:
 
     void setActions(QAction* run, QAction* cancel);
     void setTopology(const Topology& topology);
+    // Runs go to this machine: the working set is checked as it is typed against the memory it
+    // has available (a quarter of MemAvailable, as the engine checks); a server checks its own.
+    void setLocalMachine(bool local);
+    // Why runs are disabled (a topology file or a synthetic one is shown): said in place of
+    // what the placement lacks, in the panel's plain colour; empty: runs are possible.
+    void setRunsDisabled(const QString& why);
+    QString problemText() const; // the line under the choices: what stops Run, if anything
     void setMapSelection(const std::vector<int>& cpus);
+
+    // The most tasks the chosen benchmark places on the map (its own count; a ring's largest),
+    // and its name: the map places no more (TopologyMapWidget::setTaskLimit).
+    int mapTaskLimit() const;
+    QString benchmarkName() const;
 
     // The spec Run would start, or a sentence saying what is missing.
     Expected<BenchSpec> spec() const;
@@ -83,9 +95,13 @@ private:
     void showProblem();
     const BenchInfo* currentBench() const;
     int taskCount() const;
+    // The working set typed, checked against the memory available when runs go to this machine.
+    Expected<std::uint64_t> checkedWorkingSet() const;
 
     std::optional<Topology> m_topology;
     std::vector<int> m_mapCpus;
+    bool m_local = false;
+    QString m_disabled;
     QComboBox* m_bench = nullptr;
     QLabel* m_benchInfo = nullptr;
     QComboBox* m_mode = nullptr;

@@ -5,6 +5,7 @@
 
 #include "ctxscope/placement.h"
 #include "ctxscope/units.h"
+#include "ctxscope/working_set.h"
 
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -42,6 +43,30 @@ Expected<std::uint64_t> workingSetBytes(const QLineEdit* field)
     return bytes;
 }
 
+Expected<std::uint64_t> RunPanel::checkedWorkingSet() const
+{
+    auto bytes = workingSetBytes(m_ws);
+    if (!bytes || *bytes == 0 || !m_local)
+        return bytes;
+    const std::optional<std::uint64_t> available = memAvailableBytes();
+    const auto tasks = static_cast<std::uint64_t>(std::max(1, taskCount()));
+    if (!available || *bytes > kMaxWsBytes || *bytes * tasks <= *available / kWorkingSetMemoryDivisor)
+        return bytes;
+    return makeError(
+        tr("Working set: %1 tasks of %2 need %3, more than a quarter of the %4 this machine has "
+           "available.")
+            .arg(tasks)
+            .arg(QString::fromStdString(formatBytes(*bytes)), QString::fromStdString(formatBytes(*bytes * tasks)),
+                QString::fromStdString(formatBytes(*available)))
+            .toStdString());
+}
+
+void RunPanel::setLocalMachine(bool local)
+{
+    m_local = local;
+    emit specChanged();
+}
+
 const BenchInfo* RunPanel::currentBench() const
 {
     return findBenchmark(m_bench->currentData().toString().toStdString());
@@ -58,6 +83,16 @@ int RunPanel::taskCount() const
         return static_cast<int>(m_mapCpus.size());
     return ring ? m_tasks->value() : info->defaultTasks;
 }
+
+int RunPanel::mapTaskLimit() const
+{
+    const BenchInfo* info = currentBench();
+    if (!info)
+        return 0;
+    return info->maxTasks > info->minTasks ? m_tasks->maximum() : info->defaultTasks;
+}
+
+QString RunPanel::benchmarkName() const { return m_bench->currentData().toString(); }
 
 void RunPanel::setTopology(const Topology& topology)
 {
@@ -152,7 +187,7 @@ Expected<BenchSpec> RunPanel::spec() const
         spec.minTimeSeconds = m_minTime->value();
     spec.repetitions = m_repetitions->value();
     spec.policy = static_cast<SchedPolicy>(m_policy->currentData().toInt());
-    auto ws = workingSetBytes(m_ws);
+    auto ws = checkedWorkingSet();
     if (!ws)
         return ws.error();
     spec.wsBytes = *ws;
@@ -216,6 +251,11 @@ void RunPanel::updatePlacementInfo()
     case PlacementKind::Map:
         text = m_mapCpus.empty() ? tr("No tasks on the map yet: click a PU for A, another (or Shift+click) for B.")
                                  : tr("On the map: %1").arg(cpuNames(m_mapCpus));
+        // A one-task benchmark after A and B were placed: B stays on the map, unused, and says so.
+        if (const int tasks = taskCount(); static_cast<int>(m_mapCpus.size()) > tasks)
+            text += tr(" (%1 runs %2: %3 unused)")
+                        .arg(benchmarkName(), tasks == 1 ? tr("1 task") : tr("%1 tasks").arg(tasks),
+                            taskName(tasks) + (static_cast<int>(m_mapCpus.size()) > tasks + 1 ? tr("…") : QString()));
         break;
     case PlacementKind::Relation:
         text = tr("A representative pair of this class; the map shows it when the run starts.");

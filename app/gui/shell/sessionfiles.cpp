@@ -118,7 +118,42 @@ Session SessionFiles::session() const
 
 Status SessionFiles::saveSession(const QString& path) const
 {
-    return writeText(path, sessionToJson(session()).dump(1) + '\n');
+    Status written = writeText(path, sessionToJson(session()).dump(1) + '\n');
+    if (written)
+        m_parts.store->markSaved();
+    return written;
+}
+
+bool SessionFiles::confirmQuit()
+{
+    const SessionStore& store = *m_parts.store;
+    const int runs = store.unsavedRuns();
+    const int lessons = store.unsavedLessons();
+    if (runs == 0 && lessons == 0)
+        return true;
+    const QString runsText = runs == 1 ? tr("1 run") : tr("%1 runs").arg(runs);
+    const QString lessonsText = lessons == 1 ? tr("1 lesson") : tr("%1 lessons").arg(lessons);
+    const QString what = lessons == 0 ? runsText : runs == 0 ? lessonsText : tr("%1 and %2").arg(lessonsText, runsText);
+    QMessageBox box(QMessageBox::Question, tr("Save the session?"),
+        tr("%1 measured since the session was last saved will be lost. Save the session before quitting?").arg(what),
+        QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, m_parts.window);
+    box.setObjectName(QStringLiteral("quitQuestion"));
+    box.setDefaultButton(QMessageBox::Save);
+    box.exec();
+    const auto answer = box.standardButton(box.clickedButton());
+    if (answer == QMessageBox::Discard)
+        return true;
+    if (answer != QMessageBox::Save)
+        return false; // Cancel, Esc: go on
+    const QString path = QFileDialog::getSaveFileName(
+        m_parts.window, tr("Save session"), QStringLiteral("ctxscope-session.json"), tr("ctxscope session (*.json)"));
+    if (path.isEmpty())
+        return false;
+    if (const Status saved = saveSession(path); !saved) {
+        QMessageBox::warning(m_parts.window, tr("Save session"), QString::fromStdString(saved.error().message));
+        return false;
+    }
+    return true;
 }
 
 Status SessionFiles::openResults(const QString& path)

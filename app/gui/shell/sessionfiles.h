@@ -50,6 +50,9 @@ public:
     // system info, as one JSON file.
     Session session() const;
     Status saveSession(const QString& path) const;
+    // Before quitting: when runs or lessons measured here are not saved, asks Save, Discard or
+    // Cancel (Save asks where); false: do not quit.
+    bool confirmQuit();
 
     // Read on the calling thread (tests and scripts); the menus use the opener.
     Status openResults(const QString& path);

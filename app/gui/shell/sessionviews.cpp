@@ -254,8 +254,7 @@ void SessionViews::showRunSelection(int row)
     const ResultRow& r = m_results->results()[static_cast<std::size_t>(row)]; // the table's order is the store's
     m_selected = r.id; // an earlier run's curves come back while its row is selected
     showStage();
-    if (!r.result->placement.cpus.empty())
-        (void)m_parts.mapPanel->map()->setSelection(r.result->placement.cpus);
+    m_parts.mapPanel->map()->showPlacement(r.result->placement.cpus);
     live->highlightRun(r.id);
     m_parts.plots->distributionPlot()->highlightRun(r.id);
 }

@@ -110,12 +110,13 @@ void StatusPanel::setWorkerState(RunController::State state, const QString& deta
     m_worker->setToolTip(detail);
 }
 
-void StatusPanel::setMachine(const QString& summary, const QString& remote)
+void StatusPanel::setMachine(const QString& summary, const QString& remote, bool runs)
 {
     m_machine->setText(summary);
-    m_machine->setToolTip(
-        (remote.isEmpty() ? tr("Runs measure this machine:") : tr("Runs measure %1 over ssh:").arg(remote))
-        + QLatin1Char('\n') + summary);
+    m_machine->setToolTip(!runs
+            ? tr("The map shows a topology file or description: runs are disabled")
+            : (remote.isEmpty() ? tr("Runs measure this machine:") : tr("Runs measure %1 over ssh:").arg(remote))
+                + QLatin1Char('\n') + summary);
     m_machine->setVisible(!summary.isEmpty());
     m_remote = remote;
     setWorkerState(m_state, m_worker->toolTip());

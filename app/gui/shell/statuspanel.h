@@ -21,7 +21,8 @@ public:
     void setWorkerState(RunController::State state, const QString& detail = {});
     // The machine runs go to: `summary` names it (MachineDescription::summary()); a `remote`
     // name makes the worker's states read as a connection's ("lab-3: connection lost").
-    void setMachine(const QString& summary, const QString& remote);
+    // `runs` false: a topology file or description is shown, which nothing measures.
+    void setMachine(const QString& summary, const QString& remote, bool runs = true);
     void setAffinityNote(const QString& note, bool shared);
     void setSwitchRate(std::optional<double> perSecond);
     // After a run: its mean, kept until the next run starts.

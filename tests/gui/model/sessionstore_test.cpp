@@ -327,3 +327,27 @@ TEST(SessionStore, KeepsLessonOutcomesAndSavesThemWithTheSession)
     EXPECT_NE(refused.error().message.find("lessons[0].steps[1].outcome"), std::string::npos)
         << refused.error().message;
 }
+
+// Issue 31: what quitting asks about. Runs measured here and lessons count; runs read from a
+// file do not; saving (markSaved), opening a session and clearing leave nothing unsaved.
+TEST(SessionStore, CountsTheRunsAndLessonsMeasuredSinceTheLastSaveOrOpen)
+{
+    SessionStore store;
+    EXPECT_EQ(store.unsavedRuns(), 0);
+    store.addRun({ 1, ctxscope::testing::futexResult(), Qt::blue });
+    store.addRun({ 2, ctxscope::testing::futexResult(), Qt::red }, QStringLiteral("read.json"));
+    store.addLesson(LessonRecord {});
+    EXPECT_EQ(store.unsavedRuns(), 1);
+    EXPECT_EQ(store.unsavedLessons(), 1);
+    store.markSaved();
+    EXPECT_EQ(store.unsavedRuns(), 0);
+    EXPECT_EQ(store.unsavedLessons(), 0);
+    store.addLesson(LessonRecord {});
+    store.clearMeasurements();
+    EXPECT_EQ(store.unsavedLessons(), 0);
+    store.addRun({ 3, ctxscope::testing::futexResult(), Qt::blue });
+    auto read = sessionFromJson(sessionToJson(store.toSession(nlohmann::json(), "<shown/>")).dump());
+    ASSERT_TRUE(read.ok()) << read.error().message;
+    store.load(std::move(*read), {}, QStringLiteral("s.json"));
+    EXPECT_EQ(store.unsavedRuns(), 0) << "an opened session is as its file has it";
+}
