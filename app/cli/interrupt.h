@@ -10,7 +10,7 @@ namespace ctxscope::cli {
 // While alive, Ctrl-C (SIGINT) and SIGTERM request a stop instead of killing the process, so
 // a run ends cleanly: tasks joined, children reaped, what finished printed, exit 130.
 // The signals are blocked in every thread started after this and taken by a watcher thread
-// with sigtimedwait, so nothing unsafe runs in a signal handler.
+// with sigwaitinfo, so nothing unsafe runs in a signal handler.
 class InterruptScope {
 public:
     InterruptScope();
