@@ -382,6 +382,20 @@ TEST_F(TraceLive, ATracedWatchsSwitchCountsAgreeWithTheKernels)
     }
 }
 
+// A traced watch of a PID that does not run is refused as an untraced one is, before an
+// instance (whose filter would then name no thread, and record every task) is made.
+TEST_F(TraceLive, ATracedWatchOfAPidThatDoesNotRunIsRefusedLikeAnUntracedOne)
+{
+    WatchOptions options;
+    options.trace = true;
+    auto traced = runWatch(99999999, 0.1, 0.2, std::stop_token {}, {}, options);
+    auto untraced = runWatch(99999999, 0.1, 0.2, std::stop_token {}, {});
+    ASSERT_FALSE(traced.ok());
+    ASSERT_FALSE(untraced.ok());
+    EXPECT_EQ(traced.error().message, "no process with PID 99999999 is running");
+    EXPECT_EQ(traced.error().message, untraced.error().message);
+}
+
 // The worker refuses a traced run it cannot trace before anything runs, with the reason.
 TEST(Unprivileged, AWorkerRunWithTraceIsRefusedBeforeItRuns)
 {

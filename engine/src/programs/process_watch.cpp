@@ -167,11 +167,18 @@ public:
     {
         if (!options.trace)
             return std::optional<SchedFollower>();
-        auto watch = SchedWatch::open(
-            os::listTasks(pid), options.onRecording ? options.keepTraceBytes : 0, options.traceMarks);
+        // No thread to name in the filter would trace every task: a PID that does not run is
+        // refused as the untraced watch refuses it, before an instance is made.
+        std::vector<long> tids = os::listTasks(pid);
+        if (tids.empty())
+            return programs::noProcess(pid);
+        auto watch = SchedWatch::open(tids, options.onRecording ? options.keepTraceBytes : 0, options.traceMarks);
         if (!watch)
             return watch.error();
-        return std::optional<SchedFollower>(SchedFollower(std::move(*watch)));
+        SchedFollower follower(std::move(*watch));
+        follower.m_followed.insert(tids.begin(), tids.end());
+        follower.m_tids = std::move(tids);
+        return std::optional<SchedFollower>(std::move(follower));
     }
 
     // The first reading: the figures start here, like the rates.
@@ -263,7 +270,7 @@ private:
     }
 
     std::unique_ptr<SchedWatch> m_watch;
-    std::map<long, ThreadSched> m_interval; // the last read()'s events, until annotate()
+    std::map<long, ThreadSched> m_interval; // the last drain()'s figures, until annotate()
     std::map<long, SchedTotal> m_totals;
     std::set<long> m_followed;
     std::vector<long> m_tids; // the process's threads at the last reading

@@ -55,8 +55,6 @@ const TaskSnapshot* idleSince(
     return ran ? nullptr : it;
 }
 
-Error noProcess(long pid) { return makeError("no process with PID " + std::to_string(pid) + " is running"); }
-
 // What both readings read of the process as a whole: its leader's stat and /proc/stat.
 Expected<ProcessSnapshot> readProcess(
     long pid, os::TaskFiles* files, const ProcessSnapshot* previous, std::optional<os::TaskStat>& leaderOut)
@@ -92,6 +90,8 @@ Expected<ProcessSnapshot> unlessEnded(ProcessSnapshot snap)
 }
 
 } // namespace
+
+Error noProcess(long pid) { return makeError("no process with PID " + std::to_string(pid) + " is running"); }
 
 Expected<ProcessSnapshot> readProcessSnapshot(
     long pid, os::TaskFiles* files, const ProcessSnapshot* previous, int reading)

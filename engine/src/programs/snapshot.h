@@ -49,6 +49,8 @@ struct ProcessSnapshot {
 // process of 1,000 sleeping threads this cuts a reading's cost by about a third
 // (docs/performance.md).
 constexpr int kFullReadEvery = 4;
+// "no process with PID N is running": what a watch of a PID that does not run says.
+Error noProcess(long pid);
 Expected<ProcessSnapshot> readProcessSnapshot(
     long pid, os::TaskFiles* files = nullptr, const ProcessSnapshot* previous = nullptr, int reading = 0);
 
