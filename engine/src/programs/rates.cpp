@@ -15,12 +15,9 @@ double grew(std::uint64_t before, std::uint64_t after)
 
 const TaskSnapshot* findTask(const ProcessSnapshot& snap, const TaskSnapshot& like)
 {
-    const auto it = std::lower_bound(snap.tasks.begin(), snap.tasks.end(), like.stat.tid,
-        [](const TaskSnapshot& t, long tid) { return t.stat.tid < tid; });
+    const TaskSnapshot* same = findByTid(snap, like.stat.tid);
     // The same TID with another start time is a new thread that reused the number.
-    if (it == snap.tasks.end() || it->stat.tid != like.stat.tid || it->stat.starttime != like.stat.starttime)
-        return nullptr;
-    return &*it;
+    return same != nullptr && same->stat.starttime == like.stat.starttime ? same : nullptr;
 }
 
 } // namespace

@@ -29,13 +29,6 @@ Expected<os::TaskStatus> fromSched(const std::optional<os::TaskSched>& sched, lo
     return s;
 }
 
-const TaskSnapshot* findByTid(const ProcessSnapshot& snap, long tid)
-{
-    const auto it = std::lower_bound(
-        snap.tasks.begin(), snap.tasks.end(), tid, [](const TaskSnapshot& t, long id) { return t.stat.tid < id; });
-    return it != snap.tasks.end() && it->stat.tid == tid ? &*it : nullptr;
-}
-
 // The previous reading of the same thread (same TID and start time) when it has not run
 // since: nothing changed that `sched` or the affinity would tell.
 const TaskSnapshot* idleSince(
@@ -90,6 +83,13 @@ Expected<ProcessSnapshot> unlessEnded(ProcessSnapshot snap)
 }
 
 } // namespace
+
+const TaskSnapshot* findByTid(const ProcessSnapshot& snap, long tid)
+{
+    const auto it = std::lower_bound(
+        snap.tasks.begin(), snap.tasks.end(), tid, [](const TaskSnapshot& t, long id) { return t.stat.tid < id; });
+    return it != snap.tasks.end() && it->stat.tid == tid ? &*it : nullptr;
+}
 
 Error noProcess(long pid) { return makeError("no process with PID " + std::to_string(pid) + " is running"); }
 

@@ -51,6 +51,8 @@ struct ProcessSnapshot {
 constexpr int kFullReadEvery = 4;
 // "no process with PID N is running": what a watch of a PID that does not run says.
 Error noProcess(long pid);
+// The reading's thread `tid` (its tasks are sorted by TID), or nullptr.
+const TaskSnapshot* findByTid(const ProcessSnapshot& snap, long tid);
 Expected<ProcessSnapshot> readProcessSnapshot(
     long pid, os::TaskFiles* files = nullptr, const ProcessSnapshot* previous = nullptr, int reading = 0);
 

@@ -119,8 +119,6 @@ void mergeRuns(
             std::merge(a, b, b, c, std::back_inserter(spare), earlier);
             next.push_back(spare.size());
         }
-        if (next.back() != spare.size())
-            next.push_back(spare.size());
         events.swap(spare);
         runs = std::move(next);
     }
