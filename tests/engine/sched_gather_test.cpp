@@ -192,3 +192,30 @@ TEST(SchedGatherer, ForgetStartsTheCountsAndARunGoingOnCountsFromThen)
     EXPECT_EQ(c.voluntary, 1U);
     EXPECT_EQ(c.state, 'D');
 }
+
+TEST(SchedGatherer, OnlyFollowedTasksGatherFiguresAndEveryTaskKeepsItsCounts)
+{
+    // A watch follows its program (10); a busy task of another program (30) is preempted by
+    // each of its threads in turn. Its figures are nobody's: none are gathered for it.
+    SchedGatherer g;
+    g.follow({ 10 });
+    feed(g,
+        {
+            switching(1000, 30, kPreempted, 10), // the sleeper preempts busy
+            switching(2000, 10, kSleeping, 30), // busy runs again after 1000 ns runnable
+            waking(3000, 10, 20),
+            switching(3400, 30, kPreempted, 10),
+        });
+    const auto out = g.take(0, kComms);
+    EXPECT_EQ(out.count(30), 0U);
+    ASSERT_EQ(out.count(10), 1U);
+    EXPECT_EQ(out.at(10).wake.count, 1U);
+    EXPECT_DOUBLE_EQ(out.at(10).wake.meanNs, 400);
+    const auto counts = g.counts(4000);
+    EXPECT_EQ(counts.at(30).involuntary, 2U);
+    EXPECT_EQ(counts.at(30).waitNs, 1000U);
+    // Following more later adds to what is gathered.
+    g.follow({ 30 });
+    feed(g, { switching(5000, 10, kSleeping, 30) }); // busy runs, 1600 ns after its preemption
+    EXPECT_DOUBLE_EQ(g.take(0, kComms).at(30).wake.meanNs, 1600);
+}

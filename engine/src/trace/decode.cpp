@@ -20,6 +20,14 @@ namespace ctxscope {
 
 namespace {
 
+// T read from unaligned bytes.
+template <typename T> std::uint64_t load(const std::uint8_t* at)
+{
+    T v;
+    std::memcpy(&v, at, sizeof v);
+    return v;
+}
+
 // Where one field lies in an event's record, from its format (tep_format_field): read with a
 // copy of its bytes, not through libtraceevent's reader, which costs more than the rest of a
 // watch's work per event.
@@ -39,10 +47,28 @@ struct FieldAt {
     {
         if (offset < 0 || offset + size > recordSize)
             return fallback;
+        // The host's own byte order; the usual widths copied at a fixed size (inlined: a watch
+        // reads five fields of every event).
+        const std::uint8_t* at = data + offset;
         std::uint64_t v = 0;
-        std::memcpy(&v, data + offset, static_cast<std::size_t>(size)); // the host's own byte order
-        if constexpr (std::endian::native == std::endian::big)
-            v >>= (8 - size) * 8;
+        switch (size) {
+        case 1:
+            v = *at;
+            break;
+        case 2:
+            v = load<std::uint16_t>(at);
+            break;
+        case 4:
+            v = load<std::uint32_t>(at);
+            break;
+        case 8:
+            v = load<std::uint64_t>(at);
+            break;
+        default:
+            std::memcpy(&v, at, static_cast<std::size_t>(size));
+            if constexpr (std::endian::native == std::endian::big)
+                v >>= (8 - size) * 8;
+        }
         // Signed fields (pid, cpu, state) are sign-extended from their width.
         if (isSigned && size < 8) {
             const unsigned bits = static_cast<unsigned>(size) * 8;

@@ -14,6 +14,8 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
+#include <vector>
 
 namespace ctxscope::trace {
 
@@ -32,6 +34,11 @@ public:
     // its wakers and preemptors named from `comms`), every task the events name included; what
     // is pending stays.
     std::map<long, ThreadSched> take(std::uint64_t lostEvents, const std::map<int, std::string>& comms);
+    // From the first call on, only these tasks (and those of later calls) gather interval
+    // figures (waits, peers, moves); the others keep only their counts. A watch follows one
+    // program: a busy task of another one, preempted by hundreds of its threads in turn, had as
+    // many peers to search at every switch.
+    void follow(const std::vector<long>& tids);
     // Drops the figures and counts gathered so far; what is pending stays, and a task on a CPU
     // counts its run from `atNs` on.
     void forget(std::uint64_t atNs);
@@ -63,6 +70,7 @@ private:
         int lastCpu = -1;
         SchedCounts counts; // since forget()
         Gathered gathered; // since take()
+        bool gathers = true; // followed (see follow())
     };
 
     Task& task(long tid);
@@ -73,6 +81,8 @@ private:
 
     std::optional<Topology> m_topology;
     std::unordered_map<long, Task> m_tasks;
+    bool m_followAll = true; // until follow() is called
+    std::unordered_set<long> m_followed;
     std::uint64_t m_countFromNs = 0;
 };
 

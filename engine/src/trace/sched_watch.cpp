@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <optional>
 #include <string_view>
@@ -38,7 +39,11 @@ char stateLetter(std::int64_t prevState)
     return 'R';
 }
 
-int log2Bin(double ns) { return ns < 1 ? 0 : static_cast<int>(std::floor(std::log2(ns))); }
+// floor(log2(ns)): that of its whole part, the bit width of an integer less one.
+int log2Bin(double ns)
+{
+    return ns < 1 ? 0 : static_cast<int>(std::bit_width(static_cast<std::uint64_t>(std::min(ns, 0x1p63)))) - 1;
+}
 
 void addLog2(std::vector<std::uint64_t>& bins, double ns)
 {
@@ -46,6 +51,25 @@ void addLog2(std::vector<std::uint64_t>& bins, double ns)
     if (bins.size() <= bin)
         bins.resize(bin + 1, 0);
     ++bins[bin];
+}
+
+// wakeLatencyOf of waits already in order.
+WakeLatency wakeLatencyOfSorted(const std::vector<double>& waitsNs)
+{
+    WakeLatency w;
+    w.count = waitsNs.size();
+    if (waitsNs.empty())
+        return w;
+    double sum = 0;
+    for (double v : waitsNs) {
+        sum += v;
+        addLog2(w.log2Hist, v);
+    }
+    w.meanNs = sum / static_cast<double>(w.count);
+    w.p50Ns = percentileOfSorted(waitsNs, 0.5);
+    w.p99Ns = percentileOfSorted(waitsNs, 0.99);
+    w.maxNs = waitsNs.back();
+    return w;
 }
 
 // The most frequent first, at most kTopPeers (SchedTotal's running totals).
@@ -86,13 +110,21 @@ public:
     {
     }
 
+    // The program's threads are the tasks whose figures are gathered (the session's filter
+    // names them already).
+    void followOnly(const std::vector<long>& tids) { m_gather.follow(tids); }
+
     const RawTrace& recording(bool& complete) const override
     {
         complete = m_recordingComplete;
         return m_recording;
     }
 
-    Status follow(const std::vector<long>& tids) override { return m_session->addPids(tids); }
+    Status follow(const std::vector<long>& tids) override
+    {
+        m_gather.follow(tids);
+        return m_session->addPids(tids);
+    }
 
     Status countFrom(std::uint64_t monoNs) override
     {
@@ -225,7 +257,24 @@ SchedGatherer::SchedGatherer(std::optional<Topology> topology)
 {
 }
 
-SchedGatherer::Task& SchedGatherer::task(long tid) { return m_tasks[tid]; }
+SchedGatherer::Task& SchedGatherer::task(long tid)
+{
+    auto [it, fresh] = m_tasks.try_emplace(tid);
+    if (fresh)
+        it->second.gathers = m_followAll || m_followed.contains(tid);
+    return it->second;
+}
+
+void SchedGatherer::follow(const std::vector<long>& tids)
+{
+    m_followed.insert(tids.begin(), tids.end());
+    const bool first = std::exchange(m_followAll, false);
+    for (auto& [tid, t] : m_tasks) {
+        t.gathers = m_followed.contains(tid);
+        if (first && !t.gathers)
+            t.gathered = Gathered {};
+    }
+}
 
 namespace {
 
@@ -250,8 +299,10 @@ void SchedGatherer::add(const TraceEvent& e)
             t.pending = Pending { e.ns };
         // From an interrupt, the task that happened to run is not the waker.
         const bool irq = (e.value & (kTraceFlagHardirq | kTraceFlagSoftirq)) != 0;
-        t.gathered.any = true;
-        countPeer(t.gathered.wakers, irq ? 0 : e.pid);
+        if (t.gathers) {
+            t.gathered.any = true;
+            countPeer(t.gathered.wakers, irq ? 0 : e.pid);
+        }
         if (!t.runningSince)
             t.counts.state = 'R';
     } else if (e.kind == TraceEventKind::Switch) {
@@ -275,14 +326,16 @@ void SchedGatherer::switchedOut(Task& t, const TraceEvent& e)
     // a 6.18 VM for switches out of one vCPU's idle task and out of some other tasks;
     // perf misses them too). Its wait is unknown, and is counted as such.
     if (!seenIn && t.pending) {
-        t.gathered.any = true;
-        ++t.gathered.unrecorded;
+        t.gathered.any = t.gathers;
+        t.gathered.unrecorded += t.gathers ? 1 : 0;
         t.pending.reset();
     }
     if (stillRunnable(e.value)) {
         t.pending = Pending { e.ns };
-        t.gathered.any = true;
-        countPeer(t.gathered.preemptors, e.other);
+        if (t.gathers) {
+            t.gathered.any = true;
+            countPeer(t.gathered.preemptors, e.other);
+        }
     } else if (t.pending) {
         t.pending = Pending { e.ns, true };
     }
@@ -291,8 +344,8 @@ void SchedGatherer::switchedOut(Task& t, const TraceEvent& e)
 void SchedGatherer::switchedIn(Task& t, const TraceEvent& e)
 {
     Gathered& g = t.gathered;
-    g.any = true;
-    ++g.switchIns;
+    g.any = t.gathers;
+    g.switchIns += t.gathers ? 1 : 0;
     t.runningSince = e.ns;
     SchedCounts& c = t.counts;
     ++c.switchIns;
@@ -300,13 +353,15 @@ void SchedGatherer::switchedIn(Task& t, const TraceEvent& e)
     c.cpu = e.cpu;
     if (t.pending) {
         const std::uint64_t waitNs = e.ns - std::min(e.ns, t.pending->readyNs);
-        g.waits.push_back(static_cast<double>(waitNs));
+        if (t.gathers)
+            g.waits.push_back(static_cast<double>(waitNs));
         c.waitNs += waitNs;
         t.pending.reset();
     }
     if (t.lastCpu >= 0 && t.lastCpu != e.cpu) {
         ++c.migrations;
-        moved(g, t.lastCpu, e.cpu);
+        if (t.gathers)
+            moved(g, t.lastCpu, e.cpu);
     }
     t.lastCpu = e.cpu;
 }
@@ -373,14 +428,17 @@ std::map<long, ThreadSched> SchedGatherer::take(std::uint64_t lostEvents, const 
         ThreadSched s;
         s.switchIns = g.switchIns;
         s.unrecordedSwitchIns = g.unrecorded;
-        s.wake = wakeLatencyOf(g.waits);
         s.waitsNs = std::move(g.waits);
+        std::sort(s.waitsNs.begin(), s.waitsNs.end());
+        s.wake = wakeLatencyOfSorted(s.waitsNs);
+        const std::size_t waits = s.waitsNs.size();
         s.wakers = named(g.wakers);
         s.preemptors = named(g.preemptors);
         s.migrations = ordered(std::move(g.migrations));
         s.lostEvents = lostEvents;
         out.emplace(tid, std::move(s));
         g = Gathered {};
+        g.waits.reserve(waits); // the next interval's, grown once instead of doubling from one
     }
     return out;
 }
@@ -389,21 +447,8 @@ std::map<long, ThreadSched> SchedGatherer::take(std::uint64_t lostEvents, const 
 
 WakeLatency wakeLatencyOf(std::vector<double> waitsNs)
 {
-    WakeLatency w;
-    w.count = waitsNs.size();
-    if (waitsNs.empty())
-        return w;
     std::sort(waitsNs.begin(), waitsNs.end());
-    double sum = 0;
-    for (double v : waitsNs) {
-        sum += v;
-        addLog2(w.log2Hist, v);
-    }
-    w.meanNs = sum / static_cast<double>(w.count);
-    w.p50Ns = percentileOfSorted(waitsNs, 0.5);
-    w.p99Ns = percentileOfSorted(waitsNs, 0.99);
-    w.maxNs = waitsNs.back();
-    return w;
+    return wakeLatencyOfSorted(waitsNs);
 }
 
 Expected<std::unique_ptr<SchedWatch>> SchedWatch::open(
@@ -426,6 +471,7 @@ Expected<std::unique_ptr<SchedWatch>> SchedWatch::open(
     auto topology = Topology::loadLive();
     auto watch = std::make_unique<Watch>(std::move(*session),
         topology ? std::optional<Topology>(std::move(*topology)) : std::nullopt, keepBytes, o.bufferKbPerCpu * 1024);
+    watch->followOnly(tids);
     return std::unique_ptr<SchedWatch>(std::move(watch));
 }
 

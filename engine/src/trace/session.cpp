@@ -350,6 +350,10 @@ private:
             pipe = m_pipes.emplace(cpu, opened).first;
         }
         const int fd = pipe->second;
+        // Room for what the last read found and a little more: a watch reads every 25 to 500 ms,
+        // and growing page by page copied the pages read so far again and again.
+        std::size_t& lastBytes = m_lastReadBytes[cpu];
+        buffer.pages.reserve(lastBytes + lastBytes / 2 + 4 * pageSize);
         // Each read gives one whole sub-buffer, the last one possibly part-filled (its header
         // says how much), until the ring is empty.
         for (;;) {
@@ -362,6 +366,7 @@ private:
             }
             buffer.pages.resize(at + pageSize); // a short read keeps its page's full stride
         }
+        lastBytes = buffer.pages.size();
         return buffer;
     }
 
@@ -404,6 +409,7 @@ private:
     std::set<long> m_pids;
     std::optional<RawTrace> m_layout; // no buffers, losses or comms: those are read each time
     std::map<int, int> m_pipes; // CPU -> its open trace_pipe_raw
+    std::map<int, std::size_t> m_lastReadBytes; // CPU -> the bytes its last read found
 };
 
 } // namespace
