@@ -72,13 +72,27 @@ WakeLatency wakeLatencyOfSorted(const std::vector<double>& waitsNs)
     return w;
 }
 
+// Most counted first, ties in the order they came, in place. A thread's peers and moves of
+// one interval are usually a handful, sorted for each of 1,000 threads every interval: an
+// insertion sort, where std::stable_sort's buffer was an allocation each time.
+template <typename T> void byCount(std::vector<T>& v)
+{
+    if (v.size() > 16) {
+        std::stable_sort(v.begin(), v.end(), [](const T& a, const T& b) { return a.count > b.count; });
+        return;
+    }
+    for (std::size_t i = 1; i < v.size(); ++i)
+        for (std::size_t j = i; j > 0 && v[j - 1].count < v[j].count; --j)
+            std::swap(v[j - 1], v[j]);
+}
+
 // The most frequent first, at most kTopPeers (SchedTotal's running totals).
 std::vector<SchedPeer> top(const std::map<long, SchedPeer>& peers)
 {
     std::vector<SchedPeer> v;
     for (const auto& [tid, p] : peers)
         v.push_back(p);
-    std::stable_sort(v.begin(), v.end(), [](const SchedPeer& a, const SchedPeer& b) { return a.count > b.count; });
+    byCount(v);
     if (v.size() > kTopPeers)
         v.resize(kTopPeers);
     return v;
@@ -86,8 +100,7 @@ std::vector<SchedPeer> top(const std::map<long, SchedPeer>& peers)
 
 std::vector<SchedMigration> ordered(std::vector<SchedMigration> moves)
 {
-    std::stable_sort(
-        moves.begin(), moves.end(), [](const SchedMigration& a, const SchedMigration& b) { return a.count > b.count; });
+    byCount(moves);
     return moves;
 }
 
@@ -407,13 +420,13 @@ std::unordered_map<long, SchedCounts> SchedGatherer::counts(std::uint64_t atNs) 
 
 std::map<long, ThreadSched> SchedGatherer::take(std::uint64_t lostEvents, const std::map<int, std::string>& comms)
 {
-    const auto named = [&](const std::vector<Peer>& peers) {
-        std::vector<Peer> sorted = peers;
-        std::stable_sort(sorted.begin(), sorted.end(), [](const Peer& a, const Peer& b) { return a.count > b.count; });
-        if (sorted.size() > kTopPeers)
-            sorted.resize(kTopPeers);
+    const auto named = [&](std::vector<Peer>& peers) { // emptied right after
+        byCount(peers);
+        if (peers.size() > kTopPeers)
+            peers.resize(kTopPeers);
         std::vector<SchedPeer> out;
-        for (const Peer& p : sorted) {
+        out.reserve(peers.size());
+        for (const Peer& p : peers) {
             const auto c = comms.find(static_cast<int>(p.tid));
             out.push_back(
                 { p.tid, p.tid == 0 ? "an interrupt" : (c != comms.end() ? c->second : std::string()), p.count });
