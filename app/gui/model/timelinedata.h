@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "ctxscope/topology.h"
+#include "ctxscope/trace.h"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ctxscope::gui {
+
+// One lane of the scheduler's timeline: a PU, in the map's order (the topology tree depth
+// first: package, L3, core, PU), with the boxes it sits in, so that lanes group and fold as
+// the map's boxes do.
+struct TimelineLane {
+    int pu = -1; // OS index (P#), as the events' CPU numbers
+    int package = -1; // logical indices of the boxes around it; -1 where the machine has none
+    int l3 = -1;
+    int core = -1;
+};
+
+// The lanes of a machine, one per PU, in the order the map draws them.
+std::vector<TimelineLane> timelineLanes(const Topology& topology);
+
+// What ran on a PU from beginNs to endNs: a task (pid), or the idle task (pid 0).
+struct TimelineSlice {
+    std::uint64_t beginNs = 0;
+    std::uint64_t endNs = 0;
+    std::int32_t pid = 0;
+    // Level of detail: a piece standing for several slices too short to draw one by one; `pid`
+    // is the one running at its middle.
+    bool merged = false;
+    friend bool operator==(const TimelineSlice&, const TimelineSlice&) = default;
+};
+
+// A short mark on a lane: an interrupt or softirq handled there (begin to end), or a task
+// arriving from another PU (a migration, at the switch-in).
+struct TimelineMark {
+    enum class Kind { Irq, Softirq, Migration };
+    Kind kind = Kind::Irq;
+    std::uint64_t beginNs = 0;
+    std::uint64_t endNs = 0;
+    std::int32_t pid = 0; // Migration: the task; otherwise the task interrupted
+    int fromPu = -1; // Migration: the PU it last ran on
+};
+
+// A wake-up drawn as an arrow: from the waker's PU at sched_waking to the wakee's switch-in.
+struct TimelineWake {
+    std::uint64_t wakingNs = 0;
+    int fromPu = -1; // where sched_waking fired (the waker's PU, or the one an interrupt hit)
+    std::int32_t waker = 0; // 0 when woken from an interrupt
+    std::uint64_t runNs = 0; // the wakee's switch-in
+    int toPu = -1;
+    std::int32_t wakee = 0;
+};
+
+// A traced run's or watch's events laid out for the timeline: per PU the slices of what ran,
+// the idle states, interrupts and migrations, and the wake-ups between PUs. Built once from the
+// events (in time order, as the decoder gives them); every query afterwards is a binary search,
+// so zooming and panning over 10^6 events stays within a frame.
+class TimelineData {
+public:
+    TimelineData() = default;
+    static TimelineData build(const std::vector<TraceEvent>& events, const std::map<int, std::string>& comms);
+
+    bool empty() const { return m_lanes.empty(); }
+    std::uint64_t beginNs() const { return m_beginNs; }
+    std::uint64_t endNs() const { return m_endNs; }
+    // The PUs that have events, ascending.
+    std::vector<int> pus() const;
+    std::string name(std::int32_t pid) const; // "swapper" for 0, "" when unknown
+
+    // The slices of `pu` that meet [fromNs, toNs), at most one piece per `minNs`: a slice
+    // shorter than that is not drawn alone, the piece stands for what ran there (the task at its
+    // middle, `merged` set). minNs = 0 gives every slice. Bounded by the span over minNs pieces
+    // however many events the span holds.
+    std::vector<TimelineSlice> visible(int pu, std::uint64_t fromNs, std::uint64_t toNs, std::uint64_t minNs) const;
+    // What ran on `pu` at `ns` (a click on the lane); nullopt outside the recorded span.
+    std::optional<TimelineSlice> sliceAt(int pu, std::uint64_t ns) const;
+    // The idle state the PU was in at `ns` (power:cpu_idle), when the kernel said.
+    std::optional<int> idleStateAt(int pu, std::uint64_t ns) const;
+    std::vector<TimelineMark> marks(int pu, std::uint64_t fromNs, std::uint64_t toNs) const;
+    // The wake-ups whose arrow meets [fromNs, toNs), waking time order.
+    std::vector<TimelineWake> wakes(std::uint64_t fromNs, std::uint64_t toNs) const;
+
+private:
+    struct Lane {
+        std::vector<TimelineSlice> slices; // in time order, end to end
+        std::vector<std::pair<std::uint64_t, int>> idle; // (ns, state): entered; -1: left
+        std::vector<TimelineMark> marks; // by beginNs
+        std::uint64_t longestMarkNs = 0;
+    };
+    const Lane* lane(int pu) const;
+
+    std::map<int, Lane> m_lanes;
+    std::vector<TimelineWake> m_wakes; // by wakingNs
+    std::uint64_t m_longestWakeNs = 0; // for finding the arrows that cross a span
+    std::map<int, std::string> m_comms;
+    std::uint64_t m_beginNs = 0;
+    std::uint64_t m_endNs = 0;
+};
+
+} // namespace ctxscope::gui
