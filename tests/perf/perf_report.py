@@ -139,6 +139,11 @@ def main():
             target, r["replots_per_s"] >= 30 if target else None, gl)
     if "stream" in g and "samples_per_s" in g["stream"]:
         add("stream worker -> GUI", g["stream"]["samples_per_s"], "{:.3g} samples/s", load=gl)
+    t = g.get("timeline", {})
+    if "worst_frame_ms" in t:
+        frames = ", ".join(f"{f['zoom']} {f['frame_ms']:.1f}" for f in t["frames"])
+        add(f"scheduler timeline, {t['events']:.0e} events on {t['lanes']} lanes, worst frame", t["worst_frame_ms"],
+            "{:.1f} ms" + f" ({frames} ms)", "< 16 ms", t["worst_frame_ms"] < 16, gl)
     ssh = read(d, "ssh.json")
     report["ssh"] = ssh
     if ssh:

@@ -126,8 +126,11 @@ TimelineData TimelineData::build(const std::vector<TraceEvent>& events, const st
     }
     std::stable_sort(d.m_wakes.begin(), d.m_wakes.end(),
         [](const TimelineWake& a, const TimelineWake& b) { return a.wakingNs < b.wakingNs; });
-    for (const TimelineWake& w : d.m_wakes)
-        d.m_longestWakeNs = std::max(d.m_longestWakeNs, w.runNs - std::min(w.runNs, w.wakingNs));
+    d.m_byRun.resize(d.m_wakes.size());
+    for (std::size_t i = 0; i < d.m_byRun.size(); ++i)
+        d.m_byRun[i] = i;
+    std::stable_sort(d.m_byRun.begin(), d.m_byRun.end(),
+        [&](std::size_t a, std::size_t b) { return d.m_wakes[a].runNs < d.m_wakes[b].runNs; });
     return d;
 }
 
@@ -154,6 +157,24 @@ const TimelineData::Lane* TimelineData::lane(int pu) const
 }
 
 namespace {
+
+// The first element of [from, end) that is not `before` (a partition point), searched from
+// `from` in doubling steps: a frame walks a lane from left to right, and the next piece is
+// usually a few slices on, where a binary search of the whole lane cost most of a frame.
+template <typename It, typename Before> It gallop(It from, It end, Before before)
+{
+    std::ptrdiff_t step = 1;
+    for (It low = from;;) {
+        const std::ptrdiff_t left = std::distance(low, end);
+        if (left == 0)
+            return end;
+        const It probe = low + (std::min(step, left) - 1);
+        if (!before(*probe))
+            return std::partition_point(low, std::next(probe), before);
+        low = std::next(probe);
+        step *= 2;
+    }
+}
 
 // The first slice that ends after `ns`.
 std::vector<TimelineSlice>::const_iterator firstEndingAfter(const std::vector<TimelineSlice>& slices, std::uint64_t ns)
@@ -186,14 +207,15 @@ std::vector<TimelineSlice> TimelineData::visible(
         // the search jumps to the slice running at the piece's end.
         const std::uint64_t end = std::min(begin + minNs, last);
         const std::uint64_t middle = begin + (end - begin) / 2;
-        const auto atMiddle = firstEndingAfter(slices, middle);
+        const auto endsBy = [](std::uint64_t ns) { return [ns](const TimelineSlice& x) { return x.endNs <= ns; }; };
+        const auto atMiddle = gallop(it, slices.end(), endsBy(middle));
         const std::int32_t pid = atMiddle != slices.end() && atMiddle->beginNs <= middle ? atMiddle->pid : it->pid;
         if (!out.empty() && out.back().merged && out.back().pid == pid && out.back().endNs == begin)
             out.back().endNs = end; // a run of pieces of one task is one piece
         else
             out.push_back({ begin, end, pid, true });
         at = end;
-        it = firstEndingAfter(slices, end);
+        it = gallop(atMiddle, slices.end(), endsBy(end));
     }
     return out;
 }
@@ -221,32 +243,46 @@ std::optional<int> TimelineData::idleStateAt(int pu, std::uint64_t ns) const
     return std::prev(it)->second;
 }
 
-std::vector<TimelineMark> TimelineData::marks(int pu, std::uint64_t fromNs, std::uint64_t toNs) const
+std::vector<TimelineMark> TimelineData::marks(
+    int pu, std::uint64_t fromNs, std::uint64_t toNs, std::uint64_t minNs) const
 {
     std::vector<TimelineMark> out;
     const Lane* l = lane(pu);
     if (l == nullptr)
         return out;
+    const auto byBegin = [](const TimelineMark& m, std::uint64_t ns) { return m.beginNs < ns; };
     // A mark meeting the span began at most the lane's longest mark before it.
     const std::uint64_t earliest = fromNs - std::min(fromNs, l->longestMarkNs);
-    auto it = std::lower_bound(l->marks.begin(), l->marks.end(), earliest,
-        [](const TimelineMark& m, std::uint64_t ns) { return m.beginNs < ns; });
-    for (; it != l->marks.end() && it->beginNs < toNs; ++it)
-        if (it->endNs >= fromNs)
-            out.push_back(*it);
+    auto it = std::lower_bound(l->marks.begin(), l->marks.end(), earliest, byBegin);
+    while (it != l->marks.end() && it->beginNs < toNs) {
+        if (it->endNs < fromNs) {
+            ++it;
+            continue;
+        }
+        out.push_back(*it);
+        const std::uint64_t next = it->beginNs + std::max<std::uint64_t>(minNs, 1);
+        it = minNs > 1
+            ? gallop(std::next(it), l->marks.end(), [next](const TimelineMark& x) { return x.beginNs < next; })
+            : std::next(it);
+    }
     return out;
 }
 
-std::vector<TimelineWake> TimelineData::wakes(std::uint64_t fromNs, std::uint64_t toNs) const
+std::vector<TimelineWake> TimelineData::wakes(std::uint64_t fromNs, std::uint64_t toNs, std::size_t most) const
 {
     std::vector<TimelineWake> out;
-    // An arrow meeting the span began at most the longest arrow's length before it.
-    const std::uint64_t earliest = fromNs - std::min(fromNs, m_longestWakeNs);
-    auto it = std::lower_bound(m_wakes.begin(), m_wakes.end(), earliest,
+    // Those that begin in the span, then those that end in it having begun before.
+    auto it = std::lower_bound(m_wakes.begin(), m_wakes.end(), fromNs,
         [](const TimelineWake& w, std::uint64_t at) { return w.wakingNs < at; });
-    for (; it != m_wakes.end() && it->wakingNs < toNs; ++it)
-        if (it->runNs >= fromNs)
-            out.push_back(*it);
+    for (; it != m_wakes.end() && it->wakingNs < toNs && out.size() < most; ++it)
+        out.push_back(*it);
+    auto byRun = std::lower_bound(
+        m_byRun.begin(), m_byRun.end(), fromNs, [&](std::size_t i, std::uint64_t at) { return m_wakes[i].runNs < at; });
+    for (; byRun != m_byRun.end() && m_wakes[*byRun].runNs < toNs && out.size() < most; ++byRun)
+        if (m_wakes[*byRun].wakingNs < fromNs)
+            out.push_back(m_wakes[*byRun]);
+    std::stable_sort(
+        out.begin(), out.end(), [](const TimelineWake& a, const TimelineWake& b) { return a.wakingNs < b.wakingNs; });
     return out;
 }
 

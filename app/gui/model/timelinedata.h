@@ -4,6 +4,7 @@
 #include "ctxscope/topology.h"
 #include "ctxscope/trace.h"
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -82,9 +83,12 @@ public:
     std::optional<TimelineSlice> sliceAt(int pu, std::uint64_t ns) const;
     // The idle state the PU was in at `ns` (power:cpu_idle), when the kernel said.
     std::optional<int> idleStateAt(int pu, std::uint64_t ns) const;
-    std::vector<TimelineMark> marks(int pu, std::uint64_t fromNs, std::uint64_t toNs) const;
-    // The wake-ups whose arrow meets [fromNs, toNs), waking time order.
-    std::vector<TimelineWake> wakes(std::uint64_t fromNs, std::uint64_t toNs) const;
+    // The marks of `pu` that meet [fromNs, toNs), at most one per `minNs` (the first of each
+    // stretch: a zoomed-out lane shows where interrupts were, not each one).
+    std::vector<TimelineMark> marks(int pu, std::uint64_t fromNs, std::uint64_t toNs, std::uint64_t minNs = 0) const;
+    // The wake-ups whose arrow begins or ends in [fromNs, toNs), at most `most` of them (a frame
+    // with more is a smear: the caller asks for one more than it draws to know).
+    std::vector<TimelineWake> wakes(std::uint64_t fromNs, std::uint64_t toNs, std::size_t most = SIZE_MAX) const;
 
 private:
     struct Lane {
@@ -97,7 +101,7 @@ private:
 
     std::map<int, Lane> m_lanes;
     std::vector<TimelineWake> m_wakes; // by wakingNs
-    std::uint64_t m_longestWakeNs = 0; // for finding the arrows that cross a span
+    std::vector<std::size_t> m_byRun; // m_wakes' indices by runNs
     std::map<int, std::string> m_comms;
     std::uint64_t m_beginNs = 0;
     std::uint64_t m_endNs = 0;

@@ -72,9 +72,11 @@ TEST(TimelineData, AWakeUpIsAnArrowFromTheWakersPuToTheWakeesSwitchIn)
     EXPECT_EQ(wakes[0].runNs, 4000U);
     EXPECT_EQ(wakes[0].toPu, 1);
     EXPECT_EQ(wakes[0].wakee, 20);
-    // An arrow crossing a span is found from inside it, and not outside.
-    EXPECT_EQ(d.wakes(3500, 3600).size(), 1U);
+    // An arrow is found from a span it begins or ends in, and not outside.
+    EXPECT_EQ(d.wakes(2500, 3500).size(), 1U);
+    EXPECT_EQ(d.wakes(3500, 4500).size(), 1U);
     EXPECT_TRUE(d.wakes(4500, 9000).empty());
+    EXPECT_TRUE(d.wakes(0, 10'000, 0).empty()); // at most none
 }
 
 TEST(TimelineData, IdleStatesInterruptsAndMigrationsAreMarkedWhereTheyHappened)
