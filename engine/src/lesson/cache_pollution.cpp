@@ -209,10 +209,9 @@ std::string dataSentence(const Point& first, const Point& last)
                            "indirect cost of a switch is the cache it spoils.",
             formatDuration(*first.p.switchCostNs), formatBytes(last.p.wsBytes), formatDuration(*last.p.switchCostNs),
             ratio);
-    return fmt::format("With no data a switch cost {}; with {} per task it cost {} ({:.2f} times), not clearly more: "
-                       "the cache a switch spoils does not show in these runs.",
-        formatDuration(*first.p.switchCostNs), formatBytes(last.p.wsBytes), formatDuration(*last.p.switchCostNs),
-        ratio);
+    return fmt::format("With no data a switch cost {}; with {} per task it cost {}, not clearly more: the cache a "
+                       "switch spoils does not show in these runs.",
+        formatDuration(*first.p.switchCostNs), formatBytes(last.p.wsBytes), formatDuration(*last.p.switchCostNs));
 }
 
 // Whether two PUs of this relation sit under one last-level cache.

@@ -44,9 +44,10 @@ std::string placementVerdict(const RunResult& best, const RunResult& worst)
     case Verdict::Unclear:
         break;
     }
-    return fmt::format("The slowest pinned placement cost {} the fastest, but {} whether placement matters by 10% or "
-                       "more here; run the lesson again with more time.",
-        formatComparison(c), unclearWhy());
+    return fmt::format(
+        "The runs vary too much to say whether placement matters by 10% or more here: the slowest pinned "
+        "placement cost {} the fastest. Run the lesson again with more time.",
+        formatRange(c));
 }
 
 // Where the unpinned threads ran and which pinned placement each repetition looked like.

@@ -55,9 +55,9 @@ std::string pinnedVerdict(const std::vector<const RunResult*>& pinned)
     case Verdict::Unclear:
         break;
     }
-    return fmt::format("Pinned, {} cost {} {}, but {} whether placement moves the score by 10% or more; run the "
-                       "lesson again with more time.",
-        placementText(hi), formatComparison(c), placementText(lo), unclearWhy());
+    return fmt::format("The runs vary too much to say whether placement moves the score by 10% or more: pinned, {} "
+                       "cost {} {}. Run the lesson again with more time.",
+        placementText(hi), formatRange(c), placementText(lo));
 }
 
 // The unpinned launches: each one's median, and which pinned placement it looked like.

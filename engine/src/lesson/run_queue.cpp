@@ -36,15 +36,16 @@ std::vector<LessonStep> plan(const Topology& topology, const RunBudget& o)
 
 // The cost per switch from the smallest ring to the largest, judged like every comparison
 // (verdict.h): a lap holds N switches, so the lap ratio's interval scales by N_first / N_last.
-std::string growthSentence(const RunResult& first, const RunResult& last)
+// An unclear cost per switch is a sentence of its own, with its range and no point ratio.
+std::vector<std::string> growthSentences(const RunResult& first, const RunResult& last)
 {
     const Comparison lap = compare(first, last);
     const std::string costs = fmt::format("From {} to {} tasks the lap cost {} and then {}.", first.placement.tasks,
         last.placement.tasks, median(first), median(last));
     if (!lap.disturbed.empty())
-        return costs + " " + noConclusion(lap, "how the cost per switch changed");
+        return { costs, noConclusion(lap, "how the cost per switch changed") };
     if (lap.ratio <= 0)
-        return costs;
+        return { costs };
     const double scale = *last.perSwitchNs / *first.perSwitchNs / lap.ratio;
     Comparison perSwitch = lap;
     perSwitch.ratio *= scale;
@@ -65,11 +66,13 @@ std::string growthSentence(const RunResult& first, const RunResult& last)
             "stayed within 10% ({}): each switch costs the same, the lap is just longer", formatComparison(perSwitch));
         break;
     case Verdict::Unclear:
-        how = fmt::format("changed {}, but {} whether by 10% or more", formatComparison(perSwitch), unclearWhy());
-        break;
+        return { fmt::format("From {} to {} tasks the lap took {} as long.", first.placement.tasks,
+                     last.placement.tasks, formatComparison(lap)),
+            fmt::format("The cost per switch came to {} its first value: {} whether it changed by 10% or more.",
+                formatRange(perSwitch), unclearWhy()) };
     }
-    return fmt::format("From {} to {} tasks the lap took {} as long and the cost per switch {}.", first.placement.tasks,
-        last.placement.tasks, formatComparison(lap), how);
+    return { fmt::format("From {} to {} tasks the lap took {} as long and the cost per switch {}.",
+        first.placement.tasks, last.placement.tasks, formatComparison(lap), how) };
 }
 
 std::vector<std::string> conclude(const std::vector<RunResult>& results)
@@ -92,7 +95,8 @@ std::vector<std::string> conclude(const std::vector<RunResult>& results)
         out.push_back(
             std::string(onePu ? "All tasks on one PU" : "Tasks spread over the allowed PUs") + ": " + row + ".");
         if (first && last && first != last && first->perSwitchNs && last->perSwitchNs)
-            out.push_back(growthSentence(*first, *last));
+            for (std::string& s : growthSentences(*first, *last))
+                out.push_back(std::move(s));
     }
     if (out.empty())
         out.push_back("No ring of this lesson could run here; see the failures.");

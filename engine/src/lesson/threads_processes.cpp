@@ -48,7 +48,8 @@ std::vector<std::string> conclude(const std::vector<RunResult>& results)
             break;
         }
         out.push_back(fmt::format("{}: threads {} vs processes {} per round trip; processes cost {} the threads: {}.",
-            bench, withSpread(*t), withSpread(*p), formatComparison(c), verdict));
+            bench, withSpread(*t), withSpread(*p), c.verdict == Verdict::Unclear ? formatRange(c) : formatComparison(c),
+            verdict));
     }
     if (out.empty())
         out.push_back("No thread/process pair of this lesson could run here; see the failures.");

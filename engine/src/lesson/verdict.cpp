@@ -189,13 +189,25 @@ std::vector<std::string> disturbedNotes(const std::vector<RunResult>& results)
     return out;
 }
 
+namespace {
+
+// Two decimals below 10 ("1.00", "2.75"), whole numbers above ("133").
+std::string ratioText(double x) { return x < 10 ? fmt::format("{:.2f}", x) : fmt::format("{:.0f}", x); }
+
+} // namespace
+
 std::string formatComparison(const Comparison& c)
 {
-    // Two decimals below 10 ("1.00", "2.75"), whole numbers above ("133").
-    auto ratio = [](double x) { return x < 10 ? fmt::format("{:.2f}", x) : fmt::format("{:.0f}", x); };
     if (c.low == c.high)
-        return ratio(c.ratio) + " times";
-    return fmt::format("{} times (95% interval {}–{})", ratio(c.ratio), ratio(c.low), ratio(c.high));
+        return ratioText(c.ratio) + " times";
+    return fmt::format("{} times (95% interval {}–{})", ratioText(c.ratio), ratioText(c.low), ratioText(c.high));
+}
+
+std::string formatRange(const Comparison& c)
+{
+    if (c.low == c.high)
+        return "about " + ratioText(c.ratio) + " times";
+    return fmt::format("between {} and {} times", ratioText(c.low), ratioText(c.high));
 }
 
 } // namespace ctxscope::lesson

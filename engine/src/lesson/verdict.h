@@ -77,6 +77,9 @@ Comparison compare(const RunResult& a, const RunResult& b);
 // "2.74 times (95% interval 2.60–2.90)"; "133 times (95% interval 120–140)". Only the figure:
 // a disturbed comparison is no figure to quote (see noConclusion).
 std::string formatComparison(const Comparison& c);
+// "between 0.95 and 1.22 times": the interval alone, for an Unclear verdict, which quotes no
+// point ratio (its figure is not a finding; the range is why nothing is concluded).
+std::string formatRange(const Comparison& c);
 // Which run this is, for a sentence: "the futex run on CPUs 0,1 (same-package)"; "the process
 // pipe run on ..." when it ran as processes.
 std::string runName(const RunResult& r);
