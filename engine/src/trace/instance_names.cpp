@@ -52,9 +52,13 @@ bool ownerIsGone(long pid)
         return false;
     if (kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH)
         return true;
-    // The pid lives: gone all the same when it is now another program's.
+    // The pid lives: gone all the same when it is now another program's, neither a ctxscope
+    // nor a copy of this program (two test binaries tracing at once, as `ctest -j` runs them,
+    // removed each other's instances).
     auto comm = readFirstLine(fmt::format("/proc/{}/comm", pid));
-    return comm && !comm->starts_with("ctxscope");
+    if (!comm || comm->starts_with("ctxscope"))
+        return false;
+    return comm != readFirstLine("/proc/self/comm");
 }
 
 } // namespace ctxscope::trace

@@ -15,7 +15,7 @@ std::string newInstanceName();
 std::optional<long> instanceOwner(const std::string& name);
 
 // Whether the process that made an instance is gone: no such pid, or the pid now belongs to
-// a program that is not ctxscope.
+// a program that is neither ctxscope nor this same program.
 bool ownerIsGone(long pid);
 
 } // namespace ctxscope::trace
