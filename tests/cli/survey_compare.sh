@@ -27,9 +27,10 @@ grep -q "^skipped: the working-set knee" "$dir/summary.txt" || fail "the summary
 grep -Eq "^syscall +same-pu " "$dir/summary.txt" || fail "the summary has no syscall row: $(cat "$dir/summary.txt")"
 
 # The card's figures agree with the same benchmarks run on their own, with the card's time per
-# repetition: the ratio of the medians between 0.67 and 1.5 (the machine that runs the tests
-# is shared, so tighter would fail on load alone; a wrong placement, mode or unit is off by far
-# more).
+# repetition: the ratio of the medians between 0.5 and 2. The machine that runs the tests is
+# shared (a futex round trip on one PU measured 4.7, 6.0 and 6.9 us in three runs there), so
+# tighter fails on load alone; a wrong placement (futex across PUs is 5-7 times one PU there)
+# or unit is off by far more.
 min_time=$(jq '.survey.min_time_seconds' "$dir/card.json")
 for pick in 'syscall thread same-pu' 'futex thread same-pu'; do
     set -- $pick
@@ -38,7 +39,7 @@ for pick in 'syscall thread same-pu' 'futex thread same-pu'; do
         || fail "run $pick failed"
     "$cli" compare "$dir/card.json" "$dir/alone.json" --format json >"$dir/alone-cmp.json" || fail "compare with run $pick failed"
     jq -e --arg b "$1" --arg m "$2" --arg r "$3" \
-        '[.rows[] | select(.bench == $b and .mode == $m and .relation == $r)][0].cells[1].ratio | . > 0.67 and . < 1.5' \
+        '[.rows[] | select(.bench == $b and .mode == $m and .relation == $r)][0].cells[1].ratio | . > 0.5 and . < 2' \
         "$dir/alone-cmp.json" >/dev/null \
         || fail "$pick on its own is far from the card's: $(jq -c '.rows[] | select(.bench == "'"$1"'")' "$dir/alone-cmp.json")"
 done
@@ -77,6 +78,13 @@ csv=$("$cli" compare "$dir/card.json" "$dir/doubled.json" --format csv) || fail 
 "$cli" compare "$dir/card.json" "$dir/doubled.json" --baseline "$dir/doubled.json" --format json \
     | jq -e '.baseline == "doubled" and ([.rows[] | select(.bench == "futex") | .cells[0].ratio] | all(. == 0.5))' >/dev/null \
     || fail "--baseline did not divide by the doubled file"
+
+# A lesson file carries its machine's context and compares with the card by class.
+"$cli" lesson mode-switch --min-time 0.01 --repetitions 2 --json "$dir/lesson.json" >/dev/null 2>&1 || fail "the lesson failed"
+jq -e '.context.ctxscope.sysinfo.kernel | length > 0' "$dir/lesson.json" >/dev/null || fail "the lesson file has no context"
+"$cli" compare "$dir/card.json" "$dir/lesson.json" --format json \
+    | jq -e '(.notes | length == 0) and ([.rows[] | select(.cells[1].median_ns != null) | .bench] | index("syscall") != null)' \
+    >/dev/null || fail "the lesson file does not compare with the card"
 
 # Refused: one sentence on stderr, exit 2, nothing on stdout.
 expect_refused() {
