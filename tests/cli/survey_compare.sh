@@ -86,6 +86,17 @@ jq -e '.context.ctxscope.sysinfo.kernel | length > 0' "$dir/lesson.json" >/dev/n
     | jq -e '(.notes | length == 0) and ([.rows[] | select(.cells[1].median_ns != null) | .bench] | index("syscall") != null)' \
     >/dev/null || fail "the lesson file does not compare with the card"
 
+# Ctrl-C: the card is written with what finished, the rest named as interrupted, exit 130.
+"$cli" survey --budget 6 --json "$dir/interrupted.json" >/dev/null 2>&1 &
+survey=$!
+sleep 1
+kill -INT "$survey"
+wait "$survey"
+code=$?
+[ "$code" -eq 130 ] || fail "an interrupted survey exits $code, not 130"
+jq -e '.survey.cancelled and ([.survey.skipped[] | select(.why == "interrupted before it finished")] | length > 0)' \
+    "$dir/interrupted.json" >/dev/null || fail "the interrupted card: $(jq -c .survey "$dir/interrupted.json")"
+
 # Refused: one sentence on stderr, exit 2, nothing on stdout.
 expect_refused() {
     local what=$1 pattern=$2

@@ -136,6 +136,7 @@ Expected<SurveyResult> runSurvey(const SurveyPlan& plan, const Topology& topolog
     double measured = 0; // wall time of the runs so far
     int done = 0;
     const int steps = static_cast<int>(plan.steps.size());
+    int firstNotRun = steps; // the first step a stop request left undone
     for (int i = 0; i < steps; ++i) {
         const SurveyStep& step = plan.steps[static_cast<std::size_t>(i)];
         // The next run's estimate: the planned time, scaled by how the runs so far compared.
@@ -143,6 +144,7 @@ Expected<SurveyResult> runSurvey(const SurveyPlan& plan, const Topology& topolog
         const double next = predicted * scale;
         if (stop.stop_requested()) {
             out.cancelled = true;
+            firstNotRun = i;
             break;
         }
         if (elapsed() + next > plan.budgetSeconds) {
@@ -158,6 +160,7 @@ Expected<SurveyResult> runSurvey(const SurveyPlan& plan, const Topology& topolog
         if (!r) {
             if (stop.stop_requested()) {
                 out.cancelled = true;
+                firstNotRun = i;
                 break;
             }
             out.skipped.push_back({ step.label, "the run failed: " + r.error().message });
@@ -167,6 +170,8 @@ Expected<SurveyResult> runSurvey(const SurveyPlan& plan, const Topology& topolog
         ++done;
         out.results.push_back(std::move(*r));
     }
+    for (int i = firstNotRun; i < steps; ++i)
+        out.skipped.push_back({ plan.steps[static_cast<std::size_t>(i)].label, "interrupted before it finished" });
     out.seconds = elapsed();
     return out;
 }
