@@ -91,12 +91,17 @@ void printText(const SysInfo& s, const Caches& caches, const Expected<SystemActi
     row("cpu",
         fmt::format("{} ({} online CPUs{})", orUnknown(s.cpuModel), s.onlineCpus,
             s.mhz > 0 ? fmt::format(", {:.0f} MHz", s.mhz) : std::string()));
+    row("microcode", orUnknown(s.microcode));
     row("smt", std::string(toString(s.smtActive)));
     row("governor", s.governor.empty() ? "unknown (no cpufreq)" : s.governor);
     row("caches", cachesText(caches));
     row("hypervisor",
         s.hypervisor ? "yes" + (s.hypervisorVendor.empty() ? "" : " (" + s.hypervisorVendor + ")") : "no");
     row("clocksource", orUnknown(s.clocksource));
+    row("idle states",
+        s.idleStates.empty()
+            ? "none (no cpuidle here)"
+            : formatIdleStates(s.idleStates) + (s.idleDriver.empty() ? "" : " (" + s.idleDriver + ")"));
     row("invariant tsc", s.invariantTsc ? "yes" : "no");
     row("isolcpus", s.isolcpus.empty() ? "none" : s.isolcpus);
     row("nohz_full", s.nohzFull.empty() ? "none" : s.nohzFull);

@@ -30,6 +30,8 @@ Command addPsCommand(CLI::App& app);
 Command addWatchCommand(CLI::App& app);
 Command addPinCommand(CLI::App& app);
 Command addWorkloadCommand(CLI::App& app);
+Command addCompareCommand(CLI::App& app);
+Command addSurveyCommand(CLI::App& app);
 
 // The usual command: CLI11 fills its options (a T shared with the run) and run(const T&) runs
 // once parsed. subcommand<T>(app, name, description) makes it; .done(run) hands it back.

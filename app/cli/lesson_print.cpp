@@ -6,6 +6,7 @@
 #include "output.h"
 #include "progress_line.h"
 
+#include "ctxscope/results_file.h"
 #include "ctxscope/stats.h"
 #include "ctxscope/units.h"
 #include "ctxscope/value_json.h"
@@ -96,10 +97,12 @@ int writeKept(const KeptTrace& kept, const std::string& path)
     return kOk;
 }
 
-// lessonToJson's document and the steps' results, each as `run --json` writes it.
-nlohmann::json lessonDocument(const LessonResult& lesson)
+// lessonToJson's document, the machine's context (as a results file has it, so `compare` can
+// weigh it) and the steps' results, each as `run --json` writes it.
+nlohmann::json lessonDocument(const LessonResult& lesson, const Topology& topology)
 {
     nlohmann::json doc = lessonToJson(lesson);
+    doc["context"] = makeContext(readSysInfo(), topology, measurementClock());
     nlohmann::json results = nlohmann::json::array();
     for (const RunResult& r : lesson.results)
         results.push_back(resultToJson(r, false));
@@ -143,7 +146,7 @@ int runAndPrintLesson(
         if (const int s = writeKept(kept, trace.out); s != kOk)
             status = s;
     if (!json.empty())
-        if (const int s = writeText(json, lessonDocument(*result).dump(2) + "\n"); s != kOk)
+        if (const int s = writeText(json, lessonDocument(*result, *topology).dump(2) + "\n"); s != kOk)
             return s;
     if (!text)
         return status;

@@ -30,7 +30,8 @@ int main(int argc, char** argv)
 
     const std::vector<Command> commands { addTopologyCommand(app), addSysinfoCommand(app), addRunCommand(app),
         addSweepCommand(app), addMatrixCommand(app), addLessonCommand(app), addTourCommand(app), addWorkerCommand(app),
-        addPsCommand(app), addWatchCommand(app), addPinCommand(app), addWorkloadCommand(app) };
+        addPsCommand(app), addWatchCommand(app), addPinCommand(app), addWorkloadCommand(app), addCompareCommand(app),
+        addSurveyCommand(app) };
 
     try {
         app.parse(argc, argv);

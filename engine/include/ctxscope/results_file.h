@@ -58,6 +58,9 @@ Expected<ResultsFile> readResults(std::string_view text);
 // a bracket bomb before it becomes gigabytes of nested arrays. `what` names the kind of file
 // in the message ("results file", "session file").
 Status checkJsonDocument(std::string_view text, std::string_view what);
+// The text of a file of ours: a regular file, at most the size a results file may be, read in
+// one piece. Errors start with the path.
+Expected<std::string> readResultsText(const std::string& path);
 Expected<ResultsFile> readResultsFile(const std::string& path);
 
 } // namespace ctxscope

@@ -18,12 +18,24 @@ namespace ctxscope {
 enum class TriState { Off, On, Unknown };
 std::string_view toString(TriState state);
 
+// One idle state of CPU 0 as cpuidle lists it (/sys/devices/system/cpu/cpu0/cpuidle/stateN):
+// what a sleeping CPU may enter, and how long it takes to wake from it.
+struct IdleState {
+    std::string name; // "POLL", "C1", "C6", ...
+    double exitLatencyUs = 0; // "latency": the worst-case exit latency in microseconds
+    bool disabled = false; // "disable" is 1: the kernel does not enter it
+    friend bool operator==(const IdleState&, const IdleState&) = default;
+};
+// "POLL 0 us, C1 2 us, C6 133 us (disabled)"; "none" for no states.
+std::string formatIdleStates(const std::vector<IdleState>& states);
+
 // What the machine and the build say about how trustworthy a measurement is. Read from
 // /proc and /sys; every field that cannot be read says so instead of guessing.
 struct SysInfo {
     std::string hostName;
     std::string kernel; // uname -r
     std::string cpuModel;
+    std::string microcode; // /proc/cpuinfo's "microcode" ("0x1000065"), "" when it does not say
     int onlineCpus = 0;
     double mhz = 0; // from /proc/cpuinfo, 0 when absent
     TriState smtActive = TriState::Unknown;
@@ -33,6 +45,9 @@ struct SysInfo {
     bool hypervisor = false; // the CPU's hypervisor flag
     std::string hypervisorVendor; // "KVM", "Hyper-V", ... (hypervisorName), "" when unknown
     std::string clocksource; // current_clocksource
+    // cpuidle of CPU 0; empty when cpuidle is absent (many VMs) or unreadable.
+    std::vector<IdleState> idleStates;
+    std::string idleDriver; // cpuidle/current_driver ("intel_idle", "acpi_idle", "haltpoll"), "" when none
     bool invariantTsc = false; // constant_tsc and nonstop_tsc
     std::string isolcpus; // from the kernel command line, "" when none
     std::string nohzFull;

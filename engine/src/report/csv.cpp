@@ -9,9 +9,7 @@
 
 namespace ctxscope {
 
-namespace {
-
-std::string quote(const std::string& field)
+std::string csvField(const std::string& field)
 {
     if (field.find_first_of(",\"\n\r") == std::string::npos)
         return field;
@@ -20,6 +18,8 @@ std::string quote(const std::string& field)
         out += c == '"' ? std::string("\"\"") : std::string(1, c);
     return out + "\"";
 }
+
+namespace {
 
 std::string joinInts(const std::vector<int>& v, char sep)
 {
@@ -61,12 +61,13 @@ std::string resultsToCsv(const nlohmann::json& context, const std::vector<RunRes
     for (const auto& r : results) {
         const Summary& s = r.stats;
         out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
-            quote(benchmarkName(r)), r.bench, quote(r.op), toString(r.mode), quote(joinInts(r.placement.cpus, ' ')),
-            toString(r.placement.relation), r.placement.tasks, toString(r.policy), r.opsPerSample, r.iterations,
-            r.repetitions, num(r.switchesPerOp), r.perSwitchNs ? num(*r.perSwitchNs) : std::string(), num(s.min),
-            num(s.p50), num(s.mean), num(s.p90), num(s.p99), num(s.p999), num(s.max), num(s.stddev), num(s.cv),
-            num(r.observed.voluntaryPerOp), num(r.observed.involuntaryPerOp), r.observed.migrations,
-            quote(joinInts(r.observed.cpusSeen, ' ')), quote(joinWarnings(r.warnings)));
+            csvField(benchmarkName(r)), r.bench, csvField(r.op), toString(r.mode),
+            csvField(joinInts(r.placement.cpus, ' ')), toString(r.placement.relation), r.placement.tasks,
+            toString(r.policy), r.opsPerSample, r.iterations, r.repetitions, num(r.switchesPerOp),
+            r.perSwitchNs ? num(*r.perSwitchNs) : std::string(), num(s.min), num(s.p50), num(s.mean), num(s.p90),
+            num(s.p99), num(s.p999), num(s.max), num(s.stddev), num(s.cv), num(r.observed.voluntaryPerOp),
+            num(r.observed.involuntaryPerOp), r.observed.migrations, csvField(joinInts(r.observed.cpusSeen, ' ')),
+            csvField(joinWarnings(r.warnings)));
     }
     return out;
 }
@@ -77,7 +78,7 @@ std::string samplesToCsv(const std::vector<RunResult>& results)
                       "name,sample,ops_per_sample,ns_per_op\n";
     for (const auto& r : results)
         for (std::size_t i = 0; i < r.samples.size(); ++i)
-            out += fmt::format("{},{},{},{}\n", quote(benchmarkName(r)), i, r.opsPerSample, num(r.samples[i]));
+            out += fmt::format("{},{},{},{}\n", csvField(benchmarkName(r)), i, r.opsPerSample, num(r.samples[i]));
     return out;
 }
 

@@ -188,7 +188,7 @@ Expected<ResultsFile> readResults(std::string_view text)
     return ResultsFile { std::move(*ctx), std::move(*results) };
 }
 
-Expected<ResultsFile> readResultsFile(const std::string& path)
+Expected<std::string> readResultsText(const std::string& path)
 {
     struct stat st { };
     if (::stat(path.c_str(), &st) != 0)
@@ -206,7 +206,15 @@ Expected<ResultsFile> readResultsFile(const std::string& path)
     std::string text(static_cast<std::size_t>(st.st_size), '\0');
     if (!in.read(text.data(), st.st_size) || in.peek() != std::ifstream::traits_type::eof())
         return makeError(path + ": could not be read in one piece (did it change while being read?)");
-    auto file = readResults(text);
+    return text;
+}
+
+Expected<ResultsFile> readResultsFile(const std::string& path)
+{
+    auto text = readResultsText(path);
+    if (!text)
+        return text.error();
+    auto file = readResults(*text);
     if (!file)
         return makeError(path + ": " + file.error().message);
     return file;

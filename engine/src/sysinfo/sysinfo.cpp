@@ -129,6 +129,22 @@ void readSchedTunables(SysInfo& info)
             info.schedTunables[std::string("debug/") + name] = *v;
 }
 
+void readIdleStates(SysInfo& info)
+{
+    info.idleDriver = readFirstLine(kCpuDir + "cpuidle/current_driver").value_or("");
+    for (int i = 0;; ++i) {
+        const std::string dir = kCpuDir + "cpu0/cpuidle/state" + std::to_string(i) + "/";
+        auto name = readFirstLine(dir + "name");
+        if (!name)
+            break;
+        IdleState s;
+        s.name = *name;
+        s.exitLatencyUs = std::strtod(readFirstLine(dir + "latency").value_or("0").c_str(), nullptr);
+        s.disabled = readFirstLine(dir + "disable").value_or("0") == "1";
+        info.idleStates.push_back(std::move(s));
+    }
+}
+
 bool rtAllowed()
 {
     rlimit rl {};
@@ -173,6 +189,7 @@ SysInfo readSysInfo()
     info.onlineCpus = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
     const std::string cpuinfo = readSmallFile("/proc/cpuinfo").value_or("");
     info.cpuModel = cpuinfoField(cpuinfo, "model name");
+    info.microcode = cpuinfoField(cpuinfo, "microcode");
     if (const std::string mhz = cpuinfoField(cpuinfo, "cpu MHz"); !mhz.empty())
         info.mhz = std::strtod(mhz.c_str(), nullptr);
     const std::string flags = cpuinfoField(cpuinfo, "flags");
@@ -184,6 +201,7 @@ SysInfo readSysInfo()
         info.smtActive = *smt == "1" ? TriState::On : TriState::Off;
     readGovernor(info);
     readMitigations(info);
+    readIdleStates(info);
     info.clocksource = readFirstLine("/sys/devices/system/clocksource/clocksource0/current_clocksource").value_or("");
     const std::string cmdline = readFirstLine("/proc/cmdline").value_or("");
     info.isolcpus = kernelParameter(cmdline, "isolcpus");
@@ -200,18 +218,34 @@ SysInfo readSysInfo()
     return info;
 }
 
+std::string formatIdleStates(const std::vector<IdleState>& states)
+{
+    std::string out;
+    for (const IdleState& s : states) {
+        if (!out.empty())
+            out += ", ";
+        std::ostringstream latency;
+        latency << s.exitLatencyUs;
+        out += s.name + " " + latency.str() + " us" + (s.disabled ? " (disabled)" : "");
+    }
+    return out.empty() ? "none" : out;
+}
+
 nlohmann::json toJson(const SysInfo& info)
 {
+    nlohmann::json idle = nlohmann::json::array();
+    for (const IdleState& s : info.idleStates)
+        idle.push_back({ { "name", s.name }, { "exit_latency_us", s.exitLatencyUs }, { "disabled", s.disabled } });
     return { { "host_name", info.hostName }, { "kernel", info.kernel }, { "cpu_model", info.cpuModel },
-        { "online_cpus", info.onlineCpus }, { "mhz", info.mhz },
+        { "microcode", info.microcode }, { "online_cpus", info.onlineCpus }, { "mhz", info.mhz },
         { "smt_active", std::string(toString(info.smtActive)) }, { "governor", info.governor },
         { "governor_performance", std::string(toString(info.governorPerformance)) },
         { "mitigations", info.mitigations }, { "hypervisor", info.hypervisor },
         { "hypervisor_vendor", info.hypervisorVendor }, { "clocksource", info.clocksource },
-        { "invariant_tsc", info.invariantTsc }, { "isolcpus", info.isolcpus }, { "nohz_full", info.nohzFull },
-        { "cgroup_cpuset", info.cgroupCpuset }, { "sched_tunables", info.schedTunables },
-        { "rt_priority_allowed", info.rtPriorityAllowed }, { "debug_build", info.debugBuild },
-        { "sanitizer_build", info.sanitizerBuild } };
+        { "idle_driver", info.idleDriver }, { "idle_states", std::move(idle) }, { "invariant_tsc", info.invariantTsc },
+        { "isolcpus", info.isolcpus }, { "nohz_full", info.nohzFull }, { "cgroup_cpuset", info.cgroupCpuset },
+        { "sched_tunables", info.schedTunables }, { "rt_priority_allowed", info.rtPriorityAllowed },
+        { "debug_build", info.debugBuild }, { "sanitizer_build", info.sanitizerBuild } };
 }
 
 std::vector<std::string> machineWarnings(const SysInfo& info)

@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: MIT
+// Machines side by side: the results of several files (survey cards, or the results files of
+// run, sweep, matrix and lesson) as one table of benchmark x relation class, one column per
+// machine. Rows are matched by benchmark, mode, relation class (and working set), never by CPU
+// numbers. Each machine after the baseline gets the ratio of its median to the baseline's with
+// the lessons' 95% interval and verdict (lesson/verdict.h: matters, the same, unclear), and the
+// context facts that differ between the files (kernel, microcode, mitigations, SMT, governor,
+// idle states, VM, ...) are listed as what can explain a difference.
+#pragma once
+
+#include "ctxscope/expected.h"
+#include "ctxscope/placement.h"
+#include "ctxscope/result.h"
+#include "ctxscope/results_file.h"
+
+#include <nlohmann/json_fwd.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace ctxscope {
+
+// One machine's file, as compare reads it.
+struct MachineCard {
+    std::string path;
+    std::string label; // the column's name: the file's name without its directory and ".json"
+    std::string kind; // "survey", "matrix", "lesson", "sweep" or "run"
+    bool hasContext = false; // false: a lesson file without a "context" block
+    ReportContext context;
+    std::vector<RunResult> results;
+    // A reference card (the articles' published figures): where they come from.
+    std::string source;
+};
+
+// Reads a card from JSON text; `path` names it in errors and gives its label. A file of another
+// kind (a session, a trace, any other JSON) is refused with a sentence saying what it is not.
+Expected<MachineCard> machineCardFromText(std::string_view text, const std::string& path);
+Expected<MachineCard> readMachineCard(const std::string& path);
+
+// The articles' published figures as read-only cards (kind "article tsuna" or "article 2022"),
+// each with its source and method: tsuna's 2010-2013 Xeons (syscall; futex between processes
+// unpinned; processes and threads on one PU) and the 2022 table (Xeon Platinum 8269CY, E5-2682
+// v4, Platinum 8163, a 4-thread 8269CY cloud instance, Kunpeng 920: syscall, futex processes and
+// threads, unpinned and on CPU 0). A futex figure is a round trip: twice the published ns per
+// switch. `set` is "tsuna", "2022" or "all"; anything else gives none.
+std::vector<MachineCard> articleCards(std::string_view set = "all");
+
+enum class MachineVerdict { Matters, Same, Unclear };
+// "matters", "the same", "unclear": the lessons' words.
+std::string_view toString(MachineVerdict verdict);
+
+// One machine's figure in a row, and against the baseline.
+struct MachineCell {
+    std::optional<double> medianNs; // none: the machine has no such run (the class is absent)
+    // Against the baseline (none for the baseline itself and when either side is absent).
+    std::optional<double> ratio; // median / baseline median
+    double low = 0; // 95% interval of the ratio
+    double high = 0;
+    MachineVerdict verdict = MachineVerdict::Unclear;
+    std::string disturbed; // not "": which side ran disturbed, so the verdict is unclear
+};
+
+struct MachineRow {
+    std::string bench;
+    BenchMode mode = BenchMode::Thread;
+    Relation relation = Relation::SamePu;
+    std::uint64_t wsBytes = 0;
+    std::string op; // what one op is, from the first machine that ran it
+    std::vector<MachineCell> cells; // one per machine, in the cards' order
+};
+
+// A context fact whose value is not the same on every machine.
+struct ContextDifference {
+    std::string what; // "kernel", "mitigation spectre_v2", "idle states", ...
+    std::vector<std::string> values; // one per machine; "unknown" where the file does not say
+};
+
+struct MachineComparison {
+    std::vector<std::string> labels; // one per machine
+    std::size_t baseline = 0;
+    std::vector<MachineRow> rows;
+    std::vector<ContextDifference> differences;
+    std::vector<std::string> notes; // sentences: a file holding several runs of a row, no context
+};
+
+// The cards' table against cards[baseline]. Cards must be at least two and baseline < size.
+Expected<MachineComparison> compareMachines(const std::vector<MachineCard>& cards, std::size_t baseline);
+
+// The context facts compareMachines weighs, in order, as (what, value) pairs: CPU, microcode,
+// kernel, one per mitigation, SMT, governor, idle states, VM, clock source, build.
+std::vector<std::pair<std::string, std::string>> contextFacts(const MachineCard& card);
+
+enum class CompareFormat { Text, Markdown, Csv, Json };
+std::optional<CompareFormat> compareFormatFromString(std::string_view text);
+std::string formatMachineComparison(const MachineComparison& c, CompareFormat format);
+nlohmann::json toJson(const MachineComparison& c);
+
+} // namespace ctxscope

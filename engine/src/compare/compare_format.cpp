@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: MIT
+// compareMachines' table as text, Markdown, CSV and JSON.
+#include "ctxscope/csv.h"
+#include "ctxscope/machine_compare.h"
+#include "ctxscope/units.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <fmt/core.h>
+
+namespace ctxscope {
+
+namespace {
+
+using json = nlohmann::json;
+
+std::string rowName(const MachineRow& row)
+{
+    std::string name = row.bench + " " + std::string(toString(row.mode));
+    if (row.wsBytes > 0)
+        name += " W=" + formatBytes(row.wsBytes);
+    return name;
+}
+
+std::string ratioText(const MachineCell& c)
+{
+    if (!c.ratio)
+        return c.medianNs ? "-" : "absent";
+    return fmt::format("{:.2f} ({:.2f}-{:.2f})", *c.ratio, c.low, c.high);
+}
+
+// The table as rows of cells, the header first.
+std::vector<std::vector<std::string>> cellsOf(const MachineComparison& c)
+{
+    std::vector<std::vector<std::string>> out;
+    std::vector<std::string> header { "benchmark", "class" };
+    for (std::size_t m = 0; m < c.labels.size(); ++m) {
+        header.push_back(c.labels[m]);
+        if (m != c.baseline) {
+            header.push_back("/" + c.labels[c.baseline] + " (95%)");
+            header.push_back("verdict");
+        }
+    }
+    out.push_back(std::move(header));
+    for (const MachineRow& row : c.rows) {
+        std::vector<std::string> line { rowName(row), std::string(toString(row.relation)) };
+        for (std::size_t m = 0; m < row.cells.size(); ++m) {
+            const MachineCell& cell = row.cells[m];
+            line.push_back(cell.medianNs ? formatDuration(*cell.medianNs) : std::string("absent"));
+            if (m != c.baseline) {
+                line.push_back(ratioText(cell));
+                line.push_back(cell.ratio ? std::string(toString(cell.verdict)) + (cell.disturbed.empty() ? "" : " *")
+                                          : std::string());
+            }
+        }
+        out.push_back(std::move(line));
+    }
+    return out;
+}
+
+// Display width: the UTF-8 characters (µ) count once.
+std::size_t widthOf(const std::string& s)
+{
+    return static_cast<std::size_t>(std::count_if(s.begin(), s.end(), [](char ch) { return (ch & 0xC0) != 0x80; }));
+}
+
+std::string footer(const MachineComparison& c, bool markdown)
+{
+    std::string out;
+    const std::string bullet = markdown ? "* " : "  ";
+    bool anyDisturbed = false;
+    for (const MachineRow& row : c.rows)
+        for (const MachineCell& cell : row.cells)
+            if (!cell.disturbed.empty()) {
+                if (!anyDisturbed)
+                    out += "\n* unclear because a side ran disturbed:\n";
+                anyDisturbed = true;
+                out += bullet + rowName(row) + " " + std::string(toString(row.relation)) + ": " + cell.disturbed
+                    + " was disturbed\n";
+            }
+    out += "\nRatio: median over the baseline's (" + c.labels[c.baseline]
+        + "), 95% bootstrap interval; matters: the whole interval beyond 1.10 either way; the same: within it.\n";
+    if (c.differences.empty()) {
+        out += "\nNo context difference between the files (CPU, microcode, kernel, mitigations, SMT, governor, idle "
+               "states, VM, clock source, build).\n";
+    } else {
+        out += "\nContext differences that can explain a difference:\n";
+        for (const ContextDifference& d : c.differences) {
+            out += bullet + d.what + ":";
+            for (std::size_t m = 0; m < d.values.size(); ++m)
+                out += (m ? "; " : " ") + c.labels[m] + " " + d.values[m];
+            out += "\n";
+        }
+    }
+    if (!c.notes.empty()) {
+        out += "\n";
+        for (const std::string& n : c.notes)
+            out += bullet + n + "\n";
+    }
+    return out;
+}
+
+std::string asText(const MachineComparison& c)
+{
+    const auto cells = cellsOf(c);
+    std::vector<std::size_t> widths(cells.front().size(), 0);
+    for (const auto& line : cells)
+        for (std::size_t i = 0; i < line.size(); ++i)
+            widths[i] = std::max(widths[i], widthOf(line[i]));
+    std::string out;
+    for (const auto& line : cells) {
+        std::string l;
+        for (std::size_t i = 0; i < line.size(); ++i)
+            l += line[i] + std::string(i + 1 < line.size() ? widths[i] - widthOf(line[i]) + 2 : 0, ' ');
+        out += l + "\n";
+    }
+    return out + footer(c, false);
+}
+
+std::string asMarkdown(const MachineComparison& c)
+{
+    const auto cells = cellsOf(c);
+    std::string out;
+    for (std::size_t r = 0; r < cells.size(); ++r) {
+        out += "|";
+        for (const std::string& cell : cells[r])
+            out += " " + cell + " |";
+        out += "\n";
+        if (r == 0) {
+            out += "|";
+            for (std::size_t i = 0; i < cells[r].size(); ++i)
+                out += i < 2 ? " --- |" : " ---: |";
+            out += "\n";
+        }
+    }
+    return out + footer(c, true);
+}
+
+std::string asCsv(const MachineComparison& c)
+{
+    std::string out = "benchmark,mode,relation,ws_bytes,machine,median_ns,ratio,ratio_low,ratio_high,verdict\n";
+    for (const MachineRow& row : c.rows)
+        for (std::size_t m = 0; m < row.cells.size(); ++m) {
+            const MachineCell& cell = row.cells[m];
+            out += fmt::format("{},{},{},{},{},{},{},{},{},{}\n", csvField(row.bench), toString(row.mode),
+                toString(row.relation), row.wsBytes, csvField(c.labels[m]),
+                cell.medianNs ? fmt::format("{:.3f}", *cell.medianNs) : std::string(),
+                cell.ratio ? fmt::format("{:.4f}", *cell.ratio) : std::string(),
+                cell.ratio ? fmt::format("{:.4f}", cell.low) : std::string(),
+                cell.ratio ? fmt::format("{:.4f}", cell.high) : std::string(),
+                cell.ratio ? std::string(toString(cell.verdict)) : std::string(cell.medianNs ? "" : "absent"));
+        }
+    return out;
+}
+
+} // namespace
+
+std::optional<CompareFormat> compareFormatFromString(std::string_view text)
+{
+    if (text == "text")
+        return CompareFormat::Text;
+    if (text == "markdown")
+        return CompareFormat::Markdown;
+    if (text == "csv")
+        return CompareFormat::Csv;
+    if (text == "json")
+        return CompareFormat::Json;
+    return std::nullopt;
+}
+
+json toJson(const MachineComparison& c)
+{
+    json rows = json::array();
+    for (const MachineRow& row : c.rows) {
+        json cells = json::array();
+        for (std::size_t m = 0; m < row.cells.size(); ++m) {
+            const MachineCell& cell = row.cells[m];
+            json j { { "machine", c.labels[m] },
+                { "median_ns", cell.medianNs ? json(*cell.medianNs) : json(nullptr) } };
+            if (cell.ratio) {
+                j["ratio"] = *cell.ratio;
+                j["ratio_low"] = cell.low;
+                j["ratio_high"] = cell.high;
+                j["verdict"] = std::string(toString(cell.verdict));
+                if (!cell.disturbed.empty())
+                    j["disturbed"] = cell.disturbed;
+            }
+            cells.push_back(std::move(j));
+        }
+        rows.push_back({ { "bench", row.bench }, { "mode", std::string(toString(row.mode)) },
+            { "relation", std::string(toString(row.relation)) }, { "ws_bytes", row.wsBytes }, { "op", row.op },
+            { "cells", std::move(cells) } });
+    }
+    json differences = json::array();
+    for (const ContextDifference& d : c.differences)
+        differences.push_back({ { "what", d.what }, { "values", d.values } });
+    return { { "machines", c.labels }, { "baseline", c.labels[c.baseline] }, { "rows", std::move(rows) },
+        { "differences", std::move(differences) }, { "notes", c.notes } };
+}
+
+std::string formatMachineComparison(const MachineComparison& c, CompareFormat format)
+{
+    switch (format) {
+    case CompareFormat::Markdown:
+        return asMarkdown(c);
+    case CompareFormat::Csv:
+        return asCsv(c);
+    case CompareFormat::Json:
+        return toJson(c).dump(2) + "\n";
+    case CompareFormat::Text:
+        break;
+    }
+    return asText(c);
+}
+
+} // namespace ctxscope

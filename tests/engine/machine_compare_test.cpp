@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: MIT
+// Machines side by side (ctxscope/machine_compare.h): cards written as results files and read
+// back, compared with themselves, with a copy whose futex figures were doubled, and with a
+// machine that lacks a class; the context facts that differ; the four formats.
+#include "ctxscope/machine_compare.h"
+#include "ctxscope/results_file.h"
+#include "ctxscope/sysinfo.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+using namespace ctxscope;
+
+namespace {
+
+RunResult runOf(const std::string& bench, BenchMode mode, Relation relation, double ns)
+{
+    RunResult r;
+    r.bench = bench;
+    r.op = "round trip";
+    r.mode = mode;
+    r.placement.relation = relation;
+    r.placement.tasks = 2;
+    r.repetitionMedians = { ns * 0.99, ns, ns * 1.01 };
+    r.repetitions = 3;
+    r.stats.p50 = ns;
+    r.stats.count = 3;
+    return r;
+}
+
+std::vector<RunResult> someRuns(double futexScale = 1, bool withCrossPackage = true)
+{
+    std::vector<RunResult> out { runOf("syscall", BenchMode::Thread, Relation::SamePu, 60),
+        runOf("futex", BenchMode::Thread, Relation::SamePu, 2400 * futexScale),
+        runOf("futex", BenchMode::Thread, Relation::SharedL3, 5200 * futexScale),
+        runOf("futex", BenchMode::Process, Relation::SamePu, 2900 * futexScale),
+        runOf("pipe", BenchMode::Thread, Relation::SamePu, 4100) };
+    if (withCrossPackage)
+        out.push_back(runOf("pipe", BenchMode::Thread, Relation::CrossPackage, 9100));
+    return out;
+}
+
+SysInfo sysOf(const std::string& kernel)
+{
+    SysInfo s;
+    s.hostName = "host";
+    s.kernel = kernel;
+    s.cpuModel = "Test CPU";
+    s.microcode = "0x10";
+    s.governor = "performance";
+    s.smtActive = TriState::On;
+    s.mitigations["spectre_v2"] = "Mitigation: Retpolines";
+    s.idleStates = { { "POLL", 0, false }, { "C1", 2, false } };
+    return s;
+}
+
+MachineCard cardOf(const std::string& path, const std::vector<RunResult>& runs, const SysInfo& sys)
+{
+    const auto topology = Topology::loadSynthetic("pack:1 core:2 pu:1");
+    EXPECT_TRUE(topology) << topology.error().message;
+    const nlohmann::json doc = makeReport(makeContext(sys, *topology, ClockInfo {}), runs, false);
+    auto card = machineCardFromText(doc.dump(), path);
+    EXPECT_TRUE(card) << card.error().message;
+    return *card;
+}
+
+const MachineRow* rowOf(const MachineComparison& c, const std::string& bench, BenchMode mode, Relation relation)
+{
+    for (const MachineRow& r : c.rows)
+        if (r.bench == bench && r.mode == mode && r.relation == relation)
+            return &r;
+    return nullptr;
+}
+
+} // namespace
+
+TEST(MachineCompare, ACardAgainstItselfIsTheSameEverywhere)
+{
+    const MachineCard a = cardOf("/tmp/a.json", someRuns(), sysOf("6.1.0"));
+    const auto c = compareMachines({ a, a }, 0);
+    ASSERT_TRUE(c) << c.error().message;
+    EXPECT_EQ(c->rows.size(), 6U);
+    for (const MachineRow& row : c->rows) {
+        ASSERT_TRUE(row.cells[1].ratio) << row.bench;
+        EXPECT_DOUBLE_EQ(*row.cells[1].ratio, 1.0);
+        EXPECT_EQ(row.cells[1].verdict, MachineVerdict::Same) << row.bench << " " << toString(row.relation);
+    }
+    EXPECT_TRUE(c->differences.empty());
+}
+
+TEST(MachineCompare, DoubledFutexRowsMatterAndNoOtherRowDoes)
+{
+    const MachineCard a = cardOf("/tmp/a.json", someRuns(), sysOf("6.1.0"));
+    const MachineCard b = cardOf("/tmp/b.json", someRuns(2), sysOf("6.1.0"));
+    const auto c = compareMachines({ a, b }, 0);
+    ASSERT_TRUE(c) << c.error().message;
+    int matters = 0;
+    for (const MachineRow& row : c->rows) {
+        const MachineCell& cell = row.cells[1];
+        ASSERT_TRUE(cell.ratio);
+        if (row.bench == "futex") {
+            EXPECT_EQ(cell.verdict, MachineVerdict::Matters) << toString(row.relation);
+            EXPECT_NEAR(*cell.ratio, 2.0, 1e-9);
+            EXPECT_GT(cell.low, 1.9);
+            EXPECT_LT(cell.high, 2.1);
+            ++matters;
+        } else {
+            EXPECT_EQ(cell.verdict, MachineVerdict::Same) << row.bench;
+        }
+    }
+    EXPECT_EQ(matters, 3);
+    // The other way round: halved, which matters just as much.
+    const auto reversed = compareMachines({ a, b }, 1);
+    ASSERT_TRUE(reversed);
+    const MachineRow* futex = rowOf(*reversed, "futex", BenchMode::Thread, Relation::SamePu);
+    ASSERT_NE(futex, nullptr);
+    EXPECT_NEAR(*futex->cells[0].ratio, 0.5, 1e-9);
+    EXPECT_EQ(futex->cells[0].verdict, MachineVerdict::Matters);
+    EXPECT_FALSE(futex->cells[1].ratio); // the baseline has no ratio
+}
+
+TEST(MachineCompare, AClassOneMachineLacksIsAbsent)
+{
+    const MachineCard a = cardOf("/tmp/two-packages.json", someRuns(), sysOf("6.1.0"));
+    const MachineCard b = cardOf("/tmp/one-package.json", someRuns(1, false), sysOf("6.1.0"));
+    const auto c = compareMachines({ a, b }, 0);
+    ASSERT_TRUE(c);
+    const MachineRow* cross = rowOf(*c, "pipe", BenchMode::Thread, Relation::CrossPackage);
+    ASSERT_NE(cross, nullptr);
+    EXPECT_TRUE(cross->cells[0].medianNs);
+    EXPECT_FALSE(cross->cells[1].medianNs);
+    EXPECT_FALSE(cross->cells[1].ratio);
+    const std::string text = formatMachineComparison(*c, CompareFormat::Text);
+    EXPECT_NE(text.find("absent"), std::string::npos) << text;
+    EXPECT_EQ(c->labels, (std::vector<std::string> { "two-packages", "one-package" }));
+}
+
+TEST(MachineCompare, ListsTheContextFactsThatDiffer)
+{
+    SysInfo newer = sysOf("6.8.0");
+    newer.mitigations["spectre_v2"] = "Vulnerable";
+    newer.idleStates.push_back({ "C6", 133, false });
+    newer.hypervisor = true;
+    newer.hypervisorVendor = "KVM";
+    const MachineCard a = cardOf("/tmp/a.json", someRuns(), sysOf("6.1.0"));
+    const MachineCard b = cardOf("/tmp/b.json", someRuns(), newer);
+    const auto c = compareMachines({ a, b }, 0);
+    ASSERT_TRUE(c);
+    std::vector<std::string> what;
+    for (const ContextDifference& d : c->differences)
+        what.push_back(d.what);
+    EXPECT_EQ(what, (std::vector<std::string> { "kernel", "mitigation spectre_v2", "idle states", "VM" }));
+    EXPECT_EQ(c->differences[0].values, (std::vector<std::string> { "6.1.0", "6.8.0" }));
+    EXPECT_EQ(c->differences[2].values[1], "POLL 0 us, C1 2 us, C6 133 us");
+    EXPECT_EQ(c->differences[3].values, (std::vector<std::string> { "bare metal", "VM (KVM)" }));
+    const std::string text = formatMachineComparison(*c, CompareFormat::Text);
+    EXPECT_NE(text.find("Context differences that can explain a difference:\n  kernel: a 6.1.0; b 6.8.0\n"),
+        std::string::npos)
+        << text;
+}
+
+TEST(MachineCompare, FormatsCarryTheSameTable)
+{
+    const MachineCard a = cardOf("/tmp/a.json", someRuns(), sysOf("6.1.0"));
+    const MachineCard b = cardOf("/tmp/b.json", someRuns(2), sysOf("6.1.0"));
+    const auto c = compareMachines({ a, b }, 0);
+    ASSERT_TRUE(c);
+    const std::string csv = formatMachineComparison(*c, CompareFormat::Csv);
+    EXPECT_EQ(
+        csv.rfind("benchmark,mode,relation,ws_bytes,machine,median_ns,ratio,ratio_low,ratio_high,verdict\n", 0), 0U);
+    EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 1 + 6 * 2);
+    EXPECT_NE(csv.find("futex,thread,same-pu,0,b,4800.000,2.0000,"), std::string::npos) << csv;
+    const std::string md = formatMachineComparison(*c, CompareFormat::Markdown);
+    EXPECT_EQ(md.rfind("| benchmark | class | a | b | /a (95%) | verdict |\n| --- | --- | ---: |", 0), 0U) << md;
+    const auto j = nlohmann::json::parse(formatMachineComparison(*c, CompareFormat::Json));
+    EXPECT_EQ(j["machines"], nlohmann::json({ "a", "b" }));
+    EXPECT_EQ(j["rows"].size(), 6U);
+    EXPECT_EQ(j["rows"][1]["cells"][1]["verdict"], "matters");
+    EXPECT_FALSE(compareFormatFromString("yaml"));
+}
+
+TEST(MachineCompare, ReadsLessonFilesAndRefusesOtherJson)
+{
+    const nlohmann::json runs = makeReport(nlohmann::json::object(), someRuns(), false)["benchmarks"];
+    const nlohmann::json lesson { { "id", "pinning" }, { "conclusion", "..." }, { "results", runs } };
+    const auto card = machineCardFromText(lesson.dump(), "dir/lesson.json");
+    ASSERT_TRUE(card) << card.error().message;
+    EXPECT_EQ(card->kind, "lesson");
+    EXPECT_FALSE(card->hasContext);
+    EXPECT_EQ(card->label, "lesson");
+    const auto other = machineCardFromText(R"({"version": 1, "runs": []})", "session.json");
+    ASSERT_FALSE(other);
+    EXPECT_EQ(other.error().message,
+        "session.json: not a ctxscope results file or machine card (it has neither \"benchmarks\" with a "
+        "\"context\" nor a lesson's \"results\")");
+    EXPECT_FALSE(machineCardFromText("{\"context\": {", "cut.json"));
+    EXPECT_FALSE(compareMachines({ *card }, 0));
+}
+
+TEST(MachineCompare, ArticleCardsHoldThePublishedFiguresWithTheirSource)
+{
+    const auto tsuna = articleCards("tsuna");
+    ASSERT_EQ(tsuna.size(), 6U);
+    const auto table = articleCards("2022");
+    ASSERT_EQ(table.size(), 5U);
+    EXPECT_EQ(articleCards("all").size(), 11U);
+    EXPECT_TRUE(articleCards("other").empty());
+    const MachineCard& x5550 = tsuna[3];
+    EXPECT_EQ(x5550.label, "2010 Intel X5550");
+    EXPECT_NE(x5550.source.find("tsunanet"), std::string::npos);
+    // 52 ns/syscall; 1300 ns per process switch pinned on one core: a 2600 ns round trip.
+    const auto c = compareMachines({ x5550, table[4] }, 0);
+    ASSERT_TRUE(c);
+    const MachineRow* syscall = rowOf(*c, "syscall", BenchMode::Thread, Relation::SamePu);
+    ASSERT_NE(syscall, nullptr);
+    EXPECT_DOUBLE_EQ(*syscall->cells[0].medianNs, 52);
+    EXPECT_DOUBLE_EQ(*syscall->cells[1].medianNs, 121.6); // Kunpeng 920, CPU 0
+    const MachineRow* pinned = rowOf(*c, "futex", BenchMode::Process, Relation::SamePu);
+    ASSERT_NE(pinned, nullptr);
+    EXPECT_DOUBLE_EQ(*pinned->cells[0].medianNs, 2600);
+    EXPECT_DOUBLE_EQ(*pinned->cells[1].medianNs, 2798);
+    // One figure has no spread: never a verdict.
+    EXPECT_EQ(pinned->cells[1].verdict, MachineVerdict::Unclear);
+    // tsuna has no unpinned thread figure; the 2022 table does.
+    const MachineRow* freeThreads = rowOf(*c, "futex", BenchMode::Thread, Relation::Unpinned);
+    ASSERT_NE(freeThreads, nullptr);
+    EXPECT_FALSE(freeThreads->cells[0].medianNs);
+    EXPECT_DOUBLE_EQ(*freeThreads->cells[1].medianNs, 2 * 2345.0);
+    ASSERT_EQ(c->notes.size(), 2U);
+    EXPECT_EQ(c->notes[0].rfind("Published figures (2010 Intel X5550), not measured here: tsuna", 0), 0U);
+    std::vector<std::string> what;
+    for (const ContextDifference& d : c->differences)
+        what.push_back(d.what);
+    EXPECT_EQ(what, (std::vector<std::string> { "CPU", "kernel" }));
+}
