@@ -89,14 +89,14 @@ double background(int cpu, double seconds)
 class InterferenceTruth : public test::LiveTopologyTest {
 protected:
     static int measuredCpu() { return s_topology->allowedPus().back(); }
-    static Expected<RunResult> futexOn(int cpu, const RunCallbacks& callbacks = {})
+    static Expected<RunResult> futexOn(int cpu, const RunCallbacks& callbacks = {}, RunContext* context = nullptr)
     {
         BenchSpec s;
         s.bench = "futex";
         s.cpus = { cpu, cpu };
         s.minTimeSeconds = 0.3;
         s.repetitions = 3;
-        return runBenchmark(s, *s_topology, callbacks);
+        return runBenchmark(s, *s_topology, callbacks, {}, context);
     }
 };
 
@@ -165,4 +165,32 @@ TEST_F(InterferenceTruth, TheSameRunAloneIsQuiet)
     ASSERT_TRUE(r->interference.has_value());
     EXPECT_LT(r->interference->cpus[0].otherShare, 0.05 + std::max(quiet, after))
         << interferenceLine(*r->interference) << "; background before " << quiet << ", after " << after;
+}
+
+// The same busy loop as the run's controller (as the desktop app is its worker's): its time is the
+// controller's share, apart from other tasks', and it is never named among them.
+TEST_F(InterferenceTruth, TheControllersLoadIsNamedApartFromOtherTasks)
+{
+    const int cpu = measuredCpu();
+    const double quiet = background(cpu, 0.5);
+    BusyLoop loop(cpu);
+    ASSERT_GT(loop.pid(), 0);
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    RunContext context;
+    context.controllerPid = loop.pid();
+    const auto r = futexOn(cpu, {}, &context);
+    ASSERT_TRUE(r.ok()) << r.error().message;
+    ASSERT_TRUE(r->interference.has_value());
+    const Interference& i = *r->interference;
+    ASSERT_EQ(i.cpus.size(), 1U);
+    EXPECT_EQ(i.controllerPid, loop.pid());
+    EXPECT_GE(i.cpus[0].controllerShare, 0.30) << interferenceLine(i);
+    for (const InterferingTask& t : i.topTasks)
+        EXPECT_NE(t.pid, loop.pid()) << interferenceLine(i);
+    EXPECT_NE(interferenceLine(i).find("window"), std::string::npos) << interferenceLine(i);
+    EXPECT_NE(interferenceCause(i).find("itself took"), std::string::npos) << interferenceCause(i);
+    if (quiet > 0.10)
+        GTEST_SKIP() << "CPU " << cpu << " was " << 100 * quiet
+                     << "% busy before the run: other tasks' share cannot be told from that noise";
+    EXPECT_LT(i.cpus[0].otherShare, 0.05 + quiet) << interferenceLine(i) << "; background " << quiet;
 }
