@@ -37,11 +37,22 @@ InterferenceMeter::Snapshot snap(double seconds, std::uint64_t user, std::uint64
     return s;
 }
 
+// CPU 1 beside CPU 0 in both snapshots, as CPU 0 was at the first, busy `ticks` of 100 between them.
+void addCpu1(InterferenceMeter::Snapshot& a, InterferenceMeter::Snapshot& b, std::uint64_t ticks)
+{
+    os::CpuTimes one = a.stat.cpus[0];
+    one.cpu = 1;
+    a.stat.cpus.push_back(one);
+    one.user += ticks;
+    one.idle += 100 - ticks;
+    b.stat.cpus.push_back(one);
+}
+
 Interference busy()
 {
     Interference i;
     i.seconds = 1;
-    i.cpus.push_back({ 0, 0.38, 0.002, 0.01, 0.02, 1210, 400, { 0.3, 0.45 }, 0 });
+    i.cpus.push_back({ 0, 0.38, 0.002, 0.01, 0.02, 1210, 400, { 0.3, 0.45 } });
     i.topTasks.push_back({ 4321, 4321, "sh", false, 0.37, 0 });
     i.topTasks.push_back({ 15, 15, "ksoftirqd/0", true, 0.004, 0 });
     return i;
@@ -74,12 +85,7 @@ TEST(Interference, AnUnpinnedTasksTimeFollowsWhereTheCpusWereBusy)
     const double tick = 1e9 / os::ticksPerSecond();
     auto a = snap(0, 1000, 0, 9000, 0, 0, 0, 0);
     auto b = snap(1, 1090, 0, 9010, 0, 0, 0, 0);
-    os::CpuTimes one = a.stat.cpus[0];
-    one.cpu = 1;
-    a.stat.cpus.push_back(one);
-    one.user += 10;
-    one.idle += 90;
-    b.stat.cpus.push_back(one);
+    addCpu1(a, b, 10);
     a.taskNs = { 0, 0 };
     b.taskNs = { static_cast<std::uint64_t>(80 * tick), static_cast<std::uint64_t>(2 * tick) };
     const InterferenceMeter meter({ { 1, 1, -1 }, { 1, 2, 1 } }); // the second is pinned to CPU 1
@@ -104,12 +110,7 @@ TEST(Interference, TheControllersTimeIsItsOwnNotOtherTasks)
     // CPU 0: 100 ticks, 70 busy of which the benchmark 40; CPU 1: 100 ticks, 10 busy, no benchmark.
     auto a = snap(0, 1000, 0, 9000, 0, 0, 0, 0);
     auto b = snap(1, 1070, 0, 9030, 0, 0, 0, 0);
-    os::CpuTimes one = a.stat.cpus[0];
-    one.cpu = 1;
-    a.stat.cpus.push_back(one);
-    one.user += 10;
-    one.idle += 90;
-    b.stat.cpus.push_back(one);
+    addCpu1(a, b, 10);
     a.controllerNs = 1'000'000'000;
     b.controllerNs = a.controllerNs + static_cast<std::uint64_t>(8 * tick); // the app: 8 ticks
     const std::vector<double> own { 40 * tick };
@@ -161,7 +162,7 @@ TEST(Interference, OneLineNamesWhoTookHowMuch)
         "interference on CPU 0: other tasks 38.0%, steal 0.2%, 1,210 interrupts/s; busiest: sh (PID 4321) 37.0%, "
         "ksoftirqd/0 (PID 15, kernel thread) 0.4%");
     Interference quiet;
-    quiet.cpus.push_back({ 0, 0.004, 0, 0, 0, 250, 10, {}, 0 });
+    quiet.cpus.push_back({ 0, 0.004, 0, 0, 0, 250, 10, {} });
     EXPECT_EQ(interferenceLine(quiet), "interference on CPU 0: quiet (other tasks 0.4%, steal 0.0%, 250 interrupts/s)");
     EXPECT_TRUE(busy().disturbed());
     EXPECT_FALSE(quiet.disturbed());
@@ -192,7 +193,7 @@ TEST(Interference, TheSpreadWarningNamesTheCause)
 TEST(Interference, TheCauseNamesTheBusiestTaskOnTheDisturbedCpu)
 {
     Interference i = busy();
-    i.cpus.push_back({ 1, 0.20, 0, 0, 0, 300, 50, { 0.2 }, 0 });
+    i.cpus.push_back({ 1, 0.20, 0, 0, 0, 300, 50, { 0.2 } });
     i.topTasks.insert(i.topTasks.begin(), { 777, 778, "make", false, 0.20, 1 });
     EXPECT_EQ(interferenceCause(i), "other tasks took 38.0% of CPU 0, busiest sh (PID 4321)");
     i.topTasks.erase(i.topTasks.begin() + 1, i.topTasks.end()); // only CPU 1's task is known

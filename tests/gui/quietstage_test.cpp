@@ -128,7 +128,7 @@ TEST(QuietStage, ARunOnTheQuietStageIsDrawnOnceARepetition)
         EXPECT_FALSE(text.contains(QLatin1Char('%'))) << text.toStdString();
     const auto& rows = window.store()->runs();
     ASSERT_EQ(rows.size(), 1U);
-    EXPECT_EQ(plot->samples(*id).size(), rows.front().result->samples.size()) << "every sample is kept";
+    EXPECT_EQ(plot->samples(*id).size(), rows.front().result->totalSamples) << "every sample is kept";
 }
 
 TEST(QuietStage, OnByDefaultInPresentationModeAndRememberedForEach)

@@ -50,7 +50,7 @@ struct Interference {
     // The process that drives the run, named apart from other tasks (0: none was named): the
     // desktop app whose worker measured it (`ctxscope-cli worker --controller PID`).
     long controllerPid = 0;
-    std::string controllerComm; // "ctxscope"
+    std::string controllerComm {}; // "ctxscope" (an initializer, so lists that stop before it need none)
 
     double maxOtherShare() const;
     double maxStealShare() const;
