@@ -33,7 +33,9 @@
 #include <unistd.h>
 
 namespace fs = std::filesystem;
+using ctxscope::perf::load1;
 using ctxscope::perf::nowNs;
+using ctxscope::perf::processCpuNs;
 
 namespace {
 
@@ -53,15 +55,6 @@ std::string readFile(const fs::path& path)
     std::stringstream s;
     s << in.rdbuf();
     return s.str();
-}
-
-std::optional<double> processCpuNs(pid_t pid)
-{
-    clockid_t clock {};
-    timespec ts {};
-    if (::clock_getcpuclockid(pid, &clock) != 0 || ::clock_gettime(clock, &ts) != 0)
-        return std::nullopt;
-    return static_cast<double>(ts.tv_sec) * 1e9 + static_cast<double>(ts.tv_nsec);
 }
 
 // The app's child: its worker.
@@ -95,12 +88,6 @@ int pinnedTasks(pid_t pid, const std::vector<std::string>& measured)
                 ++n;
     }
     return n;
-}
-
-double load1()
-{
-    double load[1] = {};
-    return ::getloadavg(load, 1) == 1 ? load[0] : -1;
 }
 
 std::vector<std::string> split(const std::string& list)
