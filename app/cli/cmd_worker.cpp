@@ -23,7 +23,7 @@ bool writeLine(const std::string& line)
         && std::fflush(stdout) == 0;
 }
 
-int runWorker(bool finishOnEof)
+int runWorker(bool finishOnEof, long controller)
 {
     // A write to a closed pipe or socket must fail with EPIPE, not kill the worker before it
     // has stopped and reaped its benchmark children.
@@ -50,6 +50,7 @@ int runWorker(bool finishOnEof)
         input.outputFailed();
     });
     running = &session;
+    session.setController(controller);
     session.sendHello();
     std::string line;
     // The controller is gone when the output is, and (unless told otherwise) when the input
@@ -90,7 +91,12 @@ Command addWorkerCommand(CLI::App& app)
     sub->add_flag("--finish-on-eof", *finishOnEof,
         "At the end of input, let the command that runs finish before bye (for a script read from a file); "
         "without it the end of input means the controller is gone, and what runs is cancelled");
-    return { sub, [finishOnEof] { return runWorker(*finishOnEof); } };
+    auto controller = std::make_shared<long>(0);
+    sub->add_option("--controller", *controller,
+           "The PID of the desktop app driving this worker: each run's interference accounting counts its CPU "
+           "time on the measured CPUs apart from other tasks' (\"the ctxscope window: 2%\")")
+        ->check(CLI::PositiveNumber);
+    return { sub, [finishOnEof, controller] { return runWorker(*finishOnEof, *controller); } };
 }
 
 } // namespace ctxscope::cli

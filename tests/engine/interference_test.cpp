@@ -37,6 +37,17 @@ InterferenceMeter::Snapshot snap(double seconds, std::uint64_t user, std::uint64
     return s;
 }
 
+// CPU 1 beside CPU 0 in both snapshots, as CPU 0 was at the first, busy `ticks` of 100 between them.
+void addCpu1(InterferenceMeter::Snapshot& a, InterferenceMeter::Snapshot& b, std::uint64_t ticks)
+{
+    os::CpuTimes one = a.stat.cpus[0];
+    one.cpu = 1;
+    a.stat.cpus.push_back(one);
+    one.user += ticks;
+    one.idle += 100 - ticks;
+    b.stat.cpus.push_back(one);
+}
+
 Interference busy()
 {
     Interference i;
@@ -74,12 +85,7 @@ TEST(Interference, AnUnpinnedTasksTimeFollowsWhereTheCpusWereBusy)
     const double tick = 1e9 / os::ticksPerSecond();
     auto a = snap(0, 1000, 0, 9000, 0, 0, 0, 0);
     auto b = snap(1, 1090, 0, 9010, 0, 0, 0, 0);
-    os::CpuTimes one = a.stat.cpus[0];
-    one.cpu = 1;
-    a.stat.cpus.push_back(one);
-    one.user += 10;
-    one.idle += 90;
-    b.stat.cpus.push_back(one);
+    addCpu1(a, b, 10);
     a.taskNs = { 0, 0 };
     b.taskNs = { static_cast<std::uint64_t>(80 * tick), static_cast<std::uint64_t>(2 * tick) };
     const InterferenceMeter meter({ { 1, 1, -1 }, { 1, 2, 1 } }); // the second is pinned to CPU 1
@@ -94,6 +100,34 @@ TEST(Interference, AnUnpinnedTasksTimeFollowsWhereTheCpusWereBusy)
     EXPECT_NEAR(own[1] / tick, 10, 1e-6);
     // What is left is what others took: 18 of CPU 0's 100 ticks.
     EXPECT_NEAR(InterferenceMeter::between(a, b, 0, own[0])->otherShare, 0.18, 1e-9);
+}
+
+// The app that drives the run (the ctxscope window) is counted apart from other tasks: its time
+// is spread over the CPUs it may run on by the time each gave other tasks, and taken out of them.
+TEST(Interference, TheControllersTimeIsItsOwnNotOtherTasks)
+{
+    const double tick = 1e9 / os::ticksPerSecond();
+    // CPU 0: 100 ticks, 70 busy of which the benchmark 40; CPU 1: 100 ticks, 10 busy, no benchmark.
+    auto a = snap(0, 1000, 0, 9000, 0, 0, 0, 0);
+    auto b = snap(1, 1070, 0, 9030, 0, 0, 0, 0);
+    addCpu1(a, b, 10);
+    a.controllerNs = 1'000'000'000;
+    b.controllerNs = a.controllerNs + static_cast<std::uint64_t>(8 * tick); // the app: 8 ticks
+    const std::vector<double> own { 40 * tick };
+    // Measured CPU 0 gave others 30 ticks, CPU 1 gave them 10: 6 of the app's 8 ticks on CPU 0.
+    auto ns = InterferenceMeter::controllerNsByCpu(a, b, { 0 }, own, {});
+    ASSERT_EQ(ns.size(), 1U);
+    EXPECT_NEAR(ns[0] / tick, 6, 1e-6);
+    const auto c = InterferenceMeter::between(a, b, 0, own[0], ns[0]);
+    ASSERT_TRUE(c.has_value());
+    EXPECT_NEAR(c->controllerShare, 0.06, 1e-9);
+    EXPECT_NEAR(c->otherShare, 0.24, 1e-9); // (70 - 40 - 6) / 100
+    // An app kept off CPU 0 (its affinity: CPU 1 only) took nothing of it.
+    EXPECT_EQ(InterferenceMeter::controllerNsByCpu(a, b, { 0 }, own, { 1 })[0], 0);
+    // Allowed only on the measured CPU: all of it there, never more than others took.
+    EXPECT_NEAR(InterferenceMeter::controllerNsByCpu(a, b, { 0 }, own, { 0 })[0] / tick, 8, 1e-6);
+    EXPECT_NEAR(InterferenceMeter::between(a, b, 0, own[0], 50 * tick)->controllerShare, 0.30, 1e-9);
+    EXPECT_EQ(InterferenceMeter::between(a, b, 0, own[0], 50 * tick)->otherShare, 0);
 }
 
 TEST(Interference, CountersThatGoBackwardsGiveNoNegativeTime)
@@ -166,6 +200,44 @@ TEST(Interference, TheCauseNamesTheBusiestTaskOnTheDisturbedCpu)
     EXPECT_EQ(interferenceCause(i), "other tasks took 38.0% of CPU 0");
     i.topTasks.front().cpu = -1; // a file of the first version: no CPU given, the busiest is named
     EXPECT_EQ(interferenceCause(i), "other tasks took 38.0% of CPU 0, busiest make (PID 777)");
+}
+
+// "the ctxscope window: 2%": the line names the app apart; a run it disturbed says so, and sends
+// nobody to look for a quieter machine.
+TEST(Interference, TheAppIsNamedApartAndNeverBlamedOnTheMachine)
+{
+    Interference i;
+    i.seconds = 1;
+    i.controllerPid = 4242;
+    i.controllerComm = "ctxscope";
+    i.cpus.push_back({ 0, 0.004, 0, 0, 0, 250, 10, {}, 0.02 });
+    EXPECT_EQ(interferenceLine(i),
+        "interference on CPU 0: other tasks 0.4%, the ctxscope window 2.0%, steal 0.0%, 250 interrupts/s");
+    EXPECT_FALSE(i.disturbed());
+    EXPECT_EQ(interferenceCause(i), "");
+    i.cpus[0].controllerShare = 0.15;
+    ASSERT_TRUE(i.disturbed());
+    EXPECT_EQ(interferenceCause(i), "the ctxscope window itself took 15.0% of CPU 0");
+    const std::string warning = disturbedWarning(i);
+    EXPECT_NE(warning.find("the ctxscope window itself took 15.0% of CPU 0"), std::string::npos) << warning;
+    EXPECT_EQ(warning.find("quiet machine"), std::string::npos) << warning;
+    EXPECT_EQ(warning.find("other tasks"), std::string::npos) << warning;
+    i.cpus[0].otherShare = 0.30; // the machine as well: both named, and a quiet machine asked for
+    EXPECT_EQ(
+        interferenceCause(i), "other tasks took 30.0% of CPU 0 and the ctxscope window itself took 15.0% of CPU 0");
+    EXPECT_NE(disturbedWarning(i).find("quiet machine"), std::string::npos);
+    // Without a controller nothing is said of a window.
+    Interference none;
+    none.cpus.push_back({ 0, 0.004, 0, 0, 0, 250, 10, {}, 0 });
+    EXPECT_EQ(interferenceLine(none).find("window"), std::string::npos);
+    // And it travels in files; older files have neither field.
+    const auto j = report::interferenceToJson(i);
+    EXPECT_EQ(j["controller"]["comm"], "ctxscope");
+    report::FieldReader in(j, "interference");
+    const Interference back = report::interferenceFromJson(in);
+    ASSERT_TRUE(in.ok()) << in.error();
+    EXPECT_EQ(interferenceLine(back), interferenceLine(i));
+    EXPECT_FALSE(report::interferenceToJson(none).contains("controller"));
 }
 
 TEST(Interference, JsonRoundTripAndBadShares)

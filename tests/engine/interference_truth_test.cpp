@@ -89,14 +89,39 @@ double background(int cpu, double seconds)
 class InterferenceTruth : public test::LiveTopologyTest {
 protected:
     static int measuredCpu() { return s_topology->allowedPus().back(); }
-    static Expected<RunResult> futexOn(int cpu, const RunCallbacks& callbacks = {})
+    // futex on `cpu` beside the loop, and the loop's share of a CPU while the run measured: its
+    // CPU time read at the runner's progress calls of the measured repetitions (about every
+    // 20 ms), so calibration and setup, where the loop's share differs, stay out.
+    static Expected<RunResult> futexBeside(
+        int cpu, const BusyLoop& loop, double& loopShare, RunContext* context = nullptr)
+    {
+        struct Reading {
+            std::chrono::steady_clock::time_point at;
+            double cpu = 0;
+        };
+        std::optional<Reading> first;
+        Reading last;
+        RunCallbacks callbacks;
+        callbacks.progress = [&](const Progress& p) {
+            if (p.stage != "measuring")
+                return;
+            last = { std::chrono::steady_clock::now(), loop.cpuSeconds() };
+            if (!first)
+                first = last;
+        };
+        auto r = futexOn(cpu, callbacks, context);
+        if (first)
+            loopShare = (last.cpu - first->cpu) / std::chrono::duration<double>(last.at - first->at).count();
+        return r;
+    }
+    static Expected<RunResult> futexOn(int cpu, const RunCallbacks& callbacks = {}, RunContext* context = nullptr)
     {
         BenchSpec s;
         s.bench = "futex";
         s.cpus = { cpu, cpu };
         s.minTimeSeconds = 0.3;
         s.repetitions = 3;
-        return runBenchmark(s, *s_topology, callbacks);
+        return runBenchmark(s, *s_topology, callbacks, {}, context);
     }
 };
 
@@ -109,26 +134,9 @@ TEST_F(InterferenceTruth, ABusyLoopOnTheMeasuredCpuIsNamedAndItsTimeAgrees)
     BusyLoop loop(cpu);
     ASSERT_GT(loop.pid(), 0);
     std::this_thread::sleep_for(std::chrono::milliseconds(50)); // pinned and spinning
-    // The loop's CPU time while the run measured: read at the runner's progress calls of the
-    // measured repetitions (about every 20 ms), so calibration and setup, where the loop's share
-    // differs, stay out.
-    struct Reading {
-        std::chrono::steady_clock::time_point at;
-        double cpu = 0;
-    };
-    std::optional<Reading> first;
-    Reading last;
-    RunCallbacks callbacks;
-    callbacks.progress = [&](const Progress& p) {
-        if (p.stage != "measuring")
-            return;
-        last = { std::chrono::steady_clock::now(), loop.cpuSeconds() };
-        if (!first)
-            first = last;
-    };
-    const auto r = futexOn(cpu, callbacks);
-    ASSERT_TRUE(first.has_value());
-    const double loopShare = (last.cpu - first->cpu) / std::chrono::duration<double>(last.at - first->at).count();
+    double loopShare = 0;
+    const auto r = futexBeside(cpu, loop, loopShare);
+    ASSERT_GT(loopShare, 0.0) << "no reading while the run measured";
     ASSERT_TRUE(r.ok()) << r.error().message;
     ASSERT_TRUE(r->interference.has_value());
     ASSERT_EQ(r->interference->cpus.size(), 1U);
@@ -165,4 +173,35 @@ TEST_F(InterferenceTruth, TheSameRunAloneIsQuiet)
     ASSERT_TRUE(r->interference.has_value());
     EXPECT_LT(r->interference->cpus[0].otherShare, 0.05 + std::max(quiet, after))
         << interferenceLine(*r->interference) << "; background before " << quiet << ", after " << after;
+}
+
+// The same busy loop as the run's controller (as the desktop app is its worker's): its time is the
+// controller's share, apart from other tasks', and it is never named among them.
+TEST_F(InterferenceTruth, TheControllersLoadIsNamedApartFromOtherTasks)
+{
+    const int cpu = measuredCpu();
+    const double quiet = background(cpu, 0.5);
+    BusyLoop loop(cpu);
+    ASSERT_GT(loop.pid(), 0);
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    RunContext context;
+    context.controllerPid = loop.pid();
+    double loopShare = 0;
+    const auto r = futexBeside(cpu, loop, loopShare, &context);
+    ASSERT_TRUE(r.ok()) << r.error().message;
+    ASSERT_TRUE(r->interference.has_value());
+    const Interference& i = *r->interference;
+    ASSERT_EQ(i.cpus.size(), 1U);
+    EXPECT_EQ(i.controllerPid, loop.pid());
+    // Pinned to the measured CPU, all of the loop's time is put there: its own utime + stime.
+    EXPECT_GT(loopShare, 0.0);
+    EXPECT_NEAR(i.cpus[0].controllerShare, loopShare, 0.2 * loopShare) << interferenceLine(i);
+    for (const InterferingTask& t : i.topTasks)
+        EXPECT_NE(t.pid, loop.pid()) << interferenceLine(i);
+    EXPECT_NE(interferenceLine(i).find("window"), std::string::npos) << interferenceLine(i);
+    EXPECT_NE(interferenceCause(i).find("itself took"), std::string::npos) << interferenceCause(i);
+    if (quiet > 0.10)
+        GTEST_SKIP() << "CPU " << cpu << " was " << 100 * quiet
+                     << "% busy before the run: other tasks' share cannot be told from that noise";
+    EXPECT_LT(i.cpus[0].otherShare, 0.05 + quiet) << interferenceLine(i) << "; background " << quiet;
 }

@@ -15,7 +15,7 @@
 using namespace ctxscope;
 using namespace ctxscope::gui;
 
-TEST(LivePlot, AFastStreamIsDrawnAtMostThirtyTimesASecondAndNothingIsLost)
+TEST(LivePlot, AFastStreamIsDrawnAtMostFourTimesASecondAndNothingIsLost)
 {
     LivePlot plot;
     plot.resize(800, 500);
@@ -25,8 +25,8 @@ TEST(LivePlot, AFastStreamIsDrawnAtMostThirtyTimesASecondAndNothingIsLost)
     QElapsedTimer clock;
     clock.start();
     int sent = 0;
-    // A batch every millisecond, far faster than the worker's 20 ms, for 400 ms.
-    while (clock.elapsed() < 400) {
+    // A batch every millisecond, far faster than the worker's 20 ms, for 800 ms.
+    while (clock.elapsed() < 800) {
         QVector<double> batch(50);
         for (int i = 0; i < batch.size(); ++i)
             batch[i] = 8000 + (sent + i) % 97;
@@ -34,19 +34,20 @@ TEST(LivePlot, AFastStreamIsDrawnAtMostThirtyTimesASecondAndNothingIsLost)
         sent += static_cast<int>(batch.size());
         QTest::qWait(1);
     }
-    QTest::qWait(3 * LivePlot::kRedrawIntervalMs);
+    QTest::qWait(LivePlot::kMaxRedrawIntervalMs);
     const double seconds = static_cast<double>(clock.elapsed()) / 1000.0;
     const int redraws = plot.redrawCount() - before;
     EXPECT_GE(redraws, 1);
-    EXPECT_LE(redraws, static_cast<int>(seconds * 1000 / LivePlot::kRedrawIntervalMs) + 1);
+    // The run's beginning, then the stream at kStreamIntervalMs at most.
+    EXPECT_LE(redraws, static_cast<int>(seconds * 1000 / LivePlot::kStreamIntervalMs) + 2);
     EXPECT_EQ(plot.samples(1).size(), static_cast<std::size_t>(sent)) << "every sample is kept";
     EXPECT_LE(plot.samplesGraph(1)->dataCount(), sent) << "the scatter draws at most every sample";
     EXPECT_EQ(plot.medianGraph(1)->dataCount(), sent / LivePlot::kMedianWindow);
 }
 
-// Drawing 10^6 samples is slow (thinning and an antialiased replot): the next redraw waits twice
-// that cost, so the stream keeps at least two thirds of the GUI thread, within the bounds.
-TEST(LivePlot, ASlowRedrawWaitsTwiceItsCostBeforeTheNextOne)
+// Drawing 10^6 samples is slow (thinning and an antialiased replot): the next streamed redraw
+// waits that cost / kStreamDrawShare, so drawing keeps to about 2% of a CPU, within the bounds.
+TEST(LivePlot, ASlowRedrawWaitsFiftyTimesItsCostBeforeTheNextOne)
 {
     LivePlot plot;
     plot.resize(1000, 500);
@@ -56,14 +57,24 @@ TEST(LivePlot, ASlowRedrawWaitsTwiceItsCostBeforeTheNextOne)
     QVector<double> many(1'000'000);
     for (qsizetype i = 0; i < many.size(); ++i)
         many[i] = 8000 + static_cast<double>(i % 977);
+    const int drawn = plot.redrawCount();
     plot.addSamples(1, many);
-    ASSERT_TRUE(replotted.wait(10'000)) << "no redraw of the 10^6 samples";
+    // The redraw of the 10^6 samples, and its queued replot (a replot of the widget's own, on
+    // show, is no redraw of ours).
+    QElapsedTimer waited;
+    waited.start();
+    while (plot.redrawCount() == drawn && waited.elapsed() < 10'000)
+        QTest::qWait(1);
+    ASSERT_GT(plot.redrawCount(), drawn) << "no redraw of the 10^6 samples";
+    replotted.clear();
+    ASSERT_TRUE(replotted.wait(10'000)) << "no replot after the redraw";
     const double cost = plot.lastRedrawCostMs();
     EXPECT_GT(cost, 0.0);
     const int delay = plot.redrawDelayMs();
-    EXPECT_GE(delay, LivePlot::kRedrawIntervalMs);
+    EXPECT_GE(delay, LivePlot::kStreamIntervalMs);
     EXPECT_LE(delay, LivePlot::kMaxRedrawIntervalMs);
-    EXPECT_GE(delay, std::min(2 * cost, static_cast<double>(LivePlot::kMaxRedrawIntervalMs)) - 1);
+    EXPECT_GE(
+        delay, std::min(cost / LivePlot::kStreamDrawShare, static_cast<double>(LivePlot::kMaxRedrawIntervalMs)) - 1);
     // The next batch is drawn no sooner than that (a coarse timer may fire 5% early).
     const int redraws = plot.redrawCount();
     QElapsedTimer clock;

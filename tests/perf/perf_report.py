@@ -162,6 +162,17 @@ def main():
                 "{:.2f} s" + (f" ({t['window_events']:,} events, {t['megabytes']:.1f} MB, after {t['traced_seconds']:.2f} s "
                               f"traced)" if delivery is not None else ""),
                 "<= 2 s", delivery <= 2 if delivery is not None else None, t.get("load", sl))
+    ac = read(d, "app-cpu.json")
+    report["app_cpu"] = ac
+    for key, how, goal in (("live", "live plot", 0.05), ("quiet", "quiet stage", None)):
+        f = ac and ac.get(key)
+        ok = f and f["ok"] and f["run_seconds"] > 0
+        add(f"the app's own CPU during {ac['runs'] if ac else '?'} futex runs on CPUs {ac['cpus'] if ac else '?'}, "
+            f"{how}", ok and f["share"] * 100,
+            "{:.2f}% of one CPU" + (f" ({f['app_cpu_seconds']:.2f} s in {f['run_seconds']:.1f} s of runs, "
+                                    f"{ac['platform']})" if ok else ""),
+            f"<= {goal * 100:.0f}%" if goal else None, (f["share"] <= goal) if ok and goal else None,
+            f and f["load_end"])
     if "memory" in g:
         add("live plot memory per 1e6 samples", g["memory"]["live_plot_bytes_per_1e6_samples"] / 2**20,
             "{:.1f} MiB", load=gl)

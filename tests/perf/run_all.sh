@@ -5,7 +5,7 @@
 # observer effect, GUI speed and the working-set sweep's time. Each step records the load
 # average next to its figures. Writes build/release/perf-report.json and prints a table.
 # Rewrites the table at the top of docs/performance.md (DOC= another page, DOC= empty none).
-# Usage: tests/perf/run_all.sh [BUILD_DIR]   (env: CPU=0 CPU2=1 ROUNDS=3 RUNS=5 WATCH_ROUNDS=3 DOC=...)
+# Usage: tests/perf/run_all.sh [BUILD_DIR]   (env: CPU=0 CPU2=1 ROUNDS=3 RUNS=5 WATCH_ROUNDS=3 APP_RUNS=4 DOC=...)
 set -eu
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 B=${1:-$ROOT/build/release}
@@ -14,6 +14,7 @@ GUI=$B/app/gui/ctxscope
 CPU=${CPU:-0}
 CPU2=${CPU2:-1} # the other CPU of the cross-CPU traced run
 RUNS=${RUNS:-5}
+APP_RUNS=${APP_RUNS:-4} # the app's futex runs while its CPU time is measured
 WATCH_ROUNDS=${WATCH_ROUNDS:-3}
 OUT=$B/perf
 mkdir -p "$OUT"
@@ -92,6 +93,19 @@ for i in $(seq "$RUNS"); do
     echo "{\"pair\":$i,\"cli_p50\":$(p50 "$OUT/observer-cli-$i.json"),\"gui_p50\":$(p50 "$OUT/observer-gui-$i.json"),\"load\":$(load)}"
 done | jq -s . >"$OUT/observer.json"
 rm -rf "$CONF"
+
+# The real app under Xvfb when it is installed (as on a desk), else offscreen: its own CPU time
+# while its worker's tasks run, live plot then quiet stage.
+say "the app's own CPU share during $APP_RUNS futex runs on CPUs $CPU,$CPU2 (perf_app_cpu)"
+stamp "$OUT/app-cpu.stamp.json"
+if command -v xvfb-run >/dev/null; then
+    xvfb-run -a -s "-screen 0 1280x800x24" "$B/tests/perf/perf_app_cpu" "$GUI" --cpus "$CPU,$CPU2" --runs "$APP_RUNS" \
+        --json "$OUT/app-cpu.json" >"$OUT/app-cpu.txt" 2>&1 || say "perf_app_cpu: goal not met or could not run"
+else
+    QT_QPA_PLATFORM=offscreen "$B/tests/perf/perf_app_cpu" "$GUI" --cpus "$CPU,$CPU2" --runs "$APP_RUNS" \
+        --json "$OUT/app-cpu.json" >"$OUT/app-cpu.txt" 2>&1 || say "perf_app_cpu: goal not met or could not run"
+fi
+cat "$OUT/app-cpu.txt"
 
 say "5/6 GUI speed (perf_gui, offscreen)"
 stamp "$OUT/gui.stamp.json"

@@ -33,8 +33,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+using ctxscope::perf::load1;
 using ctxscope::perf::median;
 using ctxscope::perf::nowNs;
+using ctxscope::perf::processCpuNs;
 
 namespace {
 
@@ -66,16 +68,6 @@ pid_t spawn(const std::vector<std::string>& args, const std::string& log)
     ::_exit(127);
 }
 
-// The CPU time (user + system) a process used so far, all its threads, in ns.
-std::optional<double> processCpuNs(pid_t pid)
-{
-    clockid_t clock {};
-    timespec ts {};
-    if (::clock_getcpuclockid(pid, &clock) != 0 || ::clock_gettime(clock, &ts) != 0)
-        return std::nullopt;
-    return static_cast<double>(ts.tv_sec) * 1e9 + static_cast<double>(ts.tv_nsec);
-}
-
 std::size_t threadCount(pid_t pid)
 {
     std::error_code ec;
@@ -84,12 +76,6 @@ std::size_t threadCount(pid_t pid)
          !ec && it != std::filesystem::directory_iterator(); it.increment(ec))
         ++n;
     return n;
-}
-
-double load1()
-{
-    double load[1] = {};
-    return ::getloadavg(load, 1) == 1 ? load[0] : -1;
 }
 
 struct Window {

@@ -32,10 +32,12 @@ QString interferenceCell(const RunResult& r)
     const Interference& i = *r.interference;
     const double other = i.maxOtherShare();
     const double steal = i.maxStealShare();
-    if (other <= kNameTasksShare && steal <= kNameTasksShare)
+    const double window = i.maxControllerShare(); // this app's own, named apart from other tasks
+    if (other <= kNameTasksShare && steal <= kNameTasksShare && window <= kNameTasksShare)
         return QObject::tr("quiet");
-    QString text = steal > other ? QObject::tr("%1% steal").arg(100 * steal, 0, 'f', 0)
-                                 : QObject::tr("%1% other").arg(100 * other, 0, 'f', 0);
+    const QString text = steal > std::max(other, window) ? QObject::tr("%1% steal").arg(100 * steal, 0, 'f', 0)
+        : window > other                                 ? QObject::tr("%1% this window").arg(100 * window, 0, 'f', 0)
+                                                         : QObject::tr("%1% other").arg(100 * other, 0, 'f', 0);
     return i.disturbed() ? QStringLiteral("⚠ ") + text : text;
 }
 

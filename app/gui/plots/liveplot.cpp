@@ -113,7 +113,8 @@ void LivePlot::addSamples(quint64 id, const QVector<double>& nsPerOp)
     s.max = first == 0 ? *hi : std::max(s.max, *hi);
     addMedianPoints(
         s, s.running.add(std::span<const double>(nsPerOp.constData(), static_cast<std::size_t>(nsPerOp.size()))));
-    scheduleRedraw(Pace::Stream);
+    if (!m_quiet) // the quiet stage draws them when a repetition or the run ends
+        scheduleRedraw(Pace::Stream);
 }
 
 std::span<const double> LivePlot::Series::all() const
@@ -247,13 +248,25 @@ double LivePlot::lastRedrawCostMs() const { return m_thinMs + m_plot->replotTime
 
 int LivePlot::redrawDelayMs() const
 {
-    return std::clamp(static_cast<int>(std::ceil(2 * lastRedrawCostMs())), kRedrawIntervalMs, kMaxRedrawIntervalMs);
+    return std::clamp(
+        static_cast<int>(std::ceil(lastRedrawCostMs() / kStreamDrawShare)), kStreamIntervalMs, kMaxRedrawIntervalMs);
 }
+
+void LivePlot::setQuietStage(bool on)
+{
+    m_quiet = on;
+    if (on && m_redrawTimer->isActive() && m_redrawTimer->remainingTime() > kRedrawIntervalMs)
+        m_redrawTimer->stop(); // a paced redraw of streamed samples waits for drawHeld()
+    else if (!on)
+        scheduleRedraw(Pace::Stream);
+}
+
+void LivePlot::drawHeld() { scheduleRedraw(); }
 
 void LivePlot::scheduleRedraw(Pace pace)
 {
     // Streamed samples wait for the paced redraw; anything else (a run begun or ended, the log
-    // scale, a highlight) is drawn within kRedrawIntervalMs, cutting a longer wait short.
+    // scale, a highlight, drawHeld) is drawn within kRedrawIntervalMs, cutting a longer wait short.
     const int delay = pace == Pace::Stream ? redrawDelayMs() : kRedrawIntervalMs;
     if (!m_redrawTimer->isActive() || m_redrawTimer->remainingTime() > delay)
         m_redrawTimer->start(delay);

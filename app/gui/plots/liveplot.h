@@ -32,13 +32,17 @@ namespace ctxscope::gui {
 class LivePlot : public QWidget {
     Q_OBJECT
 public:
-    // Streamed samples are drawn this long after they arrive, or, after a redraw that cost
-    // more than half of it (10^6 samples thinned and replotted take ~45 ms in a release
-    // build), twice that cost, so drawing keeps about a third of the GUI thread and the rest
-    // parses the stream; never longer than kMaxRedrawIntervalMs, so the plot stays live.
-    // Anything else (a run begun or ended, the scale, a highlight) is drawn within 33 ms.
+    // Streamed samples are drawn at most every kStreamIntervalMs and, after a redraw that cost
+    // c ms (thinning and QCustomPlot's replot), no sooner than c / kStreamDrawShare: drawing a
+    // run as it streams keeps the app's own time near 2% of one CPU, so the app stays out of
+    // the measurement it shows (docs/performance.md, "the app's CPU share during a run"); never
+    // longer than kMaxRedrawIntervalMs apart, so the plot stays live. Anything else (a run begun
+    // or ended, the scale, a highlight, a repetition's end on the quiet stage) is drawn within
+    // kRedrawIntervalMs.
     static constexpr int kRedrawIntervalMs = 33;
-    static constexpr int kMaxRedrawIntervalMs = 250;
+    static constexpr int kStreamIntervalMs = 250;
+    static constexpr double kStreamDrawShare = 0.02;
+    static constexpr int kMaxRedrawIntervalMs = 1000;
     static constexpr int kMedianWindow = static_cast<int>(kTraceMedianWindow); // as a file's prepared trace
     // Per run; more are still counted in the median line but not kept as points.
     static constexpr std::size_t kMaxPoints = 1 << 21;
@@ -74,6 +78,12 @@ public:
 
     void setLogScale(bool on);
     bool logScale() const { return m_log; }
+    // The quiet stage: streamed samples are kept but not drawn while they stream; drawHeld()
+    // (a repetition ended) and a run's end draw them. Nothing else changes.
+    void setQuietStage(bool on);
+    bool quietStage() const { return m_quiet; }
+    // Draws what streamed since the last redraw within kRedrawIntervalMs (a repetition ended).
+    void drawHeld();
 
     QCustomPlot* plot() const { return m_plot; }
     // Every sample kept for a run, in arrival order (empty for an unknown run).
@@ -84,7 +94,8 @@ public:
     QCPGraph* medianGraph(quint64 id) const;
     int redrawCount() const { return m_redraws; }
     // What the last redraw cost (thinning and QCustomPlot's replot), and the wait it sets
-    // before the next one: twice that cost, within [kRedrawIntervalMs, kMaxRedrawIntervalMs].
+    // before the next streamed one: that cost / kStreamDrawShare, within [kStreamIntervalMs,
+    // kMaxRedrawIntervalMs].
     double lastRedrawCostMs() const;
     int redrawDelayMs() const;
 
@@ -120,6 +131,7 @@ private:
     std::optional<quint64> m_highlight;
     std::optional<std::set<quint64>> m_shown; // nothing: all
     bool m_log = true;
+    bool m_quiet = false;
     int m_redraws = 0;
     double m_thinMs = 0; // thinning in the last redraw (QCustomPlot times its own replot)
     quint64 m_begun = 0;

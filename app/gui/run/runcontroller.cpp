@@ -43,12 +43,20 @@ int workerPipeBytes()
     return ok && max > 0 ? std::min(kWorkerPipeBytes, max) : kWorkerPipeBytes;
 }
 
+// `worker --controller PID`: this app's own CPU time on the measured CPUs is counted apart from
+// other tasks' in each run's interference (a worker through ssh runs where this app is not).
+QStringList localWorkerArguments()
+{
+    return { QStringLiteral("worker"), QStringLiteral("--controller"),
+        QString::number(QCoreApplication::applicationPid()) };
+}
+
 } // namespace
 
 RunController::RunController(QObject* parent)
     : QObject(parent)
     , m_program(defaultProgram())
-    , m_arguments { QStringLiteral("worker") }
+    , m_arguments(localWorkerArguments())
     , m_cancelWatchdog(new QTimer(this))
 {
     m_cancelWatchdog->setSingleShot(true);
@@ -93,7 +101,7 @@ void RunController::setLink(const MachineLink& link)
 {
     m_link = link;
     if (!link.isRemote()) {
-        setWorkerCommand(defaultProgram(), { QStringLiteral("worker") });
+        setWorkerCommand(defaultProgram(), localWorkerArguments());
         return;
     }
     const WorkerCommand command = sshWorkerCommand(link, qEnvironmentVariable("CTXSCOPE_SSH_COMMAND"));

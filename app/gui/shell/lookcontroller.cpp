@@ -95,6 +95,7 @@ void LookController::setPresentationMode(bool on)
     } else {
         applyPalette();
     }
+    emit presentationModeChanged(on);
 }
 
 } // namespace ctxscope::gui

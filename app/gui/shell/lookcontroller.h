@@ -30,6 +30,9 @@ public:
     // high-contrast palette of that brightness).
     void setDarkPalette(bool dark);
 
+signals:
+    void presentationModeChanged(bool on);
+
 private:
     void applyPalette();
 

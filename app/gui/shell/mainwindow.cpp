@@ -7,6 +7,7 @@
 #include "machinecontroller.h"
 #include "plotsview.h"
 #include "programspanel.h"
+#include "quietstage.h"
 #include "runlauncher.h"
 #include "runpanel.h"
 #include "sessionfiles.h"
@@ -135,6 +136,7 @@ void MainWindow::createWorkers(QWidget* row, LessonPanel* lessonPanel)
     connect(m_lessons, &LessonController::started, m_views, [this] { m_views->beginStage(true); });
     connect(m_lessons, &LessonController::finished, m_views, &SessionViews::endLessonStage);
     m_look = new LookController(*this, *mapPanel()->map(), *m_table);
+    m_quiet = new QuietStage(*m_plots->livePlot(), *m_look);
     m_machines = new MachineController({ this, &m_topology, m_launcher, m_store, m_status });
     m_launcher->setConnectionGate(
         [this](std::function<void()> action) { m_machines->whenConnected(std::move(action)); });
@@ -164,6 +166,7 @@ void MainWindow::createMenus()
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
     m_look->createActions(view);
+    m_quiet->createAction(view);
     m_lessons->createViewAction(view);
     QAction* programs = findChild<QDockWidget*>(QStringLiteral("programsDock"))->toggleViewAction();
     programs->setText(tr("&Programs (watch and re-pin running threads)"));

@@ -21,6 +21,7 @@ class LookController;
 class MachineController;
 class PlotsView;
 class ProgramsPanel;
+class QuietStage;
 class ResultsModel;
 class RunController;
 class RunCoordinator;
@@ -58,6 +59,7 @@ public:
     SessionFiles* files() const { return m_files; }
     LessonController* lessons() const { return m_lessons; }
     LookController* look() const { return m_look; }
+    QuietStage* quietStage() const { return m_quiet; }
     // The machine runs go to: Connect, Disconnect, reconnecting, the title and status bar.
     MachineController* machines() const { return m_machines; }
     SessionViews* views() const { return m_views; }
@@ -110,6 +112,7 @@ private:
     SessionFiles* m_files = nullptr;
     LessonController* m_lessons = nullptr;
     LookController* m_look = nullptr;
+    QuietStage* m_quiet = nullptr;
     MachineController* m_machines = nullptr;
     ProgramsPanel* m_programs = nullptr;
 };

@@ -17,6 +17,7 @@
 
 #include <QMainWindow>
 #include <QStatusBar>
+#include <QTimer>
 
 namespace ctxscope::gui {
 
@@ -27,7 +28,11 @@ RunStream::RunStream(
     , m_plots(plots)
     , m_views(views)
     , m_topology(topology)
+    , m_progressTimer(new QTimer(this))
 {
+    m_progressTimer->setSingleShot(true);
+    m_progressTimer->setInterval(kProgressIntervalMs);
+    connect(m_progressTimer, &QTimer::timeout, this, &RunStream::showProgress);
     connectRuns();
     connectJobs();
 }
@@ -42,8 +47,9 @@ void RunStream::connectRuns()
     connect(c, &RunController::progress, this, &RunStream::onProgress, queued);
     connect(
         c, &RunController::samplesAvailable, this,
-        [this](
-            quint64 id, int, quint64, const QVector<double>& nsPerOp) { m_plots.livePlot()->addSamples(id, nsPerOp); },
+        [this](quint64 id, int repetition, quint64, const QVector<double>& nsPerOp) {
+            onSamples(id, repetition, nsPerOp);
+        },
         queued);
     connect(c, &RunController::resultAvailable, this, &RunStream::onResult, queued);
     connect(c, &RunController::runFailed, this, &RunStream::onRunFailed, queued);
@@ -78,6 +84,10 @@ void RunStream::onRunStarted(quint64 id, const BenchSpec& spec)
     m_plots.livePlot()->beginRun(
         id, m_views.legendLabel(id, runLabel(spec.bench, spec.mode, relation, cpus) + onServer()), m_views.colorOf(id));
     m_plots.showLive();
+    m_progressTimer->stop();
+    m_progress = {};
+    m_repetition = -1;
+    m_progressShown = true;
     m_launcher.panel()->runStarted();
     m_launcher.status()->setRunProgress(tr("Starting %1…").arg(QString::fromStdString(spec.bench)));
     m_launcher.runBegan();
@@ -88,10 +98,46 @@ void RunStream::onProgress(quint64 id, const QString& stage, int repetition, int
     // Queued: a job's last progress can come after its end (a whole lesson's, handled directly).
     if (m_launcher.controller()->runningId() != id)
         return;
-    m_launcher.panel()->showProgress(stage, repetition, repetitions, fraction);
-    m_launcher.status()->setRunProgress(stage == QStringLiteral("measuring")
-            ? tr("Repetition %1/%2 · %3%").arg(repetition + 1).arg(repetitions).arg(qRound(100 * fraction))
-            : stage + QStringLiteral("…"));
+    const bool step = stage != m_progress.stage || repetition != m_progress.repetition;
+    if (stage == QStringLiteral("measuring"))
+        repetitionSeen(repetition);
+    m_progress = { id, stage, repetition, repetitions, fraction };
+    m_progressShown = false;
+    if (step)
+        showProgress();
+    else if (!m_plots.livePlot()->quietStage() && !m_progressTimer->isActive())
+        m_progressTimer->start();
+}
+
+void RunStream::onSamples(quint64 id, int repetition, const QVector<double>& nsPerOp)
+{
+    if (m_launcher.controller()->runningId() == id)
+        repetitionSeen(repetition);
+    m_plots.livePlot()->addSamples(id, nsPerOp);
+}
+
+void RunStream::repetitionSeen(int repetition)
+{
+    if (repetition > m_repetition && m_repetition >= 0)
+        m_plots.livePlot()->drawHeld();
+    m_repetition = std::max(m_repetition, repetition);
+}
+
+void RunStream::showProgress()
+{
+    m_progressTimer->stop();
+    // Nothing once the run has ended: its outcome is on show.
+    if (m_progressShown || m_launcher.controller()->runningId() != m_progress.id)
+        return;
+    m_progressShown = true;
+    const Progress& p = m_progress;
+    m_launcher.panel()->showProgress(p.stage, p.repetition, p.repetitions, p.fraction);
+    m_launcher.status()->setRunProgress(
+        p.stage == QStringLiteral("measuring") ? (
+            m_plots.livePlot()->quietStage() // only a repetition's start is shown: no percent
+                ? tr("Repetition %1/%2").arg(p.repetition + 1).arg(p.repetitions)
+                : tr("Repetition %1/%2 · %3%").arg(p.repetition + 1).arg(p.repetitions).arg(qRound(100 * p.fraction)))
+                                               : p.stage + QStringLiteral("…"));
 }
 
 void RunStream::onResult(quint64 id, std::shared_ptr<const RunResult> result)

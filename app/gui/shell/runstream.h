@@ -8,6 +8,8 @@
 #include <QObject>
 #include <QString>
 
+class QTimer;
+
 #include <map>
 #include <memory>
 #include <optional>
@@ -22,9 +24,15 @@ class SessionViews;
 // The worker's stream, routed to the views: a run's live curve as its samples arrive, its
 // result into the session store, a sweep growing point by point, a matrix once measured,
 // and the end of each (to RunLauncher::runEnded) whether it succeeded, failed or was cancelled.
+// The worker sends progress every 20 ms; each shown repaints the run panel and the status bar,
+// so a new stage or repetition is shown at once and the fraction within one at most every
+// kProgressIntervalMs (on the quiet stage, not at all: nothing is drawn while a repetition
+// measures, and its end draws the live plot too).
 class RunStream : public QObject {
     Q_OBJECT
 public:
+    static constexpr int kProgressIntervalMs = 250;
+
     RunStream(RunLauncher& launcher, PlotsView& plots, SessionViews& views, const std::optional<Topology>& topology);
 
 private:
@@ -34,6 +42,10 @@ private:
     void connectJobs();
     void onRunStarted(quint64 id, const ctxscope::BenchSpec& spec);
     void onProgress(quint64 id, const QString& stage, int repetition, int repetitions, double fraction);
+    void onSamples(quint64 id, int repetition, const QVector<double>& nsPerOp);
+    // A new repetition's first word: the one before it has ended, and the quiet stage draws it.
+    void repetitionSeen(int repetition);
+    void showProgress(); // the latest progress, in the run panel and the status bar
     void onResult(quint64 id, std::shared_ptr<const ctxscope::RunResult> result);
     void onRunFailed(quint64 id, const QString& message);
     void onRunCancelled(quint64 id);
@@ -47,6 +59,17 @@ private:
     const std::optional<Topology>& m_topology;
     std::map<quint64, std::size_t> m_liveSweeps; // run id -> index in the store's sweeps
     std::map<quint64, std::vector<RunResult>> m_matrixRuns; // of matrices being measured
+    struct Progress {
+        quint64 id = 0;
+        QString stage;
+        int repetition = 0;
+        int repetitions = 0;
+        double fraction = 0;
+    };
+    Progress m_progress; // the latest progress of the running run
+    int m_repetition = -1; // the repetition its stream is in (-1: none yet)
+    bool m_progressShown = true; // m_progress is on screen
+    QTimer* m_progressTimer = nullptr;
 };
 
 } // namespace ctxscope::gui

@@ -51,6 +51,10 @@ struct RunContext {
     // per run (docs/performance.md). A matrix leaves it off: its pairs still account every
     // CPU's other-task, steal and interrupt shares and are flagged when disturbed.
     bool nameInterferingTasks = true;
+    // The process that drives the run (the desktop app behind `ctxscope-cli worker`): its CPU
+    // time on the measured CPUs is counted apart from other tasks' (Interference::controllerPid),
+    // so a run the app disturbed says so instead of blaming the machine. 0: none.
+    long controllerPid = 0;
     // Called on the runner's thread right before the first measured repetition and right after
     // the last, with the tasks waiting at the phase barrier: a trace started and stopped here
     // holds exactly the measured ops.

@@ -22,6 +22,9 @@ public:
     WorkerSession(const WorkerSession&) = delete;
     WorkerSession& operator=(const WorkerSession&) = delete;
 
+    // The process that drives this worker (the desktop app): runs count its CPU time on the
+    // measured CPUs apart from other tasks' (Interference::controllerPid). Before any command.
+    void setController(long pid);
     void sendHello();
     // Handles one input line; returns false once the controller asked to quit.
     bool handleLine(std::string_view line);

@@ -72,7 +72,9 @@ std::string runJob(const RunCommand& command, const JobContext& c)
             c.write(line);
     };
     callbacks.progress = [&](const Progress& p) { c.write(progressLine(command.id, p)); };
-    auto result = runBenchmark(command.spec, c.topology, callbacks, c.stop);
+    RunContext context;
+    context.controllerPid = c.controllerPid;
+    auto result = runBenchmark(command.spec, c.topology, callbacks, c.stop, &context);
     if (!result)
         return failureLine(command.id, c, result.error());
     for (std::string& w : warningOf(keep))

@@ -14,6 +14,7 @@ struct JobContext {
     std::function<void(const std::string&)> write; // streamed lines
     std::stop_token stop;
     int readerTid = 0; // the thread reading commands, kept off the measured PUs meanwhile
+    long controllerPid = 0; // the app driving the worker (WorkerSession::setController), 0: none
 };
 
 // Each runs one command in the calling thread and returns its last line: the result,

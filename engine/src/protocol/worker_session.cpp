@@ -23,6 +23,7 @@ struct WorkerSession::State {
 
     Topology topology;
     Writer writer;
+    long controllerPid = 0;
     std::mutex writeMutex;
     std::mutex runMutex; // guards run and runId
     std::jthread run;
@@ -80,8 +81,8 @@ struct WorkerSession::State {
         // The job thread is created before the reader moves, so the measured tasks it starts
         // inherit the worker's whole affinity, never the reader's narrowed one.
         run = std::jthread([this, job = std::move(job), reader = currentThreadId()](std::stop_token stop) {
-            const std::string last
-                = job(worker::JobContext { topology, [this](const std::string& line) { write(line); }, stop, reader });
+            const std::string last = job(worker::JobContext {
+                topology, [this](const std::string& line) { write(line); }, stop, reader, controllerPid });
             // Not running any more before the controller can read the last line: it may send
             // the next command the moment it has the result.
             {
@@ -146,6 +147,8 @@ WorkerSession::WorkerSession(Topology topology, Writer writer)
 }
 
 WorkerSession::~WorkerSession() { m_state->joinRun(true); }
+
+void WorkerSession::setController(long pid) { m_state->controllerPid = pid; }
 
 void WorkerSession::sendHello() { m_state->write(helloLine(m_state->topology, readSysInfo(), measurementClock())); }
 

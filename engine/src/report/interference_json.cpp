@@ -23,13 +23,17 @@ json interferenceToJson(const Interference& i)
     for (const CpuInterference& c : i.cpus)
         cpus.push_back({ { "cpu", c.cpu }, { "other_share", c.otherShare }, { "steal_share", c.stealShare },
             { "irq_share", c.irqShare }, { "softirq_share", c.softirqShare }, { "irqs_per_s", c.irqsPerS },
-            { "softirqs_per_s", c.softirqsPerS }, { "other_share_by_repetition", c.otherShareByRepetition } });
+            { "softirqs_per_s", c.softirqsPerS }, { "other_share_by_repetition", c.otherShareByRepetition },
+            { "controller_share", c.controllerShare } });
     json tasks = json::array();
     for (const InterferingTask& t : i.topTasks)
         tasks.push_back({ { "pid", t.pid }, { "tid", t.tid }, { "comm", t.comm }, { "share", t.share },
             { "kernel_thread", t.kernelThread }, { "cpu", t.cpu } });
-    return { { "cpus", std::move(cpus) }, { "top_tasks", std::move(tasks) }, { "seconds", i.seconds },
+    json out { { "cpus", std::move(cpus) }, { "top_tasks", std::move(tasks) }, { "seconds", i.seconds },
         { "disturbed", i.disturbed() } };
+    if (i.controllerPid > 0)
+        out["controller"] = { { "pid", i.controllerPid }, { "comm", i.controllerComm } };
+    return out;
 }
 
 Interference interferenceFromJson(FieldReader& in)
@@ -46,11 +50,19 @@ Interference interferenceFromJson(FieldReader& in)
         x.softirqShare = share(cpu, "softirq_share");
         x.irqsPerS = cpu.number("irqs_per_s");
         x.softirqsPerS = cpu.optNumber("softirqs_per_s").value_or(0);
+        if (cpu.optNumber("controller_share")) // files before the controller was named apart have none
+            x.controllerShare = share(cpu, "controller_share");
         if (const json* reps = cpu.optArray("other_share_by_repetition"))
             for (const json& r : *reps)
                 x.otherShareByRepetition.push_back(r.is_number() ? r.get<double>() : 0);
         in.absorb(cpu);
         out.cpus.push_back(std::move(x));
+    }
+    if (const json* controller = in.optObject("controller")) {
+        FieldReader c(*controller, in.where("controller"));
+        out.controllerPid = static_cast<long>(c.countUpTo("pid", 1U << 30));
+        out.controllerComm = c.string("comm");
+        in.absorb(c);
     }
     for (const json& t : in.array("top_tasks")) {
         FieldReader task(t, in.where("top_tasks"));

@@ -42,6 +42,19 @@ double Interference::maxStealShare() const
     return c ? c->stealShare : 0;
 }
 
+double Interference::maxControllerShare() const
+{
+    const auto* c = busiest(cpus, &CpuInterference::controllerShare);
+    return c ? c->controllerShare : 0;
+}
+
+std::string controllerName(const Interference& i)
+{
+    if (i.controllerPid <= 0)
+        return {};
+    return "the " + (i.controllerComm.empty() ? std::string("controlling app") : i.controllerComm) + " window";
+}
+
 double Interference::maxRepetitionOtherShare() const
 {
     double m = 0;
@@ -53,12 +66,17 @@ double Interference::maxRepetitionOtherShare() const
 
 std::string interferenceLine(const Interference& i)
 {
-    const bool quiet = i.maxOtherShare() <= kNameTasksShare && i.maxStealShare() <= kNameTasksShare;
+    const bool quiet = i.maxOtherShare() <= kNameTasksShare && i.maxStealShare() <= kNameTasksShare
+        && i.maxControllerShare() <= kNameTasksShare;
+    const std::string controller = controllerName(i);
     std::string line = "interference on ";
     for (std::size_t n = 0; n < i.cpus.size(); ++n) {
         const CpuInterference& c = i.cpus[n];
-        line += fmt::format("{}CPU {}: {}other tasks {}, steal {}, {} interrupts/s", n == 0 ? "" : "; ", c.cpu,
-            quiet ? "quiet (" : "", percent(c.otherShare), percent(c.stealShare), formatCount(c.irqsPerS));
+        line += fmt::format(
+            "{}CPU {}: {}other tasks {}", n == 0 ? "" : "; ", c.cpu, quiet ? "quiet (" : "", percent(c.otherShare));
+        if (!controller.empty())
+            line += fmt::format(", {} {}", controller, percent(c.controllerShare));
+        line += fmt::format(", steal {}, {} interrupts/s", percent(c.stealShare), formatCount(c.irqsPerS));
         if (quiet)
             line += ")";
     }
@@ -83,6 +101,10 @@ std::string interferenceCause(const Interference& i)
         if (there != i.topTasks.end())
             out += fmt::format(", busiest {} (PID {})", there->comm, there->pid);
     }
+    const auto* controller = busiest(i.cpus, &CpuInterference::controllerShare);
+    if (controller && controller->controllerShare >= kCauseShare)
+        out += fmt::format("{}{} itself took {} of CPU {}", out.empty() ? "" : " and ", controllerName(i),
+            percent(controller->controllerShare), controller->cpu);
     if (steal && steal->stealShare >= kCauseShare)
         out += fmt::format(
             "{}the hypervisor stole {} of CPU {}", out.empty() ? "" : " and ", percent(steal->stealShare), steal->cpu);
@@ -93,9 +115,12 @@ std::string disturbedWarning(const Interference& i)
 {
     if (!i.disturbed())
         return {};
+    // The app's own load is no reason to look for a quieter machine: it is the app to quieten.
+    const bool machine = i.maxOtherShare() > kDisturbedShare || i.maxStealShare() > kDisturbedShare;
     return fmt::format("The run was disturbed: {}, more than {:.0f}% of a measured CPU; its figures include that "
-                       "time, so measure again on a quiet machine before concluding from them.",
-        interferenceCause(i), 100 * kDisturbedShare);
+                       "time, so measure again {} before concluding from them.",
+        interferenceCause(i), 100 * kDisturbedShare,
+        machine ? "on a quiet machine" : "with the window's quiet stage on (View menu)");
 }
 
 } // namespace ctxscope

@@ -4,6 +4,9 @@
 #include <algorithm>
 #include <set>
 
+#include <sched.h>
+#include <time.h>
+
 namespace ctxscope::run {
 
 namespace {
@@ -29,11 +32,41 @@ double seconds(const InterferenceMeter::Snapshot& a, const InterferenceMeter::Sn
     return std::chrono::duration<double>(b.at - a.at).count();
 }
 
+// A process's CPU time so far, every thread's (those that ended too), in ns; 0 when it is gone.
+std::uint64_t processCpuNs(long pid)
+{
+    clockid_t clock {};
+    timespec ts {};
+    if (::clock_getcpuclockid(static_cast<pid_t>(pid), &clock) != 0 || ::clock_gettime(clock, &ts) != 0)
+        return 0;
+    return static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000'000U + static_cast<std::uint64_t>(ts.tv_nsec);
+}
+
+// The CPUs a process's main thread may run on (the app moves all its threads together).
+void addAllowedCpus(long pid, std::vector<int>& to)
+{
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (::sched_getaffinity(static_cast<pid_t>(pid), sizeof(set), &set) != 0)
+        return;
+    for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+        if (CPU_ISSET(static_cast<std::size_t>(cpu), &set) && std::find(to.begin(), to.end(), cpu) == to.end())
+            to.push_back(cpu);
+}
+
+double busyNs(const os::CpuTimes* x, const os::CpuTimes* y)
+{
+    return x && y ? static_cast<double>(grown(x->user + x->nice + x->system, y->user + y->nice + y->system)) * 1e9
+            / os::ticksPerSecond()
+                  : 0.0;
+}
+
 } // namespace
 
-InterferenceMeter::InterferenceMeter(std::vector<MeasuredTask> tasks, bool scanTasks)
+InterferenceMeter::InterferenceMeter(std::vector<MeasuredTask> tasks, bool scanTasks, long controllerPid)
     : m_tasks(std::move(tasks))
     , m_scanTasks(scanTasks)
+    , m_controller(controllerPid)
 {
 }
 
@@ -65,6 +98,8 @@ std::optional<InterferenceMeter::Snapshot> InterferenceMeter::snapshot() const
             return std::nullopt;
         }
     }
+    if (m_controller > 0)
+        s.controllerNs = processCpuNs(m_controller);
     s.at = std::chrono::steady_clock::now();
     return s;
 }
@@ -74,6 +109,12 @@ void InterferenceMeter::begin()
     m_marks.clear();
     m_before.clear();
     m_after.clear();
+    m_controllerCpus.clear();
+    if (m_controller > 0) {
+        if (auto task = os::readTaskStat(m_controller, m_controller))
+            m_controllerComm = task->comm;
+        addAllowedCpus(m_controller, m_controllerCpus);
+    }
     if (m_scanTasks) {
         m_beforeAt = std::chrono::steady_clock::now();
         for (const os::TaskStat& t : os::scanTasks())
@@ -92,6 +133,8 @@ void InterferenceMeter::mark(bool last)
         return;
     }
     m_marks.push_back(std::move(*s));
+    if (last && m_controller > 0)
+        addAllowedCpus(m_controller, m_controllerCpus);
     if (!last || !m_scanTasks || m_marks.size() < 2)
         return;
     // Name the busiest tasks only when other tasks took a visible share of a CPU the run may
@@ -106,18 +149,16 @@ void InterferenceMeter::mark(bool last)
         } else {
             candidates.push_back(t.pinnedCpu);
         }
-    const auto own = ownNsByCpu(m_marks.front(), m_marks.back(), candidates, {});
-    for (std::size_t i = 0; i < candidates.size(); ++i) {
-        const auto c = between(m_marks.front(), m_marks.back(), candidates[i], own[i]);
+    for (const auto& c : figures(m_marks.front(), m_marks.back(), candidates, {}))
         if (c && c->otherShare > kNameTasksShare) {
             m_after = os::scanTasks();
             m_afterAt = std::chrono::steady_clock::now();
             return;
         }
-    }
 }
 
-std::optional<CpuInterference> InterferenceMeter::between(const Snapshot& a, const Snapshot& b, int cpu, double ownNs)
+std::optional<CpuInterference> InterferenceMeter::between(
+    const Snapshot& a, const Snapshot& b, int cpu, double ownNs, double controllerNs)
 {
     const os::CpuTimes* x = a.stat.cpu(cpu);
     const os::CpuTimes* y = b.stat.cpu(cpu);
@@ -141,7 +182,10 @@ std::optional<CpuInterference> InterferenceMeter::between(const Snapshot& a, con
         return c; // shorter than a tick: no share can be told
     const double tickNs = 1e9 / os::ticksPerSecond();
     const double wallNs = static_cast<double>(wall) * tickNs;
-    c.otherShare = std::clamp((static_cast<double>(tasks) * tickNs - ownNs) / wallNs, 0.0, 1.0);
+    const double others = std::max(0.0, static_cast<double>(tasks) * tickNs - ownNs);
+    const double controller = std::clamp(controllerNs, 0.0, others);
+    c.otherShare = std::clamp((others - controller) / wallNs, 0.0, 1.0);
+    c.controllerShare = std::clamp(controller / wallNs, 0.0, 1.0);
     c.stealShare = static_cast<double>(steal) / static_cast<double>(wall);
     c.irqShare = static_cast<double>(irq) / static_cast<double>(wall);
     c.softirqShare = static_cast<double>(softirq) / static_cast<double>(wall);
@@ -189,6 +233,41 @@ std::vector<double> InterferenceMeter::ownNsByCpu(const Snapshot& a, const Snaps
     return own;
 }
 
+std::vector<double> InterferenceMeter::controllerNsByCpu(const Snapshot& a, const Snapshot& b,
+    const std::vector<int>& cpus, const std::vector<double>& own, const std::vector<int>& allowed)
+{
+    std::vector<double> out(cpus.size(), 0.0);
+    const double ns = static_cast<double>(grown(a.controllerNs, b.controllerNs));
+    if (ns <= 0)
+        return out;
+    double total = 0;
+    for (const auto& y : b.stat.cpus) {
+        if (!allowed.empty() && std::find(allowed.begin(), allowed.end(), y.cpu) == allowed.end())
+            continue;
+        double other = busyNs(a.stat.cpu(y.cpu), &y);
+        const auto k = static_cast<std::size_t>(std::find(cpus.begin(), cpus.end(), y.cpu) - cpus.begin());
+        if (k < cpus.size()) {
+            other = std::max(0.0, other - (k < own.size() ? own[k] : 0.0));
+            out[k] = other;
+        }
+        total += other;
+    }
+    for (double& x : out)
+        x = total > 0 ? ns * x / total : 0;
+    return out;
+}
+
+std::vector<std::optional<CpuInterference>> InterferenceMeter::figures(const Snapshot& a, const Snapshot& b,
+    const std::vector<int>& cpus, const std::vector<std::vector<int>>& seenByTask) const
+{
+    const auto own = ownNsByCpu(a, b, cpus, seenByTask);
+    const auto controller = controllerNsByCpu(a, b, cpus, own, m_controllerCpus);
+    std::vector<std::optional<CpuInterference>> out;
+    for (std::size_t k = 0; k < cpus.size(); ++k)
+        out.push_back(between(a, b, cpus[k], own[k], controller[k]));
+    return out;
+}
+
 std::vector<InterferingTask> InterferenceMeter::topTasks(const std::vector<CpuInterference>& cpus) const
 {
     const double interval = std::chrono::duration<double>(m_afterAt - m_beforeAt).count();
@@ -205,7 +284,8 @@ std::vector<InterferingTask> InterferenceMeter::topTasks(const std::vector<CpuIn
         // task never took more of a CPU than the line above it says others took.
         const auto where = std::find_if(
             cpus.begin(), cpus.end(), [&](const CpuInterference& c) { return t.processor && c.cpu == *t.processor; });
-        if (mine.count(t.tid) || where == cpus.end())
+        // The controller is named apart (Interference::controllerPid), never among other tasks.
+        if (mine.count(t.tid) || where == cpus.end() || (m_controller > 0 && t.pid == m_controller))
             continue;
         std::uint64_t before = 0;
         if (const auto it = m_before.find(t.tid); it != m_before.end() && it->second.first == t.starttime)
@@ -233,20 +313,24 @@ std::optional<Interference> InterferenceMeter::finish(
     out.seconds = seconds(m_marks.front(), m_marks.back());
     if (out.seconds < kMinSeconds)
         return std::nullopt;
-    const auto own = ownNsByCpu(m_marks.front(), m_marks.back(), cpus, seenByTask);
+    const auto whole = figures(m_marks.front(), m_marks.back(), cpus, seenByTask);
+    std::vector<std::vector<std::optional<CpuInterference>>> byRepetition;
+    for (std::size_t r = 0; r + 1 < m_marks.size(); ++r)
+        byRepetition.push_back(figures(m_marks[r], m_marks[r + 1], cpus, seenByTask));
     for (std::size_t k = 0; k < cpus.size(); ++k) {
-        auto c = between(m_marks.front(), m_marks.back(), cpus[k], own[k]);
+        auto c = whole[k];
         if (!c)
             continue;
-        for (std::size_t r = 0; r + 1 < m_marks.size(); ++r) {
-            const auto ownRep = ownNsByCpu(m_marks[r], m_marks[r + 1], cpus, seenByTask);
-            const auto rep = between(m_marks[r], m_marks[r + 1], cpus[k], ownRep[k]);
-            c->otherShareByRepetition.push_back(rep ? rep->otherShare : 0);
-        }
+        for (const auto& rep : byRepetition)
+            c->otherShareByRepetition.push_back(rep[k] ? rep[k]->otherShare : 0);
         out.cpus.push_back(std::move(*c));
     }
     if (out.cpus.empty())
         return std::nullopt;
+    if (m_controller > 0 && m_marks.front().controllerNs > 0) { // a controller that could be read
+        out.controllerPid = m_controller;
+        out.controllerComm = m_controllerComm;
+    }
     if (out.maxOtherShare() > kNameTasksShare && !m_after.empty())
         out.topTasks = topTasks(out.cpus);
     return out;

@@ -175,7 +175,8 @@ Expected<RunResult> runBenchmark(const BenchSpec& spec, const Topology& topology
         const bool holdsSwitches = info.switchesPerOp(tasks, placement->onePu()) > 0;
         run::RepetitionHooks hooks;
         if (spec.accountInterference)
-            meter.emplace(measuredTasks(*block, spec.mode), !context || context->nameInterferingTasks);
+            meter.emplace(measuredTasks(*block, spec.mode), !context || context->nameInterferingTasks,
+                context ? context->controllerPid : 0);
         hooks.before = [&] {
             if (meter)
                 meter->begin();
