@@ -30,6 +30,11 @@ public:
     // high-contrast palette of that brightness).
     void setDarkPalette(bool dark);
 
+signals:
+    // After the window, fonts and palette changed: the lesson turns into its verdict card, the
+    // status bar drops what only a developer reads.
+    void presentationChanged(bool on);
+
 private:
     void applyPalette();
 

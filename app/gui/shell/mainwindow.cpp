@@ -15,6 +15,7 @@
 #include "statuspanel.h"
 #include "topologymappanel.h"
 #include "topologytabs.h"
+#include "verdictcard.h"
 
 #include "ctxscope/version.h"
 
@@ -32,6 +33,7 @@
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTableView>
+#include <QTimer>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -49,6 +51,8 @@ MainWindow::MainWindow(QWidget* parent)
     m_banner->setWordWrap(true);
     m_banner->setStyleSheet(QStringLiteral("background:#fff3cd;color:#664d03;padding:6px;border:1px solid #ffe69c;"));
     m_banner->hide();
+    auto* card = new VerdictCard(central);
+    card->hide(); // presentation mode shows it while a lesson is open
     auto* vertical = new QSplitter(Qt::Vertical, central);
     auto* top = new QSplitter(Qt::Horizontal, vertical);
     m_tabs = new TopologyTabs(top);
@@ -74,6 +78,7 @@ MainWindow::MainWindow(QWidget* parent)
     vertical->setStretchFactor(0, 3);
     vertical->setStretchFactor(1, 1);
     layout->addWidget(m_banner);
+    layout->addWidget(card);
     layout->addWidget(vertical, 1);
     setCentralWidget(central);
 
@@ -85,19 +90,28 @@ MainWindow::MainWindow(QWidget* parent)
     addDockWidget(Qt::LeftDockWidgetArea, dock);
     m_status = new StatusPanel(this);
     statusBar()->addPermanentWidget(m_status);
+    // A temporary message gets its own room: the permanent labels give way while it shows.
+    connect(statusBar(), &QStatusBar::messageChanged, m_status, [this](const QString& message) {
+        m_status->leaveRoomForMessage(message.isEmpty() ? 0 : statusBar()->fontMetrics().horizontalAdvance(message));
+    });
     m_programs = new ProgramsPanel(*mapPanel()->map(), this);
     auto* programsDock = new QDockWidget(tr("Programs"), this);
     programsDock->setObjectName(QStringLiteral("programsDock"));
     programsDock->setWidget(m_programs);
     addDockWidget(Qt::RightDockWidgetArea, programsDock);
     programsDock->hide(); // View → Programs
-    // Opened, it takes room enough for the thread table's columns (the central area gives way).
-    connect(programsDock, &QDockWidget::visibilityChanged, this, [this, programsDock](bool visible) {
-        if (visible && !programsDock->isFloating() && programsDock->width() < 440)
-            resizeDocks({ programsDock }, { 460 }, Qt::Horizontal);
-    });
+    // Docked, it is a page in the plots' place: the map stays beside it, readable, and the
+    // watch's table and plot get the plots' width (docked at 460 pixels beside them, a 1280
+    // window showed 2 threads and a clipped plot). Closed or floated, the plots come back.
+    // (Once the window has laid the dock out: it may be opened before the window is shown.)
+    const auto fitPrograms = [this, programsDock] {
+        QTimer::singleShot(0, this,
+            [this, programsDock] { givePlotsToPrograms(programsDock->isVisible() && !programsDock->isFloating()); });
+    };
+    connect(programsDock, &QDockWidget::visibilityChanged, this, fitPrograms);
+    connect(programsDock, &QDockWidget::topLevelChanged, this, fitPrograms);
 
-    createWorkers(top, lessonPanel);
+    createWorkers(top, lessonPanel, card);
     createMenus();
     m_runPanel->loadSettings();
     statusBar()->showMessage(tr("Ready"));
@@ -119,7 +133,28 @@ QSize initialWindowSize(QSize available)
     return { fit(available.width(), 1024, 2560), fit(available.height(), 640, 1600) };
 }
 
-void MainWindow::createWorkers(QWidget* row, LessonPanel* lessonPanel)
+void MainWindow::givePlotsToPrograms(bool give)
+{
+    auto* row = qobject_cast<QSplitter*>(m_plots->parentWidget());
+    auto* dock = findChild<QDockWidget*>(QStringLiteral("programsDock"));
+    if (give == !m_rowBeforePrograms.isEmpty())
+        return;
+    if (!give) {
+        row->setSizes(m_rowBeforePrograms);
+        m_rowBeforePrograms.clear();
+        return;
+    }
+    m_rowBeforePrograms = row->sizes();
+    // The map keeps its width (at least what its boxes need); the page gets the plots'.
+    const int map = std::max(m_rowBeforePrograms.value(0), m_tabs->minimumSizeHint().width());
+    const int page = std::max(460, dock->width() + row->width() - map);
+    QList<int> sizes(m_rowBeforePrograms.size(), 0);
+    sizes[0] = map;
+    row->setSizes(sizes);
+    resizeDocks({ dock }, { page }, Qt::Horizontal);
+}
+
+void MainWindow::createWorkers(QWidget* row, LessonPanel* lessonPanel, VerdictCard* card)
 {
     // The session document first: every other object reads or fills it.
     m_store = new SessionStore(this);
@@ -130,11 +165,13 @@ void MainWindow::createWorkers(QWidget* row, LessonPanel* lessonPanel)
     m_files = new SessionFiles({ this, &m_topology, m_store, m_views, m_plots, m_launcher->controller() });
     connect(m_files, &SessionFiles::topologyRead, this, &MainWindow::setTopology);
     m_lessons = new LessonController({ this, &m_topology, m_launcher->coordinator(), m_launcher->controller(), m_store,
-        m_plots, static_cast<QSplitter*>(row), m_tabs, lessonPanel, m_launcher });
+        m_plots, static_cast<QSplitter*>(row), m_tabs, lessonPanel, card, m_launcher });
     // A lesson is one stage of the live and distribution views: its runs, not the ones before.
     connect(m_lessons, &LessonController::started, m_views, [this] { m_views->beginStage(true); });
     connect(m_lessons, &LessonController::finished, m_views, &SessionViews::endLessonStage);
     m_look = new LookController(*this, *mapPanel()->map(), *m_table);
+    connect(m_look, &LookController::presentationChanged, m_lessons, &LessonController::setPresenting);
+    connect(m_look, &LookController::presentationChanged, m_status, &StatusPanel::setPresenting);
     m_machines = new MachineController({ this, &m_topology, m_launcher, m_store, m_status });
     m_launcher->setConnectionGate(
         [this](std::function<void()> action) { m_machines->whenConnected(std::move(action)); });
@@ -275,6 +312,7 @@ RunCoordinator* MainWindow::runs() const { return m_launcher->coordinator(); }
 FileOpener* MainWindow::opener() const { return m_files->opener(); }
 LessonSession* MainWindow::lesson() const { return m_lessons->lesson(); }
 LessonPanel* MainWindow::lessonPanel() const { return m_lessons->panel(); }
+VerdictCard* MainWindow::verdictCard() const { return m_lessons->card(); }
 QTextBrowser* MainWindow::lessonView() const { return m_lessons->panel()->text(); }
 ResultsModel* MainWindow::resultsModel() const { return m_views->resultsModel(); }
 QAction* MainWindow::runAction() const { return m_launcher->runAction(); }

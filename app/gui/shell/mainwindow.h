@@ -3,6 +3,7 @@
 
 #include "ctxscope/topology.h"
 
+#include <QList>
 #include <QMainWindow>
 
 #include <optional>
@@ -32,6 +33,7 @@ class SessionViews;
 class StatusPanel;
 class TopologyMapPanel;
 class TopologyTabs;
+class VerdictCard;
 
 // The first window's size on a screen with this much room: most of it (a 1920 screen gives
 // about 1630 by 920), all but a margin of a projector's 1280x800, never below 1024x640 nor
@@ -70,6 +72,7 @@ public:
     FileOpener* opener() const;
     LessonSession* lesson() const;
     LessonPanel* lessonPanel() const;
+    VerdictCard* verdictCard() const; // the lesson's headline across the window in presentation mode
     QTextBrowser* lessonView() const;
     ResultsModel* resultsModel() const;
     QAction* runAction() const;
@@ -90,8 +93,9 @@ protected:
 
 private:
     void showTopology(const Topology& topology, bool server);
-    void createWorkers(QWidget* row, LessonPanel* lessonPanel);
+    void createWorkers(QWidget* row, LessonPanel* lessonPanel, VerdictCard* card);
     void createMenus();
+    void givePlotsToPrograms(bool give); // the Programs dock docked: a page in the plots' place
     void openTopologyXml();
     void openSynthetic();
     void showTopologyOrSay(Expected<Topology> topology, const QString& title);
@@ -112,6 +116,7 @@ private:
     LookController* m_look = nullptr;
     MachineController* m_machines = nullptr;
     ProgramsPanel* m_programs = nullptr;
+    QList<int> m_rowBeforePrograms; // map | plots | lesson widths while Programs has the plots' place
 };
 
 } // namespace ctxscope::gui

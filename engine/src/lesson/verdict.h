@@ -18,6 +18,7 @@
 // figures through withSpread() and formatComparison().
 #pragma once
 
+#include "ctxscope/lesson.h"
 #include "ctxscope/result.h"
 
 #include <cstddef>
@@ -77,6 +78,14 @@ Comparison compare(const RunResult& a, const RunResult& b);
 // "2.74 times (95% interval 2.60–2.90)"; "133 times (95% interval 120–140)". Only the figure:
 // a disturbed comparison is no figure to quote (see noConclusion).
 std::string formatComparison(const Comparison& c);
+// "2.74", "133": a ratio as formatComparison quotes it.
+std::string formatRatio(double ratio);
+// The headline of a comparison a lesson's conclusion turns on: `figure` ("Across packages: 2.74×
+// slower than on one PU") when it differs; `same` or `unclear` in words otherwise; "No
+// conclusion: <run> was disturbed." for a disturbed side. The interval is c's.
+LessonHeadline headlineOf(const Comparison& c, std::string figure, std::string same, std::string unclear);
+// "on one PU", "across packages": where a pair of tasks ran, for a headline.
+std::string relationPhrase(Relation relation);
 // Which run this is, for a sentence: "the futex run on CPUs 0,1 (same-package)"; "the process
 // pipe run on ..." when it ran as processes.
 std::string runName(const RunResult& r);
