@@ -155,7 +155,7 @@ TEST(Views, LadderLabelsBreakUnderTheirBarsWhenTheyDoNotFitSideBySide)
 TEST(Views, CategoryLabelsBreakAfterSlashesSpacesAndDashes)
 {
     const QFontMetrics metrics(QApplication::font());
-    const int room = metrics.horizontalAdvance(QStringLiteral("shared-l3/"));
+    const int room = metrics.horizontalAdvance(QStringLiteral("futex/thread/"));
     EXPECT_EQ(wrapCategoryLabel(QStringLiteral("futex/thread/shared-l3"), metrics, room),
         QStringLiteral("futex/thread/\nshared-l3"));
     EXPECT_EQ(wrapCategoryLabel(QStringLiteral("futex/thread/shared-l3"), metrics, 1),

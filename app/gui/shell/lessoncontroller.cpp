@@ -278,10 +278,10 @@ void LessonController::fitPresentingRow()
 {
     if (!m_presenting)
         return;
-    // The map beside the plot at 1280 and at 1920: a third of the row (never less than it needs
-    // to draw its boxes), the plot the rest (at 1280, about 800 pixels: its axis labels apart).
+    // The map beside the plot at 1280 and at 1920: a third of the row (what it needs to draw its
+    // boxes, up to two fifths), the plot the rest (at 1280, about 800 pixels: its labels apart).
     const int total = m_parts.row->width();
-    const int map = std::max(m_parts.map->minimumSizeHint().width(), total / 3);
+    const int map = std::min(std::max(m_parts.map->minimumSizeHint().width(), total / 3), total * 2 / 5);
     m_parts.row->setSizes({ map, std::max(0, total - map), 0 });
 }
 

@@ -33,7 +33,6 @@
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTableView>
-#include <QTimer>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -100,16 +99,11 @@ MainWindow::MainWindow(QWidget* parent)
     programsDock->setWidget(m_programs);
     addDockWidget(Qt::RightDockWidgetArea, programsDock);
     programsDock->hide(); // View → Programs
-    // Docked, it is a page in the plots' place: the map stays beside it, readable, and the
-    // watch's table and plot get the plots' width (docked at 460 pixels beside them, a 1280
-    // window showed 2 threads and a clipped plot). Closed or floated, the plots come back.
-    // (Once the window has laid the dock out: it may be opened before the window is shown.)
-    const auto fitPrograms = [this, programsDock] {
-        QTimer::singleShot(0, this,
-            [this, programsDock] { givePlotsToPrograms(programsDock->isVisible() && !programsDock->isFloating()); });
-    };
-    connect(programsDock, &QDockWidget::visibilityChanged, this, fitPrograms);
-    connect(programsDock, &QDockWidget::topLevelChanged, this, fitPrograms);
+    // Opened, it takes room enough for the thread table's columns (the central area gives way).
+    connect(programsDock, &QDockWidget::visibilityChanged, this, [this, programsDock](bool visible) {
+        if (visible && !programsDock->isFloating() && programsDock->width() < 440)
+            resizeDocks({ programsDock }, { 460 }, Qt::Horizontal);
+    });
 
     createWorkers(top, lessonPanel, card);
     createMenus();
@@ -131,27 +125,6 @@ QSize initialWindowSize(QSize available)
         return std::min(room, std::clamp(static_cast<int>(room * share), least, most));
     };
     return { fit(available.width(), 1024, 2560), fit(available.height(), 640, 1600) };
-}
-
-void MainWindow::givePlotsToPrograms(bool give)
-{
-    auto* row = qobject_cast<QSplitter*>(m_plots->parentWidget());
-    auto* dock = findChild<QDockWidget*>(QStringLiteral("programsDock"));
-    if (give == !m_rowBeforePrograms.isEmpty())
-        return;
-    if (!give) {
-        row->setSizes(m_rowBeforePrograms);
-        m_rowBeforePrograms.clear();
-        return;
-    }
-    m_rowBeforePrograms = row->sizes();
-    // The map keeps its width (at least what its boxes need); the page gets the plots'.
-    const int map = std::max(m_rowBeforePrograms.value(0), m_tabs->minimumSizeHint().width());
-    const int page = std::max(460, dock->width() + row->width() - map);
-    QList<int> sizes(m_rowBeforePrograms.size(), 0);
-    sizes[0] = map;
-    row->setSizes(sizes);
-    resizeDocks({ dock }, { page }, Qt::Horizontal);
 }
 
 void MainWindow::createWorkers(QWidget* row, LessonPanel* lessonPanel, VerdictCard* card)

@@ -3,7 +3,6 @@
 
 #include "ctxscope/topology.h"
 
-#include <QList>
 #include <QMainWindow>
 
 #include <optional>
@@ -95,7 +94,6 @@ private:
     void showTopology(const Topology& topology, bool server);
     void createWorkers(QWidget* row, LessonPanel* lessonPanel, VerdictCard* card);
     void createMenus();
-    void givePlotsToPrograms(bool give); // the Programs dock docked: a page in the plots' place
     void openTopologyXml();
     void openSynthetic();
     void showTopologyOrSay(Expected<Topology> topology, const QString& title);
@@ -116,7 +114,6 @@ private:
     LookController* m_look = nullptr;
     MachineController* m_machines = nullptr;
     ProgramsPanel* m_programs = nullptr;
-    QList<int> m_rowBeforePrograms; // map | plots | lesson widths while Programs has the plots' place
 };
 
 } // namespace ctxscope::gui
