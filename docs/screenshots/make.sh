@@ -3,7 +3,8 @@
 # Makes the README's screenshots on this machine: the app photographs itself (--screenshot)
 # on a virtual display after real runs, sweeps and matrices measured here.
 #   docs/screenshots/make.sh [BUILD_DIR] [OUT_DIR]   (defaults: build/release, docs/screenshots)
-# Relative paths are taken from where it is called. Needs xvfb-run (package xvfb), python3,
+# ONLY="name ..." makes just those photographs (and measures nothing with the CLI first: the
+# views that open its files are not among them then). Relative paths are taken from where it is called. Needs xvfb-run (package xvfb), python3,
 # openssh-server and -client and two allowed CPUs (the placements use the first two). About a
 # minute on a 2-vCPU VM. connected-ssh.png is this machine measured over ssh: the app connects
 # to a throwaway sshd on 127.0.0.1 that loopback-sshd.sh starts for the shot and stops after it.
@@ -36,17 +37,21 @@ trap 'exit 130' INT TERM # dash runs the EXIT trap only on exit
 # Fresh settings: the run panel's remembered choices would change what is measured.
 export XDG_CONFIG_HOME="$work/config" CTXSCOPE_CLI="$cli"
 
-shot() { # [--over-ssh] NAME ARGS...: one window photograph; --over-ssh: with the loopback sshd up
-    via=
+shot() { # [--over-ssh] [--screen WxH] NAME ARGS...: one window photograph; --over-ssh: with the
+    # loopback sshd up; --screen: on a virtual screen of that size (1400x900 without it)
+    via= screen=1400x900
     if [ "$1" = --over-ssh ]; then via="$root/docs/screenshots/loopback-sshd.sh"; shift; fi
+    if [ "$1" = --screen ]; then screen=$2; shift 2; fi
     name=$1
     shift
+    if [ -n "${ONLY:-}" ]; then case " $ONLY " in *" $name "*) ;; *) return 0 ;; esac; fi
     echo "  $name.png: ${via:+CTXSCOPE_SSH_COMMAND=\"ssh -F \$LOOPBACK_SSH_CONFIG\" }ctxscope $*"
     set -- "$app" "$@" --screenshot "$out/$name.png" --quit
     [ -z "$via" ] || set -- "$via" "$@" # it sets CTXSCOPE_SSH_COMMAND to its client config
-    xvfb-run -a -s "-screen 0 1400x900x24" "$@" 2>"$work/stderr" || { cat "$work/stderr" >&2; exit 1; }
+    xvfb-run -a -s "-screen 0 ${screen}x24" "$@" 2>"$work/stderr" || { cat "$work/stderr" >&2; exit 1; }
 }
 measure() { # what the CLI measures for the views that open files
+    [ -z "${ONLY:-}" ] || return 0
     echo "  ctxscope-cli $*"
     "$cli" "$@" >/dev/null
 }
@@ -60,7 +65,7 @@ for spec in "futex --cpus $same" "futex --cpus $cross" "syscall --cpus $a" "pipe
     # shellcheck disable=SC2086 # the words are the options
     measure run $spec --json "$work/earlier-$(echo "$spec" | tr -c 'a-z0-9\n' '-').json"
 done
-python3 - "$work" <<'PY'
+[ -n "${ONLY:-}" ] || python3 - "$work" <<'PY'
 import glob, json, sys
 files = sorted(glob.glob(sys.argv[1] + "/earlier-*.json"))
 merged = json.load(open(files[0]))
@@ -97,19 +102,25 @@ shot lesson --lesson mode-switch --view distribution
 shot lesson-coroutines --lesson coroutines
 shot lesson-spin --lesson spin-or-sleep
 shot presentation --presentation --lesson pinning
+# A lecture on a projector: two lessons in a row in presentation mode, the second's verdict card
+# and its own runs on show, at a projector's 1280x800 and at 1920x1080.
+shot --screen 1280x800 lecture-1280 --presentation --lesson pinning --lesson spin-or-sleep
+shot --screen 1920x1080 lecture-1920 --presentation --lesson pinning --lesson spin-or-sleep
 shot presentation-dark --presentation --dark --run futex --cpus "$same" --run futex --cpus "$cross" --view distribution
 # Measuring another machine: lab-server is this one reached through the loopback sshd
 # (loopback-sshd.sh), its worker the ctxscope-cli of BUILD_DIR.
 shot --over-ssh connected-ssh --remote lab-server --remote-cli "$cli" --run futex --cpus "$cross"
 # A running program: the pingpong workload, unpinned; after 4 s its first pong thread is
 # pinned to the first CPU from another terminal (ctxscope-cli pin), which the map and table show.
-"$cli" workload pingpong --threads 2 --duration 30 >"$work/workload" &
+# The second photograph is the Programs page at a projector's 1280x800.
+"$cli" workload pingpong --threads 2 --duration 45 >"$work/workload" &
 workload=$!
 sleep 1
 pid=$(sed -n 's/.*(PID \([0-9]*\)).*/\1/p' "$work/workload")
 pong=$(sed -n 's/.* pong0 \([0-9]*\).*/\1/p' "$work/workload")
 (sleep 4 && "$cli" pin "$pong" "$a" >/dev/null) &
 shot programs --watch "$pid"
+shot --screen 1280x800 programs-1280 --watch "$pid"
 kill "$workload" 2>/dev/null || true
 wait
 echo "done: $out"

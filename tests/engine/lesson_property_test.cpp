@@ -542,6 +542,44 @@ TEST_P(LessonProperty, SentencesAgreeWithTheNumbers)
         checkThreadsVsProcesses(GetParam());
 }
 
+// The verdict card's headline: one short line; a ratio only where the comparison differs, inside
+// its own interval and beyond the 10% that matters; "within 10%" only with an interval that says
+// so; none of either when every run was disturbed, and the conclusion then begins with why.
+TEST_P(LessonProperty, HeadlineQuotesOnlyARatioItStandsBehind)
+{
+    const Case& c = GetParam();
+    const std::optional<LessonHeadline> h = lessonHeadline(c.lesson, c.results);
+    if (!h)
+        return;
+    SCOPED_TRACE(h->text);
+    EXPECT_FALSE(h->text.empty());
+    EXPECT_LE(h->text.size(), 72U) << "a headline is one line across a projector";
+    EXPECT_FALSE(contains(h->text, "\n") || contains(h->text, "("));
+    std::smatch m;
+    const bool quotes = std::regex_search(h->text, m, std::regex(R"(([0-9.]+)× )"));
+    using Kind = LessonHeadline::Kind;
+    EXPECT_EQ(quotes, h->kind == Kind::Differs);
+    if (h->kind == Kind::Differs) {
+        const double ratio = std::stod(m[1].str());
+        const double rounding = ratio < 10 ? 0.005 : 0.5; // two decimals below 10, none above
+        EXPECT_GT(h->low, kMatters);
+        EXPECT_LE(h->low, ratio + rounding);
+        EXPECT_GE(h->high, ratio - rounding);
+    }
+    if (h->kind == Kind::Same) {
+        EXPECT_TRUE(contains(h->text, "within 10%"));
+        EXPECT_GE(h->low, 1 / kMatters);
+        EXPECT_LE(h->high, kMatters);
+    }
+    const bool allDisturbed = std::all_of(c.results.begin(), c.results.end(),
+        [](const RunResult& r) { return r.interference && r.interference->disturbed(); });
+    if (allDisturbed) {
+        EXPECT_EQ(h->kind, Kind::Disturbed);
+        EXPECT_EQ(h->text.rfind("No conclusion: the ", 0), 0U);
+        EXPECT_TRUE(contains(concludeLesson(c.lesson, c.results).front(), " was disturbed: "));
+    }
+}
+
 std::string caseName(const ::testing::TestParamInfo<Case>& param)
 {
     std::string name = param.param.lesson + "_" + param.param.name;

@@ -83,6 +83,23 @@ TEST(Lessons, PinningRanksPlacementsByMedian)
     EXPECT_TRUE(anyContains(c, "cost 3.00 times (95% interval"));
 }
 
+// The verdict card's line: the slowest pinned placement against the fastest, the ratio the
+// conclusion quotes, and the interval it quotes it with.
+TEST(Lessons, PinningsHeadlineIsTheSlowestAgainstTheFastestInOneLine)
+{
+    const std::vector<RunResult> results { measured("futex", BenchMode::Thread, { 0, 16 }, Relation::CrossPackage, 9000,
+                                               { 8900, 9100 }),
+        measured("futex", BenchMode::Thread, { 0, 0 }, Relation::SamePu, 3000, { 2990, 3010 }) };
+    const auto h = lessonHeadline("pinning", results);
+    ASSERT_TRUE(h);
+    EXPECT_EQ(h->text, "Across packages: 3.00× slower than on one PU");
+    EXPECT_EQ(h->kind, LessonHeadline::Kind::Differs);
+    EXPECT_LT(h->low, 3.0);
+    EXPECT_GT(h->high, 3.0);
+    EXPECT_FALSE(lessonHeadline("pinning", { results[1] })) << "one placement: nothing to compare";
+    EXPECT_FALSE(lessonHeadline("mode-switch", results)) << "a lesson read whole has no headline";
+}
+
 TEST(Lessons, PinningSaysWhereTheUnpinnedThreadsRanInPlainWords)
 {
     RunResult unpinned = measured("futex", BenchMode::Thread, {}, Relation::Unpinned, 3100, { 3000, 3200 });

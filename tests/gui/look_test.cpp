@@ -8,16 +8,25 @@
 #include "mainwindow.h"
 #include "plotsview.h"
 #include "qcp.h"
+#include "sessionfile.h"
+#include "sessionstore.h"
 #include "statuspanel.h"
 #include "testtopologies.h"
 #include "topologymappanel.h"
+#include "verdictcard.h"
 
 #include <QAction>
 #include <QApplication>
 #include <QDockWidget>
+#include <QFontInfo>
 #include <QLabel>
 #include <QSplitter>
+#include <QStatusBar>
+#include <QTabBar>
+#include <QTabWidget>
 #include <QTableView>
+#include <QTextBrowser>
+#include <QToolButton>
 
 #include <gtest/gtest.h>
 
@@ -224,4 +233,153 @@ TEST(Look, StatusColoursStayReadableOnTheDarkPalettes)
     }
     window.look()->setPresentationMode(false);
     window.look()->setDarkPalette(false);
+}
+
+namespace {
+
+// A finished pinning lesson as the store keeps it (its figures as a 2-vCPU VM measured them).
+LessonRecord pinningLesson()
+{
+    LessonRecord lesson;
+    lesson.id = "pinning";
+    lesson.steps = { { "futex threads, same-pu (CPUs 0,0)", "median 2.10 µs per op" },
+        { "futex threads, shared-l3 (CPUs 0,1)", "median 17.6 µs per op" },
+        { "futex threads, unpinned", "median 16.9 µs per op" } };
+    lesson.conclusion = { "Pinned futex round trips ranked by median: 1. CPUs 0,0 (same-pu): 2.10 µs; 2. CPUs 0,1 "
+                          "(shared-l3): 17.6 µs.",
+        "Placement matters here: the slowest pinned placement, CPUs 0,1 (shared-l3), cost 8.40 times (95% interval "
+        "8.21–8.63) the fastest, CPUs 0,0 (same-pu)." };
+    lesson.finished = true;
+    return lesson;
+}
+
+// Its headline, as lessonHeadline draws it from such runs.
+const LessonHeadline kPinningHeadline { "Across CPUs sharing an L3: 8.40× slower than on one PU",
+    LessonHeadline::Kind::Differs, 8.21, 8.63 };
+
+QAction* lessonPanelAction(const MainWindow& window)
+{
+    for (QAction* a : window.findChildren<QAction*>())
+        if (a->text() == QStringLiteral("&Lesson panel"))
+            return a;
+    return nullptr;
+}
+
+// Presentation mode at a projector's size. (The offscreen screen is 800x600: full screen
+// there is smaller than any projector, so the window is given the size instead.)
+void presentAt(MainWindow& window, QSize size)
+{
+    window.look()->setPresentationMode(true);
+    window.setWindowState(Qt::WindowNoState);
+    window.resize(size);
+    settle();
+}
+
+} // namespace
+
+TEST(Look, PresentationShowsTheVerdictCardInLargeTypeWithTheMapBesideThePlot)
+{
+    MainWindow window;
+    window.setTopology(ctxscope::testing::synthetic("pack:1 l3:1 core:2 pu:1"));
+    window.show();
+    window.store()->addLesson(pinningLesson());
+    EXPECT_EQ(window.verdictCard()->headline()->text(), QStringLiteral("Does placement matter?"))
+        << "a lesson reopened from a file has its sentences, no headline: its question stands in";
+    window.verdictCard()->setLesson(pinningLesson(), kPinningHeadline);
+    QAction* panel = lessonPanelAction(window);
+    ASSERT_NE(panel, nullptr);
+    panel->trigger(); // the lesson open beside the plots, as after a lesson
+    settle();
+    auto* row = qobject_cast<QSplitter*>(window.lessonPanel()->parentWidget());
+    ASSERT_NE(row, nullptr);
+    const int handleBefore = row->handleWidth();
+    window.statusPanel()->setAffinityNote(QStringLiteral("Unpinned run: the GUI may share CPUs 0-1 with it."), true);
+    window.statusPanel()->setWorkerState(RunController::State::Idle);
+
+    for (const QSize size : { QSize(1280, 800), QSize(1920, 1080) }) {
+        SCOPED_TRACE(std::to_string(size.width()));
+        presentAt(window, size);
+        VerdictCard* card = window.verdictCard();
+        ASSERT_TRUE(card->isVisible()) << "the lesson is its verdict card";
+        EXPECT_TRUE(window.lessonPanel()->isHidden()) << "the card takes the panel's place";
+        const QLabel* headline = card->headline();
+        EXPECT_EQ(headline->text(), QStringLiteral("Across CPUs sharing an L3: 8.40× slower than on one PU"));
+        EXPECT_GE(QFontInfo(headline->font()).pixelSize(), 28);
+        EXPECT_LT(headline->height(), 2 * headline->fontMetrics().lineSpacing()) << "one line";
+        EXPECT_GE(headline->height(), headline->heightForWidth(headline->width())) << "nothing cut off";
+        EXPECT_TRUE(card->badge()->text().contains(QStringLiteral("8.21–8.63"))) << card->badge()->text().toStdString();
+        EXPECT_TRUE(card->details()->isHidden()) << "the details are folded";
+        EXPECT_LE(card->geometry().bottom(), size.height() / 4) << "the card leaves the room to the plot";
+        // The map beside the plot, each with room, and a handle a hand can grab.
+        const QList<int> sizes = row->sizes();
+        EXPECT_TRUE(window.mapPanel()->isVisible());
+        EXPECT_GE(sizes.at(0), 300) << "the map";
+        EXPECT_GE(row->handleWidth(), 10);
+        // Nothing only a developer reads.
+        for (const QLabel* label : window.statusPanel()->findChildren<QLabel*>())
+            if (label->isVisible()) {
+                EXPECT_FALSE(label->text().contains(QStringLiteral("GUI may share"))) << label->text().toStdString();
+                EXPECT_FALSE(label->text().startsWith(QStringLiteral("Worker:"))) << label->text().toStdString();
+            }
+    }
+    VerdictCard* card = window.verdictCard();
+    card->detailsButton()->click();
+    settle();
+    EXPECT_TRUE(card->details()->isVisible());
+    EXPECT_TRUE(card->details()->toPlainText().contains(QStringLiteral("Placement matters here")));
+
+    window.look()->setPresentationMode(false);
+    settle();
+    EXPECT_TRUE(card->isHidden());
+    EXPECT_FALSE(window.lessonPanel()->isHidden()) << "the panel is back beside the plots";
+    EXPECT_EQ(row->handleWidth(), handleBefore);
+    EXPECT_FALSE(window.statusPanel()->affinityText().isEmpty());
+}
+
+TEST(Look, EveryViewsTabShowsAt1280)
+{
+    MainWindow window;
+    window.setTopology(ctxscope::testing::synthetic("pack:1 core:4 pu:2"));
+    window.resize(1280, 800);
+    window.show();
+    settle();
+    const auto tabsFit = [&window] {
+        const QTabBar* bar = window.plots()->tabs()->tabBar();
+        int width = 0;
+        for (int i = 0; i < bar->count(); ++i)
+            width += bar->tabRect(i).width();
+        return width <= bar->width();
+    };
+    for (const QString& view : { QStringLiteral("live"), QStringLiteral("distribution"), QStringLiteral("compare") }) {
+        window.plots()->showView(view);
+        settle();
+        EXPECT_TRUE(tabsFit()) << view.toStdString();
+    }
+    presentAt(window, QSize(1280, 800));
+    window.plots()->showView(QStringLiteral("distribution"));
+    settle();
+    EXPECT_TRUE(tabsFit()) << "in presentation mode's larger type";
+    window.look()->setPresentationMode(false);
+}
+
+TEST(Look, ATemporaryMessageHasItsOwnRoomBesideThePermanentLabels)
+{
+    MainWindow window;
+    window.setTopology(ctxscope::testing::synthetic("pack:1 core:4 pu:2"));
+    window.resize(1280, 800);
+    window.show();
+    StatusPanel* status = window.statusPanel();
+    status->setWorkerState(RunController::State::Running);
+    status->setAffinityNote(QStringLiteral("Unpinned run: the GUI may share CPUs 0-1 with it."), true);
+    status->setSwitchRateOfRun(123456.0);
+    status->setRunProgress(QStringLiteral("futex threads, shared-l3 (CPUs 0,1): repetition 3 of 5"));
+    const QString message = QStringLiteral("Lesson done: its conclusion is in the lesson panel.");
+    window.statusBar()->showMessage(message, 15000);
+    settle();
+    const int room = status->geometry().left();
+    EXPECT_GE(room, window.statusBar()->fontMetrics().horizontalAdvance(message))
+        << "the message ends before the permanent labels begin";
+    window.statusBar()->clearMessage();
+    settle();
+    EXPECT_LT(status->geometry().left(), room) << "without a message the labels have their room back";
 }

@@ -5,6 +5,7 @@
 #include "heatmapplot.h"
 #include "ladderplot.h"
 #include "mainwindow.h"
+#include "plotstyle.h"
 #include "plotsview.h"
 #include "qcp.h"
 #include "resultsmodel.h"
@@ -18,11 +19,15 @@
 
 #include "ctxscope/results_file.h"
 
+#include <QApplication>
 #include <QFile>
+#include <QFontMetrics>
 #include <QSignalSpy>
 #include <QTest>
 
 #include <gtest/gtest.h>
+
+#include <iterator>
 
 using namespace ctxscope;
 using namespace ctxscope::gui;
@@ -105,7 +110,23 @@ TEST(Views, TheLadderShowsTheLatestRunOfEachBenchmarkFromTheResults)
     EXPECT_EQ(ladder->plot()->yAxis->scaleType(), QCPAxis::stLogarithmic);
 }
 
-TEST(Views, LadderLabelsTiltOnlyWhenTheyDoNotFitTheirBars)
+// Every line of every category label fits its bar's slot, under its own bar.
+void expectLabelsUnderTheirBars(const QCPAxis& axis, int count)
+{
+    const auto ticker = axis.ticker().dynamicCast<QCPAxisTickerText>();
+    ASSERT_TRUE(ticker);
+    ASSERT_EQ(ticker->ticks().size(), count);
+    EXPECT_EQ(axis.tickLabelRotation(), 0) << "tilted labels sit between the groups";
+    const QFontMetrics metrics(axis.tickLabelFont());
+    const double slot = axis.axisRect()->width() / axis.range().size();
+    for (auto it = ticker->ticks().cbegin(); it != ticker->ticks().cend(); ++it) {
+        EXPECT_DOUBLE_EQ(it.key(), static_cast<double>(std::distance(ticker->ticks().cbegin(), it) + 1));
+        for (const QString& line : it.value().split(QLatin1Char('\n')))
+            EXPECT_LT(metrics.horizontalAdvance(line), slot) << line.toStdString();
+    }
+}
+
+TEST(Views, LadderLabelsBreakUnderTheirBarsWhenTheyDoNotFitSideBySide)
 {
     LadderPlot ladder;
     std::vector<std::shared_ptr<const RunResult>> runs;
@@ -120,11 +141,26 @@ TEST(Views, LadderLabelsTiltOnlyWhenTheyDoNotFitTheirBars)
     ladder.show();
     ladder.plot()->replot(); // lays out the axis rect: its margins are known from here on
     ladder.resize(1800, 501);
-    EXPECT_EQ(ladder.plot()->xAxis->tickLabelRotation(), 0) << "seven names fit side by side in 1800 pixels";
-    ladder.resize(520, 500); // what the plots get beside the map and a lesson
-    EXPECT_NE(ladder.plot()->xAxis->tickLabelRotation(), 0) << "coro-fcontext would run into its neighbours";
+    const auto labels = [&] { return ladder.plot()->xAxis->ticker().dynamicCast<QCPAxisTickerText>()->ticks(); };
+    EXPECT_EQ(labels().value(2.0), QStringLiteral("coro-fcontext")) << "seven names fit side by side in 1800 pixels";
+    ladder.resize(560, 500); // what the plots get beside the map and a lesson
+    ladder.plot()->replot();
+    ladder.resize(560, 501);
+    EXPECT_EQ(labels().value(2.0), QStringLiteral("coro-\nfcontext")) << "it would run into its neighbours";
+    expectLabelsUnderTheirBars(*ladder.plot()->xAxis, 7);
     ladder.resize(1800, 500);
-    EXPECT_EQ(ladder.plot()->xAxis->tickLabelRotation(), 0);
+    EXPECT_EQ(labels().value(2.0), QStringLiteral("coro-fcontext"));
+}
+
+TEST(Views, CategoryLabelsBreakAfterSlashesSpacesAndDashes)
+{
+    const QFontMetrics metrics(QApplication::font());
+    const int room = metrics.horizontalAdvance(QStringLiteral("futex/thread/"));
+    EXPECT_EQ(wrapCategoryLabel(QStringLiteral("futex/thread/shared-l3"), metrics, room),
+        QStringLiteral("futex/thread/\nshared-l3"));
+    EXPECT_EQ(wrapCategoryLabel(QStringLiteral("futex/thread/shared-l3"), metrics, 1),
+        QStringLiteral("futex/\nthread/\nshared-\nl3"));
+    EXPECT_EQ(wrapCategoryLabel(QStringLiteral("vdso"), metrics, 1), QStringLiteral("vdso"));
 }
 
 TEST(Views, AMatrixFileFillsTheHeatmapAndAClickPlacesThePairOnTheMap)
@@ -159,6 +195,32 @@ TEST(Views, AMatrixFileFillsTheHeatmapAndAClickPlacesThePairOnTheMap)
     EXPECT_EQ(clicked.at(0).at(0).toInt(), a);
     EXPECT_EQ(clicked.at(0).at(1).toInt(), b);
     EXPECT_EQ(window.mapPanel()->map()->selection(), (std::vector<int> { a, b }));
+}
+
+// A 2x2 matrix with one pair filled from its class: the legend of the rings is drawn, and
+// outside the cells (inset at the top right, it covered the top row).
+TEST(Views, TheHeatmapLegendSitsBesideTheCells)
+{
+    const Topology topo = ctxscope::testing::synthetic("pack:1 core:2 pu:1");
+    auto matrix = std::make_shared<MatrixResult>();
+    matrix->bench = "futex";
+    matrix->pus = topo.allowedPus();
+    ASSERT_EQ(matrix->pus.size(), 2U);
+    const int a = matrix->pus[0], b = matrix->pus[1];
+    matrix->cells = { { a, a, Relation::SamePu, 3000, std::nullopt, true, std::nullopt },
+        { a, b, Relation::SharedL2, 9000, std::nullopt, true, std::nullopt },
+        { b, b, Relation::SamePu, 3000, std::nullopt, false, std::nullopt } };
+    HeatmapPlot heat;
+    heat.resize(640, 480);
+    heat.show();
+    heat.setMatrix(matrix);
+    heat.plot()->replot();
+    QCPLegend* legend = heat.plot()->legend;
+    ASSERT_TRUE(legend->visible()) << "one cell is filled from its class: the rings need their legend";
+    const QRect cells = heat.plot()->axisRect()->rect();
+    EXPECT_FALSE(legend->outerRect().intersects(cells))
+        << "legend " << legend->outerRect().y() << "+" << legend->outerRect().height() << ", cells from " << cells.y();
+    EXPECT_GT(legend->outerRect().height(), 0);
 }
 
 TEST(Views, TheHeatmapOf256PusMarksTheMeasuredCellsAndAnswersHoverAndClick)
@@ -236,4 +298,10 @@ TEST(Views, AnotherMachinesFileOverlaysMatchedByBenchModeAndClass)
     EXPECT_EQ(compare->bars(1)->dataCount(), static_cast<int>(theirs.size()));
     EXPECT_EQ(compare->bars(0)->dataCount(), 1);
     EXPECT_EQ(compare->bars(1)->name(), legend);
+    // Beside the map at 1280, every group's label sits under its group, the last one too.
+    window.resize(1280, 800);
+    window.show();
+    compare->plot()->replot();
+    compare->plot()->resize(compare->plot()->size() + QSize(0, 1)); // the axis's margins are known now
+    expectLabelsUnderTheirBars(*compare->plot()->xAxis, static_cast<int>(rows.size()));
 }

@@ -58,6 +58,11 @@ HeatmapPlot::HeatmapPlot(QWidget* parent)
 
     m_scale = new QCPColorScale(m_plot);
     m_plot->plotLayout()->addElement(0, 1, m_scale);
+    // The legend of the measured-pair rings sits under the cells, never on them (inset, it
+    // covered the top row of a small matrix).
+    m_plot->axisRect()->insetLayout()->take(m_plot->legend);
+    m_plot->plotLayout()->addElement(1, 0, m_plot->legend);
+    m_plot->plotLayout()->setRowStretchFactor(1, 0.001);
     m_scale->setType(QCPAxis::atRight);
     m_scale->setDataScaleType(QCPAxis::stLogarithmic);
     m_scale->axis()->setTicker(QSharedPointer<QCPAxisTicker>(new DurationLogTicker));

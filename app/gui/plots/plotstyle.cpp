@@ -8,6 +8,7 @@
 #include <QCoreApplication>
 #include <QEvent>
 #include <QFontMetrics>
+#include <QMap>
 #include <QVBoxLayout>
 
 #include <array>
@@ -79,21 +80,49 @@ void useCategoryAxis(QCPAxis& axis, const QSharedPointer<QCPAxisTickerText>& tic
     fitCategoryLabels(axis);
 }
 
+QString wrapCategoryLabel(const QString& label, const QFontMetrics& metrics, int room)
+{
+    QStringList words; // each ends with its break: "futex/", "thread/", "shared-l3"
+    qsizetype start = 0;
+    for (qsizetype i = 0; i < label.size(); ++i)
+        if (label[i] == QLatin1Char('/') || label[i] == QLatin1Char(' ') || label[i] == QLatin1Char('-')) {
+            words << label.mid(start, i + 1 - start);
+            start = i + 1;
+        }
+    words << label.mid(start);
+    QStringList lines;
+    for (const QString& word : words) {
+        if (!lines.isEmpty() && metrics.horizontalAdvance(lines.back() + word) <= room)
+            lines.back() += word;
+        else
+            lines << word;
+    }
+    return lines.join(QLatin1Char('\n'));
+}
+
 void fitCategoryLabels(QCPAxis& axis)
 {
     const auto ticker = axis.ticker().dynamicCast<QCPAxisTickerText>();
     if (!ticker)
         return;
     const QFontMetrics metrics(axis.tickLabelFont());
-    int widest = 0;
-    for (const QString& label : ticker->ticks())
-        widest = std::max(widest, metrics.horizontalAdvance(label));
     // The axis rect's margins are known after the first layout; before it they are 0 and
     // the room is overestimated by the width of the value axis, which the next resize corrects.
     const QMargins margins = axis.axisRect()->margins();
     const double room = axis.parentPlot()->width() - margins.left() - margins.right();
     const double slot = room / std::max(axis.range().size(), 1.0);
-    axis.setTickLabelRotation(widest + metrics.averageCharWidth() > slot ? 30 : 0);
+    const int lineRoom = static_cast<int>(slot) - metrics.averageCharWidth();
+    // Each label whole again ("\n" is only ever a break made here), then broken to its slot.
+    QMap<double, QString> labels = ticker->ticks();
+    int widest = 0;
+    for (QString& label : labels) {
+        label = wrapCategoryLabel(label.remove(QLatin1Char('\n')), metrics, lineRoom);
+        for (const QString& line : label.split(QLatin1Char('\n')))
+            widest = std::max(widest, metrics.horizontalAdvance(line));
+    }
+    ticker->setTicks(labels);
+    // Tilted labels sit between the groups, not under theirs: only for a word no break fits.
+    axis.setTickLabelRotation(widest > lineRoom ? 30 : 0);
 }
 
 namespace {

@@ -2,10 +2,12 @@
 #pragma once
 
 #include <QColor>
+#include <QString>
 
 class QCPAxis;
 class QCPAxisTickerText;
 class QCustomPlot;
+class QFontMetrics;
 class QPalette;
 class QWidget;
 class QString;
@@ -29,9 +31,13 @@ void stylePlot(QCustomPlot& plot);
 void addPlotHint(QCustomPlot& plot, const QString& text);
 
 // A bar chart's category axis: a label per bar at 1, 2, ... count, no grid or sub ticks;
-// the labels tilt when the widest does not fit its bar's slot (fitCategoryLabels).
+// a label wider than its bar's slot breaks into lines after "/", " " or "-", centred under its
+// group (fitCategoryLabels); only a word wider than the slot tilts them all.
 void useCategoryAxis(QCPAxis& axis, const QSharedPointer<QCPAxisTickerText>& ticker, int count);
 void fitCategoryLabels(QCPAxis& axis);
+// `label` broken after "/", " " or "-" into lines of at most `room` pixels where it can be
+// (a word wider than that stays whole on its line).
+QString wrapCategoryLabel(const QString& label, const QFontMetrics& metrics, int room);
 // Fits the axis's category labels again whenever its plot is resized.
 void keepCategoryLabelsFitting(QCPAxis& axis);
 

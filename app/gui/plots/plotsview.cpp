@@ -24,11 +24,12 @@ PlotsView::PlotsView(QWidget* parent)
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     m_tabs = new QTabWidget(this);
-    // Tabs that do not fit scroll: beside the map and a lesson the plots may get 400 pixels.
+    // Short titles and no corner widgets: every view's tab shows at 1280 pixels, beside the map
+    // and in presentation mode's larger type; below 400 pixels they scroll.
     m_tabs->setUsesScrollButtons(true);
     m_live = new LivePlot(m_tabs);
     m_distribution = new DistributionPlot(m_tabs);
-    m_tabs->addTab(m_live, tr("&Live samples"));
+    m_tabs->addTab(m_live, tr("&Live"));
     m_tabs->addTab(m_distribution, tr("&Distribution"));
     m_ladder = new LadderPlot(m_tabs);
     m_workingSet = new WorkingSetPlot(m_tabs);
@@ -39,7 +40,10 @@ PlotsView::PlotsView(QWidget* parent)
     m_tabs->addTab(m_heatmap, tr("&Heatmap"));
     m_tabs->addTab(m_compare, tr("C&ompare"));
 
-    auto* corner = new QWidget(m_tabs);
+    // The switches of Live and Distribution sit under their plot, not in the tab bar's corner,
+    // where they took the room of the tabs.
+    m_controls = new QWidget(this);
+    QWidget* corner = m_controls;
     auto* row = new QHBoxLayout(corner);
     row->setContentsMargins(4, 0, 4, 0);
     m_log = new QCheckBox(tr("Lo&g scale"), corner);
@@ -55,8 +59,9 @@ PlotsView::PlotsView(QWidget* parent)
     row->addWidget(m_earlier);
     row->addWidget(m_log);
     row->addWidget(m_kind);
-    m_tabs->setCornerWidget(corner, Qt::TopRightCorner);
-    layout->addWidget(m_tabs);
+    row->addStretch(1);
+    layout->addWidget(m_tabs, 1);
+    layout->addWidget(m_controls);
 
     connect(m_log, &QCheckBox::toggled, m_live, &LivePlot::setLogScale);
     connect(m_kind, &QComboBox::currentIndexChanged, this, [this](int index) {
@@ -75,6 +80,7 @@ void PlotsView::updateCorner()
     m_log->setVisible(current == m_live);
     m_earlier->setVisible(current == m_live || current == m_distribution);
     m_kind->setVisible(current == m_distribution);
+    m_controls->setVisible(current == m_live || current == m_distribution);
 }
 
 QCustomPlot* PlotsView::currentPlot() const

@@ -18,7 +18,7 @@ class LivePlot;
 class WorkingSetPlot;
 
 // The plots as tabs: live samples and the distribution (their switches, earlier runs, log
-// scale and histogram or CDF, in the tab bar's corner), the ladder, working-set curves, the placement
+// scale and histogram or CDF, in a row under the plot), the ladder, working-set curves, the placement
 // heatmap and the comparison with other machines.
 class PlotsView : public QWidget {
     Q_OBJECT
@@ -67,6 +67,7 @@ private:
     QCheckBox* m_log = nullptr;
     QComboBox* m_kind = nullptr;
     QCheckBox* m_earlier = nullptr;
+    QWidget* m_controls = nullptr; // the row of those switches
 };
 
 } // namespace ctxscope::gui

@@ -54,6 +54,7 @@ void LessonSession::next()
         return;
     if (m_next >= m_steps.size()) {
         m_conclusion = concludeLesson(m_info.id, m_results);
+        m_headline = lessonHeadline(m_info.id, m_results);
         finish(true);
         return;
     }

@@ -36,6 +36,8 @@ public:
     // The question, each step with its outcome, and the conclusion once there is one.
     QString html() const;
     const std::vector<std::string>& conclusion() const { return m_conclusion; }
+    // The conclusion in one line (lessonHeadline) once there is one; none for a lesson without.
+    const std::optional<LessonHeadline>& headline() const { return m_headline; }
     const LessonInfo& info() const { return m_info; }
     const std::vector<RunResult>& results() const { return m_results; } // of the steps that finished
 
@@ -60,6 +62,7 @@ private:
     std::optional<quint64> m_waiting;
     std::vector<RunResult> m_results;
     std::vector<std::string> m_conclusion;
+    std::optional<LessonHeadline> m_headline;
     bool m_finished = false;
 };
 

@@ -24,12 +24,22 @@ ScriptedSession::ScriptedSession(RunLauncher& launcher, LessonController& lesson
     std::vector<ScriptedRun> runs, QObject* parent)
     : QObject(parent)
     , m_launcher(launcher)
-    , m_lessons(lessons)
+    , m_lessonController(lessons)
     , m_plots(plots)
     , m_window(window)
     , m_runs(std::move(runs))
 {
     connect(m_launcher.coordinator(), &RunCoordinator::runFinished, this, &ScriptedSession::runFinished);
+    connect(&m_lessonController, &LessonController::finished, this, [this](bool completed) {
+        if (m_nextLesson == 0)
+            return; // none of ours
+        if (!completed) {
+            std::fprintf(stderr, "ctxscope: the lesson %s stopped before its conclusion\n",
+                qPrintable(m_lessons[m_nextLesson - 1]));
+            m_exitCode = 1;
+        }
+        QTimer::singleShot(kSettleMs, this, &ScriptedSession::startNext); // another lesson or a watch may follow
+    });
 }
 
 void ScriptedSession::start() { QTimer::singleShot(0, this, &ScriptedSession::startNext); }
@@ -37,7 +47,7 @@ void ScriptedSession::start() { QTimer::singleShot(0, this, &ScriptedSession::st
 void ScriptedSession::startNext()
 {
     if (m_next >= m_runs.size()) {
-        if (!m_lesson.isEmpty() && !m_lessonStarted)
+        if (m_nextLesson < m_lessons.size())
             startLesson();
         else if (m_programs && !m_watchStarted)
             startWatch();
@@ -71,15 +81,8 @@ void ScriptedSession::startNext()
 
 void ScriptedSession::startLesson()
 {
-    m_lessonStarted = true;
-    connect(&m_lessons, &LessonController::finished, this, [this](bool completed) {
-        if (!completed) {
-            std::fprintf(stderr, "ctxscope: the lesson %s stopped before its conclusion\n", qPrintable(m_lesson));
-            m_exitCode = 1;
-        }
-        QTimer::singleShot(kSettleMs, this, &ScriptedSession::startNext); // a watch may follow
-    });
-    if (const Status started = m_lessons.start(m_lesson); !started) {
+    const QString& lesson = m_lessons[m_nextLesson++];
+    if (const Status started = m_lessonController.start(lesson); !started) {
         std::fprintf(stderr, "ctxscope: --lesson: %s\n", started.error().message.c_str());
         m_exitCode = 2;
         finish();

@@ -7,6 +7,7 @@
 
 #include <QObject>
 #include <QString>
+#include <QStringList>
 #include <QWidget>
 
 #include <optional>
@@ -40,7 +41,7 @@ public:
     // The view to show before the screenshot (a PlotsView::viewNames() entry), or "" to
     // leave the one on show (a lesson shows its own).
     void setView(const QString& view) { m_view = view; }
-    void setLesson(const QString& id) { m_lesson = id; } // after the runs
+    void setLessons(const QStringList& ids) { m_lessons = ids; } // after the runs, in this order
     // After the runs and the lesson, watch `pid` for `seconds` (samples seen) before the
     // screenshot; with --quit the watch then stops.
     void setWatch(ProgramsController* programs, long pid, double seconds);
@@ -59,7 +60,7 @@ private:
     void startWatch();
 
     RunLauncher& m_launcher;
-    LessonController& m_lessons;
+    LessonController& m_lessonController;
     PlotsView& m_plots;
     QWidget& m_window;
     std::vector<ScriptedRun> m_runs;
@@ -68,8 +69,8 @@ private:
     QString m_screenshot;
     bool m_quit = false;
     QString m_view;
-    QString m_lesson;
-    bool m_lessonStarted = false;
+    QStringList m_lessons;
+    qsizetype m_nextLesson = 0;
     ProgramsController* m_programs = nullptr;
     long m_watchPid = 0;
     double m_watchSeconds = 0;

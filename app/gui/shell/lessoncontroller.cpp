@@ -9,6 +9,7 @@
 #include "plotsview.h"
 #include "runcontroller.h"
 #include "sessionstore.h"
+#include "verdictcard.h"
 
 #include "ctxscope/events.h"
 #include "ctxscope/lesson.h"
@@ -41,11 +42,23 @@ LessonController::LessonController(const Parts& parts)
     connect(this, &LessonController::finished, this, &LessonController::showLessonViews);
     // The panel shows the store's latest lesson: the one running, or a loaded session's.
     const auto show = [this](std::size_t i) {
-        if (i < m_parts.store->lessons().size())
-            m_parts.panel->text()->setHtml(lessonHtml(m_parts.store->lessons()[i]));
+        if (i < m_parts.store->lessons().size()) {
+            const LessonRecord& lesson = m_parts.store->lessons()[i];
+            m_parts.panel->text()->setHtml(lessonHtml(lesson));
+            m_parts.card->setLesson(lesson, headlineOf(lesson));
+        }
     };
     connect(m_parts.store, &SessionStore::lessonAdded, this, show);
     connect(m_parts.store, &SessionStore::lessonChanged, this, show);
+}
+
+std::optional<LessonHeadline> LessonController::headlineOf(const LessonRecord& lesson) const
+{
+    // The session's lesson that concluded here: a reopened one has only its sentences.
+    if (m_lesson && m_lesson->isFinished() && lesson.id == m_lesson->info().id
+        && lesson.conclusion == m_lesson->conclusion())
+        return m_lesson->headline();
+    return std::nullopt;
 }
 
 void LessonController::createMenu(QMenu* lessons)
@@ -98,9 +111,10 @@ Status LessonController::start(const QString& id)
         m_lesson->deleteLater();
     m_lesson = new LessonSession(*m_parts.runs, *m_parts.store, *info, std::move(*steps), this);
     connect(m_lesson, &LessonSession::finished, this, [this](bool completed) {
-        m_parts.window->statusBar()->showMessage(completed ? tr("Lesson done: its conclusion is in the lesson panel.")
-                                                           : tr("The lesson stopped before its conclusion."),
-            15000);
+        const QString done = m_presenting ? tr("Lesson done: its verdict is at the top, the rest under Details.")
+                                          : tr("Lesson done: its conclusion is in the lesson panel.");
+        m_parts.window->statusBar()->showMessage(
+            completed ? done : tr("The lesson stopped before its conclusion."), 15000);
         emit finished(completed);
     });
     m_parts.panel->text()->setHtml(m_lesson->html());
@@ -216,6 +230,11 @@ void LessonController::showPanel(bool show)
         const QSignalBlocker quiet(m_panelAction);
         m_panelAction->setChecked(show);
     }
+    m_lessonShown = show;
+    if (m_presenting) {
+        m_parts.card->setVisible(show);
+        return;
+    }
     LessonPanel* panel = m_parts.panel;
     if (show == !panel->isHidden())
         return;
@@ -229,6 +248,41 @@ void LessonController::showPanel(bool show)
     panel->show();
     // The splitter lays out a child it is shown only after this returns: size it then.
     QTimer::singleShot(0, this, &LessonController::fitRow);
+}
+
+void LessonController::setPresenting(bool on)
+{
+    if (on == m_presenting)
+        return;
+    QSplitter* row = m_parts.row;
+    const bool shown = m_lessonShown;
+    if (on) {
+        showPanel(false); // the row as it was before the lesson, kept for leaving
+        m_sizesBeforePresenting = row->sizes();
+        m_handleBefore = row->handleWidth();
+        row->setHandleWidth(14); // a handle a lecturer can find and drag, not a 3-pixel line
+    }
+    m_presenting = on;
+    if (on) {
+        showPanel(shown);
+        QTimer::singleShot(0, this, &LessonController::fitPresentingRow);
+        return;
+    }
+    m_parts.card->hide();
+    row->setHandleWidth(m_handleBefore);
+    row->setSizes(m_sizesBeforePresenting);
+    showPanel(shown);
+}
+
+void LessonController::fitPresentingRow()
+{
+    if (!m_presenting)
+        return;
+    // The map beside the plot at 1280 and at 1920: a third of the row (what it needs to draw its
+    // boxes, up to two fifths), the plot the rest (at 1280, about 800 pixels: its labels apart).
+    const int total = m_parts.row->width();
+    const int map = std::min(std::max(m_parts.map->minimumSizeHint().width(), total / 3), total * 2 / 5);
+    m_parts.row->setSizes({ map, std::max(0, total - map), 0 });
 }
 
 void LessonController::fitRow()
@@ -253,6 +307,8 @@ bool LessonController::eventFilter(QObject* watched, QEvent* event)
     // once the splitter has laid out its children.
     if (watched == m_parts.row && event->type() == QEvent::Resize && !m_parts.panel->isHidden())
         QTimer::singleShot(0, this, &LessonController::fitRow);
+    if (watched == m_parts.row && event->type() == QEvent::Resize && m_presenting)
+        QTimer::singleShot(0, this, &LessonController::fitPresentingRow);
     return QObject::eventFilter(watched, event);
 }
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "ctxscope/expected.h"
+#include "ctxscope/lesson.h"
 #include "ctxscope/topology.h"
 
 #include <QList>
@@ -24,6 +25,8 @@ namespace ctxscope::gui {
 
 class LessonPanel;
 class LessonSession;
+class VerdictCard;
+struct LessonRecord;
 class PlotsView;
 class RunController;
 class RunCoordinator;
@@ -46,6 +49,7 @@ public:
         QSplitter* row; // map | plots | lesson panel
         QWidget* map; // the row's first widget (its tabs)
         LessonPanel* panel;
+        VerdictCard* card; // across the window in presentation mode, in the panel's place
         RunLauncher* launcher; // whether runs measure the topology shown (isLive), and reach it (whenConnected)
     };
     explicit LessonController(const Parts& parts);
@@ -56,7 +60,12 @@ public:
     Status start(const QString& id);
     LessonSession* lesson() const { return m_lesson; } // the last lesson of runs started (null after a whole one)
     LessonPanel* panel() const { return m_parts.panel; }
+    VerdictCard* card() const { return m_parts.card; }
+    // In presentation mode the lesson is the verdict card across the window (its headline large,
+    // the details folded) instead of the panel, and the row gives the map and the plots its
+    // width, with a handle wide enough to grab.
     void showPanel(bool show);
+    void setPresenting(bool on);
 
 signals:
     void started(); // before its first run: the views begin its stage
@@ -69,6 +78,8 @@ private:
     void wholeEnded(bool completed, const std::vector<std::string>& conclusion, const QString& why);
     bool wholeRecordIsOurs() const; // its store record is still there (no session opened or cleared since)
     void fitRow(); // map | plots | lesson widths while the panel is open
+    void fitPresentingRow(); // map | plots while presenting
+    std::optional<LessonHeadline> headlineOf(const LessonRecord& lesson) const;
     void showLessonViews(); // the lesson's own curves, once it is done
     bool eventFilter(QObject* watched, QEvent* event) override;
 
@@ -79,6 +90,10 @@ private:
     std::string m_wholeId;
     QAction* m_panelAction = nullptr;
     QList<int> m_sizesBefore; // of the row, restored when the panel closes
+    bool m_presenting = false;
+    bool m_lessonShown = false; // the panel, or in presentation mode the card
+    int m_handleBefore = 0; // the row's handle width before presentation mode
+    QList<int> m_sizesBeforePresenting;
 };
 
 } // namespace ctxscope::gui

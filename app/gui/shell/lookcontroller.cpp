@@ -9,6 +9,7 @@
 #include <QDockWidget>
 #include <QMainWindow>
 #include <QMenu>
+#include <QScreen>
 #include <QSignalBlocker>
 #include <QStyle>
 #include <QTableView>
@@ -72,6 +73,10 @@ void LookController::setPresentationMode(bool on)
         m_wasMaximized = m_window.isMaximized();
         font = scaledFont(m_fontBefore, kLarger);
         m_window.showFullScreen();
+        // Without a window manager (a virtual display, a kiosk) full screen keeps the window's
+        // size: take the screen's by hand, as a window manager would.
+        if (const QScreen* screen = m_window.screen())
+            m_window.setGeometry(screen->geometry());
     } else if (m_wasMaximized) {
         m_window.showMaximized();
     } else {
@@ -95,7 +100,7 @@ void LookController::setPresentationMode(bool on)
     } else {
         applyPalette();
     }
-    emit presentationModeChanged(on);
+    emit presentationChanged(on);
 }
 
 } // namespace ctxscope::gui

@@ -31,7 +31,9 @@ public:
     void setDarkPalette(bool dark);
 
 signals:
-    void presentationModeChanged(bool on);
+    // After the window, fonts and palette changed: the lesson turns into its verdict card, the
+    // status bar drops what only a developer reads.
+    void presentationChanged(bool on);
 
 private:
     void applyPalette();

@@ -92,7 +92,8 @@ int main(int argc, char** argv)
     const QCommandLineOption modeOpt(QStringLiteral("mode"),
         QStringLiteral("thread or process, for --run (the n-th goes with the n-th --run)."), QStringLiteral("MODE"));
     const QCommandLineOption lessonOpt(QStringLiteral("lesson"),
-        QStringLiteral("Run this lesson (see ctxscope-cli lesson --list) and show its conclusion."),
+        QStringLiteral("Run this lesson (see ctxscope-cli lesson --list) and show its conclusion; "
+                       "several run one after the other, as in a lecture."),
         QStringLiteral("NAME"));
     const QCommandLineOption plotOpt(QStringList { QStringLiteral("view"), QStringLiteral("plot") },
         QStringLiteral("Show this view once the work is done: ")
@@ -200,8 +201,8 @@ int main(int argc, char** argv)
     }
     if (!runs.empty() && !window.launcher()->isLive())
         return fail("--run: ", "runs need this machine's topology, not " + topology->origin());
-    const QString lesson = parser.value(lessonOpt);
-    if (!lesson.isEmpty()) {
+    const QStringList lessons = parser.values(lessonOpt);
+    for (const QString& lesson : lessons) {
         if (!ctxscope::findLesson(lesson.toStdString())) {
             QStringList names;
             for (const auto& l : ctxscope::lessons())
@@ -244,14 +245,14 @@ int main(int argc, char** argv)
     // --open and --compare are read off the GUI thread like File → Open, behind the same
     // progress and Cancel; what was asked for next starts once they are all in.
     ScriptedSession* session = nullptr;
-    if (!runs.empty() || !lesson.isEmpty() || parser.isSet(shotOpt) || parser.isSet(quitOpt) || !view.isEmpty()
+    if (!runs.empty() || !lessons.isEmpty() || parser.isSet(shotOpt) || parser.isSet(quitOpt) || !view.isEmpty()
         || parser.isSet(saveOpt) || watchPid > 0) {
         session = new ScriptedSession(
             *window.launcher(), *window.lessons(), *window.plots(), window, std::move(runs), &window);
         session->setScreenshot(parser.value(shotOpt));
         session->setQuit(parser.isSet(quitOpt));
         session->setView(view);
-        session->setLesson(lesson);
+        session->setLessons(lessons);
         if (watchPid > 0)
             session->setWatch(window.programs()->controller(), watchPid, kWatchScreenshotS);
         const bool quit = parser.isSet(quitOpt);

@@ -16,6 +16,7 @@
 #include "statuspanel.h"
 #include "topologymappanel.h"
 #include "topologytabs.h"
+#include "verdictcard.h"
 
 #include "ctxscope/version.h"
 
@@ -50,6 +51,8 @@ MainWindow::MainWindow(QWidget* parent)
     m_banner->setWordWrap(true);
     m_banner->setStyleSheet(QStringLiteral("background:#fff3cd;color:#664d03;padding:6px;border:1px solid #ffe69c;"));
     m_banner->hide();
+    auto* card = new VerdictCard(central);
+    card->hide(); // presentation mode shows it while a lesson is open
     auto* vertical = new QSplitter(Qt::Vertical, central);
     auto* top = new QSplitter(Qt::Horizontal, vertical);
     m_tabs = new TopologyTabs(top);
@@ -75,6 +78,7 @@ MainWindow::MainWindow(QWidget* parent)
     vertical->setStretchFactor(0, 3);
     vertical->setStretchFactor(1, 1);
     layout->addWidget(m_banner);
+    layout->addWidget(card);
     layout->addWidget(vertical, 1);
     setCentralWidget(central);
 
@@ -86,6 +90,10 @@ MainWindow::MainWindow(QWidget* parent)
     addDockWidget(Qt::LeftDockWidgetArea, dock);
     m_status = new StatusPanel(this);
     statusBar()->addPermanentWidget(m_status);
+    // A temporary message gets its own room: the permanent labels give way while it shows.
+    connect(statusBar(), &QStatusBar::messageChanged, m_status, [this](const QString& message) {
+        m_status->leaveRoomForMessage(message.isEmpty() ? 0 : statusBar()->fontMetrics().horizontalAdvance(message));
+    });
     m_programs = new ProgramsPanel(*mapPanel()->map(), this);
     auto* programsDock = new QDockWidget(tr("Programs"), this);
     programsDock->setObjectName(QStringLiteral("programsDock"));
@@ -98,7 +106,7 @@ MainWindow::MainWindow(QWidget* parent)
             resizeDocks({ programsDock }, { 460 }, Qt::Horizontal);
     });
 
-    createWorkers(top, lessonPanel);
+    createWorkers(top, lessonPanel, card);
     createMenus();
     m_runPanel->loadSettings();
     statusBar()->showMessage(tr("Ready"));
@@ -120,7 +128,7 @@ QSize initialWindowSize(QSize available)
     return { fit(available.width(), 1024, 2560), fit(available.height(), 640, 1600) };
 }
 
-void MainWindow::createWorkers(QWidget* row, LessonPanel* lessonPanel)
+void MainWindow::createWorkers(QWidget* row, LessonPanel* lessonPanel, VerdictCard* card)
 {
     // The session document first: every other object reads or fills it.
     m_store = new SessionStore(this);
@@ -131,12 +139,14 @@ void MainWindow::createWorkers(QWidget* row, LessonPanel* lessonPanel)
     m_files = new SessionFiles({ this, &m_topology, m_store, m_views, m_plots, m_launcher->controller() });
     connect(m_files, &SessionFiles::topologyRead, this, &MainWindow::setTopology);
     m_lessons = new LessonController({ this, &m_topology, m_launcher->coordinator(), m_launcher->controller(), m_store,
-        m_plots, static_cast<QSplitter*>(row), m_tabs, lessonPanel, m_launcher });
+        m_plots, static_cast<QSplitter*>(row), m_tabs, lessonPanel, card, m_launcher });
     // A lesson is one stage of the live and distribution views: its runs, not the ones before.
     connect(m_lessons, &LessonController::started, m_views, [this] { m_views->beginStage(true); });
     connect(m_lessons, &LessonController::finished, m_views, &SessionViews::endLessonStage);
     m_look = new LookController(*this, *mapPanel()->map(), *m_table);
     m_quiet = new QuietStage(*m_plots->livePlot(), *m_look);
+    connect(m_look, &LookController::presentationChanged, m_lessons, &LessonController::setPresenting);
+    connect(m_look, &LookController::presentationChanged, m_status, &StatusPanel::setPresenting);
     m_machines = new MachineController({ this, &m_topology, m_launcher, m_store, m_status });
     m_launcher->setConnectionGate(
         [this](std::function<void()> action) { m_machines->whenConnected(std::move(action)); });
@@ -278,6 +288,7 @@ RunCoordinator* MainWindow::runs() const { return m_launcher->coordinator(); }
 FileOpener* MainWindow::opener() const { return m_files->opener(); }
 LessonSession* MainWindow::lesson() const { return m_lessons->lesson(); }
 LessonPanel* MainWindow::lessonPanel() const { return m_lessons->panel(); }
+VerdictCard* MainWindow::verdictCard() const { return m_lessons->card(); }
 QTextBrowser* MainWindow::lessonView() const { return m_lessons->panel()->text(); }
 ResultsModel* MainWindow::resultsModel() const { return m_views->resultsModel(); }
 QAction* MainWindow::runAction() const { return m_launcher->runAction(); }

@@ -33,6 +33,7 @@ class SessionViews;
 class StatusPanel;
 class TopologyMapPanel;
 class TopologyTabs;
+class VerdictCard;
 
 // The first window's size on a screen with this much room: most of it (a 1920 screen gives
 // about 1630 by 920), all but a margin of a projector's 1280x800, never below 1024x640 nor
@@ -72,6 +73,7 @@ public:
     FileOpener* opener() const;
     LessonSession* lesson() const;
     LessonPanel* lessonPanel() const;
+    VerdictCard* verdictCard() const; // the lesson's headline across the window in presentation mode
     QTextBrowser* lessonView() const;
     ResultsModel* resultsModel() const;
     QAction* runAction() const;
@@ -92,7 +94,7 @@ protected:
 
 private:
     void showTopology(const Topology& topology, bool server);
-    void createWorkers(QWidget* row, LessonPanel* lessonPanel);
+    void createWorkers(QWidget* row, LessonPanel* lessonPanel, VerdictCard* card);
     void createMenus();
     void openTopologyXml();
     void openSynthetic();

@@ -102,7 +102,9 @@ ProgramsPanel::ProgramsPanel(TopologyMapWidget& map, QWidget* parent)
     m_applyButton->setToolTip(tr("Pin the selected threads to the PUs selected on the map"));
     m_restoreButton = new QPushButton(tr("Re&store"), watchRow);
     m_restoreButton->setToolTip(tr("Give every thread the affinity it had when watching began"));
-    pinRow->addWidget(m_target, 1);
+    // The hint on a line of its own: beside the buttons it wrapped into a column of a few words.
+    watchLayout->addWidget(m_target);
+    pinRow->addStretch(1);
     pinRow->addWidget(m_applyButton);
     pinRow->addWidget(m_restoreButton);
     watchLayout->addLayout(pinRow);

@@ -16,7 +16,7 @@ QuietStage::QuietStage(LivePlot& plot, LookController& look)
     , m_plot(plot)
     , m_look(look)
 {
-    connect(&m_look, &LookController::presentationModeChanged, this, &QuietStage::apply);
+    connect(&m_look, &LookController::presentationChanged, this, &QuietStage::apply);
     apply();
 }
 

@@ -7,6 +7,8 @@
 #include <QLocale>
 #include <QPainter>
 
+#include <algorithm>
+
 namespace ctxscope::gui {
 
 namespace {
@@ -53,10 +55,10 @@ protected:
 StatusPanel::StatusPanel(QWidget* parent)
     : QWidget(parent)
     , m_machine(new ElidingLabel(this))
-    , m_worker(new QLabel(this))
-    , m_affinity(new QLabel(this))
-    , m_rate(new QLabel(this))
-    , m_progress(new QLabel(this))
+    , m_worker(new ElidingLabel(this))
+    , m_affinity(new ElidingLabel(this))
+    , m_rate(new ElidingLabel(this))
+    , m_progress(new ElidingLabel(this))
 {
     auto* layout = new QHBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -71,6 +73,10 @@ StatusPanel::StatusPanel(QWidget* parent)
     // A long CPU model must not widen the window past a projector's 1280 pixels: the label
     // gives way (clipped, whole in its tooltip) before the window grows.
     m_machine->setMinimumWidth(160);
+    // Each gives way to a temporary message down to a few words, for as long as it shows (the
+    // run panel and the machine's tooltip have the rest).
+    for (QLabel* label : { m_progress, m_rate, m_affinity, m_worker })
+        label->setMinimumWidth(60);
     m_machine->setContentsMargins(0, 0, 12, 0); // a gap before the worker's state, elided or not
     setWorkerState(RunController::State::Stopped);
 }
@@ -105,6 +111,8 @@ void StatusPanel::setWorkerState(RunController::State state, const QString& deta
         break;
     }
     m_worker->setText(text);
+    m_workerFailed = tone == Tone::Bad || tone == Tone::Caution;
+    updateVisibility();
     m_worker->setStyleSheet(
         tone ? QStringLiteral("color:%1;font-weight:bold;").arg(toneColor(*tone, palette())) : QString());
     m_worker->setToolTip(detail);
@@ -128,19 +136,21 @@ void StatusPanel::setAffinityNote(const QString& note, bool shared)
     m_affinity->setText(note);
     m_affinity->setStyleSheet(
         shared ? QStringLiteral("color:%1;").arg(toneColor(Tone::Caution, palette())) : QString());
-    m_affinity->setVisible(!note.isEmpty());
+    updateVisibility();
 }
 
 void StatusPanel::setSwitchRate(std::optional<double> perSecond)
 {
-    m_rate->setVisible(perSecond.has_value());
+    m_rate->setProperty("shown", perSecond.has_value());
+    updateVisibility();
     if (perSecond)
         m_rate->setText(tr("System: %1 switches/s").arg(QLocale().toString(qRound64(*perSecond))));
 }
 
 void StatusPanel::setSwitchRateOfRun(std::optional<double> perSecond)
 {
-    m_rate->setVisible(perSecond.has_value());
+    m_rate->setProperty("shown", perSecond.has_value());
+    updateVisibility();
     if (perSecond)
         m_rate->setText(tr("System during the run: %1 switches/s").arg(QLocale().toString(qRound64(*perSecond))));
 }
@@ -151,9 +161,33 @@ void StatusPanel::setRunProgress(const QString& text)
     m_progress->setVisible(!text.isEmpty());
 }
 
+void StatusPanel::setPresenting(bool on)
+{
+    m_presenting = on;
+    updateVisibility();
+}
+
+void StatusPanel::updateVisibility()
+{
+    m_worker->setVisible(!m_presenting || m_workerFailed);
+    m_affinity->setVisible(!m_presenting && !m_affinity->text().isEmpty());
+    m_rate->setVisible(!m_presenting && m_rate->property("shown").toBool());
+}
+
+void StatusPanel::leaveRoomForMessage(int width)
+{
+    const QWidget* bar = parentWidget();
+    if (width <= 0 || !bar) {
+        setMaximumWidth(QWIDGETSIZE_MAX);
+        return;
+    }
+    constexpr int kGrip = 24; // the bar's size grip and the gap before the message
+    setMaximumWidth(std::max(minimumSizeHint().width(), bar->width() - width - kGrip));
+}
+
 QString StatusPanel::workerText() const { return m_worker->text(); }
 QString StatusPanel::machineText() const { return m_machine->text(); }
-QString StatusPanel::switchRateText() const { return m_rate->isVisibleTo(this) ? m_rate->text() : QString(); }
+QString StatusPanel::switchRateText() const { return m_rate->property("shown").toBool() ? m_rate->text() : QString(); }
 QString StatusPanel::affinityText() const { return m_affinity->text(); }
 QString StatusPanel::runProgressText() const { return m_progress->text(); }
 

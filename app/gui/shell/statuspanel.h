@@ -28,6 +28,12 @@ public:
     // After a run: its mean, kept until the next run starts.
     void setSwitchRateOfRun(std::optional<double> perSecond);
     void setRunProgress(const QString& text);
+    // In presentation mode the projector shows no text meant for the developer: the worker's
+    // state (unless it failed), where the GUI's threads run, the system's switch rate.
+    void setPresenting(bool on);
+    // Room to leave on the status bar's left for a temporary message this wide (0: none): the
+    // labels here give way, ending in "…", instead of cutting the message off.
+    void leaveRoomForMessage(int width);
 
     QString workerText() const;
     QString machineText() const;
@@ -39,7 +45,11 @@ protected:
     void changeEvent(QEvent* event) override;
 
 private:
+    void updateVisibility();
+
     RunController::State m_state = RunController::State::Stopped;
+    bool m_presenting = false;
+    bool m_workerFailed = false; // its state is an error, shown even to the room
     bool m_affinityShared = false;
     QString m_remote; // the server's name over ssh, "" for this machine
     QLabel* m_machine = nullptr;

@@ -114,6 +114,28 @@ Expected<LessonResult> runLesson(std::string_view id, const Topology& topology, 
     const std::function<void(const LessonProgress&)>& progress = {}, std::stop_token stop = {},
     const LessonTracing& tracing = {});
 
+// The conclusion in one line, for a room to read (the app's verdict card in presentation mode):
+// "Across CPUs sharing an L3: 8.40× slower than on one PU", and the 95% interval of the
+// ratio it quotes. A headline never quotes a ratio it cannot stand behind: a disturbed or
+// unclear comparison says so in words and carries no interval.
+struct LessonHeadline {
+    enum class Kind {
+        Differs, // the ratio matters; [low, high] is its 95% interval
+        Same, // within 10% either way; [low, high] is the interval that says so
+        Unclear, // the runs vary too much to say
+        Disturbed, // a run it compares was disturbed: no conclusion
+    };
+    std::string text;
+    Kind kind = Kind::Unclear;
+    double low = 0; // Differs and Same only
+    double high = 0;
+};
+
+// The headline for results already measured, a pure function of them like concludeLesson. None
+// for a lesson that draws no single comparison (its conclusion is read whole), or when the
+// runs it compares are missing.
+std::optional<LessonHeadline> lessonHeadline(std::string_view id, const std::vector<RunResult>& results);
+
 // The conclusion sentences for results already measured (also used when a lesson's results
 // are loaded back from a file). A pure function of the results: it runs nothing and reads
 // nothing of this machine, so every lesson's wording can be tested on synthetic results.

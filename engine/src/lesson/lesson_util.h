@@ -51,6 +51,8 @@ struct LessonDefinition {
     Expected<LessonResult> (*runWhole)(
         const Topology&, const RunBudget&, const std::function<void(const LessonProgress&)>&, std::stop_token)
         = nullptr;
+    // The conclusion's headline (lessonHeadline); none for a lesson read whole.
+    std::optional<LessonHeadline> (*headline)(const std::vector<RunResult>&) = nullptr;
 };
 
 // One per file in engine/src/lesson/.

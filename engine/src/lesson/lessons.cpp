@@ -177,4 +177,12 @@ std::vector<std::string> concludeLesson(std::string_view id, const std::vector<R
     return out;
 }
 
+std::optional<LessonHeadline> lessonHeadline(std::string_view id, const std::vector<RunResult>& results)
+{
+    const auto* d = findDefinition(id);
+    if (!d || !d->headline)
+        return std::nullopt;
+    return d->headline(results);
+}
+
 } // namespace ctxscope

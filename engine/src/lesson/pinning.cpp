@@ -78,17 +78,23 @@ std::string unpinnedText(const RunResult& u, const std::vector<const RunResult*>
     return out;
 }
 
-std::vector<std::string> conclude(const std::vector<RunResult>& results)
+std::vector<const RunResult*> pinnedByMedian(const std::vector<RunResult>& results)
 {
     std::vector<const RunResult*> pinned;
     for (const auto& r : results)
         if (r.bench == "futex" && r.placement.relation != Relation::Unpinned)
             pinned.push_back(&r);
+    std::sort(pinned.begin(), pinned.end(), [](auto* a, auto* b) { return a->stats.p50 < b->stats.p50; });
+    return pinned;
+}
+
+std::vector<std::string> conclude(const std::vector<RunResult>& results)
+{
+    const std::vector<const RunResult*> pinned = pinnedByMedian(results);
     const RunResult* unpinned = findResult(
         results, [](const RunResult& r) { return r.bench == "futex" && r.placement.relation == Relation::Unpinned; });
     if (pinned.empty() && !unpinned)
         return { "No experiment of this lesson could run here; see the failures." };
-    std::sort(pinned.begin(), pinned.end(), [](auto* a, auto* b) { return a->stats.p50 < b->stats.p50; });
     std::vector<std::string> out;
     if (!pinned.empty()) {
         std::string ranking;
@@ -112,13 +118,29 @@ std::vector<std::string> conclude(const std::vector<RunResult>& results)
     return out;
 }
 
+// "Across CPUs sharing an L3: 8.40× slower than on one PU": the slowest pinned placement
+// against the fastest, as placementVerdict judges them.
+std::optional<LessonHeadline> headline(const std::vector<RunResult>& results)
+{
+    const std::vector<const RunResult*> pinned = pinnedByMedian(results);
+    if (pinned.size() < 2)
+        return std::nullopt;
+    const RunResult& best = *pinned.front();
+    const RunResult& worst = *pinned.back();
+    const Comparison c = compare(best, worst);
+    return headlineOf(c,
+        fmt::format("{}: {}× slower than {}", capitalized(relationPhrase(worst.placement.relation)),
+            formatRatio(c.ratio), relationPhrase(best.placement.relation)),
+        "Placement does not matter here: within 10%", "Placement: the runs vary too much to say");
+}
+
 } // namespace
 
 const LessonDefinition& pinningLesson()
 {
     static const LessonDefinition d { { "pinning", "Does placement matter?",
                                           "futex threads: same-pu, each relation class the machine has, unpinned" },
-        plan, conclude };
+        plan, conclude, nullptr, headline };
     return d;
 }
 

@@ -141,6 +141,28 @@ std::vector<std::string> conclude(const std::vector<RunResult>& results)
     return out;
 }
 
+// "Across CPUs sharing an L3: spinning is 2.50× faster than sleeping": the farthest class's spin
+// against its futex, as the conclusion's "There spinning ..." sentence judges them.
+std::optional<LessonHeadline> headline(const std::vector<RunResult>& results)
+{
+    const RunResult* futex = nullptr;
+    for (const RunResult& r : results)
+        if (r.bench == "futex" && !r.placement.onePu() && r.placement.relation != Relation::Unpinned)
+            futex = &r; // the plan runs the nearest class first, the farthest last
+    const RunResult* spin = futex ? findResult(results, "spin", BenchMode::Thread, futex->placement.relation) : nullptr;
+    if (!spin)
+        return std::nullopt;
+    const Comparison c = compare(*spin, *futex); // ratio = median(futex) / median(spin)
+    const std::string where = capitalized(relationPhrase(futex->placement.relation));
+    LessonHeadline h = headlineOf(c,
+        c.ratio >= 1 ? fmt::format("{}: spinning is {}× faster than sleeping", where, formatRatio(c.ratio))
+                     : fmt::format("{}: spinning is {}× slower than sleeping", where, formatRatio(1 / c.ratio)),
+        where + ": spinning costs within 10% of sleeping", where + ": spinning and sleeping cannot be told apart");
+    if (c.ratio < 1 && h.kind == LessonHeadline::Kind::Differs) // the interval of the ratio quoted
+        h = { h.text, h.kind, 1 / c.high, 1 / c.low };
+    return h;
+}
+
 } // namespace
 
 const LessonDefinition& spinOrSleepLesson()
@@ -148,7 +170,7 @@ const LessonDefinition& spinOrSleepLesson()
     static const LessonDefinition d { { "spin-or-sleep", "Spin and burn a core, or sleep and pay a context switch?",
                                           "spin, spin-futex, futex threads: nearest and farthest class; spin-futex "
                                           "and futex on one PU" },
-        plan, conclude };
+        plan, conclude, nullptr, headline };
     return d;
 }
 

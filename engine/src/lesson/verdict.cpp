@@ -189,25 +189,63 @@ std::vector<std::string> disturbedNotes(const std::vector<RunResult>& results)
     return out;
 }
 
-namespace {
-
-// Two decimals below 10 ("1.00", "2.75"), whole numbers above ("133").
-std::string ratioText(double x) { return x < 10 ? fmt::format("{:.2f}", x) : fmt::format("{:.0f}", x); }
-
-} // namespace
-
 std::string formatComparison(const Comparison& c)
 {
     if (c.low == c.high)
-        return ratioText(c.ratio) + " times";
-    return fmt::format("{} times (95% interval {}–{})", ratioText(c.ratio), ratioText(c.low), ratioText(c.high));
+        return formatRatio(c.ratio) + " times";
+    return fmt::format("{} times (95% interval {}–{})", formatRatio(c.ratio), formatRatio(c.low), formatRatio(c.high));
 }
 
 std::string formatRange(const Comparison& c)
 {
     if (c.low == c.high)
-        return "about " + ratioText(c.ratio) + " times";
-    return fmt::format("between {} and {} times", ratioText(c.low), ratioText(c.high));
+        return "about " + formatRatio(c.ratio) + " times";
+    return fmt::format("between {} and {} times", formatRatio(c.low), formatRatio(c.high));
+}
+
+std::string formatRatio(double x)
+{
+    // Two decimals below 10 ("1.00", "2.75"), whole numbers above ("133").
+    return x < 10 ? fmt::format("{:.2f}", x) : fmt::format("{:.0f}", x);
+}
+
+LessonHeadline headlineOf(const Comparison& c, std::string figure, std::string same, std::string unclear)
+{
+    using Kind = LessonHeadline::Kind;
+    if (!c.disturbed.empty())
+        return { fmt::format("No conclusion: {} was disturbed", c.disturbed), Kind::Disturbed, 0, 0 };
+    switch (c.verdict) {
+    case Verdict::Differs:
+        return { std::move(figure), Kind::Differs, c.low, c.high };
+    case Verdict::Same:
+        return { std::move(same), Kind::Same, c.low, c.high };
+    case Verdict::Unclear:
+        break;
+    }
+    return { std::move(unclear), Kind::Unclear, 0, 0 };
+}
+
+std::string relationPhrase(Relation relation)
+{
+    switch (relation) {
+    case Relation::SamePu:
+        return "on one PU";
+    case Relation::Smt:
+        return "on SMT siblings";
+    case Relation::SharedL2:
+        return "across CPUs sharing an L2";
+    case Relation::SharedL3:
+        return "across CPUs sharing an L3";
+    case Relation::SamePackage:
+        return "across CPUs of one package";
+    case Relation::CrossPackage:
+        return "across packages";
+    case Relation::CrossNuma:
+        return "across NUMA nodes";
+    case Relation::Unpinned:
+        break;
+    }
+    return "unpinned";
 }
 
 } // namespace ctxscope::lesson

@@ -18,6 +18,7 @@
 // figures through withSpread() and formatComparison().
 #pragma once
 
+#include "ctxscope/lesson.h"
 #include "ctxscope/result.h"
 
 #include <cstddef>
@@ -80,6 +81,14 @@ std::string formatComparison(const Comparison& c);
 // "between 0.95 and 1.22 times": the interval alone, for an Unclear verdict, which quotes no
 // point ratio (its figure is not a finding; the range is why nothing is concluded).
 std::string formatRange(const Comparison& c);
+// "2.74", "133": a ratio as formatComparison quotes it.
+std::string formatRatio(double ratio);
+// The headline of a comparison a lesson's conclusion turns on: `figure` ("Across packages: 2.74×
+// slower than on one PU") when it differs; `same` or `unclear` in words otherwise; "No
+// conclusion: <run> was disturbed." for a disturbed side. The interval is c's.
+LessonHeadline headlineOf(const Comparison& c, std::string figure, std::string same, std::string unclear);
+// "on one PU", "across packages": where a pair of tasks ran, for a headline.
+std::string relationPhrase(Relation relation);
 // Which run this is, for a sentence: "the futex run on CPUs 0,1 (same-package)"; "the process
 // pipe run on ..." when it ran as processes.
 std::string runName(const RunResult& r);
