@@ -31,7 +31,7 @@ public:
     // feeds tens of thousands a second: one lookup of each task the event names, no names.
     void add(const TraceEvent& e);
     // The figures gathered since the last take() (each thread's lostEvents set to `lostEvents`,
-    // its wakers and preemptors named from `comms`), every task the events name included; what
+    // its wakers and preemptors named from `comms`) of every task that gathers them (see follow()); what
     // is pending stays.
     std::map<long, ThreadSched> take(std::uint64_t lostEvents, const std::map<int, std::string>& comms);
     // From the first call on, only these tasks (and those of later calls) gather interval

@@ -164,8 +164,8 @@ public:
         m_countsAtNs = horizon;
         const std::uint64_t lost = m_lostNow - std::min(m_lostNow, m_lostBefore);
         m_lostBefore = m_lostNow;
-        // Switches name the other task too (the idle task, a task sharing the CPU): every task
-        // the events name is reported, and the watch keeps the program's threads.
+        // Switches name the other task too (the idle task, a task sharing the CPU): only the
+        // followed threads have figures (SchedGatherer::follow); the others keep their counts.
         auto figures = m_gather.take(lost, m_scratch.comms);
         // A waker or preemptor no switch named yet (it has not been switched in or out while
         // traced): its name from /proc, once.
