@@ -212,8 +212,14 @@ std::string formatRatio(double x)
 LessonHeadline headlineOf(const Comparison& c, std::string figure, std::string same, std::string unclear)
 {
     using Kind = LessonHeadline::Kind;
-    if (!c.disturbed.empty())
-        return { fmt::format("No conclusion: {} was disturbed", c.disturbed), Kind::Disturbed, 0, 0 };
+    if (!c.disturbed.empty()) {
+        // One line without brackets: the run as "the spin run on CPUs 0,1", its relation left to
+        // the conclusion's first sentence.
+        std::string run = c.disturbed;
+        if (const auto open = run.rfind(" ("); open != std::string::npos && run.ends_with(')'))
+            run.erase(open);
+        return { fmt::format("No conclusion: {} was disturbed", run), Kind::Disturbed, 0, 0 };
+    }
     switch (c.verdict) {
     case Verdict::Differs:
         return { std::move(figure), Kind::Differs, c.low, c.high };
