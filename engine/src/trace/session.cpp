@@ -351,7 +351,8 @@ private:
         }
         const int fd = pipe->second;
         // Room for what the last read found and a little more: a watch reads every 25 to 500 ms,
-        // and growing page by page copied the pages read so far again and again.
+        // and growing page by page copied the pages read so far again and again. The pages are
+        // not zeroed before the kernel fills them (PageBytes).
         std::size_t& lastBytes = m_lastReadBytes[cpu];
         buffer.pages.reserve(lastBytes + lastBytes / 2 + 4 * pageSize);
         // Each read gives one whole sub-buffer, the last one possibly part-filled (its header
@@ -364,7 +365,8 @@ private:
                 buffer.pages.resize(at);
                 break;
             }
-            buffer.pages.resize(at + pageSize); // a short read keeps its page's full stride
+            // A short read keeps its page's full stride, the rest zeros.
+            std::memset(buffer.pages.data() + at + n, 0, pageSize - static_cast<std::size_t>(n));
         }
         lastBytes = buffer.pages.size();
         return buffer;
