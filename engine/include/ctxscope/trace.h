@@ -11,7 +11,6 @@
 #include <map>
 #include <memory>
 #include <string>
-#include <utility>
 #include <vector>
 
 namespace ctxscope {
@@ -63,25 +62,10 @@ struct TraceCpuLoss {
     std::uint64_t total() const { return std::max(overrun + dropped, missedInPages); }
 };
 
-// A vector whose new elements are left as they are, not zeroed: pages the kernel fills the
-// moment they are made (a watch reads about 1 MB a second of them).
-template <typename T> struct UninitializedAllocator : std::allocator<T> {
-    template <typename U> struct rebind {
-        using other = UninitializedAllocator<U>;
-    };
-    using std::allocator<T>::allocator;
-    template <typename U> void construct(U* at) noexcept { ::new (static_cast<void*>(at)) U; }
-    template <typename U, typename... Args> void construct(U* at, Args&&... args)
-    {
-        ::new (static_cast<void*>(at)) U(std::forward<Args>(args)...);
-    }
-};
-using PageBytes = std::vector<std::uint8_t, UninitializedAllocator<std::uint8_t>>;
-
 // One CPU's ring buffer as the kernel wrote it: whole sub-buffers (pages) of trace_pipe_raw.
 struct RawCpuBuffer {
     int cpu = 0;
-    PageBytes pages;
+    std::vector<std::uint8_t> pages;
 };
 
 // A recording as the kernel produced it, with everything a reader needs to decode it on

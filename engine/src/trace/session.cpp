@@ -351,8 +351,7 @@ private:
         }
         const int fd = pipe->second;
         // Room for what the last read found and a little more: a watch reads every 25 to 500 ms,
-        // and growing page by page copied the pages read so far again and again. The pages are
-        // not zeroed before the kernel fills them (PageBytes).
+        // and growing page by page copied the pages read so far again and again.
         std::size_t& lastBytes = m_lastReadBytes[cpu];
         buffer.pages.reserve(lastBytes + lastBytes / 2 + 4 * pageSize);
         // Each read gives one whole sub-buffer, the last one possibly part-filled (its header
@@ -365,8 +364,7 @@ private:
                 buffer.pages.resize(at);
                 break;
             }
-            // A short read keeps its page's full stride, the rest zeros.
-            std::memset(buffer.pages.data() + at + n, 0, pageSize - static_cast<std::size_t>(n));
+            buffer.pages.resize(at + pageSize); // a short read keeps its page's full stride
         }
         lastBytes = buffer.pages.size();
         return buffer;
