@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <optional>
 #include <string>
@@ -94,7 +95,7 @@ public:
     {
         std::vector<std::uint8_t> p = m_page;
         std::uint64_t commit = m_data.size();
-        std::memcpy(p.data() + m_dataOffset, m_data.data(), m_data.size());
+        std::copy(m_data.begin(), m_data.end(), p.begin() + static_cast<std::ptrdiff_t>(m_dataOffset));
         if (missed != 0) {
             commit |= std::uint64_t { 1 } << 31;
             if (missed > 0) {

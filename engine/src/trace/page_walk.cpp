@@ -65,24 +65,22 @@ std::optional<PageLayout> PageLayout::parse(std::string_view headerPage, std::st
     });
     long typeLenBits = -1, timeDeltaBits = -1, arrayBits = -1;
     long padding = -1, timeExtend = -1, timeStamp = -1, dataMax = -1;
+    // "\ttype_len    :    5 bits", "\tpadding     : type == 29", "\tdata max type_len  == 28"
+    struct Key {
+        std::string_view word; // the line's first
+        std::string_view before; // what stands before the number
+        long* into;
+    };
+    const Key keys[] = { { "type_len", ":", &typeLenBits }, { "time_delta", ":", &timeDeltaBits },
+        { "array", ":", &arrayBits }, { "padding", "==", &padding }, { "time_extend", "==", &timeExtend },
+        { "time_stamp", "==", &timeStamp }, { "data", "==", &dataMax } };
     eachLine(headerEvent, [&](std::string_view line) {
         while (!line.empty() && (line.front() == ' ' || line.front() == '\t'))
             line.remove_prefix(1);
         const auto word = line.substr(0, line.find_first_of(" \t:"));
-        if (word == "type_len")
-            typeLenBits = numberAfter(line, ":");
-        else if (word == "time_delta")
-            timeDeltaBits = numberAfter(line, ":");
-        else if (word == "array")
-            arrayBits = numberAfter(line, ":");
-        else if (word == "padding")
-            padding = numberAfter(line, "==");
-        else if (word == "time_extend")
-            timeExtend = numberAfter(line, "==");
-        else if (word == "time_stamp")
-            timeStamp = numberAfter(line, "==");
-        else if (word == "data")
-            dataMax = numberAfter(line, "==");
+        for (const Key& k : keys)
+            if (word == k.word)
+                *k.into = numberAfter(line, k.before);
     });
     const bool page = tsOffset >= 0 && tsSize == 8 && commitOffset >= 0 && (commitSize == 4 || commitSize == 8)
         && dataOffset >= tsOffset + 8 && dataOffset >= commitOffset + commitSize;
