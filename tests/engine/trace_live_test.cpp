@@ -5,6 +5,8 @@
 // not allowed.
 #include "ctxscope/traced_run.h"
 #include "live_topology_test.h"
+#include "trace/page_walk.h"
+#include "trace/tep.h"
 #include "trace/tracefs_mount.h"
 #include "worker_transcript.h"
 
@@ -22,6 +24,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -380,6 +383,56 @@ TEST_F(TraceLive, ATracedWatchsSwitchCountsAgreeWithTheKernels)
         // The callbacks read the kernel's counts a little after each reading: a switch or two.
         EXPECT_NEAR(counted[tid], kernel, std::max(4.0, kernel * 0.05)) << "thread " << tid;
     }
+}
+
+// The pages of a live recording give the same events walked by the decoder's reader
+// (page_walk.h) as by libtraceevent's kbuffer: times (the pauses of 200 ms need time
+// extends), CPUs, sizes and bytes, and the lost events the pages flag.
+TEST_F(TraceLive, ALiveRecordingsPagesGiveTheSameEventsWalkedAsByKbuffer)
+{
+    TraceOptions o;
+    o.schedOnly = true;
+    o.savedComms = false;
+    o.pids = { ::gettid() };
+    o.bufferKbPerCpu = 1024;
+    auto session = TraceSession::open(o);
+    ASSERT_TRUE(session.ok()) << session.error().message;
+    ASSERT_TRUE((*session)->start().ok());
+    for (int i = 0; i < 200; ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(i % 50 == 49 ? 200 : 1));
+    auto raw = (*session)->collect({ .losses = true, .layout = true });
+    ASSERT_TRUE(raw.ok()) << raw.error().message;
+    auto tep = trace::makeTep(*raw);
+    ASSERT_TRUE(tep.ok()) << tep.error().message;
+    const auto layout = trace::PageLayout::parse(raw->headerPage, raw->headerEvent);
+    ASSERT_TRUE(layout.has_value()) << raw->headerPage << raw->headerEvent;
+    struct Event {
+        std::uint64_t ts;
+        int cpu;
+        std::vector<std::uint8_t> bytes;
+        bool operator==(const Event&) const = default;
+    };
+    struct Read {
+        std::vector<Event> events;
+        std::map<int, std::uint64_t> missed;
+    };
+    const auto read = [&](const std::optional<trace::PageLayout>& l) {
+        Read r;
+        const Status s = trace::forEachEvent(
+            *raw, l, tep->get(),
+            [&](std::uint64_t ts, int cpu, const std::uint8_t* data, int size) {
+                r.events.push_back({ ts, cpu, std::vector<std::uint8_t>(data, data + size) });
+            },
+            [&](int cpu, std::uint64_t n) { r.missed[cpu] += n; });
+        EXPECT_TRUE(s.ok());
+        return r;
+    };
+    const Read walked = read(layout);
+    const Read reference = read(std::nullopt); // kbuffer
+    EXPECT_GT(walked.events.size(), 400U) << "200 sleeps of this thread: a waking and two switches each";
+    EXPECT_EQ(walked.events.size(), reference.events.size());
+    EXPECT_TRUE(walked.events == reference.events);
+    EXPECT_EQ(walked.missed, reference.missed);
 }
 
 // A traced watch of a PID that does not run is refused as an untraced one is, before an

@@ -82,6 +82,7 @@ WatchSample compareSnapshots(const ProcessSnapshot& before, const ProcessSnapsho
     s.kernel = after.kernel;
     const std::uint64_t dtNs = after.timeNs > before.timeNs ? after.timeNs - before.timeNs : 0;
     s.intervalS = static_cast<double>(dtNs) / 1e9;
+    s.threads.reserve(after.tasks.size());
     for (const auto& task : after.tasks) {
         const TaskSnapshot* was = findTask(before, task);
         if (!was)

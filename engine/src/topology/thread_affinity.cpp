@@ -2,10 +2,12 @@
 #include "ctxscope/thread_affinity.h"
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cstring>
 #include <memory>
 #include <sched.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 namespace ctxscope {
@@ -27,15 +29,17 @@ int currentThreadId() { return static_cast<int>(::gettid()); }
 std::vector<int> threadAffinity(int tid)
 {
     std::vector<int> cpus;
-    CpuSet set(CPU_ALLOC(kMaxCpus));
-    const std::size_t size = CPU_ALLOC_SIZE(kMaxCpus);
-    if (!set || ::sched_getaffinity(tid, size, set.get()) != 0)
+    // The system call itself, which says how many bytes of the mask the kernel wrote (its CPU
+    // count's worth): glibc's wrapper zeroes the rest of a mask of kMaxCpus, which the loop
+    // below then read word by word. A watch asks this of every thread of a program in turns.
+    std::array<unsigned long, kMaxCpus / (8 * sizeof(unsigned long))> mask {};
+    const long written = ::syscall(SYS_sched_getaffinity, tid, sizeof mask, mask.data());
+    if (written <= 0)
         return cpus;
-    // Word by word, only the set bits: a watch asks this for every thread of a program, and
-    // testing each of kMaxCpus bits took more CPU than the system call.
-    constexpr std::size_t kBits = 8 * sizeof(__cpu_mask);
-    for (std::size_t w = 0; w < size / sizeof(__cpu_mask); ++w)
-        for (__cpu_mask bits = set.get()->__bits[w]; bits != 0; bits &= bits - 1)
+    constexpr std::size_t kBits = 8 * sizeof(unsigned long);
+    const std::size_t words = std::min(mask.size(), static_cast<std::size_t>(written) / sizeof(unsigned long));
+    for (std::size_t w = 0; w < words; ++w)
+        for (unsigned long bits = mask[w]; bits != 0; bits &= bits - 1)
             cpus.push_back(static_cast<int>(w * kBits + static_cast<std::size_t>(__builtin_ctzl(bits))));
     return cpus;
 }

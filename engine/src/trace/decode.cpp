@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Raw pages to events: libtraceevent reads the layouts from the format files the recording
-// carries (no field offset is assumed: prev_state and others move between kernels), and
-// kbuffer walks the pages.
+// carries (no field offset is assumed: prev_state and others move between kernels), and the
+// pages are walked as the recording's header_page and header_event describe them
+// (page_walk.h).
 #include "ctxscope/trace.h"
 
 #include <fmt/core.h>
@@ -11,6 +12,7 @@
 #include <bit>
 #include <cstring>
 #include <iterator>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -35,16 +37,25 @@ struct FieldAt {
     int offset = -1; // -1: the event has no such field
     int size = 0;
     bool isSigned = false;
+    unsigned shift = 0; // 64 - its bits
 
     static FieldAt of(const tep_format_field* f)
     {
         if (f == nullptr || f->size < 1 || f->size > 8 || (f->flags & TEP_FIELD_IS_ARRAY) != 0)
             return {};
-        return { f->offset, f->size, (f->flags & TEP_FIELD_IS_SIGNED) != 0 };
+        return { f->offset, f->size, (f->flags & TEP_FIELD_IS_SIGNED) != 0, 64U - 8U * static_cast<unsigned>(f->size) };
     }
 
     std::int64_t read(const std::uint8_t* data, int recordSize, std::int64_t fallback) const
     {
+        if constexpr (std::endian::native == std::endian::little) {
+            // Eight bytes from the field's start, whose own bytes are the low ones: shifted up and
+            // back down, which sign-extends a signed field, without a branch on its width.
+            if (offset >= 0 && offset + 8 <= recordSize) {
+                const std::uint64_t bits = load<std::uint64_t>(data + offset) << shift;
+                return isSigned ? static_cast<std::int64_t>(bits) >> shift : static_cast<std::int64_t>(bits >> shift);
+            }
+        }
         if (offset < 0 || offset + size > recordSize)
             return fallback;
         // The host's own byte order; the usual widths copied at a fixed size (inlined: a watch
@@ -164,6 +175,7 @@ const char* traceEventName(TraceEventKind kind)
 
 struct TraceDecoder::Impl {
     trace::TepPtr tep;
+    std::optional<trace::PageLayout> layout; // from the recording's headers (page_walk.h)
     FieldAt type; // common_type: which event a record is
     std::vector<Decoder> decoders; // by event id
     std::vector<bool> named; // by pid: a switch named the task already
@@ -200,6 +212,7 @@ Expected<TraceDecoder> TraceDecoder::make(const RawTrace& raw)
         return tep.error();
     auto impl = std::make_unique<Impl>();
     impl->tep = std::move(*tep);
+    impl->layout = trace::PageLayout::parse(raw.headerPage, raw.headerEvent);
     for (const auto& f : raw.formats) {
         tep_event* event = tep_find_event_by_name(impl->tep.get(), f.system.c_str(), f.name.c_str());
         const auto layout
@@ -282,7 +295,7 @@ Status TraceDecoder::decode(const RawTrace& raw, Trace& trace)
             if (l.cpu == cpu)
                 l.missedInPages += missed;
     };
-    if (Status s = trace::forEachEvent(raw, tep, onEvent, onMissed); !s)
+    if (Status s = trace::forEachEvent(raw, m_impl->layout, tep, onEvent, onMissed); !s)
         return s;
     mergeRuns(trace.events, first, runs, m_impl->merged);
     return {};

@@ -10,7 +10,9 @@
 #include "ctxscope/trace.h"
 
 #include <algorithm>
+#include <array>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -65,6 +67,7 @@ private:
     };
     // Everything known of one task, found with one lookup per event.
     struct Task {
+        long tid = 0;
         std::optional<Pending> pending; // runnable (woken or preempted), not yet run
         std::optional<std::uint64_t> runningSince; // seen switched in, not yet out
         int lastCpu = -1;
@@ -73,14 +76,31 @@ private:
         bool gathers = true; // followed (see follow())
     };
 
-    Task& task(long tid);
+    // The task of `tid`, made when it is new: inline, as it runs for every task an event names.
+    Task& task(long tid)
+    {
+        const auto at = static_cast<std::size_t>(tid); // a negative one is far past kSlotTids
+        if (const std::size_t block = at / kSlotBlock; at < kSlotTids && block < m_slots.size() && m_slots[block])
+            if (const std::uint32_t slot = (*m_slots[block])[at % kSlotBlock]; slot != 0)
+                return m_tasks[slot - 1];
+        return slowTask(tid);
+    }
+    Task& slowTask(long tid);
     void switchedOut(Task& t, const TraceEvent& e);
     void switchedIn(Task& t, const TraceEvent& e);
     void moved(Gathered& g, int from, int to);
     std::uint64_t runStart(std::uint64_t switchedInNs) const { return std::max(switchedInNs, m_countFromNs); }
 
     std::optional<Topology> m_topology;
-    std::unordered_map<long, Task> m_tasks;
+    std::vector<Task> m_tasks; // in the order they were first seen
+    // Each task's index in m_tasks plus one (0: none yet), by TID, in blocks of kSlotBlock TIDs
+    // made as tasks appear: a lookup per task an event names is a few loads, without a hash
+    // map's division and chain. TIDs past kSlotTids (pid_max is at most 2^22) are looked up in
+    // m_farSlots.
+    static constexpr std::size_t kSlotBlock = 4096;
+    static constexpr std::size_t kSlotTids = std::size_t { 1 } << 23;
+    std::vector<std::unique_ptr<std::array<std::uint32_t, kSlotBlock>>> m_slots;
+    std::unordered_map<long, std::uint32_t> m_farSlots;
     bool m_followAll = true; // until follow() is called
     std::unordered_set<long> m_followed;
     std::uint64_t m_countFromNs = 0;

@@ -60,10 +60,13 @@ WakeLatency wakeLatencyOfSorted(const std::vector<double>& waitsNs)
     w.count = waitsNs.size();
     if (waitsNs.empty())
         return w;
+    // The bins up to the largest wait's (the last), made at once rather than grown bin by bin,
+    // an allocation each, for each of 1,000 threads every interval.
+    w.log2Hist.assign(static_cast<std::size_t>(log2Bin(waitsNs.back())) + 1, 0);
     double sum = 0;
     for (double v : waitsNs) {
         sum += v;
-        addLog2(w.log2Hist, v);
+        ++w.log2Hist[static_cast<std::size_t>(log2Bin(v))];
     }
     w.meanNs = sum / static_cast<double>(w.count);
     w.p50Ns = percentileOfSorted(waitsNs, 0.5);
@@ -270,20 +273,35 @@ SchedGatherer::SchedGatherer(std::optional<Topology> topology)
 {
 }
 
-SchedGatherer::Task& SchedGatherer::task(long tid)
+SchedGatherer::Task& SchedGatherer::slowTask(long tid)
 {
-    auto [it, fresh] = m_tasks.try_emplace(tid);
-    if (fresh)
-        it->second.gathers = m_followAll || m_followed.contains(tid);
-    return it->second;
+    std::uint32_t* slot = nullptr;
+    if (tid >= 0 && static_cast<std::size_t>(tid) < kSlotTids) {
+        const auto at = static_cast<std::size_t>(tid);
+        const std::size_t block = at / kSlotBlock;
+        if (block >= m_slots.size())
+            m_slots.resize(block + 1);
+        if (!m_slots[block])
+            m_slots[block] = std::make_unique<std::array<std::uint32_t, kSlotBlock>>();
+        slot = &(*m_slots[block])[at % kSlotBlock];
+    } else {
+        slot = &m_farSlots[tid];
+    }
+    if (*slot != 0)
+        return m_tasks[*slot - 1];
+    Task& t = m_tasks.emplace_back();
+    *slot = static_cast<std::uint32_t>(m_tasks.size());
+    t.tid = tid;
+    t.gathers = m_followAll || m_followed.contains(tid);
+    return t;
 }
 
 void SchedGatherer::follow(const std::vector<long>& tids)
 {
     m_followed.insert(tids.begin(), tids.end());
     const bool first = std::exchange(m_followAll, false);
-    for (auto& [tid, t] : m_tasks) {
-        t.gathers = m_followed.contains(tid);
+    for (auto& t : m_tasks) {
+        t.gathers = m_followed.contains(t.tid);
         if (first && !t.gathers)
             t.gathered = Gathered {};
     }
@@ -398,7 +416,7 @@ void SchedGatherer::moved(Gathered& g, int from, int to)
 
 void SchedGatherer::forget(std::uint64_t atNs)
 {
-    for (auto& [tid, t] : m_tasks) {
+    for (auto& t : m_tasks) {
         t.gathered = Gathered {};
         t.counts = SchedCounts { .cpu = t.counts.cpu, .state = t.counts.state };
     }
@@ -409,11 +427,11 @@ std::unordered_map<long, SchedCounts> SchedGatherer::counts(std::uint64_t atNs) 
 {
     std::unordered_map<long, SchedCounts> out;
     out.reserve(m_tasks.size());
-    for (const auto& [tid, t] : m_tasks) {
+    for (const auto& t : m_tasks) {
         SchedCounts c = t.counts;
         if (t.runningSince)
             c.runNs += atNs - std::min(atNs, runStart(*t.runningSince));
-        out.emplace(tid, c);
+        out.emplace(t.tid, c);
     }
     return out;
 }
@@ -434,7 +452,7 @@ std::map<long, ThreadSched> SchedGatherer::take(std::uint64_t lostEvents, const 
         return out;
     };
     std::map<long, ThreadSched> out;
-    for (auto& [tid, t] : m_tasks) {
+    for (auto& t : m_tasks) {
         Gathered& g = t.gathered;
         if (!g.any)
             continue;
@@ -449,8 +467,16 @@ std::map<long, ThreadSched> SchedGatherer::take(std::uint64_t lostEvents, const 
         s.preemptors = named(g.preemptors);
         s.migrations = ordered(std::move(g.migrations));
         s.lostEvents = lostEvents;
-        out.emplace(tid, std::move(s));
-        g = Gathered {};
+        out.emplace(t.tid, std::move(s));
+        // The peers' lists keep their room for the next interval (they are counted into it
+        // one by one); the waits went with the figures.
+        g.any = false;
+        g.switchIns = 0;
+        g.unrecorded = 0;
+        g.wakers.clear();
+        g.preemptors.clear();
+        g.migrations.clear();
+        g.waits.clear();
         g.waits.reserve(waits); // the next interval's, grown once instead of doubling from one
     }
     return out;

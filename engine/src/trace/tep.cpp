@@ -29,7 +29,7 @@ Expected<TepPtr> makeTep(const RawTrace& raw)
 Status forEachRecord(const RawTrace& raw, tep_handle* tep, const std::function<void(tep_record&)>& record)
 {
     return forEachEvent(
-        raw, tep,
+        raw, PageLayout::parse(raw.headerPage, raw.headerEvent), tep,
         [&](std::uint64_t ts, int cpu, const std::uint8_t* data, int size) {
             tep_record r {};
             r.ts = ts;

@@ -4,9 +4,11 @@
 #pragma once
 
 #include "ctxscope/trace.h"
+#include "trace/page_walk.h"
 
 #include <functional>
 #include <memory>
+#include <optional>
 
 #include <cstdint>
 #include <cstring>
@@ -27,12 +29,27 @@ using TepPtr = std::unique_ptr<tep_handle, TepDeleter>;
 // A handle that knows every format the recording carries, and its tasks' names.
 Expected<TepPtr> makeTep(const RawTrace& raw);
 
-// Calls `event(ts, cpu, data)` for each event of each buffer, in each CPU's order, and
-// `missed(cpu, n)` with the lost events a page flags. A template: the decoder calls it for
-// every event of a watch (tens of thousands a second), where a std::function call shows.
+// Calls `event(ts, cpu, data, size)` for each event of each buffer, in each CPU's order, and
+// `missed(cpu, n)` with the lost events a page flags. The pages are walked with `layout`
+// (page_walk.h) when the recording's headers give one, else by libtraceevent's kbuffer. A
+// template: the decoder calls it for every event of a watch (tens of thousands a second),
+// where a std::function call shows.
 template <typename OnEvent, typename OnMissed>
-Status forEachEvent(const RawTrace& raw, tep_handle* tep, OnEvent&& event, OnMissed&& missed)
+Status forEachEvent(
+    const RawTrace& raw, const std::optional<PageLayout>& layout, tep_handle* tep, OnEvent&& event, OnMissed&& missed)
 {
+    if (layout) {
+        for (const auto& buffer : raw.buffers) {
+            const int cpu = buffer.cpu;
+            for (std::size_t at = 0; at + raw.pageSize <= buffer.pages.size(); at += raw.pageSize) {
+                const std::int64_t lost = walkPage(*layout, buffer.pages.data() + at, raw.pageSize,
+                    [&](std::uint64_t ts, const std::uint8_t* data, int size) { event(ts, cpu, data, size); });
+                if (lost > 0)
+                    missed(cpu, static_cast<std::uint64_t>(lost));
+            }
+        }
+        return {};
+    }
     kbuffer* kbuf = tep_kbuffer(tep);
     if (kbuf == nullptr)
         return makeError("the trace's page layout is not one libtraceevent reads");
