@@ -314,6 +314,7 @@ TEST(Look, PresentationShowsTheVerdictCardInLargeTypeWithTheMapBesideThePlot)
         const QList<int> sizes = row->sizes();
         EXPECT_TRUE(window.mapPanel()->isVisible());
         EXPECT_GE(sizes.at(0), 300) << "the map";
+        EXPECT_GE(window.plots()->width(), size.width() / 2) << "the plot: its axis labels apart";
         EXPECT_GE(row->handleWidth(), 10);
         // Nothing only a developer reads.
         for (const QLabel* label : window.statusPanel()->findChildren<QLabel*>())
@@ -377,8 +378,17 @@ TEST(Look, ATemporaryMessageHasItsOwnRoomBesideThePermanentLabels)
     window.statusBar()->showMessage(message, 15000);
     settle();
     const int room = status->geometry().left();
-    EXPECT_GE(room, window.statusBar()->fontMetrics().horizontalAdvance(message))
+    // QStatusBar draws the message from 6 pixels in to 2 before its first permanent widget.
+    EXPECT_GE(room - 8, window.statusBar()->fontMetrics().horizontalAdvance(message))
         << "the message ends before the permanent labels begin";
+    int shown = 0;
+    for (const QLabel* label : status->findChildren<QLabel*>())
+        if (label->isVisible()) {
+            ++shown;
+            EXPECT_GE(label->contentsRect().width(), label->fontMetrics().horizontalAdvance(label->text()))
+                << "beside a message a label is whole or steps aside: " << label->text().toStdString();
+        }
+    EXPECT_GE(shown, 1) << "the labels that fit stay";
     window.statusBar()->clearMessage();
     settle();
     EXPECT_LT(status->geometry().left(), room) << "without a message the labels have their room back";
