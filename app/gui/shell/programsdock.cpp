@@ -6,6 +6,7 @@
 #include <QTimer>
 
 #include <algorithm>
+#include <utility>
 
 namespace ctxscope::gui {
 
@@ -48,9 +49,22 @@ void ProgramsDock::fit()
     m_page = page;
     if (!page) {
         m_plots.show();
-        if (m_row && !m_rowBefore.isEmpty())
-            m_row->setSizes(m_rowBefore);
-        m_rowBefore.clear();
+        // Once the dock's room is the central area's again: in a row still narrow the plots
+        // would be squeezed shut.
+        QTimer::singleShot(0, this, [this, sizes = std::exchange(m_rowBefore, {})]() mutable {
+            if (m_page || !m_row || sizes.isEmpty())
+                return;
+            // Squeezed shut when the dock arrived, the plots get what the others leave.
+            const int plots = static_cast<int>(m_row->indexOf(&m_plots));
+            const int least = m_plots.minimumSizeHint().width();
+            if (plots >= 0 && plots < sizes.size() && sizes[plots] < least) {
+                int others = 0;
+                for (int i = 0; i < sizes.size(); ++i)
+                    others += i == plots ? 0 : sizes[i];
+                sizes[plots] = std::max(least, m_row->width() - others);
+            }
+            m_row->setSizes(sizes);
+        });
         return;
     }
     if (m_rowBefore.isEmpty() && m_row)

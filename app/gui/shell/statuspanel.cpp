@@ -6,6 +6,7 @@
 #include <QLabel>
 #include <QLocale>
 #include <QPainter>
+#include <QSizeGrip>
 
 #include <algorithm>
 #include <array>
@@ -183,10 +184,12 @@ void StatusPanel::updateVisibility()
     int room = QWIDGETSIZE_MAX;
     if (m_messageWidth > 0 && bar) {
         // QStatusBar draws the message from 6 pixels in to 2 pixels before its first permanent
-        // widget, and cuts it there: this panel ends where it ends now and starts after that.
+        // widget, and cuts it there. This panel ends before the size grip (its own right edge
+        // moves as its width changes: the bar's layout does not keep it).
         constexpr int kMessageMargins = 6 + 2 + 10; // and a little air
-        constexpr int kGrip = 20; // the size grip, before the panel has a place of its own
-        const int right = isVisible() ? geometry().right() + 1 : bar->width() - kGrip;
+        constexpr int kLayoutMargin = 8;
+        const auto* grip = bar->findChild<QSizeGrip*>();
+        const int right = (grip && grip->isVisible() ? grip->x() : bar->width()) - kLayoutMargin;
         room = std::max(0, right - m_messageWidth - kMessageMargins);
         const int spacing = layout()->spacing();
         int need = -spacing;
