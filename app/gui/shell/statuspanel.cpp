@@ -189,7 +189,8 @@ void StatusPanel::updateVisibility()
         constexpr int kMessageMargins = 6 + 2 + 10; // and a little air
         constexpr int kLayoutMargin = 8;
         const auto* grip = bar->findChild<QSizeGrip*>();
-        const int right = (grip && grip->isVisible() ? grip->x() : bar->width()) - kLayoutMargin;
+        const bool placed = grip && grip->isVisible() && grip->x() > bar->width() / 2; // not before layout
+        const int right = (placed ? grip->x() : bar->width()) - kLayoutMargin;
         room = std::max(0, right - m_messageWidth - kMessageMargins);
         const int spacing = layout()->spacing();
         int need = -spacing;
