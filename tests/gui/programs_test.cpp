@@ -7,10 +7,12 @@
 #include "machinecontroller.h"
 #include "machinelink.h"
 #include "mainwindow.h"
+#include "plotsview.h"
 #include "programplot.h"
 #include "programscontroller.h"
 #include "programspanel.h"
 #include "programwatch.h"
+#include "qcp.h"
 #include "runcontroller.h"
 #include "runpanel.h"
 #include "topologymappanel.h"
@@ -50,18 +52,19 @@ std::vector<int> affinityOf(long tid)
     return cpus;
 }
 
-// `ctxscope-cli workload pingpong`: one pair of threads handing messages through futexes.
+// `ctxscope-cli workload pingpong`: pairs of threads handing messages through futexes (one
+// pair unless told).
 struct Workload {
     QProcess process;
     long pid = 0;
     long ping = 0;
     long pong = 0;
 
-    bool start()
+    bool start(int pairs = 1)
     {
         process.start(QStringLiteral(CTXSCOPE_CLI_PATH),
-            { QStringLiteral("workload"), QStringLiteral("pingpong"), QStringLiteral("--threads"), QStringLiteral("1"),
-                QStringLiteral("--duration"), QStringLiteral("120") });
+            { QStringLiteral("workload"), QStringLiteral("pingpong"), QStringLiteral("--threads"),
+                QString::number(pairs), QStringLiteral("--duration"), QStringLiteral("120") });
         if (!process.waitForStarted() || !process.waitForReadyRead(kWaitMs))
             return false;
         const QString first = QString::fromUtf8(process.readLine());
@@ -234,6 +237,68 @@ TEST_F(Programs, AFloatedRedockedOrReopenedDockKeepsItsWatch)
     dock->show();
     stillWatching("reopening");
     EXPECT_NE(m_panel->statusText().indexOf(QStringLiteral("Watching")), -1) << m_panel->statusText().toStdString();
+}
+
+// At a projector's 1280x800 the docked Programs view is a page in the plots' place (issue 31):
+// the map stays beside it with room to be read and clicked, the thread table shows a program's
+// six threads whole, and the plot draws its axes, titles and legend uncut. (Docked beside the
+// plots it had 460 pixels: 2 rows of 6, a clipped plot.) Closed, the plots come back.
+TEST(ProgramsView, At1280TheTableShowsSixThreadsBesideTheMapAndThePlotIsWhole)
+{
+    Workload workload;
+    ASSERT_TRUE(workload.start(3)) << "the workload did not start"; // 3 pairs: 6 threads and main
+    auto live = Topology::loadLive();
+    ASSERT_TRUE(live.ok());
+    MainWindow window;
+    window.setTopology(*live);
+    window.resize(1280, 800);
+    window.show();
+    auto* dock = window.findChild<QDockWidget*>(QStringLiteral("programsDock"));
+    ASSERT_NE(dock, nullptr);
+    dock->toggleViewAction()->trigger(); // View → Programs
+    ProgramsPanel* panel = window.programs();
+    panel->pidField()->setText(QString::number(workload.pid));
+    panel->watchButton()->click();
+    ProgramWatch* watch = panel->controller()->watchData();
+    ASSERT_TRUE(QTest::qWaitFor([&] { return watch->threads()->rowCount() >= 7 && watch->samples() >= 2; }, kWaitMs))
+        << panel->statusText().toStdString();
+    QTest::qWait(100); // the plot's coalesced redraw
+    EXPECT_EQ(window.width(), 1280) << "the window keeps its size";
+
+    TopologyMapWidget* map = window.mapPanel()->map();
+    EXPECT_TRUE(map->isVisible());
+    EXPECT_GE(window.mapPanel()->width(), 300) << "the map stays readable";
+    for (const int cpu : live->allowedPus()) {
+        const int box = map->mapLayout().puBox(cpu);
+        ASSERT_GE(box, 0);
+        const QRectF pu = map->mapLayout().boxes[static_cast<std::size_t>(box)].rect;
+        EXPECT_GE(pu.width(), 16) << "PU " << cpu << " is a target a hand can click";
+        EXPECT_TRUE(QRectF(map->rect()).contains(pu)) << "PU " << cpu;
+    }
+
+    const QTableView* table = panel->threadTable();
+    for (int row = 0; row < 6; ++row)
+        EXPECT_TRUE(table->viewport()->rect().contains(table->visualRect(table->model()->index(row, 0))))
+            << "thread row " << row << " in view whole; the table is " << table->height() << " pixels high";
+
+    QCustomPlot* plot = panel->plot()->plot();
+    plot->replot(); // lays the axes out now
+    const QRect axes = plot->axisRect()->rect();
+    EXPECT_TRUE(plot->rect().contains(plot->axisRect()->outerRect()));
+    EXPECT_GE(axes.width(), 300) << "the plot's axes";
+    EXPECT_GE(axes.height(), 120) << "the plot's axes";
+    const auto along
+        = [](const QCPAxis* axis) { return QFontMetrics(axis->labelFont()).horizontalAdvance(axis->label()); };
+    EXPECT_LE(along(plot->xAxis), axes.width()) << "the time axis's title";
+    EXPECT_LE(along(plot->yAxis), axes.height()) << "the switch rate's title";
+    EXPECT_LE(along(plot->yAxis2), axes.height()) << "the run-queue wait's title";
+    EXPECT_TRUE(axes.contains(plot->legend->outerRect())) << "the legend inside the axes";
+
+    dock->toggleViewAction()->trigger(); // closed: the plots are back, the watch goes on
+    QTest::qWait(50);
+    EXPECT_TRUE(window.plots()->isVisible());
+    EXPECT_GE(window.plots()->width(), 560);
+    EXPECT_TRUE(panel->controller()->isWatching());
 }
 
 // With the dock watching, a PU click picks where threads go; the run's tasks stay where they

@@ -6,6 +6,7 @@
 #include "lookcontroller.h"
 #include "machinecontroller.h"
 #include "plotsview.h"
+#include "programsdock.h"
 #include "programspanel.h"
 #include "quietstage.h"
 #include "runlauncher.h"
@@ -95,16 +96,9 @@ MainWindow::MainWindow(QWidget* parent)
         m_status->leaveRoomForMessage(message.isEmpty() ? 0 : statusBar()->fontMetrics().horizontalAdvance(message));
     });
     m_programs = new ProgramsPanel(*mapPanel()->map(), this);
-    auto* programsDock = new QDockWidget(tr("Programs"), this);
-    programsDock->setObjectName(QStringLiteral("programsDock"));
-    programsDock->setWidget(m_programs);
+    auto* programsDock = new ProgramsDock(*this, m_programs, *m_plots); // docked: in the plots' place
     addDockWidget(Qt::RightDockWidgetArea, programsDock);
     programsDock->hide(); // View → Programs
-    // Opened, it takes room enough for the thread table's columns (the central area gives way).
-    connect(programsDock, &QDockWidget::visibilityChanged, this, [this, programsDock](bool visible) {
-        if (visible && !programsDock->isFloating() && programsDock->width() < 440)
-            resizeDocks({ programsDock }, { 460 }, Qt::Horizontal);
-    });
 
     createWorkers(top, lessonPanel, card);
     createMenus();

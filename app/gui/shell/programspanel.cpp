@@ -22,6 +22,7 @@
 #include <QShowEvent>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
+#include <QStyle>
 #include <QTableView>
 #include <QVBoxLayout>
 
@@ -94,6 +95,11 @@ ProgramsPanel::ProgramsPanel(TopologyMapWidget& map, QWidget* parent)
     m_threadTable = makeTable(watchRow, QAbstractItemView::ExtendedSelection);
     m_threadTable->setModel(m_programs->watchData()->threads());
     m_threadTable->setToolTip(tr("Select the threads to pin (Ctrl or Shift for several); the plot shows them."));
+    // Six threads whole in view whatever the splitter does (and a scroll bar under them when
+    // the columns are wider than the page).
+    m_threadTable->setMinimumHeight(m_threadTable->horizontalHeader()->sizeHint().height()
+        + 6 * m_threadTable->verticalHeader()->defaultSectionSize() + 2 * m_threadTable->frameWidth()
+        + m_threadTable->style()->pixelMetric(QStyle::PM_ScrollBarExtent));
     watchLayout->addWidget(m_threadTable, 1);
     auto* pinRow = new QHBoxLayout;
     m_target = new QLabel(watchRow);

@@ -6,8 +6,11 @@
 #include <QLabel>
 #include <QLocale>
 #include <QPainter>
+#include <QSizeGrip>
 
 #include <algorithm>
+#include <array>
+#include <utility>
 
 namespace ctxscope::gui {
 
@@ -73,8 +76,8 @@ StatusPanel::StatusPanel(QWidget* parent)
     // A long CPU model must not widen the window past a projector's 1280 pixels: the label
     // gives way (clipped, whole in its tooltip) before the window grows.
     m_machine->setMinimumWidth(160);
-    // Each gives way to a temporary message down to a few words, for as long as it shows (the
-    // run panel and the machine's tooltip have the rest).
+    // In a narrow window each gives way down to a few words, ending in "…" (beside a temporary
+    // message they step aside whole instead, see updateVisibility).
     for (QLabel* label : { m_progress, m_rate, m_affinity, m_worker })
         label->setMinimumWidth(60);
     m_machine->setContentsMargins(0, 0, 12, 0); // a gap before the worker's state, elided or not
@@ -158,7 +161,7 @@ void StatusPanel::setSwitchRateOfRun(std::optional<double> perSecond)
 void StatusPanel::setRunProgress(const QString& text)
 {
     m_progress->setText(text);
-    m_progress->setVisible(!text.isEmpty());
+    updateVisibility();
 }
 
 void StatusPanel::setPresenting(bool on)
@@ -169,20 +172,56 @@ void StatusPanel::setPresenting(bool on)
 
 void StatusPanel::updateVisibility()
 {
-    m_worker->setVisible(!m_presenting || m_workerFailed);
-    m_affinity->setVisible(!m_presenting && !m_affinity->text().isEmpty());
-    m_rate->setVisible(!m_presenting && m_rate->property("shown").toBool());
+    // Least needed first: the first to step aside for a temporary message.
+    std::array<std::pair<QLabel*, bool>, 5> labels { {
+        { m_rate, !m_presenting && m_rate->property("shown").toBool() },
+        { m_affinity, !m_presenting && !m_affinity->text().isEmpty() },
+        { m_machine, !m_machine->text().isEmpty() },
+        { m_progress, !m_progress->text().isEmpty() },
+        { m_worker, !m_presenting || m_workerFailed },
+    } };
+    const QWidget* bar = parentWidget();
+    int room = QWIDGETSIZE_MAX;
+    if (m_messageWidth > 0 && bar) {
+        // QStatusBar draws the message from 6 pixels in to 2 pixels before its first permanent
+        // widget, and cuts it there. This panel ends before the size grip (its own right edge
+        // moves as its width changes: the bar's layout does not keep it).
+        constexpr int kMessageMargins = 6 + 2 + 10; // and a little air
+        constexpr int kLayoutMargin = 8;
+        const auto* grip = bar->findChild<QSizeGrip*>();
+        const bool placed = grip && grip->isVisible() && grip->x() > bar->width() / 2; // not before layout
+        const int right = (placed ? grip->x() : bar->width()) - kLayoutMargin;
+        room = std::max(0, right - m_messageWidth - kMessageMargins);
+        const int spacing = layout()->spacing();
+        int need = -spacing;
+        for (const auto& [label, wanted] : labels)
+            if (wanted)
+                need += wholeWidth(*label) + spacing;
+        // Shown whole or not at all while the message shows: "Worker: r…" tells nobody anything.
+        for (auto& [label, wanted] : labels) {
+            if (need <= room)
+                break;
+            if (wanted) {
+                wanted = false;
+                need -= wholeWidth(*label) + spacing;
+            }
+        }
+    }
+    for (const auto& [label, wanted] : labels)
+        label->setVisible(wanted);
+    setMaximumWidth(room);
+}
+
+int StatusPanel::wholeWidth(const QLabel& label)
+{
+    const QMargins margins = label.contentsMargins();
+    return label.fontMetrics().horizontalAdvance(label.text()) + margins.left() + margins.right();
 }
 
 void StatusPanel::leaveRoomForMessage(int width)
 {
-    const QWidget* bar = parentWidget();
-    if (width <= 0 || !bar) {
-        setMaximumWidth(QWIDGETSIZE_MAX);
-        return;
-    }
-    constexpr int kGrip = 24; // the bar's size grip and the gap before the message
-    setMaximumWidth(std::max(minimumSizeHint().width(), bar->width() - width - kGrip));
+    m_messageWidth = std::max(0, width);
+    updateVisibility();
 }
 
 QString StatusPanel::workerText() const { return m_worker->text(); }

@@ -32,7 +32,8 @@ public:
     // state (unless it failed), where the GUI's threads run, the system's switch rate.
     void setPresenting(bool on);
     // Room to leave on the status bar's left for a temporary message this wide (0: none): the
-    // labels here give way, ending in "…", instead of cutting the message off.
+    // labels here step aside, least needed first (the switch rate, the GUI's CPUs, the
+    // machine), for as long as it shows; those left are shown whole and the message is never cut.
     void leaveRoomForMessage(int width);
 
     QString workerText() const;
@@ -45,7 +46,10 @@ protected:
     void changeEvent(QEvent* event) override;
 
 private:
-    void updateVisibility();
+    void updateVisibility(); // what presentation mode and a temporary message leave room for
+    static int wholeWidth(const QLabel& label); // its text's width, not elided
+
+    int m_messageWidth = 0; // the temporary message's, 0 when none shows
 
     RunController::State m_state = RunController::State::Stopped;
     bool m_presenting = false;
