@@ -82,7 +82,9 @@ bool RunController::handlePinAnswer(protocol::Event& event, quint64 id)
 void RunController::handleJobEvent(protocol::Event& event)
 {
     const quint64 id = *m_running;
-    if (auto* point = std::get_if<protocol::SweepPointEvent>(&event)) {
+    if (auto* part = std::get_if<protocol::TraceEventsEvent>(&event)) {
+        emit traceEventsAvailable(id, std::make_shared<const protocol::TraceEventsEvent>(std::move(*part)));
+    } else if (auto* point = std::get_if<protocol::SweepPointEvent>(&event)) {
         emit sweepPointAvailable(id, std::make_shared<const WorkingSetPoint>(std::move(point->point)));
     } else if (auto* sweep = std::get_if<protocol::SweepResultEvent>(&event)) {
         endRun();
