@@ -96,7 +96,8 @@ public:
     // Running programs (runcontrollerjobs.cpp): `processes` and `watch` are jobs like a run
     // (one at a time, cancellable); a cancelled watch still ends with watchFinished.
     std::optional<quint64> startProcesses(double seconds);
-    std::optional<quint64> startWatch(long pid, double intervalS);
+    // `trace`: each thread's wake-ups from the scheduler's events too (watch --trace).
+    std::optional<quint64> startWatch(long pid, double intervalS, bool trace = false);
     // Sets a thread's (or with `process`, every thread's) affinity at once, even during a
     // watch; answered by pinned or pinFailed. Nothing without a worker that said hello. A
     // kernel thread or PID 1 only with KernelThreads::Move, sent once the user said yes.

@@ -48,10 +48,10 @@ std::optional<quint64> RunController::startProcesses(double seconds)
     return startJob(protocol::ProcessesCommand { id, seconds }, id);
 }
 
-std::optional<quint64> RunController::startWatch(long pid, double intervalS)
+std::optional<quint64> RunController::startWatch(long pid, double intervalS, bool trace)
 {
     const quint64 id = m_nextId++;
-    return startJob(protocol::WatchCommand { id, pid, intervalS, 0 }, id);
+    return startJob(protocol::WatchCommand { id, pid, intervalS, 0, trace }, id);
 }
 
 std::optional<quint64> RunController::pin(
