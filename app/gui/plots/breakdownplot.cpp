@@ -57,8 +57,8 @@ QColor BreakdownPlot::stepColor(const std::string& step)
     // the waker running on (one PU) in grey: it is time the wakee waits, not a step it takes.
     static const std::pair<const char*, QColor> colors[] = {
         { "wake call", QColor(0x56, 0xB4, 0xE9) },
-        { "yield call", QColor(0x56, 0xB4, 0xE9) },
-        { "sleep call", QColor(0x56, 0xB4, 0xE9) },
+        { "yield call", QColor(0x99, 0x77, 0xBB) },
+        { "sleep call", QColor(0x99, 0x77, 0xBB) },
         { "IPI sent", QColor(0xD5, 0x5E, 0x00) },
         { "woken without IPI", QColor(0xE6, 0x9F, 0x00) },
         { "idle exit", QColor(0xCC, 0x79, 0xA7) },
@@ -127,9 +127,13 @@ void BreakdownPlot::rebuild()
         }
         longest = std::max(longest, run.bar.totalNs());
         if (!run.bar.steps.empty()) {
+            // The bar's length after its end and its whiskers' ends, on its own line.
+            double right = run.bar.totalNs();
+            for (const BreakdownStep& step : run.bar.steps)
+                right = std::max(right, step.fromNs + std::max(step.p50Ns, step.p90Ns));
             auto* total = new QCPItemText(m_plot);
-            total->position->setCoords(run.bar.totalNs(), key + kBarHalf);
-            total->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
+            total->position->setCoords(right, key);
+            total->setPositionAlignment(Qt::AlignLeft | Qt::AlignVCenter);
             total->setText(QStringLiteral(" ") + durationTickLabel(run.bar.totalNs()));
             total->setColor(text);
             total->setFont(m_plot->xAxis->tickLabelFont());
@@ -138,7 +142,7 @@ void BreakdownPlot::rebuild()
     // The steps' names and times inside them, where they fit (drawn after the range is known).
     m_plot->yAxis->setTicker(ticker);
     m_plot->yAxis->setRange(0.4, static_cast<double>(m_runs.size()) + 0.6);
-    m_plot->xAxis->setRange(0, longest > 0 ? longest * 1.12 : 1000);
+    m_plot->xAxis->setRange(0, longest > 0 ? longest * 1.25 : 1000); // room for the totals
     for (std::size_t r = 0; r < m_runs.size(); ++r)
         for (const BreakdownStep& step : m_runs[r].bar.steps) {
             const double width = m_plot->xAxis->coordToPixel(step.fromNs + step.p50Ns)

@@ -46,8 +46,10 @@ TimelinePage::TimelinePage(QWidget* parent)
     lowerLayout->addWidget(m_view, 1);
     m_split->addWidget(m_breakdown);
     m_split->addWidget(lower);
-    m_split->setStretchFactor(0, 2);
-    m_split->setStretchFactor(1, 3);
+    m_split->setStretchFactor(0, 1);
+    m_split->setStretchFactor(1, 1);
+    m_breakdown->setMinimumHeight(170); // two bars, their labels and the legend
+    m_split->setSizes({ 1000, 1000 }); // half each, whatever the lanes' size hint
     m_split->setChildrenCollapsible(false);
     layout->addWidget(m_split);
 
@@ -86,7 +88,7 @@ void TimelinePage::setRuns(std::vector<Run> runs)
     m_chooser->clear();
     for (const Run& r : m_runs) {
         if (r.result && r.result->trace)
-            bars.push_back({ r.id, r.label, breakdownOf(*r.result->trace) });
+            bars.push_back({ r.id, r.barLabel.isEmpty() ? r.label : r.barLabel, breakdownOf(*r.result->trace) });
         if (r.window)
             m_chooser->addItem(r.label, QVariant::fromValue(r.id));
     }
@@ -118,7 +120,12 @@ bool TimelinePage::showRun(quint64 id)
     if (!built)
         built = std::make_shared<const TimelineData>(TimelineData::build(r->window->events, r->window->comms));
     m_shown = id;
-    m_view->setData(built, m_lanes);
+    // Every PU with events gets a lane, also one the map does not show (a server's, a session's).
+    std::vector<TimelineLane> lanes = m_lanes;
+    for (int pu : built->pus())
+        if (std::none_of(lanes.begin(), lanes.end(), [pu](const TimelineLane& l) { return l.pu == pu; }))
+            lanes.push_back({ pu, -1, -1, -1 });
+    m_view->setData(built, std::move(lanes));
     for (const auto& [pid, color] : r->taskColors)
         m_view->setTaskColor(pid, color);
     m_chooser->setCurrentIndex(m_chooser->findData(QVariant::fromValue(id)));

@@ -32,6 +32,7 @@ public:
     struct Run {
         quint64 id = 0;
         QString label; // as in the legends: "#3 futex · thread · cross-package (0,1)"
+        QString barLabel; // its bar's, shorter: "#3 cross-package (0,1)"
         std::shared_ptr<const RunResult> result; // its trace block: the segments
         std::shared_ptr<const TraceWindow> window; // its events; null when only segments were kept
         std::map<std::int32_t, QColor> taskColors; // the measured tasks, as the map draws them

@@ -210,6 +210,11 @@ std::optional<quint64> RunController::start(const BenchSpec& spec, std::optional
     return id;
 }
 
+std::optional<bool> RunController::mayTrace() const
+{
+    return m_tracing ? std::optional<bool>(m_tracing->empty()) : std::nullopt;
+}
+
 QString RunController::tracingRefusal() const
 {
     if (!m_tracing)
@@ -288,7 +293,11 @@ void RunController::handleHello(const QString& description, int protocolVersion)
     if (m_pending) {
         const BenchSpec spec = std::move(*m_pending);
         m_pending.reset();
-        send(protocol::commandLine(protocol::RunCommand { m_pendingId, spec, std::exchange(m_pendingTrace, {}) }));
+        // Asked before the hello: traced only where the hello says the worker may trace.
+        std::optional<protocol::RunTrace> trace = std::exchange(m_pendingTrace, {});
+        if (!mayTrace().value_or(false))
+            trace.reset();
+        send(protocol::commandLine(protocol::RunCommand { m_pendingId, spec, trace }));
         m_running = m_pendingId;
         setState(State::Running);
         emit runStarted(m_pendingId, spec);

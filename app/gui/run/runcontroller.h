@@ -85,6 +85,9 @@ public:
     // Why the worker may not trace (its hello's sentence: what is missing and how to grant it);
     // empty when it may. Before a hello: that no worker has said yet.
     QString tracingRefusal() const;
+    // Whether the worker may trace; nullopt before its hello (a traced run asked for then is
+    // sent traced only if the hello allows it, else untraced).
+    std::optional<bool> mayTrace() const;
     // A working-set sweep or a placement matrix (runcontrollerjobs.cpp): like start(), one
     // job at a time; it ends with sweepFinished / matrixAvailable, or runFailed / runCancelled.
     std::optional<quint64> startSweep(const SweepSpec& spec);

@@ -30,7 +30,7 @@ RunLauncher::RunLauncher(const Parts& parts)
 {
     m_controller->setWorkerCpus(m_affinity->original());
     m_coordinator->setStarter([this](const BenchSpec& spec, bool traced) {
-        return startSpec(spec, traced && m_controller->tracingRefusal().isEmpty());
+        return startSpec(spec, traced && m_controller->mayTrace().value_or(true));
     });
     m_stream = new RunStream(*this, *parts.plots, *parts.views, *parts.topology);
     connect(m_meter, &SwitchRateMeter::rateAvailable, m_parts.status,

@@ -130,9 +130,13 @@ void SessionViews::refreshTimeline()
         traced.insert(traced.begin(), selected);
     std::vector<TimelinePage::Run> runs;
     for (const ResultRow* row : traced) {
-        TimelinePage::Run run { row->id, legendLabel(row->id, runLabel(*row->result)), row->result, row->traceWindow, {} };
-        if (!row->machine.isEmpty())
+        const QString label = runLabel(*row->result);
+        TimelinePage::Run run { row->id, legendLabel(row->id, label),
+            legendLabel(row->id, label.section(QStringLiteral(" · "), -1)), row->result, row->traceWindow, {} };
+        if (!row->machine.isEmpty()) {
             run.label += QStringLiteral(" · ") + row->machine;
+            run.barLabel += QStringLiteral(" · ") + row->machine;
+        }
         // The measured tasks in the colours of their markers on the map: A, B, ...
         const std::vector<long>& tasks = row->result->trace->tasks;
         for (std::size_t i = 0; i < tasks.size(); ++i)
