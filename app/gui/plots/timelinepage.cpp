@@ -158,7 +158,7 @@ bool TimelinePage::showExample(quint64 id, const QString& step, bool crossCpu)
     const auto& segments = r->result->trace->segments;
     const auto segment = std::find_if(segments.begin(), segments.end(),
         [&](const TraceSegment& s) { return s.crossCpu == crossCpu && s.name == example->name; });
-    m_caption->setText(caption()
+    m_caption->setText(runCaption()
         + tr("<br><b>%1</b>, marked by the ruler: %2 in this hand-over; its median over %3 hand-overs is %4.")
               .arg(step.toHtmlEscaped(), durationTickLabel(example->ns),
                   QLocale().toString(static_cast<qulonglong>(segment != segments.end() ? segment->count : 0)),
@@ -179,7 +179,9 @@ bool TimelinePage::showTypicalHandover()
     return showExample(chosen->id, QString::fromStdString(longest->name), chosen->bar.crossCpu);
 }
 
-QString TimelinePage::caption() const
+QString TimelinePage::caption() const { return m_caption->text(); }
+
+QString TimelinePage::runCaption() const
 {
     const Run* r = m_shown ? run(*m_shown) : nullptr;
     if (!r)
@@ -204,7 +206,7 @@ QString TimelinePage::caption() const
     return text;
 }
 
-void TimelinePage::updateCaption() { m_caption->setText(caption()); }
+void TimelinePage::updateCaption() { m_caption->setText(runCaption()); }
 
 void TimelinePage::restyle()
 {

@@ -57,7 +57,7 @@ public:
 
     TimelineView* timeline() const { return m_view; }
     BreakdownPlot* breakdown() const { return m_breakdown; }
-    QString caption() const;
+    QString caption() const; // the line over the timeline: the run, what tracing cost, the step shown
     void restyle();
 
 signals:
@@ -67,6 +67,7 @@ signals:
 
 private:
     const Run* run(quint64 id) const;
+    QString runCaption() const; // the run shown and what tracing cost
     void updateCaption();
 
     std::vector<TimelineLane> m_lanes;
