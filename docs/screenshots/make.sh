@@ -106,6 +106,9 @@ shot presentation --presentation --lesson pinning
 # and its own runs on show, at a projector's 1280x800 and at 1920x1080.
 shot --screen 1280x800 lecture-1280 --presentation --lesson pinning --lesson spin-or-sleep
 shot --screen 1920x1080 lecture-1920 --presentation --lesson pinning --lesson spin-or-sleep
+# The scheduler's events: tracing needs root (or a tracefs the user may write).
+shot --screen 1280x800 timeline --run futex --cpus "$same" --run futex --cpus "$cross" --trace --view timeline
+shot --screen 1280x800 lesson-inside-switch --presentation --lesson inside-a-switch
 shot presentation-dark --presentation --dark --run futex --cpus "$same" --run futex --cpus "$cross" --view distribution
 # Measuring another machine: lab-server is this one reached through the loopback sshd
 # (loopback-sshd.sh), its worker the ctxscope-cli of BUILD_DIR.

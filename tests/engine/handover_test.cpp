@@ -187,5 +187,38 @@ TEST(Handover, StepsLongerThanTheRoundTripAreSaidToOverlap)
     EXPECT_EQ(s.notes[0].find('-'), std::string::npos) << s.notes[0];
 }
 
+// The breakdown's "show me one": the hand-over whose step took the median time, where it sits.
+TEST(Handover, AStepsExampleIsTheHandoverNearestItsMedian)
+{
+    Trace trace;
+    // Three cross-CPU hand-overs whose IPI takes 2,000, 2,500 and 800 ns: the median is the first.
+    for (std::uint64_t t0 : { 1000U, 100000U, 200000U })
+        for (TraceEvent e : crossCpuHandover(t0))
+            trace.events.push_back(e);
+    trace.events[2].ns = 1000 + 300 + 2000; // already: IPI 2,000 ns after sched_waking
+    trace.events[8 + 2].ns = 100000 + 300 + 2500;
+    trace.events[16 + 2].ns = 200000 + 300 + 800;
+    const std::vector<SegmentExample> examples = segmentExamples(trace, { kA, kB });
+    const TraceSummary s = cutHandovers(trace, { kA, kB });
+    ASSERT_EQ(examples.size(), s.segments.size());
+    for (std::size_t i = 0; i < examples.size(); ++i) {
+        EXPECT_EQ(examples[i].name, s.segments[i].name); // the segments' order
+        EXPECT_EQ(examples[i].crossCpu, s.segments[i].crossCpu);
+    }
+    const SegmentExample& ipi = examples[1];
+    ASSERT_EQ(ipi.name, "IPI sent");
+    EXPECT_EQ(ipi.ns, 2000);
+    EXPECT_EQ(ipi.fromNs, 1300U); // sched_waking of the first hand-over
+    EXPECT_EQ(ipi.toNs, 3300U);
+    EXPECT_EQ(ipi.fromCpu, 0);
+    EXPECT_EQ(ipi.toCpu, 0);
+    EXPECT_EQ(ipi.beginNs, 1000U); // its wake call
+    EXPECT_EQ(ipi.endNs, 1000U + 9700); // the wakee's next call
+    const SegmentExample& in = examples[3];
+    ASSERT_EQ(in.name, "switch-in");
+    EXPECT_EQ(in.toCpu, 1); // the wakee's CPU
+    EXPECT_TRUE(segmentExamples(Trace {}, { kA, kB }).empty());
+}
+
 } // namespace
 } // namespace ctxscope

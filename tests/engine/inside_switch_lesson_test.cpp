@@ -169,6 +169,22 @@ TEST(InsideASwitch, TheDominantStepFollowsTheNumbers)
     EXPECT_TRUE(anyContains(c, "next came IPI sent (sched_waking → ipi_send_cpu), 6.1 µs (21%)"));
 }
 
+// The verdict card's line: the untraced ratio with its interval, and the traced hand-over's
+// largest step across CPUs; without a trace the ratio alone; with one placement, none.
+TEST(InsideASwitch, TheHeadlineGivesTheRatioAndTheLargestStepAcrossCpus)
+{
+    const auto h = lessonHeadline("inside-a-switch", { futexOnePu(true), futexAcross(true) });
+    ASSERT_TRUE(h.has_value());
+    EXPECT_EQ(h->kind, LessonHeadline::Kind::Differs);
+    EXPECT_EQ(h->text, "Across packages: 5.00× slower than on one PU; IPI sent is 46% of a hand-over");
+    EXPECT_LT(h->low, 5.0);
+    EXPECT_GT(h->high, 5.0);
+    const auto untraced = lessonHeadline("inside-a-switch", { futexOnePu(false), futexAcross(false) });
+    ASSERT_TRUE(untraced.has_value());
+    EXPECT_EQ(untraced->text, "Across packages: 5.00× slower than on one PU");
+    EXPECT_FALSE(lessonHeadline("inside-a-switch", { futexAcross(true) }).has_value());
+}
+
 TEST(InsideASwitch, WithoutATraceItGivesTheUntracedComparisonAndSaysSo)
 {
     const auto c = concludeLesson("inside-a-switch", { futexOnePu(false), futexAcross(false) });

@@ -179,6 +179,10 @@ TEST(Protocol, TheTraceOptionsOfRunAndWatchRoundTrip)
     EXPECT_EQ(trace->ops, 5000U);
     EXPECT_EQ(trace->bufferKbPerCpu, 4096U);
     EXPECT_EQ(trace->windowEvents, 1000U);
+    EXPECT_TRUE(trace->out.empty());
+    auto toFile = parseCommand(commandLine(RunCommand { 5, spec, RunTrace { 0, 0, 1000, "/tmp/run 5.dat" } }));
+    ASSERT_TRUE(toFile.ok()) << toFile.error().message;
+    EXPECT_EQ(std::get<RunCommand>(*toFile).trace->out, "/tmp/run 5.dat");
     auto defaults = parseCommand(R"({"type":"run","id":3,"spec":{"bench":"futex"},"trace":{}})");
     ASSERT_TRUE(defaults.ok()) << defaults.error().message;
     EXPECT_EQ(std::get<RunCommand>(*defaults).trace->windowEvents, kDefaultTraceWindowEvents);

@@ -258,21 +258,23 @@ TEST_F(TraceLive, TraceDatIsReadBackByLibtracecmdWithEverySwitch)
 namespace {
 
 // A worker's run of futex with "trace", as the app sends it.
-std::string tracedRunLine(std::uint64_t id, const std::vector<int>& cpus, std::size_t window)
+std::string tracedRunLine(std::uint64_t id, const std::vector<int>& cpus, std::size_t window, std::string out = {})
 {
     BenchSpec spec;
     spec.bench = "futex";
     spec.cpus = cpus;
     spec.iterations = 3000;
     spec.repetitions = 1;
-    return protocol::commandLine(protocol::RunCommand { id, spec, protocol::RunTrace { 2000, 0, window } });
+    return protocol::commandLine(
+        protocol::RunCommand { id, spec, protocol::RunTrace { 2000, 0, window, std::move(out) } });
 }
 
 } // namespace
 
 // Through the worker, as the app and a server over ssh see it: the traced run's last events
 // stream in trace_events lines, then the result keeps the untraced figures and adds the
-// segments; the hello says the worker may trace.
+// segments; the hello says the worker may trace. Asked for, the whole recording goes to a file
+// (what the app's File -> Export trace copies), and a file it cannot write is refused first.
 TEST_F(TraceLive, AWorkerRunWithTraceStreamsItsEventsThenAResultWithItsSegments)
 {
     const auto& pus = s_topology->allowedPus();
@@ -284,7 +286,12 @@ TEST_F(TraceLive, AWorkerRunWithTraceStreamsItsEventsThenAResultWithItsSegments)
     ASSERT_TRUE(hello);
     EXPECT_EQ(hello->body.at("tracing"), "");
     constexpr std::size_t kWindow = 5000;
-    ASSERT_TRUE(session.handleLine(tracedRunLine(1, cpus, kWindow)));
+    ASSERT_TRUE(session.handleLine(tracedRunLine(9, cpus, kWindow, "/tmp/ctxscope-worker-test.pdf")));
+    auto refused = out.waitFor("error", std::chrono::seconds(10));
+    ASSERT_TRUE(refused);
+    EXPECT_NE(refused->body.at("message").get<std::string>().find(".pdf"), std::string::npos) << refused->body.dump();
+    const std::string dat = testing::TempDir() + "ctxscope-worker-test.dat";
+    ASSERT_TRUE(session.handleLine(tracedRunLine(1, cpus, kWindow, dat)));
     auto result = out.waitFor("result", std::chrono::seconds(60));
     ASSERT_TRUE(result) << "no result";
     session.finish(true);
@@ -327,6 +334,9 @@ TEST_F(TraceLive, AWorkerRunWithTraceStreamsItsEventsThenAResultWithItsSegments)
         return e.kind == TraceEventKind::Switch && std::find(tasks.begin(), tasks.end(), e.pid) != tasks.end();
     });
     EXPECT_GT(switches, 100);
+    // The file holds the whole recording: every switch of the measured tasks, not the window's.
+    EXPECT_EQ(switchesInTraceDat(dat, tasks), static_cast<int>(back->trace->switchOuts));
+    std::filesystem::remove(dat);
 }
 
 // watch --trace counts each thread's switches from its events instead of reading /proc: the

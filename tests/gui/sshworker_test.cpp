@@ -8,6 +8,7 @@
 #include "runcontroller.h"
 
 #include "ctxscope/topology.h"
+#include "ctxscope/trace.h"
 
 #include <QDir>
 #include <QElapsedTimer>
@@ -215,6 +216,66 @@ TEST_F(SshWorker, TheAppMeasuresTheLastRemoteHeadlesslyAndTheSavedResultsNameIt)
     EXPECT_FALSE(
         results.value(QStringLiteral("context")).toObject().value(QStringLiteral("host_name")).toString().isEmpty());
     EXPECT_EQ(results.value(QStringLiteral("benchmarks")).toArray().size(), 1);
+}
+
+// A traced run on a server: its events come over ssh before its result, in order, and the
+// result's trace block holds the hand-over's segments (the server is this machine: the test
+// traces only where this machine may).
+TEST_F(SshWorker, ATracedRunOnTheServerSendsItsEventsAndSegments)
+{
+    if (Status allowed = tracingAllowed(); !allowed)
+        GTEST_SKIP() << allowed.error().message;
+    auto live = Topology::loadLive();
+    ASSERT_TRUE(live.ok());
+    const std::vector<int> pus = live->allowedPus();
+    RunController controller;
+    controller.setLink(MachineLink { QStringLiteral("lab-test"), QStringLiteral(CTXSCOPE_CLI_PATH) });
+    QSignalSpy parts(&controller, &RunController::traceEventsAvailable);
+    QSignalSpy results(&controller, &RunController::resultAvailable);
+    QSignalSpy failed(&controller, &RunController::runFailed);
+    BenchSpec spec;
+    spec.bench = "futex";
+    spec.cpus = { pus.front(), pus.back() };
+    spec.iterations = 2000;
+    spec.repetitions = 1;
+    ASSERT_TRUE(controller.start(spec, protocol::RunTrace { 2000, 0, 50'000 }).has_value());
+    ASSERT_TRUE(results.wait(120'000) || !results.isEmpty())
+        << (failed.isEmpty() ? "no result" : failed.at(0).at(1).toString().toStdString());
+    EXPECT_TRUE(controller.tracingRefusal().isEmpty());
+    const auto result = results.at(0).at(1).value<std::shared_ptr<const RunResult>>();
+    ASSERT_TRUE(result->trace.has_value());
+    EXPECT_FALSE(result->trace->segments.empty());
+    ASSERT_FALSE(parts.isEmpty());
+    std::uint64_t next = 0;
+    for (const QList<QVariant>& part : parts) {
+        const auto events = part.at(1).value<std::shared_ptr<const protocol::TraceEventsEvent>>();
+        EXPECT_EQ(events->first, next); // in order, none missing
+        next += events->events.size();
+        EXPECT_LE(events->window, 50'000U);
+    }
+    EXPECT_GT(next, 0U);
+    controller.stopWorker();
+}
+
+// The app, headless, traces a run on the server as it does here: --trace over --remote, and
+// the saved results keep the run's trace block.
+TEST_F(SshWorker, TheAppTracesARunOnTheServerAndSavesItsSegments)
+{
+    if (Status allowed = tracingAllowed(); !allowed)
+        GTEST_SKIP() << allowed.error().message;
+    auto live = Topology::loadLive();
+    ASSERT_TRUE(live.ok());
+    const std::vector<int> pus = live->allowedPus();
+    QTemporaryDir dir;
+    const QJsonObject results = savedByApp(dir,
+        { QStringLiteral("--remote"), QStringLiteral("lab-test"), QStringLiteral("--remote-cli"),
+            QStringLiteral(CTXSCOPE_CLI_PATH), QStringLiteral("--run"), QStringLiteral("futex"), QStringLiteral("--cpus"),
+            QString::number(pus.front()) + u',' + QString::number(pus.back()), QStringLiteral("--trace"),
+            QStringLiteral("--view"), QStringLiteral("timeline") });
+    const QJsonArray runs = results.value(QStringLiteral("benchmarks")).toArray();
+    ASSERT_EQ(runs.size(), 1);
+    const QJsonObject trace = runs[0].toObject().value(QStringLiteral("trace")).toObject();
+    EXPECT_FALSE(trace.value(QStringLiteral("segments")).toArray().isEmpty()) << "no trace block";
 }
 
 // A lesson on a server is planned from the map its worker's hello gave, and its runs are

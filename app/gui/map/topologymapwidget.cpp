@@ -186,15 +186,27 @@ void TopologyMapWidget::mouseMoveEvent(QMouseEvent* event)
     if (hovered != m_hoveredPu) {
         m_hoveredPu = hovered;
         update();
+        emit puHovered(hovered);
     }
     QWidget::mouseMoveEvent(event);
 }
 
 void TopologyMapWidget::leaveEvent(QEvent* event)
 {
-    m_hoveredPu = -1;
-    update();
+    if (m_hoveredPu != -1) {
+        m_hoveredPu = -1;
+        update();
+        emit puHovered(-1);
+    }
     QWidget::leaveEvent(event);
+}
+
+void TopologyMapWidget::setHoveredPu(int pu)
+{
+    if (pu == m_hoveredPu)
+        return;
+    m_hoveredPu = pu;
+    update();
 }
 
 bool TopologyMapWidget::event(QEvent* event)

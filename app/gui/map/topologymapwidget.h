@@ -78,6 +78,10 @@ public:
     void setHighlightedPair(std::optional<PuPair> pair);
     std::optional<PuPair> highlightedPair() const { return m_highlight; }
 
+    // Lights a PU as the mouse over it does (the timeline's hovered lane); -1: none.
+    void setHoveredPu(int pu);
+    int hoveredPu() const { return m_hoveredPu; }
+
     QString toolTipAt(const QPointF& pos) const;
     // What the layout leaves unlabelled at this size, for the caption over the map ("PU numbers
     // hidden: hover or zoom", "No labels at this size: hover or zoom"); empty when every level
@@ -95,6 +99,8 @@ signals:
     void labelsNoteChanged(const QString& note);
     void pinTargetsChanged();
     void repinModeChanged(bool on);
+    // The PU under the mouse changed (-1: none).
+    void puHovered(int pu);
 
 protected:
     void paintEvent(QPaintEvent* event) override;

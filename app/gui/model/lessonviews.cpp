@@ -14,6 +14,8 @@ QString lessonView(std::string_view id)
         return QStringLiteral("ladder");
     if (id == "cache-pollution")
         return QStringLiteral("working-set");
+    if (id == "inside-a-switch")
+        return QStringLiteral("timeline");
     return QStringLiteral("distribution");
 }
 

@@ -307,6 +307,8 @@ void ProgramWatch::begin(long pid)
     m_firstAffinity.clear();
     m_pins.clear();
     m_systemSwitches.reset();
+    m_wakeups.clear();
+    m_traced = false;
     emit pinsChanged();
     emit sampleAdded();
 }
@@ -329,6 +331,8 @@ void ProgramWatch::addSample(const WatchSample& sample)
         if (history.size() > kHistory)
             history.pop_front();
         total.switchesPerS += point.switchesPerS;
+        if (t.sched)
+            addWakeups(t.tid, *t.sched);
         if (point.runqueueWaitPerS)
             total.runqueueWaitPerS = total.runqueueWaitPerS.value_or(0) + *point.runqueueWaitPerS;
     }
@@ -354,7 +358,66 @@ void ProgramWatch::addPin(double seconds, const std::vector<PinChange>& changes)
         : same                               ? tr("%1 threads → %2").arg(changes.size()).arg(to)
                                              : tr("%1 threads re-pinned").arg(changes.size());
     m_pins.push_back({ seconds, what });
+    // A re-pinned thread's wake-ups from now on are another epoch: before and after, side by side.
+    for (const PinChange& change : changes)
+        if (auto it = m_wakeups.find(change.tid); it != m_wakeups.end() && it->second.back().count > 0)
+            it->second.push_back({ seconds, tr("after %1").arg(what), {}, 0, {}, {} });
     emit pinsChanged();
+}
+
+void ProgramWatch::addWakeups(long tid, const ThreadSched& sched)
+{
+    m_traced = true;
+    std::vector<WakeupEpoch>& epochs = m_wakeups[tid];
+    if (epochs.empty())
+        epochs.push_back({ 0, tr("since the watch began"), {}, 0, {}, {} });
+    WakeupEpoch& epoch = epochs.back();
+    const auto& bins = sched.wake.log2Hist;
+    if (epoch.log2Hist.size() < bins.size())
+        epoch.log2Hist.resize(bins.size());
+    for (std::size_t i = 0; i < bins.size(); ++i)
+        epoch.log2Hist[i] += bins[i];
+    epoch.count += sched.wake.count;
+    const auto name = [](const SchedPeer& p) {
+        return p.tid == 0 ? std::string("an interrupt") : p.name + " (" + std::to_string(p.tid) + ")";
+    };
+    for (const SchedPeer& p : sched.wakers)
+        epoch.wakers[name(p)] += p.count;
+    for (const SchedPeer& p : sched.preemptors)
+        epoch.preemptors[name(p)] += p.count;
+}
+
+const std::vector<WakeupEpoch>* ProgramWatch::wakeups(long tid) const
+{
+    const auto it = m_wakeups.find(tid);
+    return it == m_wakeups.end() ? nullptr : &it->second;
+}
+
+std::optional<std::uint64_t> WakeupEpoch::quantileBin(double q) const
+{
+    std::uint64_t total = 0;
+    for (std::uint64_t n : log2Hist)
+        total += n;
+    if (total == 0)
+        return std::nullopt;
+    const double rank = q * static_cast<double>(total);
+    std::uint64_t seen = 0;
+    for (std::size_t i = 0; i < log2Hist.size(); ++i) {
+        seen += log2Hist[i];
+        if (static_cast<double>(seen) >= rank && log2Hist[i] > 0)
+            return std::uint64_t { 1 } << i;
+    }
+    return std::uint64_t { 1 } << (log2Hist.size() - 1);
+}
+
+std::vector<std::pair<std::string, std::uint64_t>> WakeupEpoch::top(
+    const std::map<std::string, std::uint64_t>& peers, std::size_t most)
+{
+    std::vector<std::pair<std::string, std::uint64_t>> out(peers.begin(), peers.end());
+    std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+    if (out.size() > most)
+        out.resize(most);
+    return out;
 }
 
 const std::deque<ThreadPoint>* ProgramWatch::history(long tid) const

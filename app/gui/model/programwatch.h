@@ -11,6 +11,7 @@
 #include <deque>
 #include <map>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace ctxscope::gui {
@@ -92,6 +93,24 @@ struct PinMark {
     QString what; // "1234 → 0", "2 threads → 0,1"
 };
 
+// A thread's wake-up latencies (runnable -> running, from the scheduler's events of a traced
+// watch) since a point of the watch: its start, or a re-pin of that thread. Summed from each
+// interval's log2 bins, as bcc's runqlat sums them.
+struct WakeupEpoch {
+    double fromSeconds = 0; // on the watch's clock
+    QString why; // "before the re-pin", "after 1234 → 0"
+    std::vector<std::uint64_t> log2Hist; // [i]: waits of 2^i ns up to 2^(i+1) ns
+    std::uint64_t count = 0;
+    // "name (tid)" or "an interrupt" -> wake-ups: each interval's top five, summed
+    std::map<std::string, std::uint64_t> wakers;
+    std::map<std::string, std::uint64_t> preemptors;
+    // The bin holding the q-quantile of the waits (its lower edge, ns: 2^i); nullopt when none.
+    std::optional<std::uint64_t> quantileBin(double q) const;
+    // The most frequent wakers or preemptors, most first, at most `most`.
+    static std::vector<std::pair<std::string, std::uint64_t>> top(
+        const std::map<std::string, std::uint64_t>& peers, std::size_t most);
+};
+
 // The watch of one running program (the Programs dock's document): its latest threads, each
 // thread's history, the re-pins, and the affinity each thread had when it was first seen
 // (what Restore gives back).
@@ -122,6 +141,10 @@ public:
     const std::deque<ThreadPoint>* history(long tid) const; // nullptr when never seen
     const std::deque<ThreadPoint>& processHistory() const { return m_process; } // every thread summed
     const std::vector<PinMark>& pins() const { return m_pins; }
+    // A traced watch: each thread's wake-ups, one epoch per re-pin of it (before, then after
+    // each); nullptr for a thread with none (an untraced watch, or never woken).
+    const std::vector<WakeupEpoch>* wakeups(long tid) const;
+    bool traced() const { return m_traced; } // a sample carried the scheduler's events
     const std::optional<double>& systemSwitchesPerS() const { return m_systemSwitches; }
 
     // The threads still running whose affinity is not the one they had when first seen, with
@@ -133,6 +156,8 @@ signals:
     void pinsChanged();
 
 private:
+    void addWakeups(long tid, const ThreadSched& sched);
+
     long m_pid = 0;
     QString m_name;
     bool m_kernel = false;
@@ -144,6 +169,8 @@ private:
     std::map<long, std::vector<int>> m_firstAffinity;
     std::vector<PinMark> m_pins;
     std::optional<double> m_systemSwitches;
+    std::map<long, std::vector<WakeupEpoch>> m_wakeups;
+    bool m_traced = false;
 };
 
 } // namespace ctxscope::gui

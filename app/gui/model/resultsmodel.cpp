@@ -148,7 +148,8 @@ QVariant ResultsModel::display(const RunResult& r, int column) const
 {
     switch (column) {
     case Bench:
-        return QString::fromStdString(r.bench);
+        // A traced run followed: its figures are this row's untraced ones, the trace explains them.
+        return r.trace ? tr("%1 · traced").arg(QString::fromStdString(r.bench)) : QString::fromStdString(r.bench);
     case Mode:
         return qs(toString(r.mode));
     case Cpus:
@@ -216,6 +217,13 @@ QVariant ResultsModel::toolTip(const RunResult& r, int column) const
 {
     switch (column) {
     case Bench:
+        if (r.trace)
+            return tr("One op: %1.\nTraced: a run of %2 ops followed with the scheduler's events recorded (%3 per op "
+                      "against %4 untraced); the figures of this row are the untraced run's. The Timeline tab shows "
+                      "the trace.")
+                .arg(QString::fromStdString(r.op))
+                .arg(r.trace->ops)
+                .arg(duration(r.trace->nsPerOp), duration(r.trace->untracedNsPerOp));
         return tr("One op: %1").arg(QString::fromStdString(r.op));
     case Cpus:
         return r.observed.cpusSeen.empty() ? QVariant()

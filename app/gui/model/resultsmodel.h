@@ -2,6 +2,7 @@
 #pragma once
 
 #include "ctxscope/result.h"
+#include "timelinedata.h"
 
 #include <QAbstractTableModel>
 #include <QColor>
@@ -18,6 +19,11 @@ struct ResultRow {
     // The machine it was measured on: empty for the session's own machine (this one, or the
     // one a loaded session was measured on), else a server as the user named it (`lab-3`).
     QString machine {};
+    // A traced run's events (its result's `trace` holds the segments); null when untraced.
+    std::shared_ptr<const TraceWindow> traceWindow {};
+    // The traced run's whole recording as trace.dat, where this machine's worker wrote it (a
+    // file of the app's, for File -> Export trace); empty otherwise. Not saved with the session.
+    QString traceFile {};
 };
 
 // One row per finished run: what ran, where, its statistics and self-checks. A thin view

@@ -3,6 +3,8 @@
 
 #include "loadedfile.h"
 
+#include "ctxscope/events.h"
+#include "ctxscope/protocol.h"
 #include "ctxscope/results_file.h"
 
 namespace ctxscope::gui {
@@ -103,6 +105,58 @@ Expected<std::vector<LessonRecord>> lessonsFromJson(const json& lessons)
     return out;
 }
 
+// The traced runs' events as trace_events messages of the worker protocol (columns: a few
+// bytes an event), under the index of their run.
+json traceWindowsToJson(const std::vector<std::shared_ptr<const TraceWindow>>& windows)
+{
+    json out = json::array();
+    for (std::size_t i = 0; i < windows.size(); ++i) {
+        if (!windows[i] || windows[i]->events.empty())
+            continue;
+        Trace trace;
+        const auto& events = windows[i]->events;
+        trace.events.assign(events.end() - static_cast<std::ptrdiff_t>(std::min(events.size(), kSessionTraceEvents)),
+            events.end());
+        trace.comms = windows[i]->comms;
+        json lines = json::array();
+        for (const std::string& line : protocol::traceEventsLines(0, trace, trace.events.size()))
+            lines.push_back(json::parse(line));
+        out.push_back({ { "run", i }, { "recorded", windows[i]->recorded }, { "trace_events", std::move(lines) } });
+    }
+    return out;
+}
+
+Status readTraceWindows(const json& windows, Session& s)
+{
+    std::size_t runs = s.runs.size();
+    for (const SessionMachine& m : s.machines)
+        runs += m.runs.size();
+    s.traceWindows.assign(runs, nullptr);
+    for (std::size_t i = 0; i < windows.size(); ++i) {
+        const std::string where = "trace_windows[" + std::to_string(i) + "]";
+        const json& w = windows[i];
+        if (!w.is_object() || !w.contains("run") || !w["run"].is_number_unsigned() || w["run"].get<std::size_t>() >= runs
+            || !w.contains("trace_events") || !w["trace_events"].is_array())
+            return makeError(where + ": needs \"run\" (the index of a run of this file) and \"trace_events\"");
+        auto window = std::make_shared<TraceWindow>();
+        for (const json& line : w["trace_events"]) {
+            auto event = protocol::parseEvent(line.dump());
+            const auto* read = std::get_if<protocol::Event>(&event);
+            const auto* part = read ? std::get_if<protocol::TraceEventsEvent>(read) : nullptr;
+            if (!part)
+                return makeError(where + ".trace_events: "
+                    + (read ? std::string("not a trace_events message") : std::get<protocol::EventError>(event).message));
+            if (part->first != window->events.size())
+                return makeError(where + ".trace_events: its parts are out of order");
+            window->events.insert(window->events.end(), part->events.begin(), part->events.end());
+            window->comms.insert(part->comms.begin(), part->comms.end());
+        }
+        window->recorded = w.value("recorded", std::uint64_t { window->events.size() });
+        s.traceWindows[w["run"].get<std::size_t>()] = std::move(window);
+    }
+    return {};
+}
+
 } // namespace
 
 json sessionToJson(const Session& s)
@@ -136,6 +190,8 @@ json sessionToJson(const Session& s)
                 { "benchmarks", resultsArray(m.runs) } });
         out["machines"] = std::move(machines);
     }
+    if (json windows = traceWindowsToJson(s.traceWindows); !windows.empty())
+        out["trace_windows"] = std::move(windows);
     return out;
 }
 
@@ -243,6 +299,13 @@ Expected<Session> sessionFromDocument(const json& doc)
             s.machines.push_back(
                 { name.get<std::string>(), mxml.get<std::string>(), theirs, std::move(part->results) });
         }
+    }
+    if (doc.contains("trace_windows")) {
+        const json& windows = field(doc, "trace_windows", json::value_t::array, "", error);
+        if (!error.empty())
+            return makeError(error);
+        if (Status read = readTraceWindows(windows, s); !read)
+            return read.error();
     }
     return s;
 }

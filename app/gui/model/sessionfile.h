@@ -2,6 +2,7 @@
 #pragma once
 
 #include "comparedata.h"
+#include "timelinedata.h"
 #include "workingsetdata.h"
 
 #include "ctxscope/expected.h"
@@ -63,7 +64,13 @@ struct Session {
     // The other machines' runs (the session's own machine is the one above). Written only
     // when there is one, like the lessons.
     std::vector<SessionMachine> machines;
+    // The traced runs' events, one entry per run in the file's order (this machine's runs, then
+    // each machine's): null for a run without. Each holds at most kSessionTraceEvents, the last
+    // (a reopened session shows the end of each traced run's timeline). Written only when one has.
+    std::vector<std::shared_ptr<const TraceWindow>> traceWindows;
 };
+
+inline constexpr std::size_t kSessionTraceEvents = 100'000;
 
 inline constexpr int kSessionFormatVersion = 1;
 

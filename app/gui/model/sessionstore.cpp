@@ -2,6 +2,7 @@
 #include "sessionstore.h"
 
 #include <algorithm>
+#include <map>
 #include <utility>
 
 #include <QSysInfo>
@@ -194,11 +195,15 @@ Session SessionStore::toSession(const nlohmann::json& liveContext, const std::st
     if (s.context.contains("ctxscope") && s.context["ctxscope"].is_object()
         && s.context["ctxscope"].contains("sysinfo"))
         s.sysinfo = s.context["ctxscope"]["sysinfo"];
+    std::vector<std::shared_ptr<const TraceWindow>> ownWindows;
+    std::map<std::string, std::vector<std::shared_ptr<const TraceWindow>>> machineWindows;
     for (const ResultRow& row : m_runs) {
         if (row.machine.isEmpty()) {
             s.runs.push_back(*row.result);
+            ownWindows.push_back(row.traceWindow);
             continue;
         }
+        machineWindows[row.machine.toStdString()].push_back(row.traceWindow);
         const std::string name = row.machine.toStdString();
         auto it = std::find_if(
             s.machines.begin(), s.machines.end(), [&](const SessionMachine& m) { return m.name == name; });
@@ -210,6 +215,13 @@ Session SessionStore::toSession(const nlohmann::json& liveContext, const std::st
         }
         it->runs.push_back(*row.result);
     }
+    // One entry per run in the file's order: this machine's runs, then each machine's.
+    s.traceWindows = std::move(ownWindows);
+    for (const SessionMachine& m : s.machines)
+        for (auto& window : machineWindows[m.name])
+            s.traceWindows.push_back(std::move(window));
+    if (std::all_of(s.traceWindows.begin(), s.traceWindows.end(), [](const auto& w) { return !w; }))
+        s.traceWindows.clear();
     s.sweeps = m_sweeps;
     s.matrices = m_matrices;
     s.compared = m_compared;

@@ -13,6 +13,14 @@
 
 namespace ctxscope::gui {
 
+// A traced run's events as the worker sent them (its last `window` of `recorded` events), with
+// the names of the tasks they mention: what the session keeps to draw the run's timeline.
+struct TraceWindow {
+    std::vector<TraceEvent> events; // in time order
+    std::map<int, std::string> comms;
+    std::uint64_t recorded = 0; // events the traced run recorded (more than the window: its beginning is left out)
+};
+
 // One lane of the scheduler's timeline: a PU, in the map's order (the topology tree depth
 // first: package, L3, core, PU), with the boxes it sits in, so that lanes group and fold as
 // the map's boxes do.
@@ -21,6 +29,7 @@ struct TimelineLane {
     int package = -1; // logical indices of the boxes around it; -1 where the machine has none
     int l3 = -1;
     int core = -1;
+    friend bool operator==(const TimelineLane&, const TimelineLane&) = default;
 };
 
 // The lanes of a machine, one per PU, in the order the map draws them.

@@ -6,6 +6,7 @@
 #include "heatmapplot.h"
 #include "ladderplot.h"
 #include "liveplot.h"
+#include "timelinepage.h"
 #include "workingsetplot.h"
 
 #include <QCheckBox>
@@ -39,6 +40,8 @@ PlotsView::PlotsView(QWidget* parent)
     m_tabs->addTab(m_workingSet, tr("&Working set"));
     m_tabs->addTab(m_heatmap, tr("&Heatmap"));
     m_tabs->addTab(m_compare, tr("C&ompare"));
+    m_timeline = new TimelinePage(m_tabs);
+    m_tabs->addTab(m_timeline, tr("&Timeline"));
 
     // The switches of Live and Distribution sit under their plot, not in the tab bar's corner,
     // where they took the room of the tabs.
@@ -96,13 +99,15 @@ QCustomPlot* PlotsView::currentPlot() const
         return m_workingSet->plot();
     if (current == m_heatmap)
         return m_heatmap->plot();
+    if (current == m_timeline)
+        return m_timeline->breakdown()->plot();
     return m_compare->plot();
 }
 
 QStringList PlotsView::viewNames()
 {
     return { QStringLiteral("live"), QStringLiteral("distribution"), QStringLiteral("ladder"),
-        QStringLiteral("working-set"), QStringLiteral("heatmap"), QStringLiteral("compare") };
+        QStringLiteral("working-set"), QStringLiteral("heatmap"), QStringLiteral("compare"), QStringLiteral("timeline") };
 }
 
 bool PlotsView::showView(const QString& name)
@@ -130,6 +135,7 @@ void PlotsView::restyle()
     m_workingSet->restyle();
     m_heatmap->restyle();
     m_compare->restyle();
+    m_timeline->restyle();
 }
 
 } // namespace ctxscope::gui

@@ -15,11 +15,12 @@ class DistributionPlot;
 class HeatmapPlot;
 class LadderPlot;
 class LivePlot;
+class TimelinePage;
 class WorkingSetPlot;
 
 // The plots as tabs: live samples and the distribution (their switches, earlier runs, log
 // scale and histogram or CDF, in a row under the plot), the ladder, working-set curves, the placement
-// heatmap and the comparison with other machines.
+// heatmap, the comparison with other machines, and the traced runs' breakdown and timeline.
 class PlotsView : public QWidget {
     Q_OBJECT
 public:
@@ -31,12 +32,13 @@ public:
     WorkingSetPlot* workingSetPlot() const { return m_workingSet; }
     HeatmapPlot* heatmapPlot() const { return m_heatmap; }
     ComparePlot* comparePlot() const { return m_compare; }
+    TimelinePage* timelinePage() const { return m_timeline; }
     QTabWidget* tabs() const { return m_tabs; }
     // The plot of the tab on show (what Export saves).
     QCustomPlot* currentPlot() const;
 
     // The views by the names --view takes: live, distribution, ladder, working-set,
-    // heatmap, compare.
+    // heatmap, compare, timeline.
     static QStringList viewNames();
     bool showView(const QString& name);
     // Colours and fonts again from the palette and the application font (dark/light,
@@ -64,6 +66,7 @@ private:
     WorkingSetPlot* m_workingSet = nullptr;
     HeatmapPlot* m_heatmap = nullptr;
     ComparePlot* m_compare = nullptr;
+    TimelinePage* m_timeline = nullptr;
     QCheckBox* m_log = nullptr;
     QComboBox* m_kind = nullptr;
     QCheckBox* m_earlier = nullptr;

@@ -114,6 +114,12 @@ QColor TimelineView::taskColor(std::int32_t pid) const
     return QColor::fromHsv(hue, 70, 200);
 }
 
+void TimelineView::setRuler(std::uint64_t fromNs, std::uint64_t toNs)
+{
+    m_ruler = std::pair(std::min(fromNs, toNs), std::max(fromNs, toNs));
+    update();
+}
+
 void TimelineView::showSpan(std::uint64_t fromNs, std::uint64_t toNs)
 {
     const std::uint64_t begin = m_data ? m_data->beginNs() : 0;

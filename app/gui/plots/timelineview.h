@@ -57,6 +57,7 @@ public:
     int highlightedPu() const { return m_highlight; }
     // The ruler's span while or after dragging with the right button.
     std::optional<std::pair<std::uint64_t, std::uint64_t>> ruler() const { return m_ruler; }
+    void setRuler(std::uint64_t fromNs, std::uint64_t toNs);
 
     QSize sizeHint() const override { return { 800, 300 }; }
     QSize minimumSizeHint() const override { return { 200, 80 }; }

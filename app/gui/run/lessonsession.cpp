@@ -61,7 +61,8 @@ void LessonSession::next()
     const LessonStep& step = m_steps[m_next];
     m_outcomes[m_next] = tr("running…");
     changedNow();
-    m_waiting = m_runs.start(step.spec);
+    // A lesson that always traces (inside-a-switch) traces its traceable steps where it may.
+    m_waiting = m_runs.start(step.spec, m_info.traces && step.traceable);
     if (!m_waiting) {
         m_outcomes[m_next] = tr("could not start (the status bar says why)");
         finish(false);

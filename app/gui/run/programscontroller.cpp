@@ -107,11 +107,13 @@ void ProgramsController::startPending()
     m_nextPid.reset();
     m_watch.begin(pid);
     m_sinceSample.start();
-    m_watchId = m_worker->startWatch(pid, kIntervalS);
+    m_watchId = m_worker->startWatch(pid, kIntervalS, m_traced);
     if (m_watchId)
         emit watchStarted(pid);
     emit busyChanged();
 }
+
+QString ProgramsController::tracingRefusal() const { return m_worker->tracingRefusal(); }
 
 void ProgramsController::stop()
 {

@@ -40,6 +40,12 @@ public:
     bool watch(long pid);
     void stop(); // the watch, if any; its summary comes back through watchEnded
     bool isWatching() const { return m_watchId.has_value(); }
+    // Watches from now on also follow the scheduler's events (each thread's wake-up latencies,
+    // wakers and preemptors: watch --trace); a watch that runs keeps how it began.
+    void setTraced(bool on) { m_traced = on; }
+    bool traced() const { return m_traced; }
+    // Why this machine's worker may not trace (its hello's sentence), empty when it may.
+    QString tracingRefusal() const;
     bool isListing() const { return m_listId.has_value(); }
 
     // Re-pins these threads of the watched process to `cpus` (one pin message each); once
@@ -83,6 +89,7 @@ private:
     std::vector<PinChange> m_pinned; // the answers so far of the pins in flight
     QString m_refusal; // the last refusal among them
     bool m_switching = false; // setMachine stops the old machine's worker
+    bool m_traced = false;
     QElapsedTimer m_sinceSample; // since the last sample (or the start), for pins between samples
 };
 

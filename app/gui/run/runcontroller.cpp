@@ -12,6 +12,7 @@
 #include <QTimer>
 
 #include <algorithm>
+#include <utility>
 #include <cstdio>
 #include <utility>
 
@@ -151,6 +152,7 @@ void RunController::startWorker()
     connect(m_process, &QProcess::finished, this, &RunController::processFinished);
     connect(m_process, &QProcess::errorOccurred, this, &RunController::processError);
     m_reportedDeath = false;
+    m_tracing.reset(); // this worker's hello says
     setState(State::Starting);
     m_process->start(m_program, m_arguments);
     m_workerPid = m_process->processId();
@@ -189,22 +191,36 @@ void RunController::stopWorker()
         emit pinFailed(pin, tr("The worker was stopped before it answered."));
 }
 
-std::optional<quint64> RunController::start(const BenchSpec& spec)
+std::optional<quint64> RunController::start(const BenchSpec& spec, std::optional<protocol::RunTrace> trace)
 {
     if (isBusy())
         return std::nullopt;
     const quint64 id = m_nextId++;
     if (m_state == State::Idle) {
-        send(protocol::commandLine(protocol::RunCommand { id, spec }));
+        send(protocol::commandLine(protocol::RunCommand { id, spec, trace }));
         m_running = id;
         setState(State::Running);
         emit runStarted(id, spec);
         return id;
     }
     m_pending = spec;
+    m_pendingTrace = trace;
     m_pendingId = id;
     startWorker(); // no-op while one is starting
     return id;
+}
+
+std::optional<bool> RunController::mayTrace() const
+{
+    return m_tracing ? std::optional<bool>(m_tracing->empty()) : std::nullopt;
+}
+
+QString RunController::tracingRefusal() const
+{
+    if (!m_tracing)
+        return m_link.isRemote() ? tr("Whether the server may trace is known once its worker has started.")
+                                 : tr("Whether this machine may trace is known once the worker has started.");
+    return QString::fromStdString(*m_tracing);
 }
 
 void RunController::cancel()
@@ -277,7 +293,11 @@ void RunController::handleHello(const QString& description, int protocolVersion)
     if (m_pending) {
         const BenchSpec spec = std::move(*m_pending);
         m_pending.reset();
-        send(protocol::commandLine(protocol::RunCommand { m_pendingId, spec }));
+        // Asked before the hello: traced only where the hello says the worker may trace.
+        std::optional<protocol::RunTrace> trace = std::exchange(m_pendingTrace, {});
+        if (!mayTrace().value_or(false))
+            trace.reset();
+        send(protocol::commandLine(protocol::RunCommand { m_pendingId, spec, trace }));
         m_running = m_pendingId;
         setState(State::Running);
         emit runStarted(m_pendingId, spec);

@@ -78,8 +78,16 @@ public:
     void startWorker(); // no-op unless Stopped or Dead
     void stopWorker(); // quit politely; Stopped afterwards
     // Starts a run, launching the worker first if needed (the run goes out after its
-    // hello). Returns the run's id, or nothing when a run is already in progress.
-    std::optional<quint64> start(const BenchSpec& spec);
+    // hello). Returns the run's id, or nothing when a run is already in progress. With
+    // `trace`, a traced run follows the untraced one: its events come in traceEventsAvailable
+    // before the result, whose RunResult::trace holds the hand-over's segments.
+    std::optional<quint64> start(const BenchSpec& spec, std::optional<protocol::RunTrace> trace = std::nullopt);
+    // Why the worker may not trace (its hello's sentence: what is missing and how to grant it);
+    // empty when it may. Before a hello: that no worker has said yet.
+    QString tracingRefusal() const;
+    // Whether the worker may trace; nullopt before its hello (a traced run asked for then is
+    // sent traced only if the hello allows it, else untraced).
+    std::optional<bool> mayTrace() const;
     // A working-set sweep or a placement matrix (runcontrollerjobs.cpp): like start(), one
     // job at a time; it ends with sweepFinished / matrixAvailable, or runFailed / runCancelled.
     std::optional<quint64> startSweep(const SweepSpec& spec);
@@ -91,7 +99,8 @@ public:
     // Running programs (runcontrollerjobs.cpp): `processes` and `watch` are jobs like a run
     // (one at a time, cancellable); a cancelled watch still ends with watchFinished.
     std::optional<quint64> startProcesses(double seconds);
-    std::optional<quint64> startWatch(long pid, double intervalS);
+    // `trace`: each thread's wake-ups from the scheduler's events too (watch --trace).
+    std::optional<quint64> startWatch(long pid, double intervalS, bool trace = false);
     // Sets a thread's (or with `process`, every thread's) affinity at once, even during a
     // watch; answered by pinned or pinFailed. Nothing without a worker that said hello. A
     // kernel thread or PID 1 only with KernelThreads::Move, sent once the user said yes.
@@ -111,6 +120,8 @@ signals:
     // Samples in time order (ns per op), `first` counted from the start of the repetition.
     void samplesAvailable(quint64 id, int repetition, quint64 first, const QVector<double>& nsPerOp);
     void resultAvailable(quint64 id, std::shared_ptr<const ctxscope::RunResult> result);
+    // Part of a traced run's event window (the lines come in time order, before its result).
+    void traceEventsAvailable(quint64 id, std::shared_ptr<const ctxscope::protocol::TraceEventsEvent> part);
     void runFailed(quint64 id, const QString& message);
     void runCancelled(quint64 id);
     // A sweep's points as they finish, then the caches of the machine (for the markers).
@@ -159,6 +170,7 @@ private:
     qint64 m_processPid = 0; // the process this app started: the worker, or ssh
     nlohmann::json m_context;
     std::string m_topologyXml;
+    std::optional<std::string> m_tracing; // the hello's "tracing"; none before a hello
     State m_state = State::Stopped;
     quint64 m_nextId = 1;
     std::optional<quint64> m_running;
@@ -167,6 +179,7 @@ private:
     std::set<quint64> m_abandoned;
     std::set<quint64> m_pins; // sent, not yet answered
     std::optional<BenchSpec> m_pending; // waits for the hello of a starting worker
+    std::optional<protocol::RunTrace> m_pendingTrace; // and whether it is traced
     std::optional<protocol::Command> m_pendingJob; // a sweep or matrix waiting the same way
     quint64 m_pendingId = 0;
     bool m_reportedDeath = false;
@@ -176,3 +189,4 @@ private:
 
 Q_DECLARE_METATYPE(std::shared_ptr<const ctxscope::RunResult>)
 Q_DECLARE_METATYPE(ctxscope::BenchSpec)
+Q_DECLARE_METATYPE(std::shared_ptr<const ctxscope::protocol::TraceEventsEvent>)

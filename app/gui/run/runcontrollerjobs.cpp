@@ -48,10 +48,10 @@ std::optional<quint64> RunController::startProcesses(double seconds)
     return startJob(protocol::ProcessesCommand { id, seconds }, id);
 }
 
-std::optional<quint64> RunController::startWatch(long pid, double intervalS)
+std::optional<quint64> RunController::startWatch(long pid, double intervalS, bool trace)
 {
     const quint64 id = m_nextId++;
-    return startJob(protocol::WatchCommand { id, pid, intervalS, 0 }, id);
+    return startJob(protocol::WatchCommand { id, pid, intervalS, 0, trace }, id);
 }
 
 std::optional<quint64> RunController::pin(
@@ -82,7 +82,9 @@ bool RunController::handlePinAnswer(protocol::Event& event, quint64 id)
 void RunController::handleJobEvent(protocol::Event& event)
 {
     const quint64 id = *m_running;
-    if (auto* point = std::get_if<protocol::SweepPointEvent>(&event)) {
+    if (auto* part = std::get_if<protocol::TraceEventsEvent>(&event)) {
+        emit traceEventsAvailable(id, std::make_shared<const protocol::TraceEventsEvent>(std::move(*part)));
+    } else if (auto* point = std::get_if<protocol::SweepPointEvent>(&event)) {
         emit sweepPointAvailable(id, std::make_shared<const WorkingSetPoint>(std::move(point->point)));
     } else if (auto* sweep = std::get_if<protocol::SweepResultEvent>(&event)) {
         endRun();

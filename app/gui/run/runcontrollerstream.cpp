@@ -52,6 +52,7 @@ void RunController::handleLine(const QByteArray& line)
         if (m_link.isRemote() && m_context.is_object())
             m_context["machine"] = m_link.destination.toStdString();
         m_topologyXml = std::move(hello->topologyXml);
+        m_tracing = std::move(hello->tracing);
         handleHello(description, hello->protocol);
     } else if (!forCurrentRun) {
         if (const auto* error = std::get_if<protocol::ErrorEvent>(&event))

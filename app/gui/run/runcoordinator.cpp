@@ -8,9 +8,9 @@ RunCoordinator::RunCoordinator(QObject* parent)
 {
 }
 
-std::optional<quint64> RunCoordinator::start(const BenchSpec& spec) const
+std::optional<quint64> RunCoordinator::start(const BenchSpec& spec, bool traced) const
 {
-    return m_starter ? m_starter(spec) : std::nullopt;
+    return m_starter ? m_starter(spec, traced) : std::nullopt;
 }
 
 void RunCoordinator::reportFinished(quint64 id, RunOutcome outcome, const QString& message)

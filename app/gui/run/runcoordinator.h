@@ -19,12 +19,13 @@ namespace ctxscope::gui {
 class RunCoordinator : public QObject {
     Q_OBJECT
 public:
-    using Starter = std::function<std::optional<quint64>(const BenchSpec&)>;
+    // `traced`: a traced run follows where the worker may trace (else the run goes untraced).
+    using Starter = std::function<std::optional<quint64>(const BenchSpec&, bool traced)>;
 
     explicit RunCoordinator(QObject* parent = nullptr);
     void setStarter(Starter starter) { m_starter = std::move(starter); }
     // The run's id, or nothing when it could not start (the reason is on the status bar).
-    std::optional<quint64> start(const BenchSpec& spec) const;
+    std::optional<quint64> start(const BenchSpec& spec, bool traced = false) const;
     void reportFinished(quint64 id, RunOutcome outcome, const QString& message);
 
 signals:

@@ -6,9 +6,12 @@
 #include "programscontroller.h"
 #include "runcoordinator.h"
 #include "runlauncher.h"
+#include "runcontroller.h"
 #include "runpanel.h"
+#include "timelinepage.h"
 #include "topologymapwidget.h"
 
+#include <QCheckBox>
 #include <QTimer>
 
 #include <cstdio>
@@ -55,7 +58,17 @@ void ScriptedSession::startNext()
             QTimer::singleShot(kSettleMs, this, &ScriptedSession::finish);
         return;
     }
-    const ScriptedRun& run = m_runs[m_next++];
+    const ScriptedRun& run = m_runs[m_next];
+    RunController* controller = m_launcher.controller();
+    if (run.traced && controller->state() != RunController::State::Idle) {
+        // Whether the worker may trace is in its hello: the run starts once it is in (queued:
+        // after the run panel has heard it too).
+        connect(controller, &RunController::workerReady, this, &ScriptedSession::startNext,
+            static_cast<Qt::ConnectionType>(Qt::QueuedConnection | Qt::SingleShotConnection));
+        controller->startWorker();
+        return;
+    }
+    ++m_next;
     RunPanel* panel = m_launcher.panel();
     panel->setBenchmark(run.bench);
     if (run.mode && !panel->setMode(*run.mode))
@@ -68,6 +81,13 @@ void ScriptedSession::startNext()
             return;
         }
         panel->usePlacement(RunPanel::PlacementKind::Map);
+    }
+    panel->setTraced(run.traced);
+    if (run.traced && !panel->traced()) {
+        std::fprintf(stderr, "ctxscope: --trace: %s\n", qPrintable(panel->traceSwitch()->toolTip()));
+        m_exitCode = 2;
+        finish();
+        return;
     }
     m_waitingFor = m_launcher.startRun();
     if (!m_waitingFor) {
@@ -141,6 +161,9 @@ void ScriptedSession::finish()
 {
     if (!m_view.isEmpty())
         m_plots.showView(m_view);
+    // The timeline opens on a typical hand-over across CPUs, not on the whole recording's smear.
+    if (m_view == QStringLiteral("timeline"))
+        m_plots.timelinePage()->showTypicalHandover();
     // One more settle for a tab that was just shown: it lays out and replots on show.
     QTimer::singleShot(m_view.isEmpty() ? 0 : kSettleMs, this, [this] {
         if (!m_screenshot.isEmpty() && !m_window.grab().save(m_screenshot)) {

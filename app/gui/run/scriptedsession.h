@@ -25,6 +25,7 @@ struct ScriptedRun {
     QString bench;
     std::optional<BenchMode> mode;
     std::vector<int> cpus; // empty: the placement chosen in the run panel
+    bool traced = false; // --trace: "Trace the scheduler" checked for it
 };
 
 // What the command line asked for, in order: the runs one after the other, a lesson, a

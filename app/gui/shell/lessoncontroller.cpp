@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "lessoncontroller.h"
 
+#include "timelinepage.h"
+
 #include "runlauncher.h"
 
 #include "lessonpanel.h"
@@ -222,6 +224,9 @@ void LessonController::showLessonViews()
     for (auto& sweep : lessonSweeps(id, m_lesson->results(), topology ? topology->caches() : std::vector<CacheInfo> {}))
         m_parts.store->addSweep(std::move(sweep));
     m_parts.plots->showView(gui::lessonView(id));
+    // Inside a switch: the hand-over across CPUs, its longest step under the ruler.
+    if (gui::lessonView(id) == QStringLiteral("timeline"))
+        m_parts.plots->timelinePage()->showTypicalHandover();
 }
 
 void LessonController::showPanel(bool show)

@@ -13,6 +13,7 @@
 #include "topologymappanel.h"
 
 #include "ctxscope/lesson.h"
+#include "ctxscope/traced_run.h"
 #include "ctxscope/version.h"
 #include "runcontroller.h"
 
@@ -91,6 +92,10 @@ int main(int argc, char** argv)
         QStringLiteral("A,B"));
     const QCommandLineOption modeOpt(QStringLiteral("mode"),
         QStringLiteral("thread or process, for --run (the n-th goes with the n-th --run)."), QStringLiteral("MODE"));
+    const QCommandLineOption traceOpt(QStringLiteral("trace"),
+        QStringLiteral("Trace the scheduler for each --run: after it, the same run once more with the kernel's "
+                       "scheduler events recorded (root, or a tracefs the user may write); its breakdown and "
+                       "timeline are in the Timeline view (--view timeline)."));
     const QCommandLineOption lessonOpt(QStringLiteral("lesson"),
         QStringLiteral("Run this lesson (see ctxscope-cli lesson --list) and show its conclusion; "
                        "several run one after the other, as in a lecture."),
@@ -136,7 +141,7 @@ int main(int argc, char** argv)
         QStringLiteral("Open Programs and watch this running process's threads on the map (after any runs and "
                        "lesson); with --screenshot, the picture is taken after 8 s of watching."),
         QStringLiteral("PID"));
-    parser.addOptions({ xmlOpt, synthOpt, runOpt, cpusOpt, modeOpt, lessonOpt, plotOpt, openOpt, compareOpt, zoomOpt,
+    parser.addOptions({ xmlOpt, synthOpt, runOpt, cpusOpt, modeOpt, traceOpt, lessonOpt, plotOpt, openOpt, compareOpt, zoomOpt,
         darkOpt, presentOpt, shotOpt, quitOpt, saveOpt, remoteOpt, remoteCliOpt, watchOpt });
     parser.process(app);
 
@@ -188,7 +193,13 @@ int main(int argc, char** argv)
                 "unknown benchmark '" + benches[i].toStdString() + "' (one of "
                     + names.join(QStringLiteral(", ")).toStdString() + ")");
         }
-        ScriptedRun run { benches[i], std::nullopt, {} };
+        ScriptedRun run { benches[i], std::nullopt, {}, parser.isSet(traceOpt) };
+        if (run.traced) {
+            ctxscope::BenchSpec probe;
+            probe.bench = benches[i].toStdString();
+            if (const std::string refusal = ctxscope::traceRefusal(probe, {}); !refusal.empty())
+                return fail("--trace: ", refusal);
+        }
         if (const QString mode = nth(parser.values(modeOpt), i); !mode.isEmpty()) {
             run.mode = ctxscope::benchModeFromString(mode.toStdString());
             if (!run.mode)
@@ -199,6 +210,8 @@ int main(int argc, char** argv)
                 std::min<qsizetype>(i, static_cast<qsizetype>(placements.size()) - 1))];
         runs.push_back(std::move(run));
     }
+    if (parser.isSet(traceOpt) && runs.empty())
+        return fail("--trace: ", "traces the runs --run asks for; give one");
     if (!runs.empty() && !window.launcher()->isLive())
         return fail("--run: ", "runs need this machine's topology, not " + topology->origin());
     const QStringList lessons = parser.values(lessonOpt);

@@ -12,6 +12,8 @@
 #include "topologymapwidget.h"
 
 #include <QAction>
+#include <QDir>
+#include <QFileInfo>
 #include <QMainWindow>
 #include <QMenu>
 #include <QStatusBar>
@@ -27,7 +29,9 @@ RunLauncher::RunLauncher(const Parts& parts)
     , m_meter(new SwitchRateMeter(this))
 {
     m_controller->setWorkerCpus(m_affinity->original());
-    m_coordinator->setStarter([this](const BenchSpec& spec) { return startSpec(spec); });
+    m_coordinator->setStarter([this](const BenchSpec& spec, bool traced) {
+        return startSpec(spec, traced && m_controller->mayTrace().value_or(true));
+    });
     m_stream = new RunStream(*this, *parts.plots, *parts.views, *parts.topology);
     connect(m_meter, &SwitchRateMeter::rateAvailable, m_parts.status,
         [status = m_parts.status](double rate) { status->setSwitchRate(rate); });
@@ -46,6 +50,8 @@ void RunLauncher::connectWorker()
         c, &RunController::stateChanged, this,
         [this](RunController::State state) {
             m_parts.status->setWorkerState(state, m_workerDescription);
+            // The worker's hello says whether it may trace; a new worker (another machine) says again.
+            m_parts.panel->setTracingRefusal(m_controller->tracingRefusal());
             updateActions();
         },
         queued);
@@ -160,6 +166,12 @@ void RunLauncher::updateActions()
     m_cancelAction->setEnabled(busy);
 }
 
+QString RunLauncher::traceFileOf(quint64 id) const
+{
+    const auto it = m_traceFiles.find(id);
+    return it != m_traceFiles.end() && QFileInfo::exists(it->second) ? it->second : QString();
+}
+
 std::optional<quint64> RunLauncher::startRun()
 {
     if (!isLive()) {
@@ -171,10 +183,10 @@ std::optional<quint64> RunLauncher::startRun()
         showMessage(QString::fromStdString(spec.error().message), 10000);
         return std::nullopt;
     }
-    return startSpec(*spec);
+    return startSpec(*spec, m_parts.panel->traced());
 }
 
-std::optional<quint64> RunLauncher::startSpec(const BenchSpec& spec)
+std::optional<quint64> RunLauncher::startSpec(const BenchSpec& spec, bool traced)
 {
     if (!isLive() || refuseUnconnected())
         return std::nullopt;
@@ -182,7 +194,20 @@ std::optional<quint64> RunLauncher::startSpec(const BenchSpec& spec)
     const std::vector<int> measured = RunPanel::measuredCpus(spec, topology);
     const bool unpinned = spec.relation == Relation::Unpinned;
     keepAppOff(measured, unpinned);
-    const auto id = m_controller->start(spec);
+    std::optional<protocol::RunTrace> trace;
+    if (traced) {
+        trace = protocol::RunTrace {};
+        // On this machine the worker also writes the whole recording, for File -> Export trace.
+        if (!m_controller->link().isRemote()) {
+            if (!m_traceDir)
+                m_traceDir = std::make_unique<QTemporaryDir>(QDir::tempPath() + QStringLiteral("/ctxscope-traces-XXXXXX"));
+            if (m_traceDir->isValid())
+                trace->out = m_traceDir->filePath(QStringLiteral("run-%1.dat").arg(m_traceFiles.size() + 1)).toStdString();
+        }
+    }
+    const auto id = m_controller->start(spec, trace);
+    if (id && trace && !trace->out.empty())
+        m_traceFiles[*id] = QString::fromStdString(trace->out);
     if (!id) {
         showMessage(tr("A run is in progress: cancel it first (Esc)."), 10000);
         return std::nullopt;

@@ -7,9 +7,11 @@
 #include "ctxscope/topology.h"
 
 #include <QObject>
+#include <QTemporaryDir>
 #include <QString>
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 
@@ -53,8 +55,8 @@ public:
     // What Run does (Ctrl+R): the run panel's spec, with the app's threads moved off the
     // measured PUs. Returns the run id, or nothing with the reason in the status bar.
     std::optional<quint64> startRun();
-    // The same for any spec (a lesson's steps).
-    std::optional<quint64> startSpec(const BenchSpec& spec);
+    // The same for any spec (a lesson's steps); `traced`: a traced run follows (RunController::start).
+    std::optional<quint64> startSpec(const BenchSpec& spec, bool traced = false);
     // A working-set sweep, or a placement matrix of a benchmark and mode, through the worker;
     // their views fill as they measure (RunStream).
     std::optional<quint64> startSweep(const SweepSpec& spec);
@@ -67,6 +69,9 @@ public:
     void updateActions();
 
     RunController* controller() const { return m_controller; }
+    // The trace.dat a traced run on this machine's worker wrote for File -> Export trace (a file
+    // of the app's own, gone when it quits); empty for a run traced on a server or untraced.
+    QString traceFileOf(quint64 id) const;
     // The topology shown is the connected server's (from its worker's hello, --remote), not
     // one opened from a file: runs measure it. Set by the window with each topology.
     void setShowsServer(bool server) { m_showsServer = server; }
@@ -111,6 +116,8 @@ private:
     QString m_workerDescription;
     std::function<void(std::function<void()>)> m_gate;
     bool m_showsServer = false;
+    std::unique_ptr<QTemporaryDir> m_traceDir; // made at the first traced run on this machine
+    std::map<quint64, QString> m_traceFiles;
 };
 
 } // namespace ctxscope::gui

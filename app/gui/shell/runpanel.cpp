@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include "runpanel.h"
 
+#include "ctxscope/traced_run.h"
+
 #include <QAction>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFormLayout>
@@ -82,6 +85,8 @@ RunPanel::RunPanel(QWidget* parent)
     m_spinNs->setSuffix(tr(" ns spinning before sleeping"));
     m_spinNs->setToolTip(tr("How long a waiting task spins on the futex word before it sleeps on it (--spin-ns); 0 "
                             "sleeps at once"));
+    m_trace = new QCheckBox(tr("T&race the scheduler"), this);
+    m_tracingRefusal = tr("Whether this machine may trace is known once the worker has started.");
     m_problem = new QLabel(this);
     m_problem->setWordWrap(true);
     m_progress = new QProgressBar(this);
@@ -105,6 +110,7 @@ RunPanel::RunPanel(QWidget* parent)
     form->addRow(QString(), m_iterations);
     form->addRow(tr("R&epetitions:"), m_repetitions);
     form->addRow(tr("Po&licy:"), m_policy);
+    form->addRow(QString(), m_trace);
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(form);
     layout->addWidget(m_problem);
@@ -162,7 +168,32 @@ void RunPanel::benchmarkChanged()
     m_ws->setEnabled(info->workingSet);
     // The row, label included, appears only for the benchmark that spins then sleeps.
     m_form->setRowVisible(m_spinNs, info->spinThenSleep);
+    updateTraceSwitch();
     updatePlacementInfo();
+}
+
+void RunPanel::setTracingRefusal(const QString& refusal)
+{
+    m_tracingRefusal = refusal;
+    updateTraceSwitch();
+}
+
+void RunPanel::setTraced(bool on) { m_trace->setChecked(on); }
+
+bool RunPanel::traced() const { return m_trace->isEnabled() && m_trace->isChecked(); }
+
+void RunPanel::updateTraceSwitch()
+{
+    BenchSpec probe;
+    probe.bench = benchmarkName().toStdString();
+    const std::string nothing = traceRefusal(probe, {});
+    const QString why = !m_tracingRefusal.isEmpty() ? m_tracingRefusal : QString::fromStdString(nothing);
+    m_trace->setEnabled(why.isEmpty());
+    m_trace->setToolTip(why.isEmpty()
+            ? tr("After the run, run it once more inside a private ftrace instance and record the scheduler's "
+                 "events: the Timeline tab shows each PU's switches and cuts a hand-over into its steps. The "
+                 "untraced figures stay the ones compared.")
+            : why);
 }
 
 void RunPanel::setRunsDisabled(const QString& why)

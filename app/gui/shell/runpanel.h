@@ -12,6 +12,7 @@
 #include <vector>
 
 class QAction;
+class QCheckBox;
 class QComboBox;
 class QFormLayout;
 class QDoubleSpinBox;
@@ -71,6 +72,15 @@ public:
     void setWorkingSet(const QString& text);
     // spin-futex: how long a waiting task spins before it sleeps, in ns (the CLI's --spin-ns).
     void setSpinNs(int ns);
+    // "Trace the scheduler" (off by default, never remembered): a traced run after the untraced
+    // one, its events for the timeline. `refusal`: why the machine the runs go to may not trace
+    // (the worker's sentence), empty when it may; the check is then disabled with that tooltip,
+    // as it is for a benchmark with nothing to trace.
+    void setTracingRefusal(const QString& refusal);
+    void setTraced(bool on);
+    // Whether Run starts a traced run: checked, allowed, and the benchmark has something to trace.
+    bool traced() const;
+    QCheckBox* traceSwitch() const { return m_trace; }
 
     void loadSettings();
     void saveSettings() const;
@@ -91,6 +101,7 @@ signals:
 
 private:
     void benchmarkChanged();
+    void updateTraceSwitch();
     void updatePlacementInfo();
     void showProblem();
     const BenchInfo* currentBench() const;
@@ -115,6 +126,8 @@ private:
     QComboBox* m_policy = nullptr;
     QLineEdit* m_ws = nullptr;
     QSpinBox* m_spinNs = nullptr; // its row is shown for spin-futex only
+    QCheckBox* m_trace = nullptr;
+    QString m_tracingRefusal;
     QFormLayout* m_form = nullptr;
     QLabel* m_problem = nullptr;
     QProgressBar* m_progress = nullptr;

@@ -51,6 +51,7 @@ void RunStream::connectRuns()
             onSamples(id, repetition, nsPerOp);
         },
         queued);
+    connect(c, &RunController::traceEventsAvailable, this, &RunStream::onTraceEvents, queued);
     connect(c, &RunController::resultAvailable, this, &RunStream::onResult, queued);
     connect(c, &RunController::runFailed, this, &RunStream::onRunFailed, queued);
     connect(c, &RunController::runCancelled, this, &RunStream::onRunCancelled, queued);
@@ -147,7 +148,10 @@ void RunStream::onResult(quint64 id, std::shared_ptr<const RunResult> result)
     m_plots.livePlot()->finishRun(id);
     if (QCPGraph* median = m_plots.livePlot()->medianGraph(id))
         median->setName(m_views.legendLabel(id, label)); // as measured (an unpinned run's class is now known)
-    m_views.store().addRun(ResultRow { id, result, color, serverName() });
+    std::shared_ptr<const TraceWindow> events;
+    if (auto window = m_traceWindows.extract(id); !window.empty() && !window.mapped().events.empty())
+        events = std::make_shared<const TraceWindow>(std::move(window.mapped()));
+    m_views.store().addRun(ResultRow { id, result, color, serverName(), std::move(events), m_launcher.traceFileOf(id) });
     m_views.fitResultColumns();
     m_launcher.panel()->runEnded(tr("Done: median %1 per op in %2 s")
                                      .arg(QString::fromStdString(formatDuration(result->stats.p50)))
@@ -155,6 +159,24 @@ void RunStream::onResult(quint64 id, std::shared_ptr<const RunResult> result)
         true);
     showMessage(tr("%1: median %2").arg(label, QString::fromStdString(formatDuration(result->stats.p50))), 15000);
     m_launcher.runEnded(id, RunOutcome::Succeeded, QString());
+}
+
+void RunStream::onTraceEvents(quint64 id, std::shared_ptr<const protocol::TraceEventsEvent> part)
+{
+    // The lines come in time order, each after the one before (`first` counts on): one that
+    // does not follow on, or belongs to no run of ours, is not drawn.
+    TraceWindow& window = m_traceWindows[id];
+    if (part->first != window.events.size() || part->window < part->first + part->events.size()) {
+        m_traceWindows.erase(id);
+        showMessage(tr("The traced run's events came out of order; its timeline is left out."), 10000);
+        return;
+    }
+    if (window.events.empty())
+        window.events.reserve(part->window);
+    window.events.insert(window.events.end(), part->events.begin(), part->events.end());
+    for (const auto& [pid, comm] : part->comms)
+        window.comms.emplace(pid, comm);
+    window.recorded = part->recorded;
 }
 
 void RunStream::markUnfinished(quint64 id, const QString& how)
@@ -167,6 +189,7 @@ void RunStream::markUnfinished(quint64 id, const QString& how)
 void RunStream::onRunFailed(quint64 id, const QString& message)
 {
     // A failed run has no result to name in a legend: the run panel and status bar say why.
+    m_traceWindows.erase(id);
     m_plots.livePlot()->removeRun(id);
     m_launcher.panel()->runEnded(tr("Failed: %1").arg(message), false);
     showMessage(tr("The run failed: %1").arg(message), 20000);
@@ -175,6 +198,7 @@ void RunStream::onRunFailed(quint64 id, const QString& message)
 
 void RunStream::onRunCancelled(quint64 id)
 {
+    m_traceWindows.erase(id);
     markUnfinished(id, tr("cancelled"));
     m_launcher.panel()->runEnded(tr("Cancelled."), false);
     showMessage(tr("The run was cancelled."), 10000);

@@ -4,6 +4,7 @@
 #include "runcontroller.h"
 
 #include "ctxscope/topology.h"
+#include "timelinedata.h"
 
 #include <QObject>
 #include <QString>
@@ -46,6 +47,7 @@ private:
     // A new repetition's first word: the one before it has ended, and the quiet stage draws it.
     void repetitionSeen(int repetition);
     void showProgress(); // the latest progress, in the run panel and the status bar
+    void onTraceEvents(quint64 id, std::shared_ptr<const ctxscope::protocol::TraceEventsEvent> part);
     void onResult(quint64 id, std::shared_ptr<const ctxscope::RunResult> result);
     void onRunFailed(quint64 id, const QString& message);
     void onRunCancelled(quint64 id);
@@ -59,6 +61,7 @@ private:
     const std::optional<Topology>& m_topology;
     std::map<quint64, std::size_t> m_liveSweeps; // run id -> index in the store's sweeps
     std::map<quint64, std::vector<RunResult>> m_matrixRuns; // of matrices being measured
+    std::map<quint64, TraceWindow> m_traceWindows; // of traced runs, until their result
     struct Progress {
         quint64 id = 0;
         QString stage;

@@ -6,13 +6,19 @@
 #include "qcp.h"
 #include "resultsmodel.h"
 #include "runcontroller.h"
+#include "runlabel.h"
 #include "sessionstore.h"
 #include "sessionviews.h"
+#include "timelineexport.h"
+#include "timelinepage.h"
+#include "timelineview.h"
 
 #include "ctxscope/csv.h"
 #include "ctxscope/results_file.h"
 
+#include <QFile>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QMainWindow>
 #include <QMenu>
 #include <QMessageBox>
@@ -93,6 +99,36 @@ Status SessionFiles::exportPlot(const QString& path) const
         ok = plot->savePng(path, 0, 0, 2.0); // twice the pixels: sharp on slides
     }
     return ok ? Status() : Status(makeError("could not write " + path.toStdString()));
+}
+
+Status SessionFiles::exportTrace(const QString& path) const
+{
+    const TimelinePage* page = m_parts.plots->timelinePage();
+    const ResultRow* row = page->shownRun() ? m_parts.store->run(*page->shownRun()) : nullptr;
+    if (!row || !row->traceWindow || !page->timeline()->data())
+        return makeError("no traced run is shown on the Timeline: check \"Trace the scheduler\" in the run panel and "
+                         "run futex, pipe, spin-futex, yield or ring");
+    if (path.endsWith(QStringLiteral(".json"), Qt::CaseInsensitive)) {
+        std::vector<std::string> comments { runLabel(*row->result).toStdString() };
+        if (row->traceWindow->recorded > row->traceWindow->events.size())
+            comments.push_back("the last " + std::to_string(row->traceWindow->events.size()) + " of its "
+                + std::to_string(row->traceWindow->recorded) + " events");
+        return writeText(path, perfettoTrace(*page->timeline()->data(), comments).dump() + '\n');
+    }
+    if (!path.endsWith(QStringLiteral(".dat"), Qt::CaseInsensitive))
+        return makeError("export the trace as .json (Perfetto UI) or .dat (trace-cmd, KernelShark), not "
+            + QFileInfo(path).fileName().toStdString());
+    if (row->traceFile.isEmpty())
+        return makeError(row->machine.isEmpty()
+                ? std::string("this run's trace.dat is not kept (it was read from a file, or its worker could not write "
+                              "it): export it as .json, or trace it again")
+                : "this run was traced on " + row->machine.toStdString()
+                    + ": its events are here, not its trace.dat; export it as .json, or run ctxscope-cli run --trace "
+                      "--trace-out there");
+    QFile::remove(path);
+    if (!QFile::copy(row->traceFile, path))
+        return makeError("could not write " + path.toStdString());
+    return {};
 }
 
 Session SessionFiles::session() const
@@ -225,6 +261,8 @@ Status SessionFiles::showSession(Session s, const QString& name)
             row.machine = QString::fromStdString(m.name);
             rows.push_back(std::move(row));
         }
+    for (std::size_t i = 0; i < rows.size() && i < s.traceWindows.size(); ++i) // the same order
+        rows[i].traceWindow = std::move(s.traceWindows[i]);
     m_parts.store->load(std::move(s), std::move(rows), name);
     m_parts.views->fitResultColumns();
     if (matrices)
@@ -281,6 +319,13 @@ void SessionFiles::createActions(QMenu* file)
             saveWith(tr("Export plot"), tr("Exported %1").arg(path), exportPlot(path));
     });
     exportAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+    file->addAction(tr("Export &trace..."), this, [this, window, saveWith] {
+        const QString path = QFileDialog::getSaveFileName(window, tr("Export the traced run on the Timeline"),
+            QStringLiteral("ctxscope-trace.json"),
+            tr("Perfetto UI, chrome://tracing (*.json);;trace-cmd report, KernelShark (*.dat)"));
+        if (!path.isEmpty())
+            saveWith(tr("Export trace"), tr("Exported %1").arg(path), exportTrace(path));
+    });
 
     file->addSeparator();
     QAction* compare = file->addAction(tr("&Compare with results..."), this, [this, window] {

@@ -46,6 +46,9 @@ public:
     Status saveResults(const QString& path) const;
     // The plot on show, as PNG, SVG or PDF by the suffix.
     Status exportPlot(const QString& path) const;
+    // The traced run the Timeline shows: its events in Perfetto's JSON format (.json), or the
+    // whole recording its worker wrote (.dat: trace-cmd report, KernelShark).
+    Status exportTrace(const QString& path) const;
     // The whole session: runs, sweeps, matrices, compared files, the topology XML and the
     // system info, as one JSON file.
     Session session() const;

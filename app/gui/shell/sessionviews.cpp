@@ -13,7 +13,10 @@
 #include "runcontroller.h"
 #include "runlabel.h"
 #include "sessionstore.h"
+#include "timelinepage.h"
+#include "timelineview.h"
 #include "topologymappanel.h"
+#include "topologymapwidget.h"
 #include "workingsetplot.h"
 
 #include "ctxscope/results_file.h"
@@ -24,6 +27,8 @@
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTableView>
+
+#include <algorithm>
 
 namespace ctxscope::gui {
 
@@ -50,6 +55,8 @@ void SessionViews::connectStore()
     connect(s, &SessionStore::runAdded, this, [this](const ResultRow& row, const QString& origin) {
         m_results->addResult(row);
         drawRun(row, origin);
+        if (row.result->trace)
+            refreshTimeline();
     });
     connect(s, &SessionStore::sweepAdded, this,
         [s, plots](std::size_t i) { plots->workingSetPlot()->addSweep(s->sweeps()[i]); });
@@ -66,6 +73,7 @@ void SessionViews::connectStore()
         m_selected.reset();
         plots->workingSetPlot()->clear();
         plots->heatmapPlot()->setMatrix(nullptr);
+        refreshTimeline();
     });
     connect(s, &SessionStore::runMachinesChanged, this, [this, s] { m_results->setResults(s->runs()); });
     connect(s, &SessionStore::comparedChanged, this, &SessionViews::refreshRunViews);
@@ -86,7 +94,61 @@ void SessionViews::connectViews()
     connect(m_parts.plots->earlierRunsSwitch(), &QCheckBox::toggled, this, &SessionViews::showEarlierRuns);
     connect(m_parts.table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
         [this](const QModelIndex& current) { showRunSelection(current.isValid() ? current.row() : -1); });
+    // The timeline and the map light each other's PU; a task's slice selects its run.
+    TimelinePage* timeline = m_parts.plots->timelinePage();
+    TopologyMapWidget* map = m_parts.mapPanel->map();
+    connect(timeline, &TimelinePage::puHovered, map, &TopologyMapWidget::setHoveredPu);
+    connect(map, &TopologyMapWidget::puHovered, timeline->timeline(), &TimelineView::highlightPu);
+    connect(timeline, &TimelinePage::runTaskClicked, this, [this](quint64 id, std::int32_t) { selectRun(id); });
     refreshRunViews();
+    refreshTimeline();
+}
+
+void SessionViews::selectRun(quint64 id)
+{
+    const auto& rows = m_results->results();
+    for (std::size_t i = 0; i < rows.size(); ++i)
+        if (rows[i].id == id) {
+            m_parts.table->selectRow(static_cast<int>(i));
+            return;
+        }
+}
+
+void SessionViews::refreshTimeline()
+{
+    std::vector<const ResultRow*> traced;
+    for (const ResultRow& row : m_parts.store->runs())
+        if (row.result->trace)
+            traced.push_back(&row);
+    const ResultRow* selected = nullptr;
+    for (const ResultRow* row : traced)
+        if (m_selected && row->id == *m_selected)
+            selected = row;
+    if (traced.size() > kMaxTracedShown)
+        traced.erase(traced.begin(), traced.end() - kMaxTracedShown);
+    if (selected && std::find(traced.begin(), traced.end(), selected) == traced.end())
+        traced.insert(traced.begin(), selected);
+    std::vector<TimelinePage::Run> runs;
+    for (const ResultRow* row : traced) {
+        const QString label = runLabel(*row->result);
+        TimelinePage::Run run { row->id, legendLabel(row->id, label),
+            legendLabel(row->id, label.section(QStringLiteral(" · "), -1)), row->result, row->traceWindow, {} };
+        if (!row->machine.isEmpty()) {
+            run.label += QStringLiteral(" · ") + row->machine;
+            run.barLabel += QStringLiteral(" · ") + row->machine;
+        }
+        // The measured tasks in the colours of their markers on the map: A, B, ...
+        const std::vector<long>& tasks = row->result->trace->tasks;
+        for (std::size_t i = 0; i < tasks.size(); ++i)
+            run.taskColors[static_cast<std::int32_t>(tasks[i])] = TopologyMapWidget::taskColor(static_cast<int>(i));
+        runs.push_back(std::move(run));
+    }
+    TimelinePage* page = m_parts.plots->timelinePage();
+    if (const auto& topology = m_parts.mapPanel->map()->topology())
+        page->setLanes(timelineLanes(*topology));
+    page->setRuns(std::move(runs));
+    if (selected)
+        page->showRun(selected->id);
 }
 
 void SessionViews::assignColor(quint64 id) { m_runColors[id] = runColor(m_colorsGiven++, m_parts.window->palette()); }
@@ -254,6 +316,8 @@ void SessionViews::showRunSelection(int row)
     const ResultRow& r = m_results->results()[static_cast<std::size_t>(row)]; // the table's order is the store's
     m_selected = r.id; // an earlier run's curves come back while its row is selected
     showStage();
+    if (r.result->trace)
+        refreshTimeline();
     m_parts.mapPanel->map()->showPlacement(r.result->placement.cpus);
     live->highlightRun(r.id);
     m_parts.plots->distributionPlot()->highlightRun(r.id);

@@ -74,6 +74,10 @@ public:
     // two runs of one placement are told apart in a legend.
     QString legendLabel(quint64 id, const QString& label);
     void refreshRunViews(); // the ladder and this session's bars in Compare
+    // The Timeline tab: the breakdown of the last kMaxTracedShown traced runs (and a selected
+    // traced row), the timeline of the selected one or else the last; lanes from the map.
+    void refreshTimeline();
+    static constexpr std::size_t kMaxTracedShown = 4;
 
 private:
     void connectStore();
@@ -81,6 +85,7 @@ private:
     void drawRun(const ResultRow& row, const QString& origin); // the curves of a run the store gained
     void showRunSelection(int row);
     void showStage(); // the stage's runs (and the selected one) to the live and distribution views
+    void selectRun(quint64 id); // its row in the results table
 
     Parts m_parts;
     ResultsModel* m_results = nullptr;

@@ -54,6 +54,25 @@ TraceSummary cutHandovers(const Trace& trace, const std::vector<long>& tasks);
 
 // Sets the run's figures and adds the notes: the segments' sum against the traced round trip
 // (more than 10% apart), the switches against getrusage (more than 2% apart), lost events.
+// One hand-over that took a step for about the step's median time: where the timeline goes to
+// show a step (the app's breakdown). From the step's first event to its last (fromNs, toNs),
+// inside the whole hand-over (beginNs: its first event, the wake call when traced; endNs: its last).
+struct SegmentExample {
+    std::string name; // the step, as TraceSegment::name
+    bool crossCpu = false;
+    double ns = 0; // this example's length, the nearest to the step's median
+    std::uint64_t fromNs = 0;
+    std::uint64_t toNs = 0;
+    std::uint64_t beginNs = 0;
+    std::uint64_t endNs = 0;
+    int fromCpu = -1; // the CPUs of the step's two events
+    int toCpu = -1;
+};
+
+// A typical example of each step cutHandovers finds in these events (the same order as its
+// segments): the hand-over whose step took the time nearest the step's median.
+std::vector<SegmentExample> segmentExamples(const Trace& trace, const std::vector<long>& tasks);
+
 void finishTraceSummary(TraceSummary& summary, std::uint64_t ops, double nsPerOp, double untracedNsPerOp,
     std::optional<double> rusageSwitchesPerOp);
 

@@ -86,7 +86,8 @@ namespace ctxscope::protocol {
 
 // 2: sweep, matrix and lesson commands and their messages; ws_bytes in a spec.
 // 3: processes, watch and pin, and their messages.
-// 4: tracing: "trace" in run and watch, trace_events, the hello's "tracing".
+// 4: tracing: "trace" in run and watch, trace_events, the hello's "tracing"; a run's "trace"
+//    may name an "out" file.
 inline constexpr int kVersion = 4;
 inline constexpr std::size_t kMaxLineBytes = 1U << 20;
 // The error for an input line longer than kMaxLineBytes.
@@ -100,6 +101,10 @@ struct RunTrace {
     std::uint64_t ops = 0; // 0: as run --trace picks them (TracedRunOptions)
     std::size_t bufferKbPerCpu = 0; // 0: TraceOptions' default
     std::size_t windowEvents = kDefaultTraceWindowEvents;
+    // Where the worker writes the traced run's whole recording on its own machine (trace.dat,
+    // or the text format for .txt/.ftrace, as --trace-out); empty: nowhere. The app gives a file
+    // of its session's, which File -> Export trace copies.
+    std::string out {};
 };
 struct RunCommand {
     std::uint64_t id = 0;

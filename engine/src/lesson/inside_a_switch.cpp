@@ -78,13 +78,18 @@ std::string tracingCostSentence(const std::vector<const RunResult*>& traced)
         fmt::join(costs, " and "));
 }
 
+// The lesson's two placements among the results: futex on one PU, and pinned across CPUs.
+std::pair<const RunResult*, const RunResult*> placements(const std::vector<RunResult>& results)
+{
+    return { findResult(results, [](const RunResult& r) { return r.bench == "futex" && r.placement.onePu(); }),
+        findResult(results, [](const RunResult& r) {
+            return r.bench == "futex" && !r.placement.onePu() && r.placement.relation != Relation::Unpinned;
+        }) };
+}
+
 std::vector<std::string> conclude(const std::vector<RunResult>& results)
 {
-    const RunResult* one
-        = findResult(results, [](const RunResult& r) { return r.bench == "futex" && r.placement.onePu(); });
-    const RunResult* across = findResult(results, [](const RunResult& r) {
-        return r.bench == "futex" && !r.placement.onePu() && r.placement.relation != Relation::Unpinned;
-    });
+    const auto [one, across] = placements(results);
     if (!one && !across)
         return { "No experiment of this lesson could run here; see the failures." };
     std::vector<std::string> out;
@@ -138,6 +143,24 @@ std::vector<std::string> conclude(const std::vector<RunResult>& results)
     return out;
 }
 
+// "Across CPUs sharing an L3: 7.10× slower than on one PU; switch-in is 62% of a hand-over":
+// the untraced round trips compared, and the largest step of the traced cross-CPU hand-over.
+std::optional<LessonHeadline> headline(const std::vector<RunResult>& results)
+{
+    const auto [one, across] = placements(results);
+    if (!one || !across)
+        return std::nullopt;
+    const Comparison c = compare(*one, *across);
+    std::string figure = fmt::format("{}: {}× slower than on one PU",
+        capitalized(relationPhrase(across->placement.relation)), formatRatio(c.ratio));
+    if (across->trace)
+        if (const auto shares = handoverShares(*across))
+            figure += fmt::format(
+                "; {} is {:.0f}% of a hand-over", shares->steps.front().name, 100 * shares->steps.front().share);
+    return headlineOf(c, std::move(figure), "Across CPUs costs no more than on one PU here: within 10%",
+        "Across CPUs: the runs vary too much to say");
+}
+
 } // namespace
 
 const LessonDefinition& insideASwitchLesson()
@@ -146,7 +169,7 @@ const LessonDefinition& insideASwitchLesson()
                                           "futex threads on one PU and across the farthest class, each untraced "
                                           "and then traced (needs tracing; untraced without it)",
                                           false, true },
-        plan, conclude };
+        plan, conclude, nullptr, headline };
     return d;
 }
 

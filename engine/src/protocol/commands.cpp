@@ -141,6 +141,8 @@ RunTrace runTraceFrom(FieldReader& in)
     t.windowEvents = optWholeNumber(in, "events", "events").value_or(kDefaultTraceWindowEvents);
     if (in.ok() && t.windowEvents > kMaxTraceWindowEvents)
         in.fail("field '" + in.where("events") + "' should be at most " + std::to_string(kMaxTraceWindowEvents));
+    if (auto out = in.optString("out"))
+        t.out = *out;
     return t;
 }
 
@@ -316,6 +318,8 @@ std::string commandLine(const Command& command)
                 if (c.trace) // only when asked: an untraced run's line stays as it was
                     j["trace"] = { { "ops", c.trace->ops }, { "buffer_kb", c.trace->bufferKbPerCpu },
                         { "events", c.trace->windowEvents } };
+                if (c.trace && !c.trace->out.empty())
+                    j["trace"]["out"] = c.trace->out;
                 return j.dump();
             } else if constexpr (std::is_same_v<T, SweepCommand>) {
                 json j { { "type", "sweep" }, { "id", c.id }, { "spec", specToJson(c.spec.base) },

@@ -56,6 +56,9 @@ Status traceCheck(const RunCommand& command)
         return {};
     if (std::string refusal = traceRefusal(command.spec, tracedRunOptions(*command.trace)); !refusal.empty())
         return makeError(refusal);
+    if (!command.trace->out.empty())
+        if (auto format = traceFileFormat(command.trace->out); !format)
+            return format.error();
     return tracingAllowed();
 }
 
@@ -95,6 +98,10 @@ std::string runJob(const RunCommand& command, const JobContext& c)
             return failureLine(command.id, c, t.error());
         for (const std::string& line : traceEventsLines(command.id, t->trace, command.trace->windowEvents))
             c.write(line);
+        // The whole recording to the file asked for; a file that cannot be written costs the run nothing.
+        if (const std::string& out = command.trace->out; !out.empty())
+            if (Status written = writeTraceFile(t->raw, out, traceComments(*result, t->summary.ops)); !written)
+                result->warnings.push_back("the traced run's trace file was not written: " + written.error().message);
         result->trace = std::move(t->summary);
     }
     return resultLine(command.id, *result);

@@ -61,6 +61,65 @@ public:
 
     void run(TraceSummary& summary)
     {
+        scan();
+        summary.handovers = m_handovers;
+        summary.switchOuts = m_switchOuts;
+        for (auto& [key, steps] : m_steps) {
+            std::vector<double> durations;
+            durations.reserve(steps.size());
+            for (const Taken& t : steps)
+                durations.push_back(t.ns);
+            std::sort(durations.begin(), durations.end());
+            TraceSegment s;
+            s.name = key.name;
+            s.fromEvent = key.from;
+            s.toEvent = key.to;
+            s.crossCpu = key.cross;
+            s.count = durations.size();
+            s.p50Ns = percentileOfSorted(durations, 0.5);
+            s.p90Ns = percentileOfSorted(durations, 0.9);
+            double sum = 0;
+            for (double d : durations)
+                sum += d;
+            s.meanNs = sum / static_cast<double>(durations.size());
+            summary.segments.push_back(std::move(s));
+        }
+        std::stable_sort(summary.segments.begin(), summary.segments.end(), bySegmentOrder<TraceSegment>);
+    }
+
+    std::vector<SegmentExample> examples()
+    {
+        scan();
+        std::vector<SegmentExample> out;
+        for (auto& [key, steps] : m_steps) {
+            std::vector<double> durations;
+            for (const Taken& t : steps)
+                durations.push_back(t.ns);
+            std::sort(durations.begin(), durations.end());
+            const double median = percentileOfSorted(durations, 0.5);
+            const Taken* best = &steps.front();
+            for (const Taken& t : steps)
+                if (std::abs(t.ns - median) < std::abs(best->ns - median))
+                    best = &t;
+            const Span& span = m_spans[best->handover];
+            out.push_back({ key.name, key.cross, best->ns, m_events[best->from].ns, m_events[best->to].ns,
+                m_events[span.first].ns, m_events[span.last].ns, m_events[best->from].cpu, m_events[best->to].cpu });
+        }
+        std::stable_sort(out.begin(), out.end(), bySegmentOrder<SegmentExample>);
+        return out;
+    }
+
+private:
+    template <typename T>
+    static bool bySegmentOrder(const T& a, const T& b)
+    {
+        if (a.crossCpu != b.crossCpu)
+            return a.crossCpu;
+        return stepRank(a.name) < stepRank(b.name);
+    }
+
+    void scan()
+    {
         for (std::size_t i = 0; i < m_events.size(); ++i) {
             const TraceEvent& e = m_events[i];
             switch (e.kind) {
@@ -84,7 +143,7 @@ public:
                 break;
             case TraceEventKind::Switch:
                 if (measured(e.pid)) {
-                    ++summary.switchOuts;
+                    ++m_switchOuts;
                     m_switchedOut[e.pid] = i;
                 }
                 if (measured(e.other) && e.other != e.pid)
@@ -94,32 +153,8 @@ public:
                 break;
             }
         }
-        summary.handovers = m_handovers;
-        for (auto& [key, durations] : m_steps) {
-            std::sort(durations.begin(), durations.end());
-            TraceSegment s;
-            s.name = key.name;
-            s.fromEvent = key.from;
-            s.toEvent = key.to;
-            s.crossCpu = key.cross;
-            s.count = durations.size();
-            s.p50Ns = percentileOfSorted(durations, 0.5);
-            s.p90Ns = percentileOfSorted(durations, 0.9);
-            double sum = 0;
-            for (double d : durations)
-                sum += d;
-            s.meanNs = sum / static_cast<double>(durations.size());
-            summary.segments.push_back(std::move(s));
-        }
-        std::stable_sort(
-            summary.segments.begin(), summary.segments.end(), [](const TraceSegment& a, const TraceSegment& b) {
-                if (a.crossCpu != b.crossCpu)
-                    return a.crossCpu;
-                return stepRank(a.name) < stepRank(b.name);
-            });
     }
 
-private:
     bool measured(int pid) const { return m_tasks.contains(pid); }
 
     std::optional<std::size_t> find(std::unordered_map<int, std::size_t>& map, int pid) const
@@ -135,12 +170,18 @@ private:
         return it == list.end() ? std::nullopt : std::optional(*it);
     }
 
+    // A step of the hand-over being cut (the one m_spans' last entry spans).
     void step(const char* name, std::size_t from, std::size_t to, bool cross)
     {
         const TraceEvent& a = m_events[from];
         const TraceEvent& b = m_events[to];
+        if (m_spans.empty() || !m_spans.back().open)
+            m_spans.push_back({ from, to, true });
+        Span& span = m_spans.back();
+        span.first = std::min(span.first, from);
+        span.last = std::max(span.last, to);
         m_steps[StepKey { name, traceEventName(a.kind), traceEventName(b.kind), cross }].push_back(
-            static_cast<double>(b.ns - a.ns));
+            { static_cast<double>(b.ns - a.ns), from, to, m_spans.size() - 1 });
     }
 
     void arrival(std::size_t in)
@@ -201,11 +242,12 @@ private:
         ++m_handovers;
         // Back in user space, then the next call: both before the wakee next switches out.
         auto exitAt = nextAfter(m_exits[wakee], in);
-        if (!exitAt || m_events[*exitAt].cpu != cpu)
-            return;
-        step("return to user", in, *exitAt, cross);
-        if (auto enterAt = nextAfter(m_enters[wakee], *exitAt))
-            step("in user space", *exitAt, *enterAt, cross);
+        if (exitAt && m_events[*exitAt].cpu == cpu) {
+            step("return to user", in, *exitAt, cross);
+            if (auto enterAt = nextAfter(m_enters[wakee], *exitAt))
+                step("in user space", *exitAt, *enterAt, cross);
+        }
+        m_spans.back().open = false;
     }
 
     const std::vector<TraceEvent>& m_events;
@@ -216,8 +258,23 @@ private:
     std::unordered_map<int, std::size_t> m_waking; // measured task -> its latest sched_waking
     std::unordered_map<int, std::size_t> m_wakeCall; // measured task -> the waker's call that woke it
     std::unordered_map<int, std::size_t> m_switchedOut;
-    std::map<StepKey, std::vector<double>> m_steps;
+    // One step taken: how long, between which events, in which hand-over (m_spans' index).
+    struct Taken {
+        double ns = 0;
+        std::size_t from = 0;
+        std::size_t to = 0;
+        std::size_t handover = 0;
+    };
+    // A hand-over's first and last events; open while its steps are being cut.
+    struct Span {
+        std::size_t first = 0;
+        std::size_t last = 0;
+        bool open = false;
+    };
+    std::map<StepKey, std::vector<Taken>> m_steps;
+    std::vector<Span> m_spans;
     std::uint64_t m_handovers = 0;
+    std::uint64_t m_switchOuts = 0;
 };
 
 double relative(double a, double b) { return b != 0 ? std::abs(a - b) / b : 0; }
@@ -236,6 +293,11 @@ TraceSummary cutHandovers(const Trace& trace, const std::vector<long>& tasks)
         summary.cpus.push_back(l.cpu);
     Cutter(trace, tasks).run(summary);
     return summary;
+}
+
+std::vector<SegmentExample> segmentExamples(const Trace& trace, const std::vector<long>& tasks)
+{
+    return Cutter(trace, tasks).examples();
 }
 
 void finishTraceSummary(TraceSummary& summary, std::uint64_t ops, double nsPerOp, double untracedNsPerOp,

@@ -176,3 +176,69 @@ TEST(ProgramWatch, TheGuardFollowsTheWorkersKernelFlagAndPidOne)
     watch.addSample(sample(50, 0.5, { thread(50, 0, { 0, 1 }) }));
     EXPECT_EQ(watch.guard(), PinGuard::None);
 }
+
+namespace {
+
+ThreadRates wokenThread(long tid, std::vector<std::uint64_t> bins, std::vector<SchedPeer> wakers)
+{
+    ThreadRates t = thread(tid, 0, { 0, 1 });
+    ThreadSched sched;
+    sched.wake.log2Hist = std::move(bins);
+    for (std::uint64_t n : sched.wake.log2Hist)
+        sched.wake.count += n;
+    sched.wakers = std::move(wakers);
+    sched.preemptors = { { 77, "cc1plus", 2 } };
+    t.sched = sched;
+    return t;
+}
+
+} // namespace
+
+// A traced watch: each thread's wake-up latencies summed over the intervals, as log2 bins, its
+// wakers and preemptors summed by name; a re-pin of the thread begins another epoch, so that
+// before and after are shown side by side.
+TEST(ProgramWatch, ATracedWatchSumsEachThreadsWakeUpsAndARepinBeginsAnotherEpoch)
+{
+    ProgramWatch watch;
+    watch.begin(10);
+    watch.addSample(sample(10, 0.5, { thread(11, 0, { 0, 1 }) }));
+    EXPECT_FALSE(watch.traced()); // untraced samples: no wake-ups
+    EXPECT_EQ(watch.wakeups(11), nullptr);
+    // 2^13 ns = 8.2 µs bins: 3 waits of 8-16 µs and 1 of 64-128 µs, woken by pong and an interrupt.
+    std::vector<std::uint64_t> first(17, 0);
+    first[13] = 3;
+    first[16] = 1;
+    watch.addSample(sample(10, 1.0, { wokenThread(11, first, { { 12, "pong", 3 }, { 0, "", 1 } }) }));
+    std::vector<std::uint64_t> second(14, 0);
+    second[13] = 4;
+    watch.addSample(sample(10, 1.5, { wokenThread(11, second, { { 12, "pong", 4 } }) }));
+    EXPECT_TRUE(watch.traced());
+    const std::vector<WakeupEpoch>* epochs = watch.wakeups(11);
+    ASSERT_NE(epochs, nullptr);
+    ASSERT_EQ(epochs->size(), 1U);
+    const WakeupEpoch& before = epochs->front();
+    EXPECT_EQ(before.count, 8U);
+    ASSERT_EQ(before.log2Hist.size(), 17U);
+    EXPECT_EQ(before.log2Hist[13], 7U);
+    EXPECT_EQ(before.quantileBin(0.5), std::uint64_t { 1 } << 13);
+    EXPECT_EQ(before.quantileBin(0.99), std::uint64_t { 1 } << 16);
+    const auto wakers = WakeupEpoch::top(before.wakers, 5);
+    ASSERT_EQ(wakers.size(), 2U);
+    EXPECT_EQ(wakers[0], (std::pair<std::string, std::uint64_t> { "pong (12)", 7 }));
+    EXPECT_EQ(wakers[1], (std::pair<std::string, std::uint64_t> { "an interrupt", 1 }));
+    EXPECT_EQ(before.preemptors.at("cc1plus (77)"), 4U);
+
+    watch.addPin(1.6, { { 11, "ping", { 0, 1 }, { 0 } } });
+    std::vector<std::uint64_t> after(12, 0);
+    after[11] = 5;
+    watch.addSample(sample(10, 2.0, { wokenThread(11, after, {}) }));
+    ASSERT_EQ(watch.wakeups(11)->size(), 2U);
+    const WakeupEpoch& pinned = watch.wakeups(11)->back();
+    EXPECT_DOUBLE_EQ(pinned.fromSeconds, 1.6);
+    EXPECT_EQ(pinned.count, 5U);
+    EXPECT_EQ(pinned.quantileBin(0.5), std::uint64_t { 1 } << 11);
+    EXPECT_EQ(watch.wakeups(11)->front().count, 8U); // before stays as it was
+    EXPECT_FALSE(WakeupEpoch {}.quantileBin(0.5).has_value());
+    watch.begin(20);
+    EXPECT_EQ(watch.wakeups(11), nullptr);
+}

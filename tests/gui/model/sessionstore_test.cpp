@@ -351,3 +351,77 @@ TEST(SessionStore, CountsTheRunsAndLessonsMeasuredSinceTheLastSaveOrOpen)
     store.load(std::move(*read), {}, QStringLiteral("s.json"));
     EXPECT_EQ(store.unsavedRuns(), 0) << "an opened session is as its file has it";
 }
+
+namespace {
+
+// `n` made-up switches on two CPUs, 1 µs apart, with their tasks' names.
+std::shared_ptr<const TraceWindow> windowOf(std::size_t n, std::uint64_t recorded)
+{
+    auto window = std::make_shared<TraceWindow>();
+    for (std::size_t i = 0; i < n; ++i) {
+        TraceEvent e;
+        e.ns = 1'000'000 + 1000 * i;
+        e.cpu = static_cast<std::int32_t>(i % 2);
+        e.pid = static_cast<std::int32_t>(100 + i % 3);
+        e.other = static_cast<std::int32_t>(100 + (i + 1) % 3);
+        e.kind = i % 5 == 0 ? TraceEventKind::Waking : TraceEventKind::Switch;
+        e.aux = e.kind == TraceEventKind::Waking ? 1 : -1;
+        e.value = static_cast<std::int64_t>(i % 7);
+        window->events.push_back(e);
+    }
+    window->comms = { { 100, "futex-a" }, { 101, "futex-b" }, { 102, "cc1plus" } };
+    window->recorded = recorded;
+    return window;
+}
+
+bool sameEvents(const std::vector<TraceEvent>& a, const std::vector<TraceEvent>& b)
+{
+    return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const TraceEvent& x, const TraceEvent& y) {
+        return x.ns == y.ns && x.cpu == y.cpu && x.pid == y.pid && x.other == y.other && x.aux == y.aux
+            && x.value == y.value && x.kind == y.kind;
+    });
+}
+
+} // namespace
+
+// A reopened session shows each traced run's timeline: its events are saved with the run (the
+// last kSessionTraceEvents of them), on this machine and on a server, and read back in order.
+TEST(SessionStore, ATracedRunsEventsAreSavedWithItAndReadBack)
+{
+    SessionStore first;
+    first.setMachineContext(QStringLiteral("lab-3"), { { "host_name", "srv1" } });
+    auto traced = std::make_shared<RunResult>(*ctxscope::testing::futexResult({ 0, 1 }));
+    traced->trace = TraceSummary {};
+    traced->trace->tasks = { 100, 101 };
+    const auto small = windowOf(2000, 2000);
+    const auto large = windowOf(kSessionTraceEvents + 5000, 400'000);
+    first.addRun({ 1, ctxscope::testing::futexResult({ 0, 0 }), Qt::blue }); // untraced
+    first.addRun({ 2, traced, Qt::red, QStringLiteral("lab-3"), large });
+    first.addRun({ 3, traced, Qt::green, QString(), small });
+    const nlohmann::json file = sessionToJson(first.toSession(nlohmann::json(), "<t/>"));
+    ASSERT_TRUE(file.contains("trace_windows"));
+    auto read = sessionFromJson(file.dump());
+    ASSERT_TRUE(read.ok()) << read.error().message;
+    // The file's order: this machine's runs (1, 3), then lab-3's (2).
+    ASSERT_EQ(read->traceWindows.size(), 3U);
+    EXPECT_EQ(read->traceWindows[0], nullptr);
+    ASSERT_NE(read->traceWindows[1], nullptr);
+    EXPECT_TRUE(sameEvents(read->traceWindows[1]->events, small->events));
+    EXPECT_EQ(read->traceWindows[1]->comms, small->comms);
+    ASSERT_NE(read->traceWindows[2], nullptr);
+    ASSERT_EQ(read->traceWindows[2]->events.size(), kSessionTraceEvents); // bounded: the last ones
+    EXPECT_TRUE(sameEvents(read->traceWindows[2]->events,
+        std::vector<TraceEvent>(large->events.end() - kSessionTraceEvents, large->events.end())));
+    EXPECT_EQ(read->traceWindows[2]->recorded, 400'000U);
+    EXPECT_TRUE(read->runs[1].trace.has_value()); // and the segments with the run
+    // A session without traced runs is written as before.
+    SessionStore plain;
+    plain.addRun({ 1, ctxscope::testing::futexResult({ 0, 0 }), Qt::blue });
+    EXPECT_FALSE(sessionToJson(plain.toSession(nlohmann::json(), "<t/>")).contains("trace_windows"));
+    // An entry naming no run of the file is refused with where it is.
+    nlohmann::json bad = file;
+    bad["trace_windows"][0]["run"] = 7;
+    auto refused = sessionFromJson(bad.dump());
+    ASSERT_FALSE(refused.ok());
+    EXPECT_NE(refused.error().message.find("trace_windows[0]"), std::string::npos) << refused.error().message;
+}

@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: MIT
+#include "breakdowndata.h"
+
+#include <algorithm>
+
+namespace ctxscope::gui {
+
+std::optional<std::size_t> BreakdownBar::stepAt(double ns) const
+{
+    for (std::size_t i = 0; i < steps.size(); ++i)
+        if (ns >= steps[i].fromNs && ns < steps[i].fromNs + steps[i].p50Ns)
+            return i;
+    return std::nullopt;
+}
+
+BreakdownBar breakdownOf(const TraceSummary& summary)
+{
+    // A run across CPUs has a few hand-overs on one (a task migrated), and the other way round:
+    // the kind with the most hand-overs behind a step is the run's.
+    std::uint64_t cross = 0;
+    std::uint64_t same = 0;
+    for (const TraceSegment& s : summary.segments)
+        (s.crossCpu ? cross : same) = std::max(s.crossCpu ? cross : same, s.count);
+    BreakdownBar bar;
+    bar.crossCpu = cross > same;
+    double at = 0;
+    for (const TraceSegment& s : summary.segments) { // already in the order a hand-over takes them
+        if (s.crossCpu != bar.crossCpu)
+            continue;
+        bar.steps.push_back({ s.name, at, s.p50Ns, s.p90Ns, s.count });
+        at += s.p50Ns;
+    }
+    return bar;
+}
+
+} // namespace ctxscope::gui

@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: MIT
+#include "timelinepage.h"
+
+#include "durationticker.h"
+#include "timelineview.h"
+
+#include "ctxscope/units.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLocale>
+#include <QSplitter>
+#include <QVBoxLayout>
+
+#include <algorithm>
+
+namespace ctxscope::gui {
+
+TimelinePage::TimelinePage(QWidget* parent)
+    : QWidget(parent)
+{
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    m_split = new QSplitter(Qt::Vertical, this);
+    m_breakdown = new BreakdownPlot(m_split);
+    auto* lower = new QWidget(m_split);
+    auto* lowerLayout = new QVBoxLayout(lower);
+    lowerLayout->setContentsMargins(4, 2, 4, 0);
+    auto* header = new QHBoxLayout;
+    auto* chooserLabel = new QLabel(tr("Ti&meline of"), lower);
+    m_chooser = new QComboBox(lower);
+    m_chooser->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    chooserLabel->setBuddy(m_chooser);
+    header->addWidget(chooserLabel);
+    header->addWidget(m_chooser);
+    header->addStretch(1);
+    m_caption = new QLabel(lower);
+    m_caption->setWordWrap(true);
+    m_caption->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_view = new TimelineView(lower);
+    m_view->setToolTip(tr("Wheel or +/-: zoom · drag: pan · Shift-drag: zoom to a span · right-drag: measure · "
+                          "Home or double-click: the whole recording · click a slice: its run"));
+    lowerLayout->addLayout(header);
+    lowerLayout->addWidget(m_caption);
+    lowerLayout->addWidget(m_view, 1);
+    m_split->addWidget(m_breakdown);
+    m_split->addWidget(lower);
+    m_split->setStretchFactor(0, 1);
+    m_split->setStretchFactor(1, 1);
+    m_breakdown->setMinimumHeight(170); // two bars, their labels and the legend
+    m_split->setSizes({ 1000, 1000 }); // half each, whatever the lanes' size hint
+    m_split->setChildrenCollapsible(false);
+    layout->addWidget(m_split);
+
+    connect(m_chooser, &QComboBox::activated, this,
+        [this](int index) { showRun(m_chooser->itemData(index).toULongLong()); });
+    connect(m_breakdown, &BreakdownPlot::stepClicked, this, &TimelinePage::showExample);
+    connect(m_view, &TimelineView::puHovered, this, &TimelinePage::puHovered);
+    connect(m_view, &TimelineView::taskClicked, this, [this](std::int32_t pid) {
+        if (const Run* shown = m_shown ? run(*m_shown) : nullptr; shown && shown->taskColors.contains(pid))
+            emit runTaskClicked(shown->id, pid);
+    });
+    setRuns({});
+}
+
+void TimelinePage::setLanes(std::vector<TimelineLane> lanes)
+{
+    if (lanes == m_lanes)
+        return;
+    m_lanes = std::move(lanes);
+    if (m_shown) {
+        const quint64 id = *std::exchange(m_shown, std::nullopt);
+        showRun(id);
+    }
+}
+
+const TimelinePage::Run* TimelinePage::run(quint64 id) const
+{
+    const auto it = std::find_if(m_runs.begin(), m_runs.end(), [id](const Run& r) { return r.id == id; });
+    return it == m_runs.end() ? nullptr : &*it;
+}
+
+void TimelinePage::setRuns(std::vector<Run> runs)
+{
+    m_runs = std::move(runs);
+    std::vector<BreakdownPlot::Run> bars;
+    m_chooser->clear();
+    for (const Run& r : m_runs) {
+        if (r.result && r.result->trace)
+            bars.push_back({ r.id, r.barLabel.isEmpty() ? r.label : r.barLabel, breakdownOf(*r.result->trace) });
+        if (r.window)
+            m_chooser->addItem(r.label, QVariant::fromValue(r.id));
+    }
+    m_breakdown->setRuns(std::move(bars));
+    for (auto it = m_data.begin(); it != m_data.end();)
+        it = run(it->first) ? std::next(it) : m_data.erase(it);
+    for (auto it = m_examples.begin(); it != m_examples.end();)
+        it = run(it->first) ? std::next(it) : m_examples.erase(it);
+    const std::optional<quint64> keep = m_shown && run(*m_shown) && run(*m_shown)->window ? m_shown : std::nullopt;
+    m_shown.reset();
+    if (keep)
+        showRun(*keep);
+    else if (m_chooser->count() > 0)
+        showRun(m_chooser->itemData(m_chooser->count() - 1).toULongLong());
+    else {
+        m_view->setData(nullptr, m_lanes);
+        updateCaption();
+    }
+}
+
+bool TimelinePage::showRun(quint64 id)
+{
+    const Run* r = run(id);
+    if (!r || !r->window)
+        return false;
+    if (m_shown == id)
+        return true;
+    std::shared_ptr<const TimelineData>& built = m_data[id];
+    if (!built)
+        built = std::make_shared<const TimelineData>(TimelineData::build(r->window->events, r->window->comms));
+    m_shown = id;
+    // Every PU with events gets a lane, also one the map does not show (a server's, a session's).
+    std::vector<TimelineLane> lanes = m_lanes;
+    for (int pu : built->pus())
+        if (std::none_of(lanes.begin(), lanes.end(), [pu](const TimelineLane& l) { return l.pu == pu; }))
+            lanes.push_back({ pu, -1, -1, -1 });
+    m_view->setData(built, std::move(lanes));
+    for (const auto& [pid, color] : r->taskColors)
+        m_view->setTaskColor(pid, color);
+    m_chooser->setCurrentIndex(m_chooser->findData(QVariant::fromValue(id)));
+    updateCaption();
+    return true;
+}
+
+bool TimelinePage::showExample(quint64 id, const QString& step, bool crossCpu)
+{
+    if (!showRun(id))
+        return false;
+    const Run* r = run(id);
+    if (!r->result || !r->result->trace)
+        return false;
+    auto found = m_examples.find(id);
+    if (found == m_examples.end()) {
+        Trace trace;
+        trace.events = r->window->events;
+        found = m_examples.emplace(id, segmentExamples(trace, r->result->trace->tasks)).first;
+    }
+    const auto& examples = found->second;
+    const auto example = std::find_if(examples.begin(), examples.end(),
+        [&](const SegmentExample& e) { return e.crossCpu == crossCpu && QString::fromStdString(e.name) == step; });
+    if (example == examples.end())
+        return false;
+    // The whole hand-over with a margin of a fifth of it each side; the ruler over the step.
+    const std::uint64_t span = std::max<std::uint64_t>(example->endNs - example->beginNs, 1000);
+    m_view->showSpan(example->beginNs - std::min(example->beginNs, span / 5), example->endNs + span / 5);
+    m_view->setRuler(example->fromNs, example->toNs);
+    const auto& segments = r->result->trace->segments;
+    const auto segment = std::find_if(segments.begin(), segments.end(),
+        [&](const TraceSegment& s) { return s.crossCpu == crossCpu && s.name == example->name; });
+    m_caption->setText(runCaption()
+        + tr("<br><b>%1</b>, marked by the ruler: %2 in this hand-over; its median over %3 hand-overs is %4.")
+              .arg(step.toHtmlEscaped(), durationTickLabel(example->ns),
+                  QLocale().toString(static_cast<qulonglong>(segment != segments.end() ? segment->count : 0)),
+                  durationTickLabel(segment != segments.end() ? segment->p50Ns : example->ns)));
+    return true;
+}
+
+bool TimelinePage::showTypicalHandover()
+{
+    const BreakdownPlot::Run* chosen = nullptr;
+    for (const BreakdownPlot::Run& r : m_breakdown->runs())
+        if (run(r.id)->window && !r.bar.steps.empty() && (!chosen || r.bar.crossCpu || !chosen->bar.crossCpu))
+            chosen = &r;
+    if (!chosen)
+        return false;
+    const auto longest = std::max_element(chosen->bar.steps.begin(), chosen->bar.steps.end(),
+        [](const BreakdownStep& a, const BreakdownStep& b) { return a.p50Ns < b.p50Ns; });
+    return showExample(chosen->id, QString::fromStdString(longest->name), chosen->bar.crossCpu);
+}
+
+QString TimelinePage::caption() const { return m_caption->text(); }
+
+QString TimelinePage::runCaption() const
+{
+    const Run* r = m_shown ? run(*m_shown) : nullptr;
+    if (!r)
+        return tr("No traced run on this stage. Check \"Trace the scheduler\" in the run panel: after the run, "
+                  "the same benchmark runs once more with the kernel's scheduler events recorded.");
+    QString text = tr("<b>%1</b>").arg(r->label.toHtmlEscaped());
+    if (r->result && r->result->trace) {
+        const TraceSummary& t = *r->result->trace;
+        const double cost = t.untracedNsPerOp > 0 ? 100 * (t.nsPerOp / t.untracedNsPerOp - 1) : 0;
+        text += tr(" · traced: %1 per op against %2 untraced (%3%4%)")
+                    .arg(durationTickLabel(t.nsPerOp), durationTickLabel(t.untracedNsPerOp),
+                        cost >= 0 ? QStringLiteral("+") : QString())
+                    .arg(cost, 0, 'f', 0);
+        if (t.lostEvents > 0)
+            text += tr(" · <span style='color:#b02a37'>the kernel lost %1 events</span>")
+                        .arg(QLocale().toString(static_cast<qulonglong>(t.lostEvents)));
+    }
+    if (r->window && r->window->recorded > r->window->events.size())
+        text += tr(" · its last %1 of %2 events")
+                    .arg(QLocale().toString(static_cast<qulonglong>(r->window->events.size())),
+                        QLocale().toString(static_cast<qulonglong>(r->window->recorded)));
+    return text;
+}
+
+void TimelinePage::updateCaption() { m_caption->setText(runCaption()); }
+
+void TimelinePage::restyle()
+{
+    m_breakdown->restyle();
+    m_view->update();
+}
+
+} // namespace ctxscope::gui

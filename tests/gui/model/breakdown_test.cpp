@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: MIT
+// The breakdown's bar from a traced run's segments: the kind of hand-over most of them took,
+// its steps stacked in the order a hand-over takes them, and what a click on the bar hits.
+#include "breakdowndata.h"
+
+#include <gtest/gtest.h>
+
+using namespace ctxscope;
+using namespace ctxscope::gui;
+
+namespace {
+
+TraceSegment seg(const char* name, bool cross, double p50, double p90, std::uint64_t count)
+{
+    TraceSegment s;
+    s.name = name;
+    s.crossCpu = cross;
+    s.p50Ns = p50;
+    s.p90Ns = p90;
+    s.count = count;
+    return s;
+}
+
+} // namespace
+
+TEST(Breakdown, AcrossCpusTheCrossCpuStepsStackInOrder)
+{
+    TraceSummary summary;
+    summary.segments = { seg("wake call", true, 300, 500, 900), seg("IPI sent", true, 1900, 2500, 900),
+        seg("switch-in", true, 20000, 41000, 900), seg("return to user", true, 700, 900, 900),
+        // a few hand-overs on one CPU (a task migrated): not this run's kind
+        seg("waker runs on", false, 3000, 3100, 12) };
+    const BreakdownBar bar = breakdownOf(summary);
+    EXPECT_TRUE(bar.crossCpu);
+    ASSERT_EQ(bar.steps.size(), 4U);
+    EXPECT_EQ(bar.steps[1].name, "IPI sent");
+    EXPECT_EQ(bar.steps[1].fromNs, 300);
+    EXPECT_EQ(bar.steps[2].fromNs, 2200);
+    EXPECT_EQ(bar.steps[2].p90Ns, 41000);
+    EXPECT_DOUBLE_EQ(bar.totalNs(), 22900);
+    // What a click hits: a step from its start to its end, nothing past the bar.
+    EXPECT_EQ(bar.stepAt(0), 0U);
+    EXPECT_EQ(bar.stepAt(2199), 1U);
+    EXPECT_EQ(bar.stepAt(2200), 2U);
+    EXPECT_FALSE(bar.stepAt(22900).has_value());
+    EXPECT_FALSE(bar.stepAt(-1).has_value());
+}
+
+TEST(Breakdown, OnOnePuTheSameCpuStepsAreTheBar)
+{
+    TraceSummary summary;
+    summary.segments = { seg("IPI sent", true, 1000, 1000, 3), seg("wake call", false, 400, 600, 5000),
+        seg("waker runs on", false, 1800, 2000, 5000) };
+    const BreakdownBar bar = breakdownOf(summary);
+    EXPECT_FALSE(bar.crossCpu);
+    ASSERT_EQ(bar.steps.size(), 2U);
+    EXPECT_EQ(bar.steps[0].name, "wake call");
+    EXPECT_DOUBLE_EQ(bar.totalNs(), 2200);
+    EXPECT_TRUE(breakdownOf(TraceSummary {}).steps.empty());
+    EXPECT_DOUBLE_EQ(breakdownOf(TraceSummary {}).totalNs(), 0);
+}
