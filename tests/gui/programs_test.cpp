@@ -17,7 +17,11 @@
 #include "runpanel.h"
 #include "topologymappanel.h"
 #include "topologymapwidget.h"
+#include "wakeupplot.h"
 
+#include "ctxscope/trace.h"
+
+#include <QCheckBox>
 #include <QDockWidget>
 #include <QLineEdit>
 #include <QMessageBox>
@@ -237,6 +241,42 @@ TEST_F(Programs, AFloatedRedockedOrReopenedDockKeepsItsWatch)
     dock->show();
     stillWatching("reopening");
     EXPECT_NE(m_panel->statusText().indexOf(QStringLiteral("Watching")), -1) << m_panel->statusText().toStdString();
+}
+
+// A traced watch (root, as CI runs it): the selected thread's wake-ups fill the Wake-ups tab as
+// log2 bins with p50 and p99, its wakers name its partner; after a re-pin the thread's wake-ups
+// after it are a second series beside those before.
+TEST_F(Programs, ATracedWatchShowsTheSelectedThreadsWakeUpsBeforeAndAfterARepin)
+{
+    if (Status allowed = tracingAllowed(); !allowed)
+        GTEST_SKIP() << allowed.error().message;
+    ProgramWatch* watch = m_panel->controller()->watchData();
+    m_window.findChild<QDockWidget*>(QStringLiteral("programsDock"))->show();
+    ASSERT_TRUE(QTest::qWaitFor([&] { return m_panel->traceSwitch()->isEnabled(); }, kWaitMs))
+        << m_panel->traceSwitch()->toolTip().toStdString();
+    m_panel->traceSwitch()->setChecked(true);
+    watchWorkload();
+    selectThread(m_workload.pong);
+    ASSERT_TRUE(QTest::qWaitFor(
+        [&] { return watch->wakeups(m_workload.pong) && watch->wakeups(m_workload.pong)->back().count > 10; }, kWaitMs));
+    EXPECT_TRUE(watch->traced());
+    QCustomPlot* plot = m_panel->wakeupPlot()->plot();
+    ASSERT_TRUE(QTest::qWaitFor([&] { return plot->plottableCount() == 1; }, 2000));
+    EXPECT_TRUE(plot->plottable(0)->name().contains(QStringLiteral("p99"))) << plot->plottable(0)->name().toStdString();
+    EXPECT_TRUE(m_panel->wakeupPlot()->peersText().contains(QStringLiteral("(%1)").arg(m_workload.ping)))
+        << m_panel->wakeupPlot()->peersText().toStdString(); // its partner wakes it
+
+    const int target = m_allowed.back();
+    ASSERT_TRUE(m_map->setPinTargets({ target }).ok());
+    QSignalSpy done(m_panel->controller(), &ProgramsController::pinDone);
+    m_panel->applyButton()->click();
+    ASSERT_TRUE(done.wait(kWaitMs)) << m_panel->statusText().toStdString();
+    ASSERT_TRUE(QTest::qWaitFor(
+        [&] { return watch->wakeups(m_workload.pong)->size() == 2 && watch->wakeups(m_workload.pong)->back().count > 10; },
+        kWaitMs));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return plot->plottableCount() == 2; }, 2000)); // before and after
+    m_panel->restoreButton()->click();
+    ASSERT_TRUE(done.wait(kWaitMs));
 }
 
 // At a projector's 1280x800 the docked Programs view is a page in the plots' place (issue 31):

@@ -6,6 +6,7 @@
 #include "programscontroller.h"
 #include "programwatch.h"
 #include "topologymapwidget.h"
+#include "wakeupplot.h"
 
 #include "ctxscope/topology.h"
 #include "ctxscope/units.h"
@@ -13,6 +14,7 @@
 #include <QCoreApplication>
 #include <QElapsedTimer>
 #include <QHBoxLayout>
+#include <QCheckBox>
 #include <QHeaderView>
 #include <QItemSelectionModel>
 #include <QLabel>
@@ -23,6 +25,7 @@
 #include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QStyle>
+#include <QTabWidget>
 #include <QTableView>
 #include <QVBoxLayout>
 
@@ -86,6 +89,8 @@ ProgramsPanel::ProgramsPanel(TopologyMapWidget& map, QWidget* parent)
     pidRow->addWidget(m_pid);
     pidRow->addWidget(m_watchButton);
     pidRow->addWidget(m_stopButton);
+    m_traceWakeups = new QCheckBox(tr("Trace &wake-ups"), watchRow);
+    pidRow->addWidget(m_traceWakeups);
     pidRow->addStretch(1);
     watchLayout->addLayout(pidRow);
     m_status = new QLabel(tr("Pick a process to watch its threads on the map."), watchRow);
@@ -115,7 +120,12 @@ ProgramsPanel::ProgramsPanel(TopologyMapWidget& map, QWidget* parent)
     pinRow->addWidget(m_restoreButton);
     watchLayout->addLayout(pinRow);
 
-    m_plot = new ProgramPlot(*m_programs->watchData(), splitter);
+    // The rates over time, and a traced watch's wake-up latencies, as two tabs of one place.
+    m_plotTabs = new QTabWidget(splitter);
+    m_plot = new ProgramPlot(*m_programs->watchData(), m_plotTabs);
+    m_wakeups = new WakeupPlot(m_plotTabs);
+    m_plotTabs->addTab(m_plot, tr("Rates"));
+    m_plotTabs->addTab(m_wakeups, tr("Wake-ups"));
     splitter->setStretchFactor(0, 1);
     splitter->setStretchFactor(1, 3);
     splitter->setStretchFactor(2, 3);
@@ -138,8 +148,10 @@ ProgramsPanel::ProgramsPanel(TopologyMapWidget& map, QWidget* parent)
     connect(m_stopButton, &QPushButton::clicked, this, &ProgramsPanel::stopWatching);
     connect(m_applyButton, &QPushButton::clicked, this, &ProgramsPanel::applyPin);
     connect(m_restoreButton, &QPushButton::clicked, this, &ProgramsPanel::restore);
+    connect(m_traceWakeups, &QCheckBox::toggled, m_programs, &ProgramsController::setTraced);
     connect(m_threadTable->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
         m_plot->setThreads(selectedThreads());
+        updateWakeups();
         updateMarkers();
         updateButtons();
     });
@@ -150,6 +162,7 @@ ProgramsPanel::ProgramsPanel(TopologyMapWidget& map, QWidget* parent)
         updateMarkers();
         updateButtons();
         m_plot->refresh();
+        updateWakeups();
         if (watch->samples() == 0)
             return;
         if (watch->samples() == 1)
@@ -164,6 +177,7 @@ ProgramsPanel::ProgramsPanel(TopologyMapWidget& map, QWidget* parent)
                           : QString()));
     });
     connect(watch, &ProgramWatch::pinsChanged, m_plot, &ProgramPlot::refresh);
+    connect(watch, &ProgramWatch::pinsChanged, this, &ProgramsPanel::updateWakeups);
     connect(watch, &ProgramWatch::pinsChanged, this, &ProgramsPanel::updateButtons);
     connect(m_programs, &ProgramsController::processesChanged, this, [this] {
         m_processTable->resizeColumnsToContents();
@@ -384,9 +398,36 @@ void ProgramsPanel::updateMarkers()
     m_map.setThreadMarkers(std::move(markers));
 }
 
+void ProgramsPanel::updateWakeups()
+{
+    const ProgramWatch* watch = m_programs->watchData();
+    const std::vector<long> selected = selectedThreads();
+    long shown = selected.empty() ? 0 : selected.front();
+    if (shown == 0) { // none selected: the thread woken most
+        std::uint64_t most = 0;
+        for (const ThreadRates& t : watch->threads()->threads())
+            if (const auto* epochs = watch->wakeups(t.tid); epochs && epochs->back().count > most) {
+                most = epochs->back().count;
+                shown = t.tid;
+            }
+    }
+    QString name;
+    for (const ThreadRates& t : watch->threads()->threads())
+        if (t.tid == shown)
+            name = QStringLiteral("%1 %2").arg(t.tid).arg(QString::fromStdString(t.name));
+    m_wakeups->setThread(shown ? watch->wakeups(shown) : nullptr, name);
+}
+
 void ProgramsPanel::updateButtons()
 {
     const bool watching = m_programs->isWatching();
+    // Where the worker may not trace, its sentence says why; a change applies to the next watch.
+    const QString refusal = m_programs->tracingRefusal();
+    m_traceWakeups->setEnabled(m_live && refusal.isEmpty());
+    m_traceWakeups->setToolTip(refusal.isEmpty()
+            ? tr("The next watch also follows the scheduler's events (watch --trace): each thread's wake-up "
+                 "latencies, wakers and preemptors, in the Wake-ups tab; before and after a re-pin side by side")
+            : refusal);
     // One job at a time in the worker: the list waits for the watch to end.
     m_refreshButton->setEnabled(m_live && !m_programs->isListing() && !watching);
     m_refreshButton->setToolTip(watching

@@ -9,11 +9,13 @@
 #include <functional>
 #include <vector>
 
+class QCheckBox;
 class QLabel;
 class QLineEdit;
 class QMessageBox;
 class QPushButton;
 class QSortFilterProxyModel;
+class QTabWidget;
 class QTableView;
 
 namespace ctxscope::gui {
@@ -21,6 +23,7 @@ namespace ctxscope::gui {
 class ProgramPlot;
 class ProgramsController;
 class TopologyMapWidget;
+class WakeupPlot;
 
 // The Programs dock (docs/user-guide.md, "Running programs"): pick a process (own first,
 // busiest first, filtered by name or PID, or a PID typed in), watch its threads move on the
@@ -48,6 +51,11 @@ public:
     QPushButton* applyButton() const { return m_applyButton; }
     QPushButton* restoreButton() const { return m_restoreButton; }
     ProgramPlot* plot() const { return m_plot; }
+    // A traced watch's wake-up latencies of the selected thread (the plot's second tab), and the
+    // check that makes the next watch traced (disabled, with the worker's reason, where it may not trace).
+    WakeupPlot* wakeupPlot() const { return m_wakeups; }
+    QCheckBox* traceSwitch() const { return m_traceWakeups; }
+    QTabWidget* plotTabs() const { return m_plotTabs; }
     QString statusText() const;
     // The open question "restore?" when stopping a watch after re-pins; null when none.
     QMessageBox* restoreQuestion() const;
@@ -78,6 +86,7 @@ private:
     void updateRepinMode(bool shown);
     void updateMarkers();
     void updateButtons();
+    void updateWakeups(); // the first selected thread's, else the one woken most
     void say(const QString& text, bool problem = false);
     void watchEnded(const QString& why);
     // After the question (if any): restore, then run `then`.
@@ -100,6 +109,9 @@ private:
     QPushButton* m_applyButton = nullptr;
     QPushButton* m_restoreButton = nullptr;
     ProgramPlot* m_plot = nullptr;
+    QTabWidget* m_plotTabs = nullptr;
+    WakeupPlot* m_wakeups = nullptr;
+    QCheckBox* m_traceWakeups = nullptr;
     QPointer<QMessageBox> m_question;
     QPointer<QMessageBox> m_moveQuestion;
 };
