@@ -2,6 +2,7 @@
 #pragma once
 
 #include "comparedata.h"
+#include "machinecards.h"
 #include "workingsetdata.h"
 
 #include "ctxscope/expected.h"
@@ -63,6 +64,9 @@ struct Session {
     // The other machines' runs (the session's own machine is the one above). Written only
     // when there is one, like the lessons.
     std::vector<SessionMachine> machines;
+    // The machine cards of File → Compare machines… (opened, or surveyed through the worker),
+    // each saved whole with its label. Written only when there is one.
+    std::vector<MachineCardEntry> machineCards;
 };
 
 inline constexpr int kSessionFormatVersion = 1;
