@@ -136,7 +136,7 @@ void ComparePlot::draw(const std::vector<Series>& series)
             whiskers->removeFromLegend();
             whiskers->setDataPlottable(bars);
             whiskers->setData(below, above);
-            whiskers->setPen(QPen(strongShade(color, palette()), 1.5));
+            whiskers->setPen(QPen(palette().color(QPalette::WindowText), 1.5)); // over the bar and beside it
             whiskers->setWhiskerWidth(6);
             m_intervals[s] = whiskers;
         }
