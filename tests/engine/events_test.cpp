@@ -586,8 +586,8 @@ TEST(Events, LinesThatAreNoEventSayWhy)
     EXPECT_EQ(error(R"({"type":"sweep_point","id":2,"index":0,"points":1,"point":{}})").lost, "sweep point");
     EXPECT_EQ(error(R"({"type":"progress","id":1,"cpus":[0]})").kind, EventError::Kind::Malformed);
     // A survey's run or its end that cannot be read fails the survey: waiting would wait for ever.
-    EXPECT_EQ(error(R"({"type":"survey_step","id":2,"step":0,"steps":1,"label":"syscall","result":{}})").lost,
-        "survey run");
+    EXPECT_EQ(
+        error(R"({"type":"survey_step","id":2,"step":0,"steps":1,"label":"syscall","result":{}})").lost, "survey run");
     EXPECT_EQ(error(R"({"type":"survey_result","id":2,"survey":[1]})").lost, "survey");
     // A hello from another version still parses, so the version check can explain.
     const auto old = std::get<HelloEvent>(std::get<Event>(parseEvent(R"({"type":"hello","protocol":1})")));
@@ -633,8 +633,7 @@ TEST(Events, EveryMessageTypeIsDocumented)
     const std::vector<Command> commands { RunCommand { 1, {} }, SweepCommand { 2, {} },
         MatrixCommand { 3, "futex", BenchMode::Thread, MatrixMode::Classes, RunBudget {} },
         LessonCommand { 4, "mode-switch", RunBudget {} }, SurveyCommand { 9, 20 }, ProcessesCommand { 6, 1.0 },
-        WatchCommand { 7, 1234, 0.5, 0 },
-        PinCommand { 8, 1240, false, { 0 } }, CancelCommand { 5 }, QuitCommand {} };
+        WatchCommand { 7, 1234, 0.5, 0 }, PinCommand { 8, 1240, false, { 0 } }, CancelCommand { 5 }, QuitCommand {} };
     for (const Command& command : commands) {
         const std::string type = nlohmann::json::parse(commandLine(command)).at("type").get<std::string>();
         EXPECT_TRUE(documented(toWorker, type)) << "docs/protocol.md has no '→ worker' row for `" << type << "`";

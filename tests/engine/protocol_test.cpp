@@ -143,7 +143,8 @@ TEST(Protocol, TheSurveyCommandRoundTripsWithItsBudgetChecked)
     auto defaults = parseCommand(R"({"type":"survey","id":13})");
     ASSERT_TRUE(defaults.ok()) << defaults.error().message;
     EXPECT_DOUBLE_EQ(std::get<SurveyCommand>(*defaults).budgetSeconds, kSurveySeconds);
-    for (const char* line : { R"({"type":"survey","id":14,"budget":0.5})", R"({"type":"survey","id":14,"budget":4000})" }) {
+    for (const char* line :
+        { R"({"type":"survey","id":14,"budget":0.5})", R"({"type":"survey","id":14,"budget":4000})" }) {
         auto refused = parseCommand(line);
         ASSERT_FALSE(refused.ok()) << line;
         EXPECT_NE(refused.error().message.find("'budget' should be between 1 and 3600 seconds"), std::string::npos)

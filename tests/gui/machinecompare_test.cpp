@@ -85,7 +85,8 @@ std::vector<std::pair<QString, QString>> verdictsOf(const MachineCompareView& vi
     const int column = view.verdictColumn(1);
     EXPECT_GT(column, 0);
     for (int row = 0; row < table.rowCount(); ++row)
-        out.emplace_back(table.item(row, 0)->text(), table.item(row, column) ? table.item(row, column)->text() : QString());
+        out.emplace_back(
+            table.item(row, 0)->text(), table.item(row, column) ? table.item(row, column)->text() : QString());
     return out;
 }
 

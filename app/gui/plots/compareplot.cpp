@@ -50,8 +50,8 @@ void ComparePlot::rowsOfComparison(std::vector<Series>& series)
 {
     const MachineComparison& c = *m_comparison;
     for (std::size_t m = 0; m < c.labels.size(); ++m)
-        series.push_back({ QString::fromStdString(c.labels[m]) + (m == c.baseline ? tr(" (baseline)") : QString()),
-            {} });
+        series.push_back(
+            { QString::fromStdString(c.labels[m]) + (m == c.baseline ? tr(" (baseline)") : QString()), {} });
     for (const MachineRow& row : c.rows) {
         CompareRow drawn { machineRowName(row) + "/" + std::string(toString(row.relation)), {} };
         const std::optional<double>& base = row.cells[c.baseline].medianNs;

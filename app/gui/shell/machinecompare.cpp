@@ -62,9 +62,8 @@ void MachineCompare::createActions(QMenu* file)
 void MachineCompare::createToolBarActions(QToolBar* machineBar)
 {
     machineBar->addSeparator();
-    m_survey = machineBar->addAction(tr("Survey this machine"), this, [this] {
-        m_parts.launcher->whenConnected([this] { (void)survey(); });
-    });
+    m_survey = machineBar->addAction(
+        tr("Survey this machine"), this, [this] { m_parts.launcher->whenConnected([this] { (void)survey(); }); });
     m_survey->setObjectName(QStringLiteral("surveyAction"));
     updateSurveyAction();
 }

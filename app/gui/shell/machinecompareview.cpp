@@ -188,7 +188,8 @@ void MachineCompareView::fillVerdicts()
             if (m == c.baseline)
                 continue;
             m_verdicts->setItem(y, x++, cellItem(QString::fromStdString(machineRatioText(cell))));
-            QTableWidgetItem* verdict = cellItem(cell.ratio ? QString::fromStdString(std::string(toString(cell.verdict))) : QString());
+            QTableWidgetItem* verdict
+                = cellItem(cell.ratio ? QString::fromStdString(std::string(toString(cell.verdict))) : QString());
             if (!cell.disturbed.empty())
                 verdict->setToolTip(QString::fromStdString(cell.disturbed));
             if (cell.ratio && cell.verdict == MachineVerdict::Matters)

@@ -256,11 +256,11 @@ void RunStream::surveyEnded(quint64 id, const nlohmann::json& survey)
     QString machine = c->link().displayName();
     if (!c->link().isRemote() && context.is_object() && context.value("host_name", std::string()) != "")
         machine = QString::fromStdString(context.value("host_name", std::string()));
-    const QString label
-        = tr("%1 survey %2").arg(machine, QTime::currentTime().toString(QStringLiteral("HH:mm:ss")));
+    const QString label = tr("%1 survey %2").arg(machine, QTime::currentTime().toString(QStringLiteral("HH:mm:ss")));
     auto card = machineCardEntry(surveyCardJson(context, runs, survey), label);
     if (!card) {
-        onRunFailed(id, tr("the survey's card could not be made: %1").arg(QString::fromStdString(card.error().message)));
+        onRunFailed(
+            id, tr("the survey's card could not be made: %1").arg(QString::fromStdString(card.error().message)));
         return;
     }
     m_views.store().addMachineCard(std::move(*card));

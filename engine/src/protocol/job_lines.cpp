@@ -90,7 +90,8 @@ std::string surveyProgressLine(std::uint64_t id, const SurveyProgress& p)
 
 std::string surveyStepLine(std::uint64_t id, const SurveyProgress& p)
 {
-    return eventLine(SurveyStepEvent { id, p.step, p.steps, std::string(p.label), p.finished ? *p.finished : RunResult {} });
+    return eventLine(
+        SurveyStepEvent { id, p.step, p.steps, std::string(p.label), p.finished ? *p.finished : RunResult {} });
 }
 
 std::string surveyResultLine(std::uint64_t id, const SurveyResult& survey, const std::vector<std::string>& warnings)

@@ -136,7 +136,8 @@ struct WorkerSession::State {
         std::lock_guard lock(runMutex);
         if (!running || runId != id) {
             write(errorLine(id,
-                "no run, sweep, matrix, lesson, survey, processes or watch with id " + std::to_string(id) + " is in progress"));
+                "no run, sweep, matrix, lesson, survey, processes or watch with id " + std::to_string(id)
+                    + " is in progress"));
             return;
         }
         run.request_stop();
