@@ -13,6 +13,8 @@ namespace ctxscope::gui {
 ComparePlot::ComparePlot(QWidget* parent)
     : QWidget(parent)
     , m_plot(new QCustomPlot(this))
+    , m_emptyHint(tr("File → Compare with results… opens result files from other machines:\n"
+                     "runs match by benchmark, mode and relation class."))
 {
     setUpMedianBarChart(*this, *m_plot);
     m_group = new QCPBarsGroup(m_plot);
@@ -24,6 +26,12 @@ ComparePlot::ComparePlot(QWidget* parent)
 void ComparePlot::restyle()
 {
     stylePlot(*m_plot);
+    rebuild();
+}
+
+void ComparePlot::setEmptyHint(const QString& hint)
+{
+    m_emptyHint = hint;
     rebuild();
 }
 
@@ -144,10 +152,8 @@ void ComparePlot::draw(const std::vector<Series>& series)
     useCategoryAxis(*m_plot->xAxis, ticker, static_cast<int>(m_rows.size()));
     m_plot->yAxis->setRange(base, std::max(highest * 3, base * 10));
     if (m_rows.empty()) {
-        addPlotHint(*m_plot,
-            m_comparison ? tr("The cards share no benchmark of one mode and relation class.")
-                         : tr("File → Compare with results… opens result files from other machines:\n"
-                              "runs match by benchmark, mode and relation class."));
+        addPlotHint(
+            *m_plot, m_comparison ? tr("The cards share no benchmark of one mode and relation class.") : m_emptyHint);
     }
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }

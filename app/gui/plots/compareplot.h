@@ -43,6 +43,8 @@ public:
     // A comparison's 95% intervals of a machine after the baseline; null for the baseline.
     QCPErrorBars* intervals(std::size_t source) const;
     QCustomPlot* plot() const { return m_plot; }
+    // What the plot says while there is nothing to draw (the Compare tab: how to add files).
+    void setEmptyHint(const QString& hint);
     void restyle();
 
 private:
@@ -62,6 +64,7 @@ private:
     std::vector<QCPBars*> m_bars;
     std::vector<QCPErrorBars*> m_intervals;
     QCPBarsGroup* m_group = nullptr; // the plot's child, reused by every rebuild
+    QString m_emptyHint;
 };
 
 } // namespace ctxscope::gui

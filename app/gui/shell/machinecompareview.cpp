@@ -38,6 +38,15 @@ QTableWidget* readOnlyTable(QWidget* parent)
     return table;
 }
 
+// Empties a table and gives it these columns and as many rows.
+void reshape(QTableWidget& table, const QStringList& header, std::size_t rows)
+{
+    table.clear();
+    table.setColumnCount(static_cast<int>(header.size()));
+    table.setHorizontalHeaderLabels(header);
+    table.setRowCount(static_cast<int>(rows));
+}
+
 } // namespace
 
 MachineCompareView::MachineCompareView(QWidget* parent)
@@ -62,6 +71,8 @@ MachineCompareView::MachineCompareView(QWidget* parent)
     m_hint->setWordWrap(true);
     m_hint->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_progress->setVisible(false);
+    m_plot->setEmptyHint(tr("Two machine cards or more are compared here: Add cards… (ctxscope-cli survey --json, or "
+                            "results files),\nthe Machine toolbar's Survey, or With the articles' figures."));
 
     auto* top = new QHBoxLayout;
     top->addWidget(m_add);
@@ -158,11 +169,10 @@ void MachineCompareView::refresh()
 
 void MachineCompareView::fillVerdicts()
 {
-    m_verdicts->clear();
-    m_verdicts->setRowCount(0);
-    m_verdicts->setColumnCount(0);
-    if (!m_comparison)
+    if (!m_comparison) {
+        reshape(*m_verdicts, {}, 0);
         return;
+    }
     const MachineComparison& c = *m_comparison;
     QStringList header { tr("benchmark"), tr("class") };
     for (std::size_t m = 0; m < c.labels.size(); ++m) {
@@ -170,9 +180,7 @@ void MachineCompareView::fillVerdicts()
         if (m != c.baseline)
             header << tr("÷ %1 (95%)").arg(QString::fromStdString(c.labels[c.baseline])) << tr("verdict");
     }
-    m_verdicts->setColumnCount(static_cast<int>(header.size()));
-    m_verdicts->setHorizontalHeaderLabels(header);
-    m_verdicts->setRowCount(static_cast<int>(c.rows.size()));
+    reshape(*m_verdicts, header, c.rows.size());
     QFont bold = m_verdicts->font();
     bold.setBold(true);
     for (std::size_t r = 0; r < c.rows.size(); ++r) {
@@ -202,18 +210,15 @@ void MachineCompareView::fillVerdicts()
 
 void MachineCompareView::fillCauses()
 {
-    m_causes->clear();
-    m_causes->setRowCount(0);
-    m_causes->setColumnCount(0);
-    if (!m_comparison)
+    if (!m_comparison) {
+        reshape(*m_causes, {}, 0);
         return;
+    }
     const MachineComparison& c = *m_comparison;
     QStringList header { tr("what") };
     for (const std::string& label : c.labels)
         header << QString::fromStdString(label);
-    m_causes->setColumnCount(static_cast<int>(header.size()));
-    m_causes->setHorizontalHeaderLabels(header);
-    m_causes->setRowCount(static_cast<int>(c.differences.size()));
+    reshape(*m_causes, header, c.differences.size());
     for (std::size_t d = 0; d < c.differences.size(); ++d) {
         const ContextDifference& diff = c.differences[d];
         const int y = static_cast<int>(d);
