@@ -4,7 +4,7 @@
 # on a virtual display after real runs, sweeps and matrices measured here.
 #   docs/screenshots/make.sh [BUILD_DIR] [OUT_DIR]   (defaults: build/release, docs/screenshots)
 # ONLY="name ..." makes just those photographs (and measures nothing with the CLI first: the
-# views that open its files are not among them then). Relative paths are taken from where it is called. Needs xvfb-run (package xvfb), python3,
+# views that open its files are not among them then, but for compare-machines' two cards). Relative paths are taken from where it is called. Needs xvfb-run (package xvfb), python3,
 # openssh-server and -client and two allowed CPUs (the placements use the first two). About a
 # minute on a 2-vCPU VM. connected-ssh.png is this machine measured over ssh: the app connects
 # to a throwaway sshd on 127.0.0.1 that loopback-sshd.sh starts for the shot and stops after it.
@@ -66,15 +66,19 @@ for spec in "futex --cpus $same" "futex --cpus $cross" "syscall --cpus $a" "pipe
     measure run $spec --json "$work/earlier-$(echo "$spec" | tr -c 'a-z0-9\n' '-').json"
 done
 # Two machine cards of this machine for Compare machines: a quiet one, then one with a busy loop
-# pinned to the second CPU (what a noisy neighbour does to each class).
-measure survey --budget 20 --json "$work/quiet.json"
-if [ -z "${ONLY:-}" ]; then
+# pinned to the second CPU (what a noisy neighbour does to each class). Made with ONLY too
+# when it names compare-machines.
+case " ${ONLY:-compare-machines} " in
+*" compare-machines "*)
+    echo "  ctxscope-cli survey --budget 20 --json quiet.json, then cpu$b-busy.json beside a busy loop on CPU $b"
+    "$cli" survey --budget 20 --json "$work/quiet.json" >/dev/null
     python3 -c "import os; os.sched_setaffinity(0, {$b}); exec('while True: pass')" &
     hog=$!
-    measure survey --budget 20 --json "$work/cpu$b-busy.json"
+    "$cli" survey --budget 20 --json "$work/cpu$b-busy.json" >/dev/null
     kill "$hog"
     hog=
-fi
+    ;;
+esac
 [ -n "${ONLY:-}" ] || python3 - "$work" <<'PY'
 import glob, json, sys
 files = sorted(glob.glob(sys.argv[1] + "/earlier-*.json"))
