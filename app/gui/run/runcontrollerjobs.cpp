@@ -105,8 +105,8 @@ void RunController::handleJobEvent(protocol::Event& event)
     } else if (auto* lesson = std::get_if<protocol::LessonResultEvent>(&event)) {
         endRun();
         emit lessonFinished(id, std::make_shared<const LessonResult>(std::move(lesson->lesson)));
-    } else if (auto* step = std::get_if<protocol::SurveyStepEvent>(&event)) {
-        emit surveyStepAvailable(id, std::make_shared<const RunResult>(std::move(step->result)));
+    } else if (auto* run = std::get_if<protocol::SurveyStepEvent>(&event)) {
+        emit surveyStepAvailable(id, std::make_shared<const RunResult>(std::move(run->result)));
     } else if (auto* survey = std::get_if<protocol::SurveyResultEvent>(&event)) {
         endRun();
         emit surveyFinished(id, std::make_shared<const nlohmann::json>(std::move(survey->survey)));
