@@ -123,6 +123,8 @@ int run(const SurveyOptions& o)
     auto result = runSurvey(
         *plan, *topology,
         [&](const SurveyProgress& p) {
+            if (p.finished)
+                return; // the next step's report follows
             progress.update(fmt::format("[{}/{}] {}", p.step + 1, p.steps, p.label),
                 p.estimateSeconds > 0 ? p.elapsedSeconds / p.estimateSeconds : 0);
         },

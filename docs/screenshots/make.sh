@@ -4,7 +4,7 @@
 # on a virtual display after real runs, sweeps and matrices measured here.
 #   docs/screenshots/make.sh [BUILD_DIR] [OUT_DIR]   (defaults: build/release, docs/screenshots)
 # ONLY="name ..." makes just those photographs (and measures nothing with the CLI first: the
-# views that open its files are not among them then). Relative paths are taken from where it is called. Needs xvfb-run (package xvfb), python3,
+# views that open its files are not among them then, but for compare-machines' two cards). Relative paths are taken from where it is called. Needs xvfb-run (package xvfb), python3,
 # openssh-server and -client and two allowed CPUs (the placements use the first two). About a
 # minute on a 2-vCPU VM. connected-ssh.png is this machine measured over ssh: the app connects
 # to a throwaway sshd on 127.0.0.1 that loopback-sshd.sh starts for the shot and stops after it.
@@ -29,10 +29,10 @@ cpus=$(python3 -c 'import os; print(*sorted(os.sched_getaffinity(0))[:2])')
 # shellcheck disable=SC2086 # split into the two numbers
 set -- $cpus
 [ $# -eq 2 ] || { echo "make.sh: needs two allowed CPUs, this process may use only $*" >&2; exit 2; }
-a=$1 same="$1,$1" cross="$1,$2"
+a=$1 b=$2 same="$1,$1" cross="$1,$2"
 mkdir -p "$out"
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+trap 'rm -rf "$work"; [ -z "${hog:-}" ] || kill "$hog" 2>/dev/null || true' EXIT
 trap 'exit 130' INT TERM # dash runs the EXIT trap only on exit
 # Fresh settings: the run panel's remembered choices would change what is measured.
 export XDG_CONFIG_HOME="$work/config" CTXSCOPE_CLI="$cli"
@@ -65,6 +65,20 @@ for spec in "futex --cpus $same" "futex --cpus $cross" "syscall --cpus $a" "pipe
     # shellcheck disable=SC2086 # the words are the options
     measure run $spec --json "$work/earlier-$(echo "$spec" | tr -c 'a-z0-9\n' '-').json"
 done
+# Two machine cards of this machine for Compare machines: a quiet one, then one with a busy loop
+# pinned to the second CPU (what a noisy neighbour does to each class). Made with ONLY too
+# when it names compare-machines.
+case " ${ONLY:-compare-machines} " in
+*" compare-machines "*)
+    echo "  ctxscope-cli survey --budget 20 --json quiet.json, then cpu$b-busy.json beside a busy loop on CPU $b"
+    "$cli" survey --budget 20 --json "$work/quiet.json" >/dev/null
+    python3 -c "import os; os.sched_setaffinity(0, {$b}); exec('while True: pass')" &
+    hog=$!
+    "$cli" survey --budget 20 --json "$work/cpu$b-busy.json" >/dev/null
+    kill "$hog"
+    hog=
+    ;;
+esac
 [ -n "${ONLY:-}" ] || python3 - "$work" <<'PY'
 import glob, json, sys
 files = sorted(glob.glob(sys.argv[1] + "/earlier-*.json"))
@@ -98,6 +112,9 @@ shot heatmap --open "$work/matrix-all.json" --view heatmap
 shot heatmap-spin --open "$work/matrix-spin.json" --view heatmap
 shot compare --run futex --cpus "$same" --run futex --cpus "$cross" --run syscall --cpus "$a" --run pipe --cpus "$same" \
     --compare "$work/earlier.json" --view compare
+# File → Compare machines… with the two cards, at a projector's 1280x800 (--view: the plots settle first).
+shot --screen 1280x800 compare-machines --compare-machines "$work/quiet.json" --compare-machines "$work/cpu$b-busy.json" \
+    --view compare
 shot lesson --lesson mode-switch --view distribution
 shot lesson-coroutines --lesson coroutines
 shot lesson-spin --lesson spin-or-sleep

@@ -266,6 +266,11 @@ std::vector<Event> everyKind()
         LessonStepEvent { 4, 0, 2, "syscall", test::sampleResult(), {} },
         LessonStepEvent { 4, 1, 2, "vdso", std::nullopt, "refused" },
         LessonResultEvent { 4, sampleLesson(), { "shared" } },
+        SurveyStepEvent { 11, 3, 20, "futex thread, one PU (CPU 0)", test::sampleResult() },
+        SurveyResultEvent { 11,
+            { { "suite_version", 1 }, { "budget_seconds", 100 }, { "cancelled", false },
+                { "skipped", { { { "what", "the working-set knee" }, { "why", "not in this version" } } } } },
+            { "the reader shared a PU" } },
         ProcessesEvent { 7, 1.0,
             { ProcessActivity { 1234, "server", 1000, true, false, 9, 5000.5, 12 },
                 ProcessActivity { 2, "kthreadd", 0, false, true, 1, 0, 0 } } },
@@ -580,6 +585,10 @@ TEST(Events, LinesThatAreNoEventSayWhy)
     EXPECT_EQ(result.id, 1U);
     EXPECT_EQ(error(R"({"type":"sweep_point","id":2,"index":0,"points":1,"point":{}})").lost, "sweep point");
     EXPECT_EQ(error(R"({"type":"progress","id":1,"cpus":[0]})").kind, EventError::Kind::Malformed);
+    // A survey's run or its end that cannot be read fails the survey: waiting would wait for ever.
+    EXPECT_EQ(
+        error(R"({"type":"survey_step","id":2,"step":0,"steps":1,"label":"syscall","result":{}})").lost, "survey run");
+    EXPECT_EQ(error(R"({"type":"survey_result","id":2,"survey":[1]})").lost, "survey");
     // A hello from another version still parses, so the version check can explain.
     const auto old = std::get<HelloEvent>(std::get<Event>(parseEvent(R"({"type":"hello","protocol":1})")));
     EXPECT_EQ(old.protocol, 1);
@@ -623,8 +632,8 @@ TEST(Events, EveryMessageTypeIsDocumented)
     ASSERT_FALSE(toWorker.empty());
     const std::vector<Command> commands { RunCommand { 1, {} }, SweepCommand { 2, {} },
         MatrixCommand { 3, "futex", BenchMode::Thread, MatrixMode::Classes, RunBudget {} },
-        LessonCommand { 4, "mode-switch", RunBudget {} }, ProcessesCommand { 6, 1.0 }, WatchCommand { 7, 1234, 0.5, 0 },
-        PinCommand { 8, 1240, false, { 0 } }, CancelCommand { 5 }, QuitCommand {} };
+        LessonCommand { 4, "mode-switch", RunBudget {} }, SurveyCommand { 9, 20 }, ProcessesCommand { 6, 1.0 },
+        WatchCommand { 7, 1234, 0.5, 0 }, PinCommand { 8, 1240, false, { 0 } }, CancelCommand { 5 }, QuitCommand {} };
     for (const Command& command : commands) {
         const std::string type = nlohmann::json::parse(commandLine(command)).at("type").get<std::string>();
         EXPECT_TRUE(documented(toWorker, type)) << "docs/protocol.md has no '→ worker' row for `" << type << "`";

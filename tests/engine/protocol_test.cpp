@@ -134,6 +134,27 @@ TEST(Protocol, SweepMatrixAndLessonCommandsRoundTrip)
     EXPECT_DOUBLE_EQ(lc.options.phaseSeconds, 2.5);
 }
 
+TEST(Protocol, TheSurveyCommandRoundTripsWithItsBudgetChecked)
+{
+    auto s = parseCommand(commandLine(SurveyCommand { 12, 7.5 }));
+    ASSERT_TRUE(s.ok()) << s.error().message;
+    EXPECT_EQ(std::get<SurveyCommand>(*s).id, 12U);
+    EXPECT_DOUBLE_EQ(std::get<SurveyCommand>(*s).budgetSeconds, 7.5);
+    auto defaults = parseCommand(R"({"type":"survey","id":13})");
+    ASSERT_TRUE(defaults.ok()) << defaults.error().message;
+    EXPECT_DOUBLE_EQ(std::get<SurveyCommand>(*defaults).budgetSeconds, kSurveySeconds);
+    for (const char* line :
+        { R"({"type":"survey","id":14,"budget":0.5})", R"({"type":"survey","id":14,"budget":4000})" }) {
+        auto refused = parseCommand(line);
+        ASSERT_FALSE(refused.ok()) << line;
+        EXPECT_NE(refused.error().message.find("'budget' should be between 1 and 3600 seconds"), std::string::npos)
+            << refused.error().message;
+    }
+    auto text = parseCommand(R"({"type":"survey","id":15,"budget":"long"})");
+    ASSERT_FALSE(text.ok());
+    EXPECT_NE(text.error().message.find("bad survey message"), std::string::npos) << text.error().message;
+}
+
 TEST(Protocol, RunningProgramCommandsRoundTrip)
 {
     auto p = parseCommand(commandLine(ProcessesCommand { 3, 0.5 }));

@@ -110,6 +110,35 @@ TEST_F(WorkerJobs, MatrixStreamsEachPairThenTheMatrix)
     EXPECT_TRUE(result->body.at("warnings").is_array());
 }
 
+TEST_F(WorkerJobs, SurveyStreamsEachRunThenItsBlock)
+{
+    // The shortest budget: the first runs fit, the rest are skipped with the reason.
+    send({ { "type", "survey" }, { "id", 5 }, { "budget", 2 } });
+    auto result = m_out.waitFor("survey_result", seconds(60));
+    ASSERT_TRUE(result) << "no survey_result";
+    const json& survey = result->body.at("survey");
+    EXPECT_EQ(survey.at("suite_version"), kSurveyVersion);
+    EXPECT_EQ(survey.at("budget_seconds"), 2);
+    EXPECT_FALSE(survey.at("cancelled").get<bool>());
+    const auto steps = all("survey_step", 5);
+    ASSERT_FALSE(steps.empty()) << "no run fitted the budget";
+    auto plan = planSurvey(*m_topology, 2);
+    ASSERT_TRUE(plan.ok());
+    // Every planned run either came as a step or is listed as skipped, with why.
+    EXPECT_EQ(steps.size() + survey.at("skipped").size(), plan->steps.size() + plan->skipped.size());
+    for (const Message& m : steps) {
+        EXPECT_EQ(m.body.at("steps"), plan->steps.size());
+        const auto step = m.body.at("step").get<std::size_t>();
+        ASSERT_LT(step, plan->steps.size());
+        EXPECT_EQ(m.body.at("label"), plan->steps[step].label);
+        auto r = resultFromJson(m.body.at("result"));
+        ASSERT_TRUE(r.ok()) << r.error().message;
+        EXPECT_EQ(r->bench, plan->steps[step].spec.bench);
+        EXPECT_GT(r->stats.p50, 0);
+    }
+    EXPECT_FALSE(all("progress", 5).empty());
+}
+
 TEST_F(WorkerJobs, LessonStreamsItsStepsThenItsConclusion)
 {
     send(

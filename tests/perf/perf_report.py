@@ -238,6 +238,13 @@ def main():
             "{:.0f} s" + f" ({s['seconds'] / s['points']:.1f} s per point)", target,
             s["seconds"] <= 60 if target else None, s["load_start"])
 
+    sv = read(d, "survey.json")
+    report["survey"] = sv
+    add(f"survey, default budget ({sv['budget']:.0f} s): {sv['runs']} runs, {sv['skipped']} skipped" if sv
+        else "survey, default budget", sv and sv["seconds"],
+        "{:.1f} s wall" + (f" (its estimate {sv['estimate']:.1f} s)" if sv else ""), "<= 120 s",
+        sv["seconds"] <= 120 if sv else None, load_of(d, "survey"))
+
     report["table"] = [{"figure": f, "value": v, "target": t, "met": m, "load": l} for f, v, t, m, l in rows]
     out.write_text(json.dumps(report, indent=2) + "\n")
     # The same table in Markdown, for docs/performance.md.

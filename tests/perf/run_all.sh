@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # Every self-benchmark of ctxscope, on the release build, in one go (`./packaging/dev.sh perf`
 # builds and calls this): harness overhead, agreement with peers, repeatability, the GUI's
-# observer effect, GUI speed and the working-set sweep's time. Each step records the load
+# observer effect, GUI speed, the working-set sweep's time and the survey's. Each step records the load
 # average next to its figures. Writes build/release/perf-report.json and prints a table.
 # Rewrites the table at the top of docs/performance.md (DOC= another page, DOC= empty none).
 # Usage: tests/perf/run_all.sh [BUILD_DIR]   (env: CPU=0 CPU2=1 ROUNDS=3 RUNS=5 WATCH_ROUNDS=3 APP_RUNS=4 DOC=...)
@@ -130,6 +130,21 @@ for ppo in 1 2; do
         '{points_per_octave: $ppo, points: (.benchmarks | length), seconds: ($e - $s), load_end: $l,
           largest_ws: ([.benchmarks[].ws_bytes // 0] | max)}' "$OUT/sweep$ppo-result.json" >"$OUT/sweep$ppo.json"
 done
+
+# The whole survey as a user runs it (its default budget), timed from outside: start-up, the
+# context read, every run and the card written.
+say "the survey's wall time (ctxscope-cli survey --json, default budget)"
+stamp "$OUT/survey.stamp.json"
+start=$(date +%s.%N)
+if "$CLI" survey --json "$OUT/survey-card.json" >"$OUT/survey.txt" 2>"$OUT/survey.log"; then
+    end=$(date +%s.%N)
+    jq --argjson s "$start" --argjson e "$end" --argjson l "$(load)" \
+        '{seconds: ($e - $s), runs: (.benchmarks | length), skipped: (.survey.skipped | length),
+          budget: .survey.budget_seconds, estimate: .survey.estimate_seconds, load_end: $l}' \
+        "$OUT/survey-card.json" >"$OUT/survey.json"
+else
+    say "ctxscope-cli survey failed (see $OUT/survey.log)"
+fi
 
 # The table at the top of docs/performance.md is this run's (git keeps the earlier ones).
 python3 "$ROOT/tests/perf/perf_report.py" "$OUT" "$B/perf-report.json" "${DOC-$ROOT/docs/performance.md}"

@@ -192,6 +192,12 @@ json sessionToJson(const Session& s)
     }
     if (json windows = traceWindowsToJson(s.traceWindows); !windows.empty())
         out["trace_windows"] = std::move(windows);
+    if (!s.machineCards.empty()) {
+        json cards = json::array();
+        for (const MachineCardEntry& c : s.machineCards)
+            cards.push_back({ { "label", c.card->label }, { "card", c.json } });
+        out["machine_cards"] = std::move(cards);
+    }
     return out;
 }
 
@@ -306,6 +312,22 @@ Expected<Session> sessionFromDocument(const json& doc)
             return makeError(error);
         if (Status read = readTraceWindows(windows, s); !read)
             return read.error();
+    }
+    if (doc.contains("machine_cards")) {
+        const json& cards = field(doc, "machine_cards", json::value_t::array, "", error);
+        if (!error.empty())
+            return makeError(error);
+        for (std::size_t i = 0; i < cards.size(); ++i) {
+            const std::string where = "machine_cards[" + std::to_string(i) + "].";
+            const json& label = field(cards[i], "label", json::value_t::string, where, error);
+            const json& card = field(cards[i], "card", json::value_t::object, where, error);
+            if (!error.empty())
+                return makeError(error);
+            auto entry = machineCardEntry(card, QString::fromStdString(label.get<std::string>()));
+            if (!entry)
+                return makeError(where + "card: " + entry.error().message);
+            s.machineCards.push_back(std::move(*entry));
+        }
     }
     return s;
 }

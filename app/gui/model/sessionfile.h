@@ -3,6 +3,7 @@
 
 #include "comparedata.h"
 #include "timelinedata.h"
+#include "machinecards.h"
 #include "workingsetdata.h"
 
 #include "ctxscope/expected.h"
@@ -68,6 +69,9 @@ struct Session {
     // each machine's): null for a run without. Each holds at most kSessionTraceEvents, the last
     // (a reopened session shows the end of each traced run's timeline). Written only when one has.
     std::vector<std::shared_ptr<const TraceWindow>> traceWindows;
+    // The machine cards of File → Compare machines… (opened, or surveyed through the worker),
+    // each saved whole with its label. Written only when there is one.
+    std::vector<MachineCardEntry> machineCards;
 };
 
 inline constexpr std::size_t kSessionTraceEvents = 100'000;

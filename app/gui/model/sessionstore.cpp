@@ -92,6 +92,12 @@ void SessionStore::replaceLesson(std::size_t index, LessonRecord lesson)
     emit lessonChanged(index);
 }
 
+void SessionStore::addMachineCard(MachineCardEntry card)
+{
+    m_machineCards.push_back(std::move(card));
+    emit machineCardsChanged();
+}
+
 void SessionStore::addCompared(CompareSource source, nlohmann::json context)
 {
     m_compared.push_back(std::move(source));
@@ -227,6 +233,7 @@ Session SessionStore::toSession(const nlohmann::json& liveContext, const std::st
     s.compared = m_compared;
     s.comparedContexts = m_comparedContexts;
     s.lessons = m_lessons;
+    s.machineCards = m_machineCards;
     return s;
 }
 
@@ -250,8 +257,10 @@ void SessionStore::load(Session session, std::vector<ResultRow> rows, const QStr
         addMatrix(std::move(m.matrix), m.origin);
     for (auto& lesson : session.lessons)
         addLesson(std::move(lesson));
+    m_machineCards = std::move(session.machineCards);
     markSaved(); // as the file has it
     emit comparedChanged();
+    emit machineCardsChanged();
 }
 
 } // namespace ctxscope::gui

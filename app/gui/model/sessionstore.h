@@ -42,6 +42,8 @@ public:
     const std::vector<Session::Matrix>& matrices() const { return m_matrices; }
     const std::vector<CompareSource>& compared() const { return m_compared; }
     const std::vector<LessonRecord>& lessons() const { return m_lessons; }
+    // The machine cards of File → Compare machines…, in the order they joined.
+    const std::vector<MachineCardEntry>& machineCards() const { return m_machineCards; }
     const ResultRow* run(quint64 id) const; // nullptr when absent
 
     // `origin` names the file a run was read from; empty for a run measured here.
@@ -55,6 +57,8 @@ public:
     void replaceLesson(std::size_t index, LessonRecord lesson);
     // Another machine's results file, with its context block kept whole to be saved as read.
     void addCompared(CompareSource source, nlohmann::json context);
+    // A card opened, or made by a survey through the worker (RunStream).
+    void addMachineCard(MachineCardEntry card);
 
     const MachineContext& machine(const QString& key = kLocalMachine) const;
     // This machine's worker's context block as its last hello gave it (kept while a server
@@ -91,7 +95,7 @@ public:
     int unsavedLessons() const { return m_unsavedLessons; }
     void markSaved();
 
-    // Runs, sweeps, matrices and lessons go; compared files and machines stay (as "Clear" did).
+    // Runs, sweeps, matrices and lessons go; compared files, machine cards and machines stay (as "Clear" did).
     void clearMeasurements();
     // The saved form; `liveContext` (this machine's worker's block, when one is connected),
     // or else its last hello's (kept while a server is shown), wins over a loaded one, and
@@ -112,6 +116,7 @@ signals:
     void lessonAdded(std::size_t index);
     void lessonChanged(std::size_t index);
     void comparedChanged();
+    void machineCardsChanged();
     void machineChanged(const QString& key);
     // Runs now name another machine (detachLoadedMachine): runs() has them as they are now.
     void runMachinesChanged();
@@ -125,6 +130,7 @@ private:
     std::vector<LessonRecord> m_lessons;
     std::vector<CompareSource> m_compared;
     std::vector<nlohmann::json> m_comparedContexts;
+    std::vector<MachineCardEntry> m_machineCards;
     std::map<QString, MachineContext> m_machines;
     QStringList m_machineOrder; // the keys of m_machines as they joined
     nlohmann::json m_localWorker;

@@ -96,6 +96,9 @@ public:
     // A lesson that runs whole in the worker (LessonInfo::wholeInWorker: live-placement):
     // lessonStepAvailable per step (phase) as it ends, then lessonFinished, which ends the job.
     std::optional<quint64> startLesson(const std::string& lesson, const RunBudget& options);
+    // The survey of the worker's machine (ctxscope-cli survey) within `budgetSeconds`:
+    // surveyStepAvailable per run as it ends, then surveyFinished, which ends the job.
+    std::optional<quint64> startSurvey(double budgetSeconds);
     // Running programs (runcontrollerjobs.cpp): `processes` and `watch` are jobs like a run
     // (one at a time, cancellable); a cancelled watch still ends with watchFinished.
     std::optional<quint64> startProcesses(double seconds);
@@ -132,6 +135,9 @@ signals:
     void matrixAvailable(quint64 id, std::shared_ptr<const ctxscope::MatrixResult> matrix);
     void lessonStepAvailable(quint64 id, std::shared_ptr<const ctxscope::protocol::LessonStepEvent> step);
     void lessonFinished(quint64 id, std::shared_ptr<const ctxscope::LessonResult> lesson);
+    void surveyStepAvailable(quint64 id, std::shared_ptr<const ctxscope::RunResult> result);
+    // The card's "survey" block (suite version, budget, what was skipped and why).
+    void surveyFinished(quint64 id, std::shared_ptr<const nlohmann::json> survey);
     // Every process, busiest first; ends the processes job.
     void processesAvailable(quint64 id, std::shared_ptr<const std::vector<ctxscope::ProcessActivity>> processes);
     // A watch's samples as they come, then its summary, which ends the watch.

@@ -42,6 +42,12 @@ std::optional<quint64> RunController::startLesson(const std::string& lesson, con
     return startJob(protocol::LessonCommand { id, lesson, options }, id);
 }
 
+std::optional<quint64> RunController::startSurvey(double budgetSeconds)
+{
+    const quint64 id = m_nextId++;
+    return startJob(protocol::SurveyCommand { id, budgetSeconds }, id);
+}
+
 std::optional<quint64> RunController::startProcesses(double seconds)
 {
     const quint64 id = m_nextId++;
@@ -101,6 +107,11 @@ void RunController::handleJobEvent(protocol::Event& event)
     } else if (auto* lesson = std::get_if<protocol::LessonResultEvent>(&event)) {
         endRun();
         emit lessonFinished(id, std::make_shared<const LessonResult>(std::move(lesson->lesson)));
+    } else if (auto* run = std::get_if<protocol::SurveyStepEvent>(&event)) {
+        emit surveyStepAvailable(id, std::make_shared<const RunResult>(std::move(run->result)));
+    } else if (auto* survey = std::get_if<protocol::SurveyResultEvent>(&event)) {
+        endRun();
+        emit surveyFinished(id, std::make_shared<const nlohmann::json>(std::move(survey->survey)));
     } else if (auto* list = std::get_if<protocol::ProcessesEvent>(&event)) {
         endRun();
         emit processesAvailable(id, std::make_shared<const std::vector<ProcessActivity>>(std::move(list->processes)));

@@ -2,6 +2,7 @@
 #include "fileopener.h"
 #include "lessoncontroller.h"
 #include "lookcontroller.h"
+#include "machinecompare.h"
 #include "machinecontroller.h"
 #include "mainwindow.h"
 #include "mapscrollarea.h"
@@ -111,6 +112,10 @@ int main(int argc, char** argv)
     const QCommandLineOption compareOpt(QStringLiteral("compare"),
         QStringLiteral("Compare with a results file from another machine or session (repeatable)."),
         QStringLiteral("FILE"));
+    const QCommandLineOption machinesOpt(QStringLiteral("compare-machines"),
+        QStringLiteral("Open a machine card (ctxscope-cli survey --json) or results file in Compare machines (repeat "
+                       "for more); with --screenshot, the picture is of that window."),
+        QStringLiteral("file"));
     const QCommandLineOption zoomOpt(QStringLiteral("map-zoom"),
         QStringLiteral("Zoom the map this many times (1 to 8; Ctrl+wheel or + and - in the window), showing its "
                        "top-left corner."),
@@ -141,8 +146,8 @@ int main(int argc, char** argv)
         QStringLiteral("Open Programs and watch this running process's threads on the map (after any runs and "
                        "lesson); with --screenshot, the picture is taken after 8 s of watching."),
         QStringLiteral("PID"));
-    parser.addOptions({ xmlOpt, synthOpt, runOpt, cpusOpt, modeOpt, traceOpt, lessonOpt, plotOpt, openOpt, compareOpt, zoomOpt,
-        darkOpt, presentOpt, shotOpt, quitOpt, saveOpt, remoteOpt, remoteCliOpt, watchOpt });
+    parser.addOptions({ xmlOpt, synthOpt, runOpt, cpusOpt, modeOpt, traceOpt, lessonOpt, plotOpt, openOpt, compareOpt,
+        machinesOpt, zoomOpt, darkOpt, presentOpt, shotOpt, quitOpt, saveOpt, remoteOpt, remoteCliOpt, watchOpt });
     parser.process(app);
 
     const bool remote = parser.isSet(remoteOpt);
@@ -252,6 +257,13 @@ int main(int argc, char** argv)
     }
     window.show();
     window.mapPanel()->mapView()->setZoom(zoom, QPointF(0, 0)); // the top-left corner stays in view
+    const QStringList cards = parser.values(machinesOpt);
+    if (!cards.isEmpty()) {
+        if (const ctxscope::Status opened = window.machineCompare()->openCards(cards); !opened)
+            return fail("--compare-machines: ", opened.error().message);
+        // A window of its own: the screen's size, as a user would make it to read the table.
+        window.machineCompare()->window()->resize(window.size());
+    }
     if (parser.isSet(presentOpt))
         window.look()->setPresentationMode(true);
 
@@ -260,8 +272,9 @@ int main(int argc, char** argv)
     ScriptedSession* session = nullptr;
     if (!runs.empty() || !lessons.isEmpty() || parser.isSet(shotOpt) || parser.isSet(quitOpt) || !view.isEmpty()
         || parser.isSet(saveOpt) || watchPid > 0) {
+        QWidget& photographed = cards.isEmpty() ? static_cast<QWidget&>(window) : *window.machineCompare()->window();
         session = new ScriptedSession(
-            *window.launcher(), *window.lessons(), *window.plots(), window, std::move(runs), &window);
+            *window.launcher(), *window.lessons(), *window.plots(), photographed, std::move(runs), &window);
         session->setScreenshot(parser.value(shotOpt));
         session->setQuit(parser.isSet(quitOpt));
         session->setView(view);

@@ -4,6 +4,7 @@
 #include "lessoncontroller.h"
 #include "lessonpanel.h"
 #include "lookcontroller.h"
+#include "machinecompare.h"
 #include "machinecontroller.h"
 #include "plotsview.h"
 #include "programsdock.h"
@@ -35,6 +36,7 @@
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTableView>
+#include <QToolBar>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -146,6 +148,9 @@ void MainWindow::createWorkers(QWidget* row, LessonPanel* lessonPanel, VerdictCa
         [this](std::function<void()> action) { m_machines->whenConnected(std::move(action)); });
     connect(m_machines, &MachineController::machineShown, this, &MainWindow::showTopology);
     m_machines->createToolBar();
+    m_machineCompare = new MachineCompare({ this, m_store, m_launcher });
+    m_machineCompare->createToolBarActions(findChild<QToolBar*>(QStringLiteral("machineToolBar")));
+    connect(m_machines, &MachineController::machineShown, m_machineCompare, &MachineCompare::updateSurveyAction);
     connect(mapPanel()->map(), &TopologyMapWidget::selectionChanged, this, [this](const QVector<int>& cpus) {
         m_runPanel->setMapSelection({ cpus.begin(), cpus.end() });
     });
@@ -165,6 +170,7 @@ void MainWindow::createMenus()
     m_machines->createActions(file);
     file->addSeparator();
     m_files->createActions(file);
+    m_machineCompare->createActions(file);
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 

@@ -18,6 +18,7 @@ class LessonController;
 class LessonPanel;
 class LessonSession;
 class LookController;
+class MachineCompare;
 class MachineController;
 class PlotsView;
 class ProgramsPanel;
@@ -63,6 +64,8 @@ public:
     QuietStage* quietStage() const { return m_quiet; }
     // The machine runs go to: Connect, Disconnect, reconnecting, the title and status bar.
     MachineController* machines() const { return m_machines; }
+    // File → Compare machines… and the Machine toolbar's survey.
+    MachineCompare* machineCompare() const { return m_machineCompare; }
     SessionViews* views() const { return m_views; }
     // The session document: every run, sweep, matrix and compared file, and the machine.
     SessionStore* store() const { return m_store; }
@@ -116,6 +119,7 @@ private:
     LookController* m_look = nullptr;
     QuietStage* m_quiet = nullptr;
     MachineController* m_machines = nullptr;
+    MachineCompare* m_machineCompare = nullptr;
     ProgramsPanel* m_programs = nullptr;
 };
 

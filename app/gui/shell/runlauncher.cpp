@@ -247,6 +247,15 @@ std::optional<quint64> RunLauncher::startMatrix(
         m_controller->startMatrix(bench, mode, fill, options), QStringLiteral("heatmap"), tr("Measuring the matrix…"));
 }
 
+std::optional<quint64> RunLauncher::startSurvey(double budgetSeconds)
+{
+    if (!isLive() || refuseUnconnected())
+        return std::nullopt;
+    // A pair of every class and unpinned runs: the app's threads cannot keep off them all.
+    keepAppOff({}, true);
+    return jobStarted(m_controller->startSurvey(budgetSeconds), QString(), tr("Surveying the machine…"));
+}
+
 void RunLauncher::keepAppOff(const std::vector<int>& measured, bool unpinned)
 {
     if (m_controller->link().isRemote()) {

@@ -62,6 +62,9 @@ public:
     std::optional<quint64> startSweep(const SweepSpec& spec);
     std::optional<quint64> startMatrix(
         const std::string& bench, BenchMode mode, MatrixMode fill, const RunBudget& options);
+    // The survey of the machine runs go to (ctxscope-cli survey) through its worker; the card
+    // joins the session store when it ends (RunStream).
+    std::optional<quint64> startSurvey(double budgetSeconds);
     // A run, sweep or matrix ended (RunStream): the app's threads come back, the rate meter
     // stops, the actions follow and the coordinator tells lessons and scripts.
     void runEnded(quint64 id, RunOutcome outcome, const QString& message);

@@ -3,6 +3,7 @@
 
 #include "heatmapdata.h"
 #include "liveplot.h"
+#include "machinecards.h"
 #include "plotsview.h"
 #include "qcp.h"
 #include "runlabel.h"
@@ -17,6 +18,7 @@
 
 #include <QMainWindow>
 #include <QStatusBar>
+#include <QTime>
 #include <QTimer>
 
 namespace ctxscope::gui {
@@ -188,6 +190,7 @@ void RunStream::markUnfinished(quint64 id, const QString& how)
 
 void RunStream::onRunFailed(quint64 id, const QString& message)
 {
+    m_surveyRuns.erase(id);
     // A failed run has no result to name in a legend: the run panel and status bar say why.
     m_traceWindows.erase(id);
     m_plots.livePlot()->removeRun(id);
@@ -199,6 +202,7 @@ void RunStream::onRunFailed(quint64 id, const QString& message)
 void RunStream::onRunCancelled(quint64 id)
 {
     m_traceWindows.erase(id);
+    m_surveyRuns.erase(id); // a cancelled survey makes no card: its runs were a part of it
     markUnfinished(id, tr("cancelled"));
     m_launcher.panel()->runEnded(tr("Cancelled."), false);
     showMessage(tr("The run was cancelled."), 10000);
@@ -243,6 +247,10 @@ void RunStream::connectJobs()
             }
             jobEnded(id, tr("Sweep done: the cost per switch for each working set is in the Working set tab."));
         });
+    connect(c, &RunController::surveyStepAvailable, this,
+        [this](quint64 id, std::shared_ptr<const RunResult> result) { m_surveyRuns[id].push_back(*result); });
+    connect(c, &RunController::surveyFinished, this,
+        [this](quint64 id, std::shared_ptr<const nlohmann::json> survey) { surveyEnded(id, *survey); });
     connect(c, &RunController::matrixRunAvailable, this,
         [this](quint64 id, std::shared_ptr<const RunResult> result) { m_matrixRuns[id].push_back(*result); });
     connect(c, &RunController::matrixAvailable, this,
@@ -261,6 +269,27 @@ void RunStream::connectJobs()
             m_plots.showView(QStringLiteral("heatmap"));
             jobEnded(id, tr("Matrix done: hover a cell for its pair, click it to place the tasks there."));
         });
+}
+
+void RunStream::surveyEnded(quint64 id, const nlohmann::json& survey)
+{
+    RunController* c = m_launcher.controller();
+    std::vector<RunResult> runs = std::move(m_surveyRuns[id]);
+    m_surveyRuns.erase(id);
+    const nlohmann::json& context = c->workerContext();
+    QString machine = c->link().displayName();
+    if (!c->link().isRemote() && context.is_object() && context.value("host_name", std::string()) != "")
+        machine = QString::fromStdString(context.value("host_name", std::string()));
+    const QString label = tr("%1 survey %2").arg(machine, QTime::currentTime().toString(QStringLiteral("HH:mm:ss")));
+    auto card = machineCardEntry(surveyCardJson(context, runs, survey), label);
+    if (!card) {
+        onRunFailed(
+            id, tr("the survey's card could not be made: %1").arg(QString::fromStdString(card.error().message)));
+        return;
+    }
+    m_views.store().addMachineCard(std::move(*card));
+    jobEnded(id,
+        tr("Survey done: %1 runs in the card \"%2\" (File → Compare machines… shows it).").arg(runs.size()).arg(label));
 }
 
 void RunStream::jobEnded(quint64 id, const QString& message)

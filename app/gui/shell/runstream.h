@@ -53,6 +53,8 @@ private:
     void onRunCancelled(quint64 id);
     void markUnfinished(quint64 id, const QString& how); // its partial curve stays, named so
     void jobEnded(quint64 id, const QString& message);
+    // A survey's end: its card (the worker's context, the runs, the survey block) joins the store.
+    void surveyEnded(quint64 id, const nlohmann::json& survey);
     void showMessage(const QString& message, int ms) const;
 
     RunLauncher& m_launcher;
@@ -62,6 +64,7 @@ private:
     std::map<quint64, std::size_t> m_liveSweeps; // run id -> index in the store's sweeps
     std::map<quint64, std::vector<RunResult>> m_matrixRuns; // of matrices being measured
     std::map<quint64, TraceWindow> m_traceWindows; // of traced runs, until their result
+    std::map<quint64, std::vector<RunResult>> m_surveyRuns; // of surveys being measured
     struct Progress {
         quint64 id = 0;
         QString stage;

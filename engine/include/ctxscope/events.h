@@ -50,7 +50,7 @@ struct HelloEvent {
 };
 
 // How far a command is. Which of the optional counters are set says what kind it is: a run
-// (repetition), a sweep (point), a matrix (pair) or a lesson (step).
+// (repetition), a sweep (point), a matrix (pair) or a lesson or survey (step).
 struct ProgressEvent {
     std::uint64_t id = 0;
     std::string stage;
@@ -145,6 +145,24 @@ struct LessonResultEvent {
     std::vector<std::string> warnings;
 };
 
+// One run of a survey, as it finishes.
+struct SurveyStepEvent {
+    std::uint64_t id = 0;
+    int step = 0;
+    int steps = 0;
+    std::string label;
+    RunResult result;
+};
+
+// The survey as a whole: the card's "survey" block (surveyToJson), kept whole as the card
+// holds it, and the reading thread's warnings. The card is the worker's context (its hello),
+// the steps' results and this block.
+struct SurveyResultEvent {
+    std::uint64_t id = 0;
+    nlohmann::json survey;
+    std::vector<std::string> warnings;
+};
+
 // The answer to `processes`: every process, busiest first, sampled over `seconds`.
 struct ProcessesEvent {
     std::uint64_t id = 0;
@@ -182,8 +200,9 @@ struct ErrorEvent {
 struct ByeEvent { };
 
 using Event = std::variant<HelloEvent, ProgressEvent, SamplesEvent, ResultEvent, TraceEventsEvent, SweepPointEvent,
-    SweepResultEvent, MatrixCellEvent, MatrixResultEvent, LessonStepEvent, LessonResultEvent, ProcessesEvent,
-    WatchSampleEvent, WatchSummaryEvent, PinnedEvent, CancelledEvent, ErrorEvent, ByeEvent>;
+    SweepResultEvent, MatrixCellEvent, MatrixResultEvent, LessonStepEvent, LessonResultEvent, SurveyStepEvent,
+    SurveyResultEvent, ProcessesEvent, WatchSampleEvent, WatchSummaryEvent, PinnedEvent, CancelledEvent, ErrorEvent,
+    ByeEvent>;
 
 // The command an event answers; none for hello, bye and an error about an unreadable line.
 std::optional<std::uint64_t> commandIdOf(const Event& event);

@@ -94,6 +94,12 @@ Expected<MachineComparison> compareMachines(const std::vector<MachineCard>& card
 // kernel, one per mitigation, SMT, governor, idle states, VM, clock source, build.
 std::vector<std::pair<std::string, std::string>> contextFacts(const MachineCard& card);
 
+// A row's benchmark as the table names it: "futex thread", "futex process W=64 KiB".
+std::string machineRowName(const MachineRow& row);
+// A cell against the baseline: "2.01 (1.98-2.04)" (ratio and 95% interval), "-" for the
+// baseline, "absent" where the machine has no such run.
+std::string machineRatioText(const MachineCell& cell);
+
 enum class CompareFormat { Text, Markdown, Csv, Json };
 std::optional<CompareFormat> compareFormatFromString(std::string_view text);
 std::string formatMachineComparison(const MachineComparison& c, CompareFormat format);

@@ -8,6 +8,7 @@
 #include "ctxscope/pin.h"
 #include "ctxscope/results_file.h"
 #include "ctxscope/runner.h"
+#include "ctxscope/survey.h"
 #include "ctxscope/sweep.h"
 #include "ctxscope/trace.h"
 
@@ -32,6 +33,7 @@
 //     {"type":"matrix","id":3,"bench":"futex","mode":"thread","fill":"classes","min_time":0.1,"repetitions":3}
 //         fill "classes" (default) or "all-pairs"; mode, min_time, repetitions optional
 //     {"type":"lesson","id":4,"lesson":"mode-switch","min_time":0.1,"repetitions":3}
+//     {"type":"survey","id":9,"budget":100}   budget optional (kSurveySeconds; kSurveyMinSeconds..kSurveyMaxSeconds)
 //     {"type":"processes","id":5,"seconds":1}   seconds optional
 //     {"type":"watch","id":6,"pid":1234,"interval":0.5,"duration":0,"trace":false}   all but pid optional
 //     {"type":"pin","id":7,"tid":1240,"cpus":[0]}  or  {"type":"pin","id":8,"pid":1234,"cpus":[0,1]}
@@ -41,10 +43,10 @@
 //          "iterations":N | "min_time":S,"repetitions":5,"policy":"other","ops_per_sample":0,"ws_bytes":0}
 //
 //   worker -> controller (id: the command's)
-//     hello      {"protocol":4,"ctxscope_version","pid","topology_xml","context","benchmarks","tracing"}
+//     hello      {"protocol":5,"ctxscope_version","pid","topology_xml","context","benchmarks","tracing"}
 //                (tracing: why this worker may not trace, "" when it may)
 //     progress   {"id","stage","fraction"} plus, for run: "repetition","repetitions";
-//                sweep: "point","points","ws_bytes"; matrix: "pair","pairs","cpus"; lesson: "step","steps"
+//                sweep: "point","points","ws_bytes"; matrix: "pair","pairs","cpus"; lesson and survey: "step","steps"
 //     samples    {"id","repetition","first","ns_per_op":[...]}                         (run)
 //     trace_events {"id","first","window","recorded","t0_ns","kinds":[names],"dt_ns":[...],"cpu":[...],
 //                "kind":[...],"pid":[...],"other":[...],"aux":[...],"value":[...],"comms":{"pid":name}}
@@ -63,6 +65,9 @@
 //     lesson_step  {"id","step","steps","label","result":RESULT}; a step that failed: "error" instead
 //     lesson_result {"id","lesson":{"id","question","steps":[labels],"failures":[...],
 //                  "conclusion":[sentences]},"warnings":[...]}
+//     survey_step  {"id","step","steps","label","result":RESULT}  one per run of the survey as it finishes
+//     survey_result {"id","survey":SURVEY,"warnings":[...]}  SURVEY: the card's "survey" block (surveyToJson);
+//                  the card is the hello's context, the steps' results and this block (makeReport)
 //     processes  {"id","interval_s","processes":[{"pid","name","uid","own","kernel","threads",
 //                "voluntary_per_s","involuntary_per_s"}]}  busiest first
 //     watch_sample {"id","pid","name","seconds","interval_s","threads":[{"tid","name","state","cpu",
@@ -78,7 +83,7 @@
 //   POINT: workingSetPointToJson (a RESULT plus ws_bytes, touch_ns, switch_ns, ...).
 //   CELL: {"cpus":[a,b],"relation","median_ns","per_switch_ns","measured"} (matrixToJson).
 //
-// One command (run, sweep, matrix or lesson) at a time; "cancel" ends it with "cancelled".
+// One command (run, sweep, matrix, lesson or survey) at a time; "cancel" ends it with "cancelled".
 // A line that could not be read gets an error reply (with the line's id when it had one);
 // the worker never exits because of one. A result's "warnings" (for a matrix or a lesson,
 // the message's) say when the worker's reading thread had to share the measured PUs.
@@ -86,9 +91,9 @@ namespace ctxscope::protocol {
 
 // 2: sweep, matrix and lesson commands and their messages; ws_bytes in a spec.
 // 3: processes, watch and pin, and their messages.
-// 4: tracing: "trace" in run and watch, trace_events, the hello's "tracing"; a run's "trace"
-//    may name an "out" file.
-inline constexpr int kVersion = 4;
+// 4: tracing: "trace" in run and watch, trace_events, the hello's "tracing".
+// 5: survey, survey_step and survey_result; a run's "trace" may name an "out" file.
+inline constexpr int kVersion = 5;
 inline constexpr std::size_t kMaxLineBytes = 1U << 20;
 // The error for an input line longer than kMaxLineBytes.
 std::string longLineMessage(std::size_t bytes);
@@ -127,6 +132,11 @@ struct LessonCommand {
     std::string lesson;
     RunBudget options;
 };
+// The survey (survey.h) of the worker's machine within `budgetSeconds` (a job: one at a time).
+struct SurveyCommand {
+    std::uint64_t id = 0;
+    double budgetSeconds = kSurveySeconds;
+};
 // Every process with its switches per second over `seconds` (a job: one at a time).
 struct ProcessesCommand {
     std::uint64_t id = 0;
@@ -154,8 +164,8 @@ struct CancelCommand {
     std::uint64_t id = 0;
 };
 struct QuitCommand { };
-using Command = std::variant<RunCommand, SweepCommand, MatrixCommand, LessonCommand, ProcessesCommand, WatchCommand,
-    PinCommand, CancelCommand, QuitCommand>;
+using Command = std::variant<RunCommand, SweepCommand, MatrixCommand, LessonCommand, SurveyCommand, ProcessesCommand,
+    WatchCommand, PinCommand, CancelCommand, QuitCommand>;
 
 // BenchSpec <-> JSON {"bench": "futex", "mode": "thread", "cpus": [0, 0], ...}. Only shape
 // is checked here; ranges and CPUs are checked by the runner (checkSpec).
@@ -190,6 +200,10 @@ std::string lessonProgressLine(std::uint64_t id, const LessonProgress& progress)
 // For a progress report with a finished step (its result or its failure).
 std::string lessonStepLine(std::uint64_t id, const LessonProgress& progress);
 std::string lessonResultLine(std::uint64_t id, const LessonResult& lesson, const std::vector<std::string>& warnings);
+std::string surveyProgressLine(std::uint64_t id, const SurveyProgress& progress);
+// For a progress report with a finished run (SurveyProgress::finished).
+std::string surveyStepLine(std::uint64_t id, const SurveyProgress& progress);
+std::string surveyResultLine(std::uint64_t id, const SurveyResult& survey, const std::vector<std::string>& warnings);
 std::string cancelledLine(std::uint64_t id);
 std::string byeLine();
 

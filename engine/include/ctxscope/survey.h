@@ -79,6 +79,8 @@ struct SurveyProgress {
     std::string_view label;
     double elapsedSeconds = 0;
     double estimateSeconds = 0; // of the whole survey, from the runs so far
+    // Set once a step's run has finished (a second report for that step): its result.
+    const RunResult* finished = nullptr;
 };
 
 struct SurveyResult {

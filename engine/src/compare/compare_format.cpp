@@ -11,11 +11,7 @@
 
 namespace ctxscope {
 
-namespace {
-
-using json = nlohmann::json;
-
-std::string rowName(const MachineRow& row)
+std::string machineRowName(const MachineRow& row)
 {
     std::string name = row.bench + " " + std::string(toString(row.mode));
     if (row.wsBytes > 0)
@@ -23,12 +19,16 @@ std::string rowName(const MachineRow& row)
     return name;
 }
 
-std::string ratioText(const MachineCell& c)
+std::string machineRatioText(const MachineCell& c)
 {
     if (!c.ratio)
         return c.medianNs ? "-" : "absent";
     return fmt::format("{:.2f} ({:.2f}-{:.2f})", *c.ratio, c.low, c.high);
 }
+
+namespace {
+
+using json = nlohmann::json;
 
 // The table as rows of cells, the header first.
 std::vector<std::vector<std::string>> cellsOf(const MachineComparison& c)
@@ -44,12 +44,12 @@ std::vector<std::vector<std::string>> cellsOf(const MachineComparison& c)
     }
     out.push_back(std::move(header));
     for (const MachineRow& row : c.rows) {
-        std::vector<std::string> line { rowName(row), std::string(toString(row.relation)) };
+        std::vector<std::string> line { machineRowName(row), std::string(toString(row.relation)) };
         for (std::size_t m = 0; m < row.cells.size(); ++m) {
             const MachineCell& cell = row.cells[m];
             line.push_back(cell.medianNs ? formatDuration(*cell.medianNs) : std::string("absent"));
             if (m != c.baseline) {
-                line.push_back(ratioText(cell));
+                line.push_back(machineRatioText(cell));
                 line.push_back(cell.ratio ? std::string(toString(cell.verdict)) + (cell.disturbed.empty() ? "" : " *")
                                           : std::string());
             }
@@ -76,7 +76,7 @@ std::string footer(const MachineComparison& c, bool markdown)
                 if (!anyDisturbed)
                     out += "\n* unclear because a side ran disturbed:\n";
                 anyDisturbed = true;
-                out += bullet + rowName(row) + " " + std::string(toString(row.relation)) + ": " + cell.disturbed
+                out += bullet + machineRowName(row) + " " + std::string(toString(row.relation)) + ": " + cell.disturbed
                     + " was disturbed\n";
             }
     out += "\nRatio: median over the baseline's (" + c.labels[c.baseline]

@@ -226,6 +226,14 @@ Expected<Command> lessonCommand(std::uint64_t id, FieldReader& in)
     return Command { std::move(c) };
 }
 
+Expected<Command> surveyCommand(std::uint64_t id, FieldReader& in)
+{
+    SurveyCommand c { id, seconds(in, "budget", kSurveySeconds, kSurveyMinSeconds, kSurveyMaxSeconds) };
+    if (!in.ok())
+        return makeError(in.error());
+    return Command { c };
+}
+
 Expected<Command> processesCommand(std::uint64_t id, FieldReader& in)
 {
     ProcessesCommand c { id, seconds(in, "seconds", 1.0, 0.05, 60) };
@@ -286,10 +294,10 @@ Expected<Command> parseCommand(std::string_view line)
     const std::string type = (*j)["type"].get<std::string>();
     if (type == "quit")
         return Command { QuitCommand {} };
-    if (type != "run" && type != "sweep" && type != "matrix" && type != "lesson" && type != "processes"
-        && type != "watch" && type != "pin" && type != "cancel")
+    if (type != "run" && type != "sweep" && type != "matrix" && type != "lesson" && type != "survey"
+        && type != "processes" && type != "watch" && type != "pin" && type != "cancel")
         return makeError("unknown message type '" + type
-            + "' (expected run, sweep, matrix, lesson, processes, watch, pin, cancel or quit)");
+            + "' (expected run, sweep, matrix, lesson, survey, processes, watch, pin, cancel or quit)");
     const auto id = detail::idOf(*j);
     if (!id)
         return makeError("a " + type + " message needs a non-negative integer \"id\"");
@@ -299,6 +307,7 @@ Expected<Command> parseCommand(std::string_view line)
     Expected<Command> command = type == "sweep" ? sweepCommand(*id, in)
         : type == "matrix"                      ? matrixCommand(*id, in)
         : type == "lesson"                      ? lessonCommand(*id, in)
+        : type == "survey"                      ? surveyCommand(*id, in)
         : type == "processes"                   ? processesCommand(*id, in)
         : type == "watch"                       ? watchCommand(*id, in)
         : type == "pin"                         ? pinCommand(*id, in)
@@ -340,6 +349,8 @@ std::string commandLine(const Command& command)
                     { "min_time", c.options.minTimeSeconds }, { "repetitions", c.options.repetitions },
                     { "phase", c.options.phaseSeconds }
                 }.dump();
+            } else if constexpr (std::is_same_v<T, SurveyCommand>) {
+                return json { { "type", "survey" }, { "id", c.id }, { "budget", c.budgetSeconds } }.dump();
             } else if constexpr (std::is_same_v<T, ProcessesCommand>) {
                 return json { { "type", "processes" }, { "id", c.id }, { "seconds", c.seconds } }.dump();
             } else if constexpr (std::is_same_v<T, WatchCommand>) {

@@ -266,6 +266,28 @@ Event readLessonResult(FieldReader& in)
     return e;
 }
 
+Event readSurveyStep(FieldReader& in)
+{
+    SurveyStepEvent e;
+    e.id = in.count("id");
+    e.step = intField(in, "step");
+    e.steps = intField(in, "steps");
+    e.label = in.string("label");
+    const json& result = in.object("result");
+    if (in.ok())
+        e.result = take(in, resultFromJson(result));
+    return e;
+}
+
+Event readSurveyResult(FieldReader& in)
+{
+    SurveyResultEvent e;
+    e.id = in.count("id");
+    e.survey = in.object("survey");
+    e.warnings = sentences(in, "warnings");
+    return e;
+}
+
 // A CPU list as formatCpuList writes it ("0-3,5"; "" for none).
 std::vector<int> cpuList(FieldReader& in, const char* key)
 {
@@ -501,6 +523,8 @@ const std::map<std::string, Reader, std::less<>>& readers()
         { "matrix_result", { readMatrixResult, "matrix" } },
         { "lesson_step", { readLessonStep, "" } },
         { "lesson_result", { readLessonResult, "" } },
+        { "survey_step", { readSurveyStep, "survey run" } },
+        { "survey_result", { readSurveyResult, "survey" } },
         { "processes", { readProcesses, "process list" } },
         { "watch_sample", { readWatchSample, "" } },
         { "watch_summary", { readWatchSummary, "watch summary" } },

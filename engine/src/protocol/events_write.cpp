@@ -178,6 +178,22 @@ json toJson(const LessonResultEvent& e)
     return j;
 }
 
+json toJson(const SurveyStepEvent& e)
+{
+    json j = message("survey_step", e.id);
+    j.update({ { "step", e.step }, { "steps", e.steps }, { "label", e.label },
+        { "result", resultToJson(e.result, false) } });
+    return j;
+}
+
+json toJson(const SurveyResultEvent& e)
+{
+    json j = message("survey_result", e.id);
+    j["survey"] = e.survey;
+    j["warnings"] = e.warnings;
+    return j;
+}
+
 json toJson(const ProcessesEvent& e)
 {
     json j = processesToJson(e.processes, e.seconds);

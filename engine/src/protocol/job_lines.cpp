@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
-// Worker -> controller lines for sweeps, matrices and lessons, made from their events.
+// Worker -> controller lines for sweeps, matrices, lessons and surveys, made from their events.
 #include "ctxscope/protocol.h"
 
 #include "ctxscope/events.h"
+
+#include <algorithm>
 
 namespace ctxscope::protocol {
 
@@ -75,6 +77,26 @@ std::string lessonStepLine(std::uint64_t id, const LessonProgress& p)
 std::string lessonResultLine(std::uint64_t id, const LessonResult& lesson, const std::vector<std::string>& warnings)
 {
     return eventLine(LessonResultEvent { id, lesson, warnings });
+}
+
+std::string surveyProgressLine(std::uint64_t id, const SurveyProgress& p)
+{
+    ProgressEvent e = progressEvent(
+        id, std::string(p.label), p.estimateSeconds > 0 ? std::min(1.0, p.elapsedSeconds / p.estimateSeconds) : 0);
+    e.step = p.step;
+    e.steps = p.steps;
+    return eventLine(e);
+}
+
+std::string surveyStepLine(std::uint64_t id, const SurveyProgress& p)
+{
+    return eventLine(
+        SurveyStepEvent { id, p.step, p.steps, std::string(p.label), p.finished ? *p.finished : RunResult {} });
+}
+
+std::string surveyResultLine(std::uint64_t id, const SurveyResult& survey, const std::vector<std::string>& warnings)
+{
+    return eventLine(SurveyResultEvent { id, surveyToJson(survey), warnings });
 }
 
 } // namespace ctxscope::protocol

@@ -168,4 +168,28 @@ std::string lessonJob(const LessonCommand& command, const JobContext& c)
     return lessonResultLine(command.id, *lesson, warningOf(keep));
 }
 
+std::string surveyJob(const SurveyCommand& command, const JobContext& c)
+{
+    auto plan = planSurvey(c.topology, command.budgetSeconds);
+    if (!plan)
+        return errorLine(command.id, plan.error().message);
+    // Off the PUs of the pinned runs, as for a matrix (the unpinned ones go where the scheduler puts them).
+    std::vector<int> measured;
+    for (const SurveyStep& step : plan->steps)
+        addAll(measured, step.spec.cpus);
+    const KeepThreadOff keep(c.topology, c.readerTid, measured);
+    auto survey = runSurvey(
+        *plan, c.topology,
+        [&](const SurveyProgress& p) {
+            c.write(p.finished ? surveyStepLine(command.id, p) : surveyProgressLine(command.id, p));
+        },
+        c.stop);
+    if (!survey)
+        return failureLine(command.id, c, survey.error());
+    // The finished runs already went out as survey_step lines; a cancel is answered as for any job.
+    if (survey->cancelled)
+        return failureLine(command.id, c, makeError("the survey was cancelled"));
+    return surveyResultLine(command.id, *survey, warningOf(keep));
+}
+
 } // namespace ctxscope::worker

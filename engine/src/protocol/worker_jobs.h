@@ -23,6 +23,7 @@ std::string runJob(const protocol::RunCommand& command, const JobContext& contex
 std::string sweepJob(const protocol::SweepCommand& command, const JobContext& context);
 std::string matrixJob(const protocol::MatrixCommand& command, const JobContext& context);
 std::string lessonJob(const protocol::LessonCommand& command, const JobContext& context);
+std::string surveyJob(const protocol::SurveyCommand& command, const JobContext& context);
 // Observing running programs (worker_programs.cpp): they measure nothing and move no thread.
 std::string processesJob(const protocol::ProcessesCommand& command, const JobContext& context);
 std::string watchJob(const protocol::WatchCommand& command, const JobContext& context);

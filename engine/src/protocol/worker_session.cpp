@@ -117,6 +117,8 @@ struct WorkerSession::State {
                     startJob(c.id, [c](const worker::JobContext& context) { return worker::matrixJob(c, context); });
                 else if constexpr (std::is_same_v<T, LessonCommand>)
                     startJob(c.id, [c](const worker::JobContext& context) { return worker::lessonJob(c, context); });
+                else if constexpr (std::is_same_v<T, SurveyCommand>)
+                    startJob(c.id, [c](const worker::JobContext& context) { return worker::surveyJob(c, context); });
                 else if constexpr (std::is_same_v<T, ProcessesCommand>)
                     startJob(c.id, [c](const worker::JobContext& context) { return worker::processesJob(c, context); });
                 else if constexpr (std::is_same_v<T, WatchCommand>)
@@ -134,7 +136,8 @@ struct WorkerSession::State {
         std::lock_guard lock(runMutex);
         if (!running || runId != id) {
             write(errorLine(id,
-                "no run, sweep, matrix, lesson, processes or watch with id " + std::to_string(id) + " is in progress"));
+                "no run, sweep, matrix, lesson, survey, processes or watch with id " + std::to_string(id)
+                    + " is in progress"));
             return;
         }
         run.request_stop();

@@ -169,6 +169,9 @@ Expected<SurveyResult> runSurvey(const SurveyPlan& plan, const Topology& topolog
         measured += r->seconds;
         ++done;
         out.results.push_back(std::move(*r));
+        if (progress)
+            progress({ i, steps, step.label, elapsed(), elapsed() + (measured / done) * (steps - i - 1),
+                &out.results.back() });
     }
     for (int i = firstNotRun; i < steps; ++i)
         out.skipped.push_back({ plan.steps[static_cast<std::size_t>(i)].label, "interrupted before it finished" });

@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: MIT
+#include "machinecompareview.h"
+
+#include "compareplot.h"
+
+#include "ctxscope/units.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPushButton>
+#include <QSplitter>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+#include <algorithm>
+
+namespace ctxscope::gui {
+
+namespace {
+
+QTableWidgetItem* cellItem(const QString& text)
+{
+    auto* item = new QTableWidgetItem(text);
+    item->setFlags(Qt::ItemIsEnabled | Qt::ItemIsSelectable);
+    return item;
+}
+
+QTableWidget* readOnlyTable(QWidget* parent)
+{
+    auto* table = new QTableWidget(parent);
+    table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    table->verticalHeader()->setVisible(false);
+    table->setWordWrap(false);
+    table->setAlternatingRowColors(true);
+    return table;
+}
+
+// Empties a table and gives it these columns and as many rows.
+void reshape(QTableWidget& table, const QStringList& header, std::size_t rows)
+{
+    table.clear();
+    table.setColumnCount(static_cast<int>(header.size()));
+    table.setHorizontalHeaderLabels(header);
+    table.setRowCount(static_cast<int>(rows));
+}
+
+} // namespace
+
+MachineCompareView::MachineCompareView(QWidget* parent)
+    : QWidget(parent)
+    , m_plot(new ComparePlot(this))
+    , m_verdicts(readOnlyTable(this))
+    , m_causes(readOnlyTable(this))
+    , m_articles(new QCheckBox(tr("With the articles' figures"), this))
+    , m_baseline(new QComboBox(this))
+    , m_add(new QPushButton(tr("Add cards…"), this))
+    , m_hint(new QLabel(this))
+    , m_progress(new QLabel(this))
+{
+    m_verdicts->setObjectName(QStringLiteral("machineVerdicts"));
+    m_causes->setObjectName(QStringLiteral("machineCauses"));
+    m_articles->setToolTip(tr("Adds the published figures of the articles ctxscope grew from as read-only cards: "
+                              "tsuna's 2010-2013 Xeons and the 2022 table (compare --with-articles)"));
+    m_add->setToolTip(tr("Machine cards (ctxscope-cli survey --json) or results files of run, sweep, matrix and "
+                         "lesson"));
+    m_baseline->setToolTip(tr("The machine the others are divided by"));
+    m_baseline->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    m_hint->setWordWrap(true);
+    m_hint->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_progress->setVisible(false);
+    m_plot->setEmptyHint(tr("Two machine cards or more are compared here: Add cards… (ctxscope-cli survey --json, or "
+                            "results files),\nthe Machine toolbar's Survey, or With the articles' figures."));
+
+    auto* top = new QHBoxLayout;
+    top->addWidget(m_add);
+    top->addWidget(m_articles);
+    top->addStretch(1);
+    top->addWidget(new QLabel(tr("Baseline:"), this));
+    top->addWidget(m_baseline);
+
+    auto* causesBox = new QWidget(this);
+    auto* causesLayout = new QVBoxLayout(causesBox);
+    causesLayout->setContentsMargins(0, 0, 0, 0);
+    auto* causesTitle = new QLabel(tr("<b>Possible causes</b>: the context facts that differ"), causesBox);
+    causesLayout->addWidget(causesTitle);
+    causesLayout->addWidget(m_causes, 1);
+    causesLayout->addWidget(m_hint);
+
+    auto* bottom = new QSplitter(Qt::Horizontal, this);
+    bottom->addWidget(m_verdicts);
+    bottom->addWidget(causesBox);
+    bottom->setStretchFactor(0, 3);
+    bottom->setStretchFactor(1, 2);
+    auto* split = new QSplitter(Qt::Vertical, this);
+    split->addWidget(m_plot);
+    split->addWidget(bottom);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 2);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(top);
+    layout->addWidget(m_progress);
+    layout->addWidget(split, 1);
+
+    connect(m_add, &QPushButton::clicked, this, &MachineCompareView::addCardsRequested);
+    connect(m_articles, &QCheckBox::toggled, this, &MachineCompareView::refresh);
+    connect(m_baseline, &QComboBox::currentIndexChanged, this, &MachineCompareView::refresh);
+    refresh();
+}
+
+void MachineCompareView::setCards(std::vector<MachineCardEntry> cards)
+{
+    m_cards = std::move(cards);
+    refresh();
+}
+
+void MachineCompareView::setProgress(const QString& text)
+{
+    m_progress->setText(text);
+    m_progress->setVisible(!text.isEmpty());
+}
+
+int MachineCompareView::verdictColumn(std::size_t machine) const
+{
+    if (!m_comparison || machine >= m_comparison->labels.size() || machine == m_comparison->baseline)
+        return -1;
+    // benchmark, class, then per machine its median, and after the baseline's its ratio and verdict.
+    int column = 2;
+    for (std::size_t m = 0; m < machine; ++m)
+        column += m == m_comparison->baseline ? 1 : 3;
+    return column + 2;
+}
+
+void MachineCompareView::refresh()
+{
+    const int baseline = std::max(0, m_baseline->currentIndex());
+    auto compared = compareCards(m_cards, m_articles->isChecked(), static_cast<std::size_t>(baseline));
+    if (!compared && baseline > 0) // the baseline chosen is gone (the articles unchecked)
+        compared = compareCards(m_cards, m_articles->isChecked(), 0);
+    m_comparison = compared ? std::make_shared<const MachineComparison>(std::move(*compared)) : nullptr;
+    {
+        const QSignalBlocker quiet(m_baseline);
+        m_baseline->clear();
+        if (m_comparison) {
+            for (const std::string& label : m_comparison->labels)
+                m_baseline->addItem(QString::fromStdString(label));
+            m_baseline->setCurrentIndex(static_cast<int>(m_comparison->baseline));
+        }
+        m_baseline->setEnabled(m_comparison != nullptr);
+    }
+    m_plot->setComparison(m_comparison);
+    fillVerdicts();
+    fillCauses();
+    QStringList notes;
+    if (!m_comparison)
+        notes << (m_cards.empty()
+                ? tr("No machine cards yet: add cards (ctxscope-cli survey --json, or results files), or survey this "
+                     "machine from the Machine toolbar.")
+                : QString::fromStdString(compared.error().message));
+    else
+        for (const std::string& note : m_comparison->notes)
+            notes << QString::fromStdString(note);
+    m_hint->setText(notes.join(QLatin1Char('\n')));
+    m_hint->setVisible(!notes.isEmpty());
+}
+
+void MachineCompareView::fillVerdicts()
+{
+    if (!m_comparison) {
+        reshape(*m_verdicts, {}, 0);
+        return;
+    }
+    const MachineComparison& c = *m_comparison;
+    QStringList header { tr("benchmark"), tr("class") };
+    for (std::size_t m = 0; m < c.labels.size(); ++m) {
+        header << QString::fromStdString(c.labels[m]);
+        if (m != c.baseline)
+            header << tr("÷ %1 (95%)").arg(QString::fromStdString(c.labels[c.baseline])) << tr("verdict");
+    }
+    reshape(*m_verdicts, header, c.rows.size());
+    QFont bold = m_verdicts->font();
+    bold.setBold(true);
+    for (std::size_t r = 0; r < c.rows.size(); ++r) {
+        const MachineRow& row = c.rows[r];
+        const int y = static_cast<int>(r);
+        int x = 0;
+        m_verdicts->setItem(y, x++, cellItem(QString::fromStdString(machineRowName(row))));
+        m_verdicts->setItem(y, x++, cellItem(QString::fromStdString(std::string(toString(row.relation)))));
+        for (std::size_t m = 0; m < row.cells.size(); ++m) {
+            const MachineCell& cell = row.cells[m];
+            m_verdicts->setItem(y, x++,
+                cellItem(cell.medianNs ? QString::fromStdString(formatDuration(*cell.medianNs)) : tr("absent")));
+            if (m == c.baseline)
+                continue;
+            m_verdicts->setItem(y, x++, cellItem(QString::fromStdString(machineRatioText(cell))));
+            QTableWidgetItem* verdict
+                = cellItem(cell.ratio ? QString::fromStdString(std::string(toString(cell.verdict))) : QString());
+            if (!cell.disturbed.empty())
+                verdict->setToolTip(QString::fromStdString(cell.disturbed));
+            if (cell.ratio && cell.verdict == MachineVerdict::Matters)
+                verdict->setFont(bold);
+            m_verdicts->setItem(y, x++, verdict);
+        }
+    }
+    m_verdicts->resizeColumnsToContents();
+}
+
+void MachineCompareView::fillCauses()
+{
+    if (!m_comparison) {
+        reshape(*m_causes, {}, 0);
+        return;
+    }
+    const MachineComparison& c = *m_comparison;
+    QStringList header { tr("what") };
+    for (const std::string& label : c.labels)
+        header << QString::fromStdString(label);
+    reshape(*m_causes, header, c.differences.size());
+    for (std::size_t d = 0; d < c.differences.size(); ++d) {
+        const ContextDifference& diff = c.differences[d];
+        const int y = static_cast<int>(d);
+        m_causes->setItem(y, 0, cellItem(QString::fromStdString(diff.what)));
+        for (std::size_t m = 0; m < diff.values.size(); ++m) {
+            QTableWidgetItem* value = cellItem(QString::fromStdString(diff.values[m]));
+            value->setToolTip(value->text()); // a CPU model or an idle-state list is long
+            m_causes->setItem(y, static_cast<int>(m) + 1, value);
+        }
+    }
+    m_causes->resizeColumnsToContents();
+}
+
+} // namespace ctxscope::gui
