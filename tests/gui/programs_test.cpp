@@ -258,7 +258,8 @@ TEST_F(Programs, ATracedWatchShowsTheSelectedThreadsWakeUpsBeforeAndAfterARepin)
     watchWorkload();
     selectThread(m_workload.pong);
     ASSERT_TRUE(QTest::qWaitFor(
-        [&] { return watch->wakeups(m_workload.pong) && watch->wakeups(m_workload.pong)->back().count > 10; }, kWaitMs));
+        [&] { return watch->wakeups(m_workload.pong) && watch->wakeups(m_workload.pong)->back().count > 10; },
+        kWaitMs));
     EXPECT_TRUE(watch->traced());
     QCustomPlot* plot = m_panel->wakeupPlot()->plot();
     ASSERT_TRUE(QTest::qWaitFor([&] { return plot->plottableCount() == 1; }, 2000));
@@ -272,7 +273,9 @@ TEST_F(Programs, ATracedWatchShowsTheSelectedThreadsWakeUpsBeforeAndAfterARepin)
     m_panel->applyButton()->click();
     ASSERT_TRUE(done.wait(kWaitMs)) << m_panel->statusText().toStdString();
     ASSERT_TRUE(QTest::qWaitFor(
-        [&] { return watch->wakeups(m_workload.pong)->size() == 2 && watch->wakeups(m_workload.pong)->back().count > 10; },
+        [&] {
+            return watch->wakeups(m_workload.pong)->size() == 2 && watch->wakeups(m_workload.pong)->back().count > 10;
+        },
         kWaitMs));
     ASSERT_TRUE(QTest::qWaitFor([&] { return plot->plottableCount() == 2; }, 2000)); // before and after
     m_panel->restoreButton()->click();

@@ -269,9 +269,9 @@ TEST_F(SshWorker, TheAppTracesARunOnTheServerAndSavesItsSegments)
     QTemporaryDir dir;
     const QJsonObject results = savedByApp(dir,
         { QStringLiteral("--remote"), QStringLiteral("lab-test"), QStringLiteral("--remote-cli"),
-            QStringLiteral(CTXSCOPE_CLI_PATH), QStringLiteral("--run"), QStringLiteral("futex"), QStringLiteral("--cpus"),
-            QString::number(pus.front()) + u',' + QString::number(pus.back()), QStringLiteral("--trace"),
-            QStringLiteral("--view"), QStringLiteral("timeline") });
+            QStringLiteral(CTXSCOPE_CLI_PATH), QStringLiteral("--run"), QStringLiteral("futex"),
+            QStringLiteral("--cpus"), QString::number(pus.front()) + u',' + QString::number(pus.back()),
+            QStringLiteral("--trace"), QStringLiteral("--view"), QStringLiteral("timeline") });
     const QJsonArray runs = results.value(QStringLiteral("benchmarks")).toArray();
     ASSERT_EQ(runs.size(), 1);
     const QJsonObject trace = runs[0].toObject().value(QStringLiteral("trace")).toObject();

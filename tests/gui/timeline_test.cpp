@@ -171,8 +171,9 @@ TEST(TimelineApp, TheTraceCheckIsDisabledWithTheWorkersReasonWhereItMayNotTrace)
     const QString script = dir.filePath(QStringLiteral("worker.sh"));
     QFile file(script);
     ASSERT_TRUE(file.open(QIODevice::WriteOnly));
-    file.write(QByteArray("#!/bin/sh\n" CTXSCOPE_CLI_PATH
-                          " worker \"$@\" | sed -u 's/\"tracing\":\"[^\"]*\"/\"tracing\":\"Tracing needs root here.\"/'\n"));
+    file.write(
+        QByteArray("#!/bin/sh\n" CTXSCOPE_CLI_PATH
+                   " worker \"$@\" | sed -u 's/\"tracing\":\"[^\"]*\"/\"tracing\":\"Tracing needs root here.\"/'\n"));
     file.close();
     file.setPermissions(file.permissions() | QFileDevice::ExeOwner);
     auto live = Topology::loadLive();

@@ -115,8 +115,8 @@ json traceWindowsToJson(const std::vector<std::shared_ptr<const TraceWindow>>& w
             continue;
         Trace trace;
         const auto& events = windows[i]->events;
-        trace.events.assign(events.end() - static_cast<std::ptrdiff_t>(std::min(events.size(), kSessionTraceEvents)),
-            events.end());
+        trace.events.assign(
+            events.end() - static_cast<std::ptrdiff_t>(std::min(events.size(), kSessionTraceEvents)), events.end());
         trace.comms = windows[i]->comms;
         json lines = json::array();
         for (const std::string& line : protocol::traceEventsLines(0, trace, trace.events.size()))
@@ -135,8 +135,8 @@ Status readTraceWindows(const json& windows, Session& s)
     for (std::size_t i = 0; i < windows.size(); ++i) {
         const std::string where = "trace_windows[" + std::to_string(i) + "]";
         const json& w = windows[i];
-        if (!w.is_object() || !w.contains("run") || !w["run"].is_number_unsigned() || w["run"].get<std::size_t>() >= runs
-            || !w.contains("trace_events") || !w["trace_events"].is_array())
+        if (!w.is_object() || !w.contains("run") || !w["run"].is_number_unsigned()
+            || w["run"].get<std::size_t>() >= runs || !w.contains("trace_events") || !w["trace_events"].is_array())
             return makeError(where + ": needs \"run\" (the index of a run of this file) and \"trace_events\"");
         auto window = std::make_shared<TraceWindow>();
         for (const json& line : w["trace_events"]) {
@@ -145,7 +145,8 @@ Status readTraceWindows(const json& windows, Session& s)
             const auto* part = read ? std::get_if<protocol::TraceEventsEvent>(read) : nullptr;
             if (!part)
                 return makeError(where + ".trace_events: "
-                    + (read ? std::string("not a trace_events message") : std::get<protocol::EventError>(event).message));
+                    + (read ? std::string("not a trace_events message")
+                            : std::get<protocol::EventError>(event).message));
             if (part->first != window->events.size())
                 return makeError(where + ".trace_events: its parts are out of order");
             window->events.insert(window->events.end(), part->events.begin(), part->events.end());

@@ -2,8 +2,8 @@
 #pragma once
 
 #include "comparedata.h"
-#include "timelinedata.h"
 #include "machinecards.h"
+#include "timelinedata.h"
 #include "workingsetdata.h"
 
 #include "ctxscope/expected.h"

@@ -37,8 +37,8 @@ json perfettoTrace(const TimelineData& data, const std::vector<std::string>& com
     const std::uint64_t to = data.endNs() + 1;
     for (int pu : data.pus()) {
         events.push_back(named("process_name", pu, -1, "CPU " + std::to_string(pu)));
-        events.push_back(json { { "ph", "M" }, { "name", "process_sort_index" }, { "pid", pu },
-            { "args", { { "sort_index", pu } } } });
+        events.push_back(json {
+            { "ph", "M" }, { "name", "process_sort_index" }, { "pid", pu }, { "args", { { "sort_index", pu } } } });
         events.push_back(named("thread_name", pu, kTasksTrack, "running"));
         events.push_back(named("thread_name", pu, kInterruptsTrack, "interrupts"));
         for (const TimelineSlice& s : data.visible(pu, from, to, 0))
@@ -47,9 +47,10 @@ json perfettoTrace(const TimelineData& data, const std::vector<std::string>& com
                 { "args", { { "pid", s.pid } } } });
         for (const TimelineMark& m : data.marks(pu, from, to, 0)) {
             if (m.kind == TimelineMark::Kind::Migration) {
-                events.push_back({ { "ph", "i" }, { "s", "t" }, { "name", "migrated from CPU " + std::to_string(m.fromPu) },
-                    { "cat", "sched" }, { "pid", pu }, { "tid", kTasksTrack }, { "ts", micros(m.beginNs) },
-                    { "args", { { "task", taskName(data, m.pid) } } } });
+                events.push_back(
+                    { { "ph", "i" }, { "s", "t" }, { "name", "migrated from CPU " + std::to_string(m.fromPu) },
+                        { "cat", "sched" }, { "pid", pu }, { "tid", kTasksTrack }, { "ts", micros(m.beginNs) },
+                        { "args", { { "task", taskName(data, m.pid) } } } });
                 continue;
             }
             events.push_back({ { "ph", "X" }, { "name", m.kind == TimelineMark::Kind::Irq ? "irq" : "softirq" },

@@ -145,8 +145,8 @@ void BreakdownPlot::rebuild()
     m_plot->xAxis->setRange(0, longest > 0 ? longest * 1.25 : 1000); // room for the totals
     for (std::size_t r = 0; r < m_runs.size(); ++r)
         for (const BreakdownStep& step : m_runs[r].bar.steps) {
-            const double width = m_plot->xAxis->coordToPixel(step.fromNs + step.p50Ns)
-                - m_plot->xAxis->coordToPixel(step.fromNs);
+            const double width
+                = m_plot->xAxis->coordToPixel(step.fromNs + step.p50Ns) - m_plot->xAxis->coordToPixel(step.fromNs);
             const QString label = durationTickLabel(step.p50Ns);
             if (width < QFontMetrics(m_plot->xAxis->tickLabelFont()).horizontalAdvance(label) + 6)
                 continue;

@@ -107,7 +107,8 @@ QCustomPlot* PlotsView::currentPlot() const
 QStringList PlotsView::viewNames()
 {
     return { QStringLiteral("live"), QStringLiteral("distribution"), QStringLiteral("ladder"),
-        QStringLiteral("working-set"), QStringLiteral("heatmap"), QStringLiteral("compare"), QStringLiteral("timeline") };
+        QStringLiteral("working-set"), QStringLiteral("heatmap"), QStringLiteral("compare"),
+        QStringLiteral("timeline") };
 }
 
 bool PlotsView::showView(const QString& name)

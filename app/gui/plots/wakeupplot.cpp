@@ -13,14 +13,18 @@ namespace ctxscope::gui {
 
 namespace {
 
-QString binRange(std::uint64_t lower) { return durationTickLabel(double(lower)) + QStringLiteral("–") + durationTickLabel(double(lower * 2)); }
+QString binRange(std::uint64_t lower)
+{
+    return durationTickLabel(double(lower)) + QStringLiteral("–") + durationTickLabel(double(lower * 2));
+}
 
 QString peersOf(const std::map<std::string, std::uint64_t>& peers)
 {
     QStringList out;
     for (const auto& [name, count] : WakeupEpoch::top(peers, 3))
         out << QStringLiteral("%1 ×%2").arg(QString::fromStdString(name)).arg(count);
-    return out.isEmpty() ? QCoreApplication::translate("ctxscope::gui::WakeupPlot", "none") : out.join(QStringLiteral(", "));
+    return out.isEmpty() ? QCoreApplication::translate("ctxscope::gui::WakeupPlot", "none")
+                         : out.join(QStringLiteral(", "));
 }
 
 } // namespace
@@ -86,7 +90,7 @@ void WakeupPlot::rebuild()
             continue;
         auto* bars = new QCPBars(m_plot->xAxis, m_plot->yAxis);
         const QColor color = k + 1 == m_epochs.size() ? runColor(static_cast<int>(k), palette())
-                                                       : QColor(0x99, 0x99, 0x99).darker(100 + 30 * static_cast<int>(k));
+                                                      : QColor(0x99, 0x99, 0x99).darker(100 + 30 * static_cast<int>(k));
         bars->setBrush(color);
         bars->setPen(QPen(color.darker(130)));
         bars->setWidth(width);
@@ -101,8 +105,9 @@ void WakeupPlot::rebuild()
         }
         const auto p50 = e.quantileBin(0.5);
         const auto p99 = e.quantileBin(0.99);
-        bars->setName(tr("%1: %2 wake-ups, p50 %3, p99 %4")
-                          .arg(e.why, QLocale().toString(static_cast<qulonglong>(total)), binRange(*p50), binRange(*p99)));
+        bars->setName(
+            tr("%1: %2 wake-ups, p50 %3, p99 %4")
+                .arg(e.why, QLocale().toString(static_cast<qulonglong>(total)), binRange(*p50), binRange(*p99)));
     }
     auto ticker = QSharedPointer<QCPAxisTickerText>::create();
     for (std::size_t i = first; i < bins; ++i)
@@ -112,8 +117,8 @@ void WakeupPlot::rebuild()
     m_plot->yAxis->setRange(0, std::min(100.0, top * 1.25 + 2));
     m_plot->legend->setVisible(true);
     const WakeupEpoch& last = m_epochs.back();
-    m_peers->setText(tr("%1 — woken by: %2 · preempted by: %3")
-                         .arg(m_thread, peersOf(last.wakers), peersOf(last.preemptors)));
+    m_peers->setText(
+        tr("%1 — woken by: %2 · preempted by: %3").arg(m_thread, peersOf(last.wakers), peersOf(last.preemptors)));
     m_plot->replot();
 }
 

@@ -12,7 +12,6 @@
 #include <QTimer>
 
 #include <algorithm>
-#include <utility>
 #include <cstdio>
 #include <utility>
 

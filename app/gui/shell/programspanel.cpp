@@ -11,10 +11,10 @@
 #include "ctxscope/topology.h"
 #include "ctxscope/units.h"
 
+#include <QCheckBox>
 #include <QCoreApplication>
 #include <QElapsedTimer>
 #include <QHBoxLayout>
-#include <QCheckBox>
 #include <QHeaderView>
 #include <QItemSelectionModel>
 #include <QLabel>

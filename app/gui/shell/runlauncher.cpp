@@ -200,9 +200,11 @@ std::optional<quint64> RunLauncher::startSpec(const BenchSpec& spec, bool traced
         // On this machine the worker also writes the whole recording, for File -> Export trace.
         if (!m_controller->link().isRemote()) {
             if (!m_traceDir)
-                m_traceDir = std::make_unique<QTemporaryDir>(QDir::tempPath() + QStringLiteral("/ctxscope-traces-XXXXXX"));
+                m_traceDir
+                    = std::make_unique<QTemporaryDir>(QDir::tempPath() + QStringLiteral("/ctxscope-traces-XXXXXX"));
             if (m_traceDir->isValid())
-                trace->out = m_traceDir->filePath(QStringLiteral("run-%1.dat").arg(m_traceFiles.size() + 1)).toStdString();
+                trace->out
+                    = m_traceDir->filePath(QStringLiteral("run-%1.dat").arg(m_traceFiles.size() + 1)).toStdString();
         }
     }
     const auto id = m_controller->start(spec, trace);

@@ -7,8 +7,8 @@
 #include "ctxscope/topology.h"
 
 #include <QObject>
-#include <QTemporaryDir>
 #include <QString>
+#include <QTemporaryDir>
 
 #include <functional>
 #include <map>

@@ -153,7 +153,8 @@ void RunStream::onResult(quint64 id, std::shared_ptr<const RunResult> result)
     std::shared_ptr<const TraceWindow> events;
     if (auto window = m_traceWindows.extract(id); !window.empty() && !window.mapped().events.empty())
         events = std::make_shared<const TraceWindow>(std::move(window.mapped()));
-    m_views.store().addRun(ResultRow { id, result, color, serverName(), std::move(events), m_launcher.traceFileOf(id) });
+    m_views.store().addRun(
+        ResultRow { id, result, color, serverName(), std::move(events), m_launcher.traceFileOf(id) });
     m_views.fitResultColumns();
     m_launcher.panel()->runEnded(tr("Done: median %1 per op in %2 s")
                                      .arg(QString::fromStdString(formatDuration(result->stats.p50)))

@@ -119,10 +119,10 @@ Status SessionFiles::exportTrace(const QString& path) const
         return makeError("export the trace as .json (Perfetto UI) or .dat (trace-cmd, KernelShark), not "
             + QFileInfo(path).fileName().toStdString());
     if (row->traceFile.isEmpty())
-        return makeError(row->machine.isEmpty()
-                ? std::string("this run's trace.dat is not kept (it was read from a file, or its worker could not write "
-                              "it): export it as .json, or trace it again")
-                : "this run was traced on " + row->machine.toStdString()
+        return makeError(row->machine.isEmpty() ? std::string(
+                             "this run's trace.dat is not kept (it was read from a file, or its worker could not write "
+                             "it): export it as .json, or trace it again")
+                                                : "this run was traced on " + row->machine.toStdString()
                     + ": its events are here, not its trace.dat; export it as .json, or run ctxscope-cli run --trace "
                       "--trace-out there");
     QFile::remove(path);

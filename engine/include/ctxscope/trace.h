@@ -41,7 +41,7 @@ inline constexpr std::int64_t kTraceFlagSoftirq = 0x10;
 // The tracepoint an event kind comes from: "sched_switch", "cpu_idle" ...
 const char* traceEventName(TraceEventKind kind);
 
-// One decoded event: 24 bytes, so a window of 10^6 events is 24 MB.
+// One decoded event: 40 bytes, so a window of 10^6 events is 40 MB.
 struct TraceEvent {
     std::uint64_t ns = 0; // trace clock: CLOCK_MONOTONIC ("mono")
     std::int32_t cpu = -1; // the CPU that recorded it

@@ -151,8 +151,8 @@ std::optional<LessonHeadline> headline(const std::vector<RunResult>& results)
     if (!one || !across)
         return std::nullopt;
     const Comparison c = compare(*one, *across);
-    std::string figure = fmt::format("{}: {}× slower than on one PU",
-        capitalized(relationPhrase(across->placement.relation)), formatRatio(c.ratio));
+    std::string figure = fmt::format(
+        "{}: {}× slower than on one PU", capitalized(relationPhrase(across->placement.relation)), formatRatio(c.ratio));
     if (across->trace)
         if (const auto shares = handoverShares(*across))
             figure += fmt::format(

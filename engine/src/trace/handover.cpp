@@ -110,8 +110,7 @@ public:
     }
 
 private:
-    template <typename T>
-    static bool bySegmentOrder(const T& a, const T& b)
+    template <typename T> static bool bySegmentOrder(const T& a, const T& b)
     {
         if (a.crossCpu != b.crossCpu)
             return a.crossCpu;

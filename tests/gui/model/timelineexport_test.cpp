@@ -21,9 +21,15 @@ std::vector<TraceEvent> handover()
 {
     using K = TraceEventKind;
     return {
-        at(1000, 0, K::Switch, 0, 10), at(1100, 1, K::Switch, 20, 0, -1, 1), at(3000, 0, K::Waking, 10, 20, 1),
-        at(3100, 1, K::IrqEntry, 0, -1, -1, 7), at(3500, 1, K::IrqExit, 0, -1, -1, 7), at(4000, 1, K::Switch, 0, 20),
-        at(5000, 0, K::Switch, 10, 0, -1, 1), at(6000, 1, K::Switch, 20, 30, -1, 1), at(7000, 0, K::Switch, 0, 20),
+        at(1000, 0, K::Switch, 0, 10),
+        at(1100, 1, K::Switch, 20, 0, -1, 1),
+        at(3000, 0, K::Waking, 10, 20, 1),
+        at(3100, 1, K::IrqEntry, 0, -1, -1, 7),
+        at(3500, 1, K::IrqExit, 0, -1, -1, 7),
+        at(4000, 1, K::Switch, 0, 20),
+        at(5000, 0, K::Switch, 10, 0, -1, 1),
+        at(6000, 1, K::Switch, 20, 30, -1, 1),
+        at(7000, 0, K::Switch, 0, 20),
     };
 }
 
