@@ -141,6 +141,7 @@ pong=$(sed -n 's/.* pong0 \([0-9]*\).*/\1/p' "$work/workload")
 (sleep 4 && "$cli" pin "$pong" "$a" >/dev/null) &
 shot programs --watch "$pid"
 shot --screen 1280x800 programs-1280 --watch "$pid"
+shot --screen 1280x800 programs-wakeups --watch "$pid" --trace # the scheduler's events: root
 kill "$workload" 2>/dev/null || true
 wait
 echo "done: $out"

@@ -99,6 +99,10 @@ MachineCompareView::MachineCompareView(QWidget* parent)
     split->addWidget(bottom);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 2);
+    // The plot's share whatever the tables' size hints ask: its log axis and its label need the
+    // height (at 1280x800 the tables' hints left it too short to write "median time per op").
+    m_plot->setMinimumHeight(320);
+    split->setSizes({ 600, 400 });
 
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(top);

@@ -19,9 +19,11 @@
 #include "runcontroller.h"
 
 #include <QApplication>
+#include <QCheckBox>
 #include <QCommandLineParser>
 #include <QDockWidget>
 #include <QStringList>
+#include <QTabWidget>
 
 #include <cstdio>
 #include <memory>
@@ -96,7 +98,8 @@ int main(int argc, char** argv)
     const QCommandLineOption traceOpt(QStringLiteral("trace"),
         QStringLiteral("Trace the scheduler for each --run: after it, the same run once more with the kernel's "
                        "scheduler events recorded (root, or a tracefs the user may write); its breakdown and "
-                       "timeline are in the Timeline view (--view timeline)."));
+                       "timeline are in the Timeline view (--view timeline). With --watch, the watch follows the "
+                       "scheduler's events too and Programs shows the threads' wake-ups."));
     const QCommandLineOption lessonOpt(QStringLiteral("lesson"),
         QStringLiteral("Run this lesson (see ctxscope-cli lesson --list) and show its conclusion; "
                        "several run one after the other, as in a lecture."),
@@ -215,8 +218,8 @@ int main(int argc, char** argv)
                 std::min<qsizetype>(i, static_cast<qsizetype>(placements.size()) - 1))];
         runs.push_back(std::move(run));
     }
-    if (parser.isSet(traceOpt) && runs.empty())
-        return fail("--trace: ", "traces the runs --run asks for; give one");
+    if (parser.isSet(traceOpt) && runs.empty() && !parser.isSet(watchOpt))
+        return fail("--trace: ", "traces the runs --run asks for, or the --watch; give one");
     if (!runs.empty() && !window.launcher()->isLive())
         return fail("--run: ", "runs need this machine's topology, not " + topology->origin());
     const QStringList lessons = parser.values(lessonOpt);
@@ -279,8 +282,13 @@ int main(int argc, char** argv)
         session->setQuit(parser.isSet(quitOpt));
         session->setView(view);
         session->setLessons(lessons);
-        if (watchPid > 0)
+        if (watchPid > 0) {
+            if (parser.isSet(traceOpt)) { // a traced watch, its wake-ups on show
+                window.programs()->traceSwitch()->setChecked(true);
+                window.programs()->plotTabs()->setCurrentIndex(1);
+            }
             session->setWatch(window.programs()->controller(), watchPid, kWatchScreenshotS);
+        }
         const bool quit = parser.isSet(quitOpt);
         const QString savePath = parser.value(saveOpt);
         QObject::connect(session, &ScriptedSession::finished, &app, [quit, savePath, &window](int code) {
