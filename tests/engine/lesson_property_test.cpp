@@ -553,7 +553,7 @@ TEST_P(LessonProperty, HeadlineQuotesOnlyARatioItStandsBehind)
         return;
     SCOPED_TRACE(h->text);
     EXPECT_FALSE(h->text.empty());
-    EXPECT_LE(h->text.size(), 72U) << "a headline is one line across a projector";
+    EXPECT_LE(h->text.size(), lesson::kHeadlineBytes) << "a headline is one line across a projector";
     EXPECT_FALSE(contains(h->text, "\n") || contains(h->text, "("));
     std::smatch m;
     const bool quotes = std::regex_search(h->text, m, std::regex(R"(([0-9.]+)× )"));

@@ -23,7 +23,6 @@
 #include <QCommandLineParser>
 #include <QDockWidget>
 #include <QStringList>
-#include <QTabWidget>
 
 #include <cstdio>
 #include <memory>
@@ -283,10 +282,8 @@ int main(int argc, char** argv)
         session->setView(view);
         session->setLessons(lessons);
         if (watchPid > 0) {
-            if (parser.isSet(traceOpt)) { // a traced watch, its wake-ups on show
+            if (parser.isSet(traceOpt)) // a traced watch: its wake-ups under the rates
                 window.programs()->traceSwitch()->setChecked(true);
-                window.programs()->plotTabs()->setCurrentIndex(1);
-            }
             session->setWatch(window.programs()->controller(), watchPid, kWatchScreenshotS);
         }
         const bool quit = parser.isSet(quitOpt);

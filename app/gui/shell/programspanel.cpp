@@ -25,7 +25,6 @@
 #include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QStyle>
-#include <QTabWidget>
 #include <QTableView>
 #include <QVBoxLayout>
 
@@ -89,14 +88,18 @@ ProgramsPanel::ProgramsPanel(TopologyMapWidget& map, QWidget* parent)
     pidRow->addWidget(m_pid);
     pidRow->addWidget(m_watchButton);
     pidRow->addWidget(m_stopButton);
-    m_traceWakeups = new QCheckBox(tr("Trace &wake-ups"), watchRow);
-    pidRow->addWidget(m_traceWakeups);
     pidRow->addStretch(1);
     watchLayout->addLayout(pidRow);
     m_status = new QLabel(tr("Pick a process to watch its threads on the map."), watchRow);
     m_status->setWordWrap(true);
     m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    watchLayout->addWidget(m_status);
+    // Beside the status line, which wraps: on the PID or pin row it widened the page past a
+    // 1280 screen's share.
+    m_traceWakeups = new QCheckBox(tr("Trace &wake-ups"), watchRow);
+    auto* statusRow = new QHBoxLayout;
+    statusRow->addWidget(m_status, 1);
+    statusRow->addWidget(m_traceWakeups, 0, Qt::AlignTop);
+    watchLayout->addLayout(statusRow);
     m_threadTable = makeTable(watchRow, QAbstractItemView::ExtendedSelection);
     m_threadTable->setModel(m_programs->watchData()->threads());
     m_threadTable->setToolTip(tr("Select the threads to pin (Ctrl or Shift for several); the plot shows them."));
@@ -120,12 +123,11 @@ ProgramsPanel::ProgramsPanel(TopologyMapWidget& map, QWidget* parent)
     pinRow->addWidget(m_restoreButton);
     watchLayout->addLayout(pinRow);
 
-    // The rates over time, and a traced watch's wake-up latencies, as two tabs of one place.
-    m_plotTabs = new QTabWidget(splitter);
-    m_plot = new ProgramPlot(*m_programs->watchData(), m_plotTabs);
-    m_wakeups = new WakeupPlot(m_plotTabs);
-    m_plotTabs->addTab(m_plot, tr("Rates"));
-    m_plotTabs->addTab(m_wakeups, tr("Wake-ups"));
+    m_plot = new ProgramPlot(*m_programs->watchData(), splitter);
+    // A traced watch's wake-up latencies under the rates; shown once a sample carries them (an
+    // untraced watch's page keeps the room it had).
+    m_wakeups = new WakeupPlot(splitter);
+    m_wakeups->hide();
     splitter->setStretchFactor(0, 1);
     splitter->setStretchFactor(1, 3);
     splitter->setStretchFactor(2, 3);
@@ -401,6 +403,9 @@ void ProgramsPanel::updateMarkers()
 void ProgramsPanel::updateWakeups()
 {
     const ProgramWatch* watch = m_programs->watchData();
+    m_wakeups->setVisible(watch->traced());
+    if (!watch->traced())
+        return;
     const std::vector<long> selected = selectedThreads();
     long shown = selected.empty() ? 0 : selected.front();
     if (shown == 0) { // none selected: the thread woken most

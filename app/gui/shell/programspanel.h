@@ -15,7 +15,6 @@ class QLineEdit;
 class QMessageBox;
 class QPushButton;
 class QSortFilterProxyModel;
-class QTabWidget;
 class QTableView;
 
 namespace ctxscope::gui {
@@ -51,11 +50,11 @@ public:
     QPushButton* applyButton() const { return m_applyButton; }
     QPushButton* restoreButton() const { return m_restoreButton; }
     ProgramPlot* plot() const { return m_plot; }
-    // A traced watch's wake-up latencies of the selected thread (the plot's second tab), and the
-    // check that makes the next watch traced (disabled, with the worker's reason, where it may not trace).
+    // A traced watch's wake-up latencies of the selected thread (under the rates, shown once a
+    // traced sample came), and the check that makes the next watch traced (disabled, with the
+    // worker's reason, where it may not trace).
     WakeupPlot* wakeupPlot() const { return m_wakeups; }
     QCheckBox* traceSwitch() const { return m_traceWakeups; }
-    QTabWidget* plotTabs() const { return m_plotTabs; }
     QString statusText() const;
     // The open question "restore?" when stopping a watch after re-pins; null when none.
     QMessageBox* restoreQuestion() const;
@@ -109,7 +108,6 @@ private:
     QPushButton* m_applyButton = nullptr;
     QPushButton* m_restoreButton = nullptr;
     ProgramPlot* m_plot = nullptr;
-    QTabWidget* m_plotTabs = nullptr;
     WakeupPlot* m_wakeups = nullptr;
     QCheckBox* m_traceWakeups = nullptr;
     QPointer<QMessageBox> m_question;

@@ -143,20 +143,24 @@ std::vector<std::string> conclude(const std::vector<RunResult>& results)
     return out;
 }
 
-// "Across CPUs sharing an L3: 7.10× slower than on one PU; switch-in is 62% of a hand-over":
-// the untraced round trips compared, and the largest step of the traced cross-CPU hand-over.
+// "Across CPUs sharing an L3: 7.10× slower; switch-in is 62% of a hand-over": the untraced
+// round trips compared, and the largest step of the traced cross-CPU hand-over where the line
+// stays within kHeadlineBytes (else "…: 7.10× slower than on one PU").
 std::optional<LessonHeadline> headline(const std::vector<RunResult>& results)
 {
     const auto [one, across] = placements(results);
     if (!one || !across)
         return std::nullopt;
     const Comparison c = compare(*one, *across);
-    std::string figure = fmt::format(
-        "{}: {}× slower than on one PU", capitalized(relationPhrase(across->placement.relation)), formatRatio(c.ratio));
+    const std::string where = capitalized(relationPhrase(across->placement.relation));
+    std::string figure = fmt::format("{}: {}× slower than on one PU", where, formatRatio(c.ratio));
     if (across->trace)
-        if (const auto shares = handoverShares(*across))
-            figure += fmt::format(
-                "; {} is {:.0f}% of a hand-over", shares->steps.front().name, 100 * shares->steps.front().share);
+        if (const auto shares = handoverShares(*across)) {
+            std::string withStep = fmt::format("{}: {}× slower; {} is {:.0f}% of a hand-over", where,
+                formatRatio(c.ratio), shares->steps.front().name, 100 * shares->steps.front().share);
+            if (withStep.size() <= kHeadlineBytes)
+                figure = std::move(withStep);
+        }
     return headlineOf(c, std::move(figure), "Across CPUs costs no more than on one PU here: within 10%",
         "Across CPUs: the runs vary too much to say");
 }

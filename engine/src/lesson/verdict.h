@@ -88,6 +88,9 @@ std::string formatRatio(double ratio);
 // conclusion: <run> was disturbed." for a disturbed side. The interval is c's.
 LessonHeadline headlineOf(const Comparison& c, std::string figure, std::string same, std::string unclear);
 // "on one PU", "across packages": where a pair of tasks ran, for a headline.
+// A headline's most bytes (UTF-8): one line across a projector at the verdict card's type size.
+inline constexpr std::size_t kHeadlineBytes = 72;
+
 std::string relationPhrase(Relation relation);
 // Which run this is, for a sentence: "the futex run on CPUs 0,1 (same-package)"; "the process
 // pipe run on ..." when it ran as processes.
