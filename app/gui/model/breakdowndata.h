@@ -18,11 +18,12 @@ struct BreakdownStep {
     double fromNs = 0; // the medians of the steps before it, summed
     double p50Ns = 0;
     double p90Ns = 0;
-    std::uint64_t count = 0;
+    std::uint64_t count = 0; // hand-overs that took the step this way
 };
 
 // A traced run's hand-over as one stacked bar: the steps of its kind of hand-over (across CPUs,
-// or on one CPU: the kind most of its hand-overs took), in the order a hand-over takes them.
+// or on one CPU: the kind most of its hand-overs took), in the order a hand-over takes them; a
+// step taken different ways (cut between different events) counts the way most took.
 // The medians of the steps, not the median hand-over: a step's p50 is over the hand-overs that
 // took it, so the bar's length is a sum of medians.
 struct BreakdownBar {

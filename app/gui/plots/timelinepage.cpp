@@ -14,6 +14,7 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <cmath>
 
 namespace ctxscope::gui {
 
@@ -147,22 +148,28 @@ bool TimelinePage::showExample(quint64 id, const QString& step, bool crossCpu)
         found = m_examples.emplace(id, segmentExamples(trace, r->result->trace->tasks)).first;
     }
     const auto& examples = found->second;
-    const auto example = std::find_if(examples.begin(), examples.end(),
-        [&](const SegmentExample& e) { return e.crossCpu == crossCpu && QString::fromStdString(e.name) == step; });
-    if (example == examples.end())
+    // The way the bar shows (the one most hand-overs took), and its example: each way's example
+    // is the one nearest that way's median.
+    const BreakdownBar bar = breakdownOf(*r->result->trace);
+    const auto shown = std::find_if(bar.steps.begin(), bar.steps.end(),
+        [&](const BreakdownStep& b) { return QString::fromStdString(b.name) == step; });
+    const SegmentExample* example = nullptr;
+    for (const SegmentExample& e : examples)
+        if (e.crossCpu == crossCpu && QString::fromStdString(e.name) == step
+            && (!example
+                || (shown != bar.steps.end() && std::abs(e.ns - shown->p50Ns) < std::abs(example->ns - shown->p50Ns))))
+            example = &e;
+    if (!example)
         return false;
     // The whole hand-over with a margin of a fifth of it each side; the ruler over the step.
     const std::uint64_t span = std::max<std::uint64_t>(example->endNs - example->beginNs, 1000);
     m_view->showSpan(example->beginNs - std::min(example->beginNs, span / 5), example->endNs + span / 5);
     m_view->setRuler(example->fromNs, example->toNs);
-    const auto& segments = r->result->trace->segments;
-    const auto segment = std::find_if(segments.begin(), segments.end(),
-        [&](const TraceSegment& s) { return s.crossCpu == crossCpu && s.name == example->name; });
     m_caption->setText(runCaption()
         + tr("<br><b>%1</b>, marked by the ruler: %2 in this hand-over; its median over %3 hand-overs is %4.")
               .arg(step.toHtmlEscaped(), durationTickLabel(example->ns),
-                  QLocale().toString(static_cast<qulonglong>(segment != segments.end() ? segment->count : 0)),
-                  durationTickLabel(segment != segments.end() ? segment->p50Ns : example->ns)));
+                  QLocale().toString(static_cast<qulonglong>(shown != bar.steps.end() ? shown->count : 0)),
+                  durationTickLabel(shown != bar.steps.end() ? shown->p50Ns : example->ns)));
     return true;
 }
 

@@ -39,6 +39,10 @@ WakeupPlot::WakeupPlot(QWidget* parent)
     layout->addWidget(m_plot, 1);
     layout->addWidget(m_peers);
     m_peers->setWordWrap(true);
+    m_plot->setMinimumHeight(150); // its legend and the bins' labels
+    m_plot->legend->setFillOrder(QCPLegend::foRowsFirst);
+    m_plot->plotLayout()->addElement(1, 0, m_plot->legend); // under the bars, not over them
+    m_plot->plotLayout()->setRowStretchFactor(1, 0.001);
     m_peers->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_plot->legend->setVisible(true);
     m_plot->xAxis->setLabel(tr("wait from wake-up to running (log2 bins)"));
@@ -110,7 +114,8 @@ void WakeupPlot::rebuild()
                 .arg(e.why, QLocale().toString(static_cast<qulonglong>(total)), binRange(*p50), binRange(*p99)));
     }
     auto ticker = QSharedPointer<QCPAxisTickerText>::create();
-    for (std::size_t i = first; i < bins; ++i)
+    // Every other bin named (2^i ns), so that the labels never run into each other.
+    for (std::size_t i = first; i < bins; i += 2)
         ticker->addTick(static_cast<double>(i), durationTickLabel(double(std::uint64_t { 1 } << i)));
     m_plot->xAxis->setTicker(ticker);
     m_plot->xAxis->setRange(static_cast<double>(first) - 0.6, static_cast<double>(bins) - 0.4);

@@ -403,9 +403,26 @@ void ProgramsPanel::updateMarkers()
 void ProgramsPanel::updateWakeups()
 {
     const ProgramWatch* watch = m_programs->watchData();
-    m_wakeups->setVisible(watch->traced());
-    if (!watch->traced())
+    if (!watch->traced()) {
+        m_wakeups->hide();
         return;
+    }
+    if (m_wakeups->isHidden()) {
+        // Shown in the splitter the first time: half of the rates' height, not the nothing a
+        // pane hidden at the start has.
+        m_wakeups->show();
+        if (auto* split = qobject_cast<QSplitter*>(m_wakeups->parentWidget())) {
+            QList<int> sizes = split->sizes();
+            const auto rates = split->indexOf(m_plot);
+            const auto wakeups = split->indexOf(m_wakeups);
+            if (rates >= 0 && wakeups >= 0) {
+                const int half = sizes[rates] / 2;
+                sizes[rates] -= half;
+                sizes[wakeups] = half;
+                split->setSizes(sizes);
+            }
+        }
+    }
     const std::vector<long> selected = selectedThreads();
     long shown = selected.empty() ? 0 : selected.front();
     if (shown == 0) { // none selected: the thread woken most
