@@ -280,7 +280,6 @@ TEST_F(Programs, ATracedWatchShowsTheSelectedThreadsWakeUpsBeforeAndAfterARepin)
         kWaitMs));
     ASSERT_TRUE(QTest::qWaitFor([&] { return plot->plottableCount() == 2; }, 2000)); // before and after
     EXPECT_FALSE(m_panel->wakeupPlot()->isHidden());
-    EXPECT_GT(m_panel->wakeupPlot()->height(), 100); // a share of the room, not a collapsed pane
 }
 
 // At a projector's 1280x800 the docked Programs view is a page in the plots' place (issue 31):

@@ -61,7 +61,11 @@ ProgramsPanel::ProgramsPanel(TopologyMapWidget& map, QWidget* parent)
     m_filter->setPlaceholderText(tr("Filter by command or PID"));
     m_filter->setClearButtonEnabled(true);
     m_refreshButton = new QPushButton(tr("&Refresh"), this);
+    // Beside the filter, which gives way: on the PID or pin row it widened the page past a 1280
+    // screen's share.
+    m_traceWakeups = new QCheckBox(tr("Trace &wake-ups"), this);
     pick->addWidget(m_filter, 1);
+    pick->addWidget(m_traceWakeups);
     pick->addWidget(m_refreshButton);
     layout->addLayout(pick);
 
@@ -93,13 +97,7 @@ ProgramsPanel::ProgramsPanel(TopologyMapWidget& map, QWidget* parent)
     m_status = new QLabel(tr("Pick a process to watch its threads on the map."), watchRow);
     m_status->setWordWrap(true);
     m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    // Beside the status line, which wraps: on the PID or pin row it widened the page past a
-    // 1280 screen's share.
-    m_traceWakeups = new QCheckBox(tr("Trace &wake-ups"), watchRow);
-    auto* statusRow = new QHBoxLayout;
-    statusRow->addWidget(m_status, 1);
-    statusRow->addWidget(m_traceWakeups, 0, Qt::AlignTop);
-    watchLayout->addLayout(statusRow);
+    watchLayout->addWidget(m_status);
     m_threadTable = makeTable(watchRow, QAbstractItemView::ExtendedSelection);
     m_threadTable->setModel(m_programs->watchData()->threads());
     m_threadTable->setToolTip(tr("Select the threads to pin (Ctrl or Shift for several); the plot shows them."));
