@@ -64,8 +64,11 @@ ProgramsPanel::ProgramsPanel(TopologyMapWidget& map, QWidget* parent)
     // Beside the filter, which gives way: on the PID or pin row it widened the page past a 1280
     // screen's share.
     m_traceWakeups = new QCheckBox(tr("Trace &wake-ups"), this);
-    pick->addWidget(m_filter, 1);
-    pick->addWidget(m_traceWakeups);
+    // It never sets the page's least width (the filter beside it gives way first).
+    m_traceWakeups->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed);
+    m_traceWakeups->setMinimumWidth(0);
+    pick->addWidget(m_filter, 3);
+    pick->addWidget(m_traceWakeups, 2);
     pick->addWidget(m_refreshButton);
     layout->addLayout(pick);
 
