@@ -440,8 +440,21 @@ TEST_F(TraceLive, ALiveRecordingsPagesGiveTheSameEventsWalkedAsByKbuffer)
     const Read walked = read(layout);
     const Read reference = read(std::nullopt); // kbuffer
     EXPECT_GT(walked.events.size(), 400U) << "200 sleeps of this thread: a waking and two switches each";
+    // Where the two first part, said so that a failure on another kernel can be read.
+    const auto describe = [](const Read& r, std::size_t i) {
+        if (i >= r.events.size())
+            return std::string("none");
+        const Event& e = r.events[i];
+        return "cpu " + std::to_string(e.cpu) + " ts " + std::to_string(e.ts) + " size " + std::to_string(e.bytes.size());
+    };
+    std::size_t first = 0;
+    while (first < walked.events.size() && first < reference.events.size()
+        && walked.events[first] == reference.events[first])
+        ++first;
     EXPECT_EQ(walked.events.size(), reference.events.size());
-    EXPECT_TRUE(walked.events == reference.events);
+    EXPECT_TRUE(walked.events == reference.events)
+        << "event " << first << " of " << walked.events.size() << ": walked " << describe(walked, first)
+        << ", kbuffer " << describe(reference, first);
     EXPECT_EQ(walked.missed, reference.missed);
 }
 

@@ -18,6 +18,7 @@
 #include <QLabel>
 #include <QMessageBox>
 #include <QScreen>
+#include <QSettings>
 #include <QStandardPaths>
 #include <QTabWidget>
 #include <QTableView>
@@ -137,6 +138,9 @@ int main(int argc, char** argv)
     QApplication::setOrganizationName(QStringLiteral("ctxscope-tests"));
     QApplication::setApplicationName(QStringLiteral("gui_tests"));
     QStandardPaths::setTestModeEnabled(true); // settings go to a test location, not the user's
+    // Each test starts from a new user's settings: what an earlier test remembered (a length
+    // in iterations, a recent host) changed this one's window.
+    QSettings().clear();
     // Runs go through the worker built with these tests.
     if (qEnvironmentVariableIsEmpty("CTXSCOPE_CLI"))
         qputenv("CTXSCOPE_CLI", CTXSCOPE_CLI_PATH);

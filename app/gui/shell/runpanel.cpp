@@ -67,6 +67,13 @@ RunPanel::RunPanel(QWidget* parent)
     m_iterations->setValue(20000);
     m_iterations->setSuffix(tr(" ops per repetition"));
     m_iterations->hide();
+    // The two lengths take one row's room whichever is shown: the iterations' largest value is
+    // wider than the time's, and a panel that widened with it pushed a 1280-pixel window wider.
+    const int lengthWidth = m_minTime->minimumSizeHint().width();
+    for (QAbstractSpinBox* box : std::initializer_list<QAbstractSpinBox*> { m_minTime, m_iterations }) {
+        box->setSizePolicy(QSizePolicy::Ignored, box->sizePolicy().verticalPolicy());
+        box->setMinimumWidth(lengthWidth);
+    }
     m_repetitions = new QSpinBox(this);
     m_repetitions->setRange(1, kMaxRepetitions);
     m_repetitions->setValue(5);
