@@ -439,7 +439,10 @@ TEST_F(TraceLive, ALiveRecordingsPagesGiveTheSameEventsWalkedAsByKbuffer)
     };
     const Read walked = read(layout);
     const Read reference = read(std::nullopt); // kbuffer
-    EXPECT_GT(walked.events.size(), 400U) << "200 sleeps of this thread: a waking and two switches each";
+    // 200 sleeps of this thread: a switch out and a waking each, and mostly a switch in. Not
+    // always: on a vCPU whose kernel does not emit the switch out of its idle task (perf misses
+    // it too; sched_watch.cpp) the test's thread records exactly 400 (CI failed on "> 400").
+    EXPECT_GE(walked.events.size(), 400U);
     // Where the two first part, said so that a failure on another kernel can be read.
     const auto describe = [](const Read& r, std::size_t i) {
         if (i >= r.events.size())
