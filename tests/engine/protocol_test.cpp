@@ -212,7 +212,14 @@ TEST(Protocol, TheTraceOptionsOfRunAndWatchRoundTrip)
     ASSERT_TRUE(watch.ok()) << watch.error().message;
     EXPECT_TRUE(std::get<WatchCommand>(*watch).trace);
     EXPECT_EQ(commandLine(WatchCommand { 4, 1234, 0.5, 0 }).find("trace"), std::string::npos);
+    EXPECT_EQ(std::get<WatchCommand>(*watch).events, 0U);
+    auto withEvents = parseCommand(commandLine(WatchCommand { 6, 1234, 0.5, 0, true, 20000 }));
+    ASSERT_TRUE(withEvents.ok()) << withEvents.error().message;
+    EXPECT_EQ(std::get<WatchCommand>(*withEvents).events, 20000U);
+    EXPECT_EQ(commandLine(WatchCommand { 4, 1234, 0.5, 0, true }).find("events"), std::string::npos);
     const std::pair<std::string_view, std::string_view> bad[] = {
+        { R"({"type":"watch","id":1,"pid":5,"events":100})", "'events' needs \"trace\": true" },
+        { R"({"type":"watch","id":1,"pid":5,"trace":true,"events":300000})", "'events' should be at most 200000" },
         { R"({"type":"run","id":1,"spec":{"bench":"futex"},"trace":true})", "'trace' should be an object" },
         { R"({"type":"run","id":1,"spec":{"bench":"futex"},"trace":{"events":2000000}})",
             "'trace.events' should be at most 1000000" },

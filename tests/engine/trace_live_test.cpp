@@ -25,6 +25,7 @@
 #include <fstream>
 #include <map>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -393,6 +394,70 @@ TEST_F(TraceLive, ATracedWatchsSwitchCountsAgreeWithTheKernels)
         // The callbacks read the kernel's counts a little after each reading: a switch or two.
         EXPECT_NEAR(counted[tid], kernel, std::max(4.0, kernel * 0.05)) << "thread " << tid;
     }
+}
+
+// A traced watch asked for its events (the app's Programs timeline): after each watch_sample,
+// trace_events lines of the same id with that interval's latest events of the watched threads,
+// in time order, up to the sample's time; "recorded" counts those the cap left out.
+TEST_F(TraceLive, ATracedWatchWithEventsSendsEachIntervalsLatestEventsAfterItsSample)
+{
+    std::vector<std::jthread> sleepers;
+    std::vector<long> tids(2, 0);
+    std::atomic<int> started { 0 };
+    for (std::size_t i = 0; i < tids.size(); ++i)
+        sleepers.emplace_back([&, i](const std::stop_token& stop) {
+            tids[i] = ::gettid();
+            ++started;
+            while (!stop.stop_requested())
+                std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        });
+    while (started < static_cast<int>(tids.size()))
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    test::Transcript out;
+    WorkerSession session(*s_topology, [&](const std::string& l) { out.add(l); });
+    constexpr std::size_t kCap = 40; // two threads sleeping 2 ms switch far more often in 0.3 s
+    ASSERT_TRUE(session.handleLine(R"({"type":"watch","id":4,"pid":)" + std::to_string(::getpid())
+        + R"(,"interval":0.3,"duration":1.5,"trace":true,"events":)" + std::to_string(kCap) + "}"));
+    ASSERT_TRUE(out.waitFor("watch_summary", std::chrono::seconds(20)));
+    session.finish(true);
+
+    int samples = 0;
+    int intervalsWithEvents = 0;
+    std::uint64_t sampleNs = 0;
+    std::uint64_t lastNs = 0;
+    std::set<long> switchedOut;
+    for (const std::string& line : out.lines()) {
+        auto e = protocol::parseEvent(line);
+        ASSERT_TRUE(std::holds_alternative<protocol::Event>(e)) << line.substr(0, 200);
+        const auto& event = std::get<protocol::Event>(e);
+        if (const auto* sample = std::get_if<protocol::WatchSampleEvent>(&event)) {
+            ++samples;
+            sampleNs = sample->sample.monoNs;
+        }
+        const auto* part = std::get_if<protocol::TraceEventsEvent>(&event);
+        if (part == nullptr)
+            continue;
+        EXPECT_EQ(part->id, 4U);
+        ASSERT_GT(samples, 0) << "events come after their interval's sample";
+        ++intervalsWithEvents;
+        EXPECT_EQ(part->events.size(), kCap);
+        EXPECT_EQ(part->window, kCap);
+        EXPECT_GT(part->recorded, kCap) << "the interval had more events than the cap";
+        EXPECT_TRUE(std::is_sorted(part->events.begin(), part->events.end(),
+            [](const TraceEvent& a, const TraceEvent& b) { return a.ns < b.ns; }));
+        EXPECT_GE(part->events.front().ns, lastNs) << "each interval's events follow the last interval's";
+        EXPECT_LE(part->events.back().ns, sampleNs) << "none after the sample's reading";
+        // The latest of the interval: within the last 100 ms before its reading.
+        EXPECT_GT(part->events.back().ns + 100'000'000, sampleNs);
+        lastNs = part->events.back().ns;
+        for (const TraceEvent& ev : part->events)
+            if (ev.kind == TraceEventKind::Switch)
+                switchedOut.insert(ev.pid);
+    }
+    EXPECT_GE(samples, 4);
+    EXPECT_EQ(intervalsWithEvents, samples);
+    for (const long tid : tids)
+        EXPECT_TRUE(switchedOut.contains(tid)) << "thread " << tid << " switched out in the events";
 }
 
 // The pages of a live recording give the same events walked by the decoder's reader

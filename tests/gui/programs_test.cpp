@@ -14,7 +14,9 @@
 #include "programwatch.h"
 #include "qcp.h"
 #include "runcontroller.h"
+#include "plotstyle.h"
 #include "runpanel.h"
+#include "timelineview.h"
 #include "topologymappanel.h"
 #include "topologymapwidget.h"
 #include "wakeupplot.h"
@@ -29,6 +31,7 @@
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QSignalSpy>
+#include <QTabWidget>
 #include <QTableView>
 #include <QTest>
 
@@ -280,6 +283,58 @@ TEST_F(Programs, ATracedWatchShowsTheSelectedThreadsWakeUpsBeforeAndAfterARepin)
         kWaitMs));
     ASSERT_TRUE(QTest::qWaitFor([&] { return plot->plottableCount() == 2; }, 2000)); // before and after
     EXPECT_FALSE(m_panel->wakeupPlot()->isHidden());
+}
+
+// A traced watch's Timeline tab: the watched threads' runs over the last seconds on the PUs they
+// ran on (the PUs on the map), the selected thread in its curve's colour, the rest of a PU's
+// time as the thin band; clicking a thread's run selects its row.
+TEST_F(Programs, ATracedWatchsTimelineShowsTheWatchedThreadsRunsAndAClickSelectsOne)
+{
+    if (Status allowed = tracingAllowed(); !allowed)
+        GTEST_SKIP() << allowed.error().message;
+    m_window.resize(1280, 800);
+    m_window.show();
+    m_window.findChild<QDockWidget*>(QStringLiteral("programsDock"))->show();
+    m_panel->controller()->refreshProcesses();
+    ASSERT_TRUE(QTest::qWaitFor([&] { return m_panel->traceSwitch()->isEnabled(); }, kWaitMs))
+        << m_panel->traceSwitch()->toolTip().toStdString();
+    m_panel->traceSwitch()->setChecked(true);
+    watchWorkload();
+    selectThread(m_workload.ping);
+    m_panel->traceTabs()->setCurrentIndex(1); // Timeline
+    TimelineView* view = m_panel->timelineView();
+    // The runs of pong (the thread not selected) on the PUs it ran on.
+    std::optional<std::pair<int, TimelineSlice>> pongRun;
+    ASSERT_TRUE(QTest::qWaitFor(
+        [&] {
+            const TimelineData* d = view->data();
+            if (!view->isVisible() || d == nullptr || d->endNs() - d->beginNs() < 500'000'000)
+                return false;
+            for (const int pu : d->pus())
+                for (const TimelineSlice& slice : d->visible(pu, d->beginNs(), d->endNs() + 1, 0))
+                    if (slice.pid == m_workload.pong && slice.endNs - slice.beginNs >= 1000)
+                        pongRun = { pu, slice };
+            return pongRun.has_value();
+        },
+        kWaitMs))
+        << m_panel->timelineCaption().toStdString();
+    const int pu = pongRun->first;
+    EXPECT_TRUE(std::find(m_allowed.begin(), m_allowed.end(), pu) != m_allowed.end()) << "PU " << pu;
+    EXPECT_FALSE(view->laneRect(pu).isEmpty()) << "a lane for the PU it ran on";
+    EXPECT_TRUE(m_panel->timelineCaption().contains(QStringLiteral("PID %1").arg(m_workload.pid)))
+        << m_panel->timelineCaption().toStdString();
+    EXPECT_EQ(view->taskColor(static_cast<std::int32_t>(m_workload.ping)), runColor(0, m_panel->palette()))
+        << "the selected thread in its curve's colour";
+    // Zoomed to that run, a click on its middle selects pong in the table (and the timeline keeps
+    // the span while newer events come in).
+    const TimelineSlice run = pongRun->second;
+    view->showSpan(run.beginNs - (run.endNs - run.beginNs), run.endNs + (run.endNs - run.beginNs));
+    const std::uint64_t middle = run.beginNs + (run.endNs - run.beginNs) / 2;
+    QTest::mouseClick(view, Qt::LeftButton, {},
+        QPoint(static_cast<int>(view->xOf(middle)), static_cast<int>(view->laneRect(pu).center().y())));
+    const auto rows = m_panel->threadTable()->selectionModel()->selectedRows();
+    ASSERT_EQ(rows.size(), 1);
+    EXPECT_EQ(rows.front().data(ThreadTableModel::TidRole).toLongLong(), m_workload.pong);
 }
 
 // At a projector's 1280x800 the docked Programs view is a page in the plots' place (issue 31):

@@ -309,8 +309,44 @@ void ProgramWatch::begin(long pid)
     m_systemSwitches.reset();
     m_wakeups.clear();
     m_traced = false;
+    m_timeline = {};
+    m_timeline.comms[kOtherTasks] = "other tasks or idle";
+    m_timelineLeftOut = 0;
     emit pinsChanged();
     emit sampleAdded();
+    emit timelineChanged();
+}
+
+void ProgramWatch::addEvents(const std::vector<TraceEvent>& events, const std::map<int, std::string>& comms,
+    bool intervalEnds, std::uint64_t leftOut)
+{
+    const auto watched = [&](std::int32_t tid) { return m_history.contains(tid); };
+    auto& kept = m_timeline.events;
+    for (TraceEvent e : events) {
+        if (e.kind == TraceEventKind::Switch) {
+            if (!watched(e.pid))
+                e.pid = kOtherTasks;
+            if (!watched(e.other))
+                e.other = kOtherTasks;
+        }
+        kept.push_back(e);
+    }
+    for (const auto& [pid, name] : comms)
+        m_timeline.comms[pid] = name;
+    m_timeline.recorded += events.size() + leftOut;
+    m_timelineLeftOut += leftOut;
+    if (!intervalEnds || kept.empty())
+        return;
+    // The last kTimelineNs (a move of at most kTimelineEvents, every 0.5 s).
+    const std::uint64_t from = kept.back().ns > kTimelineNs ? kept.back().ns - kTimelineNs : 0;
+    auto first = std::lower_bound(
+        kept.begin(), kept.end(), from, [](const TraceEvent& e, std::uint64_t ns) { return e.ns < ns; });
+    if (static_cast<std::size_t>(kept.end() - first) > kTimelineEvents) {
+        m_timelineLeftOut += static_cast<std::size_t>(kept.end() - first) - kTimelineEvents;
+        first = kept.end() - static_cast<std::ptrdiff_t>(kTimelineEvents);
+    }
+    kept.erase(kept.begin(), first);
+    emit timelineChanged();
 }
 
 void ProgramWatch::addSample(const WatchSample& sample)

@@ -4,6 +4,7 @@
 #include "ctxscope/pin.h"
 #include "ctxscope/process_list.h"
 #include "ctxscope/watch.h"
+#include "timelinedata.h"
 
 #include <QAbstractTableModel>
 #include <QString>
@@ -119,6 +120,13 @@ class ProgramWatch : public QObject {
 public:
     // Points kept per thread: 10 minutes at the default 0.5 s.
     static constexpr std::size_t kHistory = 1200;
+    // A traced watch's timeline: its last 10 seconds of events, 400,000 at most (16 MB).
+    static constexpr std::uint64_t kTimelineNs = 10'000'000'000;
+    static constexpr std::size_t kTimelineEvents = 400'000;
+    // In the timeline, what ran on a PU when no watched thread did: the watch traces only the
+    // program's threads, so the task after a switch away from one is named by the switch but
+    // what followed it is not seen (idle or any other task).
+    static constexpr std::int32_t kOtherTasks = -1;
 
     explicit ProgramWatch(QObject* parent = nullptr);
 
@@ -145,6 +153,16 @@ public:
     // each); nullptr for a thread with none (an untraced watch, or never woken).
     const std::vector<WakeupEpoch>* wakeups(long tid) const;
     bool traced() const { return m_traced; } // a sample carried the scheduler's events
+    // Part of an interval's scheduler events of the watched threads (the worker sends them
+    // after its sample); `intervalEnds` on its last part, with the count of the interval's
+    // earlier events the worker left out. Switches to and from tasks not watched name
+    // kOtherTasks instead.
+    void addEvents(const std::vector<TraceEvent>& events, const std::map<int, std::string>& comms,
+        bool intervalEnds, std::uint64_t leftOut);
+    // The last kTimelineNs of those events (at most kTimelineEvents), for the timeline.
+    const TraceWindow& timeline() const { return m_timeline; }
+    // Events left out since the watch began (the worker's cap on an interval, or kTimelineEvents).
+    std::uint64_t timelineLeftOut() const { return m_timelineLeftOut; }
     const std::optional<double>& systemSwitchesPerS() const { return m_systemSwitches; }
 
     // The threads still running whose affinity is not the one they had when first seen, with
@@ -154,6 +172,7 @@ public:
 signals:
     void sampleAdded();
     void pinsChanged();
+    void timelineChanged(); // an interval's events are all in (or a new watch began)
 
 private:
     void addWakeups(long tid, const ThreadSched& sched);
@@ -171,6 +190,8 @@ private:
     std::optional<double> m_systemSwitches;
     std::map<long, std::vector<WakeupEpoch>> m_wakeups;
     bool m_traced = false;
+    TraceWindow m_timeline;
+    std::uint64_t m_timelineLeftOut = 0;
 };
 
 } // namespace ctxscope::gui

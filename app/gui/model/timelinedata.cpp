@@ -64,7 +64,20 @@ TimelineData TimelineData::build(const std::vector<TraceEvent>& events, const st
         case TraceEventKind::Switch: {
             Running& r = running[e.cpu];
             // What ran before the lane's first switch is known from it: prev ran since the start.
-            const std::uint64_t since = r.known ? r.sinceNs : d.m_beginNs;
+            std::uint64_t since = r.known ? r.sinceNs : d.m_beginNs;
+            // A task leaving a PU it was never switched onto: the kernel did not record its
+            // switch-in (some kernels skip the switch out of an idle task; perf misses it too).
+            // Woken on that PU since, it ran from its wake-up at the latest: what was there
+            // keeps the lane until then, and no arrow is drawn to a switch-in nobody saw.
+            if (r.known && r.pid != e.pid) {
+                if (auto it = woken.find(e.pid);
+                    it != woken.end() && it->second.wakingNs >= since && it->second.wakingNs <= e.ns) {
+                    if (it->second.wakingNs > since)
+                        lane.slices.push_back({ since, it->second.wakingNs, r.pid, false });
+                    since = it->second.wakingNs;
+                    woken.erase(it);
+                }
+            }
             if (e.ns > since)
                 lane.slices.push_back({ since, e.ns, e.pid, false });
             r = { e.other, e.ns, true };
@@ -284,6 +297,14 @@ std::vector<TimelineWake> TimelineData::wakes(std::uint64_t fromNs, std::uint64_
     std::stable_sort(
         out.begin(), out.end(), [](const TimelineWake& a, const TimelineWake& b) { return a.wakingNs < b.wakingNs; });
     return out;
+}
+
+std::vector<TimelineLane> withLanesOfEvents(std::vector<TimelineLane> lanes, const TimelineData& data)
+{
+    for (int pu : data.pus())
+        if (std::none_of(lanes.begin(), lanes.end(), [pu](const TimelineLane& l) { return l.pu == pu; }))
+            lanes.push_back({ pu, -1, -1, -1 });
+    return lanes;
 }
 
 } // namespace ctxscope::gui

@@ -116,4 +116,8 @@ private:
     std::uint64_t m_endNs = 0;
 };
 
+// `lanes` with a lane added for each PU that has events but none there (a server's, a session's
+// recording of PUs the map does not show), after the others.
+std::vector<TimelineLane> withLanesOfEvents(std::vector<TimelineLane> lanes, const TimelineData& data);
+
 } // namespace ctxscope::gui

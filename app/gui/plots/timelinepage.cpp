@@ -121,12 +121,7 @@ bool TimelinePage::showRun(quint64 id)
     if (!built)
         built = std::make_shared<const TimelineData>(TimelineData::build(r->window->events, r->window->comms));
     m_shown = id;
-    // Every PU with events gets a lane, also one the map does not show (a server's, a session's).
-    std::vector<TimelineLane> lanes = m_lanes;
-    for (int pu : built->pus())
-        if (std::none_of(lanes.begin(), lanes.end(), [pu](const TimelineLane& l) { return l.pu == pu; }))
-            lanes.push_back({ pu, -1, -1, -1 });
-    m_view->setData(built, std::move(lanes));
+    m_view->setData(built, withLanesOfEvents(m_lanes, *built));
     for (const auto& [pid, color] : r->taskColors)
         m_view->setTaskColor(pid, color);
     m_chooser->setCurrentIndex(m_chooser->findData(QVariant::fromValue(id)));

@@ -104,6 +104,13 @@ void TimelineView::setTaskColor(std::int32_t pid, const QColor& color)
     update();
 }
 
+void TimelineView::clearTaskColors()
+{
+    m_colors.clear();
+    m_rgb.clear();
+    update();
+}
+
 QColor TimelineView::taskColor(std::int32_t pid) const
 {
     if (const auto it = m_colors.find(pid); it != m_colors.end())
@@ -346,15 +353,18 @@ void TimelineView::drawLane(const Pixels& image, const TimelineLane& lane, int t
             static_cast<int>(idle.green() * a + background.green() * (1 - a)),
             static_cast<int>(idle.blue() * a + background.blue() * (1 - a)));
     };
-    std::int32_t lastPid = -1;
+    std::optional<std::int32_t> lastPid;
     QRgb lastColor = 0;
     for (const TimelineSlice& s : m_data->visible(lane.pu, m_fromNs, m_toNs, nsPerPixel)) {
         const int x0 = column(s.beginNs);
         const int x1 = std::min(width, std::max(x0 + 1, column(s.endNs)));
         if (x0 >= width)
             continue;
-        if (s.pid == 0) {
-            const auto state = m_data->idleStateAt(lane.pu, s.beginNs + (s.endNs - s.beginNs) / 2);
+        // Idle, or (a pid below 0) what a watch's trace does not follow: idle or tasks of no
+        // interest, drawn as idle is when the kernel gives no state.
+        if (s.pid <= 0) {
+            const auto state = s.pid == 0 ? m_data->idleStateAt(lane.pu, s.beginNs + (s.endNs - s.beginNs) / 2)
+                                          : std::nullopt;
             image.fill(top + third, std::max(top + third + 1, bottom - third), x0, x1, idleColor(state));
             continue;
         }
@@ -490,7 +500,7 @@ void TimelineView::mouseReleaseEvent(QMouseEvent* event)
         update();
     } else if (drag == Drag::Pan && !moved && m_data) {
         if (const auto pu = puAt(at.y()))
-            if (const auto slice = m_data->sliceAt(*pu, nsAt(at.x())); slice && slice->pid != 0)
+            if (const auto slice = m_data->sliceAt(*pu, nsAt(at.x())); slice && slice->pid > 0)
                 emit taskClicked(slice->pid);
     } else if (drag == Drag::Ruler && !moved) {
         m_ruler.reset();

@@ -18,7 +18,8 @@
 namespace ctxscope::gui {
 
 // The scheduler's timeline: a lane per PU in the map's order, what ran on it as slices in each
-// task's colour, idle drawn as idle (darker for a deeper idle state), interrupts as ticks, a
+// task's colour, idle drawn as idle (darker for a deeper idle state; a pid below 0, what a
+// traced watch does not follow, drawn as idle), interrupts as ticks, a
 // migration as a triangle where the task arrived, a wake-up as an arrow from the waker's lane to
 // the wakee's switch-in. Drawn with TimelineData's level of detail: one piece per pixel however
 // many events the span holds.
@@ -37,6 +38,7 @@ public:
     const TimelineData* data() const { return m_data.get(); }
     // A task's colour (its markers' and curves' colour); others get one from their pid.
     void setTaskColor(std::int32_t pid, const QColor& color);
+    void clearTaskColors(); // every task back to the colour its pid gives
     QColor taskColor(std::int32_t pid) const;
 
     std::uint64_t fromNs() const { return m_fromNs; }

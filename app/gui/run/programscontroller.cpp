@@ -29,6 +29,13 @@ ProgramsController::ProgramsController(QObject* parent)
             m_sinceSample.restart();
             m_watch.addSample(*sample);
         });
+    connect(m_worker, &RunController::traceEventsAvailable, this,
+        [this](quint64 id, std::shared_ptr<const protocol::TraceEventsEvent> part) {
+            if (m_watchId != id)
+                return;
+            const bool last = part->first + part->events.size() >= part->window;
+            m_watch.addEvents(part->events, part->comms, last, last ? part->recorded - part->window : 0);
+        });
     connect(
         m_worker, &RunController::watchFinished, this, [this](quint64 id, std::shared_ptr<const WatchSummary> summary) {
             jobEnded(id, QString::fromStdString(summary->ending));
@@ -107,7 +114,7 @@ void ProgramsController::startPending()
     m_nextPid.reset();
     m_watch.begin(pid);
     m_sinceSample.start();
-    m_watchId = m_worker->startWatch(pid, kIntervalS, m_traced);
+    m_watchId = m_worker->startWatch(pid, kIntervalS, m_traced, kTimelineEventsPerInterval);
     if (m_watchId)
         emit watchStarted(pid);
     emit busyChanged();

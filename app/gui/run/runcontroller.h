@@ -103,7 +103,9 @@ public:
     // (one at a time, cancellable); a cancelled watch still ends with watchFinished.
     std::optional<quint64> startProcesses(double seconds);
     // `trace`: each thread's wake-ups from the scheduler's events too (watch --trace).
-    std::optional<quint64> startWatch(long pid, double intervalS, bool trace = false);
+    // `events` (with trace): each interval's latest scheduler events of the watched threads,
+    // as traceEventsAvailable parts after its sample.
+    std::optional<quint64> startWatch(long pid, double intervalS, bool trace = false, std::size_t events = 0);
     // Sets a thread's (or with `process`, every thread's) affinity at once, even during a
     // watch; answered by pinned or pinFailed. Nothing without a worker that said hello. A
     // kernel thread or PID 1 only with KernelThreads::Move, sent once the user said yes.

@@ -54,10 +54,10 @@ std::optional<quint64> RunController::startProcesses(double seconds)
     return startJob(protocol::ProcessesCommand { id, seconds }, id);
 }
 
-std::optional<quint64> RunController::startWatch(long pid, double intervalS, bool trace)
+std::optional<quint64> RunController::startWatch(long pid, double intervalS, bool trace, std::size_t events)
 {
     const quint64 id = m_nextId++;
-    return startJob(protocol::WatchCommand { id, pid, intervalS, 0, trace }, id);
+    return startJob(protocol::WatchCommand { id, pid, intervalS, 0, trace, trace ? events : 0 }, id);
 }
 
 std::optional<quint64> RunController::pin(

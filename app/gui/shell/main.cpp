@@ -23,6 +23,7 @@
 #include <QCommandLineParser>
 #include <QDockWidget>
 #include <QStringList>
+#include <QTabWidget>
 
 #include <cstdio>
 #include <memory>
@@ -98,7 +99,8 @@ int main(int argc, char** argv)
         QStringLiteral("Trace the scheduler for each --run: after it, the same run once more with the kernel's "
                        "scheduler events recorded (root, or a tracefs the user may write); its breakdown and "
                        "timeline are in the Timeline view (--view timeline). With --watch, the watch follows the "
-                       "scheduler's events too and Programs shows the threads' wake-ups."));
+                       "scheduler's events too and Programs shows the threads' wake-ups, and with --view timeline "
+                       "their timeline."));
     const QCommandLineOption lessonOpt(QStringLiteral("lesson"),
         QStringLiteral("Run this lesson (see ctxscope-cli lesson --list) and show its conclusion; "
                        "several run one after the other, as in a lecture."),
@@ -285,6 +287,11 @@ int main(int argc, char** argv)
             if (parser.isSet(traceOpt)) // a traced watch: its wake-ups under the rates
                 window.programs()->traceSwitch()->setChecked(true);
             session->setWatch(window.programs()->controller(), watchPid, kWatchScreenshotS);
+            // --view timeline with a watch: the watched threads' timeline beside their wake-ups.
+            if (view == QStringLiteral("timeline") && parser.isSet(traceOpt)) {
+                window.programs()->traceTabs()->setCurrentIndex(1);
+                session->setView({});
+            }
         }
         const bool quit = parser.isSet(quitOpt);
         const QString savePath = parser.value(saveOpt);

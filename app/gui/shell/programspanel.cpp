@@ -4,7 +4,9 @@
 #include "kernelthreadquestion.h"
 #include "programplot.h"
 #include "programscontroller.h"
+#include "plotstyle.h"
 #include "programwatch.h"
+#include "timelineview.h"
 #include "topologymapwidget.h"
 #include "wakeupplot.h"
 
@@ -25,6 +27,7 @@
 #include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QStyle>
+#include <QTabWidget>
 #include <QTableView>
 #include <QVBoxLayout>
 
@@ -125,10 +128,25 @@ ProgramsPanel::ProgramsPanel(TopologyMapWidget& map, QWidget* parent)
     watchLayout->addLayout(pinRow);
 
     m_plot = new ProgramPlot(*m_programs->watchData(), splitter);
-    // A traced watch's wake-up latencies under the rates; shown once a sample carries them (an
-    // untraced watch's page keeps the room it had).
-    m_wakeups = new WakeupPlot(splitter);
-    m_wakeups->hide();
+    // A traced watch's wake-up latencies and timeline under the rates, as two tabs of one pane;
+    // shown once a sample carries the events (an untraced watch's page keeps the room it had).
+    m_traceTabs = new QTabWidget(splitter);
+    m_traceTabs->setDocumentMode(true);
+    m_wakeups = new WakeupPlot(m_traceTabs);
+    m_traceTabs->addTab(m_wakeups, tr("Wake-&ups"));
+    auto* timelinePage = new QWidget(m_traceTabs);
+    auto* timelineLayout = new QVBoxLayout(timelinePage);
+    timelineLayout->setContentsMargins(0, 0, 0, 0);
+    m_timelineNote = new QLabel(timelinePage);
+    m_timelineNote->setWordWrap(true);
+    timelineLayout->addWidget(m_timelineNote);
+    m_timeline = new TimelineView(timelinePage);
+    m_timeline->setToolTip(tr("Each PU's last seconds: the watched threads' runs in their colours, the selected "
+                              "ones brightest; the thin band is idle or a task not watched. Wheel: zoom, drag: "
+                              "pan, Home: all, right-drag: measure."));
+    timelineLayout->addWidget(m_timeline, 1);
+    m_traceTabs->addTab(timelinePage, tr("&Timeline"));
+    m_traceTabs->hide();
     splitter->setStretchFactor(0, 1);
     splitter->setStretchFactor(1, 3);
     splitter->setStretchFactor(2, 3);
@@ -155,6 +173,7 @@ ProgramsPanel::ProgramsPanel(TopologyMapWidget& map, QWidget* parent)
     connect(m_threadTable->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
         m_plot->setThreads(selectedThreads());
         updateWakeups();
+        colourTimeline();
         updateMarkers();
         updateButtons();
     });
@@ -178,6 +197,19 @@ ProgramsPanel::ProgramsPanel(TopologyMapWidget& map, QWidget* parent)
                 .arg(QString::number(watch->lastSeconds(), 'f', 0))
                 .arg(rate ? tr(" The whole system: %1 switches/s.").arg(QString::fromStdString(formatCount(*rate)))
                           : QString()));
+    });
+    connect(watch, &ProgramWatch::timelineChanged, this, &ProgramsPanel::updateTimeline);
+    connect(m_traceTabs, &QTabWidget::currentChanged, this, [this] {
+        if (m_timelineStale)
+            updateTimeline();
+    });
+    // The timeline and the map light each other's PU; a thread's slice selects its row.
+    connect(m_timeline, &TimelineView::puHovered, &m_map, &TopologyMapWidget::setHoveredPu);
+    connect(&m_map, &TopologyMapWidget::puHovered, m_timeline, &TimelineView::highlightPu);
+    connect(m_timeline, &TimelineView::taskClicked, this, [this](std::int32_t tid) {
+        const int row = m_programs->watchData()->threads()->rowOfThread(tid);
+        if (row >= 0)
+            m_threadTable->selectRow(row);
     });
     connect(watch, &ProgramWatch::pinsChanged, m_plot, &ProgramPlot::refresh);
     connect(watch, &ProgramWatch::pinsChanged, this, &ProgramsPanel::updateWakeups);
@@ -277,10 +309,61 @@ void ProgramsPanel::askToRestore(const std::function<void()>& then)
     box->open();
 }
 
+void ProgramsPanel::updateTimeline()
+{
+    if (!m_timeline->isVisible()) { // built when its tab is shown: a hidden one costs nothing
+        m_timelineStale = true;
+        return;
+    }
+    m_timelineStale = false;
+    const TraceWindow& window = m_programs->watchData()->timeline();
+    // A view showing everything follows the newest events; one zoomed in stays where it is
+    // while that span is still held.
+    const TimelineData* before = m_timeline->data();
+    const std::uint64_t from = m_timeline->fromNs();
+    const std::uint64_t to = m_timeline->toNs();
+    const bool following = before == nullptr || (from <= before->beginNs() && to >= before->endNs());
+    auto built = std::make_shared<const TimelineData>(TimelineData::build(window.events, window.comms));
+    std::vector<TimelineLane> lanes = m_map.topology() ? timelineLanes(*m_map.topology()) : std::vector<TimelineLane> {};
+    m_timeline->setData(built, withLanesOfEvents(std::move(lanes), *built));
+    if (!following && from >= built->beginNs() && to <= built->endNs())
+        m_timeline->showSpan(from, to);
+    colourTimeline();
+    m_timelineNote->setText(timelineCaption());
+}
+
+void ProgramsPanel::colourTimeline()
+{
+    // The selected threads in their curves' colours (ProgramPlot), the others muted.
+    m_timeline->clearTaskColors();
+    const std::vector<long> selected = selectedThreads();
+    for (std::size_t i = 0; i < selected.size(); ++i)
+        m_timeline->setTaskColor(static_cast<std::int32_t>(selected[i]), runColor(static_cast<int>(i), palette()));
+}
+
+QString ProgramsPanel::timelineCaption() const
+{
+    const ProgramWatch* watch = m_programs->watchData();
+    const TimelineData* shown = m_timeline->data();
+    if (shown == nullptr || shown->empty())
+        return tr("The watched threads' runs on each PU come here after the first interval of a traced watch.");
+    const double seconds = static_cast<double>(shown->endNs() - shown->beginNs()) / 1e9;
+    QString text = tr("The last %1 s of PID %2's threads on each PU (%3 events)")
+                       .arg(QString::number(seconds, 'f', 1))
+                       .arg(watch->pid())
+                       .arg(QString::fromStdString(formatCount(static_cast<double>(watch->timeline().events.size()))));
+    if (watch->timelineLeftOut() > 0)
+        text += tr("; %1 more were left out of busy intervals")
+                    .arg(QString::fromStdString(formatCount(static_cast<double>(watch->timelineLeftOut()))));
+    return text + tr(". The thin band: idle, or a task not watched.");
+}
+
 void ProgramsPanel::showEvent(QShowEvent* event)
 {
     QWidget::showEvent(event);
     updateRepinMode(true);
+    if (m_timelineStale)
+        updateTimeline();
     if (m_live && m_programs->processes()->rowCount() == 0)
         m_programs->refreshProcesses();
 }
@@ -405,17 +488,17 @@ void ProgramsPanel::updateWakeups()
 {
     const ProgramWatch* watch = m_programs->watchData();
     if (!watch->traced()) {
-        m_wakeups->hide();
+        m_traceTabs->hide();
         return;
     }
-    if (m_wakeups->isHidden()) {
+    if (m_traceTabs->isHidden()) {
         // Shown in the splitter the first time: half of the rates' height, not the nothing a
         // pane hidden at the start has.
-        m_wakeups->show();
-        if (auto* split = qobject_cast<QSplitter*>(m_wakeups->parentWidget())) {
+        m_traceTabs->show();
+        if (auto* split = qobject_cast<QSplitter*>(m_traceTabs->parentWidget())) {
             QList<int> sizes = split->sizes();
             const auto rates = split->indexOf(m_plot);
-            const auto wakeups = split->indexOf(m_wakeups);
+            const auto wakeups = split->indexOf(m_traceTabs);
             if (rates >= 0 && wakeups >= 0) {
                 const int half = sizes[rates] / 2;
                 sizes[rates] -= half;

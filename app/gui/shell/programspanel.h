@@ -15,12 +15,14 @@ class QLineEdit;
 class QMessageBox;
 class QPushButton;
 class QSortFilterProxyModel;
+class QTabWidget;
 class QTableView;
 
 namespace ctxscope::gui {
 
 class ProgramPlot;
 class ProgramsController;
+class TimelineView;
 class TopologyMapWidget;
 class WakeupPlot;
 
@@ -54,6 +56,10 @@ public:
     // traced sample came), and the check that makes the next watch traced (disabled, with the
     // worker's reason, where it may not trace).
     WakeupPlot* wakeupPlot() const { return m_wakeups; }
+    // Beside it, a traced watch's timeline: the watched threads' last seconds on each PU.
+    TimelineView* timelineView() const { return m_timeline; }
+    QTabWidget* traceTabs() const { return m_traceTabs; }
+    QString timelineCaption() const;
     QCheckBox* traceSwitch() const { return m_traceWakeups; }
     QString statusText() const;
     // The open question "restore?" when stopping a watch after re-pins; null when none.
@@ -86,6 +92,8 @@ private:
     void updateMarkers();
     void updateButtons();
     void updateWakeups(); // the first selected thread's, else the one woken most
+    void updateTimeline(); // when shown; else once its tab is
+    void colourTimeline(); // the selected threads stand out
     void say(const QString& text, bool problem = false);
     void watchEnded(const QString& why);
     // After the question (if any): restore, then run `then`.
@@ -109,6 +117,10 @@ private:
     QPushButton* m_restoreButton = nullptr;
     ProgramPlot* m_plot = nullptr;
     WakeupPlot* m_wakeups = nullptr;
+    QTabWidget* m_traceTabs = nullptr;
+    TimelineView* m_timeline = nullptr;
+    QLabel* m_timelineNote = nullptr;
+    bool m_timelineStale = false;
     QCheckBox* m_traceWakeups = nullptr;
     QPointer<QMessageBox> m_question;
     QPointer<QMessageBox> m_moveQuestion;

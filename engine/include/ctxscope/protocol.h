@@ -35,7 +35,9 @@
 //     {"type":"lesson","id":4,"lesson":"mode-switch","min_time":0.1,"repetitions":3}
 //     {"type":"survey","id":9,"budget":100}   budget optional (kSurveySeconds; kSurveyMinSeconds..kSurveyMaxSeconds)
 //     {"type":"processes","id":5,"seconds":1}   seconds optional
-//     {"type":"watch","id":6,"pid":1234,"interval":0.5,"duration":0,"trace":false}   all but pid optional
+//     {"type":"watch","id":6,"pid":1234,"interval":0.5,"duration":0,"trace":false,"events":0}   all but pid optional
+//         events (with trace): after each watch_sample, the interval's latest `events` scheduler
+//         events of the watched threads as trace_events lines (0: none; at most kMaxWatchEvents)
 //     {"type":"pin","id":7,"tid":1240,"cpus":[0]}  or  {"type":"pin","id":8,"pid":1234,"cpus":[0,1]}
 //         "kernel_threads":true (optional) also moves a kernel thread or PID 1 (--kernel-threads)
 //     {"type":"cancel","id":2}   {"type":"quit"}
@@ -50,7 +52,9 @@
 //     samples    {"id","repetition","first","ns_per_op":[...]}                         (run)
 //     trace_events {"id","first","window","recorded","t0_ns","kinds":[names],"dt_ns":[...],"cpu":[...],
 //                "kind":[...],"pid":[...],"other":[...],"aux":[...],"value":[...],"comms":{"pid":name}}
-//                (a traced run: the last `window` of its `recorded` events, columns, before its result)
+//                (a traced run: the last `window` of its `recorded` events, columns, before its result;
+//                a watch with "events": after each watch_sample, that interval's, `recorded` counting
+//                those left out)
 //     result     {"id","result":RESULT}  (run; a traced run's RESULT has "trace": the segments)
 //     sweep_point  {"id","index","points","point":POINT}  one per working set, as it finishes
 //     sweep_result {"id","sweep":{"bench","mode","cpus","relation","tasks","points_per_octave",
@@ -93,7 +97,8 @@ namespace ctxscope::protocol {
 // 3: processes, watch and pin, and their messages.
 // 4: tracing: "trace" in run and watch, trace_events, the hello's "tracing".
 // 5: survey, survey_step and survey_result; a run's "trace" may name an "out" file.
-inline constexpr int kVersion = 5;
+// 6: a traced watch's "events": its threads' scheduler events after each sample.
+inline constexpr int kVersion = 6;
 inline constexpr std::size_t kMaxLineBytes = 1U << 20;
 // The error for an input line longer than kMaxLineBytes.
 std::string longLineMessage(std::size_t bytes);
@@ -150,7 +155,9 @@ struct WatchCommand {
     double interval = 0.5;
     double duration = 0;
     bool trace = false; // each thread's "sched" block from the scheduler's events (watch --trace)
+    std::size_t events = 0; // with trace: each interval's latest events, as trace_events lines
 };
+inline constexpr std::size_t kMaxWatchEvents = 200'000;
 // Set the affinity of thread `id` (or with `process`, of every thread of process `id`); done
 // at once, even while a job runs (re-pinning a watched program is what a watch is for).
 struct PinCommand {
@@ -187,7 +194,10 @@ std::vector<std::string> samplesLines(std::uint64_t id, const SampleBatch& batch
 // streamed) and "samples_omitted" says how many.
 std::string resultLine(std::uint64_t id, const RunResult& result);
 // A traced run's last `window` events as trace_events lines, each within kMaxLineBytes.
-std::vector<std::string> traceEventsLines(std::uint64_t id, const Trace& trace, std::size_t window);
+// `leftOut`: events recorded before trace.events that are not in it (a watch's interval cut to
+// its latest), counted in "recorded".
+std::vector<std::string> traceEventsLines(
+    std::uint64_t id, const Trace& trace, std::size_t window, std::uint64_t leftOut = 0);
 std::string errorLine(std::optional<std::uint64_t> id, std::string_view message);
 std::string sweepProgressLine(std::uint64_t id, const SweepProgress& progress);
 std::string sweepPointLine(std::uint64_t id, int index, int points, const WorkingSetPoint& point);

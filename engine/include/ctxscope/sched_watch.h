@@ -103,6 +103,12 @@ public:
     // What the kernel recorded since open, when asked to keep it; `complete` is false when it
     // reached `keepBytes` and the rest was left out (the recording then ends there).
     virtual const RawTrace& recording(bool& complete) const = 0;
+    // Keeps the decoded events of the followed threads from here on, the latest `most` of each
+    // interval (0: none), for a timeline of the watch (the app's Programs page).
+    virtual void keepEvents(std::size_t most) = 0;
+    // The events kept since the last call, up to the last drain's time, in time order, with the
+    // names of the tasks they mention; `leftOut` says how many earlier ones `most` cut.
+    virtual Trace takeEvents(std::uint64_t& leftOut) = 0;
 };
 
 // One thread's figures over many intervals (the watch's summary): its waits in a histogram

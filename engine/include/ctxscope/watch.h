@@ -133,6 +133,11 @@ struct WatchOptions {
     std::size_t keepTraceBytes = 0;
     std::vector<std::string> traceMarks; // written into the recording as it starts: what it shows
     std::function<void(const RawTrace& recording, bool complete)> onRecording;
+    // With trace: after each sample, the interval's scheduler events of the watched threads (their
+    // switches in and out, their wake-ups), the latest `eventsPerSample` of them, with the count
+    // of earlier ones left out: what the app's Programs timeline draws. 0: none.
+    std::size_t eventsPerSample = 0;
+    std::function<void(const Trace& events, std::uint64_t leftOut)> onEvents;
 };
 Expected<WatchSummary> runWatch(long pid, double intervalS, double durationS, std::stop_token stop,
     const std::function<void(const WatchSample&)>& onSample, const WatchOptions& options = {});

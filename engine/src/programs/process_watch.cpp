@@ -175,6 +175,8 @@ public:
         auto watch = SchedWatch::open(tids, options.onRecording ? options.keepTraceBytes : 0, options.traceMarks);
         if (!watch)
             return watch.error();
+        if (options.onEvents && options.eventsPerSample > 0)
+            (*watch)->keepEvents(options.eventsPerSample);
         SchedFollower follower(std::move(*watch));
         follower.m_followed.insert(tids.begin(), tids.end());
         follower.m_tids = std::move(tids);
@@ -229,6 +231,16 @@ public:
         for (auto& t : summary.threads)
             if (auto it = m_totals.find(t.tid); it != m_totals.end())
                 t.sched = it->second.figures();
+    }
+
+    // The interval's events (keepEvents), after its sample.
+    void handEvents(const WatchOptions& options)
+    {
+        if (!options.onEvents || options.eventsPerSample == 0)
+            return;
+        std::uint64_t leftOut = 0;
+        const Trace events = m_watch->takeEvents(leftOut);
+        options.onEvents(events, leftOut);
     }
 
     void handOver(const WatchOptions& options) const
@@ -347,6 +359,8 @@ Expected<WatchSummary> runWatch(long pid, double intervalS, double durationS, st
             (*follower)->annotate(*sample);
         if (onSample)
             onSample(*sample);
+        if (*follower)
+            (*follower)->handEvents(options);
         if (durationS > 0 && next >= end)
             break;
     }

@@ -250,6 +250,11 @@ Expected<Command> watchCommand(std::uint64_t id, FieldReader& in)
     c.interval = seconds(in, "interval", 0.5, 0.05, 3600);
     c.duration = seconds(in, "duration", 0, 0, 1e7);
     c.trace = in.optBoolean("trace").value_or(false);
+    c.events = optWholeNumber(in, "events", "events").value_or(0);
+    if (c.events > kMaxWatchEvents)
+        in.fail("field '" + in.where("events") + "' should be at most " + std::to_string(kMaxWatchEvents));
+    else if (c.events > 0 && !c.trace)
+        in.fail("field '" + in.where("events") + "' needs \"trace\": true");
     if (!in.ok())
         return makeError(in.error());
     return Command { c };
@@ -358,6 +363,8 @@ std::string commandLine(const Command& command)
                     { "duration", c.duration } };
                 if (c.trace)
                     j["trace"] = true;
+                if (c.events > 0)
+                    j["events"] = c.events;
                 return j.dump();
             } else if constexpr (std::is_same_v<T, PinCommand>) {
                 json j { { "type", "pin" }, { "id", c.id }, { c.process ? "pid" : "tid", c.target },

@@ -106,14 +106,14 @@ bool otherIsTask(TraceEventKind kind)
         || kind == TraceEventKind::Switch || kind == TraceEventKind::Migrate;
 }
 
-TraceEventsEvent traceEventsPart(
-    std::uint64_t id, const Trace& trace, std::size_t begin, std::size_t end, std::size_t windowBegin)
+TraceEventsEvent traceEventsPart(std::uint64_t id, const Trace& trace, std::size_t begin, std::size_t end,
+    std::size_t windowBegin, std::uint64_t leftOut)
 {
     TraceEventsEvent e;
     e.id = id;
     e.first = begin - windowBegin;
     e.window = trace.events.size() - windowBegin;
-    e.recorded = trace.events.size();
+    e.recorded = trace.events.size() + leftOut;
     e.events.assign(trace.events.begin() + static_cast<std::ptrdiff_t>(begin),
         trace.events.begin() + static_cast<std::ptrdiff_t>(end));
     const auto name = [&](int task) {
@@ -130,7 +130,8 @@ TraceEventsEvent traceEventsPart(
 
 } // namespace
 
-std::vector<std::string> traceEventsLines(std::uint64_t id, const Trace& trace, std::size_t window)
+std::vector<std::string> traceEventsLines(
+    std::uint64_t id, const Trace& trace, std::size_t window, std::uint64_t leftOut)
 {
     // 8,192 events of at most 93 bytes each (every number at its longest) stay under 1 MiB;
     // a part whose task names still make it too long is halved.
@@ -139,10 +140,10 @@ std::vector<std::string> traceEventsLines(std::uint64_t id, const Trace& trace, 
     std::vector<std::string> lines;
     for (std::size_t at = windowBegin; at < trace.events.size();) {
         std::size_t part = std::min(kPart, trace.events.size() - at);
-        std::string line = eventLine(traceEventsPart(id, trace, at, at + part, windowBegin));
+        std::string line = eventLine(traceEventsPart(id, trace, at, at + part, windowBegin, leftOut));
         while (line.size() > kMaxLineBytes && part > 1) {
             part /= 2;
-            line = eventLine(traceEventsPart(id, trace, at, at + part, windowBegin));
+            line = eventLine(traceEventsPart(id, trace, at, at + part, windowBegin, leftOut));
         }
         lines.push_back(std::move(line));
         at += part;

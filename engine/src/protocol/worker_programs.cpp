@@ -24,6 +24,11 @@ std::string watchJob(const WatchCommand& command, const JobContext& c)
     // A cancel is how a watch without a duration ends: it gives the summary like any other end.
     WatchOptions options;
     options.trace = command.trace;
+    options.eventsPerSample = command.events;
+    options.onEvents = [&](const Trace& events, std::uint64_t leftOut) {
+        for (const std::string& line : traceEventsLines(command.id, events, events.events.size(), leftOut))
+            c.write(line);
+    };
     auto summary = runWatch(
         command.pid, command.interval, command.duration, c.stop,
         [&](const WatchSample& s) {

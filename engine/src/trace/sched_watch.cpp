@@ -147,6 +147,7 @@ public:
         if (Status s = read(monoNs, true); !s)
             return s;
         m_gather.forget(monoNs);
+        std::erase_if(m_kept, [&](const TraceEvent& e) { return e.ns < monoNs; });
         m_countsAtNs = monoNs;
         m_lostBefore = m_lostNow;
         return {};
@@ -181,6 +182,28 @@ public:
     }
 
     std::unordered_map<long, SchedCounts> counts() const override { return m_gather.counts(m_countsAtNs); }
+
+    void keepEvents(std::size_t most) override
+    {
+        m_keepEvents = most;
+        m_kept.clear();
+    }
+
+    Trace takeEvents(std::uint64_t& leftOut) override
+    {
+        Trace out;
+        trimKept(m_keepEvents);
+        leftOut = std::exchange(m_keptLeftOut, 0);
+        out.events = std::exchange(m_kept, {});
+        for (const TraceEvent& e : out.events) {
+            out.comms.try_emplace(e.pid, nameOf(e.pid));
+            if (e.kind == TraceEventKind::Switch || e.kind == TraceEventKind::Waking
+                || e.kind == TraceEventKind::WakeupNew)
+                out.comms.try_emplace(e.other, nameOf(e.other));
+        }
+        out.comms.erase(0); // the idle task has no /proc entry; the timeline names it
+        return out;
+    }
 
 private:
     // Reads the kernel's buffers and gathers the events up to `horizon`, in time order; later
@@ -223,9 +246,24 @@ private:
         trace.events.erase(later, trace.events.end());
         for (const TraceEvent& e : trace.events)
             m_gather.add(e);
+        if (m_keepEvents > 0) {
+            m_kept.insert(m_kept.end(), trace.events.begin(), trace.events.end());
+            if (m_kept.size() > 2 * m_keepEvents) // trimmed now and then, not at every read
+                trimKept(m_keepEvents);
+        }
         if (withLosses)
             m_lostNow = trace.lostEvents(); // the kernel's counts run from the instance's start
         return {};
+    }
+
+    // The latest `most` events kept; the earlier ones are counted as left out.
+    void trimKept(std::size_t most)
+    {
+        if (m_kept.size() <= most)
+            return;
+        const std::size_t cut = m_kept.size() - most;
+        m_keptLeftOut += cut;
+        m_kept.erase(m_kept.begin(), m_kept.begin() + static_cast<std::ptrdiff_t>(cut));
     }
 
     // For a trace file: the pages as the kernel wrote them, until they reach m_keepBytes.
@@ -262,6 +300,9 @@ private:
     std::uint64_t m_countsAtNs = 0; // the last drain's horizon
     std::size_t m_bufferBytes = 0; // each CPU's ring
     std::size_t m_lastReadBytes = 0; // the most one CPU's ring held at the last read
+    std::size_t m_keepEvents = 0; // keepEvents(): the latest of an interval's events to keep
+    std::vector<TraceEvent> m_kept; // since the last takeEvents()
+    std::uint64_t m_keptLeftOut = 0;
 };
 
 } // namespace

@@ -242,3 +242,46 @@ TEST(ProgramWatch, ATracedWatchSumsEachThreadsWakeUpsAndARepinBeginsAnotherEpoch
     watch.begin(20);
     EXPECT_EQ(watch.wakeups(11), nullptr);
 }
+
+// A traced watch's timeline: the intervals' events in order, a switch to or from a task the
+// watch does not follow named "other tasks or idle" (what ran after it is not seen), a waker
+// kept as it is; only the last 10 seconds stay, and what the worker left out is counted.
+TEST(ProgramWatch, TheTimelineKeepsTheLastTenSecondsOfTheWatchedThreadsEvents)
+{
+    ProgramWatch watch;
+    watch.begin(500);
+    watch.addSample(sample(500, 0.5, { thread(500, 0, { 0, 1 }), thread(501, 1, { 0, 1 }) }));
+    QSignalSpy changed(&watch, &ProgramWatch::timelineChanged);
+    const auto sw = [](std::uint64_t ns, int cpu, std::int32_t prev, std::int32_t next) {
+        return TraceEvent { ns, cpu, prev, next, -1, 1, TraceEventKind::Switch };
+    };
+    const std::uint64_t s = 1'000'000'000;
+    // An interval in two parts: 501 leaves PU 1 to a task not watched (4242), which later
+    // gives it back; 4242 wakes 500 (a waker stays itself).
+    watch.addEvents({ sw(100 * s, 1, 501, 4242) }, { { 501, "worker-501" }, { 4242, "nginx" } }, false, 0);
+    EXPECT_EQ(changed.count(), 0) << "the interval is not all in yet";
+    watch.addEvents({ TraceEvent { 100 * s + 5, 0, 4242, 500, 0, 0, TraceEventKind::Waking }, sw(101 * s, 1, 4242, 501) },
+        {}, true, 7);
+    ASSERT_EQ(changed.count(), 1);
+    const TraceWindow& t = watch.timeline();
+    ASSERT_EQ(t.events.size(), 3U);
+    EXPECT_EQ(t.events[0].pid, 501);
+    EXPECT_EQ(t.events[0].other, ProgramWatch::kOtherTasks);
+    EXPECT_EQ(t.events[1].pid, 4242) << "the waker";
+    EXPECT_EQ(t.events[2].pid, ProgramWatch::kOtherTasks);
+    EXPECT_EQ(t.events[2].other, 501);
+    EXPECT_EQ(t.comms.at(ProgramWatch::kOtherTasks), "other tasks or idle");
+    EXPECT_EQ(t.comms.at(4242), "nginx");
+    EXPECT_EQ(watch.timelineLeftOut(), 7U);
+    EXPECT_EQ(t.recorded, 10U);
+    // Just under 11 s after the first: those more than 10 s older than the newest go.
+    watch.addEvents({ sw(111 * s - 1, 0, 500, 0) }, {}, true, 0);
+    ASSERT_EQ(t.events.size(), 2U);
+    EXPECT_EQ(t.events.front().ns, 101 * s);
+    const TimelineData lanes = TimelineData::build(t.events, t.comms);
+    EXPECT_EQ(lanes.pus(), (std::vector<int> { 0, 1 }));
+    // A new watch starts an empty timeline.
+    watch.begin(600);
+    EXPECT_TRUE(watch.timeline().events.empty());
+    EXPECT_EQ(watch.timelineLeftOut(), 0U);
+}

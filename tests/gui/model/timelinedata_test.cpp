@@ -61,6 +61,27 @@ TEST(TimelineData, SwitchesBecomeSlicesEndToEndOnEachPu)
     EXPECT_EQ(d.name(20), "wakee");
 }
 
+// On a vCPU whose kernel records no switch out of its idle task, a task is seen leaving a PU it
+// was never switched onto: it ran from its wake-up at the latest, not since the PU went idle.
+TEST(TimelineData, ATaskWhoseSwitchInWasNotRecordedRunsFromItsWakeUpNotFromTheIdleBefore)
+{
+    const std::vector<TraceEvent> events {
+        switching(1000, 1, 20, kSleeping, 0), // 20 sleeps: PU 1 idles
+        at(5000, 1, TraceEventKind::Waking, 0, 20, 1, kTraceFlagHardirq), // a timer wakes it
+        switching(5600, 1, 20, kSleeping, 0), // it leaves again; its switch-in is missing
+        switching(9000, 1, 0, 0, 20), // this one was recorded
+        switching(9500, 1, 20, kSleeping, 0),
+    };
+    const TimelineData d = TimelineData::build(events, { { 20, "sleeper" } });
+    const auto pu1 = d.visible(1, 0, 10'000, 0);
+    ASSERT_EQ(pu1.size(), 4U);
+    EXPECT_EQ(pu1[0], (TimelineSlice { 1000, 5000, 0, false })); // idle until the wake-up
+    EXPECT_EQ(pu1[1], (TimelineSlice { 5000, 5600, 20, false }));
+    EXPECT_EQ(pu1[2], (TimelineSlice { 5600, 9000, 0, false }));
+    EXPECT_EQ(pu1[3], (TimelineSlice { 9000, 9500, 20, false }));
+    EXPECT_TRUE(d.wakes(0, 10'000).empty()) << "no arrow to a switch-in nobody saw";
+}
+
 TEST(TimelineData, AWakeUpIsAnArrowFromTheWakersPuToTheWakeesSwitchIn)
 {
     const TimelineData d = TimelineData::build(handover(), {});
