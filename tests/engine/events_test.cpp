@@ -102,6 +102,7 @@ WatchSample sampleWatch()
     s.kernel = true;
     s.seconds = 1.5;
     s.intervalS = 0.5;
+    s.monoNs = 58'509'792'470'271;
     ThreadRates t;
     t.tid = 1240;
     t.name = "worker 1";
@@ -484,6 +485,7 @@ TEST(Events, RunningProgramsComeBackWhole)
     const auto watch = std::get<WatchSampleEvent>(parsed(eventLine(WatchSampleEvent { 8, sampleWatch() })));
     EXPECT_EQ(watch.id, 8U);
     EXPECT_TRUE(watch.sample.kernel);
+    EXPECT_EQ(watch.sample.monoNs, 58'509'792'470'271U) << "the clock a traced watch's events share";
     ASSERT_EQ(watch.sample.threads.size(), 2U);
     const ThreadRates& t = watch.sample.threads[0];
     EXPECT_EQ(t.name, "worker 1");

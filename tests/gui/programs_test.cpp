@@ -301,7 +301,7 @@ TEST_F(Programs, ATracedWatchsTimelineShowsTheWatchedThreadsRunsAndAClickSelects
     m_panel->traceSwitch()->setChecked(true);
     watchWorkload();
     selectThread(m_workload.ping);
-    m_panel->traceTabs()->setCurrentIndex(1); // Timeline
+    m_panel->plotTabs()->setCurrentIndex(ProgramsPanel::TimelineTab);
     TimelineView* view = m_panel->timelineView();
     // The runs of pong (the thread not selected) on the PUs it ran on.
     std::optional<std::pair<int, TimelineSlice>> pongRun;

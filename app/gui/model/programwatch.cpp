@@ -312,9 +312,21 @@ void ProgramWatch::begin(long pid)
     m_timeline = {};
     m_timeline.comms[kOtherTasks] = "other tasks or idle";
     m_timelineLeftOut = 0;
+    m_timelineCpus.clear();
+    m_intervalBegin.reset();
     emit pinsChanged();
     emit sampleAdded();
     emit timelineChanged();
+}
+
+std::uint64_t ProgramWatch::timelineStretchFromNs() const
+{
+    const auto& events = m_timeline.events;
+    const auto gap = std::find_if(events.rbegin(), events.rend(),
+        [](const TraceEvent& e) { return e.kind == TraceEventKind::Switch && e.pid == kUnrecordedPid; });
+    if (gap != events.rend())
+        return gap->ns;
+    return events.empty() ? 0 : events.front().ns;
 }
 
 void ProgramWatch::addEvents(const std::vector<TraceEvent>& events, const std::map<int, std::string>& comms,
@@ -322,7 +334,10 @@ void ProgramWatch::addEvents(const std::vector<TraceEvent>& events, const std::m
 {
     const auto watched = [&](std::int32_t tid) { return m_history.contains(tid); };
     auto& kept = m_timeline.events;
+    if (!m_intervalBegin)
+        m_intervalBegin = kept.size();
     for (TraceEvent e : events) {
+        m_timelineCpus.insert(e.cpu);
         if (e.kind == TraceEventKind::Switch) {
             if (!watched(e.pid))
                 e.pid = kOtherTasks;
@@ -335,7 +350,18 @@ void ProgramWatch::addEvents(const std::vector<TraceEvent>& events, const std::m
         m_timeline.comms[pid] = name;
     m_timeline.recorded += events.size() + leftOut;
     m_timelineLeftOut += leftOut;
-    if (!intervalEnds || kept.empty())
+    if (!intervalEnds)
+        return;
+    const std::size_t begin = *std::exchange(m_intervalBegin, std::nullopt);
+    // The interval's earlier events were left out: each PU's lane breaks where its kept ones
+    // begin (kUnrecordedPid), instead of stretching what ran before over what was not seen.
+    if (leftOut > 0 && begin < kept.size()) {
+        std::vector<TraceEvent> gaps;
+        for (const int cpu : m_timelineCpus)
+            gaps.push_back({ kept[begin].ns, cpu, kUnrecordedPid, kUnrecordedPid, -1, 0, TraceEventKind::Switch });
+        kept.insert(kept.begin() + static_cast<std::ptrdiff_t>(begin), gaps.begin(), gaps.end());
+    }
+    if (kept.empty())
         return;
     // The last kTimelineNs (a move of at most kTimelineEvents, every 0.5 s).
     const std::uint64_t from = kept.back().ns > kTimelineNs ? kept.back().ns - kTimelineNs : 0;

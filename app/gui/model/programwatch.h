@@ -12,6 +12,7 @@
 #include <deque>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -156,11 +157,15 @@ public:
     // Part of an interval's scheduler events of the watched threads (the worker sends them
     // after its sample); `intervalEnds` on its last part, with the count of the interval's
     // earlier events the worker left out. Switches to and from tasks not watched name
-    // kOtherTasks instead.
+    // kOtherTasks instead; an interval with events left out breaks every lane where its kept
+    // ones begin (kUnrecordedPid).
     void addEvents(const std::vector<TraceEvent>& events, const std::map<int, std::string>& comms,
         bool intervalEnds, std::uint64_t leftOut);
     // The last kTimelineNs of those events (at most kTimelineEvents), for the timeline.
     const TraceWindow& timeline() const { return m_timeline; }
+    // Where the newest stretch without a gap begins: the last interval's kept events when the
+    // worker left some out, else the timeline's start (0 when it is empty).
+    std::uint64_t timelineStretchFromNs() const;
     // Events left out since the watch began (the worker's cap on an interval, or kTimelineEvents).
     std::uint64_t timelineLeftOut() const { return m_timelineLeftOut; }
     const std::optional<double>& systemSwitchesPerS() const { return m_systemSwitches; }
@@ -192,6 +197,9 @@ private:
     bool m_traced = false;
     TraceWindow m_timeline;
     std::uint64_t m_timelineLeftOut = 0;
+    std::set<int> m_timelineCpus; // every CPU the events named: the lanes a gap breaks
+    std::optional<std::size_t> m_intervalBegin; // where the interval coming in began in m_timeline
+
 };
 
 } // namespace ctxscope::gui

@@ -63,13 +63,21 @@ TimelineData TimelineData::build(const std::vector<TraceEvent>& events, const st
         switch (e.kind) {
         case TraceEventKind::Switch: {
             Running& r = running[e.cpu];
+            if (e.pid == kUnrecordedPid && e.other == kUnrecordedPid) {
+                if (r.known && e.ns > r.sinceNs)
+                    lane.slices.push_back({ r.sinceNs, e.ns, kUnrecordedPid, false });
+                r = { kUnrecordedPid, e.ns, true };
+                // A wake-up before the gap ran during it, unseen: no arrow across it.
+                std::erase_if(woken, [&](const auto& w) { return w.second.wakingNs < e.ns; });
+                break;
+            }
             // What ran before the lane's first switch is known from it: prev ran since the start.
             std::uint64_t since = r.known ? r.sinceNs : d.m_beginNs;
             // A task leaving a PU it was never switched onto: the kernel did not record its
             // switch-in (some kernels skip the switch out of an idle task; perf misses it too).
             // Woken on that PU since, it ran from its wake-up at the latest: what was there
             // keeps the lane until then, and no arrow is drawn to a switch-in nobody saw.
-            if (r.known && r.pid != e.pid) {
+            if (r.known && r.pid != e.pid && r.pid != kUnrecordedPid) {
                 if (auto it = woken.find(e.pid);
                     it != woken.end() && it->second.wakingNs >= since && it->second.wakingNs <= e.ns) {
                     if (it->second.wakingNs > since)

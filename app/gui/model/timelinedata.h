@@ -13,6 +13,11 @@
 
 namespace ctxscope::gui {
 
+// A Switch whose pid and other are both this marks, on its PU, that events before it were left
+// out (a busy watch's interval keeps only its latest events): what ran there from the PU's last
+// switch until then is unknown and drawn as nothing, and the next switch's prev ran from it.
+inline constexpr std::int32_t kUnrecordedPid = -2;
+
 // A traced run's events as the worker sent them (its last `window` of `recorded` events), with
 // the names of the tasks they mention: what the session keeps to draw the run's timeline.
 struct TraceWindow {

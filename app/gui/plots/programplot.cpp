@@ -43,7 +43,7 @@ ProgramPlot::ProgramPlot(const ProgramWatch& watch, QWidget* parent)
     m_plot->xAxis->setLabel(tr("seconds since the watch began"));
     m_plot->yAxis->setLabel(tr("switches/s"));
     m_plot->yAxis2->setVisible(true);
-    m_plot->yAxis2->setLabel(tr("run-queue wait % (dashed)"));
+    m_plot->yAxis2->setLabel(tr("queue wait % (dashed)")); // the table's Run-queue wait, in a tab's height
     m_plot->legend->setVisible(true);
     m_plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
     QColor legendFill = palette().color(QPalette::Base);

@@ -358,7 +358,7 @@ void TimelineView::drawLane(const Pixels& image, const TimelineLane& lane, int t
     for (const TimelineSlice& s : m_data->visible(lane.pu, m_fromNs, m_toNs, nsPerPixel)) {
         const int x0 = column(s.beginNs);
         const int x1 = std::min(width, std::max(x0 + 1, column(s.endNs)));
-        if (x0 >= width)
+        if (x0 >= width || s.pid == kUnrecordedPid) // left out: nothing is drawn
             continue;
         // Idle, or (a pid below 0) what a watch's trace does not follow: idle or tasks of no
         // interest, drawn as idle is when the kernel gives no state.

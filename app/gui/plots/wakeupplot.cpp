@@ -93,8 +93,8 @@ void WakeupPlot::rebuild()
         if (e.count == 0)
             continue;
         auto* bars = new QCPBars(m_plot->xAxis, m_plot->yAxis);
-        const QColor color = k + 1 == m_epochs.size() ? runColor(static_cast<int>(k), palette())
-                                                      : QColor(0x99, 0x99, 0x99).darker(100 + 30 * static_cast<int>(k));
+        // Each epoch (before a re-pin, after it) in the run colours the other plots use.
+        const QColor color = runColor(static_cast<int>(k), palette());
         bars->setBrush(color);
         bars->setPen(QPen(color.darker(130)));
         bars->setWidth(width);

@@ -23,7 +23,6 @@
 #include <QCommandLineParser>
 #include <QDockWidget>
 #include <QStringList>
-#include <QTabWidget>
 
 #include <cstdio>
 #include <memory>
@@ -289,7 +288,7 @@ int main(int argc, char** argv)
             session->setWatch(window.programs()->controller(), watchPid, kWatchScreenshotS);
             // --view timeline with a watch: the watched threads' timeline beside their wake-ups.
             if (view == QStringLiteral("timeline") && parser.isSet(traceOpt)) {
-                window.programs()->traceTabs()->setCurrentIndex(1);
+                window.programs()->setTracedTab(ctxscope::gui::ProgramsPanel::TimelineTab);
                 session->setView({});
             }
         }

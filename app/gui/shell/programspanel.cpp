@@ -127,14 +127,15 @@ ProgramsPanel::ProgramsPanel(TopologyMapWidget& map, QWidget* parent)
     pinRow->addWidget(m_restoreButton);
     watchLayout->addLayout(pinRow);
 
-    m_plot = new ProgramPlot(*m_programs->watchData(), splitter);
-    // A traced watch's wake-up latencies and timeline under the rates, as two tabs of one pane;
-    // shown once a sample carries the events (an untraced watch's page keeps the room it had).
-    m_traceTabs = new QTabWidget(splitter);
-    m_traceTabs->setDocumentMode(true);
-    m_wakeups = new WakeupPlot(m_traceTabs);
-    m_traceTabs->addTab(m_wakeups, tr("Wake-&ups"));
-    auto* timelinePage = new QWidget(m_traceTabs);
+    // The rates, and a traced watch's wake-up latencies and timeline, as tabs of one pane: a
+    // pane each did not fit a projector's 800 pixels beside the thread table.
+    m_plotTabs = new QTabWidget(splitter);
+    m_plotTabs->setDocumentMode(true);
+    m_plot = new ProgramPlot(*m_programs->watchData(), m_plotTabs);
+    m_plotTabs->addTab(m_plot, tr("S&witches"));
+    m_wakeups = new WakeupPlot(m_plotTabs);
+    m_plotTabs->addTab(m_wakeups, tr("Wake-&ups"));
+    auto* timelinePage = new QWidget(m_plotTabs);
     auto* timelineLayout = new QVBoxLayout(timelinePage);
     timelineLayout->setContentsMargins(0, 0, 0, 0);
     m_timelineNote = new QLabel(timelinePage);
@@ -145,8 +146,11 @@ ProgramsPanel::ProgramsPanel(TopologyMapWidget& map, QWidget* parent)
                               "ones brightest; the thin band is idle or a task not watched. Wheel: zoom, drag: "
                               "pan, Home: all, right-drag: measure."));
     timelineLayout->addWidget(m_timeline, 1);
-    m_traceTabs->addTab(timelinePage, tr("&Timeline"));
-    m_traceTabs->hide();
+    m_plotTabs->addTab(timelinePage, tr("&Timeline"));
+    for (const int tab : { WakeupsTab, TimelineTab }) {
+        m_plotTabs->setTabEnabled(tab, false);
+        m_plotTabs->setTabToolTip(tab, tr("Check Trace wake-ups and watch: the scheduler's events of the threads"));
+    }
     splitter->setStretchFactor(0, 1);
     splitter->setStretchFactor(1, 3);
     splitter->setStretchFactor(2, 3);
@@ -199,7 +203,7 @@ ProgramsPanel::ProgramsPanel(TopologyMapWidget& map, QWidget* parent)
                           : QString()));
     });
     connect(watch, &ProgramWatch::timelineChanged, this, &ProgramsPanel::updateTimeline);
-    connect(m_traceTabs, &QTabWidget::currentChanged, this, [this] {
+    connect(m_plotTabs, &QTabWidget::currentChanged, this, [this] {
         if (m_timelineStale)
             updateTimeline();
     });
@@ -316,18 +320,29 @@ void ProgramsPanel::updateTimeline()
         return;
     }
     m_timelineStale = false;
-    const TraceWindow& window = m_programs->watchData()->timeline();
-    // A view showing everything follows the newest events; one zoomed in stays where it is
-    // while that span is still held.
+    const ProgramWatch* watch = m_programs->watchData();
+    const TraceWindow& window = watch->timeline();
+    // Like a scope: a view at the newest events follows them, showing the newest stretch without
+    // a gap (a busy program's last interval, a quiet one's whole window) while it showed the one
+    // before, else keeping its width; a view of older events stays on them while they are held.
     const TimelineData* before = m_timeline->data();
     const std::uint64_t from = m_timeline->fromNs();
     const std::uint64_t to = m_timeline->toNs();
-    const bool following = before == nullptr || (from <= before->beginNs() && to >= before->endNs());
+    const bool empty = before == nullptr || before->empty();
+    const bool atEdge = empty || to >= before->endNs();
+    const bool wholeStretch = empty || from <= std::max(before->beginNs(), m_stretchFromNs);
     auto built = std::make_shared<const TimelineData>(TimelineData::build(window.events, window.comms));
     std::vector<TimelineLane> lanes = m_map.topology() ? timelineLanes(*m_map.topology()) : std::vector<TimelineLane> {};
     m_timeline->setData(built, withLanesOfEvents(std::move(lanes), *built));
-    if (!following && from >= built->beginNs() && to <= built->endNs())
-        m_timeline->showSpan(from, to);
+    m_stretchFromNs = watch->timelineStretchFromNs();
+    if (!built->empty()) {
+        if (atEdge && wholeStretch)
+            m_timeline->showSpan(std::max(built->beginNs(), m_stretchFromNs), built->endNs());
+        else if (atEdge)
+            m_timeline->showSpan(built->endNs() - std::min(built->endNs() - built->beginNs(), to - from), built->endNs());
+        else if (from >= built->beginNs())
+            m_timeline->showSpan(from, to);
+    }
     colourTimeline();
     m_timelineNote->setText(timelineCaption());
 }
@@ -353,8 +368,10 @@ QString ProgramsPanel::timelineCaption() const
                        .arg(watch->pid())
                        .arg(QString::fromStdString(formatCount(static_cast<double>(watch->timeline().events.size()))));
     if (watch->timelineLeftOut() > 0)
-        text += tr("; %1 more were left out of busy intervals")
-                    .arg(QString::fromStdString(formatCount(static_cast<double>(watch->timelineLeftOut()))));
+        text += tr("; %1 more were left out: a busy interval keeps its latest %2, the blank before them")
+                    .arg(QString::fromStdString(formatCount(static_cast<double>(watch->timelineLeftOut()))))
+                    .arg(QString::fromStdString(
+                        formatCount(static_cast<double>(ProgramsController::kTimelineEventsPerInterval))));
     return text + tr(". The thin band: idle, or a task not watched.");
 }
 
@@ -487,26 +504,16 @@ void ProgramsPanel::updateMarkers()
 void ProgramsPanel::updateWakeups()
 {
     const ProgramWatch* watch = m_programs->watchData();
-    if (!watch->traced()) {
-        m_traceTabs->hide();
+    const bool traced = watch->traced();
+    if (traced != m_plotTabs->isTabEnabled(WakeupsTab)) {
+        // The traced tabs open with the first traced sample (the user asked for wake-ups), and
+        // close with a watch that is not traced.
+        for (const int tab : { WakeupsTab, TimelineTab })
+            m_plotTabs->setTabEnabled(tab, traced);
+        m_plotTabs->setCurrentIndex(traced ? m_tracedTab : RatesTab);
+    }
+    if (!traced)
         return;
-    }
-    if (m_traceTabs->isHidden()) {
-        // Shown in the splitter the first time: half of the rates' height, not the nothing a
-        // pane hidden at the start has.
-        m_traceTabs->show();
-        if (auto* split = qobject_cast<QSplitter*>(m_traceTabs->parentWidget())) {
-            QList<int> sizes = split->sizes();
-            const auto rates = split->indexOf(m_plot);
-            const auto wakeups = split->indexOf(m_traceTabs);
-            if (rates >= 0 && wakeups >= 0) {
-                const int half = sizes[rates] / 2;
-                sizes[rates] -= half;
-                sizes[wakeups] = half;
-                split->setSizes(sizes);
-            }
-        }
-    }
     const std::vector<long> selected = selectedThreads();
     long shown = selected.empty() ? 0 : selected.front();
     if (shown == 0) { // none selected: the thread woken most

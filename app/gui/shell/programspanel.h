@@ -6,6 +6,7 @@
 #include <QPointer>
 #include <QWidget>
 
+#include <cstdint>
 #include <functional>
 #include <vector>
 
@@ -58,8 +59,12 @@ public:
     WakeupPlot* wakeupPlot() const { return m_wakeups; }
     // Beside it, a traced watch's timeline: the watched threads' last seconds on each PU.
     TimelineView* timelineView() const { return m_timeline; }
-    QTabWidget* traceTabs() const { return m_traceTabs; }
     QString timelineCaption() const;
+    // The rates, the wake-ups and the timeline are tabs of one pane; the last two open with a
+    // traced watch's first sample, on the wake-ups unless told another (--view timeline).
+    enum PlotTab { RatesTab, WakeupsTab, TimelineTab };
+    QTabWidget* plotTabs() const { return m_plotTabs; }
+    void setTracedTab(PlotTab tab) { m_tracedTab = tab; }
     QCheckBox* traceSwitch() const { return m_traceWakeups; }
     QString statusText() const;
     // The open question "restore?" when stopping a watch after re-pins; null when none.
@@ -117,10 +122,12 @@ private:
     QPushButton* m_restoreButton = nullptr;
     ProgramPlot* m_plot = nullptr;
     WakeupPlot* m_wakeups = nullptr;
-    QTabWidget* m_traceTabs = nullptr;
+    QTabWidget* m_plotTabs = nullptr;
+    PlotTab m_tracedTab = WakeupsTab;
     TimelineView* m_timeline = nullptr;
     QLabel* m_timelineNote = nullptr;
     bool m_timelineStale = false;
+    std::uint64_t m_stretchFromNs = 0; // the shown timeline's newest stretch without a gap
     QCheckBox* m_traceWakeups = nullptr;
     QPointer<QMessageBox> m_question;
     QPointer<QMessageBox> m_moveQuestion;

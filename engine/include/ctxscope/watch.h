@@ -107,8 +107,6 @@ public:
     // now belongs to another program); after that, summary() says so in `ending`.
     Expected<WatchSample> next();
     WatchSummary summary() const;
-    // CLOCK_MONOTONIC at the end of the first reading: the start of the first interval.
-    std::uint64_t startMonoNs() const;
     // The latest reading (the first one before any next()).
     const programs::ProcessSnapshot& lastReading() const;
 

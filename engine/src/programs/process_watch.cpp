@@ -121,7 +121,6 @@ Expected<WatchSample> ProcessWatch::nextFrom(Expected<programs::ProcessSnapshot>
     return sample;
 }
 
-std::uint64_t ProcessWatch::startMonoNs() const { return m_state->startNs; }
 
 const programs::ProcessSnapshot& ProcessWatch::lastReading() const { return m_state->previous; }
 

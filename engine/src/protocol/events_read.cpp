@@ -428,6 +428,7 @@ Event readWatchSample(FieldReader& in)
     readWatchedProcess(in, s);
     s.kernel = in.optBoolean("kernel").value_or(false); // absent from an older worker's line
     s.intervalS = rate(in, "interval_s");
+    s.monoNs = in.optCount("mono_ns").value_or(0); // the clock of a traced watch's events
     eachObject(in, "threads", [&](FieldReader& t) {
         ThreadRates r;
         readThreadId(t, r);

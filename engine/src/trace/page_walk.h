@@ -2,7 +2,7 @@
 // The kernel's ring-buffer pages walked here rather than by libtraceevent's kbuffer, which
 // spends about 225 instructions an event behind indirect calls (kbuffer_next_event): a traced
 // watch of 1,000 threads decodes tens of thousands of events a second, and the walk was the
-// largest part of its cost (docs/tracing.md). The walk follows kbuffer's reading event for event
+// largest part of its cost (docs/performance.md, "Decoding"). The walk follows kbuffer's reading event for event
 // (tests/engine/page_walk_test.cpp holds them to the same events), and takes the page and
 // event header layout from the kernel's own events/header_page and events/header_event, which
 // a recording carries: no offset or bit width is assumed.

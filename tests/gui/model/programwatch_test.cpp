@@ -245,7 +245,8 @@ TEST(ProgramWatch, ATracedWatchSumsEachThreadsWakeUpsAndARepinBeginsAnotherEpoch
 
 // A traced watch's timeline: the intervals' events in order, a switch to or from a task the
 // watch does not follow named "other tasks or idle" (what ran after it is not seen), a waker
-// kept as it is; only the last 10 seconds stay, and what the worker left out is counted.
+// kept as it is; an interval the worker cut to its latest events breaks every lane where they
+// begin; only the last 10 seconds stay.
 TEST(ProgramWatch, TheTimelineKeepsTheLastTenSecondsOfTheWatchedThreadsEvents)
 {
     ProgramWatch watch;
@@ -261,7 +262,7 @@ TEST(ProgramWatch, TheTimelineKeepsTheLastTenSecondsOfTheWatchedThreadsEvents)
     watch.addEvents({ sw(100 * s, 1, 501, 4242) }, { { 501, "worker-501" }, { 4242, "nginx" } }, false, 0);
     EXPECT_EQ(changed.count(), 0) << "the interval is not all in yet";
     watch.addEvents({ TraceEvent { 100 * s + 5, 0, 4242, 500, 0, 0, TraceEventKind::Waking }, sw(101 * s, 1, 4242, 501) },
-        {}, true, 7);
+        {}, true, 0);
     ASSERT_EQ(changed.count(), 1);
     const TraceWindow& t = watch.timeline();
     ASSERT_EQ(t.events.size(), 3U);
@@ -272,14 +273,25 @@ TEST(ProgramWatch, TheTimelineKeepsTheLastTenSecondsOfTheWatchedThreadsEvents)
     EXPECT_EQ(t.events[2].other, 501);
     EXPECT_EQ(t.comms.at(ProgramWatch::kOtherTasks), "other tasks or idle");
     EXPECT_EQ(t.comms.at(4242), "nginx");
+    // The next interval kept only its latest event of 8: both lanes break just before it.
+    watch.addEvents({ sw(101 * s + 400'000'000, 1, 501, 0) }, {}, true, 7);
     EXPECT_EQ(watch.timelineLeftOut(), 7U);
-    EXPECT_EQ(t.recorded, 10U);
-    // Just under 11 s after the first: those more than 10 s older than the newest go.
-    watch.addEvents({ sw(111 * s - 1, 0, 500, 0) }, {}, true, 0);
-    ASSERT_EQ(t.events.size(), 2U);
-    EXPECT_EQ(t.events.front().ns, 101 * s);
+    EXPECT_EQ(t.recorded, 11U);
+    ASSERT_EQ(t.events.size(), 6U);
+    for (const std::size_t i : { 3U, 4U }) {
+        EXPECT_EQ(t.events[i].pid, kUnrecordedPid);
+        EXPECT_EQ(t.events[i].ns, 101 * s + 400'000'000);
+    }
     const TimelineData lanes = TimelineData::build(t.events, t.comms);
     EXPECT_EQ(lanes.pus(), (std::vector<int> { 0, 1 }));
+    const auto pu1 = lanes.visible(1, 0, 200 * s, 0);
+    ASSERT_EQ(pu1.size(), 2U);
+    EXPECT_EQ(pu1[1], (TimelineSlice { 101 * s, 101 * s + 400'000'000, kUnrecordedPid, false }))
+        << "501 ran from 101 s, but what followed was left out: not drawn as 501's";
+    // Just under 11 s after the first: those more than 10 s older than the newest go.
+    watch.addEvents({ sw(111 * s - 1, 0, 500, 0) }, {}, true, 0);
+    ASSERT_EQ(t.events.size(), 5U);
+    EXPECT_EQ(t.events.front().ns, 101 * s);
     // A new watch starts an empty timeline.
     watch.begin(600);
     EXPECT_TRUE(watch.timeline().events.empty());
