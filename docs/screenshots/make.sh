@@ -133,7 +133,7 @@ shot --over-ssh connected-ssh --remote lab-server --remote-cli "$cli" --run fute
 # A running program: the pingpong workload, unpinned; after 4 s its first pong thread is
 # pinned to the first CPU from another terminal (ctxscope-cli pin), which the map and table show.
 # The second photograph is the Programs page at a projector's 1280x800.
-"$cli" workload pingpong --threads 2 --duration 70 >"$work/workload" &
+"$cli" workload pingpong --threads 2 --duration 120 >"$work/workload" &
 workload=$!
 sleep 1
 pid=$(sed -n 's/.*(PID \([0-9]*\)).*/\1/p' "$work/workload")

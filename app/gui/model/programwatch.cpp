@@ -432,7 +432,7 @@ void ProgramWatch::addWakeups(long tid, const ThreadSched& sched)
     m_traced = true;
     std::vector<WakeupEpoch>& epochs = m_wakeups[tid];
     if (epochs.empty())
-        epochs.push_back({ 0, tr("since the watch began"), {}, 0, {}, {} });
+        epochs.push_back({ 0, tr("from the start"), {}, 0, {}, {} });
     WakeupEpoch& epoch = epochs.back();
     const auto& bins = sched.wake.log2Hist;
     if (epoch.log2Hist.size() < bins.size())

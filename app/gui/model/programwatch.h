@@ -100,7 +100,7 @@ struct PinMark {
 // interval's log2 bins, as bcc's runqlat sums them.
 struct WakeupEpoch {
     double fromSeconds = 0; // on the watch's clock
-    QString why; // "before the re-pin", "after 1234 → 0"
+    QString why; // "from the start", "after 1234 → 0"
     std::vector<std::uint64_t> log2Hist; // [i]: waits of 2^i ns up to 2^(i+1) ns
     std::uint64_t count = 0;
     // "name (tid)" or "an interrupt" -> wake-ups: each interval's top five, summed

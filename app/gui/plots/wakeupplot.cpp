@@ -13,9 +13,14 @@ namespace ctxscope::gui {
 
 namespace {
 
+// "2.048–4.096 µs": the unit once when both ends share it (the legend fits a projector's page).
 QString binRange(std::uint64_t lower)
 {
-    return durationTickLabel(double(lower)) + QStringLiteral("–") + durationTickLabel(double(lower * 2));
+    QString low = durationTickLabel(double(lower));
+    const QString high = durationTickLabel(double(lower * 2));
+    if (const auto space = low.lastIndexOf(QLatin1Char(' ')); space > 0 && high.endsWith(low.mid(space)))
+        low.truncate(space);
+    return low + QStringLiteral("–") + high;
 }
 
 QString peersOf(const std::map<std::string, std::uint64_t>& peers)
