@@ -4,6 +4,13 @@
 # unknown type, a cancel of each kind of command, a result, bye last. Then one session per
 # sweep, matrix and lesson (JOBS, one command a line), each left to finish at the end of its
 # input. Last, without --finish-on-eof, the end of input cancels a 90 s run.
+# The protocol version the worker must say: protocol.h's, as the app checks it.
+file(STRINGS ${PROTOCOL_H} versionLine REGEX "inline constexpr int kVersion = [0-9]+;")
+string(REGEX MATCH "[0-9]+" PROTOCOL_VERSION "${versionLine}")
+if(NOT PROTOCOL_VERSION)
+    message(FATAL_ERROR "no kVersion in ${PROTOCOL_H}")
+endif()
+
 function(run_worker input out_var)
     execute_process(COMMAND ${CLI} worker ${ARGN} INPUT_FILE ${input} RESULT_VARIABLE code OUTPUT_VARIABLE out
         ERROR_VARIABLE err TIMEOUT 120)
@@ -17,8 +24,8 @@ function(run_worker input out_var)
     string(FIND "${trimmed}" "\n" lastStart REVERSE)
     math(EXPR lastStart "${lastStart} + 1")
     string(SUBSTRING "${trimmed}" ${lastStart} -1 last)
-    if(NOT first MATCHES "\"type\":\"hello\"" OR NOT first MATCHES "\"protocol\":5")
-        message(FATAL_ERROR "the first line is not a version 4 hello")
+    if(NOT first MATCHES "\"type\":\"hello\"" OR NOT first MATCHES "\"protocol\":${PROTOCOL_VERSION}[,}]")
+        message(FATAL_ERROR "the first line is not a version ${PROTOCOL_VERSION} hello")
     endif()
     if(NOT last STREQUAL "{\"type\":\"bye\"}")
         message(FATAL_ERROR "the last line is not bye: ${last}")

@@ -40,6 +40,28 @@ using namespace ctxscope;
 
 namespace {
 
+// Threads of this process that sleep `period` over and over until the test leaves (each
+// stops and is joined then), with their ids once all have started.
+struct Sleepers {
+    std::vector<long> tids;
+    std::vector<std::jthread> threads; // after tids: stopped before the ids go
+
+    Sleepers(std::size_t count, std::chrono::milliseconds period)
+        : tids(count, 0)
+    {
+        std::atomic<std::size_t> started { 0 };
+        for (std::size_t i = 0; i < count; ++i)
+            threads.emplace_back([this, i, period, &started](const std::stop_token& stop) {
+                tids[i] = ::gettid();
+                ++started;
+                while (!stop.stop_requested())
+                    std::this_thread::sleep_for(period);
+            });
+        while (started < count)
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+};
+
 std::string slurp(const std::string& path)
 {
     std::ifstream in(path);
@@ -345,18 +367,8 @@ TEST_F(TraceLive, AWorkerRunWithTraceStreamsItsEventsThenAResultWithItsSegments)
 // samples (the first sample's reading to the last's, read in the sample callbacks).
 TEST_F(TraceLive, ATracedWatchsSwitchCountsAgreeWithTheKernels)
 {
-    std::vector<std::jthread> sleepers; // each stops and is joined as the test leaves
-    std::vector<long> tids(3, 0);
-    std::atomic<int> started { 0 };
-    for (std::size_t i = 0; i < tids.size(); ++i)
-        sleepers.emplace_back([&, i](const std::stop_token& stop) {
-            tids[i] = ::gettid();
-            ++started;
-            while (!stop.stop_requested())
-                std::this_thread::sleep_for(std::chrono::milliseconds(5));
-        });
-    while (started < static_cast<int>(tids.size()))
-        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    const Sleepers sleepers(3, std::chrono::milliseconds(5));
+    const std::vector<long>& tids = sleepers.tids;
     const auto voluntary = [&] {
         std::map<long, std::uint64_t> v;
         for (long tid : tids)
@@ -401,18 +413,8 @@ TEST_F(TraceLive, ATracedWatchsSwitchCountsAgreeWithTheKernels)
 // in time order, up to the sample's time; "recorded" counts those the cap left out.
 TEST_F(TraceLive, ATracedWatchWithEventsSendsEachIntervalsLatestEventsAfterItsSample)
 {
-    std::vector<std::jthread> sleepers;
-    std::vector<long> tids(2, 0);
-    std::atomic<int> started { 0 };
-    for (std::size_t i = 0; i < tids.size(); ++i)
-        sleepers.emplace_back([&, i](const std::stop_token& stop) {
-            tids[i] = ::gettid();
-            ++started;
-            while (!stop.stop_requested())
-                std::this_thread::sleep_for(std::chrono::milliseconds(2));
-        });
-    while (started < static_cast<int>(tids.size()))
-        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    const Sleepers sleepers(2, std::chrono::milliseconds(2));
+    const std::vector<long>& tids = sleepers.tids;
     test::Transcript out;
     WorkerSession session(*s_topology, [&](const std::string& l) { out.add(l); });
     constexpr std::size_t kCap = 40; // two threads sleeping 2 ms switch far more often in 0.3 s
@@ -513,7 +515,8 @@ TEST_F(TraceLive, ALiveRecordingsPagesGiveTheSameEventsWalkedAsByKbuffer)
         if (i >= r.events.size())
             return std::string("none");
         const Event& e = r.events[i];
-        return "cpu " + std::to_string(e.cpu) + " ts " + std::to_string(e.ts) + " size " + std::to_string(e.bytes.size());
+        return "cpu " + std::to_string(e.cpu) + " ts " + std::to_string(e.ts) + " size "
+            + std::to_string(e.bytes.size());
     };
     std::size_t first = 0;
     while (first < walked.events.size() && first < reference.events.size()
@@ -521,8 +524,8 @@ TEST_F(TraceLive, ALiveRecordingsPagesGiveTheSameEventsWalkedAsByKbuffer)
         ++first;
     EXPECT_EQ(walked.events.size(), reference.events.size());
     EXPECT_TRUE(walked.events == reference.events)
-        << "event " << first << " of " << walked.events.size() << ": walked " << describe(walked, first)
-        << ", kbuffer " << describe(reference, first);
+        << "event " << first << " of " << walked.events.size() << ": walked " << describe(walked, first) << ", kbuffer "
+        << describe(reference, first);
     EXPECT_EQ(walked.missed, reference.missed);
 }
 

@@ -159,8 +159,8 @@ public:
     // earlier events the worker left out. Switches to and from tasks not watched name
     // kOtherTasks instead; an interval with events left out breaks every lane where its kept
     // ones begin (kUnrecordedPid).
-    void addEvents(const std::vector<TraceEvent>& events, const std::map<int, std::string>& comms,
-        bool intervalEnds, std::uint64_t leftOut);
+    void addEvents(const std::vector<TraceEvent>& events, const std::map<int, std::string>& comms, bool intervalEnds,
+        std::uint64_t leftOut);
     // The last kTimelineNs of those events (at most kTimelineEvents), for the timeline.
     const TraceWindow& timeline() const { return m_timeline; }
     // Where the newest stretch without a gap begins: the last interval's kept events when the
@@ -199,7 +199,6 @@ private:
     std::uint64_t m_timelineLeftOut = 0;
     std::set<int> m_timelineCpus; // every CPU the events named: the lanes a gap breaks
     std::optional<std::size_t> m_intervalBegin; // where the interval coming in began in m_timeline
-
 };
 
 } // namespace ctxscope::gui

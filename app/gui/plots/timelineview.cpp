@@ -363,8 +363,8 @@ void TimelineView::drawLane(const Pixels& image, const TimelineLane& lane, int t
         // Idle, or (a pid below 0) what a watch's trace does not follow: idle or tasks of no
         // interest, drawn as idle is when the kernel gives no state.
         if (s.pid <= 0) {
-            const auto state = s.pid == 0 ? m_data->idleStateAt(lane.pu, s.beginNs + (s.endNs - s.beginNs) / 2)
-                                          : std::nullopt;
+            const auto state
+                = s.pid == 0 ? m_data->idleStateAt(lane.pu, s.beginNs + (s.endNs - s.beginNs) / 2) : std::nullopt;
             image.fill(top + third, std::max(top + third + 1, bottom - third), x0, x1, idleColor(state));
             continue;
         }

@@ -2,9 +2,9 @@
 #include "programspanel.h"
 
 #include "kernelthreadquestion.h"
+#include "plotstyle.h"
 #include "programplot.h"
 #include "programscontroller.h"
-#include "plotstyle.h"
 #include "programwatch.h"
 #include "timelineview.h"
 #include "topologymapwidget.h"
@@ -142,9 +142,9 @@ ProgramsPanel::ProgramsPanel(TopologyMapWidget& map, QWidget* parent)
     m_timelineNote->setWordWrap(true);
     timelineLayout->addWidget(m_timelineNote);
     m_timeline = new TimelineView(timelinePage);
-    m_timeline->setToolTip(tr("Each PU's last seconds: the watched threads' runs in their colours, the selected "
-                              "ones brightest; the thin band is idle or a task not watched. Wheel: zoom, drag: "
-                              "pan, Home: all, right-drag: measure."));
+    m_timeline->setToolTip(tr("Each PU's last seconds: the watched threads' runs, the selected ones in their curves' "
+                              "colours; the thin band is idle or a task not watched, blank is left out. Wheel: zoom, "
+                              "drag: pan, Home: all, right-drag: measure; click a run to select its thread."));
     timelineLayout->addWidget(m_timeline, 1);
     m_plotTabs->addTab(timelinePage, tr("&Timeline"));
     for (const int tab : { WakeupsTab, TimelineTab }) {
@@ -332,14 +332,16 @@ void ProgramsPanel::updateTimeline()
     const bool atEdge = empty || to >= before->endNs();
     const bool wholeStretch = empty || from <= std::max(before->beginNs(), m_stretchFromNs);
     auto built = std::make_shared<const TimelineData>(TimelineData::build(window.events, window.comms));
-    std::vector<TimelineLane> lanes = m_map.topology() ? timelineLanes(*m_map.topology()) : std::vector<TimelineLane> {};
+    std::vector<TimelineLane> lanes
+        = m_map.topology() ? timelineLanes(*m_map.topology()) : std::vector<TimelineLane> {};
     m_timeline->setData(built, withLanesOfEvents(std::move(lanes), *built));
     m_stretchFromNs = watch->timelineStretchFromNs();
     if (!built->empty()) {
         if (atEdge && wholeStretch)
             m_timeline->showSpan(std::max(built->beginNs(), m_stretchFromNs), built->endNs());
         else if (atEdge)
-            m_timeline->showSpan(built->endNs() - std::min(built->endNs() - built->beginNs(), to - from), built->endNs());
+            m_timeline->showSpan(
+                built->endNs() - std::min(built->endNs() - built->beginNs(), to - from), built->endNs());
         else if (from >= built->beginNs())
             m_timeline->showSpan(from, to);
     }

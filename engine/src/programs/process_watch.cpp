@@ -121,7 +121,6 @@ Expected<WatchSample> ProcessWatch::nextFrom(Expected<programs::ProcessSnapshot>
     return sample;
 }
 
-
 const programs::ProcessSnapshot& ProcessWatch::lastReading() const { return m_state->previous; }
 
 WatchSummary ProcessWatch::summary() const

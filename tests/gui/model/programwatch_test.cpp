@@ -261,8 +261,9 @@ TEST(ProgramWatch, TheTimelineKeepsTheLastTenSecondsOfTheWatchedThreadsEvents)
     // gives it back; 4242 wakes 500 (a waker stays itself).
     watch.addEvents({ sw(100 * s, 1, 501, 4242) }, { { 501, "worker-501" }, { 4242, "nginx" } }, false, 0);
     EXPECT_EQ(changed.count(), 0) << "the interval is not all in yet";
-    watch.addEvents({ TraceEvent { 100 * s + 5, 0, 4242, 500, 0, 0, TraceEventKind::Waking }, sw(101 * s, 1, 4242, 501) },
-        {}, true, 0);
+    watch.addEvents(
+        { TraceEvent { 100 * s + 5, 0, 4242, 500, 0, 0, TraceEventKind::Waking }, sw(101 * s, 1, 4242, 501) }, {}, true,
+        0);
     ASSERT_EQ(changed.count(), 1);
     const TraceWindow& t = watch.timeline();
     ASSERT_EQ(t.events.size(), 3U);
