@@ -85,6 +85,20 @@ private:
     std::size_t m_size = 0;
 };
 
+// The NUMA node of the page holding `address` in this process, asked with move_pages(2) and no
+// target nodes (a query: nothing moves); -errno when the kernel cannot say (-ENOENT: the page is
+// not mapped here yet, -ENOSYS: a kernel without NUMA).
+inline int pageNode(const void* address) noexcept
+{
+    const long page = ::sysconf(_SC_PAGESIZE);
+    void* pages[1] = { reinterpret_cast<void*>(
+        reinterpret_cast<std::uintptr_t>(address) & ~static_cast<std::uintptr_t>(page > 0 ? page - 1 : 4095)) };
+    int status[1] = { -ENOENT };
+    if (::syscall(SYS_move_pages, 0, 1UL, pages, nullptr, status, 0) != 0)
+        return -errno;
+    return status[0];
+}
+
 // FUTEX_WAIT / FUTEX_WAKE. priv selects FUTEX_PRIVATE_FLAG (waiters and wakers must agree);
 // words shared between processes need priv = false.
 inline long futexWait(std::uint32_t* word, std::uint32_t expected, bool priv, const timespec* timeout = nullptr)
