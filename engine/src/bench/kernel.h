@@ -37,6 +37,7 @@ struct LinePlacement {
     int firstCpu = -1;
     int nodeAtTouch = -ENOENT; // asked by the first task right after its touch
     int node = -ENOENT; // asked when linePlacement() is called
+    const void* page = nullptr; // the start of the line's page (its mapping)
 };
 
 class Kernel {

@@ -66,6 +66,7 @@ public:
         // the page the task made; it makes none).
         (void)std::atomic_ref(m_shared->line.token).load(std::memory_order_relaxed);
         p.node = sys::pageNode(&m_shared->line);
+        p.page = m_mapping.data();
         return p;
     }
 

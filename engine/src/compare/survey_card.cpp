@@ -16,7 +16,7 @@ using report::FieldReader;
 Status readSurveyBlock(const json& survey, MachineCard& card)
 {
     FieldReader in(survey, "survey");
-    card.surveyVersion = static_cast<int>(in.countUpTo("suite_version", 1000));
+    card.surveyVersion = static_cast<int>(std::min<std::uint64_t>(in.optCount("suite_version").value_or(1), 1000));
     if (card.surveyVersion >= 2) {
         if (const json* w = in.optObject("working_set")) {
             FieldReader ws(*w, in.where("working_set"));

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Small RAII wrappers around the OS handles the runner and the kernels use. Everything here
 // is safe in a forked child of a multithreaded parent (no allocation, no locks) except
-// errnoText and SharedMapping::create.
+// errnoText, SharedMapping::create and numaMapsNode.
 #pragma once
 
 #include "ctxscope/expected.h"
@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <ctime>
 #include <linux/futex.h>
+#include <optional>
 #include <string>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -98,6 +99,11 @@ inline int pageNode(const void* address) noexcept
         return -errno;
     return status[0];
 }
+
+// The node of the pages of the mapping that starts at `mappingStart` as /proc/self/numa_maps
+// lists it; none when it is not listed, has no page yet, or spans two nodes. Allocates: not for
+// a forked child.
+std::optional<int> numaMapsNode(const void* mappingStart);
 
 // FUTEX_WAIT / FUTEX_WAKE. priv selects FUTEX_PRIVATE_FLAG (waiters and wakers must agree);
 // words shared between processes need priv = false.

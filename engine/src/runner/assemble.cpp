@@ -185,8 +185,13 @@ SharedLine sharedLineOf(const bench::LinePlacement& raw, const Placement& placem
     line.firstCpu = raw.firstCpu;
     if (raw.nodeAtTouch >= 0)
         line.nodeAtTouch = raw.nodeAtTouch;
+    // Where move_pages is refused (a container's seccomp profile without CAP_SYS_NICE), the
+    // process's own numa_maps still lists the mapping's node.
+    const std::optional<int> listed = raw.node < 0 && raw.page ? sys::numaMapsNode(raw.page) : std::nullopt;
     if (raw.node >= 0)
         line.node = raw.node;
+    else if (listed)
+        line.node = listed;
     else if (raw.node == -ENOSYS)
         line.nodeError = "this kernel has no NUMA support (move_pages: " + sys::errnoText(ENOSYS) + ")";
     else

@@ -240,6 +240,12 @@ Expected<SurveyResult> runSurvey(const SurveyPlan& plan, const Topology& topolog
             out.skipped.push_back({ step.label, "its untraced run did not finish, so there is nothing to explain" });
             continue;
         }
+        if (step.spec.bench == "touch" && step.spec.wsBytes > 0
+            && std::none_of(out.results.begin(), out.results.end(),
+                [&](const RunResult& r) { return r.bench == "futex" && r.spec.wsBytes == step.spec.wsBytes; })) {
+            out.skipped.push_back({ step.label, "its round trip did not finish, so the baseline would serve nothing" });
+            continue;
+        }
         if (elapsed() + next > plan.budgetSeconds) {
             out.skipped.push_back({ step.label,
                 fmt::format("the budget of {} would be exceeded: {} spent, this run is estimated at {}",

@@ -26,11 +26,12 @@ std::vector<std::uint64_t> surveyWorkingSets(
     std::uint64_t end = 2 * llc;
     if (llc == 0) {
         end = kSurveyMaxWsBytes;
-        why = level > 0
-            ? fmt::format("The last-level cache this machine reports ({}) is not plausible, so the working "
-                          "sets end at {}.",
-                formatBytes(topology.cacheSize(level)), formatBytes(end))
-            : fmt::format("The topology reports no cache, so the working sets end at {}.", formatBytes(end));
+        const std::uint64_t reported = level > 0 ? topology.cacheSize(level) : 0;
+        why = reported > 0
+            ? fmt::format("The last-level cache this machine reports ({}) is not plausible, so the "
+                          "working sets end at {}.",
+                formatBytes(reported), formatBytes(end))
+            : fmt::format("The topology reports no cache size, so the working sets end at {}.", formatBytes(end));
     } else if (end > kSurveyMaxWsBytes) {
         end = kSurveyMaxWsBytes;
         why = fmt::format("The working sets end at {}, below twice the last-level cache ({}).", formatBytes(end),
