@@ -57,9 +57,12 @@ void expectLine(const RunResult& r, const Topology& t)
         GTEST_SKIP() << r.line->nodeError;
     ASSERT_TRUE(r.line->node) << r.line->nodeError;
     // First-touch placement: the page is on the node of the CPU that touched it.
-    if (const int node = nodeOf(t, r.line->firstCpu); node >= 0)
+    if (const int node = nodeOf(t, r.line->firstCpu); node >= 0) {
         EXPECT_EQ(*r.line->node, node);
-    EXPECT_EQ(r.line->nodeAtTouch, r.line->node);
+    }
+    if (r.line->nodeAtTouch) { // none where move_pages is refused (numa_maps told the node)
+        EXPECT_EQ(r.line->nodeAtTouch, r.line->node);
+    }
     ASSERT_EQ(r.line->taskNodes.size(), r.placement.cpus.size());
 }
 

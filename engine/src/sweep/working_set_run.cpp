@@ -60,7 +60,7 @@ bool costClearlyAbove(const WorkingSetPoint& a, const WorkingSetPoint& b)
 {
     const auto positive = [](const WorkingSetPoint& p) { return p.switchCostNs && p.switchCostLowNs; };
     return positive(a) && positive(b) && *b.switchCostNs > kClearCostRise * *a.switchCostNs
-        && *b.switchCostLowNs > *a.switchCostHighNs.value_or(*a.switchCostNs);
+        && *b.switchCostLowNs > a.switchCostHighNs.value_or(*a.switchCostNs);
 }
 
 bool roundTripNoisy(const RunResult& r) { return r.repetitions >= 2 && r.repetitionCv > kNoisyRepetitionCv; }
