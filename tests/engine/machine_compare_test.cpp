@@ -243,7 +243,7 @@ TEST(MachineCompare, SurveyFiguresMatchByClassAndVersionOneCardsSaySo)
     EXPECT_EQ(line->values[0], "line on node 0 (both tasks' node), first touched by task 0");
     EXPECT_EQ(line->values[1], "line on node 1 (both tasks' node), first touched by task 0");
     EXPECT_EQ(line->values[2].rfind("not reported (suite version 1", 0), 0U) << line->values[2];
-    const MachineFigure* ipi = figureOf(*c, "segment IPI sent");
+    const MachineFigure* ipi = figureOf(*c, "segment IPI sent (sched_waking -> ipi_send_cpu)");
     ASSERT_NE(ipi, nullptr);
     EXPECT_EQ(ipi->relation, Relation::SharedL3);
     EXPECT_EQ(ipi->values, (std::vector<std::string> { formatDuration(1200), "not traced", "not in suite version 1" }));

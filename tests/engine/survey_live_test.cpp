@@ -144,8 +144,9 @@ TEST_F(SurveyLive, TracedSegmentsPerClassWhereTracingIsAllowed)
     ASSERT_EQ(card->traces.size(), 1U);
     const auto c = compareMachines({ *card, *card }, 0);
     ASSERT_TRUE(c);
-    const auto segment = std::find_if(c->figures.begin(), c->figures.end(),
-        [&](const MachineFigure& f) { return f.what == "segment " + t.summary.segments.front().name; });
+    const auto segment = std::find_if(c->figures.begin(), c->figures.end(), [&](const MachineFigure& f) {
+        return f.what.starts_with("segment " + t.summary.segments.front().name + " (");
+    });
     ASSERT_NE(segment, c->figures.end());
     EXPECT_EQ(segment->relation, Relation::SamePu);
     EXPECT_EQ(segment->values[0], segment->values[1]);

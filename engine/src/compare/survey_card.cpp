@@ -105,28 +105,32 @@ std::vector<MachineFigure> lineFigures(const std::vector<MachineCard>& cards)
     return out;
 }
 
+// A segment's name with its two events: several steps share a name ("switch-in" from idle, from
+// another task, ...), and only the events tell them apart.
+std::string segmentKey(const TraceSegment& s) { return s.name + " (" + s.fromEvent + " -> " + s.toEvent + ")"; }
+
 std::vector<MachineFigure> segmentFigures(const std::vector<MachineCard>& cards)
 {
-    // Per class, the segment names in the order first seen; per card, its trace of that class.
-    std::map<Relation, std::vector<std::string>> names;
+    // Per class, the segments in the order first seen; per card, its trace of that class.
+    std::map<Relation, std::vector<std::string>> keys;
     for (const MachineCard& c : cards)
         for (const SurveyTrace& t : c.traces)
             for (const TraceSegment& s : t.summary.segments) {
-                auto& list = names[t.relation];
-                if (std::find(list.begin(), list.end(), s.name) == list.end())
-                    list.push_back(s.name);
+                auto& list = keys[t.relation];
+                if (std::find(list.begin(), list.end(), segmentKey(s)) == list.end())
+                    list.push_back(segmentKey(s));
             }
     std::vector<MachineFigure> out;
-    for (const auto& [relation, list] : names)
-        for (const std::string& name : list) {
-            MachineFigure f { "segment " + name, relation, {} };
+    for (const auto& [relation, list] : keys)
+        for (const std::string& key : list) {
+            MachineFigure f { "segment " + key, relation, {} };
             for (const MachineCard& c : cards) {
                 const auto t = std::find_if(
                     c.traces.begin(), c.traces.end(), [&](const SurveyTrace& x) { return x.relation == relation; });
                 const TraceSegment* seg = nullptr;
                 if (t != c.traces.end())
                     for (const TraceSegment& s : t->summary.segments)
-                        if (s.name == name)
+                        if (segmentKey(s) == key)
                             seg = &s;
                 f.values.push_back(seg        ? formatDuration(seg->p50Ns)
                         : t != c.traces.end() ? std::string("not taken")
