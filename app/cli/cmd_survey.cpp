@@ -62,12 +62,18 @@ std::string perWhat(const RunResult& r)
 
 void printSummary(const SurveyResult& s, const nlohmann::json& context)
 {
-    fmt::print("{:<22}{:<16}{:>12}  {}\n", "benchmark", "class", "median op", "per switch / hand-over");
+    fmt::print("{:<32}{:<16}{:>12}  {}\n", "benchmark", "class", "median op", "per switch / hand-over");
     for (const RunResult& r : s.results) {
         const bool oneTask = r.placement.tasks <= 1;
-        fmt::print("{:<22}{:<16}{:>12}  {}\n", oneTask ? r.bench : r.bench + " " + std::string(toString(r.mode)),
-            toString(r.placement.relation), formatDuration(r.stats.p50), perWhat(r));
+        std::string name = oneTask ? r.bench : r.bench + " " + std::string(toString(r.mode));
+        if (r.spec.wsBytes > 0)
+            name += " W=" + formatBytes(r.spec.wsBytes);
+        fmt::print(
+            "{:<32}{:<16}{:>12}  {}\n", name, toString(r.placement.relation), formatDuration(r.stats.p50), perWhat(r));
     }
+    fmt::print("\n");
+    for (const std::string& line : surveyFigureLines(s))
+        fmt::print("{}\n", line);
     fmt::print("\n");
     MachineCard card;
     card.hasContext = true;
@@ -112,6 +118,8 @@ int run(const SurveyOptions& o)
             formatDuration(plan->budgetSeconds * 1e9));
         for (const SurveyStep& s : plan->steps)
             fmt::print("  {}\n", s.label);
+        if (!plan->wsNote.empty())
+            fmt::print("{}\n", plan->wsNote);
         for (const SurveySkip& k : plan->skipped)
             fmt::print("skipped: {}: {}\n", k.what, k.why);
         return kOk;
@@ -156,7 +164,10 @@ Command addSurveyCommand(CLI::App& app)
     auto c = subcommand<SurveyOptions>(app, "survey",
         fmt::format("A machine card: a fixed suite (version {}) of syscall, vdso, the coroutine floor, futex and pipe "
                     "(thread and process) on one PU, on one representative pair of each relation class and unpinned, "
-                    "and spin's one-way hand-over per class, within a time budget, with the machine's context",
+                    "spin's one-way hand-over per class (its line in a fresh page first touched by a measuring task, "
+                    "with the page's NUMA node), where tracing is allowed the hand-over's traced segments per class, "
+                    "and the working-set knee (futex on one PU, 4 KiB to twice the last-level cache), within a time "
+                    "budget, with the machine's context",
             kSurveyVersion));
     SurveyOptions& o = *c.options;
     c.sub

@@ -77,6 +77,8 @@ std::string details(const RunResult& r)
     out.back() = '\n';
     if (r.syscalls)
         out += "  syscalls: " + r.syscalls->how + "\n";
+    if (r.line)
+        out += "  " + sharedLineText(*r.line) + ".\n";
     if (r.handoffs)
         out += fmt::format(
             "  hand-overs: {} of {} slept on the futex after the spin ({:.1f}%), counted by the tasks.\n",

@@ -13,17 +13,22 @@ command -v jq >/dev/null || fail "jq is missing (packaging/dev.sh deps installs 
 
 "$cli" survey --budget 6 --json "$dir/card.json" >"$dir/summary.txt" 2>"$dir/err.txt" \
     || fail "survey failed: $(cat "$dir/err.txt")"
-jq -e '.survey.suite_version == 1 and .survey.budget_seconds == 6 and (.benchmarks | length) > 0' "$dir/card.json" \
+jq -e '.survey.suite_version == 2 and .survey.budget_seconds == 6 and (.benchmarks | length) > 0' "$dir/card.json" \
     >/dev/null || fail "the card has no survey block or no figures: $(jq -c .survey "$dir/card.json")"
 jq -e '.benchmarks[0].bench == "syscall"' "$dir/card.json" >/dev/null \
     || fail "the survey's first run is not syscall: $(jq -r '.benchmarks[0].name' "$dir/card.json")"
-jq -e '[.survey.skipped[] | select(.why == "not in this suite version")] | length == 2' "$dir/card.json" >/dev/null \
-    || fail "the working-set knee and traced segments are not listed as skipped: $(jq -c .survey.skipped "$dir/card.json")"
+# Version 2's parts: the knee's block (6 s leave its runs out, each named), the traced block, and
+# every spin run's line with its first toucher and its node (or the kernel's reason).
+jq -e '(.survey.working_set | has("sizes") and has("knee")) and (.survey.traced | type == "array")
+    and ([.survey.skipped[] | select(.what | test("^(futex thread|touch), one PU \\(CPU [0-9]+\\), W = "))] | length > 0)' \
+    "$dir/card.json" >/dev/null || fail "the knee's runs are not in the block or not named as skipped: $(jq -c .survey "$dir/card.json")"
+jq -e '[.benchmarks[] | select(.bench == "spin") | select(.line.first_task != 0 or (.line.node == null and .line.node_error == null))]
+    | length == 0' "$dir/card.json" >/dev/null || fail "a spin run has no line: $(jq -c '[.benchmarks[] | select(.bench == "spin") | .line]' "$dir/card.json")"
 seconds=$(jq '.survey.seconds' "$dir/card.json")
 jq -e '.survey.seconds <= 6' "$dir/card.json" >/dev/null || fail "the survey took $seconds s with a budget of 6 s"
 jq -e '.context.ctxscope.sysinfo | has("microcode") and has("idle_states")' "$dir/card.json" >/dev/null \
     || fail "the card's context has no microcode or idle states"
-grep -q "^skipped: the working-set knee" "$dir/summary.txt" || fail "the summary does not say what it skipped: $(cat "$dir/summary.txt")"
+grep -Eq "^skipped: touch, one PU \(CPU [0-9]+\), W = 4 KiB: " "$dir/summary.txt" || fail "the summary does not say what it skipped: $(cat "$dir/summary.txt")"
 grep -Eq "^syscall +same-pu " "$dir/summary.txt" || fail "the summary has no syscall row: $(cat "$dir/summary.txt")"
 
 # The card's figures agree with the same benchmarks run on their own, with the card's time per

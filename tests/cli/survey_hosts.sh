@@ -27,7 +27,7 @@ if [ "${1:-}" = "--inner" ]; then
     code=$?
     [ "$code" -eq 1 ] || fail "with one host unreachable: exit $code, not 1: $(cat "$dir/err")"
     for host in lab-a lab-b; do
-        jq -e '.survey.suite_version == 1 and (.benchmarks | length) > 0' "$dir/cards/$host.json" >/dev/null \
+        jq -e '.survey.suite_version == 2 and (.benchmarks | length) > 0' "$dir/cards/$host.json" >/dev/null \
             || fail "no card for $host: $(ls "$dir/cards") $(cat "$dir/err")"
         grep -q "^$host: done in .*: $dir/cards/$host.json" "$dir/err" || fail "$host is not reported done: $(cat "$dir/err")"
     done

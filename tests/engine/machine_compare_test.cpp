@@ -5,6 +5,8 @@
 #include "ctxscope/machine_compare.h"
 #include "ctxscope/results_file.h"
 #include "ctxscope/sysinfo.h"
+#include "ctxscope/traced_run.h"
+#include "ctxscope/units.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -177,6 +179,85 @@ TEST(MachineCompare, FormatsCarryTheSameTable)
     EXPECT_EQ(j["rows"].size(), 6U);
     EXPECT_EQ(j["rows"][1]["cells"][1]["verdict"], "matters");
     EXPECT_FALSE(compareFormatFromString("yaml"));
+}
+
+namespace {
+
+// A survey card of the given version with one spin run on shared-l3 (its CPUs and line as given).
+MachineCard surveyCardOf(const std::string& path, int version, std::vector<int> spinCpus,
+    std::optional<SharedLine> line, const nlohmann::json& extra = nlohmann::json::object())
+{
+    auto runs = someRuns();
+    RunResult spin = runOf("spin", BenchMode::Thread, Relation::SharedL3, 300);
+    spin.placement.cpus = std::move(spinCpus);
+    spin.line = std::move(line);
+    runs.push_back(spin);
+    const auto topology = Topology::loadSynthetic("pack:1 core:2 pu:1");
+    nlohmann::json doc = makeReport(makeContext(sysOf("6.1.0"), *topology, ClockInfo {}), runs, false);
+    doc["survey"] = extra;
+    doc["survey"]["suite_version"] = version;
+    auto card = machineCardFromText(doc.dump(), path);
+    EXPECT_TRUE(card) << card.error().message;
+    return *card;
+}
+
+const MachineFigure* figureOf(const MachineComparison& c, const std::string& what)
+{
+    for (const MachineFigure& f : c.figures)
+        if (f.what == what)
+            return &f;
+    return nullptr;
+}
+
+} // namespace
+
+TEST(MachineCompare, SurveyFiguresMatchByClassAndVersionOneCardsSaySo)
+{
+    TraceSummary trace;
+    trace.ops = 1000;
+    trace.nsPerOp = 6000;
+    trace.handovers = 2000;
+    trace.segments = { { "IPI sent", "sched_waking", "ipi_send_cpu", true, 1200, 1500, 1250, 2000 } };
+    const nlohmann::json a {
+        { "working_set",
+            { { "points", { { { "ws_bytes", 4096 } }, { { "ws_bytes", 262144 } } } }, { "knee_bytes", 262144 } } },
+        { "traced", { { { "relation", "shared-l3" }, { "cpus", { 0, 2 } }, { "trace", traceSummaryToJson(trace) } } } }
+    };
+    const nlohmann::json b { { "working_set",
+        { { "points", { { { "ws_bytes", 4096 } }, { { "ws_bytes", 16777216 } } } }, { "knee_bytes", nullptr } } } };
+    // Two machines of different shapes: the shared-l3 pair is CPUs 0,2 on one and 4,9 (node 1) on
+    // the other; a version 1 card has no line and no figures.
+    const MachineCard cardA = surveyCardOf("/tmp/a.json", 2, { 0, 2 }, SharedLine { 0, 0, 0, 0, "", { 0, 0 } }, a);
+    const MachineCard cardB = surveyCardOf("/tmp/b.json", 2, { 4, 9 }, SharedLine { 0, 4, 1, 1, "", { 1, 1 } }, b);
+    const MachineCard cardC = surveyCardOf("/tmp/c.json", 1, { 0, 1 }, std::nullopt);
+    EXPECT_EQ(cardA.surveyVersion, 2);
+    EXPECT_EQ(cardC.surveyVersion, 1);
+    const auto c = compareMachines({ cardA, cardB, cardC }, 0);
+    ASSERT_TRUE(c) << c.error().message;
+    const MachineFigure* knee = figureOf(*c, "working-set knee (futex, one PU)");
+    ASSERT_NE(knee, nullptr);
+    EXPECT_EQ(knee->values, (std::vector<std::string> { "256 KiB", "none up to 16 MiB", "not in suite version 1" }));
+    const MachineFigure* line = figureOf(*c, "spin line");
+    ASSERT_NE(line, nullptr);
+    EXPECT_EQ(line->relation, Relation::SharedL3);
+    EXPECT_EQ(line->values[0], "line on node 0 (both tasks' node), first touched by task 0");
+    EXPECT_EQ(line->values[1], "line on node 1 (both tasks' node), first touched by task 0");
+    EXPECT_EQ(line->values[2].rfind("not reported (suite version 1", 0), 0U) << line->values[2];
+    const MachineFigure* ipi = figureOf(*c, "segment IPI sent (sched_waking -> ipi_send_cpu)");
+    ASSERT_NE(ipi, nullptr);
+    EXPECT_EQ(ipi->relation, Relation::SharedL3);
+    EXPECT_EQ(ipi->values, (std::vector<std::string> { formatDuration(1200), "not traced", "not in suite version 1" }));
+    const std::string text = formatMachineComparison(*c, CompareFormat::Text);
+    EXPECT_NE(text.find("Survey figures, matched by relation class"), std::string::npos) << text;
+    EXPECT_EQ(text.find("CPU 4"), std::string::npos) << text;
+    const auto j = nlohmann::json::parse(formatMachineComparison(*c, CompareFormat::Json));
+    EXPECT_EQ(j["figures"].size(), c->figures.size());
+    EXPECT_EQ(j["figures"][0]["relation"], nullptr);
+    // Cards without a version 2 survey have no figures at all.
+    const auto old = compareMachines({ cardC, cardC }, 0);
+    ASSERT_TRUE(old);
+    EXPECT_TRUE(old->figures.empty());
+    EXPECT_EQ(formatMachineComparison(*old, CompareFormat::Text).find("Survey figures"), std::string::npos);
 }
 
 TEST(MachineCompare, ReadsLessonFilesAndRefusesOtherJson)

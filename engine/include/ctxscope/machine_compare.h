@@ -12,6 +12,7 @@
 #include "ctxscope/placement.h"
 #include "ctxscope/result.h"
 #include "ctxscope/results_file.h"
+#include "ctxscope/survey.h"
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -34,9 +35,17 @@ struct MachineCard {
     std::vector<RunResult> results;
     // A reference card (the articles' published figures): where they come from.
     std::string source;
+    // A survey card's suite version (0: not a survey card) and, from version 2, its figures
+    // beside the runs: the working-set knee and the traced segments per class.
+    int surveyVersion = 0;
+    bool hasKnee = false; // the survey measured the knee (some working set ran)
+    std::optional<std::uint64_t> kneeBytes;
+    std::uint64_t largestWsBytes = 0; // the largest working set it measured
+    std::vector<SurveyTrace> traces;
 };
 
-// Reads a card from JSON text; `path` names it in errors and gives its label. A file of another
+// Reads a card from JSON text; `path` names it in errors and gives its label. A survey block of
+// version 1 or later is read (the figures of version 2; version 1 has none of them). A file of another
 // kind (a session, a trace, any other JSON) is refused with a sentence saying what it is not.
 Expected<MachineCard> machineCardFromText(std::string_view text, const std::string& path);
 Expected<MachineCard> readMachineCard(const std::string& path);
@@ -79,10 +88,20 @@ struct ContextDifference {
     std::vector<std::string> values; // one per machine; "unknown" where the file does not say
 };
 
+// A survey figure beside the table, one text value per machine (in the cards' order): the
+// working-set knee, where each class's spin line lived (context for the spin rows), and each
+// class's traced hand-over segments (one figure per segment). Matched by class, never by CPU.
+struct MachineFigure {
+    std::string what; // "working-set knee", "spin line", "segment IPI sent"
+    std::optional<Relation> relation; // none for a machine-wide figure (the knee)
+    std::vector<std::string> values; // "absent" where a card lacks it, "not in suite version 1"
+};
+
 struct MachineComparison {
     std::vector<std::string> labels; // one per machine
     std::size_t baseline = 0;
     std::vector<MachineRow> rows;
+    std::vector<MachineFigure> figures; // empty unless a card is a survey of version 2 or later
     std::vector<ContextDifference> differences;
     std::vector<std::string> notes; // sentences: a file holding several runs of a row, no context
 };

@@ -56,6 +56,22 @@ struct HandoffCount {
     double sleptShare() const { return total > 0 ? static_cast<double>(slept) / static_cast<double>(total) : 0; }
 };
 
+// Where a spin kernel's shared cache line lived: alone in a fresh page that the first task
+// touched, pinned, before any other task started (so the kernel placed the page by that task's
+// CPU, as first-touch placement does), asked with move_pages(2).
+struct SharedLine {
+    int firstTask = 0; // the task that touched the page first
+    int firstCpu = -1; // the CPU it ran on then (sched_getcpu)
+    std::optional<int> node; // the page's NUMA node after the run; none when the kernel could not say
+    std::optional<int> nodeAtTouch; // the same right after the first touch
+    std::string nodeError; // why there is no node, a sentence; "" when there is one
+    std::vector<int> taskNodes; // the NUMA node of each task's pinned CPU (topology); -1 when unknown
+};
+
+// "line on node 0 (both tasks' node), first touched by task 0 on CPU 2", or the node's absence
+// with the kernel's reason; without the CPU to compare machines ("..., first touched by task 0").
+std::string sharedLineText(const SharedLine& line, bool withCpu = true);
+
 // One kind of system call and how many of it one op made.
 struct SyscallCount {
     std::string name; // "rt_sigprocmask", or "syscall N" for a number without a name here
@@ -108,6 +124,8 @@ struct RunResult {
     // run with "trace"): what its events say about the hand-overs. It explains these figures
     // and never replaces them.
     std::optional<TraceSummary> trace;
+    // spin: where its cache line lived and which task touched it first.
+    std::optional<SharedLine> line;
     std::vector<std::string> warnings; // each a sentence
     double seconds = 0; // wall time of the whole run, calibration included
 };

@@ -57,6 +57,17 @@ inline constexpr double kNoisyRepetitionCv = 0.05;
 bool roundTripNoisy(const RunResult& roundTrip);
 bool costSpreadReachesZero(const WorkingSetPoint& point);
 
+// The point of a round-trip run at W and the touch run of the same W (nullptr when W is 0), the
+// switch cost derived as runWorkingSet derives it; the runs are not kept in it.
+WorkingSetPoint workingSetPointOf(const RunResult& roundTrip, const RunResult* touch);
+
+// A rise of the switch cost from one working set to another counts as clear only when it is this
+// large and the two costs' quartile spreads are apart (the cache-pollution lesson, the survey's knee).
+inline constexpr double kClearCostRise = 1.3;
+// b's cost is clearly above a's: both positive with spreads above 0, b above kClearCostRise times
+// a, and b's low end above a's high end. Whether the runs were noisy or disturbed is the caller's.
+bool costClearlyAbove(const WorkingSetPoint& a, const WorkingSetPoint& b);
+
 // Progress within one working-set point: which run (round trip, then touch) and its share.
 using WorkingSetProgress = std::function<void(std::string_view stage, double fraction)>;
 

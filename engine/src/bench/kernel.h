@@ -7,6 +7,7 @@
 #include "ctxscope/expected.h"
 #include "ctxscope/result.h"
 
+#include <cerrno>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -29,18 +30,33 @@ struct KernelParams {
     std::uint64_t spinNs = kDefaultSpinNs; // see BenchSpec::spinNs
 };
 
+// Where a kernel's shared cache line lives (spin), as the tasks and the kernel saw it: node
+// values are pageNode()'s (a node, or -errno); firstTask -1 when no task touched it yet.
+struct LinePlacement {
+    int firstTask = -1;
+    int firstCpu = -1;
+    int nodeAtTouch = -ENOENT; // asked by the first task right after its touch
+    int node = -ENOENT; // asked when linePlacement() is called
+    const void* page = nullptr; // the start of the line's page (its mapping)
+};
+
 class Kernel {
 public:
     virtual ~Kernel() = default;
     // Task `task` takes part in `ops` ops; task 0 starts each op and the runner times it.
     // Runs in a measured thread or a forked child: must not allocate, lock or throw.
     virtual OpStatus run(int task, std::uint64_t ops) noexcept = 0;
+    // Runs once in each task, pinned and with its policy, before the start barrier: no task has
+    // run an op yet. Where a kernel first-touches what a measuring task should place.
+    virtual void setUpTask(int task) noexcept { (void)task; }
     // Makes every task blocked inside run() return Stopped soon. Called from any thread of
     // the parent, possibly more than once.
     virtual void interrupt() noexcept { }
     // Hand-overs counted by the tasks since the kernel was made (spin-then-sleep kernels);
     // read by the runner between phases, while no task runs an op.
     virtual std::optional<HandoffCount> handoffs() const noexcept { return std::nullopt; }
+    // Where the kernel's shared line lives (spin kernels), read by the runner after the run.
+    virtual std::optional<LinePlacement> linePlacement() const noexcept { return std::nullopt; }
     // The descriptors task `task` uses; a process-mode child closes all others. Returns how
     // many were written to out.
     virtual std::size_t fdsOf(int task, std::span<int> out) const noexcept

@@ -3,13 +3,15 @@
 // busy-waiting. Task 0 stores 1 and waits for 0; task 1 waits for 1 and stores 0. Each
 // hand-over is one release store by the sender and acquire loads by the receiver: the line
 // moves once per direction, as in a spin lock's hand-off (no compare-and-swap, no system
-// call). Threads and processes share the line through an anonymous shared mapping.
+// call). Threads and processes share the line through an anonymous shared mapping of one page,
+// which nobody touches before task 0 does, pinned, before the start barrier: the kernel places
+// the page by task 0's CPU (first touch), and the line's node and first toucher are reported.
 #include "bench/kernel.h"
 #include "bench/spin_wait.h"
 #include "os/sys.h"
 
 #include <atomic>
-#include <new>
+#include <sched.h>
 
 namespace ctxscope::bench {
 
@@ -21,17 +23,51 @@ struct alignas(64) Line {
 struct alignas(64) StopLine {
     std::uint32_t stop;
 };
+struct alignas(64) TouchLine {
+    std::int32_t firstTask; // the first toucher's index + 1, so the zero-filled page reads "nobody yet"
+    std::int32_t firstCpu;
+    std::int32_t nodeAtTouch;
+};
 struct Shared {
     Line line;
     StopLine stop; // on its own line, so asking to stop never disturbs the token's line
+    TouchLine touch; // written once by the first toucher, read by the runner after the run
 };
 
 class SpinKernel final : public Kernel {
 public:
     explicit SpinKernel(sys::SharedMapping mapping)
         : m_mapping(std::move(mapping))
-        , m_shared(new (m_mapping.data()) Shared {})
+        // Not constructed here: the mapping is zero-filled (a valid Shared), and a store from
+        // this thread would be the page's first touch.
+        , m_shared(static_cast<Shared*>(m_mapping.data()))
     {
+    }
+
+    void setUpTask(int task) noexcept override
+    {
+        if (task != 0)
+            return;
+        std::atomic_ref(m_shared->line.token).store(0, std::memory_order_relaxed); // the first touch
+        m_shared->touch.firstCpu = ::sched_getcpu();
+        m_shared->touch.nodeAtTouch = sys::pageNode(&m_shared->line);
+        std::atomic_ref(m_shared->touch.firstTask).store(task + 1, std::memory_order_release);
+    }
+
+    std::optional<LinePlacement> linePlacement() const noexcept override
+    {
+        LinePlacement p;
+        p.firstTask = std::atomic_ref(m_shared->touch.firstTask).load(std::memory_order_acquire) - 1;
+        if (p.firstTask < 0)
+            return p; // no task reached its set-up: the page may not exist yet
+        p.firstCpu = m_shared->touch.firstCpu;
+        p.nodeAtTouch = m_shared->touch.nodeAtTouch;
+        // A forked task's page is mapped here only once this process reads it (the read maps
+        // the page the task made; it makes none).
+        (void)std::atomic_ref(m_shared->line.token).load(std::memory_order_relaxed);
+        p.node = sys::pageNode(&m_shared->line);
+        p.page = m_mapping.data();
+        return p;
     }
 
     OpStatus run(int task, std::uint64_t ops) noexcept override
@@ -67,7 +103,7 @@ private:
 
 Expected<std::unique_ptr<Kernel>> makeSpinKernel(const KernelParams&)
 {
-    auto mapping = sys::SharedMapping::create(4096);
+    auto mapping = sys::SharedMapping::create(4096); // mmap rounds it up to a whole page
     if (!mapping)
         return mapping.error();
     return std::unique_ptr<Kernel>(std::make_unique<SpinKernel>(std::move(*mapping)));

@@ -101,9 +101,29 @@ std::string footer(const MachineComparison& c, bool markdown)
     return out;
 }
 
-std::string asText(const MachineComparison& c)
+// The survey figures as rows of cells, the header first; none when there are no figures.
+std::vector<std::vector<std::string>> figureCellsOf(const MachineComparison& c)
 {
-    const auto cells = cellsOf(c);
+    std::vector<std::vector<std::string>> out;
+    if (c.figures.empty())
+        return out;
+    std::vector<std::string> header { "survey figure", "class" };
+    for (const std::string& label : c.labels)
+        header.push_back(label);
+    out.push_back(std::move(header));
+    for (const MachineFigure& f : c.figures) {
+        std::vector<std::string> line { f.what, f.relation ? std::string(toString(*f.relation)) : std::string("-") };
+        for (const std::string& v : f.values)
+            line.push_back(v);
+        out.push_back(std::move(line));
+    }
+    return out;
+}
+
+std::string textTable(const std::vector<std::vector<std::string>>& cells)
+{
+    if (cells.empty())
+        return {};
     std::vector<std::size_t> widths(cells.front().size(), 0);
     for (const auto& line : cells)
         for (std::size_t i = 0; i < line.size(); ++i)
@@ -115,12 +135,12 @@ std::string asText(const MachineComparison& c)
             l += line[i] + std::string(i + 1 < line.size() ? widths[i] - widthOf(line[i]) + 2 : 0, ' ');
         out += l + "\n";
     }
-    return out + footer(c, false);
+    return out;
 }
 
-std::string asMarkdown(const MachineComparison& c)
+// `numeric`: the columns from the third on are right-aligned (the ratios' table).
+std::string markdownTable(const std::vector<std::vector<std::string>>& cells, bool numeric)
 {
-    const auto cells = cellsOf(c);
     std::string out;
     for (std::size_t r = 0; r < cells.size(); ++r) {
         out += "|";
@@ -130,10 +150,29 @@ std::string asMarkdown(const MachineComparison& c)
         if (r == 0) {
             out += "|";
             for (std::size_t i = 0; i < cells[r].size(); ++i)
-                out += i < 2 ? " --- |" : " ---: |";
+                out += i < 2 || !numeric ? " --- |" : " ---: |";
             out += "\n";
         }
     }
+    return out;
+}
+
+const char* const kFiguresTitle = "\nSurvey figures, matched by relation class (the spin line is context for the spin "
+                                  "rows; segments are medians of one traced futex run per class):\n";
+
+std::string asText(const MachineComparison& c)
+{
+    std::string out = textTable(cellsOf(c));
+    if (!c.figures.empty())
+        out += kFiguresTitle + textTable(figureCellsOf(c));
+    return out + footer(c, false);
+}
+
+std::string asMarkdown(const MachineComparison& c)
+{
+    std::string out = markdownTable(cellsOf(c), true);
+    if (!c.figures.empty())
+        out += kFiguresTitle + std::string("\n") + markdownTable(figureCellsOf(c), false);
     return out + footer(c, true);
 }
 
@@ -195,8 +234,13 @@ json toJson(const MachineComparison& c)
     json differences = json::array();
     for (const ContextDifference& d : c.differences)
         differences.push_back({ { "what", d.what }, { "values", d.values } });
+    json figures = json::array();
+    for (const MachineFigure& f : c.figures)
+        figures.push_back(
+            { { "what", f.what }, { "relation", f.relation ? json(std::string(toString(*f.relation))) : json(nullptr) },
+                { "values", f.values } });
     return { { "machines", c.labels }, { "baseline", c.labels[c.baseline] }, { "rows", std::move(rows) },
-        { "differences", std::move(differences) }, { "notes", c.notes } };
+        { "figures", std::move(figures) }, { "differences", std::move(differences) }, { "notes", c.notes } };
 }
 
 std::string formatMachineComparison(const MachineComparison& c, CompareFormat format)

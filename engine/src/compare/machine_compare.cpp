@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "ctxscope/machine_compare.h"
 
+#include "compare/survey_card.h"
 #include "ctxscope/sysinfo.h"
 #include "lesson/verdict.h"
 
@@ -123,6 +124,9 @@ Expected<MachineCard> machineCardFromText(std::string_view textIn, const std::st
     if (results->empty())
         return makeError(path + ": the file holds no ctxscope results");
     card.results = std::move(*results);
+    if (const json* survey = member(doc, "survey"))
+        if (Status read = compare::readSurveyBlock(*survey, card); !read)
+            return makeError(path + ": " + read.error().message);
     if (const json* reference = member(doc, "reference"))
         card.source = text(*reference, "source");
     return card;
@@ -246,6 +250,7 @@ Expected<MachineComparison> compareMachines(const std::vector<MachineCard>& card
         }
         out.rows.push_back(std::move(row));
     }
+    out.figures = compare::surveyFigures(cards);
     // The facts in the first card's order, then those only later cards have.
     std::vector<std::string> order;
     std::vector<std::map<std::string, std::string>> facts;

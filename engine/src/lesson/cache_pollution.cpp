@@ -16,9 +16,6 @@ namespace ctxscope::lesson {
 
 namespace {
 
-// A rise between two working sets counts only when it is this large and the two costs'
-// quartile spreads do not overlap.
-constexpr double kClearRise = 1.3;
 constexpr std::uint64_t kLine = 64;
 
 } // namespace
@@ -140,12 +137,8 @@ std::string costText(const Point& pt)
     return s;
 }
 
-// b is clearly dearer than a: by kClearRise, with the quartile spreads apart.
-bool clearlyDearer(const Point& a, const Point& b)
-{
-    return a.clear() && b.clear() && *b.p.switchCostNs > kClearRise * *a.p.switchCostNs
-        && *b.p.switchCostLowNs > *a.p.switchCostHighNs;
-}
+// b is clearly dearer than a: by kClearCostRise, with the quartile spreads apart.
+bool clearlyDearer(const Point& a, const Point& b) { return a.clear() && b.clear() && costClearlyAbove(a.p, b.p); }
 
 std::string kneeSentence(const std::map<std::uint64_t, Point>& same)
 {
@@ -172,7 +165,7 @@ std::string kneeSentence(const std::map<std::uint64_t, Point>& same)
     if (clearPoints >= 2)
         return fmt::format("From one clear point to the next the cost never rose by {} times with the quartile "
                            "spreads apart: the knee does not show on this machine.",
-            kClearRise);
+            kClearCostRise);
     return "Fewer than two points are clear enough to compare, so no knee can be claimed here.";
 }
 
@@ -236,7 +229,7 @@ std::string acrossSentence(
     const double farRatio = *f1.p.switchCostNs / *f0.p.switchCostNs;
     const double sameRatio = *s1->second.p.switchCostNs / *s0->second.p.switchCostNs;
     std::string why;
-    if (farRatio * kClearRise < sameRatio)
+    if (farRatio * kClearCostRise < sameRatio)
         why = sharesLastLevel(relation) ? "Each task keeps its own core's nearest caches there, so the data hurt less "
                                           "than on one PU."
                                         : "Each task keeps its own caches there, so the data hurt less than on one PU.";

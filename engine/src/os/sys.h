@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Small RAII wrappers around the OS handles the runner and the kernels use. Everything here
 // is safe in a forked child of a multithreaded parent (no allocation, no locks) except
-// errnoText and SharedMapping::create.
+// errnoText, SharedMapping::create and numaMapsNode.
 #pragma once
 
 #include "ctxscope/expected.h"
@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <ctime>
 #include <linux/futex.h>
+#include <optional>
 #include <string>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -84,6 +85,25 @@ private:
     void* m_data = nullptr;
     std::size_t m_size = 0;
 };
+
+// The NUMA node of the page holding `address` in this process, asked with move_pages(2) and no
+// target nodes (a query: nothing moves); -errno when the kernel cannot say (-ENOENT: the page is
+// not mapped here yet, -ENOSYS: a kernel without NUMA).
+inline int pageNode(const void* address) noexcept
+{
+    const long page = ::sysconf(_SC_PAGESIZE);
+    void* pages[1] = { reinterpret_cast<void*>(
+        reinterpret_cast<std::uintptr_t>(address) & ~static_cast<std::uintptr_t>(page > 0 ? page - 1 : 4095)) };
+    int status[1] = { -ENOENT };
+    if (::syscall(SYS_move_pages, 0, 1UL, pages, nullptr, status, 0) != 0)
+        return -errno;
+    return status[0];
+}
+
+// The node of the pages of the mapping that starts at `mappingStart` as /proc/self/numa_maps
+// lists it; none when it is not listed, has no page yet, or spans two nodes. Allocates: not for
+// a forked child.
+std::optional<int> numaMapsNode(const void* mappingStart);
 
 // FUTEX_WAIT / FUTEX_WAKE. priv selects FUTEX_PRIVATE_FLAG (waiters and wakers must agree);
 // words shared between processes need priv = false.

@@ -5,6 +5,7 @@
 
 #include "report/interference_json.h"
 #include "report/json_fields.h"
+#include "report/shared_line_json.h"
 #include "report/trace_json.h"
 
 #include <fmt/core.h>
@@ -150,6 +151,8 @@ json resultToJson(const RunResult& r, bool withSamples)
         j["interference"] = report::interferenceToJson(*r.interference);
     if (r.trace)
         j["trace"] = traceSummaryToJson(*r.trace);
+    if (r.line)
+        j["line"] = report::sharedLineToJson(*r.line);
     if (r.handoffs)
         j["handoffs"] = { { "total", r.handoffs->total }, { "slept", r.handoffs->slept },
             { "slept_share", r.handoffs->sleptShare() } };
@@ -208,6 +211,11 @@ Expected<RunResult> resultFromJson(const json& entry)
         FieldReader handoffs(*h, in.where("handoffs"));
         r.handoffs = HandoffCount { handoffs.count("total"), handoffs.count("slept") };
         in.absorb(handoffs);
+    }
+    if (const json* l = in.optObject("line")) {
+        FieldReader line(*l, in.where("line"));
+        r.line = report::sharedLineFromJson(line);
+        in.absorb(line);
     }
     if (const json* i = in.optObject("interference")) {
         FieldReader interference(*i, in.where("interference"));

@@ -178,6 +178,31 @@ std::string spreadWarning(const RunResult& r)
             percent(r.interference->maxOtherShare()), percent(r.interference->maxStealShare()));
 }
 
+SharedLine sharedLineOf(const bench::LinePlacement& raw, const Placement& placement, const Topology& topology)
+{
+    SharedLine line;
+    line.firstTask = raw.firstTask;
+    line.firstCpu = raw.firstCpu;
+    if (raw.nodeAtTouch >= 0)
+        line.nodeAtTouch = raw.nodeAtTouch;
+    // Where move_pages is refused (a container's seccomp profile without CAP_SYS_NICE), the
+    // process's own numa_maps still lists the mapping's node.
+    const std::optional<int> listed = raw.node < 0 && raw.page ? sys::numaMapsNode(raw.page) : std::nullopt;
+    if (raw.node >= 0)
+        line.node = raw.node;
+    else if (listed)
+        line.node = listed;
+    else if (raw.node == -ENOSYS)
+        line.nodeError = "this kernel has no NUMA support (move_pages: " + sys::errnoText(ENOSYS) + ")";
+    else
+        line.nodeError = "the kernel did not say where the page lives (move_pages: " + sys::errnoText(-raw.node) + ")";
+    for (int cpu : placement.cpus) {
+        const PuInfo* pu = cpu >= 0 ? topology.findPu(cpu) : nullptr;
+        line.taskNodes.push_back(pu ? pu->numaNode : -1);
+    }
+    return line;
+}
+
 RunResult assembleResult(RunFacts facts, Measurement&& m, const ControlBlock& block)
 {
     RunResult r;
@@ -214,6 +239,7 @@ RunResult assembleResult(RunFacts facts, Measurement&& m, const ControlBlock& bl
         r.interference = accountInterference(*facts.interference, r.placement, r.observed);
     r.seconds = facts.seconds;
     r.syscalls = std::move(facts.syscalls);
+    r.line = std::move(facts.line);
 
     auto& w = r.warnings;
     w = std::move(facts.warnings);
@@ -241,6 +267,10 @@ RunResult assembleResult(RunFacts facts, Measurement&& m, const ControlBlock& bl
     if (r.syscalls)
         if (std::string s = syscallWarning(*r.syscalls); !s.empty())
             w.push_back(std::move(s));
+    if (r.line && r.line->node && r.line->nodeAtTouch && *r.line->node != *r.line->nodeAtTouch)
+        w.push_back(fmt::format("The spin line's page moved from NUMA node {} (where the first touch put it) to node "
+                                "{} during the run: automatic NUMA balancing moves pages towards the tasks using them.",
+            *r.line->nodeAtTouch, *r.line->node));
     for (std::string& s : m.notes)
         w.push_back(std::move(s));
     if (r.interference)

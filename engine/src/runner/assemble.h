@@ -2,6 +2,7 @@
 #pragma once
 
 #include "ctxscope/result.h"
+#include "ctxscope/topology.h"
 #include "runner/control.h"
 #include "runner/driver.h"
 #include "runner/interference.h"
@@ -22,8 +23,12 @@ struct RunFacts {
     std::optional<SyscallCheck> syscalls; // counted after the run
     const InterferenceMeter* interference = nullptr; // marked between the measured repetitions
     std::vector<std::string> machineWarnings; // the machine's and the build's caveats (VM, governor, debug build)
+    std::optional<SharedLine> line; // spin: where its line lived
     double seconds = 0;
 };
+
+// A kernel's raw line placement as a result states it, with the NUMA node of each task's CPU.
+SharedLine sharedLineOf(const bench::LinePlacement& raw, const Placement& placement, const Topology& topology);
 
 // The result value: statistics, self-checks from the task slots, warnings as sentences.
 RunResult assembleResult(RunFacts facts, Measurement&& measurement, const ControlBlock& block);

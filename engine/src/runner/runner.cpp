@@ -199,6 +199,8 @@ Expected<RunResult> runBenchmark(const BenchSpec& spec, const Topology& topology
         return explainFailure(*block, **group, driver, stop);
     if (info.syscallsPerOp >= 0 && !stop.stop_requested())
         facts.syscalls = run::countSyscalls(**kernel, syscallPassOps(measured->running.mean()), info.syscallsPerOp);
+    if (const auto line = (*kernel)->linePlacement(); line && line->firstTask >= 0)
+        facts.line = run::sharedLineOf(*line, *placement, topology);
     if (context) {
         if (!context->machineWarnings)
             context->machineWarnings = machineWarnings(readSysInfo());

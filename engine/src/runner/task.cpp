@@ -116,6 +116,8 @@ void runTask(const TaskContext& c) noexcept
     TaskSlot& slot = c.block->slot(c.index);
     // Read before arriving: the runner bumps `command` only once every task has arrived.
     std::uint32_t generation = atom(ctl.command).load(std::memory_order_acquire);
+    // Before the barrier: every task's set-up ends before any task runs an op.
+    c.kernel->setUpTask(c.index);
     arrive(ctl); // the start barrier: pinned and ready
 
     while (waitCommand(ctl, generation)) {

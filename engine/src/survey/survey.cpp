@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
+// The survey's plan (the suite in its order, fitted to the budget) and its run.
 #include "ctxscope/survey.h"
 
 #include "ctxscope/runner.h"
+#include "ctxscope/trace.h"
+#include "ctxscope/traced_run.h"
 #include "ctxscope/units.h"
-
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -40,16 +41,65 @@ SurveyStep stepOf(const std::string& bench, BenchMode mode, const PuPair* pair, 
     return s;
 }
 
-const std::vector<SurveySkip>& notInThisVersion()
+// A step's estimate is fixed seconds plus seconds per second of repetition time.
+struct Cost {
+    double fixed = 0;
+    double perMinTime = 0;
+    double at(double minTime) const { return fixed + perMinTime * minTime; }
+};
+
+Cost costOf(const SurveyStep& s)
 {
-    static const std::vector<SurveySkip> skips {
-        { "the working-set knee (futex on one PU up to the last-level cache)", "not in this suite version" },
-        { "the hand-over's traced segments per class", "not in this suite version" },
-        { "the spin line's NUMA node",
-            "not in this suite version: each spin run has a fresh page of its own, first touched by the runner "
-            "before the measuring tasks start" },
+    if (s.kind == SurveyStepKind::Traced)
+        return { kSurveyTraceSeconds, 0 };
+    const double touched = static_cast<double>(s.spec.wsBytes) * static_cast<double>(s.spec.cpus.size());
+    return { kSurveyRunOverheadSeconds + touched * kSurveyWsSecondsPerByte, kSurveyRepetitions + 1.0 };
+}
+
+// Steps the budget takes or leaves out together: a working set's round trip and its touch
+// baseline (and when one is left out, every larger one after it).
+struct Unit {
+    std::vector<SurveyStep> steps;
+    bool workingSet = false;
+};
+
+std::vector<Unit> suite(
+    const SurveyPlan& plan, const PuPair& single, bool tracing, const std::vector<std::uint64_t>& wsSizes)
+{
+    std::vector<Unit> units;
+    const auto one = [&](SurveyStep s) { units.push_back({ { std::move(s) }, false }); };
+    for (const char* bench : { "syscall", "vdso", "coro-fcontext" })
+        one(stepOf(bench, BenchMode::Thread, &single, true));
+    const auto fourOn = [&](const PuPair* pair) {
+        for (BenchMode mode : { BenchMode::Thread, BenchMode::Process })
+            for (const char* bench : { "futex", "pipe" })
+                one(stepOf(bench, mode, pair));
     };
-    return skips;
+    fourOn(&single);
+    for (const PuPair& p : plan.pairs)
+        if (p.relation != Relation::SamePu)
+            fourOn(&p);
+    fourOn(nullptr);
+    for (const PuPair& p : plan.pairs)
+        if (p.relation != Relation::SamePu)
+            one(stepOf("spin", BenchMode::Thread, &p));
+    if (tracing)
+        for (const PuPair& p : plan.pairs) {
+            SurveyStep s = stepOf("futex", BenchMode::Thread, &p);
+            s.kind = SurveyStepKind::Traced;
+            s.label = "futex thread traced, " + pairText(p);
+            one(std::move(s));
+        }
+    for (std::uint64_t w : wsSizes) {
+        SurveyStep rt = stepOf("futex", BenchMode::Thread, &single);
+        rt.spec.wsBytes = w;
+        rt.label += fmt::format(", W = {} per task", formatBytes(w));
+        SurveyStep touch = stepOf("touch", BenchMode::Thread, &single, true);
+        touch.spec.wsBytes = w;
+        touch.label += fmt::format(", W = {}", formatBytes(w));
+        units.push_back({ { std::move(rt), std::move(touch) }, true });
+    }
+    return units;
 }
 
 } // namespace
@@ -68,7 +118,21 @@ Status checkSurveyBudget(double budgetSeconds)
     return {};
 }
 
+SurveyConditions surveyConditions()
+{
+    SurveyConditions c;
+    if (Status allowed = tracingAllowed(); !allowed)
+        c.tracing = allowed.error().message;
+    c.availableBytes = memAvailableBytes();
+    return c;
+}
+
 Expected<SurveyPlan> planSurvey(const Topology& topology, double budgetSeconds)
+{
+    return planSurvey(topology, budgetSeconds, surveyConditions());
+}
+
+Expected<SurveyPlan> planSurvey(const Topology& topology, double budgetSeconds, const SurveyConditions& conditions)
 {
     if (Status budget = checkSurveyBudget(budgetSeconds); !budget)
         return budget.error();
@@ -80,45 +144,66 @@ Expected<SurveyPlan> planSurvey(const Topology& topology, double budgetSeconds)
     if (onePu == plan.pairs.end())
         return makeError("no PU is allowed here: the survey has nowhere to run");
     const PuPair single = *onePu;
-    std::vector<SurveyStep> steps;
-    for (const char* bench : { "syscall", "vdso", "coro-fcontext" })
-        steps.push_back(stepOf(bench, BenchMode::Thread, &single, true));
-    const auto fourOn = [&](const PuPair* pair) {
-        for (BenchMode mode : { BenchMode::Thread, BenchMode::Process })
-            for (const char* bench : { "futex", "pipe" })
-                steps.push_back(stepOf(bench, mode, pair));
-    };
-    fourOn(&single);
-    for (const PuPair& p : plan.pairs)
-        if (p.relation != Relation::SamePu)
-            fourOn(&p);
-    fourOn(nullptr);
-    for (const PuPair& p : plan.pairs)
-        if (p.relation != Relation::SamePu)
-            steps.push_back(stepOf("spin", BenchMode::Thread, &p));
+    if (const int level = topology.lastCacheLevel(); level > 0)
+        plan.lastLevelCache = topology.cacheSize(level);
+    const std::vector<std::uint64_t> sizes = surveyWorkingSets(topology, conditions.availableBytes, &plan.wsNote);
+    if (sizes.empty())
+        plan.skipped.push_back({ "the working-set knee", plan.wsNote });
+    const std::vector<Unit> units = suite(plan, single, conditions.tracing.empty(), sizes);
     if (plan.pairs.size() == 1)
         plan.skipped.push_back({ "futex, pipe and spin across PUs", "only one PU is allowed here" });
+    if (!conditions.tracing.empty())
+        plan.skipped.push_back({ "the hand-over's traced segments per class", conditions.tracing });
     // Shorter repetitions while the whole suite would not fit in four fifths of the budget
     // (the rest is for the estimate's error); then whatever still does not fit is left out.
-    const double perRun = budgetSeconds * 0.8 / static_cast<double>(steps.size());
-    const double fitted = (perRun - kSurveyRunOverheadSeconds) / (kSurveyRepetitions + 1);
+    Cost total;
+    for (const Unit& u : units)
+        for (const SurveyStep& s : u.steps) {
+            total.fixed += costOf(s).fixed;
+            total.perMinTime += costOf(s).perMinTime;
+        }
+    const double fitted = (budgetSeconds * 0.8 - total.fixed) / std::max(total.perMinTime, 1.0);
     plan.minTimeSeconds = std::clamp(fitted, kSurveyFloorMinTimeSeconds, kSurveyMinTimeSeconds);
-    const double each = surveyRunEstimate(plan.minTimeSeconds, kSurveyRepetitions);
-    for (SurveyStep& s : steps) {
-        s.spec.minTimeSeconds = plan.minTimeSeconds;
-        if (plan.estimateSeconds + each > budgetSeconds) {
-            plan.skipped.push_back({ s.label,
-                fmt::format("over the budget of {} (about {} a run at the shortest repetitions)",
-                    formatDuration(budgetSeconds * 1e9), formatDuration(each * 1e9)) });
+    bool wsCut = false; // a working set was left out: so is every larger one
+    for (const Unit& u : units) {
+        double each = 0;
+        for (const SurveyStep& s : u.steps)
+            each += costOf(s).at(plan.minTimeSeconds);
+        const bool over = plan.estimateSeconds + each > budgetSeconds;
+        if (over || (u.workingSet && wsCut)) {
+            wsCut = wsCut || u.workingSet;
+            for (const SurveyStep& s : u.steps)
+                plan.skipped.push_back({ s.label,
+                    over ? fmt::format("over the budget of {} (about {} at the shortest repetitions)",
+                        formatDuration(budgetSeconds * 1e9), formatDuration(costOf(s).at(plan.minTimeSeconds) * 1e9))
+                         : "a smaller working set was already over the budget" });
             continue;
         }
         plan.estimateSeconds += each;
-        plan.steps.push_back(std::move(s));
+        if (u.workingSet)
+            plan.wsSizes.push_back(u.steps.front().spec.wsBytes);
+        for (SurveyStep s : u.steps) {
+            s.spec.minTimeSeconds = plan.minTimeSeconds;
+            s.estimateSeconds = costOf(s).at(plan.minTimeSeconds);
+            plan.steps.push_back(std::move(s));
+        }
     }
-    for (const SurveySkip& s : notInThisVersion())
-        plan.skipped.push_back(s);
     return plan;
 }
+
+namespace {
+
+// The untraced run a traced step explains: the futex thread run of the same CPUs, no working set.
+const RunResult* untracedOf(const SurveyStep& step, const std::vector<RunResult>& results)
+{
+    const auto it = std::find_if(results.begin(), results.end(), [&](const RunResult& r) {
+        return r.bench == step.spec.bench && r.mode == step.spec.mode && r.spec.wsBytes == 0
+            && r.spec.cpus == step.spec.cpus;
+    });
+    return it == results.end() ? nullptr : &*it;
+}
+
+} // namespace
 
 Expected<SurveyResult> runSurvey(const SurveyPlan& plan, const Topology& topology,
     const std::function<void(const SurveyProgress&)>& progress, std::stop_token stop)
@@ -132,20 +217,34 @@ Expected<SurveyResult> runSurvey(const SurveyPlan& plan, const Topology& topolog
     const auto elapsed
         = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
     RunContext context;
-    const double predicted = surveyRunEstimate(plan.minTimeSeconds, plan.repetitions);
-    double measured = 0; // wall time of the runs so far
-    int done = 0;
+    double measured = 0; // wall time of the steps so far
+    double predicted = 0; // their estimates
+    double left = 0; // the estimates of the steps not run yet
+    for (const SurveyStep& s : plan.steps)
+        left += s.estimateSeconds;
     const int steps = static_cast<int>(plan.steps.size());
     int firstNotRun = steps; // the first step a stop request left undone
     for (int i = 0; i < steps; ++i) {
         const SurveyStep& step = plan.steps[static_cast<std::size_t>(i)];
-        // The next run's estimate: the planned time, scaled by how the runs so far compared.
-        const double scale = done > 0 ? measured / (predicted * done) : 1.0;
-        const double next = predicted * scale;
+        // The next step's estimate: the planned time, scaled by how the steps so far compared.
+        const double scale = predicted > 0 ? measured / predicted : 1.0;
+        const double next = step.estimateSeconds * scale;
+        left -= step.estimateSeconds;
         if (stop.stop_requested()) {
             out.cancelled = true;
             firstNotRun = i;
             break;
+        }
+        const RunResult* untraced = step.kind == SurveyStepKind::Traced ? untracedOf(step, out.results) : nullptr;
+        if (step.kind == SurveyStepKind::Traced && !untraced) {
+            out.skipped.push_back({ step.label, "its untraced run did not finish, so there is nothing to explain" });
+            continue;
+        }
+        if (step.spec.bench == "touch" && step.spec.wsBytes > 0
+            && std::none_of(out.results.begin(), out.results.end(),
+                [&](const RunResult& r) { return r.bench == "futex" && r.spec.wsBytes == step.spec.wsBytes; })) {
+            out.skipped.push_back({ step.label, "its round trip did not finish, so the baseline would serve nothing" });
+            continue;
         }
         if (elapsed() + next > plan.budgetSeconds) {
             out.skipped.push_back({ step.label,
@@ -155,42 +254,43 @@ Expected<SurveyResult> runSurvey(const SurveyPlan& plan, const Topology& topolog
             continue;
         }
         if (progress)
-            progress({ i, steps, step.label, elapsed(), elapsed() + next * (steps - i) });
-        auto r = runBenchmark(step.spec, topology, {}, stop, &context);
-        if (!r) {
+            progress({ i, steps, step.label, elapsed(), elapsed() + next + left * scale });
+        const auto began = std::chrono::steady_clock::now();
+        Status outcome;
+        if (untraced) {
+            TracedRunOptions options;
+            options.marks = traceComments(*untraced, tracedOps(options, untraced->stats.mean));
+            auto traced = runTraced(step.spec, topology, *untraced, options, {}, stop);
+            if (traced)
+                out.traces.push_back({ step.relation, step.spec.cpus, std::move(traced->summary) });
+            else
+                outcome = traced.error();
+        } else {
+            auto r = runBenchmark(step.spec, topology, {}, stop, &context);
+            if (r)
+                out.results.push_back(std::move(*r));
+            else
+                outcome = r.error();
+        }
+        if (!outcome) {
             if (stop.stop_requested()) {
                 out.cancelled = true;
                 firstNotRun = i;
                 break;
             }
-            out.skipped.push_back({ step.label, "the run failed: " + r.error().message });
+            out.skipped.push_back({ step.label, "the run failed: " + outcome.error().message });
             continue;
         }
-        measured += r->seconds;
-        ++done;
-        out.results.push_back(std::move(*r));
-        if (progress)
-            progress({ i, steps, step.label, elapsed(), elapsed() + (measured / done) * (steps - i - 1),
-                &out.results.back() });
+        measured += std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+        predicted += step.estimateSeconds;
+        if (progress && !untraced)
+            progress({ i, steps, step.label, elapsed(), elapsed() + left * measured / predicted, &out.results.back() });
     }
     for (int i = firstNotRun; i < steps; ++i)
         out.skipped.push_back({ plan.steps[static_cast<std::size_t>(i)].label, "interrupted before it finished" });
+    out.knee = surveyKnee(out.results);
     out.seconds = elapsed();
     return out;
-}
-
-nlohmann::json surveyToJson(const SurveyResult& survey)
-{
-    nlohmann::json pairs = nlohmann::json::array();
-    for (const PuPair& p : survey.plan.pairs)
-        pairs.push_back({ { "relation", std::string(toString(p.relation)) }, { "cpus", { p.a, p.b } } });
-    nlohmann::json skipped = nlohmann::json::array();
-    for (const SurveySkip& s : survey.skipped)
-        skipped.push_back({ { "what", s.what }, { "why", s.why } });
-    return { { "suite_version", kSurveyVersion }, { "budget_seconds", survey.plan.budgetSeconds },
-        { "estimate_seconds", survey.plan.estimateSeconds }, { "seconds", survey.seconds },
-        { "min_time_seconds", survey.plan.minTimeSeconds }, { "repetitions", survey.plan.repetitions },
-        { "pairs", std::move(pairs) }, { "skipped", std::move(skipped) }, { "cancelled", survey.cancelled } };
 }
 
 } // namespace ctxscope

@@ -43,6 +43,26 @@ void deriveSwitchCost(WorkingSetPoint& p)
             formatBytes(p.wsBytes), p.roundTrip.p50, p.tasks, p.tasks, p.touch.p50));
 }
 
+WorkingSetPoint workingSetPointOf(const RunResult& roundTrip, const RunResult* touch)
+{
+    WorkingSetPoint point;
+    point.wsBytes = roundTrip.spec.wsBytes;
+    point.tasks = roundTrip.placement.tasks;
+    point.switchesPerOp = roundTrip.switchesPerOp;
+    point.roundTrip = quartilesOf(roundTrip);
+    if (touch)
+        point.touch = quartilesOf(*touch);
+    deriveSwitchCost(point);
+    return point;
+}
+
+bool costClearlyAbove(const WorkingSetPoint& a, const WorkingSetPoint& b)
+{
+    const auto positive = [](const WorkingSetPoint& p) { return p.switchCostNs && p.switchCostLowNs; };
+    return positive(a) && positive(b) && *b.switchCostNs > kClearCostRise * *a.switchCostNs
+        && *b.switchCostLowNs > a.switchCostHighNs.value_or(*a.switchCostNs);
+}
+
 bool roundTripNoisy(const RunResult& r) { return r.repetitions >= 2 && r.repetitionCv > kNoisyRepetitionCv; }
 
 bool costSpreadReachesZero(const WorkingSetPoint& p) { return !p.costNotPositive && !p.switchCostLowNs; }
@@ -65,12 +85,7 @@ Expected<WorkingSetPoint> runWorkingSet(
     if (!roundTrip)
         return roundTrip.error();
 
-    WorkingSetPoint point;
-    point.wsBytes = spec.wsBytes;
-    point.tasks = placement->tasks;
-    point.switchesPerOp = roundTrip->switchesPerOp;
-    point.roundTrip = quartilesOf(*roundTrip);
-    point.roundTripRun = std::move(*roundTrip);
+    std::optional<RunResult> touchRun;
     if (spec.wsBytes > 0) {
         BenchSpec touch;
         touch.bench = "touch";
@@ -88,10 +103,11 @@ Expected<WorkingSetPoint> runWorkingSet(
         auto touched = runBenchmark(touch, topology, callbacks, stop);
         if (!touched)
             return touched.error();
-        point.touch = quartilesOf(*touched);
-        point.touchRun = std::move(*touched);
+        touchRun = std::move(*touched);
     }
-    deriveSwitchCost(point);
+    WorkingSetPoint point = workingSetPointOf(*roundTrip, touchRun ? &*touchRun : nullptr);
+    point.roundTripRun = std::move(*roundTrip);
+    point.touchRun = std::move(touchRun);
     return point;
 }
 

@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: MIT
+#include "compare/survey_card.h"
+
+#include "ctxscope/units.h"
+#include "report/json_fields.h"
+#include "report/trace_json.h"
+
+#include <algorithm>
+#include <map>
+
+namespace ctxscope::compare {
+
+using nlohmann::json;
+using report::FieldReader;
+
+Status readSurveyBlock(const json& survey, MachineCard& card)
+{
+    FieldReader in(survey, "survey");
+    card.surveyVersion = static_cast<int>(std::min<std::uint64_t>(in.optCount("suite_version").value_or(1), 1000));
+    if (card.surveyVersion >= 2) {
+        if (const json* w = in.optObject("working_set")) {
+            FieldReader ws(*w, in.where("working_set"));
+            card.kneeBytes = ws.optCount("knee_bytes");
+            if (const json* points = ws.optArray("points"))
+                for (const json& p : *points)
+                    if (p.is_object() && p.contains("ws_bytes") && p["ws_bytes"].is_number_unsigned()) {
+                        card.hasKnee = true;
+                        card.largestWsBytes = std::max(card.largestWsBytes, p["ws_bytes"].get<std::uint64_t>());
+                    }
+            in.absorb(ws);
+        }
+        if (const json* traced = in.optArray("traced"))
+            for (const json& t : *traced) {
+                FieldReader one(t, in.where("traced"));
+                SurveyTrace trace;
+                const std::string relation = one.string("relation");
+                trace.cpus = report::cpuNumbers(one, "cpus");
+                FieldReader summary = one.child("trace");
+                trace.summary = report::traceSummaryFromJson(summary);
+                one.absorb(summary);
+                if (one.ok()) {
+                    if (auto r = relationFromString(relation))
+                        trace.relation = *r;
+                    else
+                        one.fail("field '" + one.where("relation") + "' is not a relation class: '" + relation + "'");
+                }
+                in.absorb(one);
+                card.traces.push_back(std::move(trace));
+            }
+    }
+    if (!in.ok())
+        return makeError(in.error());
+    return {};
+}
+
+namespace {
+
+// What a card that cannot have a figure shows in its place.
+std::string missing(const MachineCard& card)
+{
+    if (card.surveyVersion == 0)
+        return "not a survey";
+    if (card.surveyVersion == 1)
+        return "not in suite version 1";
+    return "absent";
+}
+
+MachineFigure kneeFigure(const std::vector<MachineCard>& cards)
+{
+    MachineFigure f { "working-set knee (futex, one PU)", std::nullopt, {} };
+    for (const MachineCard& c : cards)
+        f.values.push_back(c.surveyVersion < 2 ? missing(c)
+                : !c.hasKnee                   ? std::string("not measured")
+                : c.kneeBytes                  ? formatBytes(*c.kneeBytes)
+                                               : "none up to " + formatBytes(c.largestWsBytes));
+    return f;
+}
+
+std::vector<MachineFigure> lineFigures(const std::vector<MachineCard>& cards)
+{
+    // Per class, per card: the first spin run's line.
+    std::map<Relation, std::vector<const RunResult*>> spins;
+    bool anyLine = false;
+    for (std::size_t m = 0; m < cards.size(); ++m)
+        for (const RunResult& r : cards[m].results)
+            if (r.bench == "spin" && r.spec.wsBytes == 0) {
+                auto& row = spins[r.placement.relation];
+                row.resize(cards.size(), nullptr);
+                if (!row[m])
+                    row[m] = &r;
+                anyLine = anyLine || r.line.has_value();
+            }
+    std::vector<MachineFigure> out;
+    if (!anyLine)
+        return out;
+    for (const auto& [relation, runs] : spins) {
+        MachineFigure f { "spin line", relation, {} };
+        for (std::size_t m = 0; m < cards.size(); ++m)
+            f.values.push_back(!runs[m]           ? std::string("absent")
+                    : runs[m]->line               ? sharedLineText(*runs[m]->line, false)
+                    : cards[m].surveyVersion == 1 ? "not reported (suite version 1: the runner touched it first)"
+                                                  : "not reported");
+        out.push_back(std::move(f));
+    }
+    return out;
+}
+
+// A segment's name with its two events: several steps share a name ("switch-in" from idle, from
+// another task, ...), and only the events tell them apart.
+std::string segmentKey(const TraceSegment& s) { return s.name + " (" + s.fromEvent + " -> " + s.toEvent + ")"; }
+
+std::vector<MachineFigure> segmentFigures(const std::vector<MachineCard>& cards)
+{
+    // Per class, the segments in the order first seen; per card, its trace of that class.
+    std::map<Relation, std::vector<std::string>> keys;
+    for (const MachineCard& c : cards)
+        for (const SurveyTrace& t : c.traces)
+            for (const TraceSegment& s : t.summary.segments) {
+                auto& list = keys[t.relation];
+                if (std::find(list.begin(), list.end(), segmentKey(s)) == list.end())
+                    list.push_back(segmentKey(s));
+            }
+    std::vector<MachineFigure> out;
+    for (const auto& [relation, list] : keys)
+        for (const std::string& key : list) {
+            MachineFigure f { "segment " + key, relation, {} };
+            for (const MachineCard& c : cards) {
+                const auto t = std::find_if(
+                    c.traces.begin(), c.traces.end(), [&](const SurveyTrace& x) { return x.relation == relation; });
+                const TraceSegment* seg = nullptr;
+                if (t != c.traces.end())
+                    for (const TraceSegment& s : t->summary.segments)
+                        if (segmentKey(s) == key)
+                            seg = &s;
+                f.values.push_back(seg        ? formatDuration(seg->p50Ns)
+                        : t != c.traces.end() ? std::string("not taken")
+                        : c.surveyVersion < 2 ? missing(c)
+                                              : "not traced");
+            }
+            out.push_back(std::move(f));
+        }
+    return out;
+}
+
+} // namespace
+
+std::vector<MachineFigure> surveyFigures(const std::vector<MachineCard>& cards)
+{
+    std::vector<MachineFigure> out;
+    if (std::none_of(cards.begin(), cards.end(), [](const MachineCard& c) { return c.surveyVersion >= 2; }))
+        return out;
+    if (std::any_of(cards.begin(), cards.end(), [](const MachineCard& c) { return c.hasKnee; }))
+        out.push_back(kneeFigure(cards));
+    for (auto* part : { &lineFigures, &segmentFigures })
+        for (MachineFigure& f : (*part)(cards))
+            out.push_back(std::move(f));
+    return out;
+}
+
+} // namespace ctxscope::compare
