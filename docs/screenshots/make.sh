@@ -69,7 +69,7 @@ done
 # pinned to the second CPU (what a noisy neighbour does to each class). Made with ONLY too
 # when it names compare-machines.
 case " ${ONLY:-compare-machines} " in
-*" compare-machines "*)
+*" compare-machines "* | *" compare-machines-figures "* | *" compare-machines-ws "*)
     echo "  ctxscope-cli survey --budget 20 --json quiet.json, then cpu$b-busy.json beside a busy loop on CPU $b"
     "$cli" survey --budget 20 --json "$work/quiet.json" >/dev/null
     python3 -c "import os; os.sched_setaffinity(0, {$b}); exec('while True: pass')" &
@@ -115,6 +115,10 @@ shot compare --run futex --cpus "$same" --run futex --cpus "$cross" --run syscal
 # File → Compare machines… with the two cards, at a projector's 1280x800 (--view: the plots settle first).
 shot --screen 1280x800 compare-machines --compare-machines "$work/quiet.json" --compare-machines "$work/cpu$b-busy.json" \
     --view compare
+shot --screen 1280x800 compare-machines-figures --compare-machines "$work/quiet.json" \
+    --compare-machines "$work/cpu$b-busy.json" --view survey-figures
+shot --screen 1280x800 compare-machines-ws --compare-machines "$work/quiet.json" \
+    --compare-machines "$work/cpu$b-busy.json" --view working-set
 shot lesson --lesson mode-switch --view distribution
 shot lesson-coroutines --lesson coroutines
 shot lesson-spin --lesson spin-or-sleep

@@ -5,6 +5,7 @@
 #include "compareplot.h"
 #include "machinecompare.h"
 #include "machinecompareview.h"
+#include "machinewsplot.h"
 #include "mainwindow.h"
 #include "qcp.h"
 #include "runcoordinator.h"
@@ -19,10 +20,14 @@
 #include <QCheckBox>
 #include <QFile>
 #include <QSignalSpy>
+#include <QTabWidget>
 #include <QTableWidget>
 #include <QTemporaryDir>
 
 #include <gtest/gtest.h>
+
+#include <cstdint>
+#include <optional>
 
 using namespace ctxscope;
 using namespace ctxscope::gui;
@@ -47,7 +52,8 @@ RunResult sampleRun(const std::string& bench, BenchMode mode, Relation relation,
 }
 
 // A machine card as `ctxscope-cli survey --json` writes one, its futex figures scaled.
-QString writeCard(const QTemporaryDir& dir, const std::string& host, const std::string& kernel, double futexScale)
+QString writeCard(const QTemporaryDir& dir, const std::string& host, const std::string& kernel, double futexScale,
+    const nlohmann::json& survey = nlohmann::json::object())
 {
     SysInfo sys;
     sys.hostName = host;
@@ -55,13 +61,25 @@ QString writeCard(const QTemporaryDir& dir, const std::string& host, const std::
     sys.cpuModel = "Test CPU";
     const auto topology = Topology::loadSynthetic("pack:1 core:2 pu:1");
     EXPECT_TRUE(topology) << topology.error().message;
-    const std::vector<RunResult> runs { sampleRun("syscall", BenchMode::Thread, Relation::SamePu, 60),
+    std::vector<RunResult> runs { sampleRun("syscall", BenchMode::Thread, Relation::SamePu, 60),
         sampleRun("futex", BenchMode::Thread, Relation::SamePu, 2400 * futexScale),
         sampleRun("futex", BenchMode::Thread, Relation::SharedL3, 5200 * futexScale),
         sampleRun("futex", BenchMode::Process, Relation::Unpinned, 2900 * futexScale),
         sampleRun("pipe", BenchMode::Thread, Relation::SamePu, 4100) };
+    // A survey's working set: a round trip and the touch of each size on one PU.
+    if (survey.contains("working_set"))
+        for (const auto& point : survey["working_set"]["points"]) {
+            const auto ws = point["ws_bytes"].get<std::uint64_t>();
+            for (const char* bench : { "futex", "touch" }) {
+                const double bytes = static_cast<double>(ws);
+                runs.push_back(sampleRun(bench, BenchMode::Thread, Relation::SamePu,
+                    std::string(bench) == "touch" ? bytes / 64 : 2400 * futexScale + bytes / 16));
+                runs.back().spec.wsBytes = ws;
+            }
+        }
     nlohmann::json card = makeReport(makeContext(sys, *topology, ClockInfo {}), runs, false);
-    card["survey"] = { { "suite_version", kSurveyVersion } };
+    card["survey"] = survey;
+    card["survey"]["suite_version"] = kSurveyVersion;
     const QString path = dir.filePath(QString::fromStdString(host) + QStringLiteral(".json"));
     QFile file(path);
     EXPECT_TRUE(file.open(QIODevice::WriteOnly));
@@ -172,6 +190,55 @@ TEST(CompareMachines, DoubledFutexFiguresMatterAndNoOtherRowDoes)
     }
     EXPECT_EQ(matters, 3);
     EXPECT_EQ(view.causes()->rowCount(), 0) << "the same context: nothing to explain a difference";
+}
+
+TEST(CompareMachines, SurveyFiguresAreATabBesideTheVerdictsOneColumnPerMachine)
+{
+    QTemporaryDir dir;
+    ASSERT_TRUE(dir.isValid());
+    const QString plain = writeCard(dir, "lab-a", "6.1.0", 1);
+    MainWindow window;
+    ASSERT_TRUE(window.machineCompare()->openCards({ plain, writeCard(dir, "lab-b", "6.1.0", 1) }));
+    const MachineCompareView& view = *window.machineCompare()->view();
+    // Cards without figures: the tab is there, disabled, and the verdicts are shown.
+    EXPECT_FALSE(view.tables()->isTabEnabled(1));
+    EXPECT_EQ(view.tables()->currentWidget(), view.verdicts());
+
+    // One machine measured its knee at 256 KiB, the other found none up to 16 MiB.
+    const auto knee = [](std::int64_t last, std::optional<std::int64_t> at) {
+        return nlohmann::json { { "working_set",
+            { { "points", { { { "ws_bytes", 4096 } }, { { "ws_bytes", last } } } },
+                { "knee_bytes", at ? nlohmann::json(*at) : nlohmann::json(nullptr) } } } };
+    };
+    MainWindow second;
+    ASSERT_TRUE(second.machineCompare()->openCards({ writeCard(dir, "knee-a", "6.1.0", 1, knee(262144, 262144)),
+        writeCard(dir, "knee-b", "6.1.0", 1, knee(16777216, std::nullopt)) }));
+    const MachineCompareView& withFigures = *second.machineCompare()->view();
+    ASSERT_TRUE(withFigures.tables()->isTabEnabled(1));
+    EXPECT_EQ(withFigures.tables()->tabText(1), QStringLiteral("Survey figures (1)"));
+    const QTableWidget& figures = *withFigures.figures();
+    ASSERT_EQ(figures.rowCount(), 1);
+    ASSERT_EQ(figures.columnCount(), 4); // what, class, then one column per machine
+    EXPECT_EQ(figures.horizontalHeaderItem(2)->text(), QStringLiteral("knee-a"));
+    EXPECT_EQ(figures.horizontalHeaderItem(3)->text(), QStringLiteral("knee-b"));
+    EXPECT_EQ(figures.item(0, 0)->text(), QStringLiteral("working-set knee (futex, one PU)"));
+    EXPECT_EQ(figures.item(0, 2)->text(), QStringLiteral("256 KiB"));
+    EXPECT_EQ(figures.item(0, 3)->text(), QStringLiteral("none up to 16 MiB"));
+
+    // The working-set points are a curve per machine, with its knee, not bars.
+    ASSERT_EQ(withFigures.comparison()->rows.size(), 5U + 6U); // futex and touch at 4 KiB, 256 KiB and 16 MiB
+    EXPECT_EQ(withFigures.plot()->rows().size(), 5U);
+    ASSERT_TRUE(withFigures.plots()->isTabEnabled(1));
+    const MachineWsPlot& ws = *withFigures.wsPlot();
+    for (std::size_t m = 0; m < 2; ++m) {
+        ASSERT_NE(ws.curve(m), nullptr) << m;
+        EXPECT_EQ(ws.curve(m)->data()->size(), 2) << m;
+    }
+    EXPECT_EQ(ws.curve(0)->data()->at(1)->key, 262144.0);
+    EXPECT_EQ(ws.kneeDrawn(0), std::optional<std::uint64_t>(262144));
+    EXPECT_EQ(ws.kneeDrawn(1), std::nullopt);
+    // Cards without working-set points leave that tab disabled.
+    EXPECT_FALSE(view.plots()->isTabEnabled(1));
 }
 
 TEST(CompareMachines, ACardThatIsNoResultsFileIsRefusedAndNoneJoins)

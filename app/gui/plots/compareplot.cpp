@@ -61,6 +61,8 @@ void ComparePlot::rowsOfComparison(std::vector<Series>& series)
         series.push_back(
             { QString::fromStdString(c.labels[m]) + (m == c.baseline ? tr(" (baseline)") : QString()), {} });
     for (const MachineRow& row : c.rows) {
+        if (row.wsBytes > 0)
+            continue; // the survey's working-set points are curves (MachineWsPlot), not 16 bars a machine
         CompareRow drawn { machineRowName(row) + "/" + std::string(toString(row.relation)), {} };
         const std::optional<double>& base = row.cells[c.baseline].medianNs;
         for (std::size_t m = 0; m < row.cells.size(); ++m) {

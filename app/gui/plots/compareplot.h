@@ -24,8 +24,9 @@ namespace ctxscope::gui {
 // session's runs beside results files from other machines or earlier sessions, the legend
 // naming host, CPU model and hypervisor); File → Compare machines… gives the engine's
 // comparison of machine cards (compareMachines, as `ctxscope-cli compare` makes it), whose
-// rows it draws as they are, each bar after the baseline's with the 95% interval of its ratio
-// to the baseline (on the baseline's scale: baseline median x [low, high]).
+// rows it draws as they are (but those with a working set: MachineWsPlot draws them as
+// curves), each bar after the baseline's with the 95% interval of its ratio to the baseline
+// (on the baseline's scale: baseline median x [low, high]).
 class ComparePlot : public QWidget {
     Q_OBJECT
 public:

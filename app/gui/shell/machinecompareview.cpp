@@ -2,6 +2,7 @@
 #include "machinecompareview.h"
 
 #include "compareplot.h"
+#include "machinewsplot.h"
 
 #include "ctxscope/units.h"
 
@@ -12,14 +13,19 @@
 #include <QLabel>
 #include <QPushButton>
 #include <QSplitter>
+#include <QTabWidget>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <cstdint>
+#include <optional>
 
 namespace ctxscope::gui {
 
 namespace {
+
+constexpr int kMaxFigureColumnWidth = 280; // px: two machines and the figures' names fit 1280
 
 QTableWidgetItem* cellItem(const QString& text)
 {
@@ -52,8 +58,12 @@ void reshape(QTableWidget& table, const QStringList& header, std::size_t rows)
 MachineCompareView::MachineCompareView(QWidget* parent)
     : QWidget(parent)
     , m_plot(new ComparePlot(this))
+    , m_wsPlot(new MachineWsPlot(this))
+    , m_plots(new QTabWidget(this))
     , m_verdicts(readOnlyTable(this))
     , m_causes(readOnlyTable(this))
+    , m_figures(readOnlyTable(this))
+    , m_tables(new QTabWidget(this))
     , m_articles(new QCheckBox(tr("With the articles' figures"), this))
     , m_baseline(new QComboBox(this))
     , m_add(new QPushButton(tr("Add cards…"), this))
@@ -62,6 +72,13 @@ MachineCompareView::MachineCompareView(QWidget* parent)
 {
     m_verdicts->setObjectName(QStringLiteral("machineVerdicts"));
     m_causes->setObjectName(QStringLiteral("machineCauses"));
+    m_figures->setObjectName(QStringLiteral("machineFigures"));
+    m_tables->setDocumentMode(true);
+    m_tables->addTab(m_verdicts, tr("Ratios and verdicts"));
+    m_tables->addTab(m_figures, tr("Survey figures"));
+    m_tables->setTabToolTip(1,
+        tr("Survey cards of version 2 or later: the working-set knee, where each spin line lives and who touched "
+           "it first, and the medians of one traced futex hand-over per class, cut into segments"));
     m_articles->setToolTip(tr("Adds the published figures of the articles ctxscope grew from as read-only cards: "
                               "tsuna's 2010-2013 Xeons and the 2022 table (compare --with-articles)"));
     m_add->setToolTip(tr("Machine cards (ctxscope-cli survey --json) or results files of run, sweep, matrix and "
@@ -81,27 +98,35 @@ MachineCompareView::MachineCompareView(QWidget* parent)
     top->addWidget(new QLabel(tr("Baseline:"), this));
     top->addWidget(m_baseline);
 
-    auto* causesBox = new QWidget(this);
-    auto* causesLayout = new QVBoxLayout(causesBox);
+    m_causesBox = new QWidget(this);
+    auto* causesLayout = new QVBoxLayout(m_causesBox);
     causesLayout->setContentsMargins(0, 0, 0, 0);
-    auto* causesTitle = new QLabel(tr("<b>Possible causes</b>: the context facts that differ"), causesBox);
+    auto* causesTitle = new QLabel(tr("<b>Possible causes</b>: the context facts that differ"), m_causesBox);
     causesLayout->addWidget(causesTitle);
     causesLayout->addWidget(m_causes, 1);
     causesLayout->addWidget(m_hint);
 
+    m_plots->setDocumentMode(true);
+    m_plots->addTab(m_plot, tr("Per relation class"));
+    m_plots->addTab(m_wsPlot, tr("Working set"));
+    m_plots->setTabToolTip(1,
+        tr("The survey's futex round trip on one PU against the working set each task touches, one curve per "
+           "machine, with each machine's knee"));
+
     auto* bottom = new QSplitter(Qt::Horizontal, this);
-    bottom->addWidget(m_verdicts);
-    bottom->addWidget(causesBox);
+    bottom->addWidget(m_tables);
+    bottom->addWidget(m_causesBox);
     bottom->setStretchFactor(0, 3);
     bottom->setStretchFactor(1, 2);
     auto* split = new QSplitter(Qt::Vertical, this);
-    split->addWidget(m_plot);
+    split->addWidget(m_plots);
     split->addWidget(bottom);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 2);
     // The plot's share whatever the tables' size hints ask: its log axis and its label need the
     // height (at 1280x800 the tables' hints left it too short to write "median time per op").
     m_plot->setMinimumHeight(320);
+    m_wsPlot->setMinimumHeight(320);
     split->setSizes({ 600, 400 });
 
     auto* layout = new QVBoxLayout(this);
@@ -156,8 +181,17 @@ void MachineCompareView::refresh()
         m_baseline->setEnabled(m_comparison != nullptr);
     }
     m_plot->setComparison(m_comparison);
+    std::vector<std::optional<std::uint64_t>> knees;
+    if (m_comparison)
+        for (std::size_t m = 0; m < m_comparison->labels.size(); ++m)
+            knees.push_back(m < m_cards.size() ? m_cards[m].card->kneeBytes : std::nullopt);
+    m_wsPlot->setComparison(m_comparison.get(), knees);
+    m_plots->setTabEnabled(1, m_wsPlot->hasCurves());
+    if (!m_wsPlot->hasCurves())
+        m_plots->setCurrentIndex(0);
     fillVerdicts();
     fillCauses();
+    fillFigures();
     QStringList notes;
     if (!m_comparison)
         notes << (m_cards.empty()
@@ -169,6 +203,8 @@ void MachineCompareView::refresh()
             notes << QString::fromStdString(note);
     m_hint->setText(notes.join(QLatin1Char('\n')));
     m_hint->setVisible(!notes.isEmpty());
+    // The same context everywhere and nothing to note: the tables take the width.
+    m_causesBox->setVisible(m_causes->rowCount() > 0 || !notes.isEmpty());
 }
 
 void MachineCompareView::fillVerdicts()
@@ -234,6 +270,39 @@ void MachineCompareView::fillCauses()
         }
     }
     m_causes->resizeColumnsToContents();
+}
+
+void MachineCompareView::fillFigures()
+{
+    const bool any = m_comparison && !m_comparison->figures.empty();
+    m_tables->setTabEnabled(1, any);
+    m_tables->setTabText(1, any ? tr("Survey figures (%1)").arg(m_comparison->figures.size()) : tr("Survey figures"));
+    if (!any) {
+        reshape(*m_figures, {}, 0);
+        m_tables->setCurrentIndex(0);
+        return;
+    }
+    const MachineComparison& c = *m_comparison;
+    QStringList header { tr("survey figure"), tr("class") };
+    for (const std::string& label : c.labels)
+        header << QString::fromStdString(label);
+    reshape(*m_figures, header, c.figures.size());
+    for (std::size_t r = 0; r < c.figures.size(); ++r) {
+        const MachineFigure& f = c.figures[r];
+        const int y = static_cast<int>(r);
+        m_figures->setItem(y, 0, cellItem(QString::fromStdString(f.what)));
+        m_figures->setItem(y, 1,
+            cellItem(f.relation ? QString::fromStdString(std::string(toString(*f.relation))) : QStringLiteral("-")));
+        for (std::size_t m = 0; m < f.values.size(); ++m) {
+            QTableWidgetItem* value = cellItem(QString::fromStdString(f.values[m]));
+            value->setToolTip(value->text()); // a spin line's placement is a sentence
+            m_figures->setItem(y, static_cast<int>(m) + 2, value);
+        }
+    }
+    m_figures->resizeColumnsToContents();
+    // A spin line's sentence would push the next machine out of view: it elides, whole in its tooltip.
+    for (int column = 2; column < m_figures->columnCount(); ++column)
+        m_figures->setColumnWidth(column, std::min(m_figures->columnWidth(column), kMaxFigureColumnWidth));
 }
 
 } // namespace ctxscope::gui

@@ -3,6 +3,7 @@
 #include "lessoncontroller.h"
 #include "lookcontroller.h"
 #include "machinecompare.h"
+#include "machinecompareview.h"
 #include "machinecontroller.h"
 #include "mainwindow.h"
 #include "mapscrollarea.h"
@@ -23,6 +24,7 @@
 #include <QCommandLineParser>
 #include <QDockWidget>
 #include <QStringList>
+#include <QTabWidget>
 
 #include <cstdio>
 #include <memory>
@@ -106,7 +108,8 @@ int main(int argc, char** argv)
         QStringLiteral("NAME"));
     const QCommandLineOption plotOpt(QStringList { QStringLiteral("view"), QStringLiteral("plot") },
         QStringLiteral("Show this view once the work is done: ")
-            + ctxscope::gui::PlotsView::viewNames().join(QStringLiteral(", ")) + QStringLiteral("."),
+            + ctxscope::gui::PlotsView::viewNames().join(QStringLiteral(", "))
+            + QStringLiteral("; with --compare-machines, working-set and survey-figures pick that window's tabs."),
         QStringLiteral("NAME"));
     const QCommandLineOption openOpt(QStringLiteral("open"),
         QStringLiteral("Open a results file of ctxscope-cli (run, sweep, matrix --json) or a saved session "
@@ -235,11 +238,14 @@ int main(int argc, char** argv)
         if (!window.launcher()->isLive())
             return fail("--lesson: ", "a lesson needs this machine's topology, not " + topology->origin());
     }
-    const QString view = parser.value(plotOpt);
-    if (!view.isEmpty() && !ctxscope::gui::PlotsView::viewNames().contains(view))
+    QString view = parser.value(plotOpt);
+    const bool surveyFigures = view == QStringLiteral("survey-figures");
+    if (!view.isEmpty() && !surveyFigures && !ctxscope::gui::PlotsView::viewNames().contains(view))
         return fail("--view: ",
             "should be one of " + ctxscope::gui::PlotsView::viewNames().join(QStringLiteral(", ")).toStdString()
-                + ", not '" + view.toStdString() + "'");
+                + " (or survey-figures with --compare-machines), not '" + view.toStdString() + "'");
+    if (surveyFigures && !parser.isSet(machinesOpt))
+        return fail("--view: ", "survey-figures is a tab of Compare machines: give the cards with --compare-machines");
     long watchPid = 0;
     if (parser.isSet(watchOpt)) {
         bool ok = false;
@@ -266,6 +272,19 @@ int main(int argc, char** argv)
             return fail("--compare-machines: ", opened.error().message);
         // A window of its own: the screen's size, as a user would make it to read the table.
         window.machineCompare()->window()->resize(window.size());
+        // The window photographed is Compare machines: --view picks its tabs.
+        ctxscope::gui::MachineCompareView& machines = *window.machineCompare()->view();
+        if (surveyFigures) {
+            if (!machines.tables()->isTabEnabled(1))
+                return fail("--view: ", "these cards have no survey figures (surveys of version 2 or later have)");
+            machines.tables()->setCurrentIndex(1);
+        } else if (view == QStringLiteral("working-set")) {
+            if (!machines.plots()->isTabEnabled(1))
+                return fail("--view: ", "these cards have no working-set points (surveys of version 2 or later have)");
+            machines.plots()->setCurrentIndex(1);
+        }
+        if (surveyFigures)
+            view.clear(); // not a view of the main window
     }
     if (parser.isSet(presentOpt))
         window.look()->setPresentationMode(true);

@@ -189,6 +189,11 @@ std::string progressLine(std::uint64_t id, const Progress& progress);
 // samples at its end (an in-thread coroutine run: 10^5 of them) would otherwise make a line
 // over kMaxLineBytes that the reader must refuse. "first" counts on from line to line.
 inline constexpr std::size_t kMaxSamplesPerLine = 16384; // 16384 x 25 bytes a double at most: 410 KB
+// Streamed samples carry kStreamedSampleDigits significant digits (5 parts per million, far
+// below any timing's spread): a double's 17 made the app's parsing of the stream a sixth of its
+// CPU while a run measured (issue #31). The result carries every sample unrounded.
+inline constexpr int kStreamedSampleDigits = 6;
+double streamedSample(double ns); // rounded to kStreamedSampleDigits; 0, inf and NaN as they are
 std::vector<std::string> samplesLines(std::uint64_t id, const SampleBatch& batch);
 // Within kMaxLineBytes: when the raw samples would not fit they are left out (they were
 // streamed) and "samples_omitted" says how many.

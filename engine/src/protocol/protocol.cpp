@@ -11,6 +11,7 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <cmath>
 #include <unistd.h>
 
 namespace ctxscope::protocol {
@@ -84,13 +85,26 @@ std::string progressLine(std::uint64_t id, const Progress& p)
     return eventLine(e);
 }
 
+double streamedSample(double ns)
+{
+    if (ns == 0 || !std::isfinite(ns))
+        return ns;
+    // Divided by an exact power of ten, the rounded integer becomes the double nearest the
+    // decimal, which prints as that decimal.
+    const int exponent = kStreamedSampleDigits - 1 - static_cast<int>(std::floor(std::log10(std::fabs(ns))));
+    const double power = std::pow(10.0, std::abs(exponent));
+    const double rounded = exponent >= 0 ? std::round(ns * power) / power : std::round(ns / power) * power;
+    return std::isfinite(rounded) && rounded != 0 ? rounded : ns;
+}
+
 std::vector<std::string> samplesLines(std::uint64_t id, const SampleBatch& b)
 {
     std::vector<std::string> lines;
     for (std::size_t at = 0; at < b.nsPerOp.size(); at += kMaxSamplesPerLine) {
         const auto part = b.nsPerOp.subspan(at, std::min(kMaxSamplesPerLine, b.nsPerOp.size() - at));
-        lines.push_back(eventLine(
-            SamplesEvent { id, b.repetition, b.firstIndex + at, std::vector<double>(part.begin(), part.end()) }));
+        std::vector<double> rounded(part.size());
+        std::transform(part.begin(), part.end(), rounded.begin(), streamedSample);
+        lines.push_back(eventLine(SamplesEvent { id, b.repetition, b.firstIndex + at, std::move(rounded) }));
     }
     return lines;
 }
