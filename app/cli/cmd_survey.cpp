@@ -90,8 +90,8 @@ void printSummary(const SurveyResult& s, const nlohmann::json& context)
         fmt::print("{:<14}{}\n", what, value);
     }
     fmt::print("{:<14}{} listed, {} vulnerable (sysinfo --json has each)\n", "mitigations", mitigations, vulnerable);
-    fmt::print("\nSuite version {}: {} runs of {} x {} s in {} (budget {}).\n", kSurveyVersion, s.results.size(),
-        s.plan.repetitions, s.plan.minTimeSeconds, formatDuration(s.seconds * 1e9),
+    fmt::print("\nSuite version {}: {} runs of {} x {} in {} (budget {}).\n", kSurveyVersion, s.results.size(),
+        s.plan.repetitions, formatDuration(s.plan.minTimeSeconds * 1e9), formatDuration(s.seconds * 1e9),
         formatDuration(s.plan.budgetSeconds * 1e9));
     for (const SurveySkip& k : s.skipped)
         fmt::print("skipped: {}: {}\n", k.what, k.why);
@@ -113,8 +113,8 @@ int run(const SurveyOptions& o)
     if (!plan)
         return badInput(plan.error().message);
     if (o.plan) {
-        fmt::print("{} runs of {} x {} s, about {} (budget {}):\n", plan->steps.size(), plan->repetitions,
-            plan->minTimeSeconds, formatDuration(plan->estimateSeconds * 1e9),
+        fmt::print("{} runs of {} x {}, about {} (budget {}):\n", plan->steps.size(), plan->repetitions,
+            formatDuration(plan->minTimeSeconds * 1e9), formatDuration(plan->estimateSeconds * 1e9),
             formatDuration(plan->budgetSeconds * 1e9));
         for (const SurveyStep& s : plan->steps)
             fmt::print("  {}\n", s.label);

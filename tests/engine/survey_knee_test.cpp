@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The survey's working-set knee (surveyKnee) from made-up runs: the first W whose switch cost is
 // clearly above the smallest W's, noisy points passed over, flat curves without a knee, and a
-// round trip without its touch run left out.
+// round trip without its touch run left out; the summary line of segments that share a name.
 #include "ctxscope/survey.h"
 
 #include <gtest/gtest.h>
@@ -93,4 +93,25 @@ TEST(SurveyKnee, LeavesOutARoundTripWithoutItsTouchRun)
     EXPECT_FALSE(knee.kneeBytes);
     EXPECT_NE(knee.sentence.find("too few to tell a knee"), std::string::npos) << knee.sentence;
     EXPECT_NE(surveyKnee({}).sentence.find("No working-set run finished"), std::string::npos);
+}
+
+TEST(SurveySummary, SegmentsSharingANameSayTheirEvents)
+{
+    // A cross-CPU hand-over has several "switch-in" steps (from idle, from another task): the
+    // summary told them apart by nothing but their figures.
+    SurveyResult survey;
+    SurveyTrace trace;
+    trace.relation = Relation::SharedL3;
+    trace.cpus = { 0, 1 };
+    trace.summary.handovers = 100;
+    trace.summary.segments = { { "wake call", "sys_enter", "sched_waking", false, 500, 600, 520, 100 },
+        { "switch-in", "cpu_idle_exit", "sched_switch", true, 9000, 9500, 9100, 60 },
+        { "switch-in", "sched_waking", "sched_switch", true, 4000, 4500, 4100, 40 } };
+    survey.traces.push_back(trace);
+    const std::vector<std::string> lines = surveyFigureLines(survey);
+    ASSERT_EQ(lines.size(), 1U);
+    EXPECT_NE(lines[0].find("wake call 500 ns; switch-in (cpu_idle_exit -> sched_switch) 9 µs; switch-in "
+                            "(sched_waking -> sched_switch) 4 µs."),
+        std::string::npos)
+        << lines[0];
 }

@@ -9,6 +9,9 @@
 
 #include <fmt/core.h>
 
+#include <map>
+#include <string>
+
 namespace ctxscope {
 
 namespace {
@@ -55,9 +58,16 @@ nlohmann::json surveyToJson(const SurveyResult& survey)
 
 std::string segmentsText(const TraceSummary& summary)
 {
+    // Several steps share a name ("switch-in" from idle, from another task...): those say their
+    // two events, as compare's survey figures do.
+    std::map<std::string, int> named;
+    for (const TraceSegment& seg : summary.segments)
+        ++named[seg.name];
     std::string s;
     for (const TraceSegment& seg : summary.segments)
-        s += fmt::format("{}{} {}", s.empty() ? "" : "; ", seg.name, formatDuration(seg.p50Ns));
+        s += fmt::format("{}{}{} {}", s.empty() ? "" : "; ", seg.name,
+            named[seg.name] > 1 ? " (" + seg.fromEvent + " -> " + seg.toEvent + ")" : std::string(),
+            formatDuration(seg.p50Ns));
     return s.empty() ? std::string("no hand-over found in the trace") : s;
 }
 
