@@ -8,7 +8,8 @@
 # Usage: tests/perf/run_all.sh [BUILD_DIR]   (env: CPU=0 CPU2=1 ROUNDS=3 RUNS=5 WATCH_ROUNDS=3 APP_RUNS=4 DOC=...)
 set -eu
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
-B=${1:-$ROOT/build/release}
+# Absolute: perf_ssh hands the CLI's path to a shell on the server, which starts in $HOME.
+B=$(cd "${1:-$ROOT/build/release}" && pwd)
 CLI=$B/app/cli/ctxscope-cli
 GUI=$B/app/gui/ctxscope
 CPU=${CPU:-0}

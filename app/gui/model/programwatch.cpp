@@ -372,6 +372,19 @@ void ProgramWatch::addEvents(const std::vector<TraceEvent>& events, const std::m
         first = kept.end() - static_cast<std::ptrdiff_t>(kTimelineEvents);
     }
     kept.erase(kept.begin(), first);
+    if (m_timeline.comms.size() > kTimelineNames) {
+        std::map<int, std::string> named;
+        const auto keep = [&](int task) {
+            if (const auto it = m_timeline.comms.find(task); it != m_timeline.comms.end())
+                named.insert(*it);
+        };
+        keep(kOtherTasks);
+        for (const TraceEvent& e : kept) {
+            keep(e.pid);
+            keep(e.other);
+        }
+        m_timeline.comms = std::move(named);
+    }
     emit timelineChanged();
 }
 

@@ -124,6 +124,9 @@ public:
     // A traced watch's timeline: its last 10 seconds of events, 400,000 at most (16 MB).
     static constexpr std::uint64_t kTimelineNs = 10'000'000'000;
     static constexpr std::size_t kTimelineEvents = 400'000;
+    // Past this many names the timeline's names are pruned to the tasks its events still hold
+    // (a program that starts short-lived threads or wakes many tasks would grow them for ever).
+    static constexpr std::size_t kTimelineNames = 4096;
     // In the timeline, what ran on a PU when no watched thread did: the watch traces only the
     // program's threads, so the task after a switch away from one is named by the switch but
     // what followed it is not seen (idle or any other task).

@@ -195,11 +195,15 @@ public:
         trimKept(m_keepEvents);
         leftOut = std::exchange(m_keptLeftOut, 0);
         out.events = std::exchange(m_kept, {});
+        const auto name = [&](int task) { // each task once: up to 20,000 events an interval name a few
+            if (!out.comms.contains(task))
+                out.comms.emplace(task, nameOf(task));
+        };
         for (const TraceEvent& e : out.events) {
-            out.comms.try_emplace(e.pid, nameOf(e.pid));
+            name(e.pid);
             if (e.kind == TraceEventKind::Switch || e.kind == TraceEventKind::Waking
                 || e.kind == TraceEventKind::WakeupNew)
-                out.comms.try_emplace(e.other, nameOf(e.other));
+                name(e.other);
         }
         out.comms.erase(0); // the idle task has no /proc entry; the timeline names it
         return out;

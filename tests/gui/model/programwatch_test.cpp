@@ -9,6 +9,9 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <string>
+
 using namespace ctxscope;
 using namespace ctxscope::gui;
 
@@ -293,6 +296,17 @@ TEST(ProgramWatch, TheTimelineKeepsTheLastTenSecondsOfTheWatchedThreadsEvents)
     watch.addEvents({ sw(111 * s - 1, 0, 500, 0) }, {}, true, 0);
     ASSERT_EQ(t.events.size(), 5U);
     EXPECT_EQ(t.events.front().ns, 101 * s);
+    // Names of tasks whose events are gone are dropped once there are too many of them.
+    std::map<int, std::string> many;
+    for (int pid = 10'000; pid < 10'000 + static_cast<int>(ProgramWatch::kTimelineNames); ++pid)
+        many.emplace(pid, "short-lived");
+    watch.addEvents({ TraceEvent { 111 * s, 0, 10'000, 500, 0, 0, TraceEventKind::Waking } }, many, true, 0);
+    EXPECT_LT(t.comms.size(), 10U);
+    EXPECT_EQ(t.comms.at(10'000), "short-lived") << "a waker whose event is kept keeps its name";
+    EXPECT_EQ(t.comms.count(10'001), 0U);
+    EXPECT_EQ(t.comms.at(ProgramWatch::kOtherTasks), "other tasks or idle");
+    EXPECT_EQ(t.comms.at(501), "worker-501") << "501's runs from 101 s are still shown";
+    EXPECT_EQ(t.comms.count(4242), 0U) << "its waking of 500 at 100 s is gone";
     // A new watch starts an empty timeline.
     watch.begin(600);
     EXPECT_TRUE(watch.timeline().events.empty());
