@@ -2,6 +2,7 @@
 // How the app looks in front of a class: presentation mode (F11), the dark palette, the
 // lesson panel beside the plots. Offscreen, on synthetic topologies (no runs).
 #include "apppalette.h"
+#include "ladderplot.h"
 #include "lessonpanel.h"
 #include "liveplot.h"
 #include "lookcontroller.h"
@@ -125,6 +126,24 @@ TEST(Look, DarkPaletteInPresentationIsWhiteOnBlackAndStaysDarkAfter)
     window.look()->setDarkPalette(false);
     settle();
     EXPECT_GT(lookOf(window).base.lightness(), 200);
+}
+
+TEST(Look, AViewShownAfterThePaletteChangedTakesIt)
+{
+    // A hidden tab's widgets get the new palette only when shown: restyled then, not before.
+    MainWindow window;
+    window.show();
+    ASSERT_TRUE(window.plots()->showView(QStringLiteral("live")));
+    window.look()->setDarkPalette(true);
+    settle();
+    ASSERT_TRUE(window.plots()->showView(QStringLiteral("ladder")));
+    settle();
+    const QColor text = QApplication::palette().color(QPalette::Text);
+    EXPECT_EQ(window.plots()->ladderPlot()->plot()->xAxis->tickLabelColor(), text);
+    window.look()->setDarkPalette(false);
+    settle();
+    EXPECT_EQ(
+        window.plots()->ladderPlot()->plot()->xAxis->tickLabelColor(), QApplication::palette().color(QPalette::Text));
 }
 
 TEST(Look, TheMedianLineStandsOutFromItsPointsOnLightAndDarkBackgrounds)

@@ -3,6 +3,7 @@
 // engine compares them (one series per machine, a verdict per row, the possible causes), and a
 // survey through the real worker whose card joins the session document.
 #include "compareplot.h"
+#include "lookcontroller.h"
 #include "machinecompare.h"
 #include "machinecompareview.h"
 #include "machinewsplot.h"
@@ -17,6 +18,7 @@
 #include "ctxscope/sysinfo.h"
 
 #include <QAction>
+#include <QApplication>
 #include <QCheckBox>
 #include <QFile>
 #include <QSignalSpy>
@@ -239,6 +241,29 @@ TEST(CompareMachines, SurveyFiguresAreATabBesideTheVerdictsOneColumnPerMachine)
     EXPECT_EQ(ws.kneeDrawn(1), std::nullopt);
     // Cards without working-set points leave that tab disabled.
     EXPECT_FALSE(view.plots()->isTabEnabled(1));
+}
+
+TEST(CompareMachines, ItsPlotsTakeTheDarkPalette)
+{
+    QTemporaryDir dir;
+    ASSERT_TRUE(dir.isValid());
+    MainWindow window;
+    const nlohmann::json ws { { "working_set",
+        { { "points", { { { "ws_bytes", 4096 } }, { { "ws_bytes", 65536 } } } }, { "knee_bytes", nullptr } } } };
+    ASSERT_TRUE(window.machineCompare()->openCards(
+        { writeCard(dir, "lab-a", "6.1.0", 1, ws), writeCard(dir, "lab-b", "6.1.0", 1, ws) }));
+    const MachineCompareView& view = *window.machineCompare()->view();
+    ASSERT_TRUE(view.plots()->isTabEnabled(1));
+    window.look()->setDarkPalette(true);
+    for (int i = 0; i < 3; ++i)
+        QCoreApplication::processEvents();
+    const QColor text = QApplication::palette().color(QPalette::Text);
+    EXPECT_EQ(view.plot()->plot()->xAxis->tickLabelColor(), text) << "the bars restyled";
+    view.plots()->setCurrentWidget(view.wsPlot()); // a hidden tab takes the palette once shown
+    for (int i = 0; i < 3; ++i)
+        QCoreApplication::processEvents();
+    EXPECT_EQ(view.wsPlot()->plot()->xAxis->tickLabelColor(), text) << "the working-set curves restyled";
+    window.look()->setDarkPalette(false);
 }
 
 TEST(CompareMachines, ACardThatIsNoResultsFileIsRefusedAndNoneJoins)

@@ -4,6 +4,9 @@
 #include "plotstyle.h"
 #include "qcp.h"
 
+#include <QEvent>
+#include <QTimer>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -21,6 +24,14 @@ ComparePlot::ComparePlot(QWidget* parent)
     m_plot->plotLayout()->addElement(1, 0, m_plot->legend);
     m_plot->plotLayout()->setRowStretchFactor(1, 0.001);
     restyle();
+}
+
+void ComparePlot::changeEvent(QEvent* event)
+{
+    QWidget::changeEvent(event);
+    // Qt tells a parent before its children (the QCustomPlot) have the new palette: once they have.
+    if (event->type() == QEvent::PaletteChange || event->type() == QEvent::FontChange)
+        QTimer::singleShot(0, this, &ComparePlot::restyle);
 }
 
 void ComparePlot::restyle()

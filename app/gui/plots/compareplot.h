@@ -48,6 +48,10 @@ public:
     void setEmptyHint(const QString& hint);
     void restyle();
 
+protected:
+    // Its own palette or font changed (the dark palette, presentation's type; a hidden tab's once shown).
+    void changeEvent(QEvent* event) override;
+
 private:
     struct Series {
         QString name;

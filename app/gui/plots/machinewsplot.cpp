@@ -6,6 +6,9 @@
 #include "plotstyle.h"
 #include "qcp.h"
 
+#include <QEvent>
+#include <QTimer>
+
 #include "ctxscope/units.h"
 
 #include <QVBoxLayout>
@@ -42,6 +45,14 @@ MachineWsPlot::MachineWsPlot(QWidget* parent)
     m_plot->plotLayout()->setRowStretchFactor(1, 0.001);
     m_plot->legend->setFillOrder(QCPLegend::foColumnsFirst);
     restyle();
+}
+
+void MachineWsPlot::changeEvent(QEvent* event)
+{
+    QWidget::changeEvent(event);
+    // Qt tells a parent before its children (the QCustomPlot) have the new palette: once they have.
+    if (event->type() == QEvent::PaletteChange || event->type() == QEvent::FontChange)
+        QTimer::singleShot(0, this, &MachineWsPlot::restyle);
 }
 
 void MachineWsPlot::restyle()

@@ -35,6 +35,10 @@ public:
     QCustomPlot* plot() const { return m_plot; }
     void restyle();
 
+protected:
+    // Its own palette or font changed (the dark palette, presentation's type; a hidden tab's once shown).
+    void changeEvent(QEvent* event) override;
+
 private:
     void rebuild();
 
