@@ -7,6 +7,7 @@
 #include "resultsmodel.h"
 #include "sessionfiles.h"
 #include "sessionstore.h"
+#include "sessionviews.h"
 #include "testresults.h"
 #include "testtopologies.h"
 
@@ -70,4 +71,30 @@ TEST(ResultsFile, ThePlotOnShowExportsAsPngSvgAndPdf)
         ASSERT_TRUE(s.ok()) << name << ": " << s.error().message;
         EXPECT_GT(QFileInfo(path).size(), 1000) << name;
     }
+}
+
+TEST(ResultsFile, AFileOfManyRunsPutsItsNewestEightOnTheStageAndTheRestUnderEarlierRuns)
+{
+    QTemporaryDir dir;
+    ASSERT_TRUE(dir.isValid());
+    const QString path = dir.filePath(QStringLiteral("runs.json"));
+    constexpr quint64 kRuns = 10;
+    {
+        MainWindow window;
+        window.setTopology(ctxscope::testing::synthetic("pack:1 core:2 pu:1"));
+        for (quint64 id = 1; id <= kRuns; ++id)
+            window.store()->addRun({ id, ctxscope::testing::futexResult({ 0, 1 }), QColor(Qt::blue) });
+        ASSERT_TRUE(window.files()->saveResults(path).ok());
+    }
+    MainWindow window;
+    window.setTopology(ctxscope::testing::synthetic("pack:1 core:2 pu:1"));
+    ASSERT_TRUE(window.files()->openResults(path).ok());
+    const auto& rows = window.resultsModel()->results();
+    ASSERT_EQ(rows.size(), kRuns);
+    LivePlot& live = *window.plots()->livePlot();
+    for (std::size_t i = 0; i < rows.size(); ++i)
+        EXPECT_EQ(live.isShown(rows[i].id), i >= kRuns - SessionViews::kFileStageRuns) << "row " << i + 1;
+    window.plots()->earlierRunsSwitch()->setChecked(true);
+    for (const ResultRow& row : rows)
+        EXPECT_TRUE(live.isShown(row.id));
 }

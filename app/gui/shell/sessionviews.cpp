@@ -224,11 +224,20 @@ void SessionViews::showStage()
 
 void SessionViews::drawRun(const ResultRow& row, const QString& origin)
 {
-    // A run read from a file, or a matrix's cell, joins the stage on show; one measured here
-    // joined it when it began.
+    // A run read from a file, or a matrix's cell, joins the stage on show, which keeps the
+    // newest kFileStageRuns of them; one measured here joined it when it began.
     m_numbers.emplace(row.id, static_cast<int>(m_parts.store->runs().size()));
-    if (m_stage.insert(row.id).second)
+    if (m_stage.insert(row.id).second) {
+        if (m_stage.size() > kFileStageRuns)
+            m_stage.erase(*std::min_element(m_stage.begin(), m_stage.end(), [this](quint64 a, quint64 b) {
+                const auto number = [this](quint64 id) {
+                    const auto it = m_numbers.find(id);
+                    return it == m_numbers.end() ? 0 : it->second;
+                };
+                return number(a) < number(b);
+            }));
         showStage();
+    }
     QString label = runLabel(*row.result);
     for (const QString& part : { row.machine, origin })
         if (!part.isEmpty())

@@ -43,6 +43,10 @@ public:
         QTabWidget* tabs; // the map's
     };
     explicit SessionViews(const Parts& parts);
+    // The runs a file or a matrix puts on the stage: its newest ones; the rest are under
+    // Earlier runs. 48 runs' curves at once were unreadable, and their replot took the GUI
+    // thread 207 ms (perf_open).
+    static constexpr std::size_t kFileStageRuns = 8;
 
     // The worker whose context block names this machine in the ladder and Compare.
     void setController(const RunController* controller) { m_controller = controller; }
