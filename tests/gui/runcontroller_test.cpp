@@ -83,8 +83,9 @@ TEST(RunThroughWorker, AShortRunAddsARowAndPlotsExactlyItsSamples)
     EXPECT_EQ(row.result->placement.cpus, (std::vector<int> { cpu, cpu }));
     EXPECT_EQ(row.result->placement.relation, Relation::SamePu);
 
-    // The live curve holds the samples the worker streamed, which are the result's samples,
-    // and draws them (or, for many, each pixel column's extremes and an even selection).
+    // The live curve held the samples the worker streamed (to 6 digits); once the run ended it
+    // holds the result's, unrounded, and draws them (or, for many, each pixel column's extremes
+    // and an even selection).
     const LivePlot* livePlot = window.plots()->livePlot();
     const auto kept = livePlot->samples(*id);
     const auto& expected = row.result->samples;

@@ -61,7 +61,10 @@ public:
 
     void beginRun(quint64 id, const QString& label, const QColor& color);
     void addSamples(quint64 id, const QVector<double>& nsPerOp);
-    void finishRun(quint64 id);
+    // The run ended; with its result (which carries every sample unrounded, unless the run was
+    // too long to send them), the curve holds the result's samples from then on, not the
+    // stream's 6-digit copies, and the copies are freed.
+    void finishRun(quint64 id, std::shared_ptr<const RunResult> result = nullptr);
     // A finished run read from a file, its medians and extremes prepared off the GUI thread.
     // Its samples are shared with the result, not copied (a session holds many MBs of them).
     void addFinishedRun(quint64 id, const QString& label, const QColor& color, std::shared_ptr<const RunResult> result,
@@ -105,7 +108,7 @@ private:
         QCPGraph* median = nullptr;
         RunningMedian running { kMedianWindow };
         std::vector<double> values; // every kept sample of a run streamed here
-        std::shared_ptr<const RunResult> finished; // a run read from a file: its samples, shared
+        std::shared_ptr<const RunResult> finished; // a finished run's result: its samples, shared
         std::span<const double> all() const; // the samples, wherever they are kept
         bool stale = false; // values changed since the scatter was thinned
         quint64 begun = 0; // order of beginRun, newest highest

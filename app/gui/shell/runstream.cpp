@@ -147,7 +147,7 @@ void RunStream::onResult(quint64 id, std::shared_ptr<const RunResult> result)
 {
     const QColor color = m_views.colorOf(id);
     const QString label = runLabel(*result) + onServer();
-    m_plots.livePlot()->finishRun(id);
+    m_plots.livePlot()->finishRun(id, result); // the result's samples, unrounded, replace the stream's
     if (QCPGraph* median = m_plots.livePlot()->medianGraph(id))
         median->setName(m_views.legendLabel(id, label)); // as measured (an unpinned run's class is now known)
     std::shared_ptr<const TraceWindow> events;
