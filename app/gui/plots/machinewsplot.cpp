@@ -6,11 +6,10 @@
 #include "plotstyle.h"
 #include "qcp.h"
 
-#include <QEvent>
-#include <QTimer>
-
 #include "ctxscope/units.h"
 
+#include <QEvent>
+#include <QTimer>
 #include <QVBoxLayout>
 
 #include <algorithm>
