@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "machinewsplot.h"
 
-#include "bytesticker.h"
-#include "durationticker.h"
 #include "plotstyle.h"
 #include "qcp.h"
 
@@ -33,16 +31,7 @@ MachineWsPlot::MachineWsPlot(QWidget* parent)
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_plot);
-    m_plot->xAxis->setScaleType(QCPAxis::stLogarithmic);
-    m_plot->xAxis->setTicker(QSharedPointer<QCPAxisTicker>(new BytesLog2Ticker));
-    m_plot->xAxis->setLabel(tr("working set per task (bytes, log scale)"));
-    m_plot->yAxis->setScaleType(QCPAxis::stLogarithmic);
-    m_plot->yAxis->setTicker(QSharedPointer<QCPAxisTicker>(new DurationLogTicker));
-    m_plot->yAxis->setLabel(tr("time per op, futex on one PU (log scale)"));
-    m_plot->legend->setVisible(true);
-    m_plot->plotLayout()->addElement(1, 0, m_plot->legend);
-    m_plot->plotLayout()->setRowStretchFactor(1, 0.001);
-    m_plot->legend->setFillOrder(QCPLegend::foColumnsFirst);
+    setUpWorkingSetAxes(*m_plot, tr("time per op, futex on one PU (log scale)"));
     restyle();
 }
 

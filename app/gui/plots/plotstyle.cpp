@@ -2,6 +2,7 @@
 #include "plotstyle.h"
 
 #include "apppalette.h"
+#include "bytesticker.h"
 #include "durationticker.h"
 #include "qcp.h"
 
@@ -159,6 +160,21 @@ void setUpMedianBarChart(QWidget& owner, QCustomPlot& plot)
     plot.yAxis->setLabel(QCoreApplication::translate("ctxscope::gui::PlotStyle", "median time per op (log scale)"));
     keepCategoryLabelsFitting(*plot.xAxis);
     plot.legend->setVisible(true);
+}
+
+void setUpWorkingSetAxes(QCustomPlot& plot, const QString& timeLabel)
+{
+    plot.xAxis->setScaleType(QCPAxis::stLogarithmic);
+    plot.xAxis->setTicker(QSharedPointer<QCPAxisTicker>(new BytesLog2Ticker));
+    plot.xAxis->setLabel(
+        QCoreApplication::translate("ctxscope::gui::PlotStyle", "working set per task (bytes, log scale)"));
+    plot.yAxis->setScaleType(QCPAxis::stLogarithmic);
+    plot.yAxis->setTicker(QSharedPointer<QCPAxisTicker>(new DurationLogTicker));
+    plot.yAxis->setLabel(timeLabel);
+    plot.legend->setVisible(true);
+    plot.plotLayout()->addElement(1, 0, plot.legend);
+    plot.plotLayout()->setRowStretchFactor(1, 0.001);
+    plot.legend->setFillOrder(QCPLegend::foColumnsFirst);
 }
 
 } // namespace ctxscope::gui

@@ -45,4 +45,8 @@ void keepCategoryLabelsFitting(QCPAxis& axis);
 // duration axis, category labels kept fitting, the legend on.
 void setUpMedianBarChart(QWidget& owner, QCustomPlot& plot);
 
+// The working-set charts' axes (Working set, Compare machines' Working set tab): bytes per task
+// across on a log2 axis, `timeLabel` up on a log duration axis, the legend under the plot.
+void setUpWorkingSetAxes(QCustomPlot& plot, const QString& timeLabel);
+
 } // namespace ctxscope::gui

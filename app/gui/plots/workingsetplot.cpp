@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "workingsetplot.h"
 
-#include "bytesticker.h"
-#include "durationticker.h"
 #include "plotstyle.h"
 #include "qcp.h"
 
@@ -41,16 +39,7 @@ WorkingSetPlot::WorkingSetPlot(QWidget* parent)
     connect(m_touch, &QCheckBox::toggled, this, &WorkingSetPlot::rebuild);
     connect(m_spread, &QComboBox::currentIndexChanged, this, &WorkingSetPlot::rebuild);
 
-    m_plot->xAxis->setScaleType(QCPAxis::stLogarithmic);
-    m_plot->xAxis->setTicker(QSharedPointer<QCPAxisTicker>(new BytesLog2Ticker));
-    m_plot->xAxis->setLabel(tr("working set per task (bytes, log scale)"));
-    m_plot->yAxis->setScaleType(QCPAxis::stLogarithmic);
-    m_plot->yAxis->setTicker(QSharedPointer<QCPAxisTicker>(new DurationLogTicker));
-    m_plot->yAxis->setLabel(tr("time (log scale)"));
-    m_plot->legend->setVisible(true);
-    m_plot->plotLayout()->addElement(1, 0, m_plot->legend);
-    m_plot->plotLayout()->setRowStretchFactor(1, 0.001);
-    m_plot->legend->setFillOrder(QCPLegend::foColumnsFirst);
+    setUpWorkingSetAxes(*m_plot, tr("time (log scale)"));
     m_plot->legend->setWrap(1); // one sweep a line: legends name the placement and the file
     restyle();
 }

@@ -53,6 +53,39 @@ void reshape(QTableWidget& table, const QStringList& header, std::size_t rows)
     table.setRowCount(static_cast<int>(rows));
 }
 
+// A row of a per-machine table: its leading cells, then one value per machine.
+struct PerMachineRow {
+    QStringList leading;
+    const std::vector<std::string>* values;
+};
+
+// The causes' and the survey figures' tables: `leading` columns, then one per machine; a long
+// value (a CPU model, an idle-state list, a spin line's placement) is whole in its tooltip.
+// Without a comparison, empty.
+void fillPerMachine(QTableWidget& table, QStringList header, const MachineComparison* comparison,
+    const std::vector<PerMachineRow>& rows)
+{
+    if (!comparison) {
+        reshape(table, {}, 0);
+        return;
+    }
+    const auto leading = static_cast<int>(header.size());
+    for (const std::string& label : comparison->labels)
+        header << QString::fromStdString(label);
+    reshape(table, header, rows.size());
+    for (std::size_t r = 0; r < rows.size(); ++r) {
+        const int y = static_cast<int>(r);
+        for (int x = 0; x < rows[r].leading.size(); ++x)
+            table.setItem(y, x, cellItem(rows[r].leading[x]));
+        for (std::size_t m = 0; m < rows[r].values->size(); ++m) {
+            QTableWidgetItem* value = cellItem(QString::fromStdString((*rows[r].values)[m]));
+            value->setToolTip(value->text());
+            table.setItem(y, leading + static_cast<int>(m), value);
+        }
+    }
+    table.resizeColumnsToContents();
+}
+
 } // namespace
 
 MachineCompareView::MachineCompareView(QWidget* parent)
@@ -250,26 +283,11 @@ void MachineCompareView::fillVerdicts()
 
 void MachineCompareView::fillCauses()
 {
-    if (!m_comparison) {
-        reshape(*m_causes, {}, 0);
-        return;
-    }
-    const MachineComparison& c = *m_comparison;
-    QStringList header { tr("what") };
-    for (const std::string& label : c.labels)
-        header << QString::fromStdString(label);
-    reshape(*m_causes, header, c.differences.size());
-    for (std::size_t d = 0; d < c.differences.size(); ++d) {
-        const ContextDifference& diff = c.differences[d];
-        const int y = static_cast<int>(d);
-        m_causes->setItem(y, 0, cellItem(QString::fromStdString(diff.what)));
-        for (std::size_t m = 0; m < diff.values.size(); ++m) {
-            QTableWidgetItem* value = cellItem(QString::fromStdString(diff.values[m]));
-            value->setToolTip(value->text()); // a CPU model or an idle-state list is long
-            m_causes->setItem(y, static_cast<int>(m) + 1, value);
-        }
-    }
-    m_causes->resizeColumnsToContents();
+    std::vector<PerMachineRow> rows;
+    if (m_comparison)
+        for (const ContextDifference& diff : m_comparison->differences)
+            rows.push_back({ { QString::fromStdString(diff.what) }, &diff.values });
+    fillPerMachine(*m_causes, { tr("what") }, m_comparison.get(), rows);
 }
 
 void MachineCompareView::fillFigures()
@@ -282,24 +300,13 @@ void MachineCompareView::fillFigures()
         m_tables->setCurrentIndex(0);
         return;
     }
-    const MachineComparison& c = *m_comparison;
-    QStringList header { tr("survey figure"), tr("class") };
-    for (const std::string& label : c.labels)
-        header << QString::fromStdString(label);
-    reshape(*m_figures, header, c.figures.size());
-    for (std::size_t r = 0; r < c.figures.size(); ++r) {
-        const MachineFigure& f = c.figures[r];
-        const int y = static_cast<int>(r);
-        m_figures->setItem(y, 0, cellItem(QString::fromStdString(f.what)));
-        m_figures->setItem(y, 1,
-            cellItem(f.relation ? QString::fromStdString(std::string(toString(*f.relation))) : QStringLiteral("-")));
-        for (std::size_t m = 0; m < f.values.size(); ++m) {
-            QTableWidgetItem* value = cellItem(QString::fromStdString(f.values[m]));
-            value->setToolTip(value->text()); // a spin line's placement is a sentence
-            m_figures->setItem(y, static_cast<int>(m) + 2, value);
-        }
-    }
-    m_figures->resizeColumnsToContents();
+    std::vector<PerMachineRow> rows;
+    for (const MachineFigure& f : m_comparison->figures)
+        rows.push_back(
+            { { QString::fromStdString(f.what),
+                  f.relation ? QString::fromStdString(std::string(toString(*f.relation))) : QStringLiteral("-") },
+                &f.values });
+    fillPerMachine(*m_figures, { tr("survey figure"), tr("class") }, m_comparison.get(), rows);
     // A spin line's sentence would push the next machine out of view: it elides, whole in its tooltip.
     for (int column = 2; column < m_figures->columnCount(); ++column)
         m_figures->setColumnWidth(column, std::min(m_figures->columnWidth(column), kMaxFigureColumnWidth));

@@ -193,7 +193,6 @@ inline constexpr std::size_t kMaxSamplesPerLine = 16384; // 16384 x 25 bytes a d
 // below any timing's spread): a double's 17 made the app's parsing of the stream a sixth of its
 // CPU while a run measured (issue #31). The result carries every sample unrounded.
 inline constexpr int kStreamedSampleDigits = 6;
-double streamedSample(double ns); // rounded to kStreamedSampleDigits; 0, inf and NaN as they are
 std::vector<std::string> samplesLines(std::uint64_t id, const SampleBatch& batch);
 // Within kMaxLineBytes: when the raw samples would not fit they are left out (they were
 // streamed) and "samples_omitted" says how many.

@@ -85,6 +85,9 @@ std::string progressLine(std::uint64_t id, const Progress& p)
     return eventLine(e);
 }
 
+namespace {
+
+// A sample to kStreamedSampleDigits significant digits; 0, inf and NaN as they are.
 double streamedSample(double ns)
 {
     if (ns == 0 || !std::isfinite(ns))
@@ -96,6 +99,8 @@ double streamedSample(double ns)
     const double rounded = exponent >= 0 ? std::round(ns * power) / power : std::round(ns / power) * power;
     return std::isfinite(rounded) && rounded != 0 ? rounded : ns;
 }
+
+} // namespace
 
 std::vector<std::string> samplesLines(std::uint64_t id, const SampleBatch& b)
 {
