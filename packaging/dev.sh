@@ -49,7 +49,7 @@ install_packages() {
 
 # ccache keyed on paths relative to this checkout, so a fresh clone or a worktree elsewhere on a
 # kept machine reuses the objects another checkout compiled (CI runs in a fresh clone).
-export CCACHE_BASEDIR="$ROOT" CCACHE_NOHASHDIR=true CCACHE_SLOPPINESS=pch_defines,time_macros
+export CCACHE_BASEDIR="$ROOT" CCACHE_NOHASHDIR=true CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime
 
 configure() { # preset: once per build folder, compiling through ccache when it is there
     local preset=$1 launcher=()
