@@ -6,6 +6,7 @@
 
 #include "ctxscope/machine_compare.h"
 #include "ctxscope/results_file.h"
+#include "ctxscope/ssh_command.h"
 #include "ctxscope/units.h"
 
 #include <fmt/core.h>
@@ -155,14 +156,18 @@ std::string trim(std::string s)
 
 std::optional<std::string> hostProblem(const std::string& host)
 {
-    if (host.empty())
+    const auto problem = ssh::hostProblem(host);
+    if (!problem)
+        return std::nullopt;
+    switch (*problem) {
+    case ssh::HostProblem::Empty:
         return std::string("a host name is empty");
-    if (host.front() == '-')
+    case ssh::HostProblem::LooksLikeOption:
         return "the host '" + host + "' starts with '-': ssh would read it as an option";
-    for (const char c : host)
-        if (static_cast<unsigned char>(c) <= ' ' || c == 0x7f)
-            return "the host '" + host + "' holds a blank or a control character";
-    return std::nullopt;
+    case ssh::HostProblem::BlankOrControl:
+        break;
+    }
+    return "the host '" + host + "' holds a blank or a control character";
 }
 
 std::string cardFileFor(const std::string& host)
@@ -189,35 +194,6 @@ std::vector<std::string> hostsFromText(const std::string& text)
     return out;
 }
 
-std::string shellQuote(const std::string& word)
-{
-    const bool safe = !word.empty() && std::all_of(word.begin(), word.end(), [](char c) {
-        return std::isalnum(static_cast<unsigned char>(c)) || std::strchr("_@%+=:,./-", c) != nullptr;
-    });
-    if (safe)
-        return word;
-    std::string out = "'";
-    for (const char c : word)
-        out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return out + "'";
-}
-
-std::vector<std::string> sshArguments(
-    const std::string& host, const std::string& command, const std::string& sshCommand)
-{
-    const std::vector<std::string> options { "-T", "-o", "BatchMode=yes", "-o", "ServerAliveInterval=3", "-o",
-        "ServerAliveCountMax=4", "-o", "ConnectTimeout=15", "--", host, command };
-    std::vector<std::string> out;
-    if (trim(sshCommand).empty()) {
-        out.push_back("ssh");
-    } else {
-        // As git runs GIT_SSH_COMMAND: the shell splits the user's command, ours follow as "$@".
-        out = { "/bin/sh", "-c", "exec " + sshCommand + " \"$@\"", "CTXSCOPE_SSH_COMMAND" };
-    }
-    out.insert(out.end(), options.begin(), options.end());
-    return out;
-}
-
 int surveyHosts(const HostsOptions& o)
 {
     std::vector<std::string> hosts;
@@ -240,7 +216,8 @@ int surveyHosts(const HostsOptions& o)
                     + cardFileFor(hosts[i]));
     const char* env = std::getenv("CTXSCOPE_SSH_COMMAND");
     const std::string sshCommand = env ? env : "";
-    const std::string remote = shellQuote(o.remoteCli) + fmt::format(" survey --budget {} --json -", o.budgetSeconds);
+    const std::string remote
+        = ssh::shellQuote(o.remoteCli) + fmt::format(" survey --budget {} --json -", o.budgetSeconds);
     const std::size_t parallel = o.parallel > 0 ? static_cast<std::size_t>(o.parallel) : hosts.size();
     fmt::print(stderr,
         "ctxscope-cli: surveying {} host{}, {} at a time, each within {} (Ctrl-C keeps the finished "
@@ -283,7 +260,7 @@ int surveyHosts(const HostsOptions& o)
             job.card = (std::filesystem::path(o.outDir) / cardFileFor(job.host)).string();
             job.partial = job.card + ".part";
             fmt::print(stderr, "{}: started\n", job.host);
-            if (const std::string error = start(job, sshArguments(job.host, remote, sshCommand)); !error.empty()) {
+            if (const std::string error = start(job, ssh::sshArguments(job.host, remote, sshCommand)); !error.empty()) {
                 ++failed;
                 fmt::print(stderr, "{}: failed: {}\n", job.host, error);
                 continue;

@@ -17,22 +17,13 @@ struct HostsOptions {
     double budgetSeconds = 0;
 };
 
-// Why a destination cannot be one, as a sentence (empty, starts with '-' so ssh would read an
-// option, has a blank or control character); none when it can.
+// Why a destination cannot be one (ssh::hostProblem), as the CLI's sentence; none when it can.
 std::optional<std::string> hostProblem(const std::string& host);
 // The card's file name for a host: characters other than letters, digits, '.', '_', '@' and
 // '-' become '_' ("lab-1" -> "lab-1.json").
 std::string cardFileFor(const std::string& host);
 // The hosts of a hosts file: one a line; blank lines and lines starting with '#' are skipped.
 std::vector<std::string> hostsFromText(const std::string& text);
-// The ssh command line that runs `command` on host: ssh -T -o BatchMode=yes -o
-// ServerAliveInterval=3 -o ServerAliveCountMax=4 -o ConnectTimeout=15 -- HOST COMMAND, or
-// through /bin/sh -c 'exec $CTXSCOPE_SSH_COMMAND "$@"' when sshCommand is not blank.
-std::vector<std::string> sshArguments(
-    const std::string& host, const std::string& command, const std::string& sshCommand);
-// `word` quoted for a POSIX shell when it needs it.
-std::string shellQuote(const std::string& word);
-
 // Runs the hosts' surveys; returns the exit code (0 all succeeded, 1 some failed, 2 bad input,
 // 130 interrupted: the finished cards stay).
 int surveyHosts(const HostsOptions& options);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "machinelink.h"
 
+#include "ctxscope/ssh_command.h"
+
 #include <QCoreApplication>
 #include <QDir>
 #include <QProcess>
@@ -19,44 +21,30 @@ QString MachineLink::displayName() const
 std::optional<QString> destinationProblem(const QString& destination)
 {
     auto tr = [](const char* text) { return QCoreApplication::translate("MachineLink", text); };
-    if (destination.trimmed().isEmpty())
+    const auto problem = ssh::hostProblem(destination.toStdString());
+    if (!problem)
+        return std::nullopt;
+    switch (*problem) {
+    case ssh::HostProblem::Empty:
         return tr("Give a host: an alias of ~/.ssh/config, user@host or ssh://user@host:port.");
-    if (destination.startsWith(QLatin1Char('-')))
+    case ssh::HostProblem::LooksLikeOption:
         return tr("'%1' starts with '-', which ssh would read as an option; give a host name.").arg(destination);
-    for (QChar c : destination)
-        if (c.isSpace() || c.category() == QChar::Other_Control)
-            return tr("'%1' contains a space or a control character; give one host, as ssh takes it.").arg(destination);
-    return std::nullopt;
+    case ssh::HostProblem::BlankOrControl:
+        break;
+    }
+    return tr("'%1' contains a space or a control character; give one host, as ssh takes it.").arg(destination);
 }
 
-QString shellQuote(const QString& word)
-{
-    static const QRegularExpression safe(QStringLiteral("^[A-Za-z0-9_@%+=:,./-]+$"));
-    if (safe.match(word).hasMatch())
-        return word;
-    QString quoted = word;
-    quoted.replace(QLatin1Char('\''), QLatin1String("'\\''"));
-    return QLatin1Char('\'') + quoted + QLatin1Char('\'');
-}
+QString shellQuote(const QString& word) { return QString::fromStdString(ssh::shellQuote(word.toStdString())); }
 
 WorkerCommand sshWorkerCommand(const MachineLink& link, const QString& sshCommand)
 {
-    const QStringList options { QStringLiteral("-T"), QStringLiteral("-o"), QStringLiteral("BatchMode=yes"),
-        QStringLiteral("-o"), QStringLiteral("ServerAliveInterval=%1").arg(kServerAliveIntervalS), QStringLiteral("-o"),
-        QStringLiteral("ServerAliveCountMax=%1").arg(kServerAliveCountMax), QStringLiteral("-o"),
-        QStringLiteral("ConnectTimeout=%1").arg(kConnectTimeoutS), QStringLiteral("--"), link.destination,
-        shellQuote(link.remoteCli) + QStringLiteral(" worker") };
-    if (sshCommand.trimmed().isEmpty())
-        return { QStringLiteral("ssh"), options };
-    // As git runs GIT_SSH_COMMAND: the shell splits the user's command, our arguments follow
-    // as "$@" untouched ($0 names the shell in its own messages). `exec`: the shell becomes the
-    // ssh client (dash does not exec the last command of -c by itself), so the process the app
-    // starts, kills and waits for is ssh, not a shell whose death would leave ssh connected and
-    // the worker on the server running.
-    QStringList arguments { QStringLiteral("-c"), QStringLiteral("exec ") + sshCommand + QStringLiteral(" \"$@\""),
-        QStringLiteral("CTXSCOPE_SSH_COMMAND") };
-    arguments += options;
-    return { QStringLiteral("/bin/sh"), arguments };
+    const std::vector<std::string> words = ssh::sshArguments(link.destination.toStdString(),
+        ssh::shellQuote(link.remoteCli.toStdString()) + " worker", sshCommand.toStdString());
+    WorkerCommand command { QString::fromStdString(words.front()), {} };
+    for (auto word = words.begin() + 1; word != words.end(); ++word)
+        command.arguments.append(QString::fromStdString(*word));
+    return command;
 }
 
 namespace {

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "ctxscope/ssh_command.h"
+
 #include <QString>
 #include <QStringList>
 
@@ -30,28 +32,21 @@ struct WorkerCommand {
     QStringList arguments;
 };
 
-// Seconds between ssh's keep-alive probes and how many may go unanswered: a connection that
-// stops answering is noticed within interval x (count + 1) = 15 s (the first probe goes out
-// after one quiet interval).
-inline constexpr int kServerAliveIntervalS = 3;
-inline constexpr int kServerAliveCountMax = 4;
-// A host that never answers (a firewall dropping packets) fails after this, not after the
-// kernel's two minutes of TCP retries.
-inline constexpr int kConnectTimeoutS = 15;
+// ssh's time-outs, for the sentences that name them (ctxscope/ssh_command.h holds the policy).
+using ssh::kConnectTimeoutS;
+using ssh::kServerAliveCountMax;
+using ssh::kServerAliveIntervalS;
 
 // Why a destination cannot be one (empty, starts with '-', has spaces or control
 // characters), as a sentence; nothing when it can.
 std::optional<QString> destinationProblem(const QString& destination);
 
-// The command that runs the worker over ssh:
-//   ssh -T -o BatchMode=yes -o ServerAliveInterval=3 -o ServerAliveCountMax=4 -o ConnectTimeout=15
-//       -- HOST 'cli' worker
+// The command that runs the worker over ssh (ssh::sshArguments): ssh ... -- HOST 'cli' worker.
 // `sshCommand` is $CTXSCOPE_SSH_COMMAND (like git's GIT_SSH_COMMAND: split by /bin/sh, so
 // quotes and variables work as in a shell); empty means plain `ssh` from PATH.
 WorkerCommand sshWorkerCommand(const MachineLink& link, const QString& sshCommand);
 
-// `word` quoted for a POSIX shell when it needs it (the remote command reaches the
-// server's login shell as one string).
+// `word` quoted for a POSIX shell when it needs it (ssh::shellQuote).
 QString shellQuote(const QString& word);
 
 // The client configuration file ssh reads with `sshCommand` ($CTXSCOPE_SSH_COMMAND): the
