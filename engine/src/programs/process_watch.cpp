@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
+#include "os/clock_read.h"
 #include "programs/rates.h"
 #include "programs/snapshot.h"
-#include "runner/clock_read.h"
 
 #include "ctxscope/watch.h"
 

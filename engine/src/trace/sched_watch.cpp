@@ -6,8 +6,8 @@
 #include "ctxscope/placement.h"
 #include "ctxscope/topology.h"
 #include "ctxscope/trace.h"
+#include "os/clock_read.h"
 #include "os/procfs.h"
-#include "runner/clock_read.h"
 #include "trace/sched_gather.h"
 
 #include <nlohmann/json.hpp>
