@@ -3,6 +3,7 @@
 #include "programs/rates.h"
 #include "programs/snapshot.h"
 
+#include "ctxscope/sched_total.h"
 #include "ctxscope/watch.h"
 
 #include <fmt/core.h>
