@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // One worker line into an event (events.h): the only place a controller's side of the
-// stream names the fields.
+// stream names the fields of its lines (the values in them are read by their own readers:
+// value_json.h, and report/ for a thread's "sched" block).
 #include "ctxscope/events.h"
 
 #include "ctxscope/topology.h"
