@@ -508,7 +508,7 @@ TEST_F(TraceLive, ALiveRecordingsPagesGiveTheSameEventsWalkedAsByKbuffer)
     const Read reference = read(std::nullopt); // kbuffer
     // 200 sleeps of this thread: a switch out and a waking each, and mostly a switch in. Not
     // always: on a vCPU whose kernel does not emit the switch out of its idle task (perf misses
-    // it too; sched_watch.cpp) the test's thread records exactly 400 (CI failed on "> 400").
+    // it too; sched_gather.cpp) the test's thread records exactly 400 (CI failed on "> 400").
     EXPECT_GE(walked.events.size(), 400U);
     // Where the two first part, said so that a failure on another kernel can be read.
     const auto describe = [](const Read& r, std::size_t i) {

@@ -4,7 +4,6 @@
 #pragma once
 
 #include "ctxscope/expected.h"
-#include "ctxscope/stats.h"
 #include "ctxscope/trace.h"
 
 #include <nlohmann/json_fwd.hpp>
@@ -111,29 +110,7 @@ public:
     virtual Trace takeEvents(std::uint64_t& leftOut) = 0;
 };
 
-// One thread's figures over many intervals (the watch's summary): its waits in a histogram
-// (percentiles within 3%), the rest added up.
-class SchedTotal {
-public:
-    void add(const ThreadSched& interval);
-    ThreadSched figures() const;
-
-private:
-    LogHistogram m_waits { 16 };
-    double m_sumNs = 0;
-    double m_maxNs = 0;
-    std::vector<std::uint64_t> m_log2;
-    std::uint64_t m_switchIns = 0;
-    std::uint64_t m_unrecorded = 0;
-    std::uint64_t m_lost = 0;
-    std::map<long, SchedPeer> m_wakers;
-    std::map<long, SchedPeer> m_preemptors;
-    std::map<std::pair<int, int>, SchedMigration> m_migrations;
-};
-
-// The figures of a set of waits: exact mean, percentiles and max, runqlat's log2 bins.
-WakeLatency wakeLatencyOf(std::vector<double> waitsNs);
-
+// The "sched" block of a watch's thread (watch --trace; report/sched_json.cpp, beside its reader).
 nlohmann::json threadSchedToJson(const ThreadSched& sched);
 
 } // namespace ctxscope

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "ctxscope/cpu_list.h" // formatCpuList, parseCpuList
 #include "ctxscope/expected.h"
 
 #include <cstdint>
@@ -129,10 +130,5 @@ private:
     static Expected<Topology> loadSyntheticAs(std::string_view description, std::string origin);
     std::shared_ptr<const Impl> m_impl;
 };
-
-// "0-3,5,7-8" for {0,1,2,3,5,7,8}, as taskset and cpusets write it.
-std::string formatCpuList(const std::vector<int>& cpus);
-// The inverse; rejects anything that is not a list of non-negative numbers and ranges.
-Expected<std::vector<int>> parseCpuList(std::string_view text);
 
 } // namespace ctxscope

@@ -47,6 +47,7 @@ Expected<TracedRun> runTraced(const BenchSpec& spec, const Topology& topology, c
     const TracedRunOptions& options, const RunCallbacks& callbacks = {}, std::stop_token stop = {});
 
 // The "trace" block of a result: {"ops", "ns_per_op", "lost_events", "segments": [...], ...}.
+// Defined beside its reader, report::traceSummaryFromJson (report/trace_json.cpp).
 nlohmann::json traceSummaryToJson(const TraceSummary& summary);
 
 // The text a person reads: the cost of tracing, the segments, the checks.

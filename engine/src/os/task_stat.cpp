@@ -3,7 +3,7 @@
 
 #include "os/proc_text.h"
 
-#include "ctxscope/topology.h"
+#include "ctxscope/cpu_list.h"
 
 #include <algorithm>
 #include <cerrno>

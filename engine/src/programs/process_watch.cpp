@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
+#include "os/clock_read.h"
 #include "programs/rates.h"
 #include "programs/snapshot.h"
-#include "runner/clock_read.h"
 
+#include "ctxscope/sched_total.h"
 #include "ctxscope/watch.h"
 
 #include <fmt/core.h>

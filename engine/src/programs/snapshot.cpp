@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "programs/snapshot.h"
 
+#include "os/clock_read.h"
 #include "programs/pin_guard.h"
-#include "runner/clock_read.h"
 
 #include "ctxscope/thread_affinity.h"
 

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: MIT
 // One worker line into an event (events.h): the only place a controller's side of the
-// stream names the fields.
+// stream names the fields of its lines (the values in them are read by their own readers:
+// value_json.h, and report/ for a thread's "sched" block).
 #include "ctxscope/events.h"
 
 #include "ctxscope/topology.h"
 #include "ctxscope/value_json.h"
 #include "protocol/parse.h"
 #include "report/json_fields.h"
+#include "report/sched_json.h"
 
 #include <algorithm>
 #include <climits>
@@ -17,8 +19,11 @@
 namespace ctxscope::protocol {
 
 using nlohmann::json;
+using report::eachObject;
 using report::FieldReader;
+using report::nonNegative;
 using report::sentences;
+using report::taskId;
 
 namespace {
 
@@ -300,16 +305,6 @@ std::vector<int> cpuList(FieldReader& in, const char* key)
     return list ? *list : std::vector<int> {};
 }
 
-long taskId(FieldReader& in, const char* key) { return static_cast<long>(in.countUpTo(key, 1U << 30)); }
-
-double rate(FieldReader& in, const char* key)
-{
-    const double v = in.number(key);
-    if (v < 0)
-        in.fail("field '" + in.where(key) + "' should not be negative");
-    return v;
-}
-
 std::optional<double> optRate(FieldReader& in, const char* key)
 {
     const auto v = in.optNumber(key);
@@ -318,23 +313,11 @@ std::optional<double> optRate(FieldReader& in, const char* key)
     return v;
 }
 
-// Calls f(reader) for each element of an array field, each read as an object.
-template <typename F> void eachObject(FieldReader& in, const char* key, F&& f)
-{
-    for (const json& item : in.array(key)) {
-        FieldReader element(item, in.where(key));
-        f(element);
-        in.absorb(element);
-        if (!in.ok())
-            return;
-    }
-}
-
 Event readProcesses(FieldReader& in)
 {
     ProcessesEvent e;
     e.id = in.count("id");
-    e.seconds = rate(in, "interval_s");
+    e.seconds = nonNegative(in, "interval_s");
     eachObject(in, "processes", [&](FieldReader& p) {
         ProcessActivity a;
         a.pid = taskId(p, "pid");
@@ -344,8 +327,8 @@ Event readProcesses(FieldReader& in)
         a.own = p.boolean("own");
         a.kernel = p.boolean("kernel");
         a.threads = intField(p, "threads");
-        a.voluntaryPerS = rate(p, "voluntary_per_s");
-        a.involuntaryPerS = rate(p, "involuntary_per_s");
+        a.voluntaryPerS = nonNegative(p, "voluntary_per_s");
+        a.involuntaryPerS = nonNegative(p, "involuntary_per_s");
         e.processes.push_back(std::move(a));
     });
     return e;
@@ -357,7 +340,7 @@ template <typename Watch> void readWatchedProcess(FieldReader& in, Watch& w)
 {
     w.pid = taskId(in, "pid");
     w.name = in.string("name");
-    w.seconds = rate(in, "seconds");
+    w.seconds = nonNegative(in, "seconds");
 }
 
 template <typename Thread> void readThreadId(FieldReader& t, Thread& r)
@@ -366,57 +349,18 @@ template <typename Thread> void readThreadId(FieldReader& t, Thread& r)
     r.name = t.string("name");
 }
 
-std::vector<SchedPeer> schedPeers(FieldReader& in, const char* key)
-{
-    std::vector<SchedPeer> out;
-    eachObject(in, key, [&](FieldReader& p) {
-        out.push_back(SchedPeer { taskId(p, "tid"), p.string("name"), p.count("count") });
-    });
-    return out;
-}
-
-// The "sched" block of watch --trace (threadSchedToJson).
-ThreadSched readThreadSched(FieldReader& in)
-{
-    ThreadSched s;
-    s.switchIns = in.count("switch_ins");
-    s.unrecordedSwitchIns = in.optCount("unrecorded_switch_ins").value_or(0);
-    FieldReader wake = in.child("wake_latency");
-    s.wake.count = wake.count("count");
-    s.wake.meanNs = rate(wake, "mean_ns");
-    s.wake.p50Ns = rate(wake, "p50_ns");
-    s.wake.p99Ns = rate(wake, "p99_ns");
-    s.wake.maxNs = rate(wake, "max_ns");
-    for (const json& n : wake.array("log2_hist")) {
-        if (!n.is_number_unsigned()) {
-            wake.fail("field '" + wake.where("log2_hist") + "' should hold counts");
-            break;
-        }
-        s.wake.log2Hist.push_back(n.get<std::uint64_t>());
-    }
-    in.absorb(wake);
-    s.wakers = schedPeers(in, "wakers");
-    s.preemptors = schedPeers(in, "preemptors");
-    eachObject(in, "migrations", [&](FieldReader& m) {
-        s.migrations.push_back(SchedMigration { static_cast<int>(m.countUpTo("from", 65535)),
-            static_cast<int>(m.countUpTo("to", 65535)), m.optString("relation").value_or(""), m.count("count") });
-    });
-    s.lostEvents = in.optCount("lost_events").value_or(0);
-    return s;
-}
-
 template <typename Thread> void readThreadRates(FieldReader& t, Thread& r)
 {
     if (const json* sched = t.optObject("sched")) {
         FieldReader block(*sched, t.where("sched"));
-        r.sched = readThreadSched(block);
+        r.sched = report::threadSchedFromJson(block);
         t.absorb(block);
     }
-    r.voluntaryPerS = rate(t, "voluntary_per_s");
-    r.involuntaryPerS = rate(t, "involuntary_per_s");
-    r.cpuShare = rate(t, "cpu_share");
+    r.voluntaryPerS = nonNegative(t, "voluntary_per_s");
+    r.involuntaryPerS = nonNegative(t, "involuntary_per_s");
+    r.cpuShare = nonNegative(t, "cpu_share");
     r.runqueueWaitPerS = optRate(t, "runqueue_wait_per_s");
-    r.migrationsPerS = rate(t, "migrations_per_s");
+    r.migrationsPerS = nonNegative(t, "migrations_per_s");
     r.migrationsLowerBound = t.boolean("migrations_lower_bound");
 }
 
@@ -427,7 +371,7 @@ Event readWatchSample(FieldReader& in)
     WatchSample& s = e.sample;
     readWatchedProcess(in, s);
     s.kernel = in.optBoolean("kernel").value_or(false); // absent from an older worker's line
-    s.intervalS = rate(in, "interval_s");
+    s.intervalS = nonNegative(in, "interval_s");
     s.monoNs = in.optCount("mono_ns").value_or(0); // the clock of a traced watch's events
     eachObject(in, "threads", [&](FieldReader& t) {
         ThreadRates r;
@@ -458,7 +402,7 @@ Event readWatchSample(FieldReader& in)
     FieldReader system = in.child("system");
     s.systemSwitchesPerS = optRate(system, "context_switches_per_s");
     eachObject(system, "cpus", [&](FieldReader& c) {
-        s.cpus.push_back(CpuBusy { static_cast<int>(c.countUpTo("cpu", 65535)), rate(c, "busy_share") });
+        s.cpus.push_back(CpuBusy { static_cast<int>(c.countUpTo("cpu", 65535)), nonNegative(c, "busy_share") });
     });
     in.absorb(system);
     return e;
@@ -475,7 +419,7 @@ Event readWatchSummary(FieldReader& in)
     eachObject(in, "threads", [&](FieldReader& t) {
         ThreadSummary r;
         readThreadId(t, r);
-        r.seconds = rate(t, "seconds");
+        r.seconds = nonNegative(t, "seconds");
         readThreadRates(t, r);
         r.cpusSeen = cpuList(t, "cpus_seen");
         r.affinity = cpuList(t, "affinity");

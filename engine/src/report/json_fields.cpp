@@ -246,4 +246,14 @@ std::vector<std::string> sentences(FieldReader& in, const char* key)
     return out;
 }
 
+long taskId(FieldReader& in, const char* key) { return static_cast<long>(in.countUpTo(key, 1U << 30)); }
+
+double nonNegative(FieldReader& in, const char* key)
+{
+    const double v = in.number(key);
+    if (v < 0)
+        in.fail("field '" + in.where(key) + "' should not be negative");
+    return v;
+}
+
 } // namespace ctxscope::report

@@ -66,5 +66,22 @@ std::vector<int> cpuNumbers(FieldReader& in, const char* key);
 std::vector<double> numberList(FieldReader& in, const char* key);
 // An optional array of strings (empty when absent); records an error for anything else.
 std::vector<std::string> sentences(FieldReader& in, const char* key);
+// A process or thread id (0 to 2^30); records an error for anything else.
+long taskId(FieldReader& in, const char* key);
+// A required number that must not be negative (a rate, a time); records an error for one that is.
+double nonNegative(FieldReader& in, const char* key);
+
+// Calls f(reader) for each element of an array field, each read as an object; stops at the
+// first problem.
+template <typename F> void eachObject(FieldReader& in, const char* key, F&& f)
+{
+    for (const nlohmann::json& item : in.array(key)) {
+        FieldReader element(item, in.where(key));
+        f(element);
+        in.absorb(element);
+        if (!in.ok())
+            return;
+    }
+}
 
 } // namespace ctxscope::report

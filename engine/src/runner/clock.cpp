@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "ctxscope/clock.h"
 
-#include "runner/clock_read.h"
+#include "os/clock_read.h"
 
 #include <algorithm>
 #include <fstream>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "runner/task.h"
 
-#include "runner/clock_read.h"
+#include "os/clock_read.h"
 #include "runner/selfcheck.h"
 
 #include <algorithm>

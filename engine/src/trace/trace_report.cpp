@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The traced run as JSON (a contract scripts rely on: docs/measurement.md) and as text.
+// The traced run as text (its JSON: report/trace_json.cpp).
 #include "ctxscope/traced_run.h"
 #include "ctxscope/units.h"
 
@@ -7,39 +7,6 @@
 #include <fmt/ranges.h>
 
 namespace ctxscope {
-
-nlohmann::json traceSummaryToJson(const TraceSummary& s)
-{
-    nlohmann::json segments = nlohmann::json::array();
-    for (const auto& seg : s.segments)
-        segments.push_back({ { "name", seg.name }, { "from_event", seg.fromEvent }, { "to_event", seg.toEvent },
-            { "cross_cpu", seg.crossCpu }, { "p50_ns", seg.p50Ns }, { "p90_ns", seg.p90Ns }, { "mean_ns", seg.meanNs },
-            { "count", seg.count } });
-    nlohmann::json losses = nlohmann::json::array();
-    for (const auto& l : s.losses)
-        losses.push_back({ { "cpu", l.cpu }, { "overrun", l.overrun }, { "dropped", l.dropped },
-            { "missed_in_pages", l.missedInPages } });
-    nlohmann::json j = {
-        { "ops", s.ops },
-        { "ns_per_op", s.nsPerOp },
-        { "untraced_ns_per_op", s.untracedNsPerOp },
-        { "lost_events", s.lostEvents },
-        { "lost_per_cpu", losses },
-        { "events", s.events },
-        { "handovers", s.handovers },
-        { "segments", segments },
-        { "segment_ns_per_op", s.segmentNsPerOp },
-        { "switch_outs", s.switchOuts },
-        { "switches_per_op", s.switchOutsPerOp },
-        { "tasks", s.tasks },
-        { "cpus", s.cpus },
-        { "missing_events", s.missingEvents },
-        { "notes", s.notes },
-    };
-    if (s.rusageSwitchesPerOp)
-        j["rusage_switches_per_op"] = *s.rusageSwitchesPerOp;
-    return j;
-}
 
 namespace {
 

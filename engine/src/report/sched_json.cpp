@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: MIT
+#include "report/sched_json.h"
+
+#include <nlohmann/json.hpp>
+
+namespace ctxscope {
+
+nlohmann::json threadSchedToJson(const ThreadSched& s)
+{
+    auto peers = [](const std::vector<SchedPeer>& v) {
+        nlohmann::json a = nlohmann::json::array();
+        for (const auto& p : v)
+            a.push_back({ { "tid", p.tid }, { "name", p.name }, { "count", p.count } });
+        return a;
+    };
+    nlohmann::json moves = nlohmann::json::array();
+    for (const auto& m : s.migrations)
+        moves.push_back({ { "from", m.from }, { "to", m.to }, { "relation", m.relation }, { "count", m.count } });
+    return {
+        { "switch_ins", s.switchIns },
+        { "unrecorded_switch_ins", s.unrecordedSwitchIns },
+        { "wake_latency",
+            { { "count", s.wake.count }, { "mean_ns", s.wake.meanNs }, { "p50_ns", s.wake.p50Ns },
+                { "p99_ns", s.wake.p99Ns }, { "max_ns", s.wake.maxNs }, { "log2_hist", s.wake.log2Hist } } },
+        { "wakers", peers(s.wakers) },
+        { "preemptors", peers(s.preemptors) },
+        { "migrations", moves },
+        { "lost_events", s.lostEvents },
+    };
+}
+
+namespace report {
+
+using nlohmann::json;
+
+namespace {
+
+std::vector<SchedPeer> schedPeers(FieldReader& in, const char* key)
+{
+    std::vector<SchedPeer> out;
+    eachObject(in, key, [&](FieldReader& p) {
+        out.push_back(SchedPeer { taskId(p, "tid"), p.string("name"), p.count("count") });
+    });
+    return out;
+}
+
+} // namespace
+
+ThreadSched threadSchedFromJson(FieldReader& in)
+{
+    ThreadSched s;
+    s.switchIns = in.count("switch_ins");
+    s.unrecordedSwitchIns = in.optCount("unrecorded_switch_ins").value_or(0);
+    FieldReader wake = in.child("wake_latency");
+    s.wake.count = wake.count("count");
+    s.wake.meanNs = nonNegative(wake, "mean_ns");
+    s.wake.p50Ns = nonNegative(wake, "p50_ns");
+    s.wake.p99Ns = nonNegative(wake, "p99_ns");
+    s.wake.maxNs = nonNegative(wake, "max_ns");
+    for (const json& n : wake.array("log2_hist")) {
+        if (!n.is_number_unsigned()) {
+            wake.fail("field '" + wake.where("log2_hist") + "' should hold counts");
+            break;
+        }
+        s.wake.log2Hist.push_back(n.get<std::uint64_t>());
+    }
+    in.absorb(wake);
+    s.wakers = schedPeers(in, "wakers");
+    s.preemptors = schedPeers(in, "preemptors");
+    eachObject(in, "migrations", [&](FieldReader& m) {
+        s.migrations.push_back(SchedMigration { static_cast<int>(m.countUpTo("from", 65535)),
+            static_cast<int>(m.countUpTo("to", 65535)), m.optString("relation").value_or(""), m.count("count") });
+    });
+    s.lostEvents = in.optCount("lost_events").value_or(0);
+    return s;
+}
+
+} // namespace report
+
+} // namespace ctxscope

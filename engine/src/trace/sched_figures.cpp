@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: MIT
+#include "trace/sched_figures.h"
+
+#include "ctxscope/stats.h"
+
+#include <bit>
+
+namespace ctxscope::trace {
+
+namespace {
+
+// floor(log2(ns)): that of its whole part, the bit width of an integer less one.
+int log2Bin(double ns)
+{
+    return ns < 1 ? 0 : static_cast<int>(std::bit_width(static_cast<std::uint64_t>(std::min(ns, 0x1p63)))) - 1;
+}
+
+} // namespace
+
+void addLog2(std::vector<std::uint64_t>& bins, double ns)
+{
+    const auto bin = static_cast<std::size_t>(log2Bin(ns));
+    if (bins.size() <= bin)
+        bins.resize(bin + 1, 0);
+    ++bins[bin];
+}
+
+WakeLatency wakeLatencyOfSorted(const std::vector<double>& waitsNs)
+{
+    WakeLatency w;
+    w.count = waitsNs.size();
+    if (waitsNs.empty())
+        return w;
+    // The bins up to the largest wait's (the last), made at once rather than grown bin by bin,
+    // an allocation each, for each of 1,000 threads every interval.
+    w.log2Hist.assign(static_cast<std::size_t>(log2Bin(waitsNs.back())) + 1, 0);
+    double sum = 0;
+    for (double v : waitsNs) {
+        sum += v;
+        ++w.log2Hist[static_cast<std::size_t>(log2Bin(v))];
+    }
+    w.meanNs = sum / static_cast<double>(w.count);
+    w.p50Ns = percentileOfSorted(waitsNs, 0.5);
+    w.p99Ns = percentileOfSorted(waitsNs, 0.99);
+    w.maxNs = waitsNs.back();
+    return w;
+}
+
+std::vector<SchedMigration> ordered(std::vector<SchedMigration> moves)
+{
+    byCount(moves);
+    return moves;
+}
+
+} // namespace ctxscope::trace

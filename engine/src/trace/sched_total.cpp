@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: MIT
+// One thread's scheduling figures over many intervals (ctxscope/sched_total.h).
+#include "ctxscope/sched_total.h"
+
+#include "trace/sched_figures.h"
+
+#include <algorithm>
+#include <utility>
+
+namespace ctxscope {
+
+namespace {
+
+// The most frequent first, at most trace::kTopPeers (SchedTotal's running totals).
+std::vector<SchedPeer> top(const std::map<long, SchedPeer>& peers)
+{
+    std::vector<SchedPeer> v;
+    for (const auto& [tid, p] : peers)
+        v.push_back(p);
+    trace::byCount(v);
+    if (v.size() > trace::kTopPeers)
+        v.resize(trace::kTopPeers);
+    return v;
+}
+
+std::vector<SchedMigration> ordered(const std::map<std::pair<int, int>, SchedMigration>& moves)
+{
+    std::vector<SchedMigration> v;
+    for (const auto& [key, m] : moves)
+        v.push_back(m);
+    return trace::ordered(std::move(v));
+}
+
+} // namespace
+
+WakeLatency wakeLatencyOf(std::vector<double> waitsNs)
+{
+    std::sort(waitsNs.begin(), waitsNs.end());
+    return trace::wakeLatencyOfSorted(waitsNs);
+}
+
+void SchedTotal::add(const ThreadSched& interval)
+{
+    for (double w : interval.waitsNs) {
+        m_waits.add(w);
+        m_sumNs += w;
+        m_maxNs = std::max(m_maxNs, w);
+        trace::addLog2(m_log2, w);
+    }
+    m_switchIns += interval.switchIns;
+    m_unrecorded += interval.unrecordedSwitchIns;
+    m_lost += interval.lostEvents;
+    auto addPeers = [](std::map<long, SchedPeer>& total, const std::vector<SchedPeer>& peers) {
+        for (const auto& p : peers) {
+            SchedPeer& t = total[p.tid];
+            t.tid = p.tid;
+            if (t.name.empty())
+                t.name = p.name;
+            t.count += p.count;
+        }
+    };
+    addPeers(m_wakers, interval.wakers);
+    addPeers(m_preemptors, interval.preemptors);
+    for (const auto& m : interval.migrations) {
+        SchedMigration& t = m_migrations[{ m.from, m.to }];
+        const std::uint64_t before = t.count;
+        t = m;
+        t.count = before + m.count;
+    }
+}
+
+ThreadSched SchedTotal::figures() const
+{
+    ThreadSched s;
+    s.switchIns = m_switchIns;
+    s.unrecordedSwitchIns = m_unrecorded;
+    s.wake.count = m_waits.count();
+    if (s.wake.count > 0) {
+        s.wake.meanNs = m_sumNs / static_cast<double>(s.wake.count);
+        s.wake.p50Ns = m_waits.percentile(0.5);
+        s.wake.p99Ns = m_waits.percentile(0.99);
+        s.wake.maxNs = m_maxNs;
+        s.wake.log2Hist = m_log2;
+    }
+    s.wakers = top(m_wakers);
+    s.preemptors = top(m_preemptors);
+    s.migrations = ordered(m_migrations);
+    s.lostEvents = m_lost;
+    return s;
+}
+
+} // namespace ctxscope
