@@ -35,6 +35,12 @@ virt=$(systemd-detect-virt 2>/dev/null || true) # prints "none" on bare metal, e
 [ -n "$virt" ] || virt="not known (no systemd-detect-virt)"
 load_start=$(cut -d' ' -f1 /proc/loadavg)
 
+# The asan test preset's environment (CMakePresets.json), which `ctest --test-dir` does not apply;
+# harmless for other builds. A value already set wins.
+export ASAN_OPTIONS="${ASAN_OPTIONS-detect_leaks=1:abort_on_error=0:strict_string_checks=1}"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS-print_stacktrace=1:halt_on_error=1}"
+export QT_QPA_PLATFORM="${QT_QPA_PLATFORM-offscreen}"
+
 rc=0
 (unset CTEST_PARALLEL_LEVEL; ctest --test-dir "$B" "${selection[@]}" --output-junit "$XML") || rc=$?
 load_end=$(cut -d' ' -f1 /proc/loadavg)
