@@ -42,7 +42,7 @@ export UBSAN_OPTIONS="${UBSAN_OPTIONS-print_stacktrace=1:halt_on_error=1}"
 export QT_QPA_PLATFORM="${QT_QPA_PLATFORM-offscreen}"
 
 rc=0
-(unset CTEST_PARALLEL_LEVEL; ctest --test-dir "$B" "${selection[@]}" --output-junit "$XML") || rc=$?
+(unset CTEST_PARALLEL_LEVEL; ctest --test-dir "$B" "${selection[@]}" --output-junit "$XML" >&2) || rc=$?
 load_end=$(cut -d' ' -f1 /proc/loadavg)
 [ -f "$XML" ] || { echo "report.sh: ctest wrote no $XML" >&2; exit "${rc:-1}"; }
 
