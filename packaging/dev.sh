@@ -7,7 +7,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 
-# Every Debian package ctxscope needs, listed once (the README says why each is there).
+# Every Debian package ctxscope needs, listed once (HACKING.md's Dependencies says why each is there).
 PACKAGES=(
     g++ cmake ninja-build pkg-config          # toolchain
     qt6-base-dev qt6-svg-dev libqcustomplot-dev # GUI: widgets, SVG export, plots

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// What the desktop app itself costs while it measures (issue #31: the app must not disturb its
-// own measurement): the app as a user starts it (`ctxscope --run futex ×4 --cpus A,B --plot live
+// What the desktop app itself costs while it measures (the app must not disturb its own
+// measurement): the app as a user starts it (`ctxscope --run futex ×4 --cpus A,B --plot live
 // --quit`), its own process's CPU time (every thread's, clock_getcpuclockid) over the time its
 // worker's benchmark tasks run, as a share of one CPU. The tasks are told from the worker's
 // other threads by their affinity: pinned to exactly one of the measured CPUs. Read every 20 ms;

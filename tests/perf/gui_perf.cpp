@@ -294,7 +294,7 @@ nlohmann::json streamFigures(qsizetype total, bool withPlot)
         { "redraws", plot.redrawCount() } };
 }
 
-// The scheduler's timeline (#30): 10^6 events on 64 lanes (a synthetic day at the office: 400
+// The scheduler's timeline: 10^6 events on 64 lanes (a synthetic day at the office: 400
 // tasks handing over between PUs, idle between, interrupts), drawn whole, at a 100th of the
 // span and at one hand-over; ms per frame. Goal: < 16 ms at every zoom.
 nlohmann::json timelineFigures(const std::string& pngPrefix)

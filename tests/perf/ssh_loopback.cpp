@@ -16,7 +16,7 @@
 //                    from the traced run's first progress line to its result, less the traced
 //                    run's own time (ops x its ns per op), is how long the events (collected,
 //                    decoded, cut, the window of 200,000 sent) took to reach the controller.
-//                    Goal (issue #29): <= 2 s. Skipped where the server may not trace.
+//                    Goal: <= 2 s. Skipped where the server may not trace.
 // Usage: perf_ssh CLI APP [--json FILE] [--runs N] [--cpu C] [--only stream|observer|traced].
 // Exit status 0 when the goals hold, 1 when not, 2 when it could not run (no sshd, say).
 #include "liveplot.h"

@@ -3,8 +3,8 @@
 // that each wake every 100 ms (`ctxscope-cli workload sleepers --threads 1000`): the whole watch
 // process's user + system time (wait4's rusage) over its wall time, from fork to exit (its start
 // included: opening the trace and the first reading), at the default interval and text output
-// (to /dev/null), over 30 s: a watch runs for a while. Goals (issue #29): < 1% of one CPU with
-// --trace, < 5% without.
+// (to /dev/null), over 30 s: a watch runs for a while. Goals: < 1% of one CPU with --trace,
+// < 5% without.
 // Beside it, what the watch costs the watched program: the program's own CPU time
 // (clock_getcpuclockid) while nobody watches it, while a watch reads /proc, and while a watch
 // also traces it; the difference of the last two is the tracepoints' cost inside the program,

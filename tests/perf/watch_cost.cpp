@@ -3,8 +3,8 @@
 // at 2 Hz for 10 s, as `watch --interval 0.5` paces it. The watching thread's own CPU time
 // (CLOCK_THREAD_CPUTIME_ID: every thread's stat, status, schedstat and sched, and /proc/stat,
 // and the waits between) over the whole 10 s, as a share of one CPU; the median reading's CPU
-// time beside it. Prints the load average, which the figure depends on. Goal (issue #19):
-// under 5% of one CPU.
+// time beside it. Prints the load average, which the figure depends on. Goal: under 5%
+// of one CPU.
 // With --waking every thread wakes every 0.1 s (one switch and a few microseconds of CPU), so
 // each runs in every interval and the watch cannot keep any thread's `sched` reading from the
 // last (programs/snapshot.h): the worst case, reported beside the goal, not held to it.

@@ -128,7 +128,7 @@ TEST(LostWakeups, TenThousandCancelsAtRandomPointsNeverHang)
         kCancels, cancelled, finished, s.p50Ms, s.p99Ms, s.maxMs);
     // A good share of the stops must land inside a run to test anything. Not "most": a run
     // left alone after the warm-up is often quicker than the typical time measured above, and
-    // starting the stopping thread takes time too (seen here: 44% on an idle 2-CPU VM).
+    // starting the stopping thread takes time too.
     EXPECT_GT(cancelled, kCancels / 4) << "the stops came too late to test cancelling";
     EXPECT_EQ(test::settledThreadCount(threads), threads);
     EXPECT_EQ(test::fdCount(), fds);

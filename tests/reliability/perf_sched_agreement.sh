@@ -26,9 +26,9 @@
 # such waits for its delay to be compared, and at least 5 of the 20 threads must be compared.
 # The probe order: both tools stamp the same tracepoints, each in its own probe, one after the
 # other (the later-registered probe runs second). The second stamp carries the first probe's
-# run time, mostly under 1 us, but for the first wake-up of a timer interrupt often 4-9 us on
-# this VM (either way round; once 105 us), so one thread's mean delay moved 12% between the tools
-# (30.4 us against 34.4 us). The watch also writes its events (--trace-out); each wait perf
+# run time, mostly under 1 us, but for the first wake-up of a timer interrupt often several us on
+# a VM (either way round, now and then far more), enough to move one thread's mean delay past
+# the 10% between the tools. The watch also writes its events (--trace-out); each wait perf
 # counts is matched to the watch's stamps of the same two events, and perf's mean is judged as
 # the watch's probe stamped them (the mean as perf stamped it is printed beside it). Which
 # runs, which events begin and end each wait, and how the watch adds them up are still perf's.
@@ -158,8 +158,8 @@ def lag(key, t):
     """The watch's time of perf's event at t (ns) minus perf's: None when it has no such event."""
     times = ftrace_times.get(key, [])
     i = bisect.bisect_left(times, t)
-    # Within 1 ms: one probe once took 105 us before the other stamped the same wake-up; a
-    # sleeper's events of one kind and pair come 100 ms apart.
+    # Within 1 ms: a probe can take far longer than usual before the other stamps the same
+    # wake-up; a sleeper's events of one kind and pair come 100 ms apart.
     near = [times[j] for j in (i - 1, i) if 0 <= j < len(times) and abs(times[j] - t) < 1_000_000]
     return min(near, key=lambda x: abs(x - t)) - t if near else None
 

@@ -45,7 +45,7 @@
 //          "iterations":N | "min_time":S,"repetitions":5,"policy":"other","ops_per_sample":0,"ws_bytes":0}
 //
 //   worker -> controller (id: the command's)
-//     hello      {"protocol":5,"ctxscope_version","pid","topology_xml","context","benchmarks","tracing"}
+//     hello      {"protocol":6,"ctxscope_version","pid","topology_xml","context","benchmarks","tracing"}
 //                (tracing: why this worker may not trace, "" when it may)
 //     progress   {"id","stage","fraction"} plus, for run: "repetition","repetitions";
 //                sweep: "point","points","ws_bytes"; matrix: "pair","pairs","cpus"; lesson and survey: "step","steps"

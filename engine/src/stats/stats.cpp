@@ -85,7 +85,7 @@ void RunningStats::add(double value)
 double RunningStats::stddev() const { return m_count > 1 ? std::sqrt(m_m2 / static_cast<double>(m_count - 1)) : 0; }
 
 // The buckets are made as values reach them: a watch keeps one histogram per thread, and
-// 1,000 threads' full histograms were 6 MB of zeros to fault in at its first reading.
+// a thousand threads' full histograms would be megabytes of zeros to fault in at its first reading.
 LogHistogram::LogHistogram(int subBuckets)
     : m_sub(std::max(1, subBuckets))
 {

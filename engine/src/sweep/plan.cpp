@@ -78,7 +78,7 @@ Expected<SweepPlan> planSweep(const SweepSpec& spec, const Topology& topology)
     if (spec.toBytes) {
         plan.requestedTo = *spec.toBytes;
     } else if (plan.lastLevelCache > 0 && !caches.plausible(level)) {
-        // 4x a misreported size (a VM's 508 MB "per vCPU") would sweep gigabytes for nothing.
+        // 4x a misreported size (a VM's hundreds of MB "per vCPU") would sweep gigabytes for nothing.
         plan.requestedTo = kWorkingSetCap;
         plan.note = fmt::format("The last-level cache this machine reports ({}) is not plausible, so the sweep ends "
                                 "at {}.",

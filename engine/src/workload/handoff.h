@@ -35,10 +35,10 @@ private:
                 sys::futexWake(&m_word, 1, true);
                 return true;
             }
-            // Bounded: a stop must never hang on a wake-up that did not arrive. The CI run of
-            // 2026-11-24 found a pingpong thread asleep on a word already closed, its stop
-            // waiting on the join for 10 minutes (cause not found yet); a waiter now looks again
-            // every 50 ms, which costs nothing while messages flow.
+            // Bounded: a stop must never hang on a wake-up that did not arrive. A pingpong thread
+            // has been found asleep on a word already closed, its stop waiting on the join (the
+            // cause is not known), so a waiter looks again every 50 ms, which costs nothing while
+            // messages flow.
             if (v != from) {
                 constexpr timespec kRecheck { 0, 50'000'000 };
                 sys::futexWait(&m_word, v, true, &kRecheck);
