@@ -5,6 +5,13 @@
 #                 is measured over ssh installs (the app runs `ctxscope-cli worker` there)
 #   ctxscope      the desktop app, its man page and desktop integration; depends on
 #                 ctxscope-cli of the same version, which it runs as its worker
+# Each package ships the license where Debian looks for it (/usr/share/doc/PACKAGE/copyright).
+install(FILES ${PROJECT_SOURCE_DIR}/LICENSE DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/ctxscope-cli RENAME copyright
+    COMPONENT cli)
+if(TARGET ctxscope)
+    install(FILES ${PROJECT_SOURCE_DIR}/LICENSE DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/ctxscope RENAME copyright
+        COMPONENT app)
+endif()
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME ctxscope)
 set(CPACK_PACKAGE_VENDOR "The ctxscope developers")

@@ -31,8 +31,9 @@ set(may_compare compare lesson/verdict.h report)
 set(may_programs programs os)
 set(may_trace trace os)
 set(may_workload workload os)
+set(may_remote "")
 set(ruled os bench runner stats units topology sysinfo report protocol sweep matrix lesson survey compare programs
-    trace workload)
+    trace workload remote)
 
 set(problems "")
 

@@ -53,11 +53,11 @@ echo "ctxscope Depends: $app_depends"
 
 # Each package holds its own program and man page, and nothing of the other's.
 contains() { grep -qx "$2" "$1.contents" || grep -qx "$2.gz" "$1.contents"; }
-for f in usr/bin/ctxscope-cli usr/share/man/man1/ctxscope-cli.1; do
+for f in usr/bin/ctxscope-cli usr/share/man/man1/ctxscope-cli.1 usr/share/doc/ctxscope-cli/copyright; do
     contains "$cli_deb" "$f" || { echo "FAIL: $f is not in ctxscope-cli"; exit 1; }
     ! contains "$app_deb" "$f" || { echo "FAIL: $f is in ctxscope too"; exit 1; }
 done
-for f in usr/bin/ctxscope usr/share/man/man1/ctxscope.1 "usr/share/applications/$app_id.desktop" \
+for f in usr/bin/ctxscope usr/share/man/man1/ctxscope.1 usr/share/doc/ctxscope/copyright "usr/share/applications/$app_id.desktop" \
          "usr/share/metainfo/$app_id.metainfo.xml" "usr/share/icons/hicolor/scalable/apps/$app_id.svg"; do
     contains "$app_deb" "$f" || { echo "FAIL: $f is not in ctxscope"; exit 1; }
     ! contains "$cli_deb" "$f" || { echo "FAIL: $f is in ctxscope-cli too"; exit 1; }
