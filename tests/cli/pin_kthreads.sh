@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# pin_kthreads.sh CLI refuse|move: re-pinning kthreadd (TID 2) through the real binary (issue 33).
+# pin_kthreads.sh CLI refuse|move: re-pinning kthreadd (TID 2) through the real binary.
 #   refuse: `pin 2 CPU` (CPU: the first this test may use, 0 on most machines) exits 2 with one
 #           sentence on stderr that names kthreadd, the consequence and --kernel-threads, prints
 #           nothing on stdout, and leaves kthreadd where it was.

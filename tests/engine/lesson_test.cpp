@@ -193,7 +193,7 @@ TEST(Lessons, CoroutineLadderIsSortedAndComparedWithTheKernel)
     EXPECT_TRUE(anyContains(c, "600 times cheaper than letting the kernel switch threads (6 µs)"));
 }
 
-// The tour's pinning lesson on this VM (issue #20): the unpinned run flips between one CPU
+// The tour's pinning lesson on this VM: the unpinned run flips between one CPU
 // and two, so its repetitions cover both pinned costs. It is described, not ranked.
 TEST(Lessons, PinningDescribesABimodalUnpinnedRunInsteadOfRankingIt)
 {

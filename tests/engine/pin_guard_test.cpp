@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Kernel threads and PID 1 move only when asked (issue 33): the rule on recorded stat texts of
+// Kernel threads and PID 1 move only when asked: the rule on recorded stat texts of
 // this 6.18 guest (kthreadd, rcu_preempt, ksoftirqd/0, a user task), then on the live kthreadd
 // (TID 2) and PID 1. The live moves run only with CAP_SYS_NICE (the CI runs as root) and give
 // kthreadd its CPUs back, also when a check fails.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// The map's label rule, checked on the pure layout over a grid of machines and window sizes
-// (issue 33): no label over a box it does not belong to or over another label, every level
+// The map's label rule, checked on the pure layout over a grid of machines and window sizes:
+// no label over a box it does not belong to or over another label, every level
 // labelled whole or not at all, and every PU a click target. The grid is kept small enough to
 // run in a few seconds under ASan: one 1024-PU shape, at the smallest and largest size only.
 #include "testtopologies.h"
@@ -125,7 +125,7 @@ std::vector<Machine> machines()
              "pack:2 numa:2 l2:4 core:2 pu:2", // 64, shared L2, no L3
              "pack:4 l3:2 core:8 pu:1", // 64, no SMT
              "pack:2 l3:4 core:16 pu:2", // 256
-             "pack:24 l3:1 core:8 pu:2", // 384, issue 33's synthetic
+             "pack:24 l3:1 core:8 pu:2", // 384: a 24-package server
              "pack:4 die:2 l3:2 core:6 pu:2", // 192, dies
          })
         out.push_back({ description, synthetic(description) });

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Clicks on the map in the window (issue 31, section 6): a benchmark places as many tasks as it
+// Clicks on the map in the window: a benchmark places as many tasks as it
 // runs, a click on a task takes it off, a click never moves the map, and a one-task run keeps
 // B on the map and says that it waits.
 #include "mainwindow.h"

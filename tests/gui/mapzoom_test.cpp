@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The map at sizes where not every label fits (issue 33): the caption says what is hidden, and
+// The map at sizes where not every label fits: the caption says what is hidden, and
 // zooming (keys, Ctrl+wheel) brings the labels back while clicks still land on the PU drawn.
 #include "mainwindow.h"
 #include "mapscrollarea.h"
@@ -154,7 +154,7 @@ TEST(MapZoom, TheCaptionSaysWhatIsHiddenAndHoverStillNamesEveryPu)
 
 TEST(MapZoom, InTheDefaultWindowTheServersCaptionReadsWholeOnALineOfItsOwn)
 {
-    // Issue 33's window: 1280 x 800, the 384-PU server fitted. The caption once sat in the
+    // A projector's window: 1280 x 800, the 384-PU server fitted. The caption once sat in the
     // toolbar row, where the buttons left it no width at all.
     MainWindow window;
     window.setTopology(server());

@@ -112,7 +112,7 @@ TEST(RunThroughWorker, AShortRunAddsARowAndPlotsExactlyItsSamples)
     EXPECT_FALSE(window.cancelAction()->isEnabled());
 }
 
-// Issue 31: a syscall run (one task) after A and B were placed runs on A and leaves B on the
+// A syscall run (one task) after A and B were placed runs on A and leaves B on the
 // map, which says that syscall leaves it unused.
 TEST(RunThroughWorker, AOneTaskRunKeepsBOnTheMap)
 {

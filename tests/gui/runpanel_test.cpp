@@ -124,7 +124,7 @@ TEST(RunPanel, ChoicesPersistBetweenSessions)
     EXPECT_EQ(spec->repetitions, 9);
 }
 
-// Issue 31: a working set this machine cannot hold is refused in its field as it is typed, not
+// A working set this machine cannot hold is refused in its field as it is typed, not
 // after Run; a server's is left to the server's worker.
 TEST(RunPanel, AWorkingSetIsCheckedInItsFieldAgainstTheMemoryAvailable)
 {

@@ -191,7 +191,7 @@ std::string progressLine(std::uint64_t id, const Progress& progress);
 inline constexpr std::size_t kMaxSamplesPerLine = 16384; // 16384 x 25 bytes a double at most: 410 KB
 // Streamed samples carry kStreamedSampleDigits significant digits (5 parts per million, far
 // below any timing's spread): a double's 17 made the app's parsing of the stream a sixth of its
-// CPU while a run measured (issue #31). The result carries every sample unrounded.
+// CPU while a run measured. The result carries every sample unrounded.
 inline constexpr int kStreamedSampleDigits = 6;
 std::vector<std::string> samplesLines(std::uint64_t id, const SampleBatch& batch);
 // Within kMaxLineBytes: when the raw samples would not fit they are left out (they were

@@ -328,7 +328,7 @@ TEST(SessionStore, KeepsLessonOutcomesAndSavesThemWithTheSession)
         << refused.error().message;
 }
 
-// Issue 31: what quitting asks about. Runs measured here and lessons count; runs read from a
+// What quitting asks about. Runs measured here and lessons count; runs read from a
 // file do not; saving (markSaved), opening a session and clearing leave nothing unsaved.
 TEST(SessionStore, CountsTheRunsAndLessonsMeasuredSinceTheLastSaveOrOpen)
 {
