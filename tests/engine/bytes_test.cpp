@@ -82,3 +82,14 @@ TEST(ByteSize, FormatsWithBinaryUnits)
     EXPECT_EQ(formatBytes(std::uint64_t { 1000 } << 10), "1000 KiB");
     EXPECT_EQ(formatBytes(std::uint64_t { 3 } << 30), "3 GiB");
 }
+
+TEST(Units, CountsAreGroupedByThousandsWithCommas)
+{
+    EXPECT_EQ(formatCount(0), "0");
+    EXPECT_EQ(formatCount(999), "999");
+    EXPECT_EQ(formatCount(1000), "1,000");
+    EXPECT_EQ(formatCount(98765.4), "98,765");
+    EXPECT_EQ(formatCount(1234567), "1,234,567");
+    EXPECT_EQ(formatCount(123456789012.0), "123,456,789,012");
+    EXPECT_EQ(formatCount(-5), "0") << "a count is never negative";
+}
