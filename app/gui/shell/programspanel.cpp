@@ -3,9 +3,11 @@
 
 #include "kernelthreadquestion.h"
 #include "plotstyle.h"
+#include "processtablemodel.h"
 #include "programplot.h"
 #include "programscontroller.h"
 #include "programwatch.h"
+#include "threadtablemodel.h"
 #include "timelineview.h"
 #include "topologymapwidget.h"
 #include "wakeupplot.h"
