@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include "filemenu.h"
 #include "fileopener.h"
 #include "lessoncontroller.h"
 #include "lookcontroller.h"
@@ -11,7 +12,6 @@
 #include "programspanel.h"
 #include "runlauncher.h"
 #include "scriptedsession.h"
-#include "sessionfiles.h"
 #include "topologymappanel.h"
 
 #include "ctxscope/lesson.h"
@@ -315,7 +315,7 @@ int main(int argc, char** argv)
         const QString savePath = parser.value(saveOpt);
         QObject::connect(session, &ScriptedSession::finished, &app, [quit, savePath, &window](int code) {
             if (code != 2 && !savePath.isEmpty())
-                if (const ctxscope::Status saved = window.files()->saveResults(savePath); !saved) {
+                if (const ctxscope::Status saved = window.fileMenu()->saveResults(savePath); !saved) {
                     std::fprintf(stderr, "ctxscope: --save-results: %s\n", saved.error().message.c_str());
                     code = 1;
                 }
