@@ -98,9 +98,9 @@ MainWindow::MainWindow(QWidget* parent)
         m_status->leaveRoomForMessage(message.isEmpty() ? 0 : statusBar()->fontMetrics().horizontalAdvance(message));
     });
     m_programs = new ProgramsPanel(*mapPanel()->map(), this);
-    auto* programsDock = new ProgramsDock(*this, m_programs, *m_plots); // docked: in the plots' place
-    addDockWidget(Qt::RightDockWidgetArea, programsDock);
-    programsDock->hide(); // View → Programs
+    m_programsDock = new ProgramsDock(*this, m_programs, *m_plots); // docked: in the plots' place
+    addDockWidget(Qt::RightDockWidgetArea, m_programsDock);
+    m_programsDock->hide(); // View → Programs
 
     createWorkers(top, lessonPanel, card);
     createMenus();
@@ -178,7 +178,7 @@ void MainWindow::createMenus()
     m_look->createActions(view);
     m_quiet->createAction(view);
     m_lessons->createViewAction(view);
-    QAction* programs = findChild<QDockWidget*>(QStringLiteral("programsDock"))->toggleViewAction();
+    QAction* programs = m_programsDock->toggleViewAction();
     programs->setText(tr("&Programs (watch and re-pin running threads)"));
     programs->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P));
     view->addAction(programs);

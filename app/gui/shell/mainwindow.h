@@ -21,6 +21,7 @@ class LookController;
 class MachineCompare;
 class MachineController;
 class PlotsView;
+class ProgramsDock;
 class ProgramsPanel;
 class QuietStage;
 class ResultsModel;
@@ -88,6 +89,7 @@ public:
     StatusPanel* statusPanel() const { return m_status; }
     // The Programs dock: running programs' threads on the map, re-pinned by clicking.
     ProgramsPanel* programs() const { return m_programs; }
+    ProgramsDock* programsDock() const { return m_programsDock; } // hidden until View → Programs
 
 signals:
     void topologyFailed(const QString& message);
@@ -121,6 +123,7 @@ private:
     MachineController* m_machines = nullptr;
     MachineCompare* m_machineCompare = nullptr;
     ProgramsPanel* m_programs = nullptr;
+    ProgramsDock* m_programsDock = nullptr;
 };
 
 } // namespace ctxscope::gui
