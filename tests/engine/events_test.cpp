@@ -322,6 +322,7 @@ TEST(Events, TheFieldsAControllerUsesComeBack)
     EXPECT_EQ(hello.ctxscopeVersion, "1.2.3");
     EXPECT_EQ(hello.pid, 4242);
     EXPECT_EQ(hello.context.at("host_name"), "lab-3");
+    EXPECT_EQ(hello.hostName, "lab-3"); // read from the context
     ASSERT_EQ(hello.benchmarks.size(), 2U);
     EXPECT_EQ(hello.benchmarks[1].maxTasks, 4096);
 

@@ -7,6 +7,7 @@
 // (connect-dialog*.png) to be looked at.
 #include "compareplot.h"
 #include "connectdialog.h"
+#include "filemenu.h"
 #include "liveplot.h"
 #include "localsshd.h"
 #include "machinecontroller.h"
@@ -17,7 +18,6 @@
 #include "runcoordinator.h"
 #include "runlauncher.h"
 #include "runpanel.h"
-#include "sessionfiles.h"
 #include "sessionstore.h"
 #include "statuspanel.h"
 #include "testtopologies.h"
@@ -409,8 +409,8 @@ TEST_F(ConnectDialogTest, TheSwitcherHoldsThisMachineAndTheServerAndEachRowNames
     QTemporaryDir dir;
     ASSERT_TRUE(dir.isValid());
     const QString path = dir.filePath(QStringLiteral("two.json"));
-    ASSERT_TRUE(m_window.files()->saveSession(path).ok());
-    const Session saved = m_window.files()->session();
+    ASSERT_TRUE(m_window.fileMenu()->saveSession(path).ok());
+    const Session saved = m_window.fileMenu()->session();
     EXPECT_EQ(saved.runs.size(), 2U);
     ASSERT_EQ(saved.machines.size(), 1U) << "lab-closed measured nothing";
     EXPECT_EQ(saved.machines[0].name, "lab-test");
@@ -419,7 +419,7 @@ TEST_F(ConnectDialogTest, TheSwitcherHoldsThisMachineAndTheServerAndEachRowNames
     EXPECT_TRUE(saved.machines[0].context.contains("host_name"));
     MainWindow second;
     second.setTopology(ctxscope::testing::synthetic("pack:1 core:2 pu:2"));
-    const Status opened = second.files()->loadSession(path);
+    const Status opened = second.fileMenu()->loadSession(path);
     ASSERT_TRUE(opened.ok()) << opened.error().message;
     ASSERT_EQ(second.resultsModel()->rowCount(), 2 + serverRows);
     int onServer = 0;

@@ -3,6 +3,7 @@
 // engine compares them (one series per machine, a verdict per row, the possible causes), and a
 // survey through the real worker whose card joins the session document.
 #include "compareplot.h"
+#include "filemenu.h"
 #include "lookcontroller.h"
 #include "machinecompare.h"
 #include "machinecompareview.h"
@@ -10,7 +11,6 @@
 #include "mainwindow.h"
 #include "qcp.h"
 #include "runcoordinator.h"
-#include "sessionfiles.h"
 #include "sessionstore.h"
 #include "testresults.h"
 
@@ -162,9 +162,9 @@ TEST(CompareMachines, TwoCardsShowOneSeriesPerMachineAndAVerdictPerRow)
 
     // The document owns the cards: a saved session keeps them, and opening it brings them back.
     const QString saved = dir.filePath(QStringLiteral("session.json"));
-    ASSERT_TRUE(window.files()->saveSession(saved));
+    ASSERT_TRUE(window.fileMenu()->saveSession(saved));
     MainWindow reopened;
-    const Status loaded = reopened.files()->loadSession(saved);
+    const Status loaded = reopened.fileMenu()->loadSession(saved);
     ASSERT_TRUE(loaded) << loaded.error().message;
     ASSERT_EQ(reopened.store()->machineCards().size(), 2U);
     EXPECT_EQ(reopened.store()->machineCards()[1].card->label, "lab-b");
@@ -315,7 +315,7 @@ TEST(CompareMachines, TheSurveyActionsCardJoinsTheDocument)
     ASSERT_NE(view.comparison(), nullptr);
     EXPECT_EQ(view.comparison()->labels.front(), entry.card->label);
     // And the session keeps it.
-    const Session session = window.files()->session();
+    const Session session = window.fileMenu()->session();
     ASSERT_EQ(session.machineCards.size(), 1U);
     EXPECT_EQ(session.machineCards.front().json, entry.json);
 }

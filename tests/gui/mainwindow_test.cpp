@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 #include "distributionplot.h"
+#include "filemenu.h"
 #include "liveplot.h"
 #include "machinecontroller.h"
 #include "mainwindow.h"
 #include "plotsview.h"
 #include "resultsmodel.h"
 #include "runpanel.h"
-#include "sessionfiles.h"
 #include "sessionstore.h"
 #include "statuspanel.h"
 #include "testresults.h"
@@ -205,7 +205,7 @@ TEST(MainWindow, QuitAsksAboutUnsavedWork)
     EXPECT_NE(asked.indexOf(QStringLiteral("2 lessons and 1 run")), -1) << asked.toStdString();
     // Saving the session leaves nothing to ask about.
     QTemporaryDir dir;
-    ASSERT_TRUE(window.files()->saveSession(dir.filePath(QStringLiteral("s.json"))).ok());
+    ASSERT_TRUE(window.fileMenu()->saveSession(dir.filePath(QStringLiteral("s.json"))).ok());
     EXPECT_EQ(window.store()->unsavedRuns(), 0);
     EXPECT_EQ(window.store()->unsavedLessons(), 0);
     window.store()->addLesson(lesson);

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include "distributionplot.h"
+#include "filemenu.h"
 #include "liveplot.h"
 #include "mainwindow.h"
 #include "plotsview.h"
 #include "qcp.h"
 #include "resultsmodel.h"
-#include "sessionfiles.h"
 #include "sessionstore.h"
 #include "sessionviews.h"
 #include "testresults.h"
@@ -28,15 +28,15 @@ TEST(ResultsFile, SavedResultsOpenAgainAsRowsAndCurves)
     {
         MainWindow window;
         window.setTopology(ctxscope::testing::synthetic("pack:1 core:2 pu:1"));
-        EXPECT_FALSE(window.files()->saveResults(path).ok()) << "nothing to save yet";
+        EXPECT_FALSE(window.fileMenu()->saveResults(path).ok()) << "nothing to save yet";
         window.store()->addRun({ 1, original, QColor(Qt::blue) });
-        const Status saved = window.files()->saveResults(path);
+        const Status saved = window.fileMenu()->saveResults(path);
         ASSERT_TRUE(saved.ok()) << saved.error().message;
-        ASSERT_TRUE(window.files()->saveResults(dir.filePath(QStringLiteral("runs.csv"))).ok());
+        ASSERT_TRUE(window.fileMenu()->saveResults(dir.filePath(QStringLiteral("runs.csv"))).ok());
     }
     MainWindow window;
     window.setTopology(ctxscope::testing::synthetic("pack:1 core:2 pu:1"));
-    const Status opened = window.files()->openResults(path);
+    const Status opened = window.fileMenu()->openResults(path);
     ASSERT_TRUE(opened.ok()) << opened.error().message;
     ASSERT_EQ(window.resultsModel()->rowCount(), 1);
     const ResultRow& row = window.resultsModel()->results().front();
@@ -51,7 +51,7 @@ TEST(ResultsFile, SavedResultsOpenAgainAsRowsAndCurves)
     ASSERT_NE(window.plots()->livePlot()->samplesGraph(row.id), nullptr);
     EXPECT_NE(window.plots()->distributionPlot()->graph(row.id), nullptr);
 
-    const Status broken = window.files()->openResults(dir.filePath(QStringLiteral("runs.csv")));
+    const Status broken = window.fileMenu()->openResults(dir.filePath(QStringLiteral("runs.csv")));
     EXPECT_FALSE(broken.ok()) << "a CSV is not a results file";
     EXPECT_EQ(window.resultsModel()->rowCount(), 1);
 }
@@ -67,7 +67,7 @@ TEST(ResultsFile, ThePlotOnShowExportsAsPngSvgAndPdf)
     window.plots()->showDistribution();
     for (const char* name : { "plot.png", "plot.svg", "plot.pdf" }) {
         const QString path = dir.filePath(QString::fromLatin1(name));
-        const Status s = window.files()->exportPlot(path);
+        const Status s = window.fileMenu()->exportPlot(path);
         ASSERT_TRUE(s.ok()) << name << ": " << s.error().message;
         EXPECT_GT(QFileInfo(path).size(), 1000) << name;
     }
@@ -84,11 +84,11 @@ TEST(ResultsFile, AFileOfManyRunsPutsItsNewestEightOnTheStageAndTheRestUnderEarl
         window.setTopology(ctxscope::testing::synthetic("pack:1 core:2 pu:1"));
         for (quint64 id = 1; id <= kRuns; ++id)
             window.store()->addRun({ id, ctxscope::testing::futexResult({ 0, 1 }), QColor(Qt::blue) });
-        ASSERT_TRUE(window.files()->saveResults(path).ok());
+        ASSERT_TRUE(window.fileMenu()->saveResults(path).ok());
     }
     MainWindow window;
     window.setTopology(ctxscope::testing::synthetic("pack:1 core:2 pu:1"));
-    ASSERT_TRUE(window.files()->openResults(path).ok());
+    ASSERT_TRUE(window.fileMenu()->openResults(path).ok());
     const auto& rows = window.resultsModel()->results();
     ASSERT_EQ(rows.size(), kRuns);
     LivePlot& live = *window.plots()->livePlot();

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
 // A whole session saved as one file and loaded back; malformed files refused by name;
 // every view exported as PNG, PDF and SVG, results as JSON and CSV, all read back.
+#include "filemenu.h"
 #include "heatmapplot.h"
 #include "ladderplot.h"
 #include "mainwindow.h"
 #include "plotsview.h"
 #include "qcp.h"
 #include "resultsmodel.h"
-#include "sessionfiles.h"
 #include "sessionstore.h"
 #include "testresults.h"
 #include "testtopologies.h"
@@ -37,10 +37,10 @@ void fill(MainWindow& window)
     window.setTopology(ctxscope::testing::synthetic("pack:1 l3:1 core:2 pu:1"));
     window.store()->addRun({ 1, ctxscope::testing::futexResult({ 0, 0 }), Qt::blue });
     for (const char* name : { "sweep-futex.json", "matrix-futex.json" }) {
-        const Status s = window.files()->openResults(resultsFixture(name));
+        const Status s = window.fileMenu()->openResults(resultsFixture(name));
         ASSERT_TRUE(s.ok()) << s.error().message;
     }
-    const Status s = window.files()->compareWith(resultsFixture("other-machine.json"));
+    const Status s = window.fileMenu()->compareWith(resultsFixture("other-machine.json"));
     ASSERT_TRUE(s.ok()) << s.error().message;
 }
 
@@ -60,23 +60,23 @@ TEST(Session, ASavedSessionLoadsBackEqual)
     const QString path = dir.filePath(QStringLiteral("session.json"));
     MainWindow first;
     fill(first);
-    const Status saved = first.files()->saveSession(path);
+    const Status saved = first.fileMenu()->saveSession(path);
     ASSERT_TRUE(saved.ok()) << saved.error().message;
 
     MainWindow second;
     second.setTopology(ctxscope::testing::synthetic("pack:4 core:4 pu:2"));
-    const Status loaded = second.files()->openResults(path); // File → Open recognises a session too
+    const Status loaded = second.fileMenu()->openResults(path); // File → Open recognises a session too
     ASSERT_TRUE(loaded.ok()) << loaded.error().message;
-    EXPECT_EQ(sessionToJson(second.files()->session()), sessionToJson(first.files()->session()));
+    EXPECT_EQ(sessionToJson(second.fileMenu()->session()), sessionToJson(first.fileMenu()->session()));
     ASSERT_TRUE(second.topology().has_value());
-    EXPECT_NE(second.files()->session().topologyXml.find("pack:1 l3:1 core:2 pu:1"), std::string::npos);
+    EXPECT_NE(second.fileMenu()->session().topologyXml.find("pack:1 l3:1 core:2 pu:1"), std::string::npos);
     EXPECT_EQ(second.topology()->pus().size(), 2U);
     // The views show the loaded data, not just the model.
     EXPECT_EQ(second.resultsModel()->rowCount(), first.resultsModel()->rowCount());
     EXPECT_EQ(second.plots()->workingSetPlot()->sweeps().size(), 1U);
     EXPECT_EQ(second.plots()->heatmapPlot()->grid().size(), first.plots()->heatmapPlot()->grid().size());
     EXPECT_EQ(second.plots()->ladderPlot()->barLabels(), first.plots()->ladderPlot()->barLabels());
-    EXPECT_EQ(second.files()->session().compared.size(), 1U);
+    EXPECT_EQ(second.fileMenu()->session().compared.size(), 1U);
 }
 
 TEST(Session, ASessionMeasuredElsewhereKeepsItsRunsAsThatMachinesWhenAnotherIsShown)
@@ -87,16 +87,16 @@ TEST(Session, ASessionMeasuredElsewhereKeepsItsRunsAsThatMachinesWhenAnotherIsSh
     MainWindow first;
     fill(first);
     first.store()->setLocalWorkerContext({ { "host_name", "colleague" } });
-    ASSERT_TRUE(first.files()->saveSession(path).ok());
+    ASSERT_TRUE(first.fileMenu()->saveSession(path).ok());
     const std::size_t theirs = first.store()->runs().size();
 
     MainWindow second;
     second.setTopology(ctxscope::testing::synthetic("pack:4 core:4 pu:2"));
     second.store()->setLocalWorkerContext({ { "host_name", "laptop" } });
-    const Status loaded = second.files()->loadSession(path);
+    const Status loaded = second.fileMenu()->loadSession(path);
     ASSERT_TRUE(loaded.ok()) << loaded.error().message;
     ASSERT_EQ(second.topology()->pus().size(), 2U); // the session's machine is shown
-    EXPECT_EQ(second.files()->session().context["host_name"], "colleague");
+    EXPECT_EQ(second.fileMenu()->session().context["host_name"], "colleague");
     EXPECT_EQ(second.windowTitle(), QStringLiteral("ctxscope — the session's machine (colleague)"));
     bool banner = false;
     for (const QLabel* label : second.findChildren<QLabel*>())
@@ -120,7 +120,7 @@ TEST(Session, ASessionMeasuredElsewhereKeepsItsRunsAsThatMachinesWhenAnotherIsSh
     EXPECT_GE(switcher->findData(QStringLiteral("colleague")), 0);
     second.store()->addRun({ 99, ctxscope::testing::futexResult({ 1, 1 }), Qt::red });
     EXPECT_TRUE(second.store()->runsSpanMachines());
-    const Session saved = second.files()->session();
+    const Session saved = second.fileMenu()->session();
     EXPECT_EQ(saved.context["host_name"], "laptop");
     EXPECT_NE(saved.topologyXml.find("pack:2 core:2 pu:1"), std::string::npos);
     ASSERT_EQ(saved.runs.size(), 1U);
@@ -137,11 +137,11 @@ TEST(Session, MalformedFilesAreRefusedWithAMessageNamingTheProblem)
     ASSERT_TRUE(dir.isValid());
     MainWindow window;
     fill(window);
-    nlohmann::json good = sessionToJson(window.files()->session());
+    nlohmann::json good = sessionToJson(window.fileMenu()->session());
     const auto refused = [&](nlohmann::json doc, const std::string& expected) {
         const QString path = dir.filePath(QStringLiteral("bad.json"));
         writeFile(path, doc.dump());
-        const Status s = window.files()->loadSession(path);
+        const Status s = window.fileMenu()->loadSession(path);
         ASSERT_FALSE(s.ok()) << expected;
         EXPECT_NE(s.error().message.find(expected), std::string::npos) << s.error().message;
     };
@@ -165,12 +165,12 @@ TEST(Session, MalformedFilesAreRefusedWithAMessageNamingTheProblem)
     refused(doc, "topology_xml");
     const QString truncated = dir.filePath(QStringLiteral("cut.json"));
     writeFile(truncated, good.dump().substr(0, 200));
-    const Status cut = window.files()->openResults(truncated);
+    const Status cut = window.fileMenu()->openResults(truncated);
     ASSERT_FALSE(cut.ok());
     EXPECT_NE(cut.error().message.find("not valid JSON"), std::string::npos) << cut.error().message;
     // A directory or a device is not read (a FIFO or /dev/zero would be read for ever).
     for (const QString& notAFile : { dir.path(), QStringLiteral("/dev/zero") }) {
-        const Status s = window.files()->loadSession(notAFile);
+        const Status s = window.fileMenu()->loadSession(notAFile);
         ASSERT_FALSE(s.ok()) << notAFile.toStdString();
         EXPECT_NE(s.error().message.find("not a regular file"), std::string::npos) << s.error().message;
     }
@@ -179,25 +179,25 @@ TEST(Session, MalformedFilesAreRefusedWithAMessageNamingTheProblem)
     const QString bomb = dir.filePath(QStringLiteral("bomb.json"));
     writeFile(bomb, R"({"ctxscope_session": 1, "benchmarks": )" + std::string(10'000'000, '['));
     for (const bool asSession : { true, false }) {
-        const Status s = asSession ? window.files()->loadSession(bomb) : window.files()->openResults(bomb);
+        const Status s = asSession ? window.fileMenu()->loadSession(bomb) : window.fileMenu()->openResults(bomb);
         ASSERT_FALSE(s.ok());
         EXPECT_NE(s.error().message.find("without the closing '}'"), std::string::npos) << s.error().message;
     }
     writeFile(bomb, "{\"benchmarks\": " + std::string(10'000'000, '[') + std::string(10'000'000, ']') + "}");
     for (const bool asSession : { true, false }) {
-        const Status s = asSession ? window.files()->loadSession(bomb) : window.files()->openResults(bomb);
+        const Status s = asSession ? window.fileMenu()->loadSession(bomb) : window.fileMenu()->openResults(bomb);
         ASSERT_FALSE(s.ok());
         EXPECT_NE(s.error().message.find("nested deeper than 64 levels"), std::string::npos) << s.error().message;
     }
     // A refused file leaves the session as it was.
-    EXPECT_EQ(sessionToJson(window.files()->session()), good);
+    EXPECT_EQ(sessionToJson(window.fileMenu()->session()), good);
     // Result files from the CLI are checked the same way.
-    nlohmann::json matrix = nlohmann::json::parse(sessionToJson(window.files()->session())["matrices"][0].dump());
+    nlohmann::json matrix = nlohmann::json::parse(sessionToJson(window.fileMenu()->session())["matrices"][0].dump());
     matrix["context"] = good["context"];
     matrix["matrix"].erase("pus");
     const QString badMatrix = dir.filePath(QStringLiteral("matrix.json"));
     writeFile(badMatrix, matrix.dump());
-    const Status m = window.files()->openResults(badMatrix);
+    const Status m = window.fileMenu()->openResults(badMatrix);
     ASSERT_FALSE(m.ok());
     EXPECT_NE(m.error().message.find("matrix.json: missing field 'matrix.pus'"), std::string::npos)
         << m.error().message;
@@ -217,7 +217,7 @@ TEST(Session, EveryViewExportsAsPngPdfAndSvgAndResultsAsJsonAndCsv)
         const QString pdf = dir.filePath(view + QStringLiteral(".pdf"));
         const QString svg = dir.filePath(view + QStringLiteral(".svg"));
         for (const QString& path : { png, pdf, svg }) {
-            const Status s = window.files()->exportPlot(path);
+            const Status s = window.fileMenu()->exportPlot(path);
             ASSERT_TRUE(s.ok()) << path.toStdString() << ": " << s.error().message;
         }
         const QImage image(png);
@@ -230,8 +230,8 @@ TEST(Session, EveryViewExportsAsPngPdfAndSvgAndResultsAsJsonAndCsv)
     }
     const QString json = dir.filePath(QStringLiteral("runs.json"));
     const QString csv = dir.filePath(QStringLiteral("runs.csv"));
-    ASSERT_TRUE(window.files()->saveResults(json).ok());
-    ASSERT_TRUE(window.files()->saveResults(csv).ok());
+    ASSERT_TRUE(window.fileMenu()->saveResults(json).ok());
+    ASSERT_TRUE(window.fileMenu()->saveResults(csv).ok());
     auto back = readResultsFile(json.toStdString());
     ASSERT_TRUE(back.ok()) << back.error().message;
     ASSERT_EQ(back->results.size(), static_cast<std::size_t>(window.resultsModel()->rowCount()));
@@ -263,12 +263,12 @@ TEST(Session, ASessionWithOnlyASweepAndNoRunsLoadsBack)
     const QString path = dir.filePath(QStringLiteral("sweep-only.json"));
     MainWindow first;
     first.setTopology(ctxscope::testing::synthetic("pack:1 l3:1 core:2 pu:1"));
-    ASSERT_TRUE(first.files()->openResults(resultsFixture("sweep-futex.json")).ok());
+    ASSERT_TRUE(first.fileMenu()->openResults(resultsFixture("sweep-futex.json")).ok());
     ASSERT_EQ(first.resultsModel()->rowCount(), 0);
-    ASSERT_TRUE(first.files()->saveSession(path).ok());
+    ASSERT_TRUE(first.fileMenu()->saveSession(path).ok());
     MainWindow second;
-    const Status loaded = second.files()->loadSession(path);
+    const Status loaded = second.fileMenu()->loadSession(path);
     ASSERT_TRUE(loaded.ok()) << loaded.error().message;
-    EXPECT_EQ(sessionToJson(second.files()->session()), sessionToJson(first.files()->session()));
+    EXPECT_EQ(sessionToJson(second.fileMenu()->session()), sessionToJson(first.fileMenu()->session()));
     EXPECT_EQ(second.plots()->workingSetPlot()->sweeps().size(), 1U);
 }

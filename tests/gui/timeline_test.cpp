@@ -5,6 +5,7 @@
 // Tracing needs root (CI runs these as root); without it the run tests skip and say why, and
 // the refusal is checked with a worker whose hello refuses.
 #include "breakdownplot.h"
+#include "filemenu.h"
 #include "mainwindow.h"
 #include "plotsview.h"
 #include "qcp.h"
@@ -13,7 +14,6 @@
 #include "runcoordinator.h"
 #include "runlauncher.h"
 #include "runpanel.h"
-#include "sessionfiles.h"
 #include "sessionstore.h"
 #include "timelinepage.h"
 #include "timelineview.h"
@@ -147,19 +147,19 @@ TEST(TimelineApp, ATracedRunAcrossTwoCpusIsFollowedFromItsBreakdownDownToOneHand
     // File -> Export trace: Perfetto's JSON from the events, trace.dat as the worker wrote it.
     QTemporaryDir dir;
     const QString json = dir.filePath(QStringLiteral("t.json"));
-    ASSERT_TRUE(window.files()->exportTrace(json).ok());
+    ASSERT_TRUE(window.fileMenu()->exportTrace(json).ok());
     QFile exported(json);
     ASSERT_TRUE(exported.open(QIODevice::ReadOnly));
     const auto parsed = nlohmann::json::parse(exported.readAll().toStdString(), nullptr, false);
     ASSERT_FALSE(parsed.is_discarded());
     EXPECT_GT(parsed["traceEvents"].size(), 100U);
     const QString dat = dir.filePath(QStringLiteral("t.dat"));
-    const Status written = window.files()->exportTrace(dat);
+    const Status written = window.fileMenu()->exportTrace(dat);
     ASSERT_TRUE(written.ok()) << written.error().message;
     QFile traceDat(dat);
     ASSERT_TRUE(traceDat.open(QIODevice::ReadOnly));
     EXPECT_TRUE(traceDat.read(10).startsWith(QByteArray("\x17\x08\x44tracing"))); // trace-cmd's magic
-    const Status refused = window.files()->exportTrace(dir.filePath(QStringLiteral("t.pdf")));
+    const Status refused = window.fileMenu()->exportTrace(dir.filePath(QStringLiteral("t.pdf")));
     ASSERT_FALSE(refused.ok());
     EXPECT_NE(refused.error().message.find(".json"), std::string::npos);
 }

@@ -2,6 +2,7 @@
 // The views fed from files the CLI wrote: working-set curves, the heatmap (and its clicks),
 // the ladder and the comparison with another machine.
 #include "compareplot.h"
+#include "filemenu.h"
 #include "heatmapplot.h"
 #include "ladderplot.h"
 #include "mainwindow.h"
@@ -9,7 +10,6 @@
 #include "plotsview.h"
 #include "qcp.h"
 #include "resultsmodel.h"
-#include "sessionfiles.h"
 #include "sessionstore.h"
 #include "testresults.h"
 #include "testtopologies.h"
@@ -46,7 +46,7 @@ TEST(Views, ASweepFileDrawsItsSwitchCostsWithErrorBarsAndTheCacheSizes)
 {
     MainWindow window;
     window.setTopology(ctxscope::testing::synthetic("pack:1 core:2 pu:1"));
-    const Status opened = window.files()->openResults(resultsFixture("sweep-futex.json"));
+    const Status opened = window.fileMenu()->openResults(resultsFixture("sweep-futex.json"));
     ASSERT_TRUE(opened.ok()) << opened.error().message;
     WorkingSetPlot* plot = window.plots()->workingSetPlot();
     EXPECT_EQ(window.plots()->tabs()->currentWidget(), plot);
@@ -168,7 +168,7 @@ TEST(Views, AMatrixFileFillsTheHeatmapAndAClickPlacesThePairOnTheMap)
     MainWindow window;
     window.resize(1280, 800);
     window.setTopology(ctxscope::testing::synthetic("pack:1 core:2 pu:1"));
-    const Status opened = window.files()->openResults(resultsFixture("matrix-futex.json"));
+    const Status opened = window.fileMenu()->openResults(resultsFixture("matrix-futex.json"));
     ASSERT_TRUE(opened.ok()) << opened.error().message;
     HeatmapPlot* heat = window.plots()->heatmapPlot();
     const nlohmann::json doc = readJson(resultsFixture("matrix-futex.json"));
@@ -269,7 +269,7 @@ TEST(Views, AnotherMachinesFileOverlaysMatchedByBenchModeAndClass)
     MainWindow window;
     window.setTopology(ctxscope::testing::synthetic("pack:1 core:2 pu:1"));
     window.store()->addRun({ 1, ctxscope::testing::futexResult({ 0, 0 }), Qt::blue });
-    const Status opened = window.files()->compareWith(resultsFixture("other-machine.json"));
+    const Status opened = window.fileMenu()->compareWith(resultsFixture("other-machine.json"));
     ASSERT_TRUE(opened.ok()) << opened.error().message;
     const ComparePlot* compare = window.plots()->comparePlot();
     EXPECT_EQ(window.plots()->tabs()->currentWidget(), compare);

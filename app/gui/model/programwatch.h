@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include "ctxscope/pin.h"
-#include "ctxscope/process_list.h"
-#include "ctxscope/watch.h"
+#include "threadtablemodel.h"
 #include "timelinedata.h"
 
-#include <QAbstractTableModel>
+#include "ctxscope/pin.h"
+#include "ctxscope/watch.h"
+
+#include <QObject>
 #include <QString>
 
 #include <deque>
@@ -17,70 +18,6 @@
 #include <vector>
 
 namespace ctxscope::gui {
-
-// The processes to pick one from (the worker's `processes` answer): the user's own first,
-// then the busiest (switches per second), then by PID, as docs/user-guide.md says.
-class ProcessTableModel : public QAbstractTableModel {
-    Q_OBJECT
-public:
-    enum Column { Pid, Name, Threads, Switches, Voluntary, Involuntary, ColumnCount };
-    static constexpr int PidRole = Qt::UserRole + 1;
-    static constexpr int SortRole = Qt::UserRole + 2;
-
-    explicit ProcessTableModel(QObject* parent = nullptr);
-
-    void setProcesses(std::vector<ProcessActivity> processes);
-    const std::vector<ProcessActivity>& processes() const { return m_rows; }
-
-    int rowCount(const QModelIndex& parent = {}) const override;
-    int columnCount(const QModelIndex& parent = {}) const override;
-    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
-
-private:
-    std::vector<ProcessActivity> m_rows;
-};
-
-// The threads of the latest watch sample, one row each, by TID. A new sample changes the
-// rows in place and inserts or removes only the threads that started or ended, so a view's
-// selection of threads survives the samples.
-class ThreadTableModel : public QAbstractTableModel {
-    Q_OBJECT
-public:
-    enum Column {
-        Tid,
-        Name,
-        State,
-        Cpu,
-        Affinity,
-        Voluntary,
-        Involuntary,
-        CpuShare,
-        RunqueueWait,
-        Migrations,
-        ColumnCount
-    };
-    static constexpr int TidRole = Qt::UserRole + 1;
-    static constexpr int SortRole = Qt::UserRole + 2;
-
-    explicit ThreadTableModel(QObject* parent = nullptr);
-
-    void setThreads(const std::vector<ThreadRates>& threads);
-    void clear(); // at once (a reset), not row by row
-    const std::vector<ThreadRates>& threads() const { return m_rows; }
-    int rowOfThread(long tid) const; // -1 when absent
-    // A pin's answer, before the next sample shows it.
-    void setAffinity(long tid, const std::vector<int>& cpus);
-
-    int rowCount(const QModelIndex& parent = {}) const override;
-    int columnCount(const QModelIndex& parent = {}) const override;
-    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
-
-private:
-    QVariant display(const ThreadRates& t, int column) const;
-    std::vector<ThreadRates> m_rows;
-};
 
 // A point of a thread's (or the whole process's) history, for the live plot.
 struct ThreadPoint {

@@ -90,7 +90,7 @@ public:
     QString detachLoadedMachine();
 
     // What was measured here since the session was last saved or opened: the runs (not those
-    // read from files) and the lessons. Quitting asks about them (SessionFiles::confirmQuit).
+    // read from files) and the lessons. Quitting asks about them (FileMenu::confirmQuit).
     int unsavedRuns() const { return m_unsavedRuns; }
     int unsavedLessons() const { return m_unsavedLessons; }
     void markSaved();

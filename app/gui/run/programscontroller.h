@@ -2,6 +2,7 @@
 #pragma once
 
 #include "machinelink.h"
+#include "processtablemodel.h"
 #include "programwatch.h"
 
 #include <QElapsedTimer>

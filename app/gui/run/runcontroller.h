@@ -67,6 +67,8 @@ public:
     // The machine description of the worker's hello (Google Benchmark's context block), for
     // saved results; empty until a worker said hello.
     const nlohmann::json& workerContext() const { return m_context; }
+    // The host name that context gives (what the worker's machine calls itself), "" when none.
+    const QString& workerHostName() const { return m_hostName; }
     // The hwloc XML of the worker's machine from its hello (a server's, over ssh); empty
     // until a worker said hello.
     const std::string& workerTopologyXml() const { return m_topologyXml; }
@@ -177,6 +179,7 @@ private:
     qint64 m_workerPid = 0; // the worker's own (a server's, from its hello, over ssh)
     qint64 m_processPid = 0; // the process this app started: the worker, or ssh
     nlohmann::json m_context;
+    QString m_hostName;
     std::string m_topologyXml;
     std::optional<std::string> m_tracing; // the hello's "tracing"; none before a hello
     State m_state = State::Stopped;

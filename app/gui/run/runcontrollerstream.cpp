@@ -46,8 +46,10 @@ void RunController::handleLine(const QByteArray& line)
             = tr("ctxscope-cli %1, pid %2").arg(QString::fromStdString(hello->ctxscopeVersion)).arg(hello->pid);
         if (hello->pid != 0)
             m_workerPid = hello->pid;
-        if (hello->context.is_object())
+        if (hello->context.is_object()) {
             m_context = std::move(hello->context);
+            m_hostName = QString::fromStdString(hello->hostName);
+        }
         // Saved results name a server as the user named it, beside the host name it reports.
         if (m_link.isRemote() && m_context.is_object())
             m_context["machine"] = m_link.destination.toStdString();

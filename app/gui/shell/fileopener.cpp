@@ -2,7 +2,7 @@
 #include "fileopener.h"
 
 #include "documentreader.h"
-#include "sessionfiles.h"
+#include "filemenu.h"
 
 #include <QFileInfo>
 #include <QMainWindow>
@@ -18,9 +18,9 @@ constexpr int kSteps = 1000; // of the progress bar
 QString megabytes(qint64 bytes) { return QString::number(static_cast<double>(bytes) / 1e6, 'f', 0); }
 } // namespace
 
-FileOpener::FileOpener(SessionFiles& files, QWidget& dialogParent)
-    : QObject(&files)
-    , m_files(files)
+FileOpener::FileOpener(FileMenu& menu, QWidget& dialogParent)
+    : QObject(&menu)
+    , m_fileMenu(menu)
     , m_dialogParent(dialogParent)
     , m_reader(new DocumentReader(this))
 {
@@ -110,7 +110,7 @@ void FileOpener::available(std::shared_ptr<OpenedDocument> document, DocumentKin
         // them, so the button goes until they are in.
         if (m_progress)
             m_progress->setCancelButtonText(QString());
-        const Status shown = m_files.showDocument(std::move(*document));
+        const Status shown = m_fileMenu.showDocument(std::move(*document));
         if (!shown) {
             m_runs.clear();
             done(false, QString::fromStdString(shown.error().message));
@@ -119,8 +119,8 @@ void FileOpener::available(std::shared_ptr<OpenedDocument> document, DocumentKin
         addNextRun();
         return;
     }
-    const Status shown = kind == DocumentKind::Compared ? m_files.showCompared(document->file, document->path)
-                                                        : m_files.showDocument(std::move(*document));
+    const Status shown = kind == DocumentKind::Compared ? m_fileMenu.showCompared(document->file, document->path)
+                                                        : m_fileMenu.showDocument(std::move(*document));
     done(shown.ok(), shown ? QString() : QString::fromStdString(shown.error().message));
 }
 
@@ -140,7 +140,7 @@ void FileOpener::addNextRun()
     m_runs.pop_back();
     std::vector<std::shared_ptr<const PreparedTrace>> trace { std::move(m_traces.back()) };
     m_traces.pop_back();
-    m_files.addResultRows(std::move(one), m_origin, std::move(trace));
+    m_fileMenu.addResultRows(std::move(one), m_origin, std::move(trace));
     QTimer::singleShot(0, this, &FileOpener::addNextRun);
 }
 

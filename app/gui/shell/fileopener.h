@@ -18,7 +18,7 @@ class QWidget;
 namespace ctxscope::gui {
 
 class DocumentReader;
-class SessionFiles;
+class FileMenu;
 
 // Opening files from the File menu and the command line: each is parsed on a
 // DocumentReader's thread behind a progress dialog (the bytes of the file read and parsed,
@@ -29,7 +29,7 @@ class SessionFiles;
 class FileOpener : public QObject {
     Q_OBJECT
 public:
-    FileOpener(SessionFiles& files, QWidget& dialogParent);
+    FileOpener(FileMenu& menu, QWidget& dialogParent);
 
     // Queues the files, after any already queued; each is opened as `kind`.
     void open(const QStringList& paths, DocumentKind kind);
@@ -53,7 +53,7 @@ private:
     void addNextRun(); // a session's runs join one per turn of the event loop
     void showProgress();
 
-    SessionFiles& m_files;
+    FileMenu& m_fileMenu;
     QWidget& m_dialogParent;
     DocumentReader* m_reader = nullptr;
     QPointer<QProgressDialog> m_progress;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "mainwindow.h"
 
+#include "filemenu.h"
 #include "lessoncontroller.h"
 #include "lessonpanel.h"
 #include "lookcontroller.h"
@@ -12,7 +13,6 @@
 #include "quietstage.h"
 #include "runlauncher.h"
 #include "runpanel.h"
-#include "sessionfiles.h"
 #include "sessionstore.h"
 #include "sessionviews.h"
 #include "statuspanel.h"
@@ -98,9 +98,9 @@ MainWindow::MainWindow(QWidget* parent)
         m_status->leaveRoomForMessage(message.isEmpty() ? 0 : statusBar()->fontMetrics().horizontalAdvance(message));
     });
     m_programs = new ProgramsPanel(*mapPanel()->map(), this);
-    auto* programsDock = new ProgramsDock(*this, m_programs, *m_plots); // docked: in the plots' place
-    addDockWidget(Qt::RightDockWidgetArea, programsDock);
-    programsDock->hide(); // View → Programs
+    m_programsDock = new ProgramsDock(*this, m_programs, *m_plots); // docked: in the plots' place
+    addDockWidget(Qt::RightDockWidgetArea, m_programsDock);
+    m_programsDock->hide(); // View → Programs
 
     createWorkers(top, lessonPanel, card);
     createMenus();
@@ -132,8 +132,8 @@ void MainWindow::createWorkers(QWidget* row, LessonPanel* lessonPanel, VerdictCa
     m_launcher = new RunLauncher({ this, &m_topology, m_runPanel, m_status, mapPanel()->map(), m_plots, m_views });
     m_views->setController(m_launcher->controller());
     m_programs->setWorkerCpus(m_launcher->controller()->workerCpus());
-    m_files = new SessionFiles({ this, &m_topology, m_store, m_views, m_plots, m_launcher->controller() });
-    connect(m_files, &SessionFiles::topologyRead, this, &MainWindow::setTopology);
+    m_fileMenu = new FileMenu({ this, &m_topology, m_store, m_views, m_plots, m_launcher->controller() });
+    connect(m_fileMenu, &FileMenu::topologyRead, this, &MainWindow::setTopology);
     m_lessons = new LessonController({ this, &m_topology, m_launcher->coordinator(), m_launcher->controller(), m_store,
         m_plots, static_cast<QSplitter*>(row), m_tabs, lessonPanel, card, m_launcher });
     // A lesson is one stage of the live and distribution views: its runs, not the ones before.
@@ -169,7 +169,7 @@ void MainWindow::createMenus()
     file->addSeparator();
     m_machines->createActions(file);
     file->addSeparator();
-    m_files->createActions(file);
+    m_fileMenu->createActions(file);
     m_machineCompare->createActions(file);
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
@@ -178,7 +178,7 @@ void MainWindow::createMenus()
     m_look->createActions(view);
     m_quiet->createAction(view);
     m_lessons->createViewAction(view);
-    QAction* programs = findChild<QDockWidget*>(QStringLiteral("programsDock"))->toggleViewAction();
+    QAction* programs = m_programsDock->toggleViewAction();
     programs->setText(tr("&Programs (watch and re-pin running threads)"));
     programs->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P));
     view->addAction(programs);
@@ -201,7 +201,7 @@ void MainWindow::setTopology(const Topology& topology) { showTopology(topology, 
 
 void MainWindow::closeEvent(QCloseEvent* event)
 {
-    if (!m_files->confirmQuit()) {
+    if (!m_fileMenu->confirmQuit()) {
         event->ignore();
         return;
     }
@@ -213,7 +213,7 @@ void MainWindow::showTopology(const Topology& topology, bool server)
 {
     m_topology = topology;
     m_launcher->setShowsServer(server);
-    // A session measured elsewhere keeps its runs as that machine's (SessionFiles::showSession
+    // A session measured elsewhere keeps its runs as that machine's (FileMenu::showSession
     // sets the store's topology again after this when it shows one).
     m_store->detachLoadedMachine();
     m_tabs->setTopology(topology); // the map and the text
@@ -285,7 +285,7 @@ void MainWindow::showAbout()
 RunController* MainWindow::controller() const { return m_launcher->controller(); }
 TopologyMapPanel* MainWindow::mapPanel() const { return m_tabs->mapPanel(); }
 RunCoordinator* MainWindow::runs() const { return m_launcher->coordinator(); }
-FileOpener* MainWindow::opener() const { return m_files->opener(); }
+FileOpener* MainWindow::opener() const { return m_fileMenu->opener(); }
 LessonSession* MainWindow::lesson() const { return m_lessons->lesson(); }
 LessonPanel* MainWindow::lessonPanel() const { return m_lessons->panel(); }
 VerdictCard* MainWindow::verdictCard() const { return m_lessons->card(); }

@@ -21,6 +21,7 @@ class LookController;
 class MachineCompare;
 class MachineController;
 class PlotsView;
+class ProgramsDock;
 class ProgramsPanel;
 class QuietStage;
 class ResultsModel;
@@ -28,7 +29,7 @@ class RunController;
 class RunCoordinator;
 class RunLauncher;
 class RunPanel;
-class SessionFiles;
+class FileMenu;
 class SessionStore;
 class SessionViews;
 class StatusPanel;
@@ -44,7 +45,7 @@ QSize initialWindowSize(QSize available);
 // The shell: the window's widgets, docks and menus, and the objects that do the work wired
 // together (HACKING.md, "The GUI"). RunLauncher starts measurements and RunStream routes the
 // worker's stream; SessionStore holds what was measured or opened and SessionViews keeps the
-// views in step with it; SessionFiles opens and saves files; LessonController runs lessons
+// views in step with it; FileMenu opens and saves files; LessonController runs lessons
 // beside the plots; LookController sets the palettes and presentation mode.
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -58,7 +59,7 @@ public:
     const std::optional<Topology>& topology() const { return m_topology; }
 
     RunLauncher* launcher() const { return m_launcher; }
-    SessionFiles* files() const { return m_files; }
+    FileMenu* fileMenu() const { return m_fileMenu; }
     LessonController* lessons() const { return m_lessons; }
     LookController* look() const { return m_look; }
     QuietStage* quietStage() const { return m_quiet; }
@@ -88,6 +89,7 @@ public:
     StatusPanel* statusPanel() const { return m_status; }
     // The Programs dock: running programs' threads on the map, re-pinned by clicking.
     ProgramsPanel* programs() const { return m_programs; }
+    ProgramsDock* programsDock() const { return m_programsDock; } // hidden until View → Programs
 
 signals:
     void topologyFailed(const QString& message);
@@ -114,13 +116,14 @@ private:
     SessionStore* m_store = nullptr;
     SessionViews* m_views = nullptr;
     RunLauncher* m_launcher = nullptr;
-    SessionFiles* m_files = nullptr;
+    FileMenu* m_fileMenu = nullptr;
     LessonController* m_lessons = nullptr;
     LookController* m_look = nullptr;
     QuietStage* m_quiet = nullptr;
     MachineController* m_machines = nullptr;
     MachineCompare* m_machineCompare = nullptr;
     ProgramsPanel* m_programs = nullptr;
+    ProgramsDock* m_programsDock = nullptr;
 };
 
 } // namespace ctxscope::gui

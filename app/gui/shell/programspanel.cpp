@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
 #include "programspanel.h"
 
-#include "kernelthreadquestion.h"
+#include "pindialogs.h"
 #include "plotstyle.h"
+#include "processtablemodel.h"
 #include "programplot.h"
 #include "programscontroller.h"
 #include "programwatch.h"
+#include "threadtablemodel.h"
 #include "timelineview.h"
 #include "topologymapwidget.h"
 #include "wakeupplot.h"
@@ -14,14 +16,11 @@
 #include "ctxscope/units.h"
 
 #include <QCheckBox>
-#include <QCoreApplication>
-#include <QElapsedTimer>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QItemSelectionModel>
 #include <QLabel>
 #include <QLineEdit>
-#include <QMessageBox>
 #include <QPushButton>
 #include <QShowEvent>
 #include <QSortFilterProxyModel>
@@ -55,10 +54,29 @@ ProgramsPanel::ProgramsPanel(TopologyMapWidget& map, QWidget* parent)
     : QWidget(parent)
     , m_map(map)
     , m_programs(new ProgramsController(this))
+    , m_dialogs(new PinDialogs(*m_programs, *this))
 {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
+    layout->addLayout(buildPickRow());
+    auto* splitter = new QSplitter(Qt::Vertical, this);
+    buildProcessTable(splitter);
+    buildWatchRow(splitter);
+    buildPlotTabs(splitter);
+    splitter->setStretchFactor(0, 1);
+    splitter->setStretchFactor(1, 3);
+    splitter->setStretchFactor(2, 3);
+    splitter->setSizes({ 120, 300, 300 }); // the list is for picking: once watching, the threads matter
+    layout->addWidget(splitter, 1);
 
+    connectControls();
+    connectWatch();
+    connectController();
+    updateButtons();
+}
+
+QHBoxLayout* ProgramsPanel::buildPickRow()
+{
     auto* pick = new QHBoxLayout;
     m_filter = new QLineEdit(this);
     m_filter->setPlaceholderText(tr("Filter by command or PID"));
@@ -73,9 +91,11 @@ ProgramsPanel::ProgramsPanel(TopologyMapWidget& map, QWidget* parent)
     pick->addWidget(m_filter, 3);
     pick->addWidget(m_traceWakeups, 2);
     pick->addWidget(m_refreshButton);
-    layout->addLayout(pick);
+    return pick;
+}
 
-    auto* splitter = new QSplitter(Qt::Vertical, this);
+void ProgramsPanel::buildProcessTable(QSplitter* splitter)
+{
     m_proxy = new QSortFilterProxyModel(this);
     m_proxy->setSourceModel(m_programs->processes());
     m_proxy->setFilterCaseSensitivity(Qt::CaseInsensitive);
@@ -84,7 +104,10 @@ ProgramsPanel::ProgramsPanel(TopologyMapWidget& map, QWidget* parent)
     m_processTable = makeTable(splitter, QAbstractItemView::SingleSelection);
     m_processTable->setModel(m_proxy);
     m_processTable->setToolTip(tr("Your processes first (bold), then the busiest. Double-click one to watch it."));
+}
 
+void ProgramsPanel::buildWatchRow(QSplitter* splitter)
+{
     auto* watchRow = new QWidget(splitter);
     auto* watchLayout = new QVBoxLayout(watchRow);
     watchLayout->setContentsMargins(0, 0, 0, 0);
@@ -126,7 +149,10 @@ ProgramsPanel::ProgramsPanel(TopologyMapWidget& map, QWidget* parent)
     pinRow->addWidget(m_applyButton);
     pinRow->addWidget(m_restoreButton);
     watchLayout->addLayout(pinRow);
+}
 
+void ProgramsPanel::buildPlotTabs(QSplitter* splitter)
+{
     // The rates, and a traced watch's wake-up latencies and timeline, as tabs of one pane: a
     // pane each did not fit a projector's 800 pixels beside the thread table.
     m_plotTabs = new QTabWidget(splitter);
@@ -151,12 +177,10 @@ ProgramsPanel::ProgramsPanel(TopologyMapWidget& map, QWidget* parent)
         m_plotTabs->setTabEnabled(tab, false);
         m_plotTabs->setTabToolTip(tab, tr("Check Trace wake-ups and watch: the scheduler's events of the threads"));
     }
-    splitter->setStretchFactor(0, 1);
-    splitter->setStretchFactor(1, 3);
-    splitter->setStretchFactor(2, 3);
-    splitter->setSizes({ 120, 300, 300 }); // the list is for picking: once watching, the threads matter
-    layout->addWidget(splitter, 1);
+}
 
+void ProgramsPanel::connectControls()
+{
     connect(m_filter, &QLineEdit::textChanged, m_proxy, &QSortFilterProxyModel::setFilterFixedString);
     connect(m_refreshButton, &QPushButton::clicked, m_programs, &ProgramsController::refreshProcesses);
     connect(m_processTable->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
@@ -182,7 +206,22 @@ ProgramsPanel::ProgramsPanel(TopologyMapWidget& map, QWidget* parent)
         updateButtons();
     });
     connect(&m_map, &TopologyMapWidget::pinTargetsChanged, this, &ProgramsPanel::updateButtons);
+    connect(m_plotTabs, &QTabWidget::currentChanged, this, [this] {
+        if (m_timelineStale)
+            updateTimeline();
+    });
+    // The timeline and the map light each other's PU; a thread's slice selects its row.
+    connect(m_timeline, &TimelineView::puHovered, &m_map, &TopologyMapWidget::setHoveredPu);
+    connect(&m_map, &TopologyMapWidget::puHovered, m_timeline, &TimelineView::highlightPu);
+    connect(m_timeline, &TimelineView::taskClicked, this, [this](std::int32_t tid) {
+        const int row = m_programs->watchData()->threads()->rowOfThread(tid);
+        if (row >= 0)
+            m_threadTable->selectRow(row);
+    });
+}
 
+void ProgramsPanel::connectWatch()
+{
     ProgramWatch* watch = m_programs->watchData();
     connect(watch, &ProgramWatch::sampleAdded, this, [this, watch] {
         updateMarkers();
@@ -203,21 +242,13 @@ ProgramsPanel::ProgramsPanel(TopologyMapWidget& map, QWidget* parent)
                           : QString()));
     });
     connect(watch, &ProgramWatch::timelineChanged, this, &ProgramsPanel::updateTimeline);
-    connect(m_plotTabs, &QTabWidget::currentChanged, this, [this] {
-        if (m_timelineStale)
-            updateTimeline();
-    });
-    // The timeline and the map light each other's PU; a thread's slice selects its row.
-    connect(m_timeline, &TimelineView::puHovered, &m_map, &TopologyMapWidget::setHoveredPu);
-    connect(&m_map, &TopologyMapWidget::puHovered, m_timeline, &TimelineView::highlightPu);
-    connect(m_timeline, &TimelineView::taskClicked, this, [this](std::int32_t tid) {
-        const int row = m_programs->watchData()->threads()->rowOfThread(tid);
-        if (row >= 0)
-            m_threadTable->selectRow(row);
-    });
     connect(watch, &ProgramWatch::pinsChanged, m_plot, &ProgramPlot::refresh);
     connect(watch, &ProgramWatch::pinsChanged, this, &ProgramsPanel::updateWakeups);
     connect(watch, &ProgramWatch::pinsChanged, this, &ProgramsPanel::updateButtons);
+}
+
+void ProgramsPanel::connectController()
+{
     connect(m_programs, &ProgramsController::processesChanged, this, [this] {
         m_processTable->resizeColumnsToContents();
         updateButtons();
@@ -233,7 +264,7 @@ ProgramsPanel::ProgramsPanel(TopologyMapWidget& map, QWidget* parent)
     connect(m_programs, &ProgramsController::pinRefused, this, [this](const QString& message) { say(message, true); });
     connect(m_programs, &ProgramsController::failed, this, [this](const QString& message) { say(message, true); });
     connect(m_programs, &ProgramsController::busyChanged, this, &ProgramsPanel::updateButtons);
-    updateButtons();
+    connect(m_dialogs, &PinDialogs::moveDeclined, this, [this] { say(tr("Nothing was pinned.")); });
 }
 
 ProgramsPanel::~ProgramsPanel() = default;
@@ -252,9 +283,9 @@ void ProgramsPanel::setWorkerCpus(std::vector<int> cpus) { m_programs->setWorker
 
 QString ProgramsPanel::statusText() const { return m_status->text(); }
 
-QMessageBox* ProgramsPanel::restoreQuestion() const { return m_question; }
+QMessageBox* ProgramsPanel::restoreQuestion() const { return m_dialogs->restoreQuestion(); }
 
-QMessageBox* ProgramsPanel::moveQuestion() const { return m_moveQuestion; }
+QMessageBox* ProgramsPanel::moveQuestion() const { return m_dialogs->moveQuestion(); }
 
 QSize ProgramsPanel::sizeHint() const { return { fontMetrics().horizontalAdvance(QLatin1Char('M')) * 42, 700 }; }
 
@@ -274,43 +305,13 @@ void ProgramsPanel::watchChosen()
     }
     if (m_programs->isWatching() && m_programs->watchData()->pid() == pid)
         return;
-    askToRestore([this, pid] { m_programs->watch(pid); });
+    m_dialogs->askToRestore([this, pid] { m_programs->watch(pid); });
 }
 
 void ProgramsPanel::stopWatching()
 {
     if (m_programs->isWatching())
-        askToRestore([this] { m_programs->stop(); });
-}
-
-void ProgramsPanel::askToRestore(const std::function<void()>& then)
-{
-    const int changed = static_cast<int>(m_programs->watchData()->restorePlan().size());
-    if (!m_programs->isWatching() || changed == 0) {
-        then();
-        return;
-    }
-    if (m_question)
-        return; // already asking
-    auto* box = new QMessageBox(QMessageBox::Question, tr("Restore the affinity?"),
-        tr("%n thread(s) of %1 run(s) on other CPUs than when watching began. Give them back their "
-           "affinity before the watch ends?",
-            nullptr, changed)
-            .arg(m_programs->watchData()->name()),
-        QMessageBox::Yes | QMessageBox::No | QMessageBox::Cancel, this);
-    box->setDefaultButton(QMessageBox::Yes);
-    box->setAttribute(Qt::WA_DeleteOnClose);
-    box->setWindowModality(Qt::WindowModal);
-    connect(box, &QMessageBox::finished, this, [this, box, then](int) {
-        const auto answer = box->standardButton(box->clickedButton());
-        if (answer == QMessageBox::Cancel || answer == QMessageBox::NoButton)
-            return;
-        if (answer == QMessageBox::Yes)
-            m_programs->restore(); // the pins go out before the cancel: the worker answers both
-        then();
-    });
-    m_question = box;
-    box->open();
+        m_dialogs->askToRestore([this] { m_programs->stop(); });
 }
 
 void ProgramsPanel::updateTimeline()
@@ -401,21 +402,8 @@ void ProgramsPanel::updateRepinMode(bool shown)
 
 void ProgramsPanel::restoreBeforeQuit()
 {
-    const int changed = static_cast<int>(m_programs->watchData()->restorePlan().size());
-    if (changed == 0 || !m_live)
-        return;
-    const auto answer = QMessageBox::question(this, tr("Restore the affinity?"),
-        tr("%n thread(s) of %1 run(s) on other CPUs than when watching began. Give them back their "
-           "affinity before ctxscope quits?",
-            nullptr, changed)
-            .arg(m_programs->watchData()->name()),
-        QMessageBox::Yes | QMessageBox::No, QMessageBox::Yes);
-    if (answer != QMessageBox::Yes || m_programs->restore() == 0)
-        return;
-    QElapsedTimer waited;
-    waited.start();
-    while (m_programs->pinsInFlight() > 0 && waited.elapsed() < 3000)
-        QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
+    if (m_live)
+        m_dialogs->restoreBeforeQuit();
 }
 
 void ProgramsPanel::watchEnded(const QString& why)
@@ -455,30 +443,9 @@ void ProgramsPanel::applyPin()
         return;
     }
     if (m_programs->watchData()->guard() != PinGuard::None)
-        askToMove(tids, cpus);
+        m_dialogs->askToMove(tids, cpus);
     else
         m_programs->pinThreads(tids, cpus);
-}
-
-void ProgramsPanel::askToMove(const std::vector<long>& tids, const std::vector<int>& cpus)
-{
-    if (m_moveQuestion)
-        return; // already asking
-    const ProgramWatch* watch = m_programs->watchData();
-    const auto& threads = watch->threads()->threads();
-    const auto first
-        = std::find_if(threads.begin(), threads.end(), [&](const ThreadRates& t) { return t.tid == tids.front(); });
-    const QString name = first != threads.end() ? QString::fromStdString(first->name) : watch->name();
-    auto* box
-        = makeKernelThreadQuestion(this, watch->guard(), tids.front(), name, static_cast<int>(tids.size()) - 1, cpus);
-    connect(box, &QMessageBox::finished, this, [this, box, tids, cpus](int) {
-        if (box->standardButton(box->clickedButton()) == QMessageBox::Yes)
-            m_programs->pinThreads(tids, cpus, KernelThreads::Move);
-        else
-            say(tr("Nothing was pinned."));
-    });
-    m_moveQuestion = box;
-    box->open();
 }
 
 void ProgramsPanel::restore()

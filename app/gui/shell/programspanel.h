@@ -3,24 +3,25 @@
 
 #include "machinelink.h"
 
-#include <QPointer>
 #include <QWidget>
 
 #include <cstdint>
-#include <functional>
 #include <vector>
 
 class QCheckBox;
+class QHBoxLayout;
 class QLabel;
 class QLineEdit;
 class QMessageBox;
 class QPushButton;
 class QSortFilterProxyModel;
+class QSplitter;
 class QTabWidget;
 class QTableView;
 
 namespace ctxscope::gui {
 
+class PinDialogs;
 class ProgramPlot;
 class ProgramsController;
 class TimelineView;
@@ -91,6 +92,16 @@ protected:
     void hideEvent(QHideEvent* event) override;
 
 private:
+    // The constructor's parts: the widgets (the process list, the watch with its threads and
+    // pin buttons, the plots' tabs; one splitter pane each), then their connections.
+    QHBoxLayout* buildPickRow(); // the filter, Trace wake-ups, Refresh
+    void buildProcessTable(QSplitter* splitter);
+    void buildWatchRow(QSplitter* splitter);
+    void buildPlotTabs(QSplitter* splitter);
+    void connectControls(); // the panel's own widgets, the timeline and the map's PUs
+    void connectWatch(); // the watch's samples, timeline and pins to the table, plots and map
+    void connectController(); // the worker's answers and the pin questions' to the status line
+
     std::vector<long> selectedThreads() const;
     std::vector<int> targetCpus() const; // the map's re-pin targets
     void updateRepinMode(bool shown);
@@ -101,12 +112,10 @@ private:
     void colourTimeline(); // the selected threads stand out
     void say(const QString& text, bool problem = false);
     void watchEnded(const QString& why);
-    // After the question (if any): restore, then run `then`.
-    void askToRestore(const std::function<void()>& then);
-    void askToMove(const std::vector<long>& tids, const std::vector<int>& cpus);
 
     TopologyMapWidget& m_map;
     ProgramsController* m_programs = nullptr;
+    PinDialogs* m_dialogs = nullptr; // the questions before a restore or a kernel thread's move
     bool m_live = true;
     QLineEdit* m_filter = nullptr;
     QSortFilterProxyModel* m_proxy = nullptr;
@@ -129,8 +138,6 @@ private:
     bool m_timelineStale = false;
     std::uint64_t m_stretchFromNs = 0; // the shown timeline's newest stretch without a gap
     QCheckBox* m_traceWakeups = nullptr;
-    QPointer<QMessageBox> m_question;
-    QPointer<QMessageBox> m_moveQuestion;
 };
 
 } // namespace ctxscope::gui

@@ -279,8 +279,8 @@ void RunStream::surveyEnded(quint64 id, const nlohmann::json& survey)
     m_surveyRuns.erase(id);
     const nlohmann::json& context = c->workerContext();
     QString machine = c->link().displayName();
-    if (!c->link().isRemote() && context.is_object() && context.value("host_name", std::string()) != "")
-        machine = QString::fromStdString(context.value("host_name", std::string()));
+    if (!c->link().isRemote() && !c->workerHostName().isEmpty())
+        machine = c->workerHostName();
     const QString label = tr("%1 survey %2").arg(machine, QTime::currentTime().toString(QStringLiteral("HH:mm:ss")));
     auto card = machineCardEntry(surveyCardJson(context, runs, survey), label);
     if (!card) {

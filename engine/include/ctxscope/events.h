@@ -47,6 +47,8 @@ struct HelloEvent {
     nlohmann::json context; // the results file's context block (makeContext), kept whole
     std::vector<BenchmarkListing> benchmarks;
     std::string tracing; // why this worker may not trace (tracingAllowed), "" when it may
+    // Read, not written: the context's host name (its "host_name"), "" when it names none.
+    std::string hostName {};
 };
 
 // How far a command is. Which of the optional counters are set says what kind it is: a run

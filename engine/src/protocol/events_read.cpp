@@ -56,8 +56,11 @@ Event readHello(FieldReader& in)
     e.ctxscopeVersion = j.value("ctxscope_version", std::string("?"));
     e.pid = j.value("pid", 0L);
     e.topologyXml = j.value("topology_xml", std::string());
-    if (auto context = j.find("context"); context != j.end() && context->is_object())
+    if (auto context = j.find("context"); context != j.end() && context->is_object()) {
         e.context = *context;
+        if (auto host = context->find("host_name"); host != context->end() && host->is_string())
+            e.hostName = host->get<std::string>();
+    }
     if (auto benches = j.find("benchmarks"); benches != j.end() && benches->is_array())
         for (const json& b : *benches)
             if (b.is_object())

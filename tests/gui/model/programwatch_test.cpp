@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 // The Programs dock's document: the process list's order, thread rows that keep their
 // selection across samples, each thread's history, and what Restore gives back.
+#include "processtablemodel.h"
 #include "programwatch.h"
+#include "threadtablemodel.h"
 
 #include <QAbstractItemModelTester>
 #include <QItemSelectionModel>

@@ -25,7 +25,7 @@ class SessionViews;
 // The File menu's documents: results (open, save as JSON or CSV), the whole session (open,
 // save), files of other machines to compare with, and the plot on show as a picture. Files
 // are parsed off the GUI thread by the FileOpener; what they hold joins the session store.
-class SessionFiles : public QObject {
+class FileMenu : public QObject {
     Q_OBJECT
 public:
     struct Parts {
@@ -36,7 +36,7 @@ public:
         PlotsView* plots;
         const RunController* controller; // its context block describes this machine
     };
-    explicit SessionFiles(const Parts& parts);
+    explicit FileMenu(const Parts& parts);
 
     void createActions(QMenu* file);
     // Opens files from the menus and the command line off the GUI thread, with progress and Cancel.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "sessionfiles.h"
+#include "filemenu.h"
 
 #include "fileopener.h"
 #include "plotsview.h"
@@ -39,7 +39,7 @@ Status writeText(const QString& path, const std::string& text)
 }
 } // namespace
 
-SessionFiles::SessionFiles(const Parts& parts)
+FileMenu::FileMenu(const Parts& parts)
     : QObject(parts.window)
     , m_parts(parts)
     , m_opener(new FileOpener(*this, *parts.window))
@@ -56,7 +56,7 @@ SessionFiles::SessionFiles(const Parts& parts)
     });
 }
 
-Status SessionFiles::saveResults(const QString& path) const
+Status FileMenu::saveResults(const QString& path) const
 {
     // A results file describes one machine (its context block): the one runs go to now.
     const MachineLink& link = m_parts.controller->link();
@@ -77,7 +77,7 @@ Status SessionFiles::saveResults(const QString& path) const
     return writeText(path, csv ? resultsToCsv(context, results) : makeReport(context, results, true).dump(2) + '\n');
 }
 
-Status SessionFiles::exportPlot(const QString& path) const
+Status FileMenu::exportPlot(const QString& path) const
 {
     QCustomPlot* plot = m_parts.plots->currentPlot();
     bool ok = false;
@@ -101,7 +101,7 @@ Status SessionFiles::exportPlot(const QString& path) const
     return ok ? Status() : Status(makeError("could not write " + path.toStdString()));
 }
 
-Status SessionFiles::exportTrace(const QString& path) const
+Status FileMenu::exportTrace(const QString& path) const
 {
     const TimelinePage* page = m_parts.plots->timelinePage();
     const ResultRow* row = page->shownRun() ? m_parts.store->run(*page->shownRun()) : nullptr;
@@ -131,7 +131,7 @@ Status SessionFiles::exportTrace(const QString& path) const
     return {};
 }
 
-Session SessionFiles::session() const
+Session FileMenu::session() const
 {
     // The store's own XML (a loaded session's, as it had it: hwloc's re-export adds lines) wins.
     // A session's own machine is this one: while a server is shown, its XML and context block
@@ -152,7 +152,7 @@ Session SessionFiles::session() const
     return m_parts.store->toSession(nlohmann::json(), shown); // this machine's last hello, else a loaded one
 }
 
-Status SessionFiles::saveSession(const QString& path) const
+Status FileMenu::saveSession(const QString& path) const
 {
     Status written = writeText(path, sessionToJson(session()).dump(1) + '\n');
     if (written)
@@ -160,7 +160,7 @@ Status SessionFiles::saveSession(const QString& path) const
     return written;
 }
 
-bool SessionFiles::confirmQuit()
+bool FileMenu::confirmQuit()
 {
     const SessionStore& store = *m_parts.store;
     const int runs = store.unsavedRuns();
@@ -192,7 +192,7 @@ bool SessionFiles::confirmQuit()
     return true;
 }
 
-Status SessionFiles::openResults(const QString& path)
+Status FileMenu::openResults(const QString& path)
 {
     auto opened = readDocument(path, DocumentKind::Results);
     if (!opened)
@@ -200,7 +200,7 @@ Status SessionFiles::openResults(const QString& path)
     return showDocument(std::move(*opened));
 }
 
-Status SessionFiles::loadSession(const QString& path)
+Status FileMenu::loadSession(const QString& path)
 {
     auto opened = readDocument(path, DocumentKind::Session);
     if (!opened)
@@ -208,7 +208,7 @@ Status SessionFiles::loadSession(const QString& path)
     return showSession(std::move(*opened->session), opened->file.name);
 }
 
-Status SessionFiles::compareWith(const QString& path)
+Status FileMenu::compareWith(const QString& path)
 {
     auto opened = readDocument(path, DocumentKind::Compared);
     if (!opened)
@@ -216,7 +216,7 @@ Status SessionFiles::compareWith(const QString& path)
     return showCompared(opened->file, path);
 }
 
-Status SessionFiles::showDocument(OpenedDocument document)
+Status FileMenu::showDocument(OpenedDocument document)
 {
     if (document.session)
         return showSession(std::move(*document.session), document.file.name);
@@ -234,7 +234,7 @@ Status SessionFiles::showDocument(OpenedDocument document)
     return {};
 }
 
-Status SessionFiles::showSession(Session s, const QString& name)
+Status FileMenu::showSession(Session s, const QString& name)
 {
     // This machine stays live when the session was measured on it (same topology); any other
     // topology is shown from the file's XML, behind the banner.
@@ -271,13 +271,13 @@ Status SessionFiles::showSession(Session s, const QString& name)
     return {};
 }
 
-void SessionFiles::addResultRows(
+void FileMenu::addResultRows(
     std::vector<RunResult> results, const QString& origin, std::vector<std::shared_ptr<const PreparedTrace>> traces)
 {
     m_parts.views->addResultRows(std::move(results), origin, std::move(traces));
 }
 
-Status SessionFiles::showCompared(const LoadedFile& file, const QString& path)
+Status FileMenu::showCompared(const LoadedFile& file, const QString& path)
 {
     if (file.session || file.results.results.empty())
         return makeError(path.toStdString() + ": "
@@ -288,7 +288,7 @@ Status SessionFiles::showCompared(const LoadedFile& file, const QString& path)
     return {};
 }
 
-void SessionFiles::createActions(QMenu* file)
+void FileMenu::createActions(QMenu* file)
 {
     QMainWindow* window = m_parts.window;
     // Saving: a sentence in a box when it fails, the path on the status bar when it worked.

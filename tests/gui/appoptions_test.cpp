@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: MIT
+// The command line's checks (AppOptions): each error names its option in the sentence the app
+// prints after "ctxscope: " (the gui.* tests of tests/gui/CMakeLists.txt run the binary itself).
+#include "appoptions.h"
+
+#include <gtest/gtest.h>
+
+namespace ctxscope::gui {
+namespace {
+
+const ShownMachine kLive { true, "this machine" };
+const ShownMachine kSynthetic { false, "synthetic 'pack:1 core:2 pu:2'" };
+
+TEST(AppOptions, RemoteLeavesOutTheTopologyOptions)
+{
+    AppOptions options;
+    options.remotes = QStringList { QStringLiteral("lab") };
+    EXPECT_TRUE(checkMachineOptions(options).ok());
+    options.synthetic = QStringLiteral("pack:1 core:2 pu:2");
+    ASSERT_FALSE(checkMachineOptions(options).ok());
+    EXPECT_EQ(checkMachineOptions(options).error().message,
+        "--remote: shows the server's own topology; leave out --topology-xml and --synthetic");
+}
+
+TEST(AppOptions, RunsTakeTheirModeAndPlacementInOrder)
+{
+    AppOptions options;
+    options.benches = QStringList { QStringLiteral("futex"), QStringLiteral("futex") };
+    options.modes = QStringList { QStringLiteral("process") };
+    const auto runs = checkRuns(options, { { 0, 1 }, { 2, 3 } }, kLive);
+    ASSERT_TRUE(runs.ok()) << runs.error().message;
+    ASSERT_EQ(runs->size(), 2U);
+    EXPECT_EQ((*runs)[1].mode, BenchMode::Process); // the last --mode for later runs
+    EXPECT_EQ((*runs)[1].cpus, (std::vector<int> { 2, 3 }));
+
+    options.modes = QStringList { QStringLiteral("fiber") };
+    EXPECT_EQ(checkRuns(options, {}, kLive).error().message, "--mode: should be thread or process, not 'fiber'");
+    options.modes.clear();
+    EXPECT_EQ(checkRuns(options, {}, kSynthetic).error().message,
+        "--run: runs need this machine's topology, not synthetic 'pack:1 core:2 pu:2'");
+    options.benches = QStringList { QStringLiteral("nosuch") };
+    EXPECT_EQ(checkRuns(options, {}, kLive).error().message.rfind("--run: unknown benchmark 'nosuch' (one of ", 0), 0U);
+}
+
+TEST(AppOptions, TraceNeedsARunOrAWatch)
+{
+    AppOptions options;
+    options.trace = true;
+    EXPECT_EQ(checkRuns(options, {}, kLive).error().message,
+        "--trace: traces the runs --run asks for, or the --watch; give one");
+    options.watch = QStringLiteral("42");
+    EXPECT_TRUE(checkRuns(options, {}, kLive).ok());
+}
+
+TEST(AppOptions, ViewWatchAndZoomSayWhatTheyWant)
+{
+    AppOptions options;
+    options.view = QStringLiteral("survey-figures");
+    EXPECT_EQ(checkView(options).error().message,
+        "--view: survey-figures is a tab of Compare machines: give the cards with --compare-machines");
+    options.machineCards = QStringList { QStringLiteral("card.json") };
+    EXPECT_TRUE(checkView(options).ok());
+
+    EXPECT_EQ(*checkWatch(options, kSynthetic), 0); // no --watch
+    options.watch = QStringLiteral("x");
+    EXPECT_EQ(checkWatch(options, kLive).error().message, "--watch: should be a process ID, not 'x'");
+    options.watch = QStringLiteral("42");
+    EXPECT_EQ(*checkWatch(options, kLive), 42);
+    EXPECT_EQ(checkWatch(options, kSynthetic).error().message,
+        "--watch: watching needs a machine's own topology, not synthetic 'pack:1 core:2 pu:2'");
+
+    EXPECT_EQ(*checkMapZoom(options), 1.0); // no --map-zoom
+    options.mapZoom = QStringLiteral("2.5");
+    EXPECT_EQ(*checkMapZoom(options), 2.5);
+    options.mapZoom = QStringLiteral("20");
+    EXPECT_EQ(checkMapZoom(options).error().message, "--map-zoom: should be a number from 1 to 8, not '20'");
+}
+
+} // namespace
+} // namespace ctxscope::gui
