@@ -15,8 +15,8 @@
 #include "plotsview.h"
 #include "qcp.h"
 #include "resultsmodel.h"
-#include "runcoordinator.h"
-#include "runlauncher.h"
+#include "runbroker.h"
+#include "runmenu.h"
 #include "runpanel.h"
 #include "sessionstore.h"
 #include "statuspanel.h"
@@ -163,7 +163,7 @@ TEST_F(ConnectDialogTest, OffersTheConfigsAliasesAndConnectsToTheServerWhoseMapI
     grab(&m_window, "connect-window.png");
 
     // A run measures the server and comes back as a row.
-    QSignalSpy finished(m_window.runs(), &RunCoordinator::runFinished);
+    QSignalSpy finished(m_window.runs(), &RunBroker::runFinished);
     ASSERT_TRUE(m_window.launcher()->startSpec(shortRun()).has_value());
     ASSERT_TRUE(finished.wait(kConnectMs));
     EXPECT_EQ(finished.at(0).at(1).value<RunOutcome>(), RunOutcome::Succeeded)
@@ -223,7 +223,7 @@ TEST_F(ConnectDialogTest, CancelStopsWaitingForAServerThatNeverSaysHello)
 TEST_F(ConnectDialogTest, AfterDisconnectTheRowsStayAndRunAsksBeforeItReconnects)
 {
     ASSERT_TRUE(connectToLabTest());
-    QSignalSpy finished(m_window.runs(), &RunCoordinator::runFinished);
+    QSignalSpy finished(m_window.runs(), &RunBroker::runFinished);
     ASSERT_TRUE(m_window.launcher()->startSpec(shortRun()).has_value()); // also places the tasks on the map
     ASSERT_TRUE(finished.wait(kConnectMs));
     ASSERT_EQ(m_window.resultsModel()->rowCount(), 1);
@@ -251,7 +251,7 @@ TEST_F(ConnectDialogTest, AfterDisconnectTheRowsStayAndRunAsksBeforeItReconnects
     EXPECT_TRUE(question->text().contains(QStringLiteral("lab-test is not connected")))
         << question->text().toStdString();
     grab(question, "connect-reconnect-question.png");
-    EXPECT_EQ(m_window.controller()->state(), RunController::State::Stopped); // nothing ran before the answer
+    EXPECT_EQ(m_window.controller()->state(), WorkerClient::State::Stopped); // nothing ran before the answer
     question->button(QMessageBox::Yes)->click();
     ASSERT_TRUE(finished.wait(kConnectMs));
     EXPECT_EQ(finished.at(1).at(1).value<RunOutcome>(), RunOutcome::Succeeded)
@@ -299,11 +299,11 @@ TEST_F(ConnectDialogTest, TheSwitcherHoldsThisMachineAndTheServerAndEachRowNames
         return QTest::qWaitFor(
             [&] {
                 return m_window.controller()->link().isRemote() == remote && m_window.launcher()->isLive()
-                    && m_window.controller()->state() == RunController::State::Idle;
+                    && m_window.controller()->state() == WorkerClient::State::Idle;
             },
             kConnectMs);
     };
-    QSignalSpy finished(m_window.runs(), &RunCoordinator::runFinished);
+    QSignalSpy finished(m_window.runs(), &RunBroker::runFinished);
     quint64 lastRun = 0;
     const auto runOnce = [&] {
         const qsizetype before = finished.size();
@@ -391,9 +391,9 @@ TEST_F(ConnectDialogTest, TheSwitcherHoldsThisMachineAndTheServerAndEachRowNames
     // And to the server again, connected anew with the CLI it was reached with.
     emit switcher->activated(1);
     // Until its worker says hello, the server is not called connected.
-    if (QTest::qWaitFor([&] { return m_window.controller()->state() == RunController::State::Starting; }, 5000)) {
+    if (QTest::qWaitFor([&] { return m_window.controller()->state() == WorkerClient::State::Starting; }, 5000)) {
         QCoreApplication::processEvents();
-        if (m_window.controller()->state() == RunController::State::Starting) {
+        if (m_window.controller()->state() == WorkerClient::State::Starting) {
             EXPECT_EQ(switcher->itemText(1), QStringLiteral("lab-test (not connected)"));
         }
     }
@@ -440,7 +440,7 @@ TEST_F(ConnectDialogTest, TheSwitcherHoldsThisMachineAndTheServerAndEachRowNames
     QComboBox* other = second.machines()->switcher();
     const int closed = other->findData(QStringLiteral("lab-closed"));
     ASSERT_GE(closed, 0);
-    QSignalSpy failed(second.controller(), &RunController::workerFailed);
+    QSignalSpy failed(second.controller(), &WorkerClient::workerFailed);
     emit other->activated(closed);
     ASSERT_TRUE(failed.wait(kConnectMs)) << "lab-closed was reached";
     const auto bannerSays = [&](const QString& text) {

@@ -9,8 +9,8 @@
 #include "plotsview.h"
 #include "qcp.h"
 #include "resultsmodel.h"
-#include "runcoordinator.h"
-#include "runlauncher.h"
+#include "runbroker.h"
+#include "runmenu.h"
 #include "sessionstore.h"
 #include "statuspanel.h"
 #include "workingsetplot.h"
@@ -38,7 +38,7 @@ TEST(LiveJobs, ASweepThroughTheWorkerDrawsEveryPointAndTheMachinesCaches)
     spec.base.iterations = 200;
     spec.base.repetitions = 1;
     spec.toBytes = 8192; // 0, 4 KiB, 8 KiB
-    QSignalSpy finished(window.runs(), &RunCoordinator::runFinished);
+    QSignalSpy finished(window.runs(), &RunBroker::runFinished);
     const auto id = window.launcher()->startSweep(spec);
     ASSERT_TRUE(id.has_value());
     ASSERT_TRUE(finished.wait(120'000));
@@ -67,7 +67,7 @@ TEST(LiveJobs, AMatrixThroughTheWorkerFillsTheHeatmapForEveryAllowedPair)
     ASSERT_TRUE(live.ok());
     MainWindow window;
     window.setTopology(*live);
-    QSignalSpy finished(window.runs(), &RunCoordinator::runFinished);
+    QSignalSpy finished(window.runs(), &RunBroker::runFinished);
     ASSERT_TRUE(window.launcher()->startMatrix("futex", BenchMode::Thread, MatrixMode::Classes, RunBudget { 0.01, 1 }));
     ASSERT_TRUE(finished.wait(300'000));
     ASSERT_EQ(finished.at(0).at(1).value<RunOutcome>(), RunOutcome::Succeeded)

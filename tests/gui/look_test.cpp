@@ -234,7 +234,7 @@ TEST(Look, StatusColoursStayReadableOnTheDarkPalettes)
 {
     MainWindow window;
     window.show();
-    window.statusPanel()->setWorkerState(RunController::State::Idle); // "Worker: ready" in green
+    window.statusPanel()->setWorkerState(WorkerClient::State::Idle); // "Worker: ready" in green
     QLabel* worker = nullptr;
     for (QLabel* label : window.statusPanel()->findChildren<QLabel*>())
         if (label->text() == window.statusPanel()->workerText())
@@ -317,7 +317,7 @@ TEST(Look, PresentationShowsTheVerdictCardInLargeTypeWithTheMapBesideThePlot)
     ASSERT_NE(row, nullptr);
     const int handleBefore = row->handleWidth();
     window.statusPanel()->setAffinityNote(QStringLiteral("Unpinned run: the GUI may share CPUs 0-1 with it."), true);
-    window.statusPanel()->setWorkerState(RunController::State::Idle);
+    window.statusPanel()->setWorkerState(WorkerClient::State::Idle);
 
     for (const QSize size : { QSize(1280, 800), QSize(1920, 1080) }) {
         SCOPED_TRACE(std::to_string(size.width()));
@@ -393,7 +393,7 @@ TEST(Look, ATemporaryMessageHasItsOwnRoomBesideThePermanentLabels)
     window.resize(1280, 800);
     window.show();
     StatusPanel* status = window.statusPanel();
-    status->setWorkerState(RunController::State::Running);
+    status->setWorkerState(WorkerClient::State::Running);
     status->setAffinityNote(QStringLiteral("Unpinned run: the GUI may share CPUs 0-1 with it."), true);
     status->setSwitchRateOfRun(123456.0);
     status->setRunProgress(QStringLiteral("futex threads, shared-l3 (CPUs 0,1): repetition 3 of 5"));

@@ -10,7 +10,7 @@
 #include "machinewsplot.h"
 #include "mainwindow.h"
 #include "qcp.h"
-#include "runcoordinator.h"
+#include "runbroker.h"
 #include "sessionstore.h"
 #include "testresults.h"
 
@@ -295,7 +295,7 @@ TEST(CompareMachines, TheSurveyActionsCardJoinsTheDocument)
     QAction* action = machines.surveyAction();
     ASSERT_NE(action, nullptr);
     EXPECT_EQ(action->text(), QStringLiteral("Survey this machine"));
-    QSignalSpy finished(window.runs(), &RunCoordinator::runFinished);
+    QSignalSpy finished(window.runs(), &RunBroker::runFinished);
     action->trigger();
     ASSERT_TRUE(finished.wait(120'000));
     ASSERT_EQ(finished.at(0).at(1).value<RunOutcome>(), RunOutcome::Succeeded)

@@ -15,13 +15,13 @@
 #include "programspanel.h"
 #include "programwatch.h"
 #include "qcp.h"
-#include "runcontroller.h"
 #include "runpanel.h"
 #include "threadtablemodel.h"
 #include "timelineview.h"
 #include "topologymappanel.h"
 #include "topologymapwidget.h"
 #include "wakeupplot.h"
+#include "workerclient.h"
 
 #include "ctxscope/trace.h"
 

@@ -10,10 +10,10 @@
 #include "qcp.h"
 #include "quietstage.h"
 #include "resultsmodel.h"
-#include "runcontroller.h"
-#include "runcoordinator.h"
+#include "runbroker.h"
 #include "sessionstore.h"
 #include "statuspanel.h"
+#include "workerclient.h"
 
 #include <QAction>
 #include <QCoreApplication>
@@ -98,13 +98,13 @@ TEST(QuietStage, ARunOnTheQuietStageIsDrawnOnceARepetition)
     window.quietStage()->action()->setChecked(true);
     LivePlot* plot = window.plots()->livePlot();
     ASSERT_TRUE(plot->quietStage());
-    // The repetition the stream is in, as the views hear of it (queued, after RunStream), and
+    // The repetition the stream is in, as the views hear of it (queued, after StreamRouter), and
     // the frames drawn while it was.
     int repetition = -1;
     std::map<int, int> framesIn;
     QStringList progress;
     QObject::connect(
-        window.controller(), &RunController::samplesAvailable, &window,
+        window.controller(), &WorkerClient::samplesAvailable, &window,
         [&](quint64, int r, quint64, const QVector<double>&) {
             repetition = std::max(repetition, r);
             progress << window.statusPanel()->runProgressText();
@@ -112,7 +112,7 @@ TEST(QuietStage, ARunOnTheQuietStageIsDrawnOnceARepetition)
         Qt::QueuedConnection);
     QObject::connect(plot->plot(), &QCustomPlot::afterReplot, &window, [&] { ++framesIn[repetition]; });
     const int repetitions = 4;
-    QSignalSpy finished(window.runs(), &RunCoordinator::runFinished);
+    QSignalSpy finished(window.runs(), &RunBroker::runFinished);
     const auto id = window.runs()->start(futexOnOnePu(repetitions));
     ASSERT_TRUE(id.has_value());
     ASSERT_TRUE(finished.wait(120'000));
@@ -161,7 +161,7 @@ TEST(QuietStage, TheInterferenceNamesThisAppApart)
     ASSERT_TRUE(live.ok());
     MainWindow window;
     window.setTopology(*live);
-    QSignalSpy finished(window.runs(), &RunCoordinator::runFinished);
+    QSignalSpy finished(window.runs(), &RunBroker::runFinished);
     ASSERT_TRUE(window.runs()->start(futexOnOnePu(3)).has_value());
     ASSERT_TRUE(finished.wait(120'000));
     ASSERT_EQ(finished.at(0).at(1).value<RunOutcome>(), RunOutcome::Succeeded);

@@ -7,7 +7,7 @@
 // the worker's death signal from its parent (PR_SET_PDEATHSIG) cannot be what ends it: the
 // worker itself must notice that its input ended and its output is gone.
 #include "localsshd.h"
-#include "runcontroller.h"
+#include "workerclient.h"
 
 #include "ctxscope/runner.h"
 #include "ctxscope/topology.h"
@@ -72,10 +72,10 @@ TEST(SshDrop, KillingTheSshClientMidRunLeavesNoCtxscopeProcessOnTheServer)
     script.close();
     script.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
 
-    RunController controller;
+    WorkerClient controller;
     controller.setLink(MachineLink { QStringLiteral("lab-test"), wrapper });
-    QSignalSpy progress(&controller, &RunController::progress);
-    QSignalSpy failed(&controller, &RunController::workerFailed);
+    QSignalSpy progress(&controller, &WorkerClient::progress);
+    QSignalSpy failed(&controller, &WorkerClient::workerFailed);
     BenchSpec spec;
     spec.bench = "futex";
     spec.mode = BenchMode::Process;

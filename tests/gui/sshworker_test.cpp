@@ -5,7 +5,7 @@
 // protocol version, a connection that stops answering) ends in its one sentence.
 #include "localsshd.h"
 #include "machineconnect.h"
-#include "runcontroller.h"
+#include "workerclient.h"
 
 #include "ctxscope/topology.h"
 #include "ctxscope/trace.h"
@@ -42,9 +42,9 @@ protected:
     // What the worker on `host` fails with when it starts.
     static QString failureOf(const QString& host, const QString& cli = QStringLiteral(CTXSCOPE_CLI_PATH))
     {
-        RunController controller;
+        WorkerClient controller;
         controller.setLink(MachineLink { host, cli });
-        QSignalSpy failed(&controller, &RunController::workerFailed);
+        QSignalSpy failed(&controller, &WorkerClient::workerFailed);
         controller.startWorker();
         if (!failed.wait(40'000))
             return QStringLiteral("(no failure within 40 s)");
@@ -86,11 +86,11 @@ TEST_F(SshWorker, ARunOnTheServerComesBackAsAResult)
     auto live = Topology::loadLive();
     ASSERT_TRUE(live.ok());
     const int cpu = live->allowedPus().front();
-    RunController controller;
+    WorkerClient controller;
     controller.setLink(MachineLink { QStringLiteral("lab-test"), QStringLiteral(CTXSCOPE_CLI_PATH) });
-    QSignalSpy ready(&controller, &RunController::workerReady);
-    QSignalSpy results(&controller, &RunController::resultAvailable);
-    QSignalSpy failed(&controller, &RunController::workerFailed);
+    QSignalSpy ready(&controller, &WorkerClient::workerReady);
+    QSignalSpy results(&controller, &WorkerClient::resultAvailable);
+    QSignalSpy failed(&controller, &WorkerClient::workerFailed);
     BenchSpec spec;
     spec.bench = "futex";
     spec.cpus = { cpu, cpu };
@@ -156,10 +156,10 @@ TEST_F(SshWorker, AnotherProtocolVersionNamesTheServerAndBothVersions)
 
 TEST_F(SshWorker, AConnectionThatStopsAnsweringIsReportedWithinTheKeepAliveTime)
 {
-    RunController controller;
+    WorkerClient controller;
     controller.setLink(MachineLink { QStringLiteral("lab-test"), QStringLiteral(CTXSCOPE_CLI_PATH) });
-    QSignalSpy ready(&controller, &RunController::workerReady);
-    QSignalSpy failed(&controller, &RunController::workerFailed);
+    QSignalSpy ready(&controller, &WorkerClient::workerReady);
+    QSignalSpy failed(&controller, &WorkerClient::workerFailed);
     controller.startWorker();
     ASSERT_TRUE(ready.wait(40'000)) << (failed.isEmpty() ? "" : failed.at(0).at(0).toString().toStdString());
     // The server freezes (as a machine that lost its network would): its sshd stops answering.
@@ -182,11 +182,11 @@ TEST_F(SshWorker, AConnectionThatStopsAnsweringIsReportedWithinTheKeepAliveTime)
 
 TEST_F(SshWorker, ConnectingWaitsForTheHelloAndGivesTheServersTopologyOrTheSentence)
 {
-    RunController controller;
+    WorkerClient controller;
     auto topology = connectMachine(
         controller, MachineLink { QStringLiteral("lab-test"), QStringLiteral(CTXSCOPE_CLI_PATH) }, 40'000);
     ASSERT_TRUE(topology.ok()) << topology.error().message;
-    EXPECT_EQ(controller.state(), RunController::State::Idle);
+    EXPECT_EQ(controller.state(), WorkerClient::State::Idle);
     auto live = Topology::loadLive();
     ASSERT_TRUE(live.ok());
     EXPECT_EQ(topology->pus().size(), live->pus().size());
@@ -228,11 +228,11 @@ TEST_F(SshWorker, ATracedRunOnTheServerSendsItsEventsAndSegments)
     auto live = Topology::loadLive();
     ASSERT_TRUE(live.ok());
     const std::vector<int> pus = live->allowedPus();
-    RunController controller;
+    WorkerClient controller;
     controller.setLink(MachineLink { QStringLiteral("lab-test"), QStringLiteral(CTXSCOPE_CLI_PATH) });
-    QSignalSpy parts(&controller, &RunController::traceEventsAvailable);
-    QSignalSpy results(&controller, &RunController::resultAvailable);
-    QSignalSpy failed(&controller, &RunController::runFailed);
+    QSignalSpy parts(&controller, &WorkerClient::traceEventsAvailable);
+    QSignalSpy results(&controller, &WorkerClient::resultAvailable);
+    QSignalSpy failed(&controller, &WorkerClient::runFailed);
     BenchSpec spec;
     spec.bench = "futex";
     spec.cpus = { pus.front(), pus.back() };

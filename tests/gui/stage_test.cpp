@@ -9,9 +9,9 @@
 #include "mainwindow.h"
 #include "plotsview.h"
 #include "qcp.h"
-#include "runcontroller.h"
-#include "runcoordinator.h"
+#include "runbroker.h"
 #include "sessionstore.h"
+#include "workerclient.h"
 
 #include <QCheckBox>
 #include <QSignalSpy>
@@ -68,7 +68,7 @@ bool runLesson(MainWindow& window, const char* id)
 // Starts the spec through the window (as a lesson or script does) and waits for its end.
 RunOutcome runOnce(MainWindow& window, const BenchSpec& spec, quint64* id)
 {
-    QSignalSpy finished(window.runs(), &RunCoordinator::runFinished);
+    QSignalSpy finished(window.runs(), &RunBroker::runFinished);
     const auto started = window.runs()->start(spec);
     EXPECT_TRUE(started.has_value());
     if (!started || !finished.wait(120'000))
@@ -156,7 +156,7 @@ TEST(Stage, TwoIdenticalRunsAreToldApartAndAFailedRunLeavesNoLegendEntry)
     // A working set far beyond any machine's memory: the worker refuses the run.
     BenchSpec huge = spec;
     huge.wsBytes = std::uint64_t { 900 } << 30;
-    QSignalSpy began(window.controller(), &RunController::runStarted);
+    QSignalSpy began(window.controller(), &WorkerClient::runStarted);
     quint64 failed = 0;
     ASSERT_EQ(runOnce(window, huge, &failed), RunOutcome::Failed);
     // It began as a run does (its curve was there), then the worker refused it.

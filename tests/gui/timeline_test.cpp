@@ -10,15 +10,15 @@
 #include "plotsview.h"
 #include "qcp.h"
 #include "resultsmodel.h"
-#include "runcontroller.h"
-#include "runcoordinator.h"
-#include "runlauncher.h"
+#include "runbroker.h"
+#include "runmenu.h"
 #include "runpanel.h"
 #include "sessionstore.h"
 #include "timelinepage.h"
 #include "timelineview.h"
 #include "topologymappanel.h"
 #include "topologymapwidget.h"
+#include "workerclient.h"
 
 #include "ctxscope/trace.h"
 
@@ -40,9 +40,9 @@ namespace {
 // Waits for the worker's hello and for the run panel to have heard it (a queued connection).
 bool workerReady(MainWindow& window)
 {
-    RunController* controller = window.controller();
-    if (controller->state() != RunController::State::Idle) {
-        QSignalSpy ready(controller, &RunController::workerReady);
+    WorkerClient* controller = window.controller();
+    if (controller->state() != WorkerClient::State::Idle) {
+        QSignalSpy ready(controller, &WorkerClient::workerReady);
         controller->startWorker();
         if (!ready.wait(30'000))
             return false;
@@ -63,7 +63,7 @@ RunOutcome tracedFutex(MainWindow& window, std::vector<int> cpus)
     panel->setRepetitions(1);
     panel->setTraced(true);
     EXPECT_TRUE(panel->traced()) << panel->traceSwitch()->toolTip().toStdString();
-    QSignalSpy finished(window.runs(), &RunCoordinator::runFinished);
+    QSignalSpy finished(window.runs(), &RunBroker::runFinished);
     if (!window.launcher()->startRun())
         return RunOutcome::Failed;
     if (!finished.wait(120'000))

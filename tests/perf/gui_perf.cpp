@@ -3,7 +3,7 @@
 // painting, what a screen without GPU acceleration costs): the topology map's layout and
 // paint for 2, 64, 512 and 1024 PUs (synthetic), 1,000 moving thread markers on it, the heatmap of an all-pairs matrix
 // of 512 PUs (set and drawn, and redrawn), the live plot's replot with 1e5 and 1e6 points (with QCustomPlot's adaptive
-// sampling, as the app draws them, and without), the stream throughput from a worker through RunController into the
+// sampling, as the app draws them, and without), the stream throughput from a worker through WorkerClient into the
 // live plot, and the memory the live plot keeps per 1e6 samples. Links the GUI library like tests/gui; prints a table
 // and with `--json FILE` writes the figures. Goals: map < 16 ms at 1024 PUs, heatmap < 50 ms at 512 PUs, >= 30
 // replots/s at 1e5 points, >= 30 frames/s with 1,000 thread markers moving on the map. Exit status 0 when they hold, 1
@@ -11,9 +11,9 @@
 #include "heatmapplot.h"
 #include "liveplot.h"
 #include "qcp.h"
-#include "runcontroller.h"
 #include "timelineview.h"
 #include "topologymapwidget.h"
+#include "workerclient.h"
 
 #include "ctxscope/clock.h"
 #include "ctxscope/placement.h"
@@ -235,7 +235,7 @@ nlohmann::json memoryFigures()
 }
 
 // A stand-in worker replays a recorded stream (hello, then sample batches for run 1) as fast
-// as the pipe takes it; RunController parses it and the live plot stores and redraws it, as
+// as the pipe takes it; WorkerClient parses it and the live plot stores and redraws it, as
 // in the app. The figure is samples per second through that path.
 nlohmann::json streamFigures(qsizetype total, bool withPlot)
 {
@@ -257,7 +257,7 @@ nlohmann::json streamFigures(qsizetype total, bool withPlot)
                 out << line << '\n';
         }
     }
-    RunController controller;
+    WorkerClient controller;
     controller.setWorkerCommand(QStringLiteral("/bin/sh"),
         { QStringLiteral("-c"), QStringLiteral(R"(head -n 1 "$0"; read -r run; tail -n +2 "$0"; read -r quit)"),
             file.fileName() });
@@ -269,7 +269,7 @@ nlohmann::json streamFigures(qsizetype total, bool withPlot)
     QElapsedTimer clock;
     double seconds = 0;
     QObject::connect(
-        &controller, &RunController::samplesAvailable, &plot, [&](quint64 id, int, quint64, const QVector<double>& ns) {
+        &controller, &WorkerClient::samplesAvailable, &plot, [&](quint64 id, int, quint64, const QVector<double>& ns) {
             if (received == 0)
                 clock.start();
             if (withPlot)
@@ -288,7 +288,7 @@ nlohmann::json streamFigures(qsizetype total, bool withPlot)
     if (received < total || seconds <= 0)
         return { { "error", fmt::format("only {} of {} samples arrived", received, total) } };
     const double rate = static_cast<double>(total - kStreamBatch) / seconds; // from the first batch's arrival
-    fmt::print("  stream worker -> RunController{}: {:.3g} samples/s ({} samples in batches of {}, {} redraws)\n",
+    fmt::print("  stream worker -> WorkerClient{}: {:.3g} samples/s ({} samples in batches of {}, {} redraws)\n",
         withPlot ? " -> live plot" : " (parsing only)", rate, total, kStreamBatch, plot.redrawCount());
     return { { "samples_per_s", rate }, { "samples", total }, { "batch", kStreamBatch },
         { "redraws", plot.redrawCount() } };

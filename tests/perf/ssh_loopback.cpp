@@ -8,7 +8,7 @@
 //                    alternately, 5 times each; the figure is the median p50 through ssh
 //                    over the median p50 locally. Goal: <= 1.10.
 //   stream rate      a stand-in worker on the server replays a recorded stream (hello, then
-//                    1e6 samples in the worker's batches) through ssh into RunController, as
+//                    1e6 samples in the worker's batches) through ssh into WorkerClient, as
 //                    fast as it goes: samples per second parsed, and parsed and drawn in the
 //                    live plot. Goal: >= 1e6 samples/s.
 //   traced run       `ctxscope-cli worker` on the server through ssh runs futex on one PU with
@@ -22,7 +22,7 @@
 #include "liveplot.h"
 #include "localsshd.h"
 #include "qcp.h"
-#include "runcontroller.h"
+#include "workerclient.h"
 
 #include "ctxscope/clock.h"
 #include "ctxscope/protocol.h"
@@ -150,7 +150,7 @@ bool writeStandIn(const QTemporaryDir& dir, QString& script)
 
 nlohmann::json streamFigures(const QString& script, bool draw)
 {
-    RunController controller;
+    WorkerClient controller;
     controller.setLink(MachineLink { QStringLiteral("lab-test"), script });
     LivePlot plot;
     plot.resize(1000, 500);
@@ -161,7 +161,7 @@ nlohmann::json streamFigures(const QString& script, bool draw)
     double seconds = 0;
     QEventLoop loop;
     QObject::connect(
-        &controller, &RunController::samplesAvailable, &plot, [&](quint64 id, int, quint64, const QVector<double>& ns) {
+        &controller, &WorkerClient::samplesAvailable, &plot, [&](quint64 id, int, quint64, const QVector<double>& ns) {
             if (received == 0)
                 clock.start();
             if (draw)
@@ -172,7 +172,7 @@ nlohmann::json streamFigures(const QString& script, bool draw)
                 loop.quit();
             }
         });
-    QObject::connect(&controller, &RunController::workerFailed, &loop, &QEventLoop::quit);
+    QObject::connect(&controller, &WorkerClient::workerFailed, &loop, &QEventLoop::quit);
     QTimer::singleShot(180'000, &loop, &QEventLoop::quit);
     BenchSpec spec;
     spec.bench = "futex";
@@ -184,7 +184,7 @@ nlohmann::json streamFigures(const QString& script, bool draw)
     // From the first batch's arrival to the last one's.
     const double rate = static_cast<double>(kStreamSamples - static_cast<qsizetype>(kBatch)) / seconds;
     const int redraws = plot.redrawCount();
-    fmt::print("  stream through ssh -> RunController{}: {:.3g} samples/s (goal >= 1e6){}\n",
+    fmt::print("  stream through ssh -> WorkerClient{}: {:.3g} samples/s (goal >= 1e6){}\n",
         draw ? " -> live plot" : " (parsing only)", rate,
         draw ? fmt::format(", {} redraws in {:.2f} s, the last {:.1f} ms (replot {:.1f})", redraws, seconds,
             plot.lastRedrawCostMs(), plot.plot()->replotTime())

@@ -57,7 +57,7 @@ public:
     void replaceLesson(std::size_t index, LessonRecord lesson);
     // Another machine's results file, with its context block kept whole to be saved as read.
     void addCompared(CompareSource source, nlohmann::json context);
-    // A card opened, or made by a survey through the worker (RunStream).
+    // A card opened, or made by a survey through the worker (StreamRouter).
     void addMachineCard(MachineCardEntry card);
 
     const MachineContext& machine(const QString& key = kLocalMachine) const;

@@ -9,7 +9,7 @@ namespace ctxscope::gui {
 
 // Keeps this process's threads (the GUI) off the PUs a run measures, so drawing and event
 // handling do not steal time from the measured tasks. The worker is started with the
-// affinity the app began with (see RunController::setWorkerCpus), never the narrowed one.
+// affinity the app began with (see WorkerClient::setWorkerCpus), never the narrowed one.
 class GuiAffinity {
 public:
     GuiAffinity(); // remembers the affinity the process has now

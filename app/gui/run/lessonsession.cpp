@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "lessonsession.h"
 
-#include "runcoordinator.h"
+#include "runbroker.h"
 #include "sessionstore.h"
 
 #include "ctxscope/units.h"
@@ -15,7 +15,7 @@ QString qs(std::string_view text) { return QString::fromUtf8(text.data(), static
 } // namespace
 
 LessonSession::LessonSession(
-    RunCoordinator& runs, SessionStore& store, const LessonInfo& info, std::vector<LessonStep> steps, QObject* parent)
+    RunBroker& runs, SessionStore& store, const LessonInfo& info, std::vector<LessonStep> steps, QObject* parent)
     : QObject(parent)
     , m_runs(runs)
     , m_store(store)
@@ -23,7 +23,7 @@ LessonSession::LessonSession(
     , m_steps(std::move(steps))
     , m_outcomes(m_steps.size())
 {
-    connect(&m_runs, &RunCoordinator::runFinished, this, &LessonSession::runFinished);
+    connect(&m_runs, &RunBroker::runFinished, this, &LessonSession::runFinished);
 }
 
 void LessonSession::start()

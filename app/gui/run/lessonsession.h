@@ -13,7 +13,7 @@
 
 namespace ctxscope::gui {
 
-class RunCoordinator;
+class RunBroker;
 class SessionStore;
 struct LessonRecord;
 
@@ -28,7 +28,7 @@ QString lessonHtml(const LessonRecord& lesson);
 class LessonSession : public QObject {
     Q_OBJECT
 public:
-    LessonSession(RunCoordinator& runs, SessionStore& store, const LessonInfo& info, std::vector<LessonStep> steps,
+    LessonSession(RunBroker& runs, SessionStore& store, const LessonInfo& info, std::vector<LessonStep> steps,
         QObject* parent = nullptr);
 
     void start();
@@ -52,7 +52,7 @@ private:
     LessonRecord record() const;
     void changedNow(); // into the store, then changed()
 
-    RunCoordinator& m_runs;
+    RunBroker& m_runs;
     SessionStore& m_store;
     std::optional<std::size_t> m_stored; // its index in the store's lessons
     LessonInfo m_info;

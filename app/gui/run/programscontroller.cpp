@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "programscontroller.h"
 
-#include "runcontroller.h"
+#include "workerclient.h"
 
 #include "ctxscope/topology.h"
 
@@ -12,9 +12,9 @@ namespace ctxscope::gui {
 
 ProgramsController::ProgramsController(QObject* parent)
     : QObject(parent)
-    , m_worker(new RunController(this))
+    , m_worker(new WorkerClient(this))
 {
-    connect(m_worker, &RunController::processesAvailable, this,
+    connect(m_worker, &WorkerClient::processesAvailable, this,
         [this](quint64 id, std::shared_ptr<const std::vector<ProcessActivity>> list) {
             if (m_listId != id)
                 return;
@@ -22,14 +22,14 @@ ProgramsController::ProgramsController(QObject* parent)
             emit processesChanged();
             jobEnded(id, {});
         });
-    connect(m_worker, &RunController::watchSampleAvailable, this,
+    connect(m_worker, &WorkerClient::watchSampleAvailable, this,
         [this](quint64 id, std::shared_ptr<const WatchSample> sample) {
             if (m_watchId != id)
                 return;
             m_sinceSample.restart();
             m_watch.addSample(*sample);
         });
-    connect(m_worker, &RunController::traceEventsAvailable, this,
+    connect(m_worker, &WorkerClient::traceEventsAvailable, this,
         [this](quint64 id, std::shared_ptr<const protocol::TraceEventsEvent> part) {
             if (m_watchId != id)
                 return;
@@ -37,10 +37,10 @@ ProgramsController::ProgramsController(QObject* parent)
             m_watch.addEvents(part->events, part->comms, last, last ? part->recorded - part->window : 0);
         });
     connect(
-        m_worker, &RunController::watchFinished, this, [this](quint64 id, std::shared_ptr<const WatchSummary> summary) {
+        m_worker, &WorkerClient::watchFinished, this, [this](quint64 id, std::shared_ptr<const WatchSummary> summary) {
             jobEnded(id, QString::fromStdString(summary->ending));
         });
-    connect(m_worker, &RunController::runFailed, this, [this](quint64 id, const QString& message) {
+    connect(m_worker, &WorkerClient::runFailed, this, [this](quint64 id, const QString& message) {
         if (m_switching) { // the worker was stopped on purpose: no failure to report
             jobEnded(id, {});
             return;
@@ -49,12 +49,12 @@ ProgramsController::ProgramsController(QObject* parent)
             emit failed(message);
         jobEnded(id, message);
     });
-    connect(m_worker, &RunController::runCancelled, this, [this](quint64 id) { jobEnded(id, {}); });
-    connect(m_worker, &RunController::pinned, this, [this](quint64 id, const std::vector<PinChange>& changes) {
+    connect(m_worker, &WorkerClient::runCancelled, this, [this](quint64 id) { jobEnded(id, {}); });
+    connect(m_worker, &WorkerClient::pinned, this, [this](quint64 id, const std::vector<PinChange>& changes) {
         m_pinned.insert(m_pinned.end(), changes.begin(), changes.end());
         pinAnswered(id);
     });
-    connect(m_worker, &RunController::pinFailed, this, [this](quint64 id, const QString& message) {
+    connect(m_worker, &WorkerClient::pinFailed, this, [this](quint64 id, const QString& message) {
         m_refusal = message; // said once the batch is answered, after what did get pinned
         pinAnswered(id);
     });

@@ -14,7 +14,7 @@
 
 namespace ctxscope::gui {
 
-class RunController;
+class WorkerClient;
 
 // Running programs through a worker of their own (so a watch never holds up a run, and a run
 // never waits for a watch): the process list, the watch of one process, re-pinning its
@@ -33,10 +33,10 @@ public:
 
     // The machine to watch on; a change stops what runs (its worker belongs to the old one).
     void setMachine(const MachineLink& link);
-    // The CPUs its worker may use: the app's own at start (RunController::setWorkerCpus).
+    // The CPUs its worker may use: the app's own at start (WorkerClient::setWorkerCpus).
     void setWorkerCpus(std::vector<int> cpus);
     // For tests: the worker's command.
-    RunController* worker() const { return m_worker; }
+    WorkerClient* worker() const { return m_worker; }
 
     void refreshProcesses();
     // Begins watching `pid`: at once, or once the watch that runs has stopped or the list
@@ -82,7 +82,7 @@ private:
     double watchSeconds() const; // now, on the watch's clock
     void pinAnswered(quint64 id);
 
-    RunController* m_worker = nullptr;
+    WorkerClient* m_worker = nullptr;
     MachineLink m_link;
     ProgramWatch m_watch;
     ProcessTableModel m_processes;

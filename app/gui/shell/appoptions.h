@@ -49,7 +49,7 @@ struct AppOptions {
 
 // What the machine shown is, for the checks of what needs this machine's own topology.
 struct ShownMachine {
-    bool live = false; // runs may go to it (RunLauncher::isLive)
+    bool live = false; // runs may go to it (RunMenu::isLive)
     std::string origin; // where its topology came from (Topology::origin)
 };
 

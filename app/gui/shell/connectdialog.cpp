@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "connectdialog.h"
 
-#include "runcontroller.h"
+#include "workerclient.h"
 
 #include <QDialogButtonBox>
 #include <QFormLayout>
@@ -22,8 +22,8 @@ constexpr int kConnectWaitMs = 60'000;
 constexpr int kHostRole = Qt::UserRole;
 } // namespace
 
-ConnectDialog::ConnectDialog(RunController& controller, const QStringList& recentHosts,
-    const QStringList& configAliases, const QString& remoteCli, QWidget* parent)
+ConnectDialog::ConnectDialog(WorkerClient& controller, const QStringList& recentHosts, const QStringList& configAliases,
+    const QString& remoteCli, QWidget* parent)
     : QDialog(parent)
     , m_controller(controller)
     , m_connector(new MachineConnector(controller, this))

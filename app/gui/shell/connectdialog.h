@@ -17,7 +17,7 @@ class QPushButton;
 
 namespace ctxscope::gui {
 
-class RunController;
+class WorkerClient;
 
 // File → Connect to a machine…: a host as ssh takes it (typed, or picked from the recent
 // hosts and the Host aliases of the ssh configuration), the CLI to run there, and Connect,
@@ -27,7 +27,7 @@ class RunController;
 class ConnectDialog : public QDialog {
     Q_OBJECT
 public:
-    ConnectDialog(RunController& controller, const QStringList& recentHosts, const QStringList& configAliases,
+    ConnectDialog(WorkerClient& controller, const QStringList& recentHosts, const QStringList& configAliases,
         const QString& remoteCli, QWidget* parent = nullptr);
 
     // What Connect does: refused with a sentence when the host is not one or a run is on.
@@ -53,7 +53,7 @@ private:
     void setBusy(bool busy);
     void say(const QString& text, bool failure);
 
-    RunController& m_controller;
+    WorkerClient& m_controller;
     MachineConnector* m_connector = nullptr;
     QLineEdit* m_host = nullptr;
     QListWidget* m_hosts = nullptr;

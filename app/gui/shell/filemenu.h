@@ -18,7 +18,7 @@ namespace ctxscope::gui {
 
 class FileOpener;
 class PlotsView;
-class RunController;
+class WorkerClient;
 class SessionStore;
 class SessionViews;
 
@@ -34,7 +34,7 @@ public:
         SessionStore* store;
         SessionViews* views;
         PlotsView* plots;
-        const RunController* controller; // its context block describes this machine
+        const WorkerClient* controller; // its context block describes this machine
     };
     explicit FileMenu(const Parts& parts);
 

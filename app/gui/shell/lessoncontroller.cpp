@@ -3,15 +3,15 @@
 
 #include "timelinepage.h"
 
-#include "runlauncher.h"
+#include "runmenu.h"
 
 #include "lessonpanel.h"
 #include "lessonsession.h"
 #include "lessonviews.h"
 #include "plotsview.h"
-#include "runcontroller.h"
 #include "sessionstore.h"
 #include "verdictcard.h"
+#include "workerclient.h"
 
 #include "ctxscope/events.h"
 #include "ctxscope/lesson.h"
@@ -128,7 +128,7 @@ Status LessonController::start(const QString& id)
 
 Status LessonController::startWhole(const LessonInfo& info)
 {
-    RunController* controller = m_parts.launcher->controller();
+    WorkerClient* controller = m_parts.launcher->controller();
     m_wholeJob = controller->startLesson(std::string(info.id), RunBudget {});
     if (!m_wholeJob)
         return makeError("a run is in progress: cancel it first (Esc)");
@@ -144,7 +144,7 @@ Status LessonController::startWhole(const LessonInfo& info)
     showPanel(true);
     const quint64 job = *m_wholeJob;
     auto* scope = new QObject(this); // the connections of this lesson, gone with it
-    connect(controller, &RunController::lessonStepAvailable, scope,
+    connect(controller, &WorkerClient::lessonStepAvailable, scope,
         [this, job](quint64 id, std::shared_ptr<const protocol::LessonStepEvent> step) {
             if (id != job || !wholeRecordIsOurs())
                 return;
@@ -167,7 +167,7 @@ Status LessonController::startWhole(const LessonInfo& info)
             m_parts.window->statusBar()->showMessage(
                 tr("Lesson: phase %1 of %2 done").arg(step->step + 1).arg(step->steps), 5000);
         });
-    connect(controller, &RunController::lessonFinished, scope,
+    connect(controller, &WorkerClient::lessonFinished, scope,
         [this, job, scope](quint64 id, std::shared_ptr<const LessonResult> lesson) {
             if (id != job)
                 return;
@@ -176,13 +176,13 @@ Status LessonController::startWhole(const LessonInfo& info)
             conclusion.insert(conclusion.end(), lesson->notes.begin(), lesson->notes.end());
             wholeEnded(true, conclusion, {});
         });
-    connect(controller, &RunController::runFailed, scope, [this, job, scope](quint64 id, const QString& message) {
+    connect(controller, &WorkerClient::runFailed, scope, [this, job, scope](quint64 id, const QString& message) {
         if (id != job)
             return;
         scope->deleteLater();
         wholeEnded(false, {}, message);
     });
-    connect(controller, &RunController::runCancelled, scope, [this, job, scope](quint64 id) {
+    connect(controller, &WorkerClient::runCancelled, scope, [this, job, scope](quint64 id) {
         if (id != job)
             return;
         scope->deleteLater();
@@ -199,7 +199,7 @@ bool LessonController::wholeRecordIsOurs() const
 
 void LessonController::wholeEnded(bool completed, const std::vector<std::string>& conclusion, const QString& why)
 {
-    m_wholeJob.reset(); // RunStream ends the job in the run panel and status bar, as a sweep's
+    m_wholeJob.reset(); // StreamRouter ends the job in the run panel and status bar, as a sweep's
     if (!wholeRecordIsOurs()) { // a session opened or cleared meanwhile: nothing of ours to update
         emit finished(completed);
         return;

@@ -28,29 +28,29 @@ class LessonSession;
 class VerdictCard;
 struct LessonRecord;
 class PlotsView;
-class RunController;
-class RunCoordinator;
+class WorkerClient;
+class RunBroker;
 class SessionStore;
 
 // Lessons in the window: Lessons menu, a LessonSession running the experiments through the
-// RunCoordinator, and the lesson panel beside the plots (View → Lesson panel), which takes
+// RunBroker, and the lesson panel beside the plots (View → Lesson panel), which takes
 // about a third of the row while it is open and gives the map its width back when it closes.
-class RunLauncher;
+class RunMenu;
 class LessonController : public QObject {
     Q_OBJECT
 public:
     struct Parts {
         QMainWindow* window;
         const std::optional<Topology>* topology; // the window's, as it changes
-        RunCoordinator* runs;
-        const RunController* controller; // busy: no lesson starts
+        RunBroker* runs;
+        const WorkerClient* controller; // busy: no lesson starts
         SessionStore* store;
         PlotsView* plots;
         QSplitter* row; // map | plots | lesson panel
         QWidget* map; // the row's first widget (its tabs)
         LessonPanel* panel;
         VerdictCard* card; // across the window in presentation mode, in the panel's place
-        RunLauncher* launcher; // whether runs measure the topology shown (isLive), and reach it (whenConnected)
+        RunMenu* launcher; // whether runs measure the topology shown (isLive), and reach it (whenConnected)
     };
     explicit LessonController(const Parts& parts);
 

@@ -2,9 +2,9 @@
 #include "machinecompare.h"
 
 #include "machinecompareview.h"
-#include "runcontroller.h"
-#include "runlauncher.h"
+#include "runmenu.h"
 #include "sessionstore.h"
+#include "workerclient.h"
 
 #include <QAction>
 #include <QFileDialog>
@@ -37,19 +37,19 @@ MachineCompare::MachineCompare(const Parts& parts)
         [this] { m_view->setCards(m_parts.store->machineCards()); });
     m_view->setCards(m_parts.store->machineCards());
 
-    RunController* c = m_parts.launcher->controller();
-    connect(c, &RunController::stateChanged, this, &MachineCompare::updateSurveyAction);
-    connect(c, &RunController::progress, this,
+    WorkerClient* c = m_parts.launcher->controller();
+    connect(c, &WorkerClient::stateChanged, this, &MachineCompare::updateSurveyAction);
+    connect(c, &WorkerClient::progress, this,
         [this](quint64 id, const QString& stage, int, int, double fraction) { surveyProgress(id, stage, fraction); });
-    // After RunStream's (connected first): the card is in the store when the window shows.
-    connect(c, &RunController::surveyFinished, this, [this](quint64 id, std::shared_ptr<const nlohmann::json>) {
+    // After StreamRouter's (connected first): the card is in the store when the window shows.
+    connect(c, &WorkerClient::surveyFinished, this, [this](quint64 id, std::shared_ptr<const nlohmann::json>) {
         const bool ours = m_surveyId == id;
         surveyEnded(id);
         if (ours)
             showWindow();
     });
-    connect(c, &RunController::runFailed, this, [this](quint64 id, const QString&) { surveyEnded(id); });
-    connect(c, &RunController::runCancelled, this, &MachineCompare::surveyEnded);
+    connect(c, &WorkerClient::runFailed, this, [this](quint64 id, const QString&) { surveyEnded(id); });
+    connect(c, &WorkerClient::runCancelled, this, &MachineCompare::surveyEnded);
 }
 
 void MachineCompare::createActions(QMenu* file)
@@ -72,7 +72,7 @@ void MachineCompare::updateSurveyAction()
 {
     if (!m_survey)
         return;
-    const RunController* c = m_parts.launcher->controller();
+    const WorkerClient* c = m_parts.launcher->controller();
     const bool server = c->link().isRemote();
     m_survey->setText(server ? tr("Survey this server") : tr("Survey this machine"));
     m_survey->setToolTip(tr("The survey of ctxscope-cli survey (%1 at most) on %2, through its worker: its card "
@@ -83,7 +83,7 @@ void MachineCompare::updateSurveyAction()
 
 std::optional<quint64> MachineCompare::survey()
 {
-    RunController* c = m_parts.launcher->controller();
+    WorkerClient* c = m_parts.launcher->controller();
     if (!m_parts.launcher->isLive()) {
         m_parts.window->statusBar()->showMessage(
             tr("A survey measures this machine or a connected server, not a topology opened from a file."), 10000);

@@ -19,21 +19,21 @@ class QWidget;
 namespace ctxscope::gui {
 
 class MachineCompareView;
-class RunLauncher;
+class RunMenu;
 class SessionStore;
 
 // Machines side by side in the app: File → Compare machines… (machine cards or results files,
 // as `ctxscope-cli compare` takes them, drawn in a window of their own: MachineCompareView),
 // and the Machine toolbar's "Survey this machine" ("Survey this server" when runs go to a
 // server over ssh), which runs the survey through the worker; its card joins the session
-// store (RunStream), which owns every card, and so the comparison.
+// store (StreamRouter), which owns every card, and so the comparison.
 class MachineCompare : public QObject {
     Q_OBJECT
 public:
     struct Parts {
         QMainWindow* window;
         SessionStore* store;
-        RunLauncher* launcher;
+        RunMenu* launcher;
     };
     explicit MachineCompare(const Parts& parts);
 

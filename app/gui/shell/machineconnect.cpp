@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "machineconnect.h"
 
-#include "runcontroller.h"
+#include "workerclient.h"
 
 #include <QCoreApplication>
 #include <QEventLoop>
@@ -10,7 +10,7 @@
 
 namespace ctxscope::gui {
 
-MachineConnector::MachineConnector(RunController& controller, QObject* parent)
+MachineConnector::MachineConnector(WorkerClient& controller, QObject* parent)
     : QObject(parent)
     , m_controller(controller)
 {
@@ -34,11 +34,11 @@ void MachineConnector::start(const MachineLink& link, int timeoutMs)
     }
     m_previous = m_controller.link();
     m_previousRunning
-        = m_controller.state() != RunController::State::Stopped && m_controller.state() != RunController::State::Dead;
+        = m_controller.state() != WorkerClient::State::Stopped && m_controller.state() != WorkerClient::State::Dead;
     m_connecting = true;
     m_controller.stopWorker();
     m_controller.setLink(link);
-    m_connections.push_back(connect(&m_controller, &RunController::workerReady, this, [this] {
+    m_connections.push_back(connect(&m_controller, &WorkerClient::workerReady, this, [this] {
         const MachineLink reached = m_link;
         finish();
         auto topology
@@ -53,7 +53,7 @@ void MachineConnector::start(const MachineLink& link, int timeoutMs)
         emit connected(*topology);
     }));
     m_connections.push_back(
-        connect(&m_controller, &RunController::workerFailed, this, [this](const QString& why) { fail(why); }));
+        connect(&m_controller, &WorkerClient::workerFailed, this, [this](const QString& why) { fail(why); }));
     m_timeout.start(timeoutMs);
     m_controller.startWorker();
 }
@@ -98,7 +98,7 @@ void MachineConnector::restorePreviousLink()
         m_controller.startWorker();
 }
 
-Expected<Topology> connectMachine(RunController& controller, const MachineLink& link, int timeoutMs)
+Expected<Topology> connectMachine(WorkerClient& controller, const MachineLink& link, int timeoutMs)
 {
     MachineConnector connector(controller);
     QEventLoop loop;

@@ -14,9 +14,9 @@
 
 namespace ctxscope::gui {
 
-class RunController;
+class WorkerClient;
 
-// Points a RunController at a machine, starts its worker and waits, without blocking the
+// Points a WorkerClient at a machine, starts its worker and waits, without blocking the
 // event loop, for its hello or its failure: the one way the app connects to a machine (the
 // Connect dialog, a reconnect before a run, and `--remote` through connectMachine). Ends
 // with exactly one of connected or failed, unless cancelled. When it fails or is cancelled
@@ -25,7 +25,7 @@ class RunController;
 class MachineConnector : public QObject {
     Q_OBJECT
 public:
-    explicit MachineConnector(RunController& controller, QObject* parent = nullptr);
+    explicit MachineConnector(WorkerClient& controller, QObject* parent = nullptr);
     ~MachineConnector() override;
 
     // Starts connecting to `link`'s machine; gives up after `timeoutMs`. A destination ssh
@@ -47,7 +47,7 @@ private:
     void fail(const QString& message);
     void restorePreviousLink();
 
-    RunController& m_controller;
+    WorkerClient& m_controller;
     MachineLink m_link;
     MachineLink m_previous;
     bool m_previousRunning = false; // a local worker ran before: only then is it started again
@@ -58,6 +58,6 @@ private:
 
 // The same, waiting for the outcome (running the event loop, so the window stays drawn): for
 // the command line (--remote), which needs the machine before it can check --cpus against it.
-Expected<Topology> connectMachine(RunController& controller, const MachineLink& link, int timeoutMs);
+Expected<Topology> connectMachine(WorkerClient& controller, const MachineLink& link, int timeoutMs);
 
 } // namespace ctxscope::gui

@@ -4,7 +4,7 @@
 #include "connectdialog.h"
 #include "machineconnect.h"
 #include "machinedescription.h"
-#include "runlauncher.h"
+#include "runmenu.h"
 #include "sessionstore.h"
 #include "statuspanel.h"
 
@@ -38,10 +38,10 @@ MachineController::MachineController(const Parts& parts)
     , m_parts(parts)
     , m_connector(new MachineConnector(*parts.launcher->controller(), this))
 {
-    RunController* c = m_parts.launcher->controller();
+    WorkerClient* c = m_parts.launcher->controller();
     // Queued like the launcher's: the hello and the state are read from the event loop.
     connect(
-        c, &RunController::workerReady, this,
+        c, &WorkerClient::workerReady, this,
         [this, c] {
             if (c->link().isRemote())
                 m_parts.store->setMachineContext(c->link().destination, c->workerContext());
@@ -52,9 +52,9 @@ MachineController::MachineController(const Parts& parts)
         },
         Qt::QueuedConnection);
     connect(
-        c, &RunController::workerFailed, this, [this](const QString& why) { m_lastFailure = why; },
+        c, &WorkerClient::workerFailed, this, [this](const QString& why) { m_lastFailure = why; },
         Qt::QueuedConnection);
-    connect(c, &RunController::stateChanged, this, &MachineController::updateActions, Qt::QueuedConnection);
+    connect(c, &WorkerClient::stateChanged, this, &MachineController::updateActions, Qt::QueuedConnection);
     connect(m_parts.store, &SessionStore::machineChanged, this, [this] {
         updateSwitcher();
         refresh(); // the title and status bar name the machine shown
@@ -164,7 +164,7 @@ Expected<Topology> MachineController::connectNow(const MachineLink& link, int ti
 
 void MachineController::adopt(const MachineLink& link, const Topology& topology)
 {
-    RunController* c = m_parts.launcher->controller();
+    WorkerClient* c = m_parts.launcher->controller();
     if (link.isRemote()) {
         // The hello came before this (the connector waited for it): the machine is known now.
         m_parts.store->setMachineTopologyXml(link.destination, c->workerTopologyXml());
@@ -189,7 +189,7 @@ void MachineController::adopt(const MachineLink& link, const Topology& topology)
 
 void MachineController::disconnectMachine()
 {
-    RunController* c = m_parts.launcher->controller();
+    WorkerClient* c = m_parts.launcher->controller();
     if (!c->link().isRemote())
         return;
     cancelReconnect();
@@ -209,7 +209,7 @@ void MachineController::showThisMachine()
         QMessageBox::warning(m_parts.window, tr("Topology"), QString::fromStdString(live.error().message));
         return;
     }
-    RunController* c = m_parts.launcher->controller();
+    WorkerClient* c = m_parts.launcher->controller();
     if (c->link().isRemote()) {
         cancelReconnect();
         c->stopWorker();
@@ -231,7 +231,7 @@ void MachineController::updateSwitcher()
         QVariant server; // "" for this machine, invalid for a topology that is no machine to run on
         QString tip;
     };
-    const RunController::State state = m_parts.launcher->controller()->state();
+    const WorkerClient::State state = m_parts.launcher->controller()->state();
     std::vector<Item> items;
     // An XML file or a synthetic description is what the map shows, not "this machine": it
     // comes first, named as the title names it, until another machine is picked.
@@ -248,7 +248,7 @@ void MachineController::updateSwitcher()
         if (key == SessionStore::kLocalMachine || destinationProblem(key))
             continue;
         const bool connected = link.isRemote() && link.destination == key && !m_connector->isConnecting()
-            && (state == RunController::State::Idle || state == RunController::State::Running);
+            && (state == WorkerClient::State::Idle || state == WorkerClient::State::Running);
         items.push_back({ connected ? key : tr("%1 (not connected)").arg(key), key,
             describeMachine(key, m_parts.store->machine(key).context).summary() });
     }
@@ -376,7 +376,7 @@ void MachineController::updateActions()
     updateSwitcher();
     if (!m_disconnect)
         return;
-    RunController* c = m_parts.launcher->controller();
+    WorkerClient* c = m_parts.launcher->controller();
     m_disconnect->setEnabled(c->link().isRemote() && !m_parts.launcher->needsConnection());
     m_disconnect->setText(
         c->link().isRemote() ? tr("&Disconnect from %1").arg(c->link().destination) : tr("&Disconnect"));

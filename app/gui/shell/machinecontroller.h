@@ -27,7 +27,7 @@ namespace ctxscope::gui {
 
 class ConnectDialog;
 class MachineConnector;
-class RunLauncher;
+class RunMenu;
 class SessionStore;
 class StatusPanel;
 
@@ -42,7 +42,7 @@ public:
     struct Parts {
         QMainWindow* window;
         const std::optional<Topology>* topology; // the window's, as it changes
-        RunLauncher* launcher;
+        RunMenu* launcher;
         SessionStore* store;
         StatusPanel* status;
     };

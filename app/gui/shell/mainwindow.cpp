@@ -11,7 +11,7 @@
 #include "programsdock.h"
 #include "programspanel.h"
 #include "quietstage.h"
-#include "runlauncher.h"
+#include "runmenu.h"
 #include "runpanel.h"
 #include "sessionstore.h"
 #include "sessionviews.h"
@@ -129,7 +129,7 @@ void MainWindow::createWorkers(QWidget* row, LessonPanel* lessonPanel, VerdictCa
     // The session document first: every other object reads or fills it.
     m_store = new SessionStore(this);
     m_views = new SessionViews({ this, m_store, m_plots, m_table, mapPanel(), m_tabs });
-    m_launcher = new RunLauncher({ this, &m_topology, m_runPanel, m_status, mapPanel()->map(), m_plots, m_views });
+    m_launcher = new RunMenu({ this, &m_topology, m_runPanel, m_status, mapPanel()->map(), m_plots, m_views });
     m_views->setController(m_launcher->controller());
     m_programs->setWorkerCpus(m_launcher->controller()->workerCpus());
     m_fileMenu = new FileMenu({ this, &m_topology, m_store, m_views, m_plots, m_launcher->controller() });
@@ -282,9 +282,9 @@ void MainWindow::showAbout()
             .arg(QString::fromLatin1(kVersion)));
 }
 
-RunController* MainWindow::controller() const { return m_launcher->controller(); }
+WorkerClient* MainWindow::controller() const { return m_launcher->controller(); }
 TopologyMapPanel* MainWindow::mapPanel() const { return m_tabs->mapPanel(); }
-RunCoordinator* MainWindow::runs() const { return m_launcher->coordinator(); }
+RunBroker* MainWindow::runs() const { return m_launcher->coordinator(); }
 FileOpener* MainWindow::opener() const { return m_fileMenu->opener(); }
 LessonSession* MainWindow::lesson() const { return m_lessons->lesson(); }
 LessonPanel* MainWindow::lessonPanel() const { return m_lessons->panel(); }

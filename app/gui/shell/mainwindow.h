@@ -25,9 +25,9 @@ class ProgramsDock;
 class ProgramsPanel;
 class QuietStage;
 class ResultsModel;
-class RunController;
-class RunCoordinator;
-class RunLauncher;
+class WorkerClient;
+class RunBroker;
+class RunMenu;
 class RunPanel;
 class FileMenu;
 class SessionStore;
@@ -43,7 +43,7 @@ class VerdictCard;
 QSize initialWindowSize(QSize available);
 
 // The shell: the window's widgets, docks and menus, and the objects that do the work wired
-// together (HACKING.md, "The GUI"). RunLauncher starts measurements and RunStream routes the
+// together (HACKING.md, "The GUI"). RunMenu starts measurements and StreamRouter routes the
 // worker's stream; SessionStore holds what was measured or opened and SessionViews keeps the
 // views in step with it; FileMenu opens and saves files; LessonController runs lessons
 // beside the plots; LookController sets the palettes and presentation mode.
@@ -58,7 +58,7 @@ public:
     void setTopology(const Topology& topology);
     const std::optional<Topology>& topology() const { return m_topology; }
 
-    RunLauncher* launcher() const { return m_launcher; }
+    RunMenu* launcher() const { return m_launcher; }
     FileMenu* fileMenu() const { return m_fileMenu; }
     LessonController* lessons() const { return m_lessons; }
     LookController* look() const { return m_look; }
@@ -72,8 +72,8 @@ public:
     SessionStore* store() const { return m_store; }
 
     // Shortcuts to the parts the tests and scripts reach most.
-    RunController* controller() const;
-    RunCoordinator* runs() const; // where lessons and scripts start runs and hear how each ended
+    WorkerClient* controller() const;
+    RunBroker* runs() const; // where lessons and scripts start runs and hear how each ended
     FileOpener* opener() const;
     LessonSession* lesson() const;
     LessonPanel* lessonPanel() const;
@@ -115,7 +115,7 @@ private:
     StatusPanel* m_status = nullptr;
     SessionStore* m_store = nullptr;
     SessionViews* m_views = nullptr;
-    RunLauncher* m_launcher = nullptr;
+    RunMenu* m_launcher = nullptr;
     FileMenu* m_fileMenu = nullptr;
     LessonController* m_lessons = nullptr;
     LookController* m_look = nullptr;

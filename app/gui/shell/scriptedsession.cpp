@@ -4,12 +4,12 @@
 #include "lessoncontroller.h"
 #include "plotsview.h"
 #include "programscontroller.h"
-#include "runcontroller.h"
-#include "runcoordinator.h"
-#include "runlauncher.h"
+#include "runbroker.h"
+#include "runmenu.h"
 #include "runpanel.h"
 #include "timelinepage.h"
 #include "topologymapwidget.h"
+#include "workerclient.h"
 
 #include <QCheckBox>
 #include <QTimer>
@@ -23,7 +23,7 @@ namespace {
 constexpr int kSettleMs = 300;
 } // namespace
 
-ScriptedSession::ScriptedSession(RunLauncher& launcher, LessonController& lessons, PlotsView& plots, QWidget& window,
+ScriptedSession::ScriptedSession(RunMenu& launcher, LessonController& lessons, PlotsView& plots, QWidget& window,
     std::vector<ScriptedRun> runs, QObject* parent)
     : QObject(parent)
     , m_launcher(launcher)
@@ -32,7 +32,7 @@ ScriptedSession::ScriptedSession(RunLauncher& launcher, LessonController& lesson
     , m_window(window)
     , m_runs(std::move(runs))
 {
-    connect(m_launcher.coordinator(), &RunCoordinator::runFinished, this, &ScriptedSession::runFinished);
+    connect(m_launcher.coordinator(), &RunBroker::runFinished, this, &ScriptedSession::runFinished);
     connect(&m_lessonController, &LessonController::finished, this, [this](bool completed) {
         if (m_nextLesson == 0)
             return; // none of ours
@@ -59,11 +59,11 @@ void ScriptedSession::startNext()
         return;
     }
     const ScriptedRun& run = m_runs[m_next];
-    RunController* controller = m_launcher.controller();
-    if (run.traced && controller->state() != RunController::State::Idle) {
+    WorkerClient* controller = m_launcher.controller();
+    if (run.traced && controller->state() != WorkerClient::State::Idle) {
         // Whether the worker may trace is in its hello: the run starts once it is in (queued:
         // after the run panel has heard it too).
-        connect(controller, &RunController::workerReady, this, &ScriptedSession::startNext,
+        connect(controller, &WorkerClient::workerReady, this, &ScriptedSession::startNext,
             static_cast<Qt::ConnectionType>(Qt::QueuedConnection | Qt::SingleShotConnection));
         controller->startWorker();
         return;

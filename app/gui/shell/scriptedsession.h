@@ -18,7 +18,7 @@ namespace ctxscope::gui {
 class LessonController;
 class PlotsView;
 class ProgramsController;
-class RunLauncher;
+class RunMenu;
 
 // One run asked for on the command line: `--run futex --cpus 0,0 --mode thread`.
 struct ScriptedRun {
@@ -30,12 +30,12 @@ struct ScriptedRun {
 
 // What the command line asked for, in order: the runs one after the other, a lesson, a
 // running program's watch, then a screenshot once the last result is drawn, then quitting. Makes demos and the README's
-// pictures scriptable. Runs start through the RunLauncher (its run panel and map take the
+// pictures scriptable. Runs start through the RunMenu (its run panel and map take the
 // placement), the lesson through the LessonController; `window` is what the screenshot shows.
 class ScriptedSession : public QObject {
     Q_OBJECT
 public:
-    ScriptedSession(RunLauncher& launcher, LessonController& lessons, PlotsView& plots, QWidget& window,
+    ScriptedSession(RunMenu& launcher, LessonController& lessons, PlotsView& plots, QWidget& window,
         std::vector<ScriptedRun> runs, QObject* parent = nullptr);
     void setScreenshot(const QString& path) { m_screenshot = path; }
     void setQuit(bool quit) { m_quit = quit; }
@@ -60,7 +60,7 @@ private:
     void startLesson();
     void startWatch();
 
-    RunLauncher& m_launcher;
+    RunMenu& m_launcher;
     LessonController& m_lessonController;
     PlotsView& m_plots;
     QWidget& m_window;

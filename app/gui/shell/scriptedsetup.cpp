@@ -13,7 +13,7 @@
 #include "plotsview.h"
 #include "programsdock.h"
 #include "programspanel.h"
-#include "runlauncher.h"
+#include "runmenu.h"
 #include "topologymappanel.h"
 
 #include "ctxscope/topology.h"

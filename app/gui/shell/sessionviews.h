@@ -23,7 +23,7 @@ class PlotsView;
 struct PreparedTrace;
 class ResultsModel;
 struct ResultRow;
-class RunController;
+class WorkerClient;
 class SessionStore;
 class TopologyMapPanel;
 
@@ -49,7 +49,7 @@ public:
     static constexpr std::size_t kFileStageRuns = 8;
 
     // The worker whose context block names this machine in the ladder and Compare.
-    void setController(const RunController* controller) { m_controller = controller; }
+    void setController(const WorkerClient* controller) { m_controller = controller; }
     SessionStore& store() const { return *m_parts.store; }
     ResultsModel* resultsModel() const { return m_results; }
 
@@ -93,7 +93,7 @@ private:
 
     Parts m_parts;
     ResultsModel* m_results = nullptr;
-    const RunController* m_controller = nullptr;
+    const WorkerClient* m_controller = nullptr;
     std::map<quint64, QColor> m_runColors; // of runs that started
     std::map<quint64, std::shared_ptr<const PreparedTrace>> m_traces; // of rows not drawn yet
     int m_colorsGiven = 0;

@@ -81,33 +81,33 @@ StatusPanel::StatusPanel(QWidget* parent)
     for (QLabel* label : { m_progress, m_rate, m_affinity, m_worker })
         label->setMinimumWidth(60);
     m_machine->setContentsMargins(0, 0, 12, 0); // a gap before the worker's state, elided or not
-    setWorkerState(RunController::State::Stopped);
+    setWorkerState(WorkerClient::State::Stopped);
 }
 
-void StatusPanel::setWorkerState(RunController::State state, const QString& detail)
+void StatusPanel::setWorkerState(WorkerClient::State state, const QString& detail)
 {
     m_state = state;
     QString text;
     std::optional<Tone> tone;
     const bool remote = !m_remote.isEmpty();
     switch (state) {
-    case RunController::State::Stopped:
+    case WorkerClient::State::Stopped:
         text = remote ? tr("%1: disconnected — the next Run offers to reconnect").arg(m_remote)
                       : tr("Worker: not started");
         tone = remote ? std::optional(Tone::Caution) : std::nullopt;
         break;
-    case RunController::State::Starting:
+    case WorkerClient::State::Starting:
         text = remote ? tr("Connecting to %1…").arg(m_remote) : tr("Worker: starting…");
         break;
-    case RunController::State::Idle:
+    case WorkerClient::State::Idle:
         text = remote ? tr("%1: connected").arg(m_remote) : tr("Worker: ready");
         tone = Tone::Good;
         break;
-    case RunController::State::Running:
+    case WorkerClient::State::Running:
         text = remote ? tr("%1: running").arg(m_remote) : tr("Worker: running");
         tone = Tone::Busy;
         break;
-    case RunController::State::Dead:
+    case WorkerClient::State::Dead:
         text = remote ? tr("%1: connection lost — the next Run offers to reconnect").arg(m_remote)
                       : tr("Worker: stopped — the next Run starts a new one");
         tone = Tone::Bad;

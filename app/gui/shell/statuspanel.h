@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include "runcontroller.h"
+#include "workerclient.h"
 
 #include <QWidget>
 
@@ -18,7 +18,7 @@ class StatusPanel : public QWidget {
 public:
     explicit StatusPanel(QWidget* parent = nullptr);
 
-    void setWorkerState(RunController::State state, const QString& detail = {});
+    void setWorkerState(WorkerClient::State state, const QString& detail = {});
     // The machine runs go to: `summary` names it (MachineDescription::summary()); a `remote`
     // name makes the worker's states read as a connection's ("lab-3: connection lost").
     // `runs` false: a topology file or description is shown, which nothing measures.
@@ -51,7 +51,7 @@ private:
 
     int m_messageWidth = 0; // the temporary message's, 0 when none shows
 
-    RunController::State m_state = RunController::State::Stopped;
+    WorkerClient::State m_state = WorkerClient::State::Stopped;
     bool m_presenting = false;
     bool m_workerFailed = false; // its state is an error, shown even to the room
     bool m_affinityShared = false;

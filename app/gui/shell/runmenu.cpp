@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
-#include "runlauncher.h"
+#include "runmenu.h"
 
 #include "guiaffinity.h"
 #include "plotsview.h"
-#include "runcoordinator.h"
+#include "runbroker.h"
 #include "runpanel.h"
-#include "runstream.h"
 #include "sessionviews.h"
 #include "statuspanel.h"
+#include "streamrouter.h"
 #include "switchratemeter.h"
 #include "topologymapwidget.h"
 
@@ -20,11 +20,11 @@
 
 namespace ctxscope::gui {
 
-RunLauncher::RunLauncher(const Parts& parts)
+RunMenu::RunMenu(const Parts& parts)
     : QObject(parts.window)
     , m_parts(parts)
-    , m_controller(new RunController(this))
-    , m_coordinator(new RunCoordinator(this))
+    , m_controller(new WorkerClient(this))
+    , m_coordinator(new RunBroker(this))
     , m_affinity(std::make_unique<GuiAffinity>())
     , m_meter(new SwitchRateMeter(this))
 {
@@ -32,23 +32,23 @@ RunLauncher::RunLauncher(const Parts& parts)
     m_coordinator->setStarter([this](const BenchSpec& spec, bool traced) {
         return startSpec(spec, traced && m_controller->mayTrace().value_or(true));
     });
-    m_stream = new RunStream(*this, *parts.plots, *parts.views, *parts.topology);
+    m_stream = new StreamRouter(*this, *parts.plots, *parts.views, *parts.topology);
     connect(m_meter, &SwitchRateMeter::rateAvailable, m_parts.status,
         [status = m_parts.status](double rate) { status->setSwitchRate(rate); });
-    connect(m_parts.panel, &RunPanel::specChanged, this, &RunLauncher::updateActions);
+    connect(m_parts.panel, &RunPanel::specChanged, this, &RunMenu::updateActions);
     connectWorker();
 }
 
-RunLauncher::~RunLauncher() = default;
+RunMenu::~RunMenu() = default;
 
-void RunLauncher::connectWorker()
+void RunMenu::connectWorker()
 {
     // Queued, like the stream: the status bar hears of the worker from the event loop.
     constexpr auto queued = Qt::QueuedConnection;
-    RunController* c = m_controller;
+    WorkerClient* c = m_controller;
     connect(
-        c, &RunController::stateChanged, this,
-        [this](RunController::State state) {
+        c, &WorkerClient::stateChanged, this,
+        [this](WorkerClient::State state) {
             m_parts.status->setWorkerState(state, m_workerDescription);
             // The worker's hello says whether it may trace; a new worker (another machine) says again.
             m_parts.panel->setTracingRefusal(m_controller->tracingRefusal());
@@ -56,16 +56,15 @@ void RunLauncher::connectWorker()
         },
         queued);
     connect(
-        c, &RunController::workerReady, this, [this](const QString& description) { m_workerDescription = description; },
+        c, &WorkerClient::workerReady, this, [this](const QString& description) { m_workerDescription = description; },
         queued);
     connect(
-        c, &RunController::workerFailed, this, [this](const QString& message) { showMessage(message, 15000); }, queued);
+        c, &WorkerClient::workerFailed, this, [this](const QString& message) { showMessage(message, 15000); }, queued);
     connect(
-        c, &RunController::protocolError, this, [this](const QString& message) { showMessage(message, 15000); },
-        queued);
+        c, &WorkerClient::protocolError, this, [this](const QString& message) { showMessage(message, 15000); }, queued);
 }
 
-void RunLauncher::createActions(QMenu* run)
+void RunMenu::createActions(QMenu* run)
 {
     m_runAction = run->addAction(tr("&Run"));
     m_runAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
@@ -77,7 +76,7 @@ void RunLauncher::createActions(QMenu* run)
     QAction* restart = run->addAction(tr("Restart the &worker"));
     restart->setToolTip(tr("Stop the measuring process and start a new one"));
     connect(m_runAction, &QAction::triggered, this, [this] { whenConnected([this] { (void)startRun(); }); });
-    connect(m_cancelAction, &QAction::triggered, m_controller, &RunController::cancel);
+    connect(m_cancelAction, &QAction::triggered, m_controller, &WorkerClient::cancel);
     connect(restart, &QAction::triggered, this, [this] {
         m_controller->stopWorker();
         m_controller->startWorker();
@@ -111,7 +110,7 @@ void RunLauncher::createActions(QMenu* run)
     run->addSeparator();
 }
 
-bool RunLauncher::isLive() const
+bool RunMenu::isLive() const
 {
     if (!*m_parts.topology)
         return false;
@@ -120,14 +119,14 @@ bool RunLauncher::isLive() const
     return m_controller->link().isRemote() ? m_showsServer : (*m_parts.topology)->isThisSystem();
 }
 
-bool RunLauncher::needsConnection() const
+bool RunMenu::needsConnection() const
 {
-    const RunController::State state = m_controller->state();
+    const WorkerClient::State state = m_controller->state();
     return m_controller->link().isRemote() && m_showsServer
-        && (state == RunController::State::Stopped || state == RunController::State::Dead);
+        && (state == WorkerClient::State::Stopped || state == WorkerClient::State::Dead);
 }
 
-void RunLauncher::whenConnected(std::function<void()> action)
+void RunMenu::whenConnected(std::function<void()> action)
 {
     if (m_gate)
         m_gate(std::move(action));
@@ -135,7 +134,7 @@ void RunLauncher::whenConnected(std::function<void()> action)
         action();
 }
 
-bool RunLauncher::refuseUnconnected()
+bool RunMenu::refuseUnconnected()
 {
     // Never a silent ssh login behind the user's back: a lesson or script that meets a dropped
     // connection stops here; the Run action asks first (whenConnected).
@@ -147,12 +146,12 @@ bool RunLauncher::refuseUnconnected()
     return true;
 }
 
-void RunLauncher::showMessage(const QString& message, int ms) const
+void RunMenu::showMessage(const QString& message, int ms) const
 {
     m_parts.window->statusBar()->showMessage(message, ms);
 }
 
-void RunLauncher::updateActions()
+void RunMenu::updateActions()
 {
     if (!m_runAction)
         return;
@@ -166,13 +165,13 @@ void RunLauncher::updateActions()
     m_cancelAction->setEnabled(busy);
 }
 
-QString RunLauncher::traceFileOf(quint64 id) const
+QString RunMenu::traceFileOf(quint64 id) const
 {
     const auto it = m_traceFiles.find(id);
     return it != m_traceFiles.end() && QFileInfo::exists(it->second) ? it->second : QString();
 }
 
-std::optional<quint64> RunLauncher::startRun()
+std::optional<quint64> RunMenu::startRun()
 {
     if (!isLive()) {
         showMessage(tr("Runs are disabled: the topology shown is not the machine they go to."), 10000);
@@ -186,7 +185,7 @@ std::optional<quint64> RunLauncher::startRun()
     return startSpec(*spec, m_parts.panel->traced());
 }
 
-std::optional<quint64> RunLauncher::startSpec(const BenchSpec& spec, bool traced)
+std::optional<quint64> RunMenu::startSpec(const BenchSpec& spec, bool traced)
 {
     if (!isLive() || refuseUnconnected())
         return std::nullopt;
@@ -229,7 +228,7 @@ std::optional<quint64> RunLauncher::startSpec(const BenchSpec& spec, bool traced
     return id;
 }
 
-std::optional<quint64> RunLauncher::startSweep(const SweepSpec& spec)
+std::optional<quint64> RunMenu::startSweep(const SweepSpec& spec)
 {
     if (!isLive() || refuseUnconnected())
         return std::nullopt;
@@ -238,7 +237,7 @@ std::optional<quint64> RunLauncher::startSweep(const SweepSpec& spec)
     return jobStarted(m_controller->startSweep(spec), QStringLiteral("working-set"), tr("Sweeping the working set…"));
 }
 
-std::optional<quint64> RunLauncher::startMatrix(
+std::optional<quint64> RunMenu::startMatrix(
     const std::string& bench, BenchMode mode, MatrixMode fill, const RunBudget& options)
 {
     if (!isLive() || refuseUnconnected())
@@ -249,7 +248,7 @@ std::optional<quint64> RunLauncher::startMatrix(
         m_controller->startMatrix(bench, mode, fill, options), QStringLiteral("heatmap"), tr("Measuring the matrix…"));
 }
 
-std::optional<quint64> RunLauncher::startSurvey(double budgetSeconds)
+std::optional<quint64> RunMenu::startSurvey(double budgetSeconds)
 {
     if (!isLive() || refuseUnconnected())
         return std::nullopt;
@@ -258,7 +257,7 @@ std::optional<quint64> RunLauncher::startSurvey(double budgetSeconds)
     return jobStarted(m_controller->startSurvey(budgetSeconds), QString(), tr("Surveying the machine…"));
 }
 
-void RunLauncher::keepAppOff(const std::vector<int>& measured, bool unpinned)
+void RunMenu::keepAppOff(const std::vector<int>& measured, bool unpinned)
 {
     if (m_controller->link().isRemote()) {
         // The CPUs are the server's: this app's threads share none of them (no caution tone;
@@ -270,7 +269,7 @@ void RunLauncher::keepAppOff(const std::vector<int>& measured, bool unpinned)
     m_parts.status->setAffinityNote(note, unpinned || m_affinity->current() == m_affinity->original());
 }
 
-std::optional<quint64> RunLauncher::jobStarted(std::optional<quint64> id, const QString& view, const QString& progress)
+std::optional<quint64> RunMenu::jobStarted(std::optional<quint64> id, const QString& view, const QString& progress)
 {
     if (!id) {
         showMessage(tr("A run is in progress: cancel it first (Esc)."), 10000);
@@ -283,7 +282,7 @@ std::optional<quint64> RunLauncher::jobStarted(std::optional<quint64> id, const 
     return id;
 }
 
-void RunLauncher::runBegan()
+void RunMenu::runBegan()
 {
     // The system's switch rate is this machine's /proc/stat: said only of runs measured here.
     if (!m_controller->link().isRemote())
@@ -291,7 +290,7 @@ void RunLauncher::runBegan()
     updateActions();
 }
 
-void RunLauncher::runEnded(quint64 id, RunOutcome outcome, const QString& message)
+void RunMenu::runEnded(quint64 id, RunOutcome outcome, const QString& message)
 {
     m_affinity->restore();
     m_parts.status->setSwitchRateOfRun(m_controller->link().isRemote() ? std::nullopt : m_meter->stop());

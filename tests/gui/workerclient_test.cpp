@@ -9,12 +9,12 @@
 #include "plotsview.h"
 #include "qcp.h"
 #include "resultsmodel.h"
-#include "runcontroller.h"
-#include "runcoordinator.h"
-#include "runlauncher.h"
+#include "runbroker.h"
+#include "runmenu.h"
 #include "runpanel.h"
 #include "statuspanel.h"
 #include "topologymappanel.h"
+#include "workerclient.h"
 
 #include <QElapsedTimer>
 #include <QFile>
@@ -67,7 +67,7 @@ TEST(RunThroughWorker, AShortRunAddsARowAndPlotsExactlyItsSamples)
     MainWindow window;
     int cpu = 0;
     ASSERT_NO_FATAL_FAILURE(prepareLiveShortRun(window, cpu));
-    QSignalSpy finished(window.runs(), &RunCoordinator::runFinished);
+    QSignalSpy finished(window.runs(), &RunBroker::runFinished);
     const auto id = window.launcher()->startRun();
     ASSERT_TRUE(id.has_value()) << window.runAction()->toolTip().toStdString();
     EXPECT_TRUE(window.cancelAction()->isEnabled());
@@ -120,7 +120,7 @@ TEST(RunThroughWorker, AOneTaskRunKeepsBOnTheMap)
     int cpu = 0;
     ASSERT_NO_FATAL_FAILURE(prepareLiveShortRun(window, cpu));
     ASSERT_TRUE(window.runPanel()->setBenchmark(QStringLiteral("syscall")));
-    QSignalSpy finished(window.runs(), &RunCoordinator::runFinished);
+    QSignalSpy finished(window.runs(), &RunBroker::runFinished);
     ASSERT_TRUE(window.launcher()->startRun().has_value()) << window.runAction()->toolTip().toStdString();
     ASSERT_TRUE(finished.wait(120'000));
     ASSERT_EQ(finished.at(0).at(1).value<RunOutcome>(), RunOutcome::Succeeded)
@@ -138,8 +138,8 @@ TEST(RunThroughWorker, KillingTheWorkerMidRunIsReportedWithinASecondAndTheNextRu
     int cpu = 0;
     ASSERT_NO_FATAL_FAILURE(prepareLiveShortRun(window, cpu));
     window.runPanel()->setMinTime(60); // long: it is killed long before it ends
-    QSignalSpy progress(window.controller(), &RunController::progress);
-    QSignalSpy finished(window.runs(), &RunCoordinator::runFinished);
+    QSignalSpy progress(window.controller(), &WorkerClient::progress);
+    QSignalSpy finished(window.runs(), &RunBroker::runFinished);
     ASSERT_TRUE(window.launcher()->startRun().has_value());
     ASSERT_TRUE(progress.wait(120'000)) << "the run never started";
     const qint64 pid = window.controller()->workerPid();
@@ -153,7 +153,7 @@ TEST(RunThroughWorker, KillingTheWorkerMidRunIsReportedWithinASecondAndTheNextRu
     EXPECT_EQ(finished.at(0).at(1).value<RunOutcome>(), RunOutcome::Failed);
     EXPECT_TRUE(finished.at(0).at(2).toString().contains(QStringLiteral("killed by signal 9")))
         << finished.at(0).at(2).toString().toStdString();
-    EXPECT_EQ(window.controller()->state(), RunController::State::Dead);
+    EXPECT_EQ(window.controller()->state(), WorkerClient::State::Dead);
     QCoreApplication::processEvents(); // the queued state change reaches the status bar
     EXPECT_TRUE(window.statusPanel()->workerText().contains(QStringLiteral("stopped")));
     EXPECT_EQ(window.resultsModel()->rowCount(), 0);
@@ -174,8 +174,8 @@ TEST(RunThroughWorker, CancelStopsTheRunAndKeepsTheWorker)
     int cpu = 0;
     ASSERT_NO_FATAL_FAILURE(prepareLiveShortRun(window, cpu));
     window.runPanel()->setMinTime(60);
-    QSignalSpy progress(window.controller(), &RunController::progress);
-    QSignalSpy finished(window.runs(), &RunCoordinator::runFinished);
+    QSignalSpy progress(window.controller(), &WorkerClient::progress);
+    QSignalSpy finished(window.runs(), &RunBroker::runFinished);
     ASSERT_TRUE(window.launcher()->startRun().has_value());
     ASSERT_TRUE(progress.wait(120'000));
     const qint64 pid = window.controller()->workerPid();
@@ -184,7 +184,7 @@ TEST(RunThroughWorker, CancelStopsTheRunAndKeepsTheWorker)
     ASSERT_TRUE(finished.wait(5000));
     EXPECT_EQ(finished.at(0).at(1).value<RunOutcome>(), RunOutcome::Cancelled);
     EXPECT_EQ(finished.at(0).at(2).toString(), QStringLiteral("cancelled"));
-    EXPECT_EQ(window.controller()->state(), RunController::State::Idle);
+    EXPECT_EQ(window.controller()->state(), WorkerClient::State::Idle);
     EXPECT_EQ(window.controller()->workerPid(), pid);
     EXPECT_EQ(window.resultsModel()->rowCount(), 0);
     EXPECT_TRUE(window.runAction()->isEnabled());
@@ -204,12 +204,12 @@ TEST(RunThroughWorker, GarbageLinesAreReportedAndTheRunStillCompletes)
         fi;;
     esac
 done)sh");
-    RunController controller;
+    WorkerClient controller;
     controller.setWorkerCommand(
-        QStringLiteral("/bin/sh"), { QStringLiteral("-c"), script, RunController::defaultProgram() });
-    QSignalSpy garbage(&controller, &RunController::protocolError);
-    QSignalSpy results(&controller, &RunController::resultAvailable);
-    QSignalSpy failed(&controller, &RunController::runFailed);
+        QStringLiteral("/bin/sh"), { QStringLiteral("-c"), script, WorkerClient::defaultProgram() });
+    QSignalSpy garbage(&controller, &WorkerClient::protocolError);
+    QSignalSpy results(&controller, &WorkerClient::resultAvailable);
+    QSignalSpy failed(&controller, &WorkerClient::runFailed);
     BenchSpec spec;
     spec.bench = "futex";
     spec.cpus = { cpu, cpu };
@@ -226,14 +226,14 @@ done)sh");
     const auto result = results.at(0).at(1).value<std::shared_ptr<const RunResult>>();
     ASSERT_NE(result, nullptr);
     EXPECT_EQ(result->bench, "futex");
-    EXPECT_EQ(controller.state(), RunController::State::Idle);
+    EXPECT_EQ(controller.state(), WorkerClient::State::Idle);
 }
 
 TEST(RunThroughWorker, AWorkerThatCannotStartIsAnErrorNotAHang)
 {
-    RunController controller;
+    WorkerClient controller;
     controller.setWorkerCommand(QStringLiteral("/nonexistent/ctxscope-cli"), { QStringLiteral("worker") });
-    QSignalSpy failed(&controller, &RunController::runFailed);
+    QSignalSpy failed(&controller, &WorkerClient::runFailed);
     BenchSpec spec;
     spec.bench = "syscall";
     const auto id = controller.start(spec);
@@ -241,7 +241,7 @@ TEST(RunThroughWorker, AWorkerThatCannotStartIsAnErrorNotAHang)
     ASSERT_TRUE(failed.count() > 0 || failed.wait(5000));
     EXPECT_EQ(failed.at(0).at(0).toULongLong(), *id);
     EXPECT_TRUE(failed.at(0).at(1).toString().contains(QStringLiteral("Could not start the worker")));
-    EXPECT_EQ(controller.state(), RunController::State::Dead);
+    EXPECT_EQ(controller.state(), WorkerClient::State::Dead);
 }
 
 // The worker's stdout (or ssh's, for a server) is a 1 MiB pipe (fs.pipe-max-size if lower), so
@@ -255,7 +255,7 @@ TEST(RunThroughWorker, TheWorkerWritesIntoAMebibytePipeOnTheCpusItWasGiven)
     const int cpu = live->allowedPus().back();
     QTemporaryDir dir;
     const QString report = dir.filePath(QStringLiteral("report"));
-    RunController controller;
+    WorkerClient controller;
     controller.setWorkerCpus({ cpu });
     // perl (perl-base is essential in Debian) asks the kernel for the size of the pipe on its
     // stdout (F_GETPIPE_SZ = 1032); grep reports the CPUs the shell passed on; then the worker.
@@ -264,8 +264,8 @@ TEST(RunThroughWorker, TheWorkerWritesIntoAMebibytePipeOnTheCpusItWasGiven)
             QStringLiteral(
                 R"sh(perl -e 'open(my $o, ">", $ARGV[0]) or die; print $o fcntl(STDOUT, 1032, 0) + 0, "\n"' "$1" &&
 grep Cpus_allowed_list /proc/self/status >> "$1" && exec "$0" worker)sh"),
-            RunController::defaultProgram(), report });
-    QSignalSpy ready(&controller, &RunController::workerReady);
+            WorkerClient::defaultProgram(), report });
+    QSignalSpy ready(&controller, &WorkerClient::workerReady);
     controller.startWorker();
     ASSERT_TRUE(ready.wait(10'000));
     QFile file(report);

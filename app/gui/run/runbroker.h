@@ -16,13 +16,13 @@ namespace ctxscope::gui {
 // Where lessons and scripts start runs and hear how each ended, without knowing the window:
 // the shell installs how a spec is started (the app's threads moved off the measured PUs,
 // the map showing the placement) and reports every end, with its outcome as a value.
-class RunCoordinator : public QObject {
+class RunBroker : public QObject {
     Q_OBJECT
 public:
     // `traced`: a traced run follows where the worker may trace (else the run goes untraced).
     using Starter = std::function<std::optional<quint64>(const BenchSpec&, bool traced)>;
 
-    explicit RunCoordinator(QObject* parent = nullptr);
+    explicit RunBroker(QObject* parent = nullptr);
     void setStarter(Starter starter) { m_starter = std::move(starter); }
     // The run's id, or nothing when it could not start (the reason is on the status bar).
     std::optional<quint64> start(const BenchSpec& spec, bool traced = false) const;

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include "runcontroller.h"
 #include "runoutcome.h"
+#include "workerclient.h"
 
 #include "ctxscope/topology.h"
 
@@ -23,9 +23,9 @@ namespace ctxscope::gui {
 
 class GuiAffinity;
 class PlotsView;
-class RunCoordinator;
+class RunBroker;
 class RunPanel;
-class RunStream;
+class StreamRouter;
 class SessionViews;
 class StatusPanel;
 class SwitchRateMeter;
@@ -33,9 +33,9 @@ class TopologyMapWidget;
 
 // Everything about starting measurements: the Run menu (Run, Cancel, Restart the worker,
 // the sweep and the matrix), the app's own threads moved off the measured PUs, the worker's
-// state on the status bar, and the end of every run (RunStream reports it here). Owns the
-// worker (RunController) and the RunCoordinator that lessons and scripts start runs through.
-class RunLauncher : public QObject {
+// state on the status bar, and the end of every run (StreamRouter reports it here). Owns the
+// worker (WorkerClient) and the RunBroker that lessons and scripts start runs through.
+class RunMenu : public QObject {
     Q_OBJECT
 public:
     struct Parts {
@@ -47,31 +47,31 @@ public:
         PlotsView* plots;
         SessionViews* views;
     };
-    explicit RunLauncher(const Parts& parts);
-    ~RunLauncher() override;
+    explicit RunMenu(const Parts& parts);
+    ~RunMenu() override;
 
     void createActions(QMenu* run); // Run, Cancel, Restart, Sweep, Matrix
 
     // What Run does (Ctrl+R): the run panel's spec, with the app's threads moved off the
     // measured PUs. Returns the run id, or nothing with the reason in the status bar.
     std::optional<quint64> startRun();
-    // The same for any spec (a lesson's steps); `traced`: a traced run follows (RunController::start).
+    // The same for any spec (a lesson's steps); `traced`: a traced run follows (WorkerClient::start).
     std::optional<quint64> startSpec(const BenchSpec& spec, bool traced = false);
     // A working-set sweep, or a placement matrix of a benchmark and mode, through the worker;
-    // their views fill as they measure (RunStream).
+    // their views fill as they measure (StreamRouter).
     std::optional<quint64> startSweep(const SweepSpec& spec);
     std::optional<quint64> startMatrix(
         const std::string& bench, BenchMode mode, MatrixMode fill, const RunBudget& options);
     // The survey of the machine runs go to (ctxscope-cli survey) through its worker; the card
-    // joins the session store when it ends (RunStream).
+    // joins the session store when it ends (StreamRouter).
     std::optional<quint64> startSurvey(double budgetSeconds);
-    // A run, sweep or matrix ended (RunStream): the app's threads come back, the rate meter
+    // A run, sweep or matrix ended (StreamRouter): the app's threads come back, the rate meter
     // stops, the actions follow and the coordinator tells lessons and scripts.
     void runEnded(quint64 id, RunOutcome outcome, const QString& message);
     void runBegan(); // the worker said the run started: the switch-rate meter runs with it
     void updateActions();
 
-    RunController* controller() const { return m_controller; }
+    WorkerClient* controller() const { return m_controller; }
     // The trace.dat a traced run on this machine's worker wrote for File -> Export trace (a file
     // of the app's own, gone when it quits); empty for a run traced on a server or untraced.
     QString traceFileOf(quint64 id) const;
@@ -89,7 +89,7 @@ public:
     // Whether runs measure the topology shown: this machine's with a local worker, the
     // server's own with a worker over ssh.
     bool isLive() const;
-    RunCoordinator* coordinator() const { return m_coordinator; }
+    RunBroker* coordinator() const { return m_coordinator; }
     RunPanel* panel() const { return m_parts.panel; }
     StatusPanel* status() const { return m_parts.status; }
     QMainWindow* window() const { return m_parts.window; }
@@ -109,9 +109,9 @@ private:
     std::optional<quint64> jobStarted(std::optional<quint64> id, const QString& view, const QString& progress);
 
     Parts m_parts;
-    RunController* m_controller = nullptr;
-    RunCoordinator* m_coordinator = nullptr;
-    RunStream* m_stream = nullptr;
+    WorkerClient* m_controller = nullptr;
+    RunBroker* m_coordinator = nullptr;
+    StreamRouter* m_stream = nullptr;
     std::unique_ptr<GuiAffinity> m_affinity;
     SwitchRateMeter* m_meter = nullptr;
     QAction* m_runAction = nullptr;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The worker stream's line limit seen from the app: a line the controller must refuse during
 // a run fails that run with the reason, and the worker is told to stop measuring it.
-#include "runcontroller.h"
+#include "workerclient.h"
 
 #include "ctxscope/protocol.h"
 
@@ -55,22 +55,22 @@ struct Rig {
         spec.cpus = { cpu, cpu };
         spec.repetitions = 1;
         controller.setWorkerCommand(QStringLiteral("/bin/sh"),
-            { QStringLiteral("-c"), kScript, RunController::defaultProgram(), commands, replies, before });
+            { QStringLiteral("-c"), kScript, WorkerClient::defaultProgram(), commands, replies, before });
     }
 
     QTemporaryDir dir;
     const QString commands = dir.filePath(QStringLiteral("commands"));
     const QString replies = dir.filePath(QStringLiteral("replies"));
-    RunController controller;
-    QSignalSpy failed { &controller, &RunController::runFailed };
-    QSignalSpy garbage { &controller, &RunController::protocolError };
-    QSignalSpy results { &controller, &RunController::resultAvailable };
+    WorkerClient controller;
+    QSignalSpy failed { &controller, &WorkerClient::runFailed };
+    QSignalSpy garbage { &controller, &WorkerClient::protocolError };
+    QSignalSpy results { &controller, &WorkerClient::resultAvailable };
     BenchSpec spec;
 };
 
 } // namespace
 
-TEST(RunControllerLimits, AnOversizedLineFailsTheRunStopsItInTheWorkerAndTheNextRunWorks)
+TEST(WorkerClientLimits, AnOversizedLineFailsTheRunStopsItInTheWorkerAndTheNextRunWorks)
 {
     Rig rig(QStringLiteral(R"("type":"progress")"));
     auto& [dir, commands, replies, controller, failed, garbage, results, spec] = rig;
@@ -82,7 +82,7 @@ TEST(RunControllerLimits, AnOversizedLineFailsTheRunStopsItInTheWorkerAndTheNext
     const QString why = failed.at(0).at(1).toString();
     EXPECT_TRUE(why.contains(QStringLiteral("longer than the %1 allowed").arg(protocol::kMaxLineBytes)))
         << why.toStdString();
-    EXPECT_EQ(controller.state(), RunController::State::Idle);
+    EXPECT_EQ(controller.state(), WorkerClient::State::Idle);
 
     // The app told the worker to stop, and the worker did.
     QByteArray text;
@@ -100,7 +100,7 @@ TEST(RunControllerLimits, AnOversizedLineFailsTheRunStopsItInTheWorkerAndTheNext
     EXPECT_EQ(garbage.size(), 1) << "only the oversized line is reported";
 }
 
-TEST(RunControllerLimits, WhatTheWorkerSaysOfAnAbandonedRunIsDroppedWithoutAWord)
+TEST(WorkerClientLimits, WhatTheWorkerSaysOfAnAbandonedRunIsDroppedWithoutAWord)
 {
     // The refused line comes just before the run's result: the worker has finished when the
     // cancel reaches it and answers that no such run is in progress. That is no news for the

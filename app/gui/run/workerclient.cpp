@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "runcontroller.h"
+#include "workerclient.h"
 
 #include "ctxscope/protocol.h"
 #include "ctxscope/results_file.h"
@@ -53,7 +53,7 @@ QStringList localWorkerArguments()
 
 } // namespace
 
-RunController::RunController(QObject* parent)
+WorkerClient::WorkerClient(QObject* parent)
     : QObject(parent)
     , m_program(defaultProgram())
     , m_arguments(localWorkerArguments())
@@ -72,13 +72,13 @@ RunController::RunController(QObject* parent)
     });
 }
 
-RunController::~RunController()
+WorkerClient::~WorkerClient()
 {
     blockSignals(true); // no signals into views that are going away
     stopWorker();
 }
 
-QString RunController::defaultProgram()
+QString WorkerClient::defaultProgram()
 {
     const QString fromEnv = qEnvironmentVariable("CTXSCOPE_CLI");
     if (!fromEnv.isEmpty())
@@ -91,13 +91,13 @@ QString RunController::defaultProgram()
     return QStringLiteral("ctxscope-cli"); // from PATH
 }
 
-void RunController::setWorkerCommand(const QString& program, const QStringList& arguments)
+void WorkerClient::setWorkerCommand(const QString& program, const QStringList& arguments)
 {
     m_program = program;
     m_arguments = arguments;
 }
 
-void RunController::setLink(const MachineLink& link)
+void WorkerClient::setLink(const MachineLink& link)
 {
     m_link = link;
     if (!link.isRemote()) {
@@ -108,7 +108,7 @@ void RunController::setLink(const MachineLink& link)
     setWorkerCommand(command.program, command.arguments);
 }
 
-void RunController::setState(State state)
+void WorkerClient::setState(State state)
 {
     if (state == m_state)
         return;
@@ -116,7 +116,7 @@ void RunController::setState(State state)
     emit stateChanged(state);
 }
 
-void RunController::startWorker()
+void WorkerClient::startWorker()
 {
     if (m_state != State::Stopped && m_state != State::Dead)
         return;
@@ -146,10 +146,10 @@ void RunController::startWorker()
             (void)::sched_setaffinity(0, sizeof(mask), &mask);
         (void)::fcntl(STDOUT_FILENO, F_SETPIPE_SZ, pipeBytes);
     });
-    connect(m_process, &QProcess::readyReadStandardOutput, this, &RunController::readLines);
-    connect(m_process, &QProcess::readyReadStandardError, this, &RunController::readErrors);
-    connect(m_process, &QProcess::finished, this, &RunController::processFinished);
-    connect(m_process, &QProcess::errorOccurred, this, &RunController::processError);
+    connect(m_process, &QProcess::readyReadStandardOutput, this, &WorkerClient::readLines);
+    connect(m_process, &QProcess::readyReadStandardError, this, &WorkerClient::readErrors);
+    connect(m_process, &QProcess::finished, this, &WorkerClient::processFinished);
+    connect(m_process, &QProcess::errorOccurred, this, &WorkerClient::processError);
     m_reportedDeath = false;
     m_tracing.reset(); // this worker's hello says
     setState(State::Starting);
@@ -158,7 +158,7 @@ void RunController::startWorker()
     m_processPid = m_workerPid;
 }
 
-void RunController::stopWorker()
+void WorkerClient::stopWorker()
 {
     // A plain flag and id rather than std::optional: GCC 12 at -O3 reports a false
     // -Wmaybe-uninitialized on the optional's payload.
@@ -190,7 +190,7 @@ void RunController::stopWorker()
         emit pinFailed(pin, tr("The worker was stopped before it answered."));
 }
 
-std::optional<quint64> RunController::start(const BenchSpec& spec, std::optional<protocol::RunTrace> trace)
+std::optional<quint64> WorkerClient::start(const BenchSpec& spec, std::optional<protocol::RunTrace> trace)
 {
     if (isBusy())
         return std::nullopt;
@@ -209,12 +209,12 @@ std::optional<quint64> RunController::start(const BenchSpec& spec, std::optional
     return id;
 }
 
-std::optional<bool> RunController::mayTrace() const
+std::optional<bool> WorkerClient::mayTrace() const
 {
     return m_tracing ? std::optional<bool>(m_tracing->empty()) : std::nullopt;
 }
 
-QString RunController::tracingRefusal() const
+QString WorkerClient::tracingRefusal() const
 {
     if (!m_tracing)
         return m_link.isRemote() ? tr("Whether the server may trace is known once its worker has started.")
@@ -222,7 +222,7 @@ QString RunController::tracingRefusal() const
     return QString::fromStdString(*m_tracing);
 }
 
-void RunController::cancel()
+void WorkerClient::cancel()
 {
     if (m_pending || m_pendingJob) {
         m_pending.reset();
@@ -236,13 +236,13 @@ void RunController::cancel()
     m_cancelWatchdog->start();
 }
 
-void RunController::send(const std::string& line)
+void WorkerClient::send(const std::string& line)
 {
     if (m_process && m_process->state() == QProcess::Running)
         m_process->write(QByteArray::fromStdString(line) + '\n');
 }
 
-void RunController::readLines()
+void WorkerClient::readLines()
 {
     while (m_process && m_process->canReadLine()) {
         QByteArray line = m_process->readLine();
@@ -255,7 +255,7 @@ void RunController::readLines()
     }
 }
 
-void RunController::endRun()
+void WorkerClient::endRun()
 {
     m_running.reset();
     m_cancelWatchdog->stop();
@@ -263,7 +263,7 @@ void RunController::endRun()
         setState(State::Idle);
 }
 
-void RunController::handleHello(const QString& description, int protocolVersion)
+void WorkerClient::handleHello(const QString& description, int protocolVersion)
 {
     if (m_state != State::Starting)
         return; // one hello per worker
@@ -303,7 +303,7 @@ void RunController::handleHello(const QString& description, int protocolVersion)
     }
 }
 
-void RunController::readErrors()
+void WorkerClient::readErrors()
 {
     if (!m_process)
         return;
@@ -314,7 +314,7 @@ void RunController::readErrors()
         m_stderrTail = m_stderrTail.right(kStderrTailChars);
 }
 
-void RunController::processFinished(int exitCode, QProcess::ExitStatus status)
+void WorkerClient::processFinished(int exitCode, QProcess::ExitStatus status)
 {
     readErrors();
     if (status == QProcess::NormalExit && m_link.isRemote()) {
@@ -341,7 +341,7 @@ void RunController::processFinished(int exitCode, QProcess::ExitStatus status)
     workerGone(why);
 }
 
-void RunController::processError(QProcess::ProcessError error)
+void WorkerClient::processError(QProcess::ProcessError error)
 {
     if (error == QProcess::FailedToStart)
         workerGone(m_link.isRemote()
@@ -350,7 +350,7 @@ void RunController::processError(QProcess::ProcessError error)
                 : tr("Could not start the worker %1: %2.").arg(m_program, m_process->errorString()));
 }
 
-void RunController::workerGone(const QString& why)
+void WorkerClient::workerGone(const QString& why)
 {
     if (m_reportedDeath)
         return;

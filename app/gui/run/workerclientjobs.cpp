@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
-// RunController: working-set sweeps, placement matrices and running programs through the worker
+// WorkerClient: working-set sweeps, placement matrices and running programs through the worker
 // (protocol 3).
-#include "runcontroller.h"
+#include "workerclient.h"
 
 #include "ctxscope/events.h"
 
 namespace ctxscope::gui {
 
-std::optional<quint64> RunController::startJob(protocol::Command command, quint64 id)
+std::optional<quint64> WorkerClient::startJob(protocol::Command command, quint64 id)
 {
     if (isBusy())
         return std::nullopt;
@@ -23,44 +23,44 @@ std::optional<quint64> RunController::startJob(protocol::Command command, quint6
     return id;
 }
 
-std::optional<quint64> RunController::startSweep(const SweepSpec& spec)
+std::optional<quint64> WorkerClient::startSweep(const SweepSpec& spec)
 {
     const quint64 id = m_nextId++;
     return startJob(protocol::SweepCommand { id, spec }, id);
 }
 
-std::optional<quint64> RunController::startMatrix(
+std::optional<quint64> WorkerClient::startMatrix(
     const std::string& bench, BenchMode mode, MatrixMode fill, const RunBudget& options)
 {
     const quint64 id = m_nextId++;
     return startJob(protocol::MatrixCommand { id, bench, mode, fill, options }, id);
 }
 
-std::optional<quint64> RunController::startLesson(const std::string& lesson, const RunBudget& options)
+std::optional<quint64> WorkerClient::startLesson(const std::string& lesson, const RunBudget& options)
 {
     const quint64 id = m_nextId++;
     return startJob(protocol::LessonCommand { id, lesson, options }, id);
 }
 
-std::optional<quint64> RunController::startSurvey(double budgetSeconds)
+std::optional<quint64> WorkerClient::startSurvey(double budgetSeconds)
 {
     const quint64 id = m_nextId++;
     return startJob(protocol::SurveyCommand { id, budgetSeconds }, id);
 }
 
-std::optional<quint64> RunController::startProcesses(double seconds)
+std::optional<quint64> WorkerClient::startProcesses(double seconds)
 {
     const quint64 id = m_nextId++;
     return startJob(protocol::ProcessesCommand { id, seconds }, id);
 }
 
-std::optional<quint64> RunController::startWatch(long pid, double intervalS, bool trace, std::size_t events)
+std::optional<quint64> WorkerClient::startWatch(long pid, double intervalS, bool trace, std::size_t events)
 {
     const quint64 id = m_nextId++;
     return startJob(protocol::WatchCommand { id, pid, intervalS, 0, trace, trace ? events : 0 }, id);
 }
 
-std::optional<quint64> RunController::pin(
+std::optional<quint64> WorkerClient::pin(
     long target, bool process, const std::vector<int>& cpus, KernelThreads kernelThreads)
 {
     if (m_state != State::Idle && m_state != State::Running)
@@ -71,7 +71,7 @@ std::optional<quint64> RunController::pin(
     return id;
 }
 
-bool RunController::handlePinAnswer(protocol::Event& event, quint64 id)
+bool WorkerClient::handlePinAnswer(protocol::Event& event, quint64 id)
 {
     if (!m_pins.count(id))
         return false;
@@ -85,7 +85,7 @@ bool RunController::handlePinAnswer(protocol::Event& event, quint64 id)
     return true;
 }
 
-void RunController::handleJobEvent(protocol::Event& event)
+void WorkerClient::handleJobEvent(protocol::Event& event)
 {
     const quint64 id = *m_running;
     if (auto* part = std::get_if<protocol::TraceEventsEvent>(&event)) {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-// RunController: one line of the worker stream into signals. The engine parses each line
+// WorkerClient: one line of the worker stream into signals. The engine parses each line
 // into a typed event (protocol::parseEvent); this file only routes them.
-#include "runcontroller.h"
+#include "workerclient.h"
 
 #include "ctxscope/events.h"
 #include "ctxscope/protocol.h"
@@ -19,7 +19,7 @@ QString preview(const QByteArray& line)
 
 } // namespace
 
-void RunController::handleLine(const QByteArray& line)
+void WorkerClient::handleLine(const QByteArray& line)
 {
     if (line.trimmed().isEmpty())
         return;
@@ -80,7 +80,7 @@ void RunController::handleLine(const QByteArray& line)
     }
 }
 
-void RunController::handleUnreadable(const protocol::EventError& unreadable, const QByteArray& line)
+void WorkerClient::handleUnreadable(const protocol::EventError& unreadable, const QByteArray& line)
 {
     using Kind = protocol::EventError::Kind;
     const QString why = QString::fromStdString(unreadable.message);

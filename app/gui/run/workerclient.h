@@ -32,7 +32,7 @@ namespace ctxscope::gui {
 // QProcess, sends run/cancel commands built by the engine's protocol, reads its NDJSON
 // stream as it arrives (readyRead, never blocking) and turns every line into a signal.
 // Results are immutable values shared with every view.
-class RunController : public QObject {
+class WorkerClient : public QObject {
     Q_OBJECT
 public:
     enum class State {
@@ -44,8 +44,8 @@ public:
     };
     Q_ENUM(State)
 
-    explicit RunController(QObject* parent = nullptr);
-    ~RunController() override; // asks the worker to quit, then kills it if it lingers
+    explicit WorkerClient(QObject* parent = nullptr);
+    ~WorkerClient() override; // asks the worker to quit, then kills it if it lingers
 
     // CTXSCOPE_CLI when set, else ctxscope-cli beside this executable (installed in one bin
     // directory) or in the build tree (build/<preset>/app/cli next to app/gui).
@@ -90,7 +90,7 @@ public:
     // Whether the worker may trace; nullopt before its hello (a traced run asked for then is
     // sent traced only if the hello allows it, else untraced).
     std::optional<bool> mayTrace() const;
-    // A working-set sweep or a placement matrix (runcontrollerjobs.cpp): like start(), one
+    // A working-set sweep or a placement matrix (workerclientjobs.cpp): like start(), one
     // job at a time; it ends with sweepFinished / matrixAvailable, or runFailed / runCancelled.
     std::optional<quint64> startSweep(const SweepSpec& spec);
     std::optional<quint64> startMatrix(
@@ -101,7 +101,7 @@ public:
     // The survey of the worker's machine (ctxscope-cli survey) within `budgetSeconds`:
     // surveyStepAvailable per run as it ends, then surveyFinished, which ends the job.
     std::optional<quint64> startSurvey(double budgetSeconds);
-    // Running programs (runcontrollerjobs.cpp): `processes` and `watch` are jobs like a run
+    // Running programs (workerclientjobs.cpp): `processes` and `watch` are jobs like a run
     // (one at a time, cancellable); a cancelled watch still ends with watchFinished.
     std::optional<quint64> startProcesses(double seconds);
     // `trace`: each thread's wake-ups from the scheduler's events too (watch --trace).
@@ -116,7 +116,7 @@ public:
     void cancel(); // the current run, if any
 
 signals:
-    void stateChanged(ctxscope::gui::RunController::State state);
+    void stateChanged(ctxscope::gui::WorkerClient::State state);
     void workerReady(const QString& description); // "ctxscope-cli 0.1.0, pid 1234"
     // The worker exited or could not start; with a run in progress runFailed comes first.
     void workerFailed(const QString& message);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "runstream.h"
+#include "streamrouter.h"
 
 #include "heatmapdata.h"
 #include "liveplot.h"
@@ -7,7 +7,7 @@
 #include "plotsview.h"
 #include "qcp.h"
 #include "runlabel.h"
-#include "runlauncher.h"
+#include "runmenu.h"
 #include "runoutcome.h"
 #include "runpanel.h"
 #include "sessionstore.h"
@@ -23,8 +23,8 @@
 
 namespace ctxscope::gui {
 
-RunStream::RunStream(
-    RunLauncher& launcher, PlotsView& plots, SessionViews& views, const std::optional<Topology>& topology)
+StreamRouter::StreamRouter(
+    RunMenu& launcher, PlotsView& plots, SessionViews& views, const std::optional<Topology>& topology)
     : QObject(&launcher)
     , m_launcher(launcher)
     , m_plots(plots)
@@ -34,49 +34,49 @@ RunStream::RunStream(
 {
     m_progressTimer->setSingleShot(true);
     m_progressTimer->setInterval(kProgressIntervalMs);
-    connect(m_progressTimer, &QTimer::timeout, this, &RunStream::showProgress);
+    connect(m_progressTimer, &QTimer::timeout, this, &StreamRouter::showProgress);
     connectRuns();
     connectJobs();
 }
 
-void RunStream::connectRuns()
+void StreamRouter::connectRuns()
 {
     // Queued: every view gets the stream from the event loop, never from inside the
     // controller's reading, and results arrive as immutable shared values.
     constexpr auto queued = Qt::QueuedConnection;
-    RunController* c = m_launcher.controller();
-    connect(c, &RunController::runStarted, this, &RunStream::onRunStarted, queued);
-    connect(c, &RunController::progress, this, &RunStream::onProgress, queued);
+    WorkerClient* c = m_launcher.controller();
+    connect(c, &WorkerClient::runStarted, this, &StreamRouter::onRunStarted, queued);
+    connect(c, &WorkerClient::progress, this, &StreamRouter::onProgress, queued);
     connect(
-        c, &RunController::samplesAvailable, this,
+        c, &WorkerClient::samplesAvailable, this,
         [this](quint64 id, int repetition, quint64, const QVector<double>& nsPerOp) {
             onSamples(id, repetition, nsPerOp);
         },
         queued);
-    connect(c, &RunController::traceEventsAvailable, this, &RunStream::onTraceEvents, queued);
-    connect(c, &RunController::resultAvailable, this, &RunStream::onResult, queued);
-    connect(c, &RunController::runFailed, this, &RunStream::onRunFailed, queued);
-    connect(c, &RunController::runCancelled, this, &RunStream::onRunCancelled, queued);
+    connect(c, &WorkerClient::traceEventsAvailable, this, &StreamRouter::onTraceEvents, queued);
+    connect(c, &WorkerClient::resultAvailable, this, &StreamRouter::onResult, queued);
+    connect(c, &WorkerClient::runFailed, this, &StreamRouter::onRunFailed, queued);
+    connect(c, &WorkerClient::runCancelled, this, &StreamRouter::onRunCancelled, queued);
 }
 
-void RunStream::showMessage(const QString& message, int ms) const
+void StreamRouter::showMessage(const QString& message, int ms) const
 {
     m_launcher.window()->statusBar()->showMessage(message, ms);
 }
 
-QString RunStream::serverName() const
+QString StreamRouter::serverName() const
 {
     const MachineLink& link = m_launcher.controller()->link();
     return link.isRemote() ? link.destination : QString();
 }
 
-QString RunStream::onServer() const
+QString StreamRouter::onServer() const
 {
     // A curve measured on a server says where, as its row does.
     return serverName().isEmpty() ? QString() : QStringLiteral(" · ") + serverName();
 }
 
-void RunStream::onRunStarted(quint64 id, const BenchSpec& spec)
+void StreamRouter::onRunStarted(quint64 id, const BenchSpec& spec)
 {
     std::optional<Relation> relation = spec.relation;
     std::vector<int> cpus = spec.cpus;
@@ -96,7 +96,7 @@ void RunStream::onRunStarted(quint64 id, const BenchSpec& spec)
     m_launcher.runBegan();
 }
 
-void RunStream::onProgress(quint64 id, const QString& stage, int repetition, int repetitions, double fraction)
+void StreamRouter::onProgress(quint64 id, const QString& stage, int repetition, int repetitions, double fraction)
 {
     // Queued: a job's last progress can come after its end (a whole lesson's, handled directly).
     if (m_launcher.controller()->runningId() != id)
@@ -112,21 +112,21 @@ void RunStream::onProgress(quint64 id, const QString& stage, int repetition, int
         m_progressTimer->start();
 }
 
-void RunStream::onSamples(quint64 id, int repetition, const QVector<double>& nsPerOp)
+void StreamRouter::onSamples(quint64 id, int repetition, const QVector<double>& nsPerOp)
 {
     if (m_launcher.controller()->runningId() == id)
         repetitionSeen(repetition);
     m_plots.livePlot()->addSamples(id, nsPerOp);
 }
 
-void RunStream::repetitionSeen(int repetition)
+void StreamRouter::repetitionSeen(int repetition)
 {
     if (repetition > m_repetition && m_repetition >= 0)
         m_plots.livePlot()->drawHeld();
     m_repetition = std::max(m_repetition, repetition);
 }
 
-void RunStream::showProgress()
+void StreamRouter::showProgress()
 {
     m_progressTimer->stop();
     // Nothing once the run has ended: its outcome is on show.
@@ -143,7 +143,7 @@ void RunStream::showProgress()
                                                : p.stage + QStringLiteral("…"));
 }
 
-void RunStream::onResult(quint64 id, std::shared_ptr<const RunResult> result)
+void StreamRouter::onResult(quint64 id, std::shared_ptr<const RunResult> result)
 {
     const QColor color = m_views.colorOf(id);
     const QString label = runLabel(*result) + onServer();
@@ -164,7 +164,7 @@ void RunStream::onResult(quint64 id, std::shared_ptr<const RunResult> result)
     m_launcher.runEnded(id, RunOutcome::Succeeded, QString());
 }
 
-void RunStream::onTraceEvents(quint64 id, std::shared_ptr<const protocol::TraceEventsEvent> part)
+void StreamRouter::onTraceEvents(quint64 id, std::shared_ptr<const protocol::TraceEventsEvent> part)
 {
     // The lines come in time order, each after the one before (`first` counts on): one that
     // does not follow on, or belongs to no run of ours, is not drawn.
@@ -182,14 +182,14 @@ void RunStream::onTraceEvents(quint64 id, std::shared_ptr<const protocol::TraceE
     window.recorded = part->recorded;
 }
 
-void RunStream::markUnfinished(quint64 id, const QString& how)
+void StreamRouter::markUnfinished(quint64 id, const QString& how)
 {
     m_plots.livePlot()->finishRun(id);
     if (QCPGraph* median = m_plots.livePlot()->medianGraph(id))
         median->setName(median->name() + QStringLiteral(" (") + how + QLatin1Char(')'));
 }
 
-void RunStream::onRunFailed(quint64 id, const QString& message)
+void StreamRouter::onRunFailed(quint64 id, const QString& message)
 {
     m_surveyRuns.erase(id);
     // A failed run has no result to name in a legend: the run panel and status bar say why.
@@ -200,7 +200,7 @@ void RunStream::onRunFailed(quint64 id, const QString& message)
     m_launcher.runEnded(id, RunOutcome::Failed, message);
 }
 
-void RunStream::onRunCancelled(quint64 id)
+void StreamRouter::onRunCancelled(quint64 id)
 {
     m_traceWindows.erase(id);
     m_surveyRuns.erase(id); // a cancelled survey makes no card: its runs were a part of it
@@ -210,15 +210,15 @@ void RunStream::onRunCancelled(quint64 id)
     m_launcher.runEnded(id, RunOutcome::Cancelled, tr("cancelled"));
 }
 
-void RunStream::connectJobs()
+void StreamRouter::connectJobs()
 {
-    RunController* c = m_launcher.controller();
+    WorkerClient* c = m_launcher.controller();
     SessionStore& store = m_views.store();
     // A lesson run whole in the worker (its phases and conclusion: LessonController).
-    connect(c, &RunController::lessonFinished, this, [this](quint64 id, std::shared_ptr<const LessonResult>) {
+    connect(c, &WorkerClient::lessonFinished, this, [this](quint64 id, std::shared_ptr<const LessonResult>) {
         jobEnded(id, tr("Lesson done: its conclusion is in the lesson panel."));
     });
-    connect(c, &RunController::sweepPointAvailable, this,
+    connect(c, &WorkerClient::sweepPointAvailable, this,
         [this, c, &store](quint64 id, std::shared_ptr<const WorkingSetPoint> point) {
             auto it = m_liveSweeps.find(id);
             if (it == m_liveSweeps.end()) {
@@ -236,7 +236,7 @@ void RunStream::connectJobs()
             m_launcher.status()->setRunProgress(
                 tr("Sweep: W = %1 done").arg(QString::fromStdString(formatBytes(point->wsBytes))));
         });
-    connect(c, &RunController::sweepFinished, this,
+    connect(c, &WorkerClient::sweepFinished, this,
         [this, &store](quint64 id, std::shared_ptr<const std::vector<CacheInfo>> caches) {
             if (const auto it = m_liveSweeps.find(id); it != m_liveSweeps.end()) {
                 if (it->second < store.sweeps().size()) { // not cleared while it ran
@@ -248,13 +248,13 @@ void RunStream::connectJobs()
             }
             jobEnded(id, tr("Sweep done: the cost per switch for each working set is in the Working set tab."));
         });
-    connect(c, &RunController::surveyStepAvailable, this,
+    connect(c, &WorkerClient::surveyStepAvailable, this,
         [this](quint64 id, std::shared_ptr<const RunResult> result) { m_surveyRuns[id].push_back(*result); });
-    connect(c, &RunController::surveyFinished, this,
+    connect(c, &WorkerClient::surveyFinished, this,
         [this](quint64 id, std::shared_ptr<const nlohmann::json> survey) { surveyEnded(id, *survey); });
-    connect(c, &RunController::matrixRunAvailable, this,
+    connect(c, &WorkerClient::matrixRunAvailable, this,
         [this](quint64 id, std::shared_ptr<const RunResult> result) { m_matrixRuns[id].push_back(*result); });
-    connect(c, &RunController::matrixAvailable, this,
+    connect(c, &WorkerClient::matrixAvailable, this,
         [this, c, &store](quint64 id, std::shared_ptr<const MatrixResult> measured) {
             auto matrix = std::make_shared<MatrixResult>(*measured);
             if (m_topology)
@@ -272,9 +272,9 @@ void RunStream::connectJobs()
         });
 }
 
-void RunStream::surveyEnded(quint64 id, const nlohmann::json& survey)
+void StreamRouter::surveyEnded(quint64 id, const nlohmann::json& survey)
 {
-    RunController* c = m_launcher.controller();
+    WorkerClient* c = m_launcher.controller();
     std::vector<RunResult> runs = std::move(m_surveyRuns[id]);
     m_surveyRuns.erase(id);
     const nlohmann::json& context = c->workerContext();
@@ -293,7 +293,7 @@ void RunStream::surveyEnded(quint64 id, const nlohmann::json& survey)
         tr("Survey done: %1 runs in the card \"%2\" (File → Compare machines… shows it).").arg(runs.size()).arg(label));
 }
 
-void RunStream::jobEnded(quint64 id, const QString& message)
+void StreamRouter::jobEnded(quint64 id, const QString& message)
 {
     m_launcher.panel()->runEnded(message, true);
     showMessage(message, 15000);

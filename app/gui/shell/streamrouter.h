@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include "runcontroller.h"
+#include "workerclient.h"
 
 #include "ctxscope/topology.h"
 #include "timelinedata.h"
@@ -19,22 +19,22 @@ class QTimer;
 namespace ctxscope::gui {
 
 class PlotsView;
-class RunLauncher;
+class RunMenu;
 class SessionViews;
 
 // The worker's stream, routed to the views: a run's live curve as its samples arrive, its
 // result into the session store, a sweep growing point by point, a matrix once measured,
-// and the end of each (to RunLauncher::runEnded) whether it succeeded, failed or was cancelled.
+// and the end of each (to RunMenu::runEnded) whether it succeeded, failed or was cancelled.
 // The worker sends progress every 20 ms; each shown repaints the run panel and the status bar,
 // so a new stage or repetition is shown at once and the fraction within one at most every
 // kProgressIntervalMs (on the quiet stage, not at all: nothing is drawn while a repetition
 // measures, and its end draws the live plot too).
-class RunStream : public QObject {
+class StreamRouter : public QObject {
     Q_OBJECT
 public:
     static constexpr int kProgressIntervalMs = 250;
 
-    RunStream(RunLauncher& launcher, PlotsView& plots, SessionViews& views, const std::optional<Topology>& topology);
+    StreamRouter(RunMenu& launcher, PlotsView& plots, SessionViews& views, const std::optional<Topology>& topology);
 
 private:
     QString serverName() const; // the server runs go to ("lab-3"), empty for this machine
@@ -57,7 +57,7 @@ private:
     void surveyEnded(quint64 id, const nlohmann::json& survey);
     void showMessage(const QString& message, int ms) const;
 
-    RunLauncher& m_launcher;
+    RunMenu& m_launcher;
     PlotsView& m_plots;
     SessionViews& m_views;
     const std::optional<Topology>& m_topology;
