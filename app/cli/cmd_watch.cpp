@@ -7,6 +7,7 @@
 
 #include "ctxscope/topology.h"
 #include "ctxscope/trace.h"
+#include "ctxscope/trace_session.h"
 #include "ctxscope/units.h"
 #include "ctxscope/version.h"
 #include "ctxscope/watch.h"

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "trace_options.h"
+#include "ctxscope/trace_session.h"
 
 #include <fmt/core.h>
 

@@ -8,6 +8,7 @@
 #include "ctxscope/survey.h"
 #include "ctxscope/sysinfo.h"
 #include "ctxscope/trace.h"
+#include "ctxscope/trace_session.h"
 
 #include "live_topology_test.h"
 

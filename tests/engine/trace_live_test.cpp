@@ -3,6 +3,7 @@
 // runs cut into hand-overs whose counts agree with getrusage, trace.dat read back by
 // libtracecmd, a traced watch's switch counts against the kernel's. As root (CI); skipped saying why where tracing is
 // not allowed.
+#include "ctxscope/trace_session.h"
 #include "ctxscope/traced_run.h"
 #include "live_topology_test.h"
 #include "trace/page_walk.h"

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "bytesticker.h"
+#include "durationlogticker.h"
 #include "durationticker.h"
 #include "plotdata.h"
 #include "switchratemeter.h"

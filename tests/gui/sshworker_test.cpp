@@ -9,6 +9,7 @@
 
 #include "ctxscope/topology.h"
 #include "ctxscope/trace.h"
+#include "ctxscope/trace_session.h"
 
 #include <QDir>
 #include <QElapsedTimer>

@@ -21,6 +21,7 @@
 #include "workerclient.h"
 
 #include "ctxscope/trace.h"
+#include "ctxscope/trace_session.h"
 
 #include <QCheckBox>
 #include <QFile>

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "distributionplot.h"
 
+#include "durationlogticker.h"
 #include "durationticker.h"
 #include "plotdata.h"
 #include "plotstyle.h"

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "liveplot.h"
 
+#include "durationlogticker.h"
 #include "durationticker.h"
 #include "plotstyle.h"
 

@@ -3,6 +3,7 @@
 
 #include "apppalette.h"
 #include "bytesticker.h"
+#include "durationlogticker.h"
 #include "durationticker.h"
 #include "qcp.h"
 

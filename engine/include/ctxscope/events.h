@@ -12,6 +12,7 @@
 #include "ctxscope/result.h"
 #include "ctxscope/sweep.h"
 #include "ctxscope/trace.h"
+#include "ctxscope/trace_session.h"
 #include "ctxscope/watch.h"
 #include "ctxscope/working_set.h"
 

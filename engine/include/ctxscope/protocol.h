@@ -11,6 +11,7 @@
 #include "ctxscope/survey.h"
 #include "ctxscope/sweep.h"
 #include "ctxscope/trace.h"
+#include "ctxscope/trace_session.h"
 
 #include <nlohmann/json.hpp>
 

@@ -5,6 +5,7 @@
 
 #include "ctxscope/expected.h"
 #include "ctxscope/trace.h"
+#include "ctxscope/trace_session.h"
 
 #include <nlohmann/json_fwd.hpp>
 

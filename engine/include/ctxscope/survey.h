@@ -28,6 +28,7 @@
 #include "ctxscope/placement.h"
 #include "ctxscope/result.h"
 #include "ctxscope/topology.h"
+#include "ctxscope/trace_session.h"
 #include "ctxscope/working_set.h"
 
 #include <nlohmann/json_fwd.hpp>

@@ -8,6 +8,7 @@
 #include "ctxscope/result.h"
 #include "ctxscope/runner.h"
 #include "ctxscope/topology.h"
+#include "ctxscope/trace_session.h"
 
 #include <nlohmann/json.hpp>
 

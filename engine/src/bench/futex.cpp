@@ -4,6 +4,7 @@
 // processes share the words through an anonymous shared mapping (no PRIVATE flag).
 #include "bench/kernel.h"
 #include "bench/working_set.h"
+#include "os/shared_mapping.h"
 #include "os/sys.h"
 
 #include <atomic>

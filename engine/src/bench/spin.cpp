@@ -8,6 +8,7 @@
 // the page by task 0's CPU (first touch), and the line's node and first toucher are reported.
 #include "bench/kernel.h"
 #include "bench/spin_wait.h"
+#include "os/shared_mapping.h"
 #include "os/sys.h"
 
 #include <atomic>

@@ -8,6 +8,7 @@
 // counts the tokens it received and how many of them it slept for.
 #include "bench/kernel.h"
 #include "bench/spin_wait.h"
+#include "os/shared_mapping.h"
 #include "os/sys.h"
 
 #include <atomic>

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "bench/working_set.h"
+#include "os/shared_mapping.h"
 
 #include "bench/barrier.h"
 #include "ctxscope/units.h"

@@ -5,6 +5,7 @@
 
 #include "ctxscope/bench.h"
 #include "ctxscope/expected.h"
+#include "os/shared_mapping.h"
 #include "os/sys.h"
 
 #include <cstdint>

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The lesson registry and the loop that runs a lesson's experiments.
 #include "ctxscope/lesson.h"
+#include "ctxscope/trace_session.h"
 
 #include "ctxscope/cache_check.h"
 #include "lesson/lesson_util.h"

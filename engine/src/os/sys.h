@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Small RAII wrappers around the OS handles the runner and the kernels use. Everything here
 // is safe in a forked child of a multithreaded parent (no allocation, no locks) except
-// errnoText, SharedMapping::create and numaMapsNode.
+// errnoText and numaMapsNode.
 #pragma once
 
 #include "ctxscope/expected.h"
@@ -55,35 +55,6 @@ public:
 
 private:
     int m_fd = -1;
-};
-
-// An anonymous MAP_SHARED mapping: visible to forked children, zero-filled, pages only
-// committed when touched (MAP_NORESERVE).
-class SharedMapping {
-public:
-    static Expected<SharedMapping> create(std::size_t bytes);
-    SharedMapping() = default;
-    SharedMapping(SharedMapping&& other) noexcept
-        : m_data(std::exchange(other.m_data, nullptr))
-        , m_size(std::exchange(other.m_size, 0))
-    {
-    }
-    SharedMapping& operator=(SharedMapping&& other) noexcept;
-    SharedMapping(const SharedMapping&) = delete;
-    SharedMapping& operator=(const SharedMapping&) = delete;
-    ~SharedMapping();
-
-    void* data() const { return m_data; }
-    std::size_t size() const { return m_size; }
-
-private:
-    SharedMapping(void* data, std::size_t size)
-        : m_data(data)
-        , m_size(size)
-    {
-    }
-    void* m_data = nullptr;
-    std::size_t m_size = 0;
 };
 
 // The NUMA node of the page holding `address` in this process, asked with move_pages(2) and no

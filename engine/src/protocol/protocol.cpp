@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "ctxscope/protocol.h"
+#include "ctxscope/trace_session.h"
 
 #include "ctxscope/events.h"
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The worker's commands, each run in the session's job thread with progress streamed.
 #include "protocol/worker_jobs.h"
+#include "ctxscope/trace_session.h"
 
 #include "ctxscope/thread_affinity.h"
 #include "ctxscope/traced_run.h"

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "runner/control.h"
+#include "os/shared_mapping.h"
 
 #include <new>
 

@@ -4,6 +4,7 @@
 // forked children use the same code. Everything below is safe in a forked child.
 #pragma once
 
+#include "os/shared_mapping.h"
 #include "os/sys.h"
 
 #include <atomic>

@@ -4,6 +4,7 @@
 
 #include "ctxscope/runner.h"
 #include "ctxscope/trace.h"
+#include "ctxscope/trace_session.h"
 #include "ctxscope/traced_run.h"
 #include "ctxscope/units.h"
 

@@ -4,6 +4,7 @@
 // pages are walked as the recording's header_page and header_event describe them
 // (page_walk.h).
 #include "ctxscope/trace.h"
+#include "ctxscope/trace_decoder.h"
 
 #include <fmt/core.h>
 

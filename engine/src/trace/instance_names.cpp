@@ -2,6 +2,7 @@
 #include "trace/instance_names.h"
 
 #include "ctxscope/trace.h"
+#include "ctxscope/trace_session.h"
 #include "os/procfs.h"
 #include "trace/tracefs_mount.h"
 

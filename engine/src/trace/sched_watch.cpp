@@ -5,6 +5,8 @@
 
 #include "ctxscope/topology.h"
 #include "ctxscope/trace.h"
+#include "ctxscope/trace_decoder.h"
+#include "ctxscope/trace_session.h"
 #include "os/clock_read.h"
 #include "os/procfs.h"
 #include "trace/sched_gather.h"

@@ -2,6 +2,7 @@
 // The private ftrace instance: made, set up and emptied through libtracefs; the global
 // instance's settings are only ever read (formats, headers, task names).
 #include "ctxscope/trace.h"
+#include "ctxscope/trace_session.h"
 
 #include "os/procfs.h"
 #include "trace/instance_names.h"

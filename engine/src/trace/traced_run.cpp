@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "ctxscope/traced_run.h"
+#include "ctxscope/trace_decoder.h"
+#include "ctxscope/trace_session.h"
 
 #include "ctxscope/sysinfo.h"
 #include "ctxscope/version.h"
