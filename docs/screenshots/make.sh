@@ -97,7 +97,7 @@ shot map-pus-2 --synthetic 'pack:1 core:1 pu:2'
 shot map-pus-8 --synthetic 'pack:1 l3:1 core:4 pu:2'
 shot map-pus-64 --synthetic 'pack:2 l3:2 core:8 pu:2'
 shot map-pus-1024 --synthetic 'pack:2 numa:2 l3:8 core:16 pu:2'
-# A real-shaped 384-PU server (issue 33: 24 packages, each a NUMA node of 8 cores x 2 PUs), as
+# A real-shaped 384-PU server (24 packages, each a NUMA node of 8 cores x 2 PUs), as
 # opened in the default window, then zoomed in where every level is labelled.
 server="$root/tests/fixtures/topology/good/xeon-24-packages-384pu.xml"
 shot map-server-384 --topology-xml "$server"

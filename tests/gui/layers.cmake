@@ -7,6 +7,7 @@
 # app/gui/<folder>/ is mapped to its folder; a quoted include of one of them is checked.
 # Fails naming the file, the line and the rule broken.
 # Run as: cmake -DGUI_SRC=<app/gui> -P layers.cmake
+include(${CMAKE_CURRENT_LIST_DIR}/../style/include_lines.cmake)
 if(NOT GUI_SRC)
     message(FATAL_ERROR "give -DGUI_SRC=<path to app/gui>")
 endif()
@@ -58,21 +59,11 @@ foreach(folder ${folders})
     file(GLOB files ${GUI_SRC}/${folder}/*.h ${GUI_SRC}/${folder}/*.cpp)
     foreach(f ${files})
         file(RELATIVE_PATH rel ${GUI_SRC} ${f})
-        file(READ ${f} rest)
-        set(lineno 1)
-        file(STRINGS ${f} includes REGEX "^[ \t]*#[ \t]*include[ \t]*\"")
-        foreach(line ${includes})
-            # The line's number: count the newlines before it (each include searched for
-            # after the one before, so that a repeated line gets its own number).
-            string(FIND "${rest}" "${line}" at)
-            string(SUBSTRING "${rest}" 0 ${at} before)
-            string(REGEX MATCHALL "\n" newlines "${before}")
-            list(LENGTH newlines count)
-            math(EXPR lineno "${lineno} + ${count}")
-            string(LENGTH "${line}" length)
-            math(EXPR after "${at} + ${length}")
-            string(SUBSTRING "${rest}" ${after} -1 rest)
-
+        include_lines(${f} entries)
+        foreach(entry ${entries})
+            string(REGEX MATCH "^([0-9]+):(.*)$" parts "${entry}")
+            set(lineno ${CMAKE_MATCH_1})
+            set(line "${CMAKE_MATCH_2}")
             string(REGEX REPLACE "^[^\"]*\"([^\"]*)\".*$" "\\1" included "${line}")
             if(included MATCHES "^ctxscope/")
                 continue() # the engine's public headers
