@@ -38,11 +38,14 @@ run_traced() { # OPS OUT, backgrounded: exec, so $! is ctxscope's PID
         >"$2" 2>&1
 }
 
-# The first mounts tracefs; the second starts while the first traces and outlives it.
+# The first mounts tracefs; the second starts while the first traces and outlives it: it traces
+# the most a trace holds, so that it still traces when the first has ended, the first's analysis
+# of its events included (seconds under a sanitizer). With fewer ops the second could finish
+# tracing first, and the first, then rightly the last user, unmounted.
 run_traced 150000 "$dir/first.txt" &
 first=$!
 traces "$first" || fail "the first traced run never traced: $(cat "$dir/first.txt")"
-run_traced 400000 "$dir/second.txt" &
+run_traced 1000000 "$dir/second.txt" &
 long=$!
 traces "$long" || fail "the second traced run never traced: $(cat "$dir/second.txt")"
 # Both trace at once (a second ctxscope never waits for the first to end).
