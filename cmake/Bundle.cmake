@@ -17,17 +17,6 @@ if(CTXSCOPE_BUNDLE)
     set(Boost_USE_STATIC_LIBS ON)
 endif()
 
-# GCC 12 with fmt header-only and the precompiled headers reports -Wstringop-overflow inside
-# libstdc++'s std::string operator+ (engine/src/lesson/lesson_util.cpp; the same file compiles
-# clean without the precompiled header): the false positive of GCC bug 105329's family that
-# cmake/Warnings.cmake already silences as -Wrestrict. Silenced in the bundle only.
-function(ctxscope_bundle_warnings)
-    if(CTXSCOPE_BUNDLE AND CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND CMAKE_CXX_COMPILER_VERSION VERSION_LESS 13)
-        target_compile_options(ctxscope_warnings INTERFACE -Wno-stringop-overflow)
-    endif()
-endfunction()
-ctxscope_bundle_warnings()
-
 # CTXSCOPE_FMT: the fmt target the engine and the CLI link.
 macro(ctxscope_bundle_fmt)
     if(CTXSCOPE_BUNDLE)
