@@ -63,13 +63,8 @@ std::string placementText(const RunResult& r)
     if (r.placement.relation == Relation::Unpinned)
         return "unpinned (ran on " + cpusSeenText(r) + ")";
     std::string cpus;
-    for (int c : r.placement.cpus) {
-        // Appended piece by piece: GCC 12 reports a false -Wstringop-overflow/-Warray-bounds on
-        // `"," + std::to_string(c)` when fmt is header-only and precompiled (the bundle preset).
-        if (!cpus.empty())
-            cpus += ',';
-        cpus += std::to_string(c);
-    }
+    for (int c : r.placement.cpus)
+        cpus += (cpus.empty() ? "" : ",") + std::to_string(c);
     return "CPUs " + cpus + " (" + std::string(toString(r.placement.relation)) + ")";
 }
 
