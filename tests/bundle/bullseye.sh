@@ -3,8 +3,11 @@
 # The portable bundle on an older system: a minimal Debian bullseye root (glibc 2.31,
 # debootstrap --variant=minbase, nothing else installed), /proc and /sys mounted, the bundle
 # copied into a temporary folder there and run with chroot: --version, sysinfo, a brief
-# `run futex --cpus 0,0` and `survey --budget 20`. Each must exit 0 and print what it should,
-# and nothing may be written in the root outside that folder.
+# `run futex --cpus 0,0` (as nobody: no root needed) and `survey --budget 20` (as root, so its
+# hand-over steps are traced). Each must exit 0 and print what it should, and nothing may be
+# written in the root outside that folder but the tracer's empty lock files in /run
+# (/run/ctxscope-tracefs-NS.lock and .decide, which every ctxscope on a machine shares; /run is a
+# tmpfs cleared at boot on a running system).
 #
 # usage: tests/bundle/bullseye.sh [BUNDLE]
 #   BUNDLE  the bundle to test (default: build it with `nice ./packaging/dev.sh bundle`, which
@@ -32,7 +35,7 @@ if [ $# -ge 1 ]; then
     bundle=$1
 else
     say "building the bundle (nice ./packaging/dev.sh bundle)"
-    bundle=$(nice -n 19 "$ROOT/packaging/dev.sh" bundle | tail -1)
+    bundle=$(nice -n 19 "$ROOT/packaging/dev.sh" bundle | tail -1) || fail "./packaging/dev.sh bundle failed"
 fi
 [ -x "$bundle" ] || fail "no bundle at '$bundle'"
 say "bundle: $bundle ($(stat -c %s "$bundle") bytes; ready after $(($(date +%s) - start)) s)"
@@ -77,6 +80,7 @@ cleanup() {
         mountpoint -q "$root/$m" && umount "$root/$m" 2>/dev/null || umount -l "$root/$m" 2>/dev/null || true
     done
     [ -n "$dir" ] && rm -rf --one-file-system "${root:?}$dir"
+    rm -f "${root:?}"/run/ctxscope-tracefs-* # the cached root stays as debootstrap left it
     return 0
 }
 trap cleanup EXIT
@@ -85,11 +89,13 @@ mount -t proc proc "$root/proc"
 mount --bind /sys "$root/sys"
 dir=$(chroot "$root" mktemp -d /tmp/ctxscope-bundle.XXXXXX)
 cp "$bundle" "$root$dir/ctxscope-cli"
+chmod 755 "$root$dir" # nobody runs it too
 stamp=$(mktemp)
 sleep 1 # file times have a second's grain on some file systems: what follows is newer
 
-in_root() { chroot "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C "$@"; }
-libc=$(in_root ldd --version | head -1)
+user=()
+in_root() { chroot "${user[@]}" "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C "$@"; }
+libc=$(in_root ldd --version | sed -n 1p)
 say "root: $libc; $(in_root dpkg-query -W -f='${Package}\n' | wc -l) packages (minbase), ctxscope nowhere but $dir"
 in_root sh -c 'command -v ctxscope-cli' >/dev/null && fail "the root has a ctxscope-cli of its own"
 
@@ -109,13 +115,18 @@ check() {
 }
 check version "^ctxscope-cli [0-9.]+ \(portable bundle, static\)" --version
 check sysinfo "kernel " sysinfo
-check run_futex "futex.*(ns|us)" run futex --cpus 0,0 --repetitions 3 --min-time 0.05
+user=(--userspec=65534:65534) # nobody
+check run_futex_as_nobody "futex +thread +0,0 +same-pu .*µs" run futex --cpus 0,0 --repetitions 3 --min-time 0.05
+user=()
 check survey "survey|card" survey --budget 20 --json "$dir/card.json"
 in_root test -s "$dir/card.json" || fail "survey wrote no card"
 grep -q '"survey"' "$root$dir/card.json" || fail "the card has no survey block"
 
 # Nothing written in the root outside the bundle's folder (/proc and /sys are not in it).
-written=$(find "$root" -xdev -newer "$stamp" ! -path "$root$dir" ! -path "$root$dir/*" -print 2>/dev/null | head -5)
+written=$(find "$root" -xdev -newer "$stamp" ! -path "$root$dir" ! -path "$root$dir/*" ! -path "$root/run" \
+    ! -path "$root/run/ctxscope-tracefs-*" -print 2>/dev/null | head -5)
+locks=$(cd "$root/run" && ls -d ctxscope-tracefs-* 2>/dev/null | tr '\n' ' ')
+[ -z "$locks" ] || say "the traced steps' lock files in /run: $locks"
 rm -f "$stamp"
 [ -z "$written" ] || fail "the bundle wrote outside its folder: $written"
 say "PASS: the bundle runs in bullseye ($libc) with nothing installed; $(($(date +%s) - start)) s in all"
