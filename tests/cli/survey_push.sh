@@ -24,6 +24,7 @@ wait_for() {
     return 1
 }
 nothing_left() { [ -z "$(new_dirs)" ] && [ -z "$(pushed_procs)" ]; }
+survey_runs() { [ -n "$(pushed_procs)" ]; }
 
 if [ "${1:-}" = "--inner" ]; then
     cli=$2 bundle=$3
@@ -73,7 +74,7 @@ EOF
     before=$(pushed_dirs)
     "$cli" survey --hosts lab-a --budget 60 --push "$bundle" --out "$dir/drop" >/dev/null 2>"$dir/err-drop" &
     local_cli=$!
-    wait_for 30 test -n "$(pushed_procs)" || fail "the pushed survey did not start: $(cat "$dir/err-drop")"
+    wait_for 30 survey_runs || fail "the pushed survey did not start: $(cat "$dir/err-drop")"
     [ -n "$(new_dirs)" ] || fail "no push directory while it runs"
     ssh_pid=$(pgrep -P "$local_cli" | head -1)
     [ -n "$ssh_pid" ] || fail "no local ssh under the CLI"
@@ -88,7 +89,7 @@ EOF
     before=$(pushed_dirs)
     "$cli" survey --hosts lab-a --budget 60 --push "$bundle" --out "$dir/int" >/dev/null 2>"$dir/err-int" &
     local_cli=$!
-    wait_for 30 test -n "$(pushed_procs)" || fail "the pushed survey did not start: $(cat "$dir/err-int")"
+    wait_for 30 survey_runs || fail "the pushed survey did not start: $(cat "$dir/err-int")"
     kill -INT "$local_cli"
     wait "$local_cli"
     code=$?
