@@ -130,16 +130,22 @@ std::string pushScript(const PushBundle& bundle, double budgetSeconds)
     // Its stdin is the bundle, then nothing until the local side closes it (the end, Ctrl-C, or
     // the connection dropped): the watcher (cat, on fd 3 since sh gives a background job
     // /dev/null as stdin) then stops the survey. The watcher writes nowhere, so that it cannot
-    // hold the session open.
+    // hold the session open. A temporary folder mounted noexec (hardened servers) cannot run
+    // it: then it moves to a private folder in $HOME, removed the same way.
     return fmt::format(R"(a=$(uname -m)
 if [ "$a" != {arch} ]; then echo "this host is $a and the bundle is for {arch}: not pushed there" >&2; exit 3; fi
 command -v sha256sum >/dev/null 2>&1 || {{ echo "this host has no sha256sum to check the bundle: not pushed there" >&2; exit 3; }}
+e=
 d=$(mktemp -d "${{TMPDIR:-/tmp}}/ctxscope-push.XXXXXX") || exit 3
-trap 'rm -rf "$d"' EXIT
+trap 'rm -rf "$d" ${{e:+"$e"}}' EXIT
 trap 'exit 130' HUP INT TERM PIPE
 head -c {size} >"$d/ctxscope-cli"
 echo "{sha}  $d/ctxscope-cli" | sha256sum -c --status || {{ echo "the bundle arrived damaged (its sha256 differs): not run" >&2; exit 3; }}
 chmod 700 "$d/ctxscope-cli"
+if ! "$d/ctxscope-cli" --version >/dev/null 2>&1; then
+  e=$(mktemp -d "$HOME/.ctxscope-push.XXXXXX") && mv "$d/ctxscope-cli" "$e/" && rm -rf "$d" && d=$e
+  "$d/ctxscope-cli" --version >/dev/null 2>&1 || {{ echo "the bundle cannot run from ${{TMPDIR:-/tmp}} or $HOME here (mounted noexec?): not run" >&2; exit 3; }}
+fi
 exec 3<&0
 "$d/ctxscope-cli" survey --budget {budget} --json - </dev/null 3<&- &
 p=$!

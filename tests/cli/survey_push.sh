@@ -5,6 +5,8 @@
 # are there) is copied to each host over the same ssh and run from a mktemp -d directory:
 # * lab-a and lab-b are surveyed from the pushed copy, with a PATH that has no ctxscope-cli;
 # * lab-arm, whose uname -m says aarch64, is refused with one sentence while the others go on;
+# * as root: lab-noexec, whose TMPDIR is a tmpfs mounted noexec, runs it from a private folder
+#   in $HOME instead, removed the same way;
 # * a dropped connection (the local ssh killed) and Ctrl-C leave nothing on the host: no
 #   directory and no process.
 # Exit 77 (skip) without sshd.
@@ -29,12 +31,12 @@ survey_runs() { [ -n "$(pushed_procs)" ]; }
 if [ "${1:-}" = "--inner" ]; then
     cli=$2 bundle=$3
     dir=$(mktemp -d /tmp/ctxscope-pushtest-XXXXXX)
-    trap 'rm -rf "$dir"' EXIT
+    trap 'mountpoint -q "$dir/noexec" && umount "$dir/noexec"; rm -rf "$dir"' EXIT
     # lab-a, lab-b and lab-arm are aliases of the loopback host. The ssh command below runs the
     # remote command with a PATH of the system's folders only (no ctxscope-cli in it), and for
     # lab-arm with a uname that says aarch64 first.
     block=$(sed -n '/^Host lab-server$/,$p' "$LOOPBACK_SSH_CONFIG")
-    for h in lab-a lab-b lab-arm; do echo "$block" | sed "s/^Host lab-server\$/Host $h/"; done >>"$LOOPBACK_SSH_CONFIG"
+    for h in lab-a lab-b lab-arm lab-noexec; do echo "$block" | sed "s/^Host lab-server\$/Host $h/"; done >>"$LOOPBACK_SSH_CONFIG"
     mkdir "$dir/arm"
     printf '#!/bin/sh\n[ "$1" = -m ] && echo aarch64 && exit 0\nexec /bin/uname "$@"\n' >"$dir/arm/uname"
     chmod +x "$dir/arm/uname"
@@ -44,6 +46,7 @@ if [ "${1:-}" = "--inner" ]; then
 args=("\$@"); n=\${#args[@]}; host=\${args[n-2]}; command=\${args[n-1]}
 path=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 [ "\$host" = lab-arm ] && path=$dir/arm:\$path
+[ "\$host" = lab-noexec ] && command="TMPDIR=$dir/noexec; export TMPDIR; \$command"
 exec ssh -F "$LOOPBACK_SSH_CONFIG" "\${args[@]:0:n-1}" "PATH=\$path; export PATH; \$command"
 EOF
     chmod +x "$dir/ssh"
@@ -69,6 +72,19 @@ EOF
     grep -q "2 of 3 hosts surveyed, 1 failed" "$dir/err" || fail "no summary line"
     wait_for 5 nothing_left || fail "left on the host after the survey: $(new_dirs) $(pushed_procs)"
     echo "ok: two hosts surveyed from the pushed bundle, lab-arm refused, nothing left"
+
+    # A TMPDIR mounted noexec (root only: it mounts a tmpfs): the bundle runs from $HOME instead.
+    if [ "$(id -u)" -eq 0 ]; then
+        mkdir "$dir/noexec" && mount -t tmpfs -o noexec,size=64m tmpfs "$dir/noexec" || fail "cannot mount a noexec tmpfs"
+        home_before=$(ls -d "$HOME"/.ctxscope-push.* 2>/dev/null)
+        "$cli" survey --hosts lab-noexec --budget 3 --push "$bundle" --out "$dir/noexec-cards" >/dev/null 2>"$dir/err-noexec" \
+            || fail "lab-noexec was not surveyed: $(cat "$dir/err-noexec")"
+        jq -e '.survey.suite_version >= 2' "$dir/noexec-cards/lab-noexec.json" >/dev/null || fail "no card for lab-noexec"
+        [ -z "$(ls -A "$dir/noexec")" ] || fail "left in the noexec TMPDIR: $(ls -A "$dir/noexec")"
+        [ "$(ls -d "$HOME"/.ctxscope-push.* 2>/dev/null)" = "$home_before" ] || fail "left in \$HOME: $(ls -d "$HOME"/.ctxscope-push.*)"
+        umount "$dir/noexec"
+        echo "ok: with TMPDIR mounted noexec, the bundle ran from \$HOME and nothing is left"
+    fi
 
     # A dropped connection: once the pushed survey runs, the local ssh is killed.
     before=$(pushed_dirs)
