@@ -25,6 +25,7 @@ PACKAGES=(
     desktop-file-utils appstream dpkg-dev file # validating desktop files, building the .deb
     libtracefs-dev libtraceevent-dev libtracecmd-dev trace-cmd # scheduler tracing; trace-cmd reads our trace.dat in tests
     ccache                                    # rebuilds of any checkout on a kept machine reuse objects
+    debootstrap                               # the bundle's test builds a minimal bullseye root (tests/bundle)
 )
 
 # Only for `dev.sh fuzz`: libFuzzer comes with clang, not GCC.
@@ -92,6 +93,25 @@ cmd_package() {
     say "a server measured over ssh needs only: sudo apt-get install ./$(ls build/release/ctxscope-cli_*.deb)"
 }
 
+# The portable bundle: ctxscope-cli linked statically (the bundle preset, cmake/Bundle.cmake),
+# one file that runs on any x86-64 Linux with nothing installed. Prints its path on stdout.
+cmd_bundle() {
+    install_deps
+    build bundle >&2
+    local version out
+    version=$(build/bundle/app/cli/ctxscope-cli --version | awk '{print $2}')
+    out=build/bundle/ctxscope-cli-$version-linux-x86_64
+    if readelf -l build/bundle/app/cli/ctxscope-cli | grep -q 'Requesting program interpreter'; then
+        say "build/bundle/app/cli/ctxscope-cli is not static (it names a program interpreter)"
+        return 1
+    fi
+    cp build/bundle/app/cli/ctxscope-cli "$out.tmp" && mv "$out.tmp" "$out"
+    (cd build/bundle && sha256sum "$(basename "$out")" >"$(basename "$out").sha256")
+    say "built $out: $(stat -c %s "$out") bytes, static, $("$out" --version)"
+    say "copy that one file to any x86-64 Linux (kernel 4.18 or newer) and run it; nothing to install"
+    echo "$ROOT/$out"
+}
+
 cmd_tsan() {
     install_deps
     build tsan
@@ -146,6 +166,8 @@ usage: packaging/dev.sh COMMAND [ARGS]
   tsan     build the tsan preset and run the engine tests under ThreadSanitizer
   fuzz     build the libFuzzer targets with clang (installs clang-14) and run each for
            CTXSCOPE_FUZZ_SECONDS (60) seconds; ARGS go to libFuzzer
+  bundle   build ctxscope-cli as one static file for any x86-64 Linux (the bundle preset):
+           build/bundle/ctxscope-cli-VERSION-linux-x86_64, its path printed on stdout
   package  build the release preset and two .debs (CPack; Depends from dpkg-shlibdeps):
            ctxscope-cli (no Qt: what a server installs) and ctxscope (the app, depends on it)
   deps     only install the missing Debian packages
@@ -160,6 +182,7 @@ test) shift; cmd_test "$@" ;;
 tsan) shift; cmd_tsan "$@" ;;
 fuzz) shift; cmd_fuzz "$@" ;;
 package) cmd_package ;;
+bundle) cmd_bundle ;;
 deps) install_deps ;;
 format) cmd_format ;;
 perf) cmd_perf ;;

@@ -28,6 +28,8 @@ struct SurveyOptions {
     std::string out = ".";
     int parallel = 0;
     std::string remoteCli = "ctxscope-cli";
+    CLI::Option* push = nullptr; // --push [FILE], given when its count is not 0
+    std::string pushFile; // empty: this executable, when it is the bundle
 };
 
 // Every host of --hosts and --hosts-file, in that order; the error when the file cannot be read.
@@ -48,6 +50,12 @@ int onHosts(const SurveyOptions& o)
     h.parallel = o.parallel;
     h.remoteCli = o.remoteCli;
     h.budgetSeconds = o.budget;
+    if (o.push->count() > 0) {
+        auto bundle = readPushBundle(o.pushFile);
+        if (!bundle)
+            return badInput(bundle.error().message);
+        h.push = std::move(*bundle);
+    }
     return surveyHosts(h);
 }
 
@@ -106,6 +114,8 @@ int run(const SurveyOptions& o)
             return badInput("--hosts writes one card per host into --out DIR: it takes neither --json nor --plan");
         return onHosts(o);
     }
+    if (o.push->count() > 0)
+        return badInput("--push copies the bundle to the hosts of --hosts or --hosts-file: name them");
     auto topology = Topology::loadLive();
     if (!topology)
         return badInput(topology.error().message);
@@ -188,7 +198,17 @@ Command addSurveyCommand(CLI::App& app)
     c.sub->add_option("--out", o.out, "Directory for the hosts' cards, HOST.json each")->capture_default_str();
     c.sub->add_option("--parallel", o.parallel, "Hosts surveyed at a time (0: all; each host measures only itself)")
         ->capture_default_str();
-    c.sub->add_option("--remote-cli", o.remoteCli, "The ctxscope-cli to run on the hosts")->capture_default_str();
+    auto* remoteCli = c.sub->add_option("--remote-cli", o.remoteCli, "The ctxscope-cli to run on the hosts");
+    remoteCli->capture_default_str();
+    o.push = c.sub
+                 ->add_option("--push", o.pushFile,
+                     "With --hosts: copy the portable bundle (this ctxscope-cli when it is the bundle, or FILE) over "
+                     "the same "
+                     "ssh to a mktemp -d directory on each host, check its sha256, run it there and remove it on every "
+                     "way "
+                     "out; a host of another architecture (uname -m) is refused")
+                 ->expected(0, 1)
+                 ->excludes(remoteCli);
     c.sub->footer("Compare cards with `ctxscope-cli compare A.json B.json`. Runs are never all pairs: one pair per "
                   "relation class (topology shows which).");
     return c.done(run);

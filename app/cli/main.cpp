@@ -24,7 +24,7 @@ int main(int argc, char** argv)
     CLI::App app { "ctxscope-cli: measure what a context switch costs on this machine, without a display.\n"
                    "CPU numbers are OS indices, as taskset uses them.",
         "ctxscope-cli" };
-    app.set_version_flag("--version", std::string("ctxscope-cli ") + ctxscope::kVersion);
+    app.set_version_flag("--version", std::string("ctxscope-cli ") + ctxscope::kVersion + ctxscope::kBuildNote);
     app.require_subcommand(1);
     app.footer("Exit status: 0 success, 1 a measurement failed, 2 bad input or usage, 130 interrupted.");
 

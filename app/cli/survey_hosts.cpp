@@ -24,6 +24,7 @@
 #include <spawn.h>
 #include <sstream>
 #include <sys/wait.h>
+#include <thread>
 #include <unistd.h>
 
 extern char** environ;
@@ -40,6 +41,8 @@ struct Job {
     std::string partial; // written while it runs
     pid_t pid = -1;
     int errFd = -1;
+    int inFd = -1; // with --push: ssh's stdin, the bundle and then held open until ssh ends
+    std::thread writer; // with --push: writes the bundle into inFd
     std::string pending; // stderr not yet ending in a newline
     std::string lastLine; // the last line it wrote on stderr: ssh's reason when it fails
     Clock::time_point start;
@@ -49,9 +52,24 @@ struct Job {
 
 double secondsSince(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
-// Starts the job's ssh with stdout into its partial card and stderr into a pipe; an error
+// Writes all of `bytes` to fd; stops at an error (ssh ended: the host said why on stderr).
+void writeAll(int fd, std::shared_ptr<const std::string> bytes)
+{
+    std::size_t done = 0;
+    while (done < bytes->size()) {
+        const ssize_t n = ::write(fd, bytes->data() + done, bytes->size() - done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return;
+        done += static_cast<std::size_t>(n);
+    }
+}
+
+// Starts the job's ssh with stdout into its partial card and stderr into a pipe, and with
+// --push (`push` set) its stdin from a pipe that a thread fills with the bundle; an error
 // message when it could not be started.
-std::string start(Job& job, const std::vector<std::string>& argv)
+std::string start(Job& job, const std::vector<std::string>& argv, const PushBundle* push)
 {
     const int out = ::open(job.partial.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (out < 0)
@@ -61,9 +79,19 @@ std::string start(Job& job, const std::vector<std::string>& argv)
         ::close(out);
         return fmt::format("no pipe: {}", std::strerror(errno));
     }
+    int inFds[2] = { -1, -1 };
+    if (push && ::pipe2(inFds, O_CLOEXEC) != 0) {
+        ::close(out);
+        ::close(pipeFds[0]);
+        ::close(pipeFds[1]);
+        return fmt::format("no pipe: {}", std::strerror(errno));
+    }
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+    if (push)
+        posix_spawn_file_actions_adddup2(&actions, inFds[0], 0);
+    else
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
     posix_spawn_file_actions_adddup2(&actions, out, 1);
     posix_spawn_file_actions_adddup2(&actions, pipeFds[1], 2);
     posix_spawnattr_t attributes;
@@ -75,6 +103,7 @@ std::string start(Job& job, const std::vector<std::string>& argv)
     sigemptyset(&stops);
     sigaddset(&stops, SIGINT);
     sigaddset(&stops, SIGTERM);
+    sigaddset(&stops, SIGPIPE); // ignored here while the bundle is written
     posix_spawnattr_setsigmask(&attributes, &none);
     posix_spawnattr_setsigdefault(&attributes, &stops);
     posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
@@ -87,11 +116,19 @@ std::string start(Job& job, const std::vector<std::string>& argv)
     posix_spawnattr_destroy(&attributes);
     ::close(out);
     ::close(pipeFds[1]);
+    if (push)
+        ::close(inFds[0]);
     if (spawned != 0) {
         ::close(pipeFds[0]);
+        if (push)
+            ::close(inFds[1]);
         return fmt::format("cannot run {}: {}", argv[0], std::strerror(spawned));
     }
     job.errFd = pipeFds[0];
+    if (push) {
+        job.inFd = inFds[1];
+        job.writer = std::thread(writeAll, job.inFd, push->bytes);
+    }
     job.start = Clock::now();
     return {};
 }
@@ -216,20 +253,35 @@ int surveyHosts(const HostsOptions& o)
                     + cardFileFor(hosts[i]));
     const char* env = std::getenv("CTXSCOPE_SSH_COMMAND");
     const std::string sshCommand = env ? env : "";
-    const std::string remote
-        = ssh::shellQuote(o.remoteCli) + fmt::format(" survey --budget {} --json -", o.budgetSeconds);
+    const PushBundle* push = o.push ? &*o.push : nullptr;
+    const std::string remote = push
+        ? "sh -c " + ssh::shellQuote(pushScript(*push, o.budgetSeconds))
+        : ssh::shellQuote(o.remoteCli) + fmt::format(" survey --budget {} --json -", o.budgetSeconds);
+    // A host that refused the bundle closes the pipe it is written into: an error, not a signal.
+    struct sigaction ignore { };
+    struct sigaction previous { };
+    ignore.sa_handler = SIG_IGN;
+    if (push)
+        ::sigaction(SIGPIPE, &ignore, &previous);
     const std::size_t parallel = o.parallel > 0 ? static_cast<std::size_t>(o.parallel) : hosts.size();
     fmt::print(stderr,
-        "ctxscope-cli: surveying {} host{}, {} at a time, each within {} (Ctrl-C keeps the finished "
+        "ctxscope-cli: surveying {} host{}, {} at a time, each within {}{} (Ctrl-C keeps the finished "
         "cards)\n",
         hosts.size(), hosts.size() == 1 ? "" : "s", std::min(parallel, hosts.size()),
-        formatDuration(o.budgetSeconds * 1e9));
+        formatDuration(o.budgetSeconds * 1e9),
+        push ? fmt::format(", pushing the {} bundle ({} bytes, sha256 {}) to a temporary directory on each", push->arch,
+            push->bytes->size(), push->sha256.substr(0, 12))
+             : std::string());
     InterruptScope interrupt;
     std::vector<Job> running;
     std::size_t next = 0;
     int succeeded = 0;
     int failed = 0;
     const auto finish = [&](Job& job) {
+        if (job.writer.joinable())
+            job.writer.join(); // ssh ended: the write is done or failed
+        if (job.inFd >= 0)
+            ::close(job.inFd);
         if (job.errFd >= 0)
             drain(job, true);
         std::string why;
@@ -260,7 +312,8 @@ int surveyHosts(const HostsOptions& o)
             job.card = (std::filesystem::path(o.outDir) / cardFileFor(job.host)).string();
             job.partial = job.card + ".part";
             fmt::print(stderr, "{}: started\n", job.host);
-            if (const std::string error = start(job, ssh::sshArguments(job.host, remote, sshCommand)); !error.empty()) {
+            if (const std::string error = start(job, ssh::sshArguments(job.host, remote, sshCommand), push);
+                !error.empty()) {
                 ++failed;
                 fmt::print(stderr, "{}: failed: {}\n", job.host, error);
                 continue;
@@ -293,6 +346,8 @@ int surveyHosts(const HostsOptions& o)
             }
         }
     }
+    if (push)
+        ::sigaction(SIGPIPE, &previous, nullptr);
     const int notStarted = static_cast<int>(hosts.size() - next);
     fmt::print(stderr, "ctxscope-cli: {} of {} host{} surveyed{}{}\n", succeeded, hosts.size(),
         hosts.size() == 1 ? "" : "s", failed ? fmt::format(", {} failed", failed) : std::string(),

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <sched.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
@@ -60,6 +61,21 @@ private:
     std::size_t m_size = 0;
 };
 
+// Closes the descriptors first..last. Kernels before 5.9 have no close_range (the portable
+// bundle runs on 4.18): there each is closed in turn, up to the descriptor limit.
+void closeRange(unsigned first, unsigned last) noexcept
+{
+    if (::close_range(first, last, 0) == 0)
+        return;
+    rlimit limit {};
+    unsigned top = 65535;
+    if (::getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY && limit.rlim_cur > 0)
+        top = static_cast<unsigned>(std::min<rlim_t>(limit.rlim_cur - 1, ~0U - 1));
+    top = std::min(top, last);
+    for (unsigned fd = first; fd <= top; ++fd)
+        ::close(static_cast<int>(fd));
+}
+
 // Closes every descriptor but stdin/out/err and `keep`, so a child holds only its own
 // pipe ends (and a pipe whose writers all died reads as EOF).
 void closeAllBut(std::span<int> keep) noexcept
@@ -71,10 +87,10 @@ void closeAllBut(std::span<int> keep) noexcept
             continue;
         const auto u = static_cast<unsigned>(fd);
         if (u > from)
-            ::close_range(from, u - 1, 0);
+            closeRange(from, u - 1);
         from = u + 1;
     }
-    ::close_range(from, ~0U, 0);
+    closeRange(from, ~0U);
 }
 
 [[noreturn]] void childMain(const LaunchPlan& plan, const CpuMask& mask, int index, pid_t parent) noexcept
