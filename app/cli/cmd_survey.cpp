@@ -51,7 +51,7 @@ int onHosts(const SurveyOptions& o)
     h.remoteCli = o.remoteCli;
     h.budgetSeconds = o.budget;
     if (o.push->count() > 0) {
-        auto bundle = readPushBundle(o.pushFile);
+        auto bundle = ssh::readPushBundle(o.pushFile);
         if (!bundle)
             return badInput(bundle.error().message);
         h.push = std::move(*bundle);

@@ -69,7 +69,7 @@ void writeAll(int fd, std::shared_ptr<const std::string> bytes)
 // Starts the job's ssh with stdout into its partial card and stderr into a pipe, and with
 // --push (`push` set) its stdin from a pipe that a thread fills with the bundle; an error
 // message when it could not be started.
-std::string start(Job& job, const std::vector<std::string>& argv, const PushBundle* push)
+std::string start(Job& job, const std::vector<std::string>& argv, const ssh::PushBundle* push)
 {
     const int out = ::open(job.partial.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (out < 0)
@@ -253,9 +253,11 @@ int surveyHosts(const HostsOptions& o)
                     + cardFileFor(hosts[i]));
     const char* env = std::getenv("CTXSCOPE_SSH_COMMAND");
     const std::string sshCommand = env ? env : "";
-    const PushBundle* push = o.push ? &*o.push : nullptr;
+    const ssh::PushBundle* push = o.push ? &*o.push : nullptr;
     const std::string remote = push
-        ? "sh -c " + ssh::shellQuote(pushScript(*push, o.budgetSeconds))
+        ? "sh -c "
+            + ssh::shellQuote(ssh::pushScript(
+                *push, fmt::format("survey --budget {} --json -", o.budgetSeconds), ssh::PushedStdin::Watched))
         : ssh::shellQuote(o.remoteCli) + fmt::format(" survey --budget {} --json -", o.budgetSeconds);
     // A host that refused the bundle closes the pipe it is written into: an error, not a signal.
     struct sigaction ignore { };

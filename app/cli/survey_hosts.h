@@ -3,7 +3,7 @@
 // host in a directory, each host's progress and failure (ssh's reason) as lines on stderr.
 #pragma once
 
-#include "bundle_push.h"
+#include "ctxscope/bundle_push.h"
 
 #include <optional>
 #include <string>
@@ -17,7 +17,7 @@ struct HostsOptions {
     int parallel = 0; // 0: every host at once
     std::string remoteCli = "ctxscope-cli";
     double budgetSeconds = 0;
-    std::optional<PushBundle> push; // --push: copied to each host and run there instead of remoteCli
+    std::optional<ssh::PushBundle> push; // --push: copied to each host and run there instead of remoteCli
 };
 
 // Why a destination cannot be one (ssh::hostProblem), as the CLI's sentence; none when it can.

@@ -3,6 +3,7 @@
 // (localsshd.h) through the system's ssh client: a run comes back as a result, and each bad
 // path (unknown host key, refused login, nothing listening, no CLI on the server, another
 // protocol version, a connection that stops answering) ends in its one sentence.
+#include "connectdialog.h"
 #include "localsshd.h"
 #include "machineconnect.h"
 #include "workerclient.h"
@@ -17,13 +18,17 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QLineEdit>
 #include <QProcess>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QTemporaryDir>
+#include <QTest>
 
 #include <gtest/gtest.h>
 
 #include <csignal>
+#include <functional>
 
 using namespace ctxscope;
 using namespace ctxscope::gui;
@@ -179,6 +184,121 @@ TEST_F(SshWorker, AConnectionThatStopsAnsweringIsReportedWithinTheKeepAliveTime)
     // ssh gives up after ServerAliveCountMax unanswered probes, ServerAliveInterval apart
     // (plus one interval before the first probe): the bound the issue names, with slack.
     EXPECT_LE(noticed.elapsed(), (kServerAliveIntervalS * (kServerAliveCountMax + 1) + 5) * 1000);
+}
+
+namespace {
+
+// A copy of this build's CLI without its debug information (hundreds of MB under ASan) in
+// `dir`: what the tests push, as the app pushes the portable bundle.
+QString strippedCli(const QTemporaryDir& dir)
+{
+    const QString copy = dir.filePath(QStringLiteral("ctxscope-cli-test-linux-x86_64"));
+    if (QProcess::execute(QStringLiteral("strip"),
+            { QStringLiteral("--strip-debug"), QStringLiteral("-o"), copy, QStringLiteral(CTXSCOPE_CLI_PATH) })
+        != 0)
+        return {};
+    return copy;
+}
+
+// The push folders on the loopback host (this machine's temporary folder).
+QStringList pushFolders()
+{
+    return QDir(qEnvironmentVariable("TMPDIR", QStringLiteral("/tmp")))
+        .entryList({ QStringLiteral("ctxscope-push.*") }, QDir::Dirs | QDir::NoDotAndDotDot);
+}
+
+bool waitFor(const std::function<bool()>& done, int ms)
+{
+    QElapsedTimer clock;
+    clock.start();
+    while (!done() && clock.elapsed() < ms)
+        QTest::qWait(50);
+    return done();
+}
+
+} // namespace
+
+TEST_F(SshWorker, AServerWithoutTheCliRunsTheCopiedBundleForTheSessionAndKeepsNothing)
+{
+    QTemporaryDir dir;
+    const QString copy = strippedCli(dir);
+    ASSERT_FALSE(copy.isEmpty()) << "strip failed";
+    const QStringList before = pushFolders();
+    WorkerClient controller;
+    const MachineLink missing { QStringLiteral("lab-test"), QStringLiteral("/nonexistent/ctxscope-cli") };
+    ASSERT_FALSE(connectMachine(controller, missing, 40'000).ok());
+    EXPECT_TRUE(controller.remoteCliMissing()) << "the shell's 127 is told apart from other failures";
+
+    auto bundle = ssh::readPushBundle(copy.toStdString());
+    ASSERT_TRUE(bundle) << bundle.error().message;
+    MachineLink pushed = missing;
+    pushed.push = std::make_shared<const ssh::PushBundle>(std::move(*bundle));
+    auto topology = connectMachine(controller, pushed, 60'000);
+    ASSERT_TRUE(topology.ok()) << topology.error().message;
+    EXPECT_FALSE(controller.remoteCliMissing());
+    QStringList during = pushFolders();
+    for (const QString& old : before)
+        during.removeAll(old);
+    ASSERT_EQ(during.size(), 1) << "the worker runs from one mktemp -d folder on the host";
+
+    // A run on the pushed worker comes back as a result.
+    QSignalSpy results(&controller, &WorkerClient::resultAvailable);
+    BenchSpec spec;
+    spec.bench = "syscall";
+    spec.cpus = { topology->allowedPus().front() };
+    spec.iterations = 2000;
+    spec.repetitions = 2;
+    ASSERT_TRUE(controller.start(spec).has_value());
+    ASSERT_TRUE(results.wait(60'000) || !results.isEmpty());
+
+    controller.stopWorker();
+    EXPECT_TRUE(waitFor([&] { return !pushFolders().contains(during.front()); }, 10'000))
+        << "the copy is removed when the session ends";
+
+    // A connection that drops (ssh killed): the host's side sees its stdin close and cleans up.
+    ASSERT_TRUE(connectMachine(controller, pushed, 60'000).ok());
+    QStringList again = pushFolders();
+    for (const QString& old : before)
+        again.removeAll(old);
+    ASSERT_EQ(again.size(), 1);
+    QProcess* ssh = nullptr;
+    for (QProcess* p : controller.findChildren<QProcess*>())
+        if (p->state() == QProcess::Running)
+            ssh = p;
+    ASSERT_NE(ssh, nullptr);
+    ASSERT_EQ(::kill(static_cast<pid_t>(ssh->processId()), SIGKILL), 0);
+    EXPECT_TRUE(waitFor([&] { return !pushFolders().contains(again.front()); }, 15'000))
+        << "left on the host after the connection dropped: " << again.front().toStdString();
+    controller.stopWorker();
+}
+
+TEST_F(SshWorker, TheConnectDialogOffersToCopyTheBundleOnlyWhenTheServerHasNoCli)
+{
+    QTemporaryDir dir;
+    const QString copy = strippedCli(dir);
+    ASSERT_FALSE(copy.isEmpty());
+    qputenv("CTXSCOPE_BUNDLE", copy.toUtf8());
+    WorkerClient controller;
+    ConnectDialog dialog(controller, {}, {}, QStringLiteral("/nonexistent/ctxscope-cli"));
+    QSignalSpy connected(&dialog, &ConnectDialog::connected);
+
+    dialog.hostField()->setText(QStringLiteral("lab-closed"));
+    dialog.connectToHost();
+    ASSERT_TRUE(waitFor([&] { return !dialog.isConnecting(); }, 40'000));
+    EXPECT_FALSE(dialog.pushButton()->isVisibleTo(&dialog)) << "a refused connection is not a missing CLI";
+
+    dialog.hostField()->setText(QStringLiteral("lab-test"));
+    dialog.connectToHost();
+    ASSERT_TRUE(waitFor([&] { return !dialog.isConnecting(); }, 40'000));
+    EXPECT_TRUE(dialog.pushButton()->isVisibleTo(&dialog)) << dialog.message().toStdString();
+    EXPECT_TRUE(dialog.message().contains(QStringLiteral("Copy this machine's portable ctxscope-cli")))
+        << dialog.message().toStdString();
+
+    dialog.pushButton()->click();
+    ASSERT_TRUE(connected.wait(60'000) || !connected.isEmpty()) << dialog.message().toStdString();
+    EXPECT_TRUE(controller.link().push != nullptr) << "the session runs the copied bundle";
+    controller.stopWorker();
+    qunsetenv("CTXSCOPE_BUNDLE");
 }
 
 TEST_F(SshWorker, ConnectingWaitsForTheHelloAndGivesTheServersTopologyOrTheSentence)

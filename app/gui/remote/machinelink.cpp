@@ -5,6 +5,7 @@
 
 #include <QCoreApplication>
 #include <QDir>
+#include <QFileInfo>
 #include <QProcess>
 #include <QRegularExpression>
 
@@ -39,12 +40,33 @@ QString shellQuote(const QString& word) { return QString::fromStdString(ssh::she
 
 WorkerCommand sshWorkerCommand(const MachineLink& link, const QString& sshCommand)
 {
-    const std::vector<std::string> words = ssh::sshArguments(link.destination.toStdString(),
-        ssh::shellQuote(link.remoteCli.toStdString()) + " worker", sshCommand.toStdString());
+    const std::string remote = link.push
+        ? "sh -c " + ssh::shellQuote(ssh::pushScript(*link.push, "worker", ssh::PushedStdin::Passed))
+        : ssh::shellQuote(link.remoteCli.toStdString()) + " worker";
+    const std::vector<std::string> words
+        = ssh::sshArguments(link.destination.toStdString(), remote, sshCommand.toStdString());
     WorkerCommand command { QString::fromStdString(words.front()), {} };
     for (auto word = words.begin() + 1; word != words.end(); ++word)
         command.arguments.append(QString::fromStdString(*word));
     return command;
+}
+
+std::optional<QString> findPushBundle()
+{
+    if (const QString named = qEnvironmentVariable("CTXSCOPE_BUNDLE"); !named.isEmpty())
+        return QFileInfo(named).isFile() ? std::optional<QString>(named) : std::nullopt;
+    // build/PRESET/app/gui/ctxscope: build/bundle is three folders up.
+    QDir dir(QCoreApplication::applicationDirPath());
+    for (int up = 0; up < 4 && dir.cdUp();) {
+        ++up;
+        const QDir bundles(dir.filePath(QStringLiteral("bundle")));
+        const QFileInfoList found = bundles.entryInfoList(
+            { QStringLiteral("ctxscope-cli-*-linux-*") }, QDir::Files | QDir::Executable, QDir::Time);
+        for (const QFileInfo& file : found)
+            if (!file.fileName().endsWith(QLatin1String(".sha256")) && !file.fileName().endsWith(QLatin1String(".tmp")))
+                return file.filePath();
+    }
+    return std::nullopt;
 }
 
 namespace {

@@ -59,6 +59,8 @@ QString explainRemoteExit(const MachineLink& link, int exitCode, const QString& 
         || says(stderrText, "Connection reset"))
         return tr("The connection to %1 dropped (%2). What was measured stays; reconnect to go on.")
             .arg(host, lastLine(stderrText));
+    if (link.push && exitCode == 3) // the pushed bundle's script refused: another architecture, damaged, noexec
+        return tr("%1: %2.").arg(host, lastLine(stderrText));
     if (exitCode == 127)
         return tr("%1 has no `%2` (the server's shell said: %3). Install the ctxscope-cli package there (`sudo "
                   "apt install ./ctxscope-cli_VERSION_amd64.deb`: no Qt, no display needed), or give the CLI's "

@@ -153,7 +153,10 @@ void WorkerClient::startWorker()
     m_reportedDeath = false;
     m_tracing.reset(); // this worker's hello says
     setState(State::Starting);
+    m_remoteCliMissing = false;
     m_process->start(m_program, m_arguments);
+    if (m_link.push) // the host's script reads the bundle first, then hands the rest to the worker
+        m_process->write(m_link.push->bytes->data(), static_cast<qint64>(m_link.push->bytes->size()));
     m_workerPid = m_process->processId();
     m_processPid = m_workerPid;
 }
@@ -317,6 +320,7 @@ void WorkerClient::readErrors()
 void WorkerClient::processFinished(int exitCode, QProcess::ExitStatus status)
 {
     readErrors();
+    m_remoteCliMissing = status == QProcess::NormalExit && m_link.isRemote() && !m_link.push && exitCode == 127;
     if (status == QProcess::NormalExit && m_link.isRemote()) {
         const QString explained = explainRemoteExit(m_link, exitCode, m_stderrTail);
         if (!explained.isEmpty()) {

@@ -56,6 +56,9 @@ public:
     // or a server through ssh ($CTXSCOPE_SSH_COMMAND or `ssh`). Takes effect at the next start.
     void setLink(const MachineLink& link);
     const MachineLink& link() const { return m_link; }
+    // The last worker ended because the server has no such CLI (its shell's 127): a portable
+    // bundle could be pushed there instead (MachineLink::push).
+    bool remoteCliMissing() const { return m_remoteCliMissing; }
     // The CPUs the worker may use (the affinity this app started with), so that the GUI
     // narrowing its own threads away from the measured PUs never narrows the worker's.
     void setWorkerCpus(std::vector<int> cpus) { m_workerCpus = std::move(cpus); }
@@ -194,6 +197,7 @@ private:
     std::optional<protocol::Command> m_pendingJob; // a sweep or matrix waiting the same way
     quint64 m_pendingId = 0;
     bool m_reportedDeath = false;
+    bool m_remoteCliMissing = false;
 };
 
 } // namespace ctxscope::gui

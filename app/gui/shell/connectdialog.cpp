@@ -3,7 +3,10 @@
 
 #include "workerclient.h"
 
+#include "ctxscope/units.h"
+
 #include <QDialogButtonBox>
+#include <QFileInfo>
 #include <QFormLayout>
 #include <QLabel>
 #include <QLayout>
@@ -75,9 +78,15 @@ ConnectDialog::ConnectDialog(WorkerClient& controller, const QStringList& recent
     m_connect = buttons->addButton(tr("&Connect"), QDialogButtonBox::AcceptRole);
     m_cancel = buttons->addButton(QDialogButtonBox::Cancel);
     m_connect->setDefault(true);
+    m_push = buttons->addButton(tr("C&opy it for this session"), QDialogButtonBox::ActionRole);
+    m_push->setToolTip(tr("Copy this machine's portable ctxscope-cli (one static file) over the same ssh to a private "
+                          "temporary folder on the server, check its SHA-256, run it there, and remove it when the "
+                          "session ends or the connection drops. Nothing is installed."));
+    m_push->hide();
     layout->addWidget(buttons);
 
     connect(m_connect, &QPushButton::clicked, this, &ConnectDialog::connectToHost);
+    connect(m_push, &QPushButton::clicked, this, &ConnectDialog::connectWithBundle);
     connect(m_cancel, &QPushButton::clicked, this, &ConnectDialog::reject);
     connect(m_hosts, &QListWidget::itemClicked, this, [this](QListWidgetItem* item) {
         if (const QString host = item->data(kHostRole).toString(); !host.isEmpty())
@@ -91,7 +100,7 @@ ConnectDialog::ConnectDialog(WorkerClient& controller, const QStringList& recent
     });
     connect(m_connector, &MachineConnector::failed, this, [this](const QString& why) {
         setBusy(false);
-        say(why, true);
+        offerBundle(why);
     });
     connect(m_connector, &MachineConnector::connected, this, [this](const Topology& topology) {
         setBusy(false);
@@ -102,12 +111,55 @@ ConnectDialog::ConnectDialog(WorkerClient& controller, const QStringList& recent
     resize(520, sizeHint().height());
 }
 
-void ConnectDialog::connectToHost()
+void ConnectDialog::offerBundle(const QString& why)
+{
+    m_bundle.clear();
+    m_push->hide();
+    if (!m_controller.remoteCliMissing()) {
+        say(why, true);
+        return;
+    }
+    const auto bundle = findPushBundle();
+    if (!bundle) {
+        say(why
+                + tr(" Or copy a portable ctxscope-cli there for this session: build it here with "
+                     "`./packaging/dev.sh bundle` and start the app with CTXSCOPE_BUNDLE set to its path."),
+            true);
+        return;
+    }
+    m_bundle = *bundle;
+    say(tr("%1 has no `%2`. Copy this machine's portable ctxscope-cli (%3, %4) to a private temporary folder "
+           "there for this session? It is checked, run from there and removed when the session ends; nothing is "
+           "installed.")
+            .arg(m_host->text().trimmed(), m_cli->text().trimmed(), QFileInfo(m_bundle).fileName(),
+                QString::fromStdString(formatBytes(static_cast<std::uint64_t>(QFileInfo(m_bundle).size())))),
+        true);
+    m_push->show();
+    m_push->setDefault(true);
+}
+
+void ConnectDialog::connectWithBundle()
+{
+    if (m_bundle.isEmpty() || isConnecting())
+        return;
+    auto bundle = ssh::readPushBundle(m_bundle.toStdString());
+    if (!bundle) {
+        say(QString::fromStdString(bundle.error().message), true);
+        return;
+    }
+    connectTo(std::make_shared<const ssh::PushBundle>(std::move(*bundle)));
+}
+
+void ConnectDialog::connectToHost() { connectTo(nullptr); }
+
+void ConnectDialog::connectTo(std::shared_ptr<const ssh::PushBundle> push)
 {
     if (isConnecting())
         return;
+    m_push->hide();
+    m_connect->setDefault(true);
     const MachineLink link { m_host->text().trimmed(),
-        m_cli->text().trimmed().isEmpty() ? QStringLiteral("ctxscope-cli") : m_cli->text().trimmed() };
+        m_cli->text().trimmed().isEmpty() ? QStringLiteral("ctxscope-cli") : m_cli->text().trimmed(), std::move(push) };
     if (const auto problem = destinationProblem(link.destination)) {
         say(*problem, true);
         return;
@@ -117,7 +169,9 @@ void ConnectDialog::connectToHost()
         return;
     }
     setBusy(true);
-    say(tr("Connecting to %1… (ssh gives up on a host that does not answer after %2 s)")
+    say((link.push ? tr("Copying ctxscope-cli to %1 and connecting… (ssh gives up on a host that does not answer "
+                        "after %2 s)")
+                   : tr("Connecting to %1… (ssh gives up on a host that does not answer after %2 s)"))
             .arg(link.destination)
             .arg(kConnectTimeoutS),
         false);

@@ -9,6 +9,8 @@
 #include <QDialog>
 #include <QStringList>
 
+#include <memory>
+
 class QLabel;
 class QLineEdit;
 class QListWidget;
@@ -32,6 +34,9 @@ public:
 
     // What Connect does: refused with a sentence when the host is not one or a run is on.
     void connectToHost();
+    // What "Copy it for this session" does, offered when the server has no such CLI and this
+    // machine has a portable bundle (findPushBundle): connects with that bundle pushed.
+    void connectWithBundle();
     bool isConnecting() const;
 
     QLineEdit* hostField() const { return m_host; }
@@ -39,6 +44,7 @@ public:
     QListWidget* hostList() const { return m_hosts; }
     QPushButton* connectButton() const { return m_connect; }
     QPushButton* cancelButton() const { return m_cancel; }
+    QPushButton* pushButton() const { return m_push; } // shown only when a bundle can be offered
     QString message() const; // the sentence on show: waiting, failed, or empty
     QLabel* messageLabel() const { return m_message; }
 
@@ -51,6 +57,9 @@ signals:
 
 private:
     void setBusy(bool busy);
+    void connectTo(std::shared_ptr<const ssh::PushBundle> push);
+    // A failure in words, and where the server has no CLI, the offer to copy this machine's bundle.
+    void offerBundle(const QString& why);
     void say(const QString& text, bool failure);
 
     WorkerClient& m_controller;
@@ -62,6 +71,8 @@ private:
     QLabel* m_message = nullptr;
     QPushButton* m_connect = nullptr;
     QPushButton* m_cancel = nullptr;
+    QPushButton* m_push = nullptr;
+    QString m_bundle; // the bundle offered, when m_push shows
 };
 
 } // namespace ctxscope::gui

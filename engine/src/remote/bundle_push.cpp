@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "bundle_push.h"
+#include "ctxscope/bundle_push.h"
 
 #include "ctxscope/version.h"
 
@@ -11,7 +11,7 @@
 #include <fstream>
 #include <iterator>
 
-namespace ctxscope::cli {
+namespace ctxscope::ssh {
 
 namespace {
 
@@ -125,13 +125,29 @@ Expected<PushBundle> readPushBundle(const std::string& path)
     return bundle;
 }
 
-std::string pushScript(const PushBundle& bundle, double budgetSeconds)
+std::string pushScript(const PushBundle& bundle, const std::string& arguments, PushedStdin stdinUse)
 {
-    // Its stdin is the bundle, then nothing until the local side closes it (the end, Ctrl-C, or
-    // the connection dropped): the watcher (cat, on fd 3 since sh gives a background job
-    // /dev/null as stdin) then stops the survey. The watcher writes nowhere, so that it cannot
-    // hold the session open. A temporary folder mounted noexec (hardened servers) cannot run
-    // it: then it moves to a private folder in $HOME, removed the same way.
+    // Its stdin is the bundle, then either nothing until the local side closes it (the end,
+    // Ctrl-C, or the connection dropped), when a watcher (cat, on fd 3 since sh gives a
+    // background job /dev/null as stdin) stops the CLI; or the commands the CLI itself reads
+    // (the worker), which ends at their end. The watcher writes nowhere, so that it cannot hold
+    // the session open. A temporary folder mounted noexec (hardened servers) cannot run it:
+    // then it moves to a private folder in $HOME, removed the same way.
+    constexpr const char* kWatched = R"(exec 3<&0
+"$d/ctxscope-cli" {args} </dev/null 3<&- &
+p=$!
+(cat <&3 >/dev/null; kill $p) >/dev/null 2>&1 &
+w=$!
+wait $p
+r=$?
+kill $w 2>/dev/null
+exit $r
+)";
+    constexpr const char* kPassed = R"("$d/ctxscope-cli" {args}
+exit $?
+)";
+    const std::string run
+        = fmt::format(fmt::runtime(stdinUse == PushedStdin::Watched ? kWatched : kPassed), fmt::arg("args", arguments));
     return fmt::format(R"(a=$(uname -m)
 if [ "$a" != {arch} ]; then echo "this host is $a and the bundle is for {arch}: not pushed there" >&2; exit 3; fi
 command -v sha256sum >/dev/null 2>&1 || {{ echo "this host has no sha256sum to check the bundle: not pushed there" >&2; exit 3; }}
@@ -142,22 +158,13 @@ trap 'exit 130' HUP INT TERM PIPE
 head -c {size} >"$d/ctxscope-cli"
 echo "{sha}  $d/ctxscope-cli" | sha256sum -c --status || {{ echo "the bundle arrived damaged (its sha256 differs): not run" >&2; exit 3; }}
 chmod 700 "$d/ctxscope-cli"
-if ! "$d/ctxscope-cli" --version >/dev/null 2>&1; then
+if ! "$d/ctxscope-cli" --version >/dev/null 2>&1 </dev/null; then
   e=$(mktemp -d "$HOME/.ctxscope-push.XXXXXX") && mv "$d/ctxscope-cli" "$e/" && rm -rf "$d" && d=$e
-  "$d/ctxscope-cli" --version >/dev/null 2>&1 || {{ echo "the bundle cannot run from ${{TMPDIR:-/tmp}} or $HOME here (mounted noexec?): not run" >&2; exit 3; }}
+  "$d/ctxscope-cli" --version >/dev/null 2>&1 </dev/null || {{ echo "the bundle cannot run from ${{TMPDIR:-/tmp}} or $HOME here (mounted noexec?): not run" >&2; exit 3; }}
 fi
-exec 3<&0
-"$d/ctxscope-cli" survey --budget {budget} --json - </dev/null 3<&- &
-p=$!
-(cat <&3 >/dev/null; kill $p) >/dev/null 2>&1 &
-w=$!
-wait $p
-r=$?
-kill $w 2>/dev/null
-exit $r
-)",
+{run})",
         fmt::arg("arch", bundle.arch), fmt::arg("size", bundle.bytes->size()), fmt::arg("sha", bundle.sha256),
-        fmt::arg("budget", budgetSeconds));
+        fmt::arg("run", run));
 }
 
-} // namespace ctxscope::cli
+} // namespace ctxscope::ssh
