@@ -1,0 +1,437 @@
+// SPDX-License-Identifier: MIT
+// The BPF backend of a watch (SchedWatch::openBpf): the programs of sched_watch.bpf.c count
+// into maps, and each drain reads the maps whole (one batched read each) and takes the
+// differences from the last. No event reaches user space; no /proc file is read per thread.
+#include "ctxscope/placement.h"
+#include "ctxscope/sched_watch.h"
+#include "ctxscope/topology.h"
+
+#include "trace/sched_figures.h"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdarg>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <map>
+#include <set>
+#include <string>
+#include <tuple>
+#include <unistd.h>
+
+#ifdef CTXSCOPE_HAVE_BPF
+#include "bpf/sched_maps.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include <sched_watch.skel.h>
+#endif
+
+namespace ctxscope {
+
+std::string_view toString(SchedBackend backend)
+{
+    switch (backend) {
+    case SchedBackend::Bpf:
+        return "bpf";
+    case SchedBackend::Ftrace:
+        return "ftrace";
+    case SchedBackend::Proc:
+        return "proc";
+    }
+    return "proc";
+}
+
+std::optional<SchedBackend> schedBackendFrom(std::string_view name)
+{
+    for (const auto b : { SchedBackend::Bpf, SchedBackend::Ftrace, SchedBackend::Proc })
+        if (name == toString(b))
+            return b;
+    return std::nullopt;
+}
+
+namespace {
+
+// Whether this process holds capability `bit` (/proc/self/status's CapEff).
+bool hasCapability(int bit)
+{
+    std::ifstream status("/proc/self/status");
+    std::string line;
+    while (std::getline(status, line))
+        if (line.rfind("CapEff:", 0) == 0) {
+            const unsigned long long caps = std::strtoull(line.c_str() + 7, nullptr, 16);
+            return ((caps >> bit) & 1ULL) != 0;
+        }
+    return false;
+}
+
+} // namespace
+
+std::string bpfUnavailable()
+{
+#ifndef CTXSCOPE_HAVE_BPF
+    return "this ctxscope-cli was built without BPF (no clang, bpftool or libbpf at build time)";
+#else
+    if (::access("/sys/kernel/btf/vmlinux", R_OK) != 0)
+        return "this kernel has no BTF (/sys/kernel/btf/vmlinux), which the BPF backend needs";
+    constexpr int kCapSysAdmin = 21;
+    constexpr int kCapPerfmon = 38;
+    constexpr int kCapBpf = 39;
+    if (!hasCapability(kCapSysAdmin) && !(hasCapability(kCapBpf) && hasCapability(kCapPerfmon)))
+        return "the BPF backend needs CAP_BPF and CAP_PERFMON (or root), which this process does not have";
+    return {};
+#endif
+}
+
+#ifndef CTXSCOPE_HAVE_BPF
+
+Expected<std::unique_ptr<SchedWatch>> SchedWatch::openBpf(long) { return makeError(bpfUnavailable()); }
+
+#else
+
+namespace {
+
+std::uint64_t monotonicNs()
+{
+    timespec ts {};
+    ::clock_gettime(CLOCK_MONOTONIC, &ts);
+    return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000ULL + static_cast<std::uint64_t>(ts.tv_nsec);
+}
+
+// A whole hash map in as few system calls as its size allows (bpf_map_lookup_batch), into
+// buffers kept from read to read.
+template <typename K, typename V> Status readMap(int fd, std::size_t most, std::vector<K>& keys, std::vector<V>& values)
+{
+    keys.resize(most);
+    values.resize(most);
+    std::size_t got = 0;
+    std::uint64_t batch = 0;
+    bool first = true;
+    LIBBPF_OPTS(bpf_map_batch_opts, opts);
+    while (got < most) {
+        auto count = static_cast<__u32>(most - got);
+        const int err = bpf_map_lookup_batch(
+            fd, first ? nullptr : &batch, &batch, keys.data() + got, values.data() + got, &count, &opts);
+        got += count;
+        first = false;
+        if (err != 0) {
+            if (errno == ENOENT)
+                break;
+            return makeError(fmt::format("could not read a BPF map: {}", std::strerror(errno)));
+        }
+    }
+    keys.resize(got);
+    values.resize(got);
+    return {};
+}
+
+// The letter ps gives a task that left a CPU in `state` (prev_state | exit_state).
+char stateLetter(std::uint32_t state)
+{
+    constexpr std::uint32_t kTaskIdle = 0x402; // TASK_UNINTERRUPTIBLE | TASK_NOLOAD
+    if ((state & kTaskIdle) == kTaskIdle)
+        return 'I';
+    constexpr std::string_view kLetters = "SDTtXZP";
+    for (std::size_t bit = 0; bit < kLetters.size(); ++bit)
+        if ((state & (1U << bit)) != 0)
+            return kLetters[bit];
+    if ((state & 0x80U) != 0) // TASK_DEAD
+        return 'X';
+    return state == 0 ? 'R' : 'D';
+}
+
+// Its run time up to `atNs`, a run in progress included.
+std::uint64_t runSoFar(const ctxscope_thread& t, std::uint64_t atNs)
+{
+    const bool running = (t.flags & CTXSCOPE_RUNNING) != 0 && atNs > t.running_since;
+    return t.run_ns + (running ? atNs - t.running_since : 0);
+}
+
+using PeerKey = std::pair<std::uint32_t, std::uint32_t>;
+using MoveKey = std::tuple<std::uint32_t, std::uint16_t, std::uint16_t>;
+
+struct PeerCount {
+    std::uint64_t count = 0;
+    std::string name;
+};
+
+class BpfSchedWatch final : public SchedWatch {
+public:
+    BpfSchedWatch(ctxscope_sched* skel, std::optional<Topology> topology)
+        : m_skel(skel)
+        , m_topology(std::move(topology))
+    {
+    }
+    ~BpfSchedWatch() override { ctxscope_sched__destroy(m_skel); }
+    BpfSchedWatch(const BpfSchedWatch&) = delete;
+    BpfSchedWatch& operator=(const BpfSchedWatch&) = delete;
+
+    SchedBackend backend() const override { return SchedBackend::Bpf; }
+
+    // The programs filter on the process: a new thread is counted from its first event.
+    Status follow(const std::vector<long>&) override { return {}; }
+
+    Status countFrom(std::uint64_t monoNs) override
+    {
+        if (Status s = readAll(); !s)
+            return s;
+        m_base = m_now;
+        m_last = m_now;
+        m_lastWakers = m_wakersNow;
+        m_lastPreemptors = m_preemptorsNow;
+        m_lastMoves = m_movesNow;
+        m_fromNs = monoNs;
+        m_drainedNs = monoNs;
+        m_lostLast = m_skel->bss->lost;
+        return {};
+    }
+
+    // Nothing to move: the maps hold counts, not events, and cannot overflow between drains.
+    Expected<double> pump() override { return 0.0; }
+
+    Expected<std::map<long, ThreadSched>> drain(std::uint64_t untilMonoNs) override
+    {
+        if (Status s = readAll(); !s)
+            return s.error();
+        m_drainedNs = std::min(untilMonoNs, monotonicNs());
+        const std::uint64_t lostNow = m_skel->bss->lost;
+        const std::uint64_t lost = lostNow - std::min(lostNow, m_lostLast);
+        m_lostLast = lostNow;
+        std::map<long, ThreadSched> out;
+        const ctxscope_thread zero {};
+        for (const auto& [tid, now] : m_now) {
+            const auto was = m_last.find(tid);
+            const ctxscope_thread& before = was != m_last.end() ? was->second : zero;
+            if (now.switch_ins == before.switch_ins && now.waits == before.waits && now.voluntary == before.voluntary
+                && now.involuntary == before.involuntary)
+                continue;
+            ThreadSched s;
+            s.unrecordedSwitchIns = now.unrecorded - before.unrecorded;
+            s.switchIns = now.switch_ins - before.switch_ins - s.unrecordedSwitchIns;
+            s.lostEvents = lost;
+            WakeLatency& w = s.wake;
+            w.fromBins = true;
+            w.count = now.waits - before.waits;
+            std::size_t used = 0;
+            for (std::size_t i = 0; i < CTXSCOPE_LOG2_BINS; ++i)
+                if (now.hist[i] != before.hist[i])
+                    used = i + 1;
+            w.log2Hist.resize(used);
+            for (std::size_t i = 0; i < used; ++i)
+                w.log2Hist[i] = now.hist[i] - before.hist[i];
+            if (w.count > 0) {
+                w.meanNs = static_cast<double>(now.wait_sum_ns - before.wait_sum_ns) / static_cast<double>(w.count);
+                w.p50Ns = trace::log2Quantile(w.log2Hist, 0.5);
+                w.p99Ns = trace::log2Quantile(w.log2Hist, 0.99);
+                // The running max, when it grew in this interval, is this interval's; else its
+                // largest bin's top, no more than the running max.
+                w.maxNs = now.wait_max_ns > before.wait_max_ns
+                    ? static_cast<double>(now.wait_max_ns)
+                    : std::min(std::ldexp(1.0, static_cast<int>(used)), static_cast<double>(now.wait_max_ns));
+            }
+            s.wakers = peersOf(tid, m_wakersNow, m_lastWakers);
+            s.preemptors = peersOf(tid, m_preemptorsNow, m_lastPreemptors);
+            s.migrations = movesOf(tid);
+            out.emplace(static_cast<long>(tid), std::move(s));
+        }
+        m_last = m_now;
+        m_lastWakers = m_wakersNow;
+        m_lastPreemptors = m_preemptorsNow;
+        m_lastMoves = m_movesNow;
+        forgetEnded();
+        return out;
+    }
+
+    std::unordered_map<long, SchedCounts> counts() const override
+    {
+        std::unordered_map<long, SchedCounts> out;
+        out.reserve(m_last.size());
+        const ctxscope_thread zero {};
+        for (const auto& [tid, now] : m_last) {
+            const auto b = m_base.find(tid);
+            const ctxscope_thread& base = b != m_base.end() ? b->second : zero;
+            SchedCounts c;
+            c.voluntary = now.voluntary - base.voluntary;
+            c.involuntary = now.involuntary - base.involuntary;
+            const std::uint64_t ran = runSoFar(now, m_drainedNs);
+            const std::uint64_t ranBefore = b != m_base.end() ? runSoFar(base, m_fromNs) : 0;
+            c.runNs = ran - std::min(ran, ranBefore);
+            c.waitNs = now.wait_ns - base.wait_ns;
+            c.switchIns = now.switch_ins - base.switch_ins;
+            c.migrations = now.migrations - base.migrations;
+            c.cpu = now.last_cpu == 0 ? -1 : static_cast<int>(now.last_cpu) - 1;
+            if ((now.flags & CTXSCOPE_RUNNING) != 0 || (now.ready_ns != 0 && (now.flags & CTXSCOPE_LEFT_WOKEN) == 0))
+                c.state = 'R';
+            else if ((now.flags & CTXSCOPE_EVER_RAN) != 0)
+                c.state = stateLetter(now.state);
+            out.emplace(static_cast<long>(tid), c);
+        }
+        return out;
+    }
+
+    const RawTrace& recording(bool& complete) const override
+    {
+        complete = false;
+        return m_noRecording;
+    }
+    void keepEvents(std::size_t) override { }
+    Trace takeEvents(std::uint64_t& leftOut) override
+    {
+        leftOut = 0;
+        return {};
+    }
+
+private:
+    Status readAll()
+    {
+        if (Status s = readMap(bpf_map__fd(m_skel->maps.threads), CTXSCOPE_MAX_THREADS, m_keys, m_values); !s)
+            return s;
+        m_now.clear();
+        for (std::size_t i = 0; i < m_keys.size(); ++i)
+            m_now.emplace(m_keys[i], m_values[i]);
+        const auto peers = [&](bpf_map* map, std::map<PeerKey, PeerCount>& into) -> Status {
+            if (Status s = readMap(bpf_map__fd(map), CTXSCOPE_MAX_PEERS, m_peerKeys, m_peerValues); !s)
+                return s;
+            into.clear();
+            for (std::size_t i = 0; i < m_peerKeys.size(); ++i) {
+                const auto& v = m_peerValues[i];
+                into[{ m_peerKeys[i].tid, m_peerKeys[i].peer }]
+                    = PeerCount { v.count, std::string(v.comm, strnlen(v.comm, sizeof v.comm)) };
+            }
+            return {};
+        };
+        if (Status s = peers(m_skel->maps.wakers, m_wakersNow); !s)
+            return s;
+        if (Status s = peers(m_skel->maps.preemptors, m_preemptorsNow); !s)
+            return s;
+        if (Status s = readMap(bpf_map__fd(m_skel->maps.moves), CTXSCOPE_MAX_MOVES, m_moveKeys, m_moveValues); !s)
+            return s;
+        m_movesNow.clear();
+        for (std::size_t i = 0; i < m_moveKeys.size(); ++i)
+            m_movesNow[{ m_moveKeys[i].tid, m_moveKeys[i].from, m_moveKeys[i].to }] = m_moveValues[i];
+        return {};
+    }
+
+    std::vector<SchedPeer> peersOf(
+        std::uint32_t tid, const std::map<PeerKey, PeerCount>& now, const std::map<PeerKey, PeerCount>& last) const
+    {
+        std::vector<SchedPeer> out;
+        for (auto it = now.lower_bound({ tid, 0 }); it != now.end() && it->first.first == tid; ++it) {
+            const auto was = last.find(it->first);
+            const std::uint64_t before = was != last.end() ? was->second.count : 0;
+            if (it->second.count > before) {
+                const long peer = it->first.second;
+                out.push_back(
+                    { peer, peer == 0 ? std::string("an interrupt") : it->second.name, it->second.count - before });
+            }
+        }
+        trace::byCount(out);
+        if (out.size() > trace::kTopPeers)
+            out.resize(trace::kTopPeers);
+        return out;
+    }
+
+    std::vector<SchedMigration> movesOf(std::uint32_t tid) const
+    {
+        std::vector<SchedMigration> out;
+        for (auto it = m_movesNow.lower_bound({ tid, 0, 0 }); it != m_movesNow.end() && std::get<0>(it->first) == tid;
+             ++it) {
+            const auto was = m_lastMoves.find(it->first);
+            const std::uint64_t before = was != m_lastMoves.end() ? was->second : 0;
+            if (it->second <= before)
+                continue;
+            SchedMigration m;
+            m.from = std::get<1>(it->first);
+            m.to = std::get<2>(it->first);
+            if (m_topology)
+                if (auto r = relationOf(*m_topology, m.from, m.to))
+                    m.relation = std::string(toString(*r));
+            m.count = it->second - before;
+            out.push_back(std::move(m));
+        }
+        return trace::ordered(std::move(out));
+    }
+
+    // A thread that ended was reported (counts() says X or Z) at the drain after its end: its
+    // entries go at the following one, so that its TID, when reused, starts from zero and the
+    // maps do not fill with the dead.
+    void forgetEnded()
+    {
+        for (const std::uint32_t tid : m_ended) {
+            bpf_map_delete_elem(bpf_map__fd(m_skel->maps.threads), &tid);
+            m_base.erase(tid); // a TID reused later counts from zero
+            for (auto* peers : { &m_wakersNow, &m_preemptorsNow })
+                for (auto it = peers->lower_bound({ tid, 0 }); it != peers->end() && it->first.first == tid; ++it) {
+                    ctxscope_peer_key key { it->first.first, it->first.second };
+                    bpf_map_delete_elem(
+                        bpf_map__fd(peers == &m_wakersNow ? m_skel->maps.wakers : m_skel->maps.preemptors), &key);
+                }
+            for (auto it = m_movesNow.lower_bound({ tid, 0, 0 });
+                 it != m_movesNow.end() && std::get<0>(it->first) == tid; ++it) {
+                ctxscope_move_key key { tid, std::get<1>(it->first), std::get<2>(it->first) };
+                bpf_map_delete_elem(bpf_map__fd(m_skel->maps.moves), &key);
+            }
+        }
+        m_ended.clear();
+        for (const auto& [tid, t] : m_now)
+            if ((t.flags & CTXSCOPE_RUNNING) == 0 && (t.flags & CTXSCOPE_EVER_RAN) != 0
+                && (t.state & 0xb0U) != 0) // EXIT_DEAD, EXIT_ZOMBIE, TASK_DEAD
+                m_ended.push_back(tid);
+    }
+
+    ctxscope_sched* m_skel;
+    std::optional<Topology> m_topology;
+    std::vector<std::uint32_t> m_keys;
+    std::vector<ctxscope_thread> m_values;
+    std::vector<ctxscope_peer_key> m_peerKeys;
+    std::vector<ctxscope_peer> m_peerValues;
+    std::vector<ctxscope_move_key> m_moveKeys;
+    std::vector<std::uint64_t> m_moveValues;
+    std::map<std::uint32_t, ctxscope_thread> m_now; // the maps at the latest read
+    std::map<std::uint32_t, ctxscope_thread> m_last; // at the last drain
+    std::map<std::uint32_t, ctxscope_thread> m_base; // at countFrom
+    std::map<PeerKey, PeerCount> m_wakersNow, m_lastWakers, m_preemptorsNow, m_lastPreemptors;
+    std::map<MoveKey, std::uint64_t> m_movesNow, m_lastMoves;
+    std::vector<std::uint32_t> m_ended;
+    std::uint64_t m_fromNs = 0;
+    std::uint64_t m_drainedNs = 0;
+    std::uint64_t m_lostLast = 0;
+    RawTrace m_noRecording;
+};
+
+// libbpf's messages go nowhere: a failure is reported as one sentence by openBpf.
+int quiet(libbpf_print_level, const char*, va_list) { return 0; }
+
+} // namespace
+
+Expected<std::unique_ptr<SchedWatch>> SchedWatch::openBpf(long pid)
+{
+    if (std::string why = bpfUnavailable(); !why.empty())
+        return makeError(why);
+    libbpf_set_print(quiet);
+    ctxscope_sched* skel = ctxscope_sched__open();
+    if (skel == nullptr)
+        return makeError(fmt::format("could not open the BPF programs: {}", std::strerror(errno)));
+    skel->rodata->target_tgid = static_cast<__u32>(pid);
+    if (int err = ctxscope_sched__load(skel); err != 0) {
+        ctxscope_sched__destroy(skel);
+        return makeError(fmt::format("the kernel refused the BPF programs: {}", std::strerror(-err)));
+    }
+    if (int err = ctxscope_sched__attach(skel); err != 0) {
+        ctxscope_sched__destroy(skel);
+        return makeError(
+            fmt::format("could not attach the BPF programs to the scheduler's tracepoints: {}", std::strerror(-err)));
+    }
+    auto topology = Topology::loadLive();
+    return std::unique_ptr<SchedWatch>(
+        std::make_unique<BpfSchedWatch>(skel, topology ? std::optional<Topology>(std::move(*topology)) : std::nullopt));
+}
+
+#endif
+
+} // namespace ctxscope
