@@ -61,7 +61,7 @@ TEST(SchedBins, TotalOfBinnedIntervalsKeepsTheExactMean)
 TEST(SchedBins, WatchLinesNameTheirBackendBothWays)
 {
     EXPECT_EQ(toString(SchedBackend::Bpf), "bpf");
-    EXPECT_EQ(schedBackendFrom("ftrace"), SchedBackend::Ftrace);
+    EXPECT_TRUE(schedBackendFrom("ftrace") == SchedBackend::Ftrace);
     EXPECT_FALSE(schedBackendFrom("ebpf").has_value());
     WatchSample sample;
     sample.pid = 7;
