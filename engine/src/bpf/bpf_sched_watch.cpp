@@ -20,8 +20,8 @@
 #include <map>
 #include <set>
 #include <string>
-#include <tuple>
 #include <unistd.h>
+#include <unordered_map>
 
 #ifdef CTXSCOPE_HAVE_BPF
 #include "bpf/sched_maps.h"
@@ -104,19 +104,22 @@ std::uint64_t monotonicNs()
 }
 
 // A whole hash map in as few system calls as its size allows (bpf_map_lookup_batch), into
-// buffers kept from read to read.
-template <typename K, typename V> Status readMap(int fd, std::size_t most, std::vector<K>& keys, std::vector<V>& values)
+// buffers made once at the map's size; with `take`, each entry read is also deleted
+// (bpf_map_lookup_and_delete_batch), so the map holds one interval's counts. How many were read.
+template <typename K, typename V>
+Expected<std::size_t> readMap(int fd, std::vector<K>& keys, std::vector<V>& values, bool take)
 {
-    keys.resize(most);
-    values.resize(most);
+    const std::size_t most = keys.size();
     std::size_t got = 0;
     std::uint64_t batch = 0;
     bool first = true;
     LIBBPF_OPTS(bpf_map_batch_opts, opts);
     while (got < most) {
         auto count = static_cast<__u32>(most - got);
-        const int err = bpf_map_lookup_batch(
-            fd, first ? nullptr : &batch, &batch, keys.data() + got, values.data() + got, &count, &opts);
+        void* in = first ? nullptr : &batch;
+        const int err = take
+            ? bpf_map_lookup_and_delete_batch(fd, in, &batch, keys.data() + got, values.data() + got, &count, &opts)
+            : bpf_map_lookup_batch(fd, in, &batch, keys.data() + got, values.data() + got, &count, &opts);
         got += count;
         first = false;
         if (err != 0) {
@@ -125,9 +128,7 @@ template <typename K, typename V> Status readMap(int fd, std::size_t most, std::
             return makeError(fmt::format("could not read a BPF map: {}", std::strerror(errno)));
         }
     }
-    keys.resize(got);
-    values.resize(got);
-    return {};
+    return got;
 }
 
 // The letter ps gives a task that left a CPU in `state` (prev_state | exit_state).
@@ -152,12 +153,11 @@ std::uint64_t runSoFar(const ctxscope_thread& t, std::uint64_t atNs)
     return t.run_ns + (running ? atNs - t.running_since : 0);
 }
 
-using PeerKey = std::pair<std::uint32_t, std::uint32_t>;
-using MoveKey = std::tuple<std::uint32_t, std::uint16_t, std::uint16_t>;
-
+// One interval's wakers or preemptors of each thread, read from a map emptied at every read.
 struct PeerCount {
+    std::uint32_t peer = 0;
     std::uint64_t count = 0;
-    std::string name;
+    std::size_t at = 0; // its entry in the read's buffer (for the name)
 };
 
 class BpfSchedWatch final : public SchedWatch {
@@ -165,6 +165,12 @@ public:
     BpfSchedWatch(ctxscope_sched* skel, std::optional<Topology> topology)
         : m_skel(skel)
         , m_topology(std::move(topology))
+        , m_keys(CTXSCOPE_MAX_THREADS)
+        , m_values(CTXSCOPE_MAX_THREADS)
+        , m_peerKeys(CTXSCOPE_MAX_PEERS)
+        , m_peerValues(CTXSCOPE_MAX_PEERS)
+        , m_moveKeys(CTXSCOPE_MAX_MOVES)
+        , m_moveValues(CTXSCOPE_MAX_MOVES)
     {
     }
     ~BpfSchedWatch() override { ctxscope_sched__destroy(m_skel); }
@@ -178,13 +184,19 @@ public:
 
     Status countFrom(std::uint64_t monoNs) override
     {
-        if (Status s = readAll(); !s)
+        auto threads = readThreads();
+        if (!threads)
+            return threads.error();
+        m_base.clear();
+        for (std::size_t i = 0; i < *threads; ++i)
+            m_base[m_keys[i]] = m_values[i];
+        m_last = m_base;
+        // The peers and moves so far are before the window: read and dropped.
+        if (Status s = readPeersAndMoves(); !s)
             return s;
-        m_base = m_now;
-        m_last = m_now;
-        m_lastWakers = m_wakersNow;
-        m_lastPreemptors = m_preemptorsNow;
-        m_lastMoves = m_movesNow;
+        m_wakers.clear();
+        m_preemptors.clear();
+        m_moves.clear();
         m_fromNs = monoNs;
         m_drainedNs = monoNs;
         m_lostLast = m_skel->bss->lost;
@@ -196,7 +208,10 @@ public:
 
     Expected<std::map<long, ThreadSched>> drain(std::uint64_t untilMonoNs) override
     {
-        if (Status s = readAll(); !s)
+        auto threads = readThreads();
+        if (!threads)
+            return threads.error();
+        if (Status s = readPeersAndMoves(); !s)
             return s.error();
         m_drainedNs = std::min(untilMonoNs, monotonicNs());
         const std::uint64_t lostNow = m_skel->bss->lost;
@@ -204,46 +219,22 @@ public:
         m_lostLast = lostNow;
         std::map<long, ThreadSched> out;
         const ctxscope_thread zero {};
-        for (const auto& [tid, now] : m_now) {
-            const auto was = m_last.find(tid);
-            const ctxscope_thread& before = was != m_last.end() ? was->second : zero;
-            if (now.switch_ins == before.switch_ins && now.waits == before.waits && now.voluntary == before.voluntary
-                && now.involuntary == before.involuntary)
-                continue;
-            ThreadSched s;
-            s.unrecordedSwitchIns = now.unrecorded - before.unrecorded;
-            s.switchIns = now.switch_ins - before.switch_ins - s.unrecordedSwitchIns;
-            s.lostEvents = lost;
-            WakeLatency& w = s.wake;
-            w.fromBins = true;
-            w.count = now.waits - before.waits;
-            std::size_t used = 0;
-            for (std::size_t i = 0; i < CTXSCOPE_LOG2_BINS; ++i)
-                if (now.hist[i] != before.hist[i])
-                    used = i + 1;
-            w.log2Hist.resize(used);
-            for (std::size_t i = 0; i < used; ++i)
-                w.log2Hist[i] = now.hist[i] - before.hist[i];
-            if (w.count > 0) {
-                w.meanNs = static_cast<double>(now.wait_sum_ns - before.wait_sum_ns) / static_cast<double>(w.count);
-                w.p50Ns = trace::log2Quantile(w.log2Hist, 0.5);
-                w.p99Ns = trace::log2Quantile(w.log2Hist, 0.99);
-                // The running max, when it grew in this interval, is this interval's; else its
-                // largest bin's top, no more than the running max.
-                w.maxNs = now.wait_max_ns > before.wait_max_ns
-                    ? static_cast<double>(now.wait_max_ns)
-                    : std::min(std::ldexp(1.0, static_cast<int>(used)), static_cast<double>(now.wait_max_ns));
-            }
-            s.wakers = peersOf(tid, m_wakersNow, m_lastWakers);
-            s.preemptors = peersOf(tid, m_preemptorsNow, m_lastPreemptors);
-            s.migrations = movesOf(tid);
-            out.emplace(static_cast<long>(tid), std::move(s));
+        for (std::size_t i = 0; i < *threads; ++i) {
+            const std::uint32_t tid = m_keys[i];
+            const ctxscope_thread& now = m_values[i];
+            auto was = m_last.find(tid);
+            if (was == m_last.end())
+                was = m_last.emplace(tid, zero).first;
+            const ctxscope_thread& before = was->second;
+            if (now.switch_ins != before.switch_ins || now.waits != before.waits || now.voluntary != before.voluntary
+                || now.involuntary != before.involuntary)
+                out.emplace(static_cast<long>(tid), figures(tid, now, before, lost));
+            was->second = now;
         }
-        m_last = m_now;
-        m_lastWakers = m_wakersNow;
-        m_lastPreemptors = m_preemptorsNow;
-        m_lastMoves = m_movesNow;
-        forgetEnded();
+        m_wakers.clear();
+        m_preemptors.clear();
+        m_moves.clear();
+        forgetEnded(*threads);
         return out;
     }
 
@@ -251,19 +242,26 @@ public:
     {
         std::unordered_map<long, SchedCounts> out;
         out.reserve(m_last.size());
-        const ctxscope_thread zero {};
         for (const auto& [tid, now] : m_last) {
             const auto b = m_base.find(tid);
-            const ctxscope_thread& base = b != m_base.end() ? b->second : zero;
             SchedCounts c;
-            c.voluntary = now.voluntary - base.voluntary;
-            c.involuntary = now.involuntary - base.involuntary;
+            c.voluntary = now.voluntary;
+            c.involuntary = now.involuntary;
+            c.waitNs = now.wait_ns;
+            c.switchIns = now.switch_ins;
+            c.migrations = now.migrations;
             const std::uint64_t ran = runSoFar(now, m_drainedNs);
-            const std::uint64_t ranBefore = b != m_base.end() ? runSoFar(base, m_fromNs) : 0;
+            std::uint64_t ranBefore = 0;
+            if (b != m_base.end()) {
+                const ctxscope_thread& base = b->second;
+                c.voluntary -= std::min<std::uint64_t>(c.voluntary, base.voluntary);
+                c.involuntary -= std::min<std::uint64_t>(c.involuntary, base.involuntary);
+                c.waitNs -= std::min<std::uint64_t>(c.waitNs, base.wait_ns);
+                c.switchIns -= std::min<std::uint64_t>(c.switchIns, base.switch_ins);
+                c.migrations -= std::min<std::uint64_t>(c.migrations, base.migrations);
+                ranBefore = runSoFar(base, m_fromNs);
+            }
             c.runNs = ran - std::min(ran, ranBefore);
-            c.waitNs = now.wait_ns - base.wait_ns;
-            c.switchIns = now.switch_ins - base.switch_ins;
-            c.migrations = now.migrations - base.migrations;
             c.cpu = now.last_cpu == 0 ? -1 : static_cast<int>(now.last_cpu) - 1;
             if ((now.flags & CTXSCOPE_RUNNING) != 0 || (now.ready_ns != 0 && (now.flags & CTXSCOPE_LEFT_WOKEN) == 0))
                 c.state = 'R';
@@ -287,116 +285,127 @@ public:
     }
 
 private:
-    Status readAll()
+    Expected<std::size_t> readThreads() { return readMap(bpf_map__fd(m_skel->maps.threads), m_keys, m_values, false); }
+
+    // The interval's wakers, preemptors and moves, grouped by thread; the maps are left empty.
+    Status readPeersAndMoves()
     {
-        if (Status s = readMap(bpf_map__fd(m_skel->maps.threads), CTXSCOPE_MAX_THREADS, m_keys, m_values); !s)
-            return s;
-        m_now.clear();
-        for (std::size_t i = 0; i < m_keys.size(); ++i)
-            m_now.emplace(m_keys[i], m_values[i]);
-        const auto peers = [&](bpf_map* map, std::map<PeerKey, PeerCount>& into) -> Status {
-            if (Status s = readMap(bpf_map__fd(map), CTXSCOPE_MAX_PEERS, m_peerKeys, m_peerValues); !s)
-                return s;
-            into.clear();
-            for (std::size_t i = 0; i < m_peerKeys.size(); ++i) {
-                const auto& v = m_peerValues[i];
-                into[{ m_peerKeys[i].tid, m_peerKeys[i].peer }]
-                    = PeerCount { v.count, std::string(v.comm, strnlen(v.comm, sizeof v.comm)) };
+        const auto peers = [&](bpf_map* map, std::unordered_map<std::uint32_t, std::vector<PeerCount>>& into,
+                               std::vector<std::string>& names) -> Status {
+            auto n = readMap(bpf_map__fd(map), m_peerKeys, m_peerValues, true);
+            if (!n)
+                return n.error();
+            names.assign(*n, std::string());
+            for (std::size_t i = 0; i < *n; ++i) {
+                into[m_peerKeys[i].tid].push_back({ m_peerKeys[i].peer, m_peerValues[i].count, i });
+                names[i].assign(m_peerValues[i].comm, strnlen(m_peerValues[i].comm, sizeof m_peerValues[i].comm));
             }
             return {};
         };
-        if (Status s = peers(m_skel->maps.wakers, m_wakersNow); !s)
+        if (Status s = peers(m_skel->maps.wakers, m_wakers, m_wakerNames); !s)
             return s;
-        if (Status s = peers(m_skel->maps.preemptors, m_preemptorsNow); !s)
+        if (Status s = peers(m_skel->maps.preemptors, m_preemptors, m_preemptorNames); !s)
             return s;
-        if (Status s = readMap(bpf_map__fd(m_skel->maps.moves), CTXSCOPE_MAX_MOVES, m_moveKeys, m_moveValues); !s)
-            return s;
-        m_movesNow.clear();
-        for (std::size_t i = 0; i < m_moveKeys.size(); ++i)
-            m_movesNow[{ m_moveKeys[i].tid, m_moveKeys[i].from, m_moveKeys[i].to }] = m_moveValues[i];
-        return {};
-    }
-
-    std::vector<SchedPeer> peersOf(
-        std::uint32_t tid, const std::map<PeerKey, PeerCount>& now, const std::map<PeerKey, PeerCount>& last) const
-    {
-        std::vector<SchedPeer> out;
-        for (auto it = now.lower_bound({ tid, 0 }); it != now.end() && it->first.first == tid; ++it) {
-            const auto was = last.find(it->first);
-            const std::uint64_t before = was != last.end() ? was->second.count : 0;
-            if (it->second.count > before) {
-                const long peer = it->first.second;
-                out.push_back(
-                    { peer, peer == 0 ? std::string("an interrupt") : it->second.name, it->second.count - before });
-            }
-        }
-        trace::byCount(out);
-        if (out.size() > trace::kTopPeers)
-            out.resize(trace::kTopPeers);
-        return out;
-    }
-
-    std::vector<SchedMigration> movesOf(std::uint32_t tid) const
-    {
-        std::vector<SchedMigration> out;
-        for (auto it = m_movesNow.lower_bound({ tid, 0, 0 }); it != m_movesNow.end() && std::get<0>(it->first) == tid;
-             ++it) {
-            const auto was = m_lastMoves.find(it->first);
-            const std::uint64_t before = was != m_lastMoves.end() ? was->second : 0;
-            if (it->second <= before)
-                continue;
+        auto n = readMap(bpf_map__fd(m_skel->maps.moves), m_moveKeys, m_moveValues, true);
+        if (!n)
+            return n.error();
+        for (std::size_t i = 0; i < *n; ++i) {
             SchedMigration m;
-            m.from = std::get<1>(it->first);
-            m.to = std::get<2>(it->first);
+            m.from = m_moveKeys[i].from;
+            m.to = m_moveKeys[i].to;
             if (m_topology)
                 if (auto r = relationOf(*m_topology, m.from, m.to))
                     m.relation = std::string(toString(*r));
-            m.count = it->second - before;
-            out.push_back(std::move(m));
+            m.count = m_moveValues[i];
+            m_moves[m_moveKeys[i].tid].push_back(std::move(m));
         }
-        return trace::ordered(std::move(out));
+        return {};
+    }
+
+    ThreadSched figures(
+        std::uint32_t tid, const ctxscope_thread& now, const ctxscope_thread& before, std::uint64_t lost)
+    {
+        ThreadSched s;
+        s.unrecordedSwitchIns = now.unrecorded - before.unrecorded;
+        s.switchIns = now.switch_ins - before.switch_ins - s.unrecordedSwitchIns;
+        s.lostEvents = lost;
+        WakeLatency& w = s.wake;
+        w.fromBins = true;
+        w.count = now.waits - before.waits;
+        std::size_t used = 0;
+        for (std::size_t i = 0; i < CTXSCOPE_LOG2_BINS; ++i)
+            if (now.hist[i] != before.hist[i])
+                used = i + 1;
+        w.log2Hist.resize(used);
+        for (std::size_t i = 0; i < used; ++i)
+            w.log2Hist[i] = now.hist[i] - before.hist[i];
+        if (w.count > 0) {
+            w.meanNs = static_cast<double>(now.wait_sum_ns - before.wait_sum_ns) / static_cast<double>(w.count);
+            w.p50Ns = trace::log2Quantile(w.log2Hist, 0.5);
+            w.p99Ns = trace::log2Quantile(w.log2Hist, 0.99);
+            // The running max, when it grew in this interval, is this interval's; else its
+            // largest bin's top, no more than the running max.
+            w.maxNs = now.wait_max_ns > before.wait_max_ns
+                ? static_cast<double>(now.wait_max_ns)
+                : std::min(std::ldexp(1.0, static_cast<int>(used)), static_cast<double>(now.wait_max_ns));
+        }
+        s.wakers = top(m_wakers, tid, m_wakerNames);
+        s.preemptors = top(m_preemptors, tid, m_preemptorNames);
+        if (auto m = m_moves.find(tid); m != m_moves.end())
+            s.migrations = trace::ordered(std::move(m->second));
+        return s;
+    }
+
+    static std::vector<SchedPeer> top(std::unordered_map<std::uint32_t, std::vector<PeerCount>>& peers,
+        std::uint32_t tid, const std::vector<std::string>& names)
+    {
+        std::vector<SchedPeer> out;
+        const auto it = peers.find(tid);
+        if (it == peers.end())
+            return out;
+        std::vector<PeerCount>& v = it->second;
+        const std::size_t most = std::min(v.size(), trace::kTopPeers);
+        std::partial_sort(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(most), v.end(),
+            [](const PeerCount& a, const PeerCount& b) { return a.count > b.count; });
+        for (std::size_t i = 0; i < most; ++i)
+            out.push_back({ static_cast<long>(v[i].peer), v[i].peer == 0 ? std::string("an interrupt") : names[v[i].at],
+                v[i].count });
+        return out;
     }
 
     // A thread that ended was reported (counts() says X or Z) at the drain after its end: its
-    // entries go at the following one, so that its TID, when reused, starts from zero and the
-    // maps do not fill with the dead.
-    void forgetEnded()
+    // entry goes at the following one, so that its TID, when reused, starts from zero and the
+    // map does not fill with the dead.
+    void forgetEnded(std::size_t threads)
     {
         for (const std::uint32_t tid : m_ended) {
             bpf_map_delete_elem(bpf_map__fd(m_skel->maps.threads), &tid);
-            m_base.erase(tid); // a TID reused later counts from zero
-            for (auto* peers : { &m_wakersNow, &m_preemptorsNow })
-                for (auto it = peers->lower_bound({ tid, 0 }); it != peers->end() && it->first.first == tid; ++it) {
-                    ctxscope_peer_key key { it->first.first, it->first.second };
-                    bpf_map_delete_elem(
-                        bpf_map__fd(peers == &m_wakersNow ? m_skel->maps.wakers : m_skel->maps.preemptors), &key);
-                }
-            for (auto it = m_movesNow.lower_bound({ tid, 0, 0 });
-                 it != m_movesNow.end() && std::get<0>(it->first) == tid; ++it) {
-                ctxscope_move_key key { tid, std::get<1>(it->first), std::get<2>(it->first) };
-                bpf_map_delete_elem(bpf_map__fd(m_skel->maps.moves), &key);
-            }
+            m_base.erase(tid);
+            m_last.erase(tid);
         }
         m_ended.clear();
-        for (const auto& [tid, t] : m_now)
+        for (std::size_t i = 0; i < threads; ++i) {
+            const ctxscope_thread& t = m_values[i];
             if ((t.flags & CTXSCOPE_RUNNING) == 0 && (t.flags & CTXSCOPE_EVER_RAN) != 0
                 && (t.state & 0xb0U) != 0) // EXIT_DEAD, EXIT_ZOMBIE, TASK_DEAD
-                m_ended.push_back(tid);
+                m_ended.push_back(m_keys[i]);
+        }
     }
 
     ctxscope_sched* m_skel;
     std::optional<Topology> m_topology;
+    // Read buffers, made once at each map's size.
     std::vector<std::uint32_t> m_keys;
     std::vector<ctxscope_thread> m_values;
     std::vector<ctxscope_peer_key> m_peerKeys;
     std::vector<ctxscope_peer> m_peerValues;
     std::vector<ctxscope_move_key> m_moveKeys;
     std::vector<std::uint64_t> m_moveValues;
-    std::map<std::uint32_t, ctxscope_thread> m_now; // the maps at the latest read
-    std::map<std::uint32_t, ctxscope_thread> m_last; // at the last drain
-    std::map<std::uint32_t, ctxscope_thread> m_base; // at countFrom
-    std::map<PeerKey, PeerCount> m_wakersNow, m_lastWakers, m_preemptorsNow, m_lastPreemptors;
-    std::map<MoveKey, std::uint64_t> m_movesNow, m_lastMoves;
+    std::unordered_map<std::uint32_t, ctxscope_thread> m_last; // each thread at the last drain
+    std::unordered_map<std::uint32_t, ctxscope_thread> m_base; // at countFrom
+    std::unordered_map<std::uint32_t, std::vector<PeerCount>> m_wakers, m_preemptors; // this interval's
+    std::vector<std::string> m_wakerNames, m_preemptorNames;
+    std::unordered_map<std::uint32_t, std::vector<SchedMigration>> m_moves;
     std::vector<std::uint32_t> m_ended;
     std::uint64_t m_fromNs = 0;
     std::uint64_t m_drainedNs = 0;
