@@ -104,8 +104,8 @@ std::uint64_t monotonicNs()
 }
 
 // A whole hash map in as few system calls as its size allows (bpf_map_lookup_batch), into
-// buffers made once at the map's size; with `take`, each entry read is also deleted
-// (bpf_map_lookup_and_delete_batch), so the map holds one interval's counts. How many were read.
+// buffers made once, a little larger than the map (a batch takes whole buckets); with `take`, each entry read is also
+// deleted (bpf_map_lookup_and_delete_batch), so the map holds one interval's counts. How many were read.
 template <typename K, typename V>
 Expected<std::size_t> readMap(int fd, std::vector<K>& keys, std::vector<V>& values, bool take)
 {
@@ -123,7 +123,9 @@ Expected<std::size_t> readMap(int fd, std::vector<K>& keys, std::vector<V>& valu
         got += count;
         first = false;
         if (err != 0) {
-            if (errno == ENOENT)
+            // ENOENT: the end. ENOSPC: the next bucket holds more than the room left (a map
+            // almost full): what was read stands, a deleting read leaves the rest for the next.
+            if (errno == ENOENT || (errno == ENOSPC && got > 0))
                 break;
             return makeError(fmt::format("could not read a BPF map: {}", std::strerror(errno)));
         }
@@ -161,16 +163,19 @@ struct PeerCount {
 };
 
 class BpfSchedWatch final : public SchedWatch {
+    static constexpr std::size_t kSlack = 256; // room for a last bucket of a full map
+
 public:
     BpfSchedWatch(ctxscope_sched* skel, std::optional<Topology> topology)
         : m_skel(skel)
         , m_topology(std::move(topology))
-        , m_keys(CTXSCOPE_MAX_THREADS)
-        , m_values(CTXSCOPE_MAX_THREADS)
-        , m_peerKeys(CTXSCOPE_MAX_PEERS)
-        , m_peerValues(CTXSCOPE_MAX_PEERS)
-        , m_moveKeys(CTXSCOPE_MAX_MOVES)
-        , m_moveValues(CTXSCOPE_MAX_MOVES)
+        , m_keys(CTXSCOPE_MAX_THREADS + kSlack)
+        , m_values(CTXSCOPE_MAX_THREADS + kSlack)
+        , m_peerKeys(CTXSCOPE_MAX_PEERS + kSlack)
+        , m_wakerValues(CTXSCOPE_MAX_PEERS + kSlack)
+        , m_preemptorValues(CTXSCOPE_MAX_PEERS + kSlack)
+        , m_moveKeys(CTXSCOPE_MAX_MOVES + kSlack)
+        , m_moveValues(CTXSCOPE_MAX_MOVES + kSlack)
     {
     }
     ~BpfSchedWatch() override { ctxscope_sched__destroy(m_skel); }
@@ -291,20 +296,17 @@ private:
     Status readPeersAndMoves()
     {
         const auto peers = [&](bpf_map* map, std::unordered_map<std::uint32_t, std::vector<PeerCount>>& into,
-                               std::vector<std::string>& names) -> Status {
-            auto n = readMap(bpf_map__fd(map), m_peerKeys, m_peerValues, true);
+                               std::vector<ctxscope_peer_key>& keys, std::vector<ctxscope_peer>& values) -> Status {
+            auto n = readMap(bpf_map__fd(map), keys, values, true);
             if (!n)
                 return n.error();
-            names.assign(*n, std::string());
-            for (std::size_t i = 0; i < *n; ++i) {
-                into[m_peerKeys[i].tid].push_back({ m_peerKeys[i].peer, m_peerValues[i].count, i });
-                names[i].assign(m_peerValues[i].comm, strnlen(m_peerValues[i].comm, sizeof m_peerValues[i].comm));
-            }
+            for (std::size_t i = 0; i < *n; ++i)
+                into[keys[i].tid].push_back({ keys[i].peer, values[i].count, i });
             return {};
         };
-        if (Status s = peers(m_skel->maps.wakers, m_wakers, m_wakerNames); !s)
+        if (Status s = peers(m_skel->maps.wakers, m_wakers, m_peerKeys, m_wakerValues); !s)
             return s;
-        if (Status s = peers(m_skel->maps.preemptors, m_preemptors, m_preemptorNames); !s)
+        if (Status s = peers(m_skel->maps.preemptors, m_preemptors, m_peerKeys, m_preemptorValues); !s)
             return s;
         auto n = readMap(bpf_map__fd(m_skel->maps.moves), m_moveKeys, m_moveValues, true);
         if (!n)
@@ -349,15 +351,15 @@ private:
                 ? static_cast<double>(now.wait_max_ns)
                 : std::min(std::ldexp(1.0, static_cast<int>(used)), static_cast<double>(now.wait_max_ns));
         }
-        s.wakers = top(m_wakers, tid, m_wakerNames);
-        s.preemptors = top(m_preemptors, tid, m_preemptorNames);
+        s.wakers = top(m_wakers, tid, m_wakerValues);
+        s.preemptors = top(m_preemptors, tid, m_preemptorValues);
         if (auto m = m_moves.find(tid); m != m_moves.end())
             s.migrations = trace::ordered(std::move(m->second));
         return s;
     }
 
     static std::vector<SchedPeer> top(std::unordered_map<std::uint32_t, std::vector<PeerCount>>& peers,
-        std::uint32_t tid, const std::vector<std::string>& names)
+        std::uint32_t tid, const std::vector<ctxscope_peer>& values)
     {
         std::vector<SchedPeer> out;
         const auto it = peers.find(tid);
@@ -368,7 +370,10 @@ private:
         std::partial_sort(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(most), v.end(),
             [](const PeerCount& a, const PeerCount& b) { return a.count > b.count; });
         for (std::size_t i = 0; i < most; ++i)
-            out.push_back({ static_cast<long>(v[i].peer), v[i].peer == 0 ? std::string("an interrupt") : names[v[i].at],
+            out.push_back({ static_cast<long>(v[i].peer),
+                v[i].peer == 0
+                    ? std::string("an interrupt")
+                    : std::string(values[v[i].at].comm, strnlen(values[v[i].at].comm, sizeof values[v[i].at].comm)),
                 v[i].count });
         return out;
     }
@@ -398,13 +403,12 @@ private:
     std::vector<std::uint32_t> m_keys;
     std::vector<ctxscope_thread> m_values;
     std::vector<ctxscope_peer_key> m_peerKeys;
-    std::vector<ctxscope_peer> m_peerValues;
+    std::vector<ctxscope_peer> m_wakerValues, m_preemptorValues; // names are read from here
     std::vector<ctxscope_move_key> m_moveKeys;
     std::vector<std::uint64_t> m_moveValues;
     std::unordered_map<std::uint32_t, ctxscope_thread> m_last; // each thread at the last drain
     std::unordered_map<std::uint32_t, ctxscope_thread> m_base; // at countFrom
     std::unordered_map<std::uint32_t, std::vector<PeerCount>> m_wakers, m_preemptors; // this interval's
-    std::vector<std::string> m_wakerNames, m_preemptorNames;
     std::unordered_map<std::uint32_t, std::vector<SchedMigration>> m_moves;
     std::vector<std::uint32_t> m_ended;
     std::uint64_t m_fromNs = 0;
