@@ -61,7 +61,7 @@ out=$("${nobody[@]}" "$cli" watch "$pid" --backend bpf --duration 0.3 2>&1)
 code=$?
 [ "$code" = 2 ] || fail "unprivileged --backend bpf exited $code, expected 2: $out"
 [ "$(echo "$out" | wc -l)" = 1 ] && echo "$out" | grep -q "CAP_BPF" || fail "unprivileged --backend bpf said: $out"
-"${nobody[@]}" "$cli" watch "$pid" --interval 0.2 --duration 0.5 --json "$dir/nobody.ndjson" 2>"$dir/nobody.err" >/dev/null \
+"${nobody[@]}" "$cli" watch "$pid" --interval 0.2 --duration 0.5 --json - 2>"$dir/nobody.err" >"$dir/nobody.ndjson" \
     || fail "unprivileged default watch failed: $(cat "$dir/nobody.err")"
 grep -q "CAP_BPF" "$dir/nobody.err" && [ "$(wc -l <"$dir/nobody.err")" = 1 ] \
     || fail "the unprivileged fallback did not say why in one sentence: $(cat "$dir/nobody.err")"
