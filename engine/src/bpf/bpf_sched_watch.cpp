@@ -343,13 +343,14 @@ private:
             w.log2Hist[i] = now.hist[i] - before.hist[i];
         if (w.count > 0) {
             w.meanNs = static_cast<double>(now.wait_sum_ns - before.wait_sum_ns) / static_cast<double>(w.count);
-            w.p50Ns = trace::log2Quantile(w.log2Hist, 0.5);
-            w.p99Ns = trace::log2Quantile(w.log2Hist, 0.99);
             // The running max, when it grew in this interval, is this interval's; else its
             // largest bin's top, no more than the running max.
             w.maxNs = now.wait_max_ns > before.wait_max_ns
                 ? static_cast<double>(now.wait_max_ns)
                 : std::min(std::ldexp(1.0, static_cast<int>(used)), static_cast<double>(now.wait_max_ns));
+            // Placed within their bins, but never past the largest wait.
+            w.p50Ns = std::min(trace::log2Quantile(w.log2Hist, 0.5), w.maxNs);
+            w.p99Ns = std::min(trace::log2Quantile(w.log2Hist, 0.99), w.maxNs);
         }
         s.wakers = top(m_wakers, tid, m_wakerValues);
         s.preemptors = top(m_preemptors, tid, m_preemptorValues);

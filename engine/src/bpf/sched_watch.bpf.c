@@ -23,6 +23,42 @@ __u64 lost = 0;
 // A new thread's first value (in .bss: too large for the BPF stack).
 struct ctxscope_thread zero_thread = {};
 
+// Per CPU: how deep in interrupts it is (hard, soft, a timer's callback). A wake-up inside one
+// has no waker task: whatever ran was only interrupted. (The kernel's own preempt count says
+// this, but on these kernels it is not a symbol BPF can reach.)
+struct {
+    __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+    __uint(max_entries, 1);
+    __type(key, __u32);
+    __type(value, __s32);
+} irq_depth SEC(".maps");
+
+static __always_inline int irq_step(int by)
+{
+    __u32 zero = 0;
+    __s32* depth = bpf_map_lookup_elem(&irq_depth, &zero);
+    if (depth) {
+        __s32 d = *depth + by;
+        *depth = d < 0 ? 0 : d; // an exit whose entry came before the programs were attached
+    }
+    return 0;
+}
+
+SEC("tp_btf/irq_handler_entry")
+int ctxscope_irq_in(void* ctx) { return irq_step(1); }
+SEC("tp_btf/irq_handler_exit")
+int ctxscope_irq_out(void* ctx) { return irq_step(-1); }
+SEC("tp_btf/softirq_entry")
+int ctxscope_sirq_in(void* ctx) { return irq_step(1); }
+SEC("tp_btf/softirq_exit")
+int ctxscope_sirq_out(void* ctx) { return irq_step(-1); }
+// The local timer interrupt has no irq handler event: its callbacks (hrtimer_wakeup of a
+// sleeping thread) are bracketed by these.
+SEC("tp_btf/hrtimer_expire_entry")
+int ctxscope_tmr_in(void* ctx) { return irq_step(1); }
+SEC("tp_btf/hrtimer_expire_exit")
+int ctxscope_tmr_out(void* ctx) { return irq_step(-1); }
+
 struct {
     __uint(type, BPF_MAP_TYPE_HASH);
     __uint(max_entries, CTXSCOPE_MAX_THREADS);
@@ -257,10 +293,11 @@ static __always_inline int woken(struct task_struct* p)
         t->ready_ns = bpf_ktime_get_ns();
         t->flags &= ~CTXSCOPE_LEFT_WOKEN;
     }
-    // The task on the CPU. An interrupt on an idle CPU is peer 0, as in the ftrace backend; one
-    // that interrupted a task is counted as that task (the CPU's preempt count, which says
-    // "in an interrupt", is not a symbol BPF can reach on every kernel: not on these VMs).
-    __u32 waker = (__u32)bpf_get_current_pid_tgid();
+    // The task on the CPU, unless the CPU is in an interrupt (then peer 0, as in the ftrace
+    // backend): an interrupt's wake-up was not the interrupted task's doing.
+    __u32 zero = 0;
+    __s32* depth = bpf_map_lookup_elem(&irq_depth, &zero);
+    __u32 waker = (depth && *depth > 0) ? 0 : (__u32)bpf_get_current_pid_tgid();
     char comm[16];
     if (waker != 0)
         bpf_get_current_comm(comm, sizeof comm);
