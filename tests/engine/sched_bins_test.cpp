@@ -81,3 +81,20 @@ TEST(SchedBins, WatchLinesNameTheirBackendBothWays)
     ASSERT_TRUE(std::holds_alternative<protocol::EventError>(refused));
     EXPECT_NE(std::get<protocol::EventError>(refused).message.find("backend"), std::string::npos);
 }
+
+TEST(SchedBins, WorkerWatchTakesABackend)
+{
+    auto watch = protocol::parseCommand(R"({"type":"watch","id":1,"pid":5,"trace":true,"backend":"bpf"})");
+    ASSERT_TRUE(watch) << watch.error().message;
+    const auto& c = std::get<protocol::WatchCommand>(*watch);
+    EXPECT_TRUE(c.bpf);
+    EXPECT_NE(protocol::commandLine(c).find(R"("backend":"bpf")"), std::string::npos);
+    EXPECT_FALSE(std::get<protocol::WatchCommand>(*protocol::parseCommand(R"({"type":"watch","id":1,"pid":5})")).bpf);
+    for (const char* refused : { R"({"type":"watch","id":1,"pid":5,"backend":"bpf"})",
+             R"({"type":"watch","id":1,"pid":5,"trace":true,"backend":"bpf","events":10})",
+             R"({"type":"watch","id":1,"pid":5,"trace":true,"backend":"dtrace"})" }) {
+        const auto bad = protocol::parseCommand(refused);
+        ASSERT_FALSE(bad) << refused;
+        EXPECT_NE(bad.error().message.find("backend"), std::string::npos) << bad.error().message;
+    }
+}
