@@ -55,6 +55,7 @@ std::optional<SchedBackend> schedBackendFrom(std::string_view name)
     return std::nullopt;
 }
 
+#ifdef CTXSCOPE_HAVE_BPF
 namespace {
 
 // Whether this process holds capability `bit` (/proc/self/status's CapEff).
@@ -71,6 +72,7 @@ bool hasCapability(int bit)
 }
 
 } // namespace
+#endif
 
 std::string bpfUnavailable()
 {
