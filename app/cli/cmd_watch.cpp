@@ -273,13 +273,18 @@ Expected<SchedBackend> chooseBackend(const WatchOptions& o)
         }
         return *named;
     }
-    const std::string noBpf = events ? std::string("--trace-out needs the scheduler's events") : bpfUnavailable();
+    if (events) { // ftrace's, asked for: not a fallback
+        if (Status allowed = tracingAllowed(); !allowed)
+            return allowed.error();
+        return SchedBackend::Ftrace;
+    }
+    const std::string noBpf = bpfUnavailable();
     if (noBpf.empty())
         return SchedBackend::Bpf;
     if (Status allowed = tracingAllowed(); allowed) {
         fmt::print(stderr, "ctxscope-cli: watching with ftrace, not BPF: {}\n", noBpf);
         return SchedBackend::Ftrace;
-    } else if (o.trace || events) {
+    } else if (o.trace) {
         return allowed.error();
     } else {
         fmt::print(stderr, "ctxscope-cli: watching with /proc alone (no scheduler events): {}; {}\n", noBpf,
