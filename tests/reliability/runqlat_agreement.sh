@@ -60,7 +60,7 @@ began=$(date +%s.%N)
 grep -q "Tracing" "$dir/runqlat.txt" || fail "runqlat did not start: $(cat "$dir/runqlat.txt")"
 "$cli" watch "$workload" --backend bpf --interval 1 --duration 5 --json "$dir/watch.ndjson" \
     >"$dir/watch.txt" 2>&1 || fail "watch --backend bpf failed: $(cat "$dir/watch.txt")"
-sleep 0.2
+sleep 0.05 # runqlat outlasts the watch, by little: its extra time adds waits the watch has not
 ended=$(date +%s.%N)
 kill -INT "$runqlat"
 wait "$runqlat"
