@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# perf_sched_agreement.sh CLI: `watch PID --trace` against `perf sched timehist` recorded over
+# perf_sched_agreement.sh CLI [ftrace|bpf]: `watch PID --backend ftrace` (or bpf, below) against `perf sched timehist` recorded over
 # the same seconds on the same program (20 threads waking on a 100 ms timer). Per thread, the
 # switch-ins and the mean scheduling delay (runnable -> running) must agree within 10%.
 #
