@@ -78,6 +78,7 @@ struct MachineRow {
     BenchMode mode = BenchMode::Thread;
     Relation relation = Relation::SamePu;
     std::uint64_t wsBytes = 0;
+    std::string condition; // conditionText of the runs ("keep-awake 0,1"); "" as is: rows match by it too
     std::string op; // what one op is, from the first machine that ran it
     std::vector<MachineCell> cells; // one per machine, in the cards' order
 };

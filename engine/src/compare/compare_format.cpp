@@ -16,6 +16,8 @@ std::string machineRowName(const MachineRow& row)
     std::string name = row.bench + " " + std::string(toString(row.mode));
     if (row.wsBytes > 0)
         name += " W=" + formatBytes(row.wsBytes);
+    if (!row.condition.empty())
+        name += " [" + row.condition + "]";
     return name;
 }
 
@@ -228,8 +230,8 @@ json toJson(const MachineComparison& c)
             cells.push_back(std::move(j));
         }
         rows.push_back({ { "bench", row.bench }, { "mode", std::string(toString(row.mode)) },
-            { "relation", std::string(toString(row.relation)) }, { "ws_bytes", row.wsBytes }, { "op", row.op },
-            { "cells", std::move(cells) } });
+            { "relation", std::string(toString(row.relation)) }, { "ws_bytes", row.wsBytes },
+            { "condition", row.condition }, { "op", row.op }, { "cells", std::move(cells) } });
     }
     json differences = json::array();
     for (const ContextDifference& d : c.differences)

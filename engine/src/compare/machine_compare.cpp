@@ -63,8 +63,9 @@ std::string idleStatesOf(const json& sys)
     return formatIdleStates(states);
 }
 
-// Rows sort by the benchmark's first appearance, then mode, class and working set.
-using RowKey = std::tuple<std::size_t, BenchMode, Relation, std::uint64_t>;
+// Rows sort by the benchmark's first appearance, then mode, class, working set and condition
+// (a run kept awake is never compared with one as is).
+using RowKey = std::tuple<std::size_t, BenchMode, Relation, std::uint64_t, std::string>;
 
 } // namespace
 
@@ -192,7 +193,7 @@ Expected<MachineComparison> compareMachines(const std::vector<MachineCard>& card
             if (b == benches.end())
                 b = benches.insert(benches.end(), r.bench);
             const RowKey key { static_cast<std::size_t>(b - benches.begin()), r.mode, r.placement.relation,
-                r.spec.wsBytes };
+                r.spec.wsBytes, conditionText(r.spec) };
             auto& row = found[key];
             row.resize(cards.size(), nullptr);
             if (!row[m])
@@ -228,6 +229,7 @@ Expected<MachineComparison> compareMachines(const std::vector<MachineCard>& card
         row.mode = std::get<1>(key);
         row.relation = std::get<2>(key);
         row.wsBytes = std::get<3>(key);
+        row.condition = std::get<4>(key);
         const RunResult* base = results[baseline];
         for (std::size_t m = 0; m < cards.size(); ++m) {
             MachineCell cell;

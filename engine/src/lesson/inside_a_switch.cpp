@@ -129,6 +129,9 @@ std::vector<std::string> conclude(const std::vector<RunResult>& results)
                       "a tracefs your group may write).");
     if (oneShares && acrossShares)
         out.push_back(crossingSentence(*oneShares, *acrossShares));
+    if (acrossShares && acrossShares->steps.front().name == "idle exit")
+        out.push_back("The wakee's CPU leaving idle was the largest step: the lesson sleeping-cpu keeps that CPU "
+                      "awake and measures what removing the idle exit changes.");
     if (std::string cost = tracingCostSentence(traced); !cost.empty())
         out.push_back(cost);
     for (const RunResult* r : traced)

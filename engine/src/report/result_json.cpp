@@ -9,6 +9,7 @@
 #include "report/trace_json.h"
 
 #include <fmt/core.h>
+#include <fmt/ranges.h>
 
 namespace ctxscope {
 
@@ -27,6 +28,10 @@ std::string benchmarkName(const RunResult& r)
         name += fmt::format("/ws:{}", r.spec.wsBytes);
     if (r.spec.spinNs)
         name += fmt::format("/spin_ns:{}", *r.spec.spinNs);
+    if (!r.spec.keepAwakeCpus.empty())
+        name += fmt::format("/keep_awake:{}", fmt::join(r.spec.keepAwakeCpus, ","));
+    if (r.spec.pmQosUs)
+        name += fmt::format("/pm_qos_us:{}", *r.spec.pmQosUs);
     return name;
 }
 
@@ -151,6 +156,12 @@ json resultToJson(const RunResult& r, bool withSamples)
         j["interference"] = report::interferenceToJson(*r.interference);
     if (r.trace)
         j["trace"] = traceSummaryToJson(*r.trace);
+    if (r.spec.conditioned()) {
+        json c = { { "text", conditionText(r.spec) }, { "keep_awake_cpus", r.spec.keepAwakeCpus },
+            { "keep_awake_tasks", r.keepAwakeTasks }, { "keep_awake_cpu_ns", r.keepAwakeCpuNs } };
+        c["pm_qos_us"] = r.spec.pmQosUs ? json(*r.spec.pmQosUs) : json(nullptr);
+        j["condition"] = std::move(c);
+    }
     if (r.line)
         j["line"] = report::sharedLineToJson(*r.line);
     if (r.handoffs)
@@ -221,6 +232,18 @@ Expected<RunResult> resultFromJson(const json& entry)
         FieldReader interference(*i, in.where("interference"));
         r.interference = report::interferenceFromJson(interference);
         in.absorb(interference);
+    }
+    if (const json* c = in.optObject("condition")) {
+        FieldReader condition(*c, in.where("condition"));
+        r.spec.keepAwakeCpus = cpuNumbers(condition, "keep_awake_cpus");
+        if (const auto us = condition.optCount("pm_qos_us"))
+            r.spec.pmQosUs = static_cast<int>(std::min<std::uint64_t>(*us, kMaxPmQosUs));
+        r.keepAwakeCpuNs = condition.optNumber("keep_awake_cpu_ns").value_or(0);
+        if (const json* tasks = condition.optArray("keep_awake_tasks"))
+            for (const json& t : *tasks)
+                if (t.is_number_integer())
+                    r.keepAwakeTasks.push_back(t.get<long>());
+        in.absorb(condition);
     }
     if (const json* t = in.optObject("trace")) {
         FieldReader trace(*t, in.where("trace"));

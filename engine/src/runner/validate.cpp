@@ -84,6 +84,23 @@ Status checkNumbers(const BenchSpec& spec)
     return {};
 }
 
+// The conditions: keep-awake CPUs this process may run on, each once; a pm-qos in range.
+Status checkConditions(const BenchSpec& spec, const Topology& topology)
+{
+    const std::vector<int> allowed = topology.allowedPus();
+    std::set<int> seen;
+    for (int cpu : spec.keepAwakeCpus) {
+        if (std::find(allowed.begin(), allowed.end(), cpu) == allowed.end())
+            return makeError(fmt::format(
+                "--keep-awake CPU {} is not one this process may run on (allowed: {})", cpu, formatCpuList(allowed)));
+        if (!seen.insert(cpu).second)
+            return makeError(fmt::format("--keep-awake names CPU {} twice", cpu));
+    }
+    if (spec.pmQosUs && (*spec.pmQosUs < 0 || *spec.pmQosUs > kMaxPmQosUs))
+        return makeError(fmt::format("--pm-qos-us takes 0 to {} microseconds, not {}", kMaxPmQosUs, *spec.pmQosUs));
+    return {};
+}
+
 // The relation of the farthest pair of tasks that pass the token to each other.
 Expected<Relation> relationOfCpus(const Topology& topology, const std::vector<int>& cpus)
 {
@@ -244,6 +261,8 @@ Expected<Placement> checkSpecAndProbe(
     if (Status s = checkWorkingSet(spec, *info, *tasks); !s)
         return s.error();
     if (Status s = checkSpin(spec, *info); !s)
+        return s.error();
+    if (Status s = checkConditions(spec, topology); !s)
         return s.error();
     auto placement = place(spec, topology, *info, *tasks);
     if (!placement)
