@@ -64,7 +64,8 @@ std::string idleStatesOf(const json& sys)
 }
 
 // Rows sort by the benchmark's first appearance, then mode, class and working set.
-using RowKey = std::tuple<std::size_t, BenchMode, Relation, std::uint64_t>;
+// Benchmark, mode, class, working set, and the kinds of core (hybrid machines; "" elsewhere).
+using RowKey = std::tuple<std::size_t, BenchMode, Relation, std::uint64_t, std::string>;
 
 } // namespace
 
@@ -192,7 +193,7 @@ Expected<MachineComparison> compareMachines(const std::vector<MachineCard>& card
             if (b == benches.end())
                 b = benches.insert(benches.end(), r.bench);
             const RowKey key { static_cast<std::size_t>(b - benches.begin()), r.mode, r.placement.relation,
-                r.spec.wsBytes };
+                r.spec.wsBytes, r.placement.kinds };
             auto& row = found[key];
             row.resize(cards.size(), nullptr);
             if (!row[m])
@@ -202,7 +203,8 @@ Expected<MachineComparison> compareMachines(const std::vector<MachineCard>& card
         for (const auto& [key, count] : seen)
             if (count > 1)
                 out.notes.push_back(fmt::format("{} holds {} {} {} {} runs; the first is compared.", cards[m].label,
-                    count, benches[std::get<0>(key)], toString(std::get<1>(key)), toString(std::get<2>(key))));
+                    count, benches[std::get<0>(key)], toString(std::get<1>(key)),
+                    relationText(std::get<2>(key), std::get<4>(key))));
         if (!cards[m].hasContext)
             out.notes.push_back(cards[m].label
                 + " has no context block (a lesson file written before lessons saved "
@@ -228,6 +230,7 @@ Expected<MachineComparison> compareMachines(const std::vector<MachineCard>& card
         row.mode = std::get<1>(key);
         row.relation = std::get<2>(key);
         row.wsBytes = std::get<3>(key);
+        row.kinds = std::get<4>(key);
         const RunResult* base = results[baseline];
         for (std::size_t m = 0; m < cards.size(); ++m) {
             MachineCell cell;
