@@ -152,15 +152,18 @@ void TopologyMapPanel::updateLegend()
         kinds.push_back(&k);
     std::stable_sort(
         kinds.begin(), kinds.end(), [](const CpuKind* a, const CpuKind* b) { return a->efficiency > b->efficiency; });
-    QString html;
+    // A swatch is a bordered cell (the core's fill around, as the map draws a PU inside its core),
+    // so the plain kind's white shows on a white window too.
+    QString html = QStringLiteral("<table cellspacing=\"0\" cellpadding=\"0\"><tr>");
     QStringList tip;
     for (const CpuKind* k : kinds) {
-        const QString name = QString::fromStdString(k->name).toHtmlEscaped();
-        html += QStringLiteral("<span style=\"background-color:%1; color:%1; border:1px solid %2\">&nbsp;&#9632;&nbsp;"
-                               "</span>&nbsp;%3&nbsp;&nbsp;")
-                    .arg(m_map->kindFill(k->index, false).name(), m_map->kindFill(k->index, true).name(), name);
+        html += QStringLiteral("<td style=\"background-color:%1; border: 3px solid %2\">&nbsp;&nbsp;&nbsp;&nbsp;</td>"
+                               "<td>&nbsp;%3&nbsp;&nbsp;</td>")
+                    .arg(m_map->kindFill(k->index, false).name(), m_map->kindFill(k->index, true).name(),
+                        QString::fromStdString(k->name).toHtmlEscaped());
         tip << tr("%1: P#%2").arg(QString::fromStdString(k->name), QString::fromStdString(formatCpuList(k->pus)));
     }
+    html += QStringLiteral("</tr></table>");
     m_legend->setText(html);
     m_legend->setToolTip(tr("Kinds of core (hwloc's CPU kinds), shaded on the map:\n") + tip.join(QLatin1Char('\n')));
     m_legend->show();
