@@ -41,7 +41,7 @@ SweepResult sampleSweep()
     s.spec.base.bench = "futex";
     s.spec.base.mode = BenchMode::Process;
     s.spec.pointsPerOctave = 2;
-    s.placement = Placement { 2, { 0, 1 }, Relation::Smt };
+    s.placement = Placement { 2, { 0, 1 }, Relation::Smt, {} };
     s.plan.requestedTo = 1 << 20;
     s.plan.lastLevelCache = 1 << 18;
     s.plan.capped = true;

@@ -88,6 +88,10 @@ public:
     // is labelled.
     QString labelsNote() const;
     Colors colors() const;
+    // On a hybrid machine, the fill of a PU (`core`: of a core box) of this kind (CpuKind::index):
+    // the most performant kind keeps the plain fills, each other kind has its own tint (the
+    // legend over the map shows them). -1, or a machine with one kind: the plain fill.
+    QColor kindFill(int kind, bool core) const;
     static QColor taskColor(int task);
 
     QSize sizeHint() const override;

@@ -46,7 +46,7 @@ std::vector<std::vector<std::string>> cellsOf(const MachineComparison& c)
     }
     out.push_back(std::move(header));
     for (const MachineRow& row : c.rows) {
-        std::vector<std::string> line { machineRowName(row), std::string(toString(row.relation)) };
+        std::vector<std::string> line { machineRowName(row), relationText(row.relation, row.kinds) };
         for (std::size_t m = 0; m < row.cells.size(); ++m) {
             const MachineCell& cell = row.cells[m];
             line.push_back(cell.medianNs ? formatDuration(*cell.medianNs) : std::string("absent"));
@@ -78,8 +78,8 @@ std::string footer(const MachineComparison& c, bool markdown)
                 if (!anyDisturbed)
                     out += "\n* unclear because a side ran disturbed:\n";
                 anyDisturbed = true;
-                out += bullet + machineRowName(row) + " " + std::string(toString(row.relation)) + ": " + cell.disturbed
-                    + " was disturbed\n";
+                out += bullet + machineRowName(row) + " " + relationText(row.relation, row.kinds) + ": "
+                    + cell.disturbed + " was disturbed\n";
             }
     out += "\nRatio: median over the baseline's (" + c.labels[c.baseline]
         + "), 95% bootstrap interval; matters: the whole interval beyond 1.10 either way; the same: within it.\n";
@@ -185,7 +185,7 @@ std::string asCsv(const MachineComparison& c)
         for (std::size_t m = 0; m < row.cells.size(); ++m) {
             const MachineCell& cell = row.cells[m];
             out += fmt::format("{},{},{},{},{},{},{},{},{},{}\n", csvField(row.bench), toString(row.mode),
-                toString(row.relation), row.wsBytes, csvField(c.labels[m]),
+                csvField(relationText(row.relation, row.kinds)), row.wsBytes, csvField(c.labels[m]),
                 cell.medianNs ? fmt::format("{:.3f}", *cell.medianNs) : std::string(),
                 cell.ratio ? fmt::format("{:.4f}", *cell.ratio) : std::string(),
                 cell.ratio ? fmt::format("{:.4f}", cell.low) : std::string(),
@@ -232,6 +232,8 @@ json toJson(const MachineComparison& c)
         rows.push_back({ { "bench", row.bench }, { "mode", std::string(toString(row.mode)) },
             { "relation", std::string(toString(row.relation)) }, { "ws_bytes", row.wsBytes },
             { "condition", row.condition }, { "op", row.op }, { "cells", std::move(cells) } });
+        if (!row.kinds.empty())
+            rows.back()["kinds"] = row.kinds;
     }
     json differences = json::array();
     for (const ContextDifference& d : c.differences)

@@ -23,8 +23,9 @@ std::vector<LessonStep> plan(const Topology& topology, const RunBudget& o)
     std::vector<LessonStep> steps { { fmt::format("futex threads on one PU (CPU {})", cpu),
         spec("futex", BenchMode::Thread, { cpu, cpu }, o), true } };
     if (const auto p = farthestPair(topology))
-        steps.push_back({ fmt::format("futex threads, {} (CPUs {},{})", toString(p->relation), p->a, p->b),
-            spec("futex", BenchMode::Thread, { p->a, p->b }, o), true });
+        steps.push_back(
+            { fmt::format("futex threads, {} (CPUs {},{})", relationText(p->relation, p->kinds), p->a, p->b),
+                spec("futex", BenchMode::Thread, { p->a, p->b }, o), true });
     return steps;
 }
 

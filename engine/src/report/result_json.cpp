@@ -22,6 +22,8 @@ std::string benchmarkName(const RunResult& r)
 {
     std::string name
         = r.bench + "/" + std::string(toString(r.mode)) + "/" + std::string(toString(r.placement.relation));
+    if (!r.placement.kinds.empty())
+        name += "/kinds:" + r.placement.kinds; // runs on a hybrid machine differ by kind
     if (r.placement.tasks > 2 || r.bench == "ring")
         name += fmt::format("/tasks:{}", r.placement.tasks);
     if (r.spec.wsBytes > 0)
@@ -146,6 +148,8 @@ json resultToJson(const RunResult& r, bool withSamples)
             { { "source", std::string(toString(r.clock.source)) }, { "read_cost_ns", r.clock.readCostNs },
                 { "resolution_ns", r.clock.resolutionNs }, { "tsc_ghz", r.clock.tscGhz }, { "why", r.clock.why } } },
     };
+    if (!r.placement.kinds.empty())
+        j["kinds"] = r.placement.kinds;
     if (r.handoffsPerOp > 0) {
         j["handoffs_per_op"] = r.handoffsPerOp;
         j["per_handoff_ns"] = r.perHandoffNs.value_or(0);
@@ -207,6 +211,7 @@ Expected<RunResult> resultFromJson(const json& entry)
         }
     }
     r.placement.cpus = cpuNumbers(in, "cpus");
+    r.placement.kinds = in.optString("kinds").value_or("");
     r.placement.tasks = static_cast<int>(in.countUpTo("tasks", kMaxRingTasks));
     r.spec.wsBytes = in.optCount("ws_bytes").value_or(0);
     r.iterations = in.count("iterations");

@@ -152,6 +152,7 @@ Expected<Placement> place(const BenchSpec& spec, const Topology& topology, const
         if (!cpus)
             return cpus.error();
         p.cpus = std::move(*cpus);
+        p.kinds = kindsText(topology, p.cpus);
         return p;
     }
     if (spec.relation == Relation::Unpinned)
@@ -177,6 +178,7 @@ Expected<Placement> place(const BenchSpec& spec, const Topology& topology, const
         return makeError(fmt::format(
             "CPUs {} are {}, not {}", formatCpuList(spec.cpus), toString(*relation), toString(*spec.relation)));
     p.relation = *relation;
+    p.kinds = kindsText(topology, p.cpus);
     return p;
 }
 
