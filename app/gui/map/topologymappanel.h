@@ -33,6 +33,10 @@ public:
     // The placement in one line (ElidedLine): never wraps, so a click never moves the map.
     QLabel* summaryLabel() const;
 
+    // Runs off (a topology not this machine's): with nothing placed, the summary line says why
+    // instead of asking for a click. Empty: runs on.
+    void setRunsDisabled(const QString& why);
+
     // Selects a class in the chooser (highlighting its pair); false if the topology has none.
     bool chooseRelation(Relation relation);
     // Makes the highlighted pair the selection.
@@ -54,6 +58,7 @@ private:
     QPushButton* m_clear = nullptr;
     ElidedLine* m_summary = nullptr;
     std::vector<PuPair> m_pairs; // the chooser's entries after its placeholder
+    QString m_runsDisabled;
 };
 
 } // namespace ctxscope::gui
