@@ -239,17 +239,17 @@ void TimelinePage::updateCaption()
         m_legend->clear();
         return;
     }
-    const auto swatch = [](const QColor& color, const QString& what, int height) {
-        return QStringLiteral("<span style='background:%1'>%2</span>&nbsp;%3")
-            .arg(color.name(), QString(height, QChar(0x2007)), what);
+    // A square in the colour (a label's rich text draws no span background).
+    const auto swatch = [](const QColor& color, const QString& what) {
+        return QStringLiteral("<span style='color:%1;font-size:large'>&#9632;</span>&nbsp;%2").arg(color.name(), what);
     };
     QStringList parts;
     for (const auto& [pid, color] : r->taskColors) {
         const auto name = r->taskNames.find(pid);
-        parts << swatch(color, tr("task %1").arg(name == r->taskNames.end() ? QString::number(pid) : name->second), 3);
+        parts << swatch(color, tr("task %1").arg(name == r->taskNames.end() ? QString::number(pid) : name->second));
     }
-    parts << swatch(m_view->taskColor(1), tr("other tasks (a hue each)"), 3)
-          << swatch(palette().color(QPalette::Mid), tr("idle (thin band; darker: deeper idle)"), 3);
+    parts << swatch(m_view->taskColor(1), tr("other tasks (a hue each)"))
+          << swatch(palette().color(QPalette::Mid), tr("idle (thin band; darker: deeper idle)"));
     m_legend->setText(parts.join(QStringLiteral(" &nbsp; ")));
 }
 
