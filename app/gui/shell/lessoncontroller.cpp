@@ -282,6 +282,10 @@ void LessonController::setPresenting(bool on)
     row->setHandleWidth(m_handleBefore);
     row->setSizes(m_sizesBeforePresenting);
     showPanel(shown);
+    // Once the window is back to its own size (full screen ends after this returns): fitted at
+    // the screen's width, the row kept a map and a lesson too wide for the plots.
+    if (shown)
+        QTimer::singleShot(100, this, &LessonController::fitRow);
 }
 
 void LessonController::fitPresentingRow()
@@ -302,7 +306,9 @@ void LessonController::fitRow()
     // The explanation gets about 30% of the row and the plots at least 45% (450 pixels at the
     // least): they are what the room reads. The map takes what is left, up to the width it had,
     // or folds away where that is less than it needs (its splitter handle brings it back).
-    const int total = m_parts.row->width();
+    // Without its two handles: sizes that add up to more than the room made the splitter fold
+    // the plots, the view the lesson is about.
+    const int total = m_parts.row->width() - 2 * m_parts.row->handleWidth();
     int lesson = std::max(m_parts.panel->minimumWidth(), total * 3 / 10);
     int plots = std::max(450, total * 45 / 100);
     int left = total - lesson - plots;

@@ -73,6 +73,7 @@ MainWindow::MainWindow(QWidget* parent)
     auto* lessonPanel = new LessonPanel(top);
     lessonPanel->hide();
     top->addWidget(lessonPanel);
+    top->setCollapsible(1, false); // the plots: squeezed, the map folds, never they
     top->setCollapsible(2, false); // dragged to nothing it would stay open and unseen
     top->setStretchFactor(0, 4);
     top->setStretchFactor(1, 5);

@@ -26,7 +26,7 @@ ProgramsDock::ProgramsDock(QMainWindow& window, QWidget* panel, QWidget& plots)
         // Docked, the plots go now, before the window lays the dock out: for that moment the
         // row's least width held the plots, the lesson and the map beside the dock, and the
         // window grew past a 1280 screen to make room (and stayed so).
-        if (!isHidden() && !isFloating())
+        if (isVisible() && !isFloating())
             m_plots.hide();
         fitSoon();
     };
@@ -48,8 +48,10 @@ void ProgramsDock::fit()
     // isHidden, not isVisible: opened before the window shows, the dock is a page already.
     const bool page = !isHidden() && !isFloating();
     if (page == m_page) {
-        if (!page)
+        if (!page) {
             m_rowBefore.clear();
+            m_plots.show(); // hidden above for a dock that then was not a page
+        }
         return;
     }
     m_page = page;
