@@ -165,8 +165,13 @@ void TopologyMapWidget::paintPu(QPainter& painter, const LayoutBox& box, const C
     painter.setPen(QPen(tasks.empty() ? c.border : taskColor(tasks.front()).darker(160), tasks.empty() ? 1 : 2));
     painter.drawRect(tasks.empty() ? r : box.rect.adjusted(1, 1, -1, -1));
     if (m_hoveredPu >= 0 && m_hoveredPu == box.osIndex && box.allowed) {
-        painter.setPen(QPen(c.highlight, 2));
-        painter.drawRect(box.rect.adjusted(1, 1, -1, -1));
+        // A veil of the highlight over the whole box and a thick ring in the text's colour: a
+        // thin highlight-coloured border vanished on a task's blue box.
+        QColor veil = c.highlight;
+        veil.setAlpha(90);
+        painter.fillRect(box.rect, veil);
+        painter.setPen(QPen(c.text, 3));
+        painter.drawRect(box.rect.adjusted(1.5, 1.5, -1.5, -1.5));
     }
     // A watched program's threads take the foot of the box (paintMarkers); the label sits above.
     const QRectF textRect = hasMarkersOn(box.osIndex) ? box.rect.adjusted(0, 0, 0, -markerHeight()) : box.rect;

@@ -24,12 +24,17 @@ TopologyMapPanel::TopologyMapPanel(QWidget* parent)
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     auto* bar = new QHBoxLayout;
-    auto* chooserLabel = new QLabel(tr("Relation &class:"), this);
+    // Short words: the bar fits the map's least width (300 pixels) beside a lesson at 1280.
+    auto* chooserLabel = new QLabel(tr("&Class:"), this);
+    chooserLabel->setToolTip(tr("Relation class: how far apart two PUs are (same PU, same core, shared L3, ...)"));
     m_relations = new QComboBox(this);
-    m_relations->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    // A dozen characters, the popup shows the rest: sized to its longest pair the bar held the
+    // map 470 pixels wide, and a lesson's row past a 1280 screen.
+    m_relations->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_relations->setMinimumContentsLength(8);
     m_relations->setToolTip(tr("Highlights a pair of allowed PUs with this relation on the map"));
     chooserLabel->setBuddy(m_relations);
-    m_usePair = new QPushButton(tr("&Use this pair"), this);
+    m_usePair = new QPushButton(tr("&Use pair"), this);
     m_usePair->setToolTip(tr("Place tasks A and B on the highlighted pair"));
     m_usePair->setEnabled(false);
     m_clear = new QPushButton(tr("C&lear"), this);
@@ -192,9 +197,16 @@ void TopologyMapPanel::useHighlightedPair()
         (void)m_map->setSelection({ pair->a, pair->b }); // pairs come from allowed PUs only
 }
 
+void TopologyMapPanel::setRunsDisabled(const QString& why)
+{
+    m_runsDisabled = why;
+    updateSummary();
+}
+
 void TopologyMapPanel::updateSummary()
 {
-    const QString summary = m_map->selectionSummary();
+    const QString summary
+        = m_map->selection().empty() && !m_runsDisabled.isEmpty() ? m_runsDisabled : m_map->selectionSummary();
     m_summary->setFullText(summary);
     m_summary->setToolTip(summary + QLatin1Char('\n')
         + (m_map->repinMode() ? tr("Click a PU to pin the selected threads there too, again to drop it; the run's "

@@ -36,6 +36,10 @@ public:
     // caption; hidden on a machine with one kind.
     QLabel* kindLegend() const { return m_legend; }
 
+    // Runs off (a topology not this machine's): with nothing placed, the summary line says why
+    // instead of asking for a click. Empty: runs on.
+    void setRunsDisabled(const QString& why);
+
     // Selects a class in the chooser (highlighting its pair); false if the topology has none.
     bool chooseRelation(Relation relation);
     // Makes the highlighted pair the selection.
@@ -59,6 +63,7 @@ private:
     ElidedLine* m_summary = nullptr;
     QLabel* m_legend = nullptr;
     std::vector<PuPair> m_pairs; // the chooser's entries after its placeholder
+    QString m_runsDisabled;
 };
 
 } // namespace ctxscope::gui

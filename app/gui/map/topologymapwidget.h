@@ -58,9 +58,10 @@ public:
     // ran on (topologymapmarkers.cpp); selected ones stand out. Empty: none.
     struct ThreadMarker {
         int cpu = -1;
-        QString label; // its TID
+        QString label; // what the marker reads: the thread's name ("ping0"), its TID when unnamed
         QString name; // the thread's name, for the tooltip
         bool selected = false;
+        long tid = 0;
     };
     void setThreadMarkers(std::vector<ThreadMarker> markers);
     const std::vector<ThreadMarker>& threadMarkers() const { return m_markers; }

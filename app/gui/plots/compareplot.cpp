@@ -143,7 +143,7 @@ void ComparePlot::draw(const std::vector<Series>& series)
         if (keys.isEmpty())
             continue;
         auto* bars = new QCPBars(m_plot->xAxis, m_plot->yAxis);
-        const QColor color = runColor(static_cast<int>(s), palette());
+        const QColor color = machineColor(static_cast<int>(s), palette());
         bars->setName(series[s].name);
         bars->setPen(QPen(color.darker(130)));
         bars->setBrush(color);

@@ -273,10 +273,13 @@ Expected<MachineComparison> compareMachines(const std::vector<MachineCard>& card
             const auto it = f.find(what);
             d.values.push_back(it == f.end() ? std::string("unknown") : it->second);
         }
-        const bool allUnknown
-            = std::all_of(d.values.begin(), d.values.end(), [](const std::string& v) { return v == "unknown"; });
-        if (!allUnknown
-            && std::adjacent_find(d.values.begin(), d.values.end(), std::not_equal_to<>()) != d.values.end())
+        // A difference between facts that are known: "unknown" (a published figure's
+        // mitigations, a file without them) beside one value is no difference.
+        std::vector<std::string> known;
+        for (const std::string& v : d.values)
+            if (v != "unknown" && std::find(known.begin(), known.end(), v) == known.end())
+                known.push_back(v);
+        if (known.size() > 1)
             out.differences.push_back(std::move(d));
     }
     return out;

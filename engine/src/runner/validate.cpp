@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <pthread.h>
 #include <sched.h>
 #include <set>
@@ -164,9 +165,10 @@ Expected<Placement> place(const BenchSpec& spec, const Topology& topology, const
         p.cpus = spec.cpus;
     } else {
         const std::string example = tasks == 2 ? " (e.g. 0,0 for both on CPU 0)" : "";
-        return makeError(fmt::format("{} runs {} task{} and needs {}{} CPU{}{}, got {} ({})", info.name, tasks,
+        // The CPUs as given, one per task ("1,1,1"), not as a set ("1" hid the count).
+        return makeError(fmt::format("{} runs {} task{} and needs {}{} CPU{}{}, got {}: {}", info.name, tasks,
             tasks == 1 ? "" : "s", ring ? "1 or " : "", tasks, tasks == 1 ? "" : "s", example, spec.cpus.size(),
-            formatCpuList(spec.cpus)));
+            fmt::join(spec.cpus, ",")));
     }
     for (int cpu : p.cpus)
         if (cpu < 0)
