@@ -131,7 +131,7 @@ void ConnectDialog::offerBundle(const QString& why)
     say(tr("%1 has no `%2`. Copy this machine's portable ctxscope-cli (%3, %4) to a private temporary folder "
            "there for this session? It is checked, run from there and removed when the session ends; nothing is "
            "installed.")
-            .arg(m_host->text().trimmed(), m_cli->text().trimmed(), QFileInfo(m_bundle).fileName(),
+            .arg(m_connector->link().destination, m_connector->link().remoteCli, QFileInfo(m_bundle).fileName(),
                 QString::fromStdString(formatBytes(static_cast<std::uint64_t>(QFileInfo(m_bundle).size())))),
         true);
     m_push->show();
