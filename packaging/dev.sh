@@ -26,6 +26,8 @@ PACKAGES=(
     libtracefs-dev libtraceevent-dev libtracecmd-dev trace-cmd # scheduler tracing; trace-cmd reads our trace.dat in tests
     ccache                                    # rebuilds of any checkout on a kept machine reuse objects
     debootstrap                               # the bundle's test builds a minimal bullseye root (tests/bundle)
+    libbpf-dev bpftool clang                  # watch's BPF backend: libbpf, its skeleton, BPF objects built with clang
+    libbpf-tools                              # runqlat: the BPF backend's wake-up bins are compared with it
 )
 
 # Only for `dev.sh fuzz`: libFuzzer comes with clang, not GCC.

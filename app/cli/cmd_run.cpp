@@ -10,6 +10,7 @@
 #include "ws_table.h"
 
 #include "ctxscope/csv.h"
+#include "ctxscope/lesson.h"
 #include "ctxscope/results_file.h"
 #include "ctxscope/runner.h"
 #include "ctxscope/sysinfo.h"
@@ -18,6 +19,7 @@
 
 #include <fmt/core.h>
 
+#include <charconv>
 #include <memory>
 
 namespace ctxscope::cli {
@@ -31,9 +33,24 @@ struct RunOptions {
     std::uint64_t spinNs = kDefaultSpinNs;
     OutputOptions output;
     TraceCliOptions trace;
+    std::string keepAwake;
+    std::string pmQos;
     CLI::Option* iterationsOption = nullptr;
     CLI::Option* spinOption = nullptr;
+    CLI::Option* pmQosOption = nullptr;
 };
+
+// --pm-qos-us as a whole number of microseconds, 0 to kMaxPmQosUs, or a sentence.
+Expected<int> parsePmQos(const std::string& text)
+{
+    int value = 0;
+    const char* end = text.data() + text.size();
+    const auto [at, ec] = std::from_chars(text.data(), end, value);
+    if (text.empty() || ec != std::errc {} || at != end || value < 0 || value > kMaxPmQosUs)
+        return makeError(
+            fmt::format("--pm-qos-us takes a whole number of microseconds from 0 to {}, not '{}'", kMaxPmQosUs, text));
+    return value;
+}
 
 Expected<BenchSpec> toSpec(const RunOptions& o)
 {
@@ -49,6 +66,18 @@ Expected<BenchSpec> toSpec(const RunOptions& o)
         if (!ws)
             return ws.error();
         spec->wsBytes = *ws;
+    }
+    if (!o.keepAwake.empty()) {
+        auto cpus = parseCpuList(o.keepAwake);
+        if (!cpus)
+            return makeError("--keep-awake: " + cpus.error().message);
+        spec->keepAwakeCpus = std::move(*cpus);
+    }
+    if (o.pmQosOption->count() > 0) {
+        auto us = parsePmQos(o.pmQos);
+        if (!us)
+            return us.error();
+        spec->pmQosUs = *us;
     }
     return spec;
 }
@@ -98,6 +127,16 @@ int run(const RunOptions& o)
         return badInput("--trace does not take --ws: trace the benchmark without a working set");
     if (Status traceable = o.trace.check(spec); !traceable)
         return badInput(traceable.error().message);
+    if (spec.conditioned() && spec.wsBytes > 0)
+        return badInput("--keep-awake and --pm-qos-us do not take --ws: run the condition without a working set");
+    if (spec.pmQosUs) {
+        if (Status allowed = checkPmQos(*spec.pmQosUs); !allowed)
+            return badInput(allowed.error().message);
+        if (readSysInfo().idleStates.empty())
+            fmt::print(stderr,
+                "ctxscope-cli: this machine has no cpuidle states, so --pm-qos-us changes nothing here "
+                "(measured anyway, as the A/B's 'as is')\n");
+    }
     ProgressLine progress;
     InterruptScope interrupt;
     RunCallbacks callbacks;
@@ -120,21 +159,46 @@ int run(const RunOptions& o)
         return writeOutputs(o.output, doc,
             o.output.samples ? samplesToCsv({ point->roundTripRun }) : resultsToCsv(context, { point->roundTripRun }));
     }
-    auto result = runBenchmark(spec, topology, callbacks, interrupt.token());
-    progress.clear();
-    if (!result)
-        return failed(result.error(), interrupt);
-    if (o.output.tableOnStdout())
-        fmt::print("{}", formatResults({ *result }));
-    if (o.trace.wanted()) {
-        auto traced = traceRun(o.trace, spec, topology, *result, progress, interrupt);
-        if (!traced)
-            return failed(traced.error(), interrupt);
-        if (o.output.tableOnStdout())
-            fmt::print("{}", formatTraceSummary(traced->summary));
-        result->trace = std::move(traced->summary); // its block in the result's entry
+    // With a condition, an A/B: the same placement as is, then with it.
+    std::vector<BenchSpec> specs { spec };
+    if (spec.conditioned()) {
+        specs.front().keepAwakeCpus.clear();
+        specs.front().pmQosUs.reset();
+        specs.push_back(spec);
     }
-    const std::vector<RunResult> results { std::move(*result) };
+    std::vector<RunResult> results;
+    for (const BenchSpec& one : specs) {
+        if (one.conditioned() && o.output.tableOnStdout())
+            fmt::print("with {}:\n", conditionText(one));
+        auto result = runBenchmark(one, topology, callbacks, interrupt.token());
+        progress.clear();
+        if (!result)
+            return failed(result.error(), interrupt);
+        if (o.output.tableOnStdout()) {
+            fmt::print("{}", formatResults({ *result }));
+            if (!result->keepAwakeTasks.empty())
+                fmt::print("keep-awake: {} threads took {} of CPU time over the run's {:.2f} s (not counted as "
+                           "interference)\n",
+                    result->keepAwakeTasks.size(), formatDuration(result->keepAwakeCpuNs), result->seconds);
+        }
+        if (o.trace.wanted()) {
+            auto traced = traceRun(o.trace, one, topology, *result, progress, interrupt);
+            if (!traced)
+                return failed(traced.error(), interrupt);
+            if (o.output.tableOnStdout())
+                fmt::print("{}", formatTraceSummary(traced->summary));
+            result->trace = std::move(traced->summary); // its block in the result's entry
+            if (!result->interference) // /proc could not say what else ran: the trace can
+                result->interference = traceInterference(*result->trace);
+        }
+        results.push_back(std::move(*result));
+    }
+    if (results.size() == 2 && o.output.tableOnStdout()) {
+        const ConditionAb ab = compareCondition(results[0], results[1]);
+        fmt::print("A/B: {}\n", ab.sentence);
+        for (const std::string& moved : ab.movedSteps)
+            fmt::print("  {}\n", moved);
+    }
     const nlohmann::json report = makeReport(context, results, o.output.samples);
     return writeOutputs(o.output, report, o.output.samples ? samplesToCsv(results) : resultsToCsv(context, results));
 }
@@ -163,6 +227,13 @@ Command addRunCommand(CLI::App& app)
         "Working set per task (futex, pipe, ring, touch): 4096, 64K, 16M, 1G. Each task writes one byte per cache "
         "line of its own W bytes after taking the token; the hot touch(W) baseline runs too, and the switch cost is "
         "(round trip - tasks x touch) / switches");
+    sub->add_option("--keep-awake", o->keepAwake,
+        "CPUs to keep out of idle for the run: a SCHED_IDLE polling thread on each (it yields at once to any task, "
+        "costs that CPU's idle power, and is never counted as interference). Measured as an A/B: as is, then kept "
+        "awake");
+    o->pmQosOption = sub->add_option("--pm-qos-us", o->pmQos,
+        "Hold /dev/cpu_dma_latency at N microseconds for the run (0: the shallowest idle state), as cyclictest does; "
+        "needs root. Measured as an A/B: as is, then held");
     return { sub, [o] { return run(*o); } };
 }
 

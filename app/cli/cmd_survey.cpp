@@ -76,8 +76,8 @@ void printSummary(const SurveyResult& s, const nlohmann::json& context)
         std::string name = oneTask ? r.bench : r.bench + " " + std::string(toString(r.mode));
         if (r.spec.wsBytes > 0)
             name += " W=" + formatBytes(r.spec.wsBytes);
-        fmt::print(
-            "{:<32}{:<16}{:>12}  {}\n", name, toString(r.placement.relation), formatDuration(r.stats.p50), perWhat(r));
+        fmt::print("{:<32}{:<16}{:>12}  {}\n", name, relationText(r.placement.relation, r.placement.kinds),
+            formatDuration(r.stats.p50), perWhat(r));
     }
     fmt::print("\n");
     for (const std::string& line : surveyFigureLines(s))

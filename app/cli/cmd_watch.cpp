@@ -30,6 +30,7 @@ struct WatchOptions {
     std::string json;
     bool trace = false;
     std::string traceOut; // implies trace
+    std::string backend; // bpf, ftrace or proc; "": the cheapest allowed
     int rows = 20; // the text table's threads per interval, busiest first (0: every thread)
 };
 
@@ -43,6 +44,30 @@ std::string waitText(const std::optional<double>& perS)
 }
 
 std::string durationText(double ns) { return ns > 0 ? formatDuration(ns) : std::string("-"); }
+
+std::string backendText(SchedBackend b)
+{
+    switch (b) {
+    case SchedBackend::Bpf:
+        return "BPF (scheduler counts kept in the kernel)";
+    case SchedBackend::Ftrace:
+        return "ftrace (the scheduler's events)";
+    case SchedBackend::Proc:
+        return "/proc";
+    }
+    return "/proc";
+}
+
+// A thread's wake-up latency is not printed when more than 1% of its switch-ins went
+// unrecorded (the kernel did not report them, and they could not be rebuilt): the waits left
+// would be a biased subset.
+bool measurable(const ThreadSched& s) { return s.unrecordedSwitchIns * 100 <= s.switchIns + s.unrecordedSwitchIns; }
+
+// A wait's text; "~" marks an estimate within its log2 bin (the BPF backend's p50 and p99).
+std::string waitFigure(double ns, bool estimate)
+{
+    return ns > 0 ? (estimate ? "~" : "") + formatDuration(ns) : std::string("-");
+}
 
 std::string peerText(const std::vector<SchedPeer>& peers)
 {
@@ -97,10 +122,21 @@ void printSched(const std::vector<SchedRow>& rows)
         fmt::print("the kernel did not record {} switch-ins (it does not on some VMs): their waits are unknown and "
                    "left out\n",
             unrecorded);
-    for (const auto& [tid, name, s] : rows)
+    bool binned = false;
+    for (const auto& [tid, name, s] : rows) {
+        if (!measurable(s)) {
+            fmt::print("{:>8} {:<16} not measurable here: {} of {} switch-ins unrecorded   {:<24} {:<24} {}\n", tid,
+                name, s.unrecordedSwitchIns, s.switchIns + s.unrecordedSwitchIns, peerText(s.wakers),
+                peerText(s.preemptors), migrationText(s.migrations));
+            continue;
+        }
+        binned = binned || (s.wake.fromBins && s.wake.count > 0);
         fmt::print("{:>8} {:<16} {:>7} {:>9} {:>9} {:>9} {:<24} {:<24} {}\n", tid, name, s.wake.count,
-            durationText(s.wake.p50Ns), durationText(s.wake.p99Ns), durationText(s.wake.maxNs), peerText(s.wakers),
-            peerText(s.preemptors), migrationText(s.migrations));
+            waitFigure(s.wake.p50Ns, s.wake.fromBins), waitFigure(s.wake.p99Ns, s.wake.fromBins),
+            durationText(s.wake.maxNs), peerText(s.wakers), peerText(s.preemptors), migrationText(s.migrations));
+    }
+    if (binned)
+        fmt::print("~: estimated within its log2 bin (BPF keeps bins, not each wait; the count and mean are exact)\n");
 }
 
 // The threads an interval's text table shows: the `rows` busiest (switches, then CPU share),
@@ -176,8 +212,9 @@ void printSummary(const WatchSummary& s)
     fmt::print("rq-wait: milliseconds per second spent runnable but waiting for a CPU (schedstat).\n");
     const std::vector<SchedRow> sched = schedRows(s.threads);
     if (!sched.empty()) {
-        fmt::print("\nfrom the scheduler's events (--trace): a wake is runnable -> running (sched_waking or a "
-                   "preemption -> sched_switch in)\n");
+        fmt::print("\nfrom the scheduler's events ({}): a wake is runnable -> running (sched_waking or a "
+                   "preemption -> sched_switch in)\n",
+            toString(s.backend));
         printSched(sched);
     }
     if (lowerBound)
@@ -212,6 +249,50 @@ private:
     std::ofstream m_file;
 };
 
+// The backend --backend names, or else the cheapest this process may use: BPF (counts in the
+// kernel), then ftrace (every event read), then /proc alone; --trace-out needs ftrace's events.
+// A fallback from the default says why in one sentence on stderr; a backend named but not
+// allowed here is refused (exit 2).
+Expected<SchedBackend> chooseBackend(const WatchOptions& o)
+{
+    const bool events = !o.traceOut.empty();
+    if (!o.backend.empty()) {
+        const auto named = schedBackendFrom(o.backend);
+        if (!named)
+            return makeError("--backend must be bpf, ftrace or proc");
+        if (*named == SchedBackend::Bpf) {
+            if (events)
+                return makeError("--trace-out needs the scheduler's events, which only --backend ftrace keeps");
+            if (std::string why = bpfUnavailable(); !why.empty())
+                return makeError("--backend bpf: " + why);
+        } else if (*named == SchedBackend::Ftrace) {
+            if (Status allowed = tracingAllowed(); !allowed)
+                return allowed.error();
+        } else if (o.trace || events) {
+            return makeError("--backend proc reads no scheduler events: leave out --trace and --trace-out");
+        }
+        return *named;
+    }
+    if (events) { // ftrace's, asked for: not a fallback
+        if (Status allowed = tracingAllowed(); !allowed)
+            return allowed.error();
+        return SchedBackend::Ftrace;
+    }
+    const std::string noBpf = bpfUnavailable();
+    if (noBpf.empty())
+        return SchedBackend::Bpf;
+    if (Status allowed = tracingAllowed(); allowed) {
+        fmt::print(stderr, "ctxscope-cli: watching with ftrace, not BPF: {}\n", noBpf);
+        return SchedBackend::Ftrace;
+    } else if (o.trace) {
+        return allowed.error();
+    } else {
+        fmt::print(stderr, "ctxscope-cli: watching with /proc alone (no scheduler events): {}; {}\n", noBpf,
+            allowed.error().message);
+        return SchedBackend::Proc;
+    }
+}
+
 int run(const WatchOptions& o)
 {
     if (!(o.interval >= 0.05 && o.interval <= 3600))
@@ -222,15 +303,15 @@ int run(const WatchOptions& o)
     if (!json.ok())
         return badInput("cannot write " + o.json);
     const bool text = o.json != "-";
-    const bool trace = o.trace || !o.traceOut.empty();
     if (!o.traceOut.empty())
         if (Status writable = checkTraceOut(o.traceOut); !writable)
             return badInput(writable.error().message);
-    if (trace)
-        if (Status allowed = tracingAllowed(); !allowed)
-            return badInput(allowed.error().message);
+    auto backend = chooseBackend(o);
+    if (!backend)
+        return badInput(backend.error().message);
     ctxscope::WatchOptions options;
-    options.trace = trace;
+    options.trace = *backend != SchedBackend::Proc;
+    options.backend = *backend;
     Status written;
     if (!o.traceOut.empty()) {
         options.keepTraceBytes = kWatchTraceBytes;
@@ -256,7 +337,8 @@ int run(const WatchOptions& o)
                 json.write(watchSampleToJson(s));
             if (text) {
                 if (!announced)
-                    fmt::print("watching process {} ({}) every {} s; Ctrl-C stops\n", s.pid, s.name, o.interval);
+                    fmt::print("watching process {} ({}) every {} s with {}; Ctrl-C stops\n", s.pid, s.name, o.interval,
+                        backendText(s.backend));
                 announced = true;
                 printSample(s, o.rows);
                 std::fflush(stdout);
@@ -296,9 +378,13 @@ Command addWatchCommand(CLI::App& app)
     c.sub->add_option("--json", c.options->json,
         "Write one JSON line per sample (watch_sample) and a last one (watch_summary) to FILE, or - for stdout");
     c.sub->add_flag("--trace", c.options->trace,
-        "Also follow the threads' scheduler events in a private ftrace instance: each thread's wake-up latency "
-        "(runnable -> running, runqlat's bins), top wakers and preemptors, migrations by relation class; needs root "
-        "or a tracefs your group may write");
+        "Follow the threads' scheduler events (the default where allowed): each thread's wake-up latency "
+        "(runnable -> running, runqlat's bins), top wakers and preemptors, migrations by relation class; with BPF "
+        "where this process may load it, else a private ftrace instance (root or a tracefs your group may write)");
+    c.sub->add_option("--backend", c.options->backend,
+        "What observes the threads: bpf (counts kept in the kernel, the cheapest; CAP_BPF and CAP_PERFMON), "
+        "ftrace (every scheduler event read; --trace-out needs it) or proc (/proc alone, no scheduler events). "
+        "Default: the first of these allowed here");
     c.sub->add_option("--trace-out", c.options->traceOut,
         fmt::format("Also write the threads' scheduler events to FILE: .dat is trace-cmd's trace.dat (trace-cmd "
                     "report, KernelShark), .txt the kernel's text format (Perfetto UI); implies --trace; the first {} "

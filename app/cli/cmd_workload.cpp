@@ -65,7 +65,7 @@ Command addWorkloadCommand(CLI::App& app)
         "Run a demonstration program (unpinned) to watch and pin: prints its thread IDs and its work each second");
     sub->add_option("NAME", options->name, workloadHelp())->required();
     sub->add_option("--threads", options->threads, "Pairs (pingpong), stages (pipeline) or threads (busy, sleepers)")
-        ->check(CLI::Range(1, 1024));
+        ->check(CLI::Range(1, 10000));
     sub->add_option("--duration", options->duration, "Stop after S seconds (default: run until Ctrl-C or SIGTERM)");
     return { sub, [options] { return run(*options); } };
 }

@@ -152,7 +152,8 @@ int runAndPrintLesson(
         return status;
     for (const RunResult& r : result->results)
         fmt::print("  measured  {:<34} {:>10} per op  {}\n",
-            fmt::format("{} {} {}{}{}", r.bench, toString(r.mode), toString(r.placement.relation),
+            fmt::format("{} {} {}{}{}", r.bench, toString(r.mode),
+                relationText(r.placement.relation, r.placement.kinds),
                 r.bench == "ring" ? fmt::format(" N={}", r.placement.tasks) : std::string(),
                 r.spec.wsBytes > 0 ? " W=" + formatBytes(r.spec.wsBytes) : std::string()),
             formatDuration(r.stats.p50), repetitionRange(r));

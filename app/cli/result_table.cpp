@@ -111,11 +111,12 @@ std::string formatResults(const std::vector<RunResult>& results)
         true };
     std::vector<std::vector<std::string>> rows { header };
     for (const RunResult& r : results)
-        rows.push_back({ r.bench, std::string(toString(r.mode)), cpusOf(r), std::string(toString(r.placement.relation)),
-            std::to_string(r.placement.tasks), std::to_string(r.opsPerSample), formatDuration(r.stats.p50),
-            perSwitch(r), formatDuration(r.stats.min), formatDuration(r.stats.p99),
-            fmt::format("{:.1f}%", r.stats.cv * 100), fmt::format("{:.3f}", r.observed.voluntaryPerOp),
-            fmt::format("{:.3f}", r.observed.involuntaryPerOp), std::to_string(r.observed.migrations) });
+        rows.push_back(
+            { r.bench, std::string(toString(r.mode)), cpusOf(r), relationText(r.placement.relation, r.placement.kinds),
+                std::to_string(r.placement.tasks), std::to_string(r.opsPerSample), formatDuration(r.stats.p50),
+                perSwitch(r), formatDuration(r.stats.min), formatDuration(r.stats.p99),
+                fmt::format("{:.1f}%", r.stats.cv * 100), fmt::format("{:.3f}", r.observed.voluntaryPerOp),
+                fmt::format("{:.3f}", r.observed.involuntaryPerOp), std::to_string(r.observed.migrations) });
     std::vector<std::size_t> width(header.size(), 0);
     for (const auto& row : rows)
         for (std::size_t i = 0; i < row.size(); ++i)

@@ -102,6 +102,9 @@ shot map-pus-1024 --synthetic 'pack:2 numa:2 l3:8 core:16 pu:2'
 server="$root/tests/fixtures/topology/good/xeon-24-packages-384pu.xml"
 shot map-server-384 --topology-xml "$server"
 shot map-server-384-zoom --topology-xml "$server" --map-zoom 2.5
+# A hybrid laptop (hand-written fixture): P- and E-cores shaded apart, the legend over the map.
+hybrid="$root/tests/fixtures/topology/good/hybrid-alder-lake-6p8e.xml"
+shot --screen 1280x800 map-hybrid --topology-xml "$hybrid" --cpus 0,12
 shot run-futex --run futex --cpus "$same" --run futex --cpus "$cross" --view live
 shot distribution --run futex --cpus "$same" --run futex --cpus "$cross" --view distribution
 shot ladder --run vdso --cpus "$a" --run coro-cxx20 --cpus "$a" --run coro-fcontext --cpus "$a" --run syscall --cpus "$a" \

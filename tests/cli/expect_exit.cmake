@@ -1,6 +1,9 @@
 # SPDX-License-Identifier: MIT
 # Runs CLI with ARGS (a ;-list) and checks its exit code and that stderr contains EXPECT_STDERR.
-# With ONE_LINE, stderr must be exactly one line.
+# With ONE_LINE, stderr must be exactly one line; with NO_FILE, that file must not be written.
+if(NO_FILE)
+    file(REMOVE ${NO_FILE})
+endif()
 execute_process(COMMAND ${CLI} ${ARGS} RESULT_VARIABLE code OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT code STREQUAL EXPECT_CODE)
     message(FATAL_ERROR "exit code ${code}, expected ${EXPECT_CODE}\nstdout: ${out}\nstderr: ${err}")
@@ -18,4 +21,7 @@ if(ONE_LINE)
     if(NOT out STREQUAL "")
         message(FATAL_ERROR "a refused input printed on stdout:\n${out}")
     endif()
+endif()
+if(NO_FILE AND EXISTS ${NO_FILE})
+    message(FATAL_ERROR "a refused input still wrote ${NO_FILE}")
 endif()

@@ -35,7 +35,9 @@ first_sample=$(echo "$text" | sed -n '/^ *TID/,/^$/p' | head -4)
 echo "$first_sample" | grep -Eq "^ +[0-9]+ (ping0|pong0) " || fail "the busiest rows are not the ping-pong pair: $first_sample"
 echo "$text" | grep -q "quieter threads (--rows 0 shows every thread" || fail "watch --rows 2 did not say what it left out: $text"
 threads=$(ls "/proc/$pid/task" | wc -l)
-summary_rows=$(echo "$text" | sed -n '/each thread.s average/,$p' | grep -Ec "^ +[0-9]+ ")
+# (the summary's rate table ends at its rq-wait note; the scheduler's table after it, present
+# with a backend that follows the scheduler's events, has a row per thread of its own)
+summary_rows=$(echo "$text" | sed -n '/each thread.s average/,/^rq-wait:/p' | grep -Ec "^ +[0-9]+ ")
 [ "$summary_rows" -eq "$threads" ] || fail "the summary has $summary_rows rows for $threads threads: $text"
 
 original=$(affinity "$ping")

@@ -41,7 +41,7 @@ SweepResult sampleSweep()
     s.spec.base.bench = "futex";
     s.spec.base.mode = BenchMode::Process;
     s.spec.pointsPerOctave = 2;
-    s.placement = Placement { 2, { 0, 1 }, Relation::Smt };
+    s.placement = Placement { 2, { 0, 1 }, Relation::Smt, {} };
     s.plan.requestedTo = 1 << 20;
     s.plan.lastLevelCache = 1 << 18;
     s.plan.capped = true;
@@ -196,6 +196,12 @@ TraceSummary sampleTraceSummary()
     s.missingEvents = { "ipi_send_cpu" };
     s.tasks = { 4321, 4322 };
     s.cpus = { 0, 1 };
+    s.targetStates = TraceTargetStates { 3000, 600, 390, 380, 10 };
+    s.waitedBehind = { TraceOtherTask { 812, "busy", 1, 380, 1.5e9, false, false } };
+    s.preempted = { TraceOtherTask { 900, "keep-awake", 1, 600, 0, false, true } };
+    s.others = { TraceOtherTask { 812, "busy", 1, 0, 2.5e8, false, false } };
+    s.cpuTime = { TraceCpuTime { 1, 5e8, 2.5e8, 1e6 } };
+    s.keepAwakeTasks = { 900 };
     return s;
 }
 
@@ -387,6 +393,24 @@ TEST(Events, ATracedRunsSegmentsComeBackInItsResult)
     EXPECT_EQ(t.rusageSwitchesPerOp, std::optional<double>(2.001));
     EXPECT_EQ(t.tasks, (std::vector<long> { 4321, 4322 }));
     EXPECT_EQ(t.notes, sent.notes);
+    EXPECT_EQ(t.targetStates.idle, 3000U);
+    EXPECT_EQ(t.targetStates.preempting, 600U);
+    EXPECT_EQ(t.targetStates.waiting, 390U);
+    EXPECT_EQ(t.targetStates.waitingBehindOthers, 380U);
+    EXPECT_EQ(t.targetStates.unknown, 10U);
+    ASSERT_EQ(t.waitedBehind.size(), 1U);
+    EXPECT_EQ(t.waitedBehind[0].comm, "busy");
+    EXPECT_EQ(t.waitedBehind[0].pid, 812);
+    EXPECT_EQ(t.waitedBehind[0].ns, 1.5e9);
+    EXPECT_EQ(t.waitedBehind[0].handovers, 380U);
+    ASSERT_EQ(t.preempted.size(), 1U);
+    EXPECT_TRUE(t.preempted[0].keepAwake);
+    ASSERT_EQ(t.others.size(), 1U);
+    EXPECT_EQ(t.others[0].cpu, 1);
+    ASSERT_EQ(t.cpuTime.size(), 1U);
+    EXPECT_EQ(t.cpuTime[0].otherNs, 2.5e8);
+    EXPECT_EQ(t.cpuTime[0].keepAwakeNs, 1e6);
+    EXPECT_EQ(t.keepAwakeTasks, (std::vector<long> { 900 }));
     // An untraced result has no trace block at all.
     EXPECT_FALSE(std::get<ResultEvent>(parsed(resultLine(3, test::sampleResult()))).result.trace);
     EXPECT_EQ(resultLine(3, test::sampleResult()).find("\"trace\""), std::string::npos);

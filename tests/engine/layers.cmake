@@ -33,8 +33,9 @@ set(may_programs programs os)
 set(may_trace trace os)
 set(may_workload workload os)
 set(may_remote "")
+set(may_bpf bpf trace os)
 set(ruled os bench runner stats units topology sysinfo report protocol sweep matrix lesson survey compare programs
-    trace workload remote)
+    trace workload remote bpf)
 
 set(problems "")
 

@@ -55,6 +55,11 @@ std::set<std::string> measuredFigures(const std::vector<RunResult>& results)
         add(r.perHandoffNs.value_or(r.stats.p50 / 2));
         if (r.observed.cpuNsPerOp > 0)
             add(r.observed.cpuNsPerOp);
+        if (r.keepAwakeCpuNs > 0)
+            add(r.keepAwakeCpuNs);
+        if (r.trace)
+            for (const TraceOtherTask& t : r.trace->waitedBehind)
+                add(t.ns);
         // What a spin saves against the futex run of the same placement.
         if (r.bench == "spin")
             for (const RunResult& f : results)
@@ -138,13 +143,26 @@ void checkReadsStraight(const Case& c, const std::vector<std::string>& sentences
 {
     std::vector<const RunResult*> disturbed;
     for (const RunResult& r : c.results)
-        if (r.interference && r.interference->disturbed())
+        if (lesson::wasDisturbed(r))
             disturbed.push_back(&r);
     ASSERT_GE(sentences.size(), disturbed.size());
     for (std::size_t i = 0; i < disturbed.size(); ++i) {
         SCOPED_TRACE(sentences[i]);
         EXPECT_EQ(sentences[i].rfind("The ", 0), 0U);
-        EXPECT_TRUE(contains(sentences[i], " was disturbed: " + interferenceCause(*disturbed[i]->interference) + "."));
+        const RunResult& r = *disturbed[i];
+        if (r.interference && r.interference->disturbed()) {
+            EXPECT_TRUE(contains(sentences[i], " was disturbed: " + interferenceCause(*r.interference)));
+        }
+        // Disturbed by what its trace saw: the wakee waiting behind other programs, named.
+        if (r.trace && traceDisturbed(*r.trace) && r.trace->targetStates.waitingBehindOthers > 0) {
+            EXPECT_TRUE(contains(sentences[i], "the wakee waited behind another program: "));
+            for (const TraceOtherTask& t : r.trace->waitedBehind)
+                if (!t.measured && !t.keepAwake) {
+                    EXPECT_TRUE(contains(sentences[i], t.comm + " (PID " + std::to_string(t.pid) + ")"));
+                }
+        }
+        // Waiting is never called a switch.
+        EXPECT_FALSE(contains(sentences[i], "switch-in"));
         EXPECT_TRUE(contains(sentences[i], "no conclusion is drawn"));
         EXPECT_FALSE(quotesRatio(sentences[i]));
     }
@@ -228,7 +246,8 @@ void checkSentences(const Case& c)
             }
         }
     }
-    if (c.lesson == "pinning" || c.lesson == "pipe-placement" || c.lesson == "inside-a-switch") {
+    if (c.lesson == "pinning" || c.lesson == "pipe-placement" || c.lesson == "inside-a-switch"
+        || c.lesson == "sleeping-cpu") {
         EXPECT_EQ(vmSaid, vm);
     }
     checkReadsStraight(c, sentences);
@@ -457,6 +476,85 @@ std::vector<Case> insideASwitchCases()
     };
 }
 
+// A made-up traced futex run across CPUs 0,1: every hand-over's wakee CPU idle in HLT (no cpuidle
+// driver), the idle exit `idleNs` of it; or, kept awake, every wake-up preempting the keep-awake
+// thread and no idle exit at all.
+TraceSummary sleepingTrace(double idleNs, bool keptAwake)
+{
+    TraceSummary t = vmTrace();
+    auto seg = [](std::string name, const char* from, const char* to, double ns) {
+        return TraceSegment { std::move(name), from, to, true, ns, ns, ns, 9812 };
+    };
+    t.segments
+        = { seg("wake call", "sys_enter", "sched_waking", 600), seg("IPI sent", "sched_waking", "ipi_send_cpu", 2100) };
+    if (keptAwake) {
+        t.segments.push_back(seg("preempting keep-awake", "ipi_send_cpu", "sched_switch", 1500));
+        t.targetStates.preempting = 9812;
+        t.preempted = { TraceOtherTask { 900, "keep-awake", 1, 9812, 0, false, true } };
+        t.keepAwakeTasks = { 900, 901 };
+    } else {
+        t.segments.push_back(seg("idle exit", "ipi_send_cpu", "cpu_idle", idleNs));
+        t.segments.push_back(seg("switch-in", "cpu_idle", "sched_switch", 1300));
+        t.targetStates.idle = 9812;
+        t.idleStates = { TraceIdleState {
+            1, "HLT", std::nullopt, "no cpuidle driver: on a VM, an exit to the hypervisor", 9812, idleNs, idleNs } };
+        t.idleDriver = "none";
+    }
+    t.segments.push_back(seg("return to user", "sched_switch", "sys_exit", 700));
+    t.cpuTime = { TraceCpuTime { 0, 2.5e8, 0, 0 }, TraceCpuTime { 1, 2.5e8, 0, 0 } };
+    return t;
+}
+
+RunResult keptAwake(RunResult r)
+{
+    r.spec.keepAwakeCpus = { 0, 1 };
+    r.keepAwakeTasks = { 900, 901 };
+    r.keepAwakeCpuNs = 1.6e9;
+    r.seconds = 1.0;
+    return r;
+}
+
+// The wakee waited behind a busy loop on CPU 1 in 40% of the hand-overs: the trace says who.
+RunResult waitedBehindLoop(RunResult r)
+{
+    TraceSummary& t = *r.trace;
+    t.segments.push_back(
+        TraceSegment { "waiting behind busy", "ipi_send_cpu", "sched_switch", true, 3.06e6, 4e6, 3.2e6, 6500 });
+    t.targetStates.waiting = 6500;
+    t.targetStates.waitingBehindOthers = 6500;
+    t.waitedBehind = { TraceOtherTask { 812, "busy", 1, 6500, 2.0e10, false, false } };
+    return r;
+}
+
+std::vector<Case> sleepingCpuCases()
+{
+    RunResult asIs = futex({ 0, 1 }, Relation::SamePackage, { 11700, 11800, 11650 });
+    asIs.trace = sleepingTrace(7000, false);
+    RunResult awake = keptAwake(futex({ 0, 1 }, Relation::SamePackage, { 4900, 4950, 4880 }));
+    awake.trace = sleepingTrace(0, true);
+    RunResult same = keptAwake(futex({ 0, 1 }, Relation::SamePackage, { 11600, 11750, 11700 }));
+    same.trace = sleepingTrace(0, true);
+    RunResult noisyAsIs = futex({ 0, 1 }, Relation::SamePackage, { 8000, 11700, 15000 }, 0.2);
+    RunResult noisyAwake = keptAwake(futex({ 0, 1 }, Relation::SamePackage, { 7000, 10000, 14000 }, 0.2));
+    RunResult worse = keptAwake(futex({ 0, 1 }, Relation::SamePackage, { 16000, 16100, 15900 }));
+    RunResult untracedAsIs = futex({ 0, 1 }, Relation::SamePackage, { 11700, 11800, 11650 });
+    RunResult untracedAwake = keptAwake(futex({ 0, 1 }, Relation::SamePackage, { 4900, 4950, 4880 }));
+    RunResult shallow = futex({ 0, 1 }, Relation::SamePackage, { 11500, 11600, 11550 });
+    shallow.spec.pmQosUs = 0;
+    std::vector<Case> cases {
+        { "idle exit removed", "sleeping-cpu", { asIs, awake } },
+        { "no difference", "sleeping-cpu", { asIs, same } },
+        { "noisy", "sleeping-cpu", { noisyAsIs, noisyAwake } },
+        { "kept awake is slower", "sleeping-cpu", { asIs, worse } },
+        { "untraced", "sleeping-cpu", { untracedAsIs, untracedAwake } },
+        { "with pm-qos", "sleeping-cpu", { asIs, awake, shallow } },
+        { "as is only", "sleeping-cpu", { asIs } },
+        { "waited behind a busy loop", "sleeping-cpu", { waitedBehindLoop(asIs), awake } },
+    };
+    cases.push_back({ "VM", "sleeping-cpu", withVm(cases[0].results) });
+    return cases;
+}
+
 // A hand-over run of spin-or-sleep: a round trip of about p50, both tasks burning cpuNs per op.
 RunResult handOver(const char* bench, std::vector<int> cpus, Relation rel, std::vector<double> reps, double cpuNs)
 {
@@ -492,7 +590,7 @@ std::vector<Case> allCases()
 {
     std::vector<Case> all;
     for (auto&& list : { pinningCases(), threadsVsProcessesCases(), pipePlacementCases(), cachePollutionCases(),
-             otherCases(), insideASwitchCases(), spinOrSleepCases() })
+             otherCases(), insideASwitchCases(), spinOrSleepCases(), sleepingCpuCases() })
         all.insert(all.end(), list.begin(), list.end());
     return all;
 }
@@ -616,4 +714,32 @@ TEST(LessonProperty, ADisturbedRunGivesNoConclusionAndSaysWhy)
     EXPECT_FALSE(test::anyContains(sentences, "vary too much"));
     EXPECT_TRUE(test::anyContains(sentences,
         "No conclusion on whether placement matters: the futex run on CPUs 0,1 (same-package) was disturbed."));
+}
+
+// sleeping-cpu's conclusion is computed from its runs: the hand-over, the idle exit and the state
+// it left as the trace measured them; kept awake, the idle exit gone and the A/B's verdict. A run
+// whose wakee waited behind a busy loop is disturbed by it, by name, and concludes nothing.
+TEST(LessonProperty, SleepingCpuSaysWhatTheIdleExitCostAndThatKeepingAwakeRemovedIt)
+{
+    const auto cases = sleepingCpuCases();
+    const auto sentences = concludeLesson("sleeping-cpu", cases[0].results);
+    EXPECT_TRUE(test::anyContains(sentences, "7 µs of it (")) << sentences.front();
+    EXPECT_TRUE(test::anyContains(sentences,
+        "the wakee's CPU leaving HLT (no cpuidle driver: on a VM, an exit to "
+        "the hypervisor)"));
+    EXPECT_TRUE(test::anyContains(sentences, "the idle exit is gone (0 of 9,812 hand-overs)"));
+    EXPECT_TRUE(test::anyContains(sentences, "so kept awake matters here"));
+    EXPECT_TRUE(test::anyContains(sentences, "keep-awake threads burned 1.6 s of CPU time, 80% of"));
+    const auto headline = lessonHeadline("sleeping-cpu", cases[0].results);
+    ASSERT_TRUE(headline);
+    EXPECT_EQ(headline->kind, LessonHeadline::Kind::Differs);
+    EXPECT_TRUE(contains(headline->text, "slower while the other CPU sleeps")) << headline->text;
+    const auto same = concludeLesson("sleeping-cpu", cases[1].results);
+    EXPECT_TRUE(test::anyContains(same, "so kept awake changes nothing here"));
+    const auto busy = concludeLesson("sleeping-cpu", cases[7].results);
+    ASSERT_FALSE(busy.empty());
+    EXPECT_TRUE(contains(busy.front(), "was disturbed: its trace says in ")) << busy.front();
+    EXPECT_TRUE(contains(busy.front(), "the wakee waited behind another program: busy (PID 812)")) << busy.front();
+    EXPECT_TRUE(test::anyContains(busy, "No conclusion on what kept awake changes"));
+    EXPECT_EQ(lessonHeadline("sleeping-cpu", cases[7].results)->kind, LessonHeadline::Kind::Disturbed);
 }

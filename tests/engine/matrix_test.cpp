@@ -119,7 +119,7 @@ TEST(Matrix, EveryPairKeepsItsSelfChecksAndTheMachineCaveats)
         GTEST_SKIP() << "needs two allowed CPUs";
     const int a = topo->allowedPus()[0];
     const int b = topo->allowedPus()[1];
-    const std::vector<PuPair> pairs(3, PuPair { a, b, *relationOf(*topo, a, b) });
+    const std::vector<PuPair> pairs(3, PuPair { a, b, *relationOf(*topo, a, b), {} });
     auto m = runMatrixPairs("futex", BenchMode::Thread, MatrixMode::AllPairs, *topo, pairs, RunBudget { 0.002, 1 });
     ASSERT_TRUE(m.ok()) << m.error().message;
     ASSERT_EQ(m->runs.size(), 3U);

@@ -83,6 +83,10 @@ TEST(RunnerValidation, EachBadInputHasItsOwnMessage)
     s = futexOn({ cpu });
     EXPECT_NE(errorOf(s, topo).find("futex runs 2 tasks and needs 2 CPUs (e.g. 0,0 for both on CPU 0), got 1"),
         std::string::npos);
+    // Issue 44: one CPU per task as given, not "got 3 (1)".
+    EXPECT_EQ(errorOf(futexOn({ cpu, cpu, cpu }), topo),
+        "futex runs 2 tasks and needs 2 CPUs (e.g. 0,0 for both on CPU 0), got 3: " + std::to_string(cpu) + ","
+            + std::to_string(cpu) + "," + std::to_string(cpu));
 
     s = futexOn({ cpu, cpu });
     s.tasks = 3;

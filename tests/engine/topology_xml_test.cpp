@@ -19,6 +19,7 @@ void expectSameModel(const Topology& a, const Topology& b, bool compareAffinity 
     EXPECT_EQ(a.root(), b.root());
     EXPECT_EQ(a.caches(), b.caches());
     EXPECT_EQ(a.numaNodes(), b.numaNodes());
+    EXPECT_EQ(a.cpuKinds(), b.cpuKinds());
     EXPECT_EQ(a.packageCount(), b.packageCount());
     EXPECT_EQ(a.coreCount(), b.coreCount());
     ASSERT_EQ(a.pus().size(), b.pus().size());

@@ -12,6 +12,7 @@
 #include "worker_transcript.h"
 
 #include "ctxscope/events.h"
+#include "ctxscope/lesson.h"
 #include "ctxscope/watch.h"
 #include "ctxscope/worker.h"
 #include "os/task_stat.h"
@@ -21,6 +22,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -196,7 +198,13 @@ TEST_F(TraceLive, AFutexAcrossTwoCpusIsCutIntoItsStepsAndItsSwitchesAgreeWithGet
     // a futex hands over through the scheduler most of the time.
     EXPECT_GT(static_cast<double>(s.handovers) / static_cast<double>(s.ops), 0.5);
     EXPECT_TRUE(hasSegment(s, "wake call"));
-    EXPECT_TRUE(hasSegment(s, "switch-in"));
+    // Into an idle CPU a switch-in; into a busy one (a loaded machine) preempting or waiting
+    // behind what ran there, named.
+    EXPECT_TRUE(hasSegment(s, "switch-in") || std::any_of(s.segments.begin(), s.segments.end(), [](const auto& seg) {
+        return seg.name.starts_with("preempting ") || seg.name.starts_with("waiting behind ");
+    }));
+    // Every cross-CPU hand-over was found in one of the states.
+    EXPECT_GT(s.targetStates.total(), 0U);
     EXPECT_TRUE(hasSegment(s, "return to user"));
     ASSERT_TRUE(s.rusageSwitchesPerOp.has_value());
     EXPECT_NEAR(s.switchOutsPerOp, *s.rusageSwitchesPerOp, 0.02 * *s.rusageSwitchesPerOp);
@@ -221,6 +229,93 @@ TEST_F(TraceLive, OnOnePuTheWakerRunsOnUntilItSleeps)
         EXPECT_FALSE(seg.crossCpu) << seg.name;
     ASSERT_TRUE(s.rusageSwitchesPerOp.has_value());
     EXPECT_NEAR(s.switchOutsPerOp, *s.rusageSwitchesPerOp, 0.02 * *s.rusageSwitchesPerOp);
+}
+
+// A busy loop pinned on the wakee's CPU, a thread of this process named by the test: the
+// trace names it as what the wakee waited behind, and the run as disturbed by it.
+TEST_F(TraceLive, BesideABusyLoopTheWakeeWaitsBehindItByName)
+{
+    const auto& pus = s_topology->allowedPus();
+    if (pus.size() < 2)
+        GTEST_SKIP() << "needs two allowed CPUs";
+    const int loopCpu = pus[1];
+    std::atomic<bool> started { false };
+    std::jthread loop([&](const std::stop_token& stop) {
+        ::pthread_setname_np(::pthread_self(), "ctxs-busyloop");
+        cpu_set_t set;
+        CPU_ZERO(&set);
+        CPU_SET(static_cast<std::size_t>(loopCpu), &set);
+        ::sched_setaffinity(0, sizeof set, &set);
+        started = true;
+        volatile std::uint64_t n = 0;
+        while (!stop.stop_requested())
+            n = n + 1;
+    });
+    while (!started)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    const TracedRun t = traced(futex({ pus[0], loopCpu }), 300);
+    loop.request_stop();
+    const TraceSummary& s = t.summary;
+    const auto named = [](const std::vector<TraceOtherTask>& tasks) {
+        return std::any_of(
+            tasks.begin(), tasks.end(), [](const TraceOtherTask& x) { return x.comm == "ctxs-busyloop"; });
+    };
+    EXPECT_GT(s.targetStates.waiting, 0U) << formatTraceSummary(s);
+    EXPECT_TRUE(named(s.waitedBehind)) << formatTraceSummary(s);
+    EXPECT_TRUE(std::any_of(s.segments.begin(), s.segments.end(), [](const TraceSegment& seg) {
+        return seg.name == "waiting behind ctxs-busyloop";
+    })) << formatTraceSummary(s);
+    // Who ran on the traced CPUs comes from the trace: the loop, on its CPU.
+    const auto i = traceInterference(s);
+    ASSERT_TRUE(i.has_value());
+    EXPECT_TRUE(std::any_of(i->topTasks.begin(), i->topTasks.end(), [&](const InterferingTask& x) {
+        return x.comm == "ctxs-busyloop" && x.cpu == loopCpu;
+    })) << formatTraceSummary(s);
+    ASSERT_TRUE(t.run.interference.has_value());
+    EXPECT_TRUE(traceDisturbed(s)) << formatTraceSummary(s);
+}
+
+// Both CPUs kept awake (a SCHED_IDLE poller on each): no wake-up finds its CPU idle, so the idle
+// exit is gone and every wake-up preempts the poller (or finds another task); the poller is never
+// interference. Prints both traced runs and the untraced A/B, the figures docs quote.
+TEST_F(TraceLive, KeepingBothCpusAwakeRemovesTheIdleExit)
+{
+    const auto& pus = s_topology->allowedPus();
+    if (pus.size() < 2)
+        GTEST_SKIP() << "needs two allowed CPUs";
+    BenchSpec asIs = futex({ pus[0], pus[1] });
+    asIs.repetitions = 3;
+    BenchSpec awake = asIs;
+    awake.keepAwakeCpus = { pus[0], pus[1] };
+    const auto runAndTrace = [](const BenchSpec& spec) {
+        auto untraced = runBenchmark(spec, *s_topology);
+        EXPECT_TRUE(untraced.ok()) << untraced.error().message;
+        TracedRunOptions o;
+        o.ops = 3000;
+        auto t = runTraced(spec, *s_topology, *untraced, o);
+        EXPECT_TRUE(t.ok()) << (t.ok() ? "" : t.error().message);
+        RunResult r = std::move(*untraced);
+        r.trace = t.ok() ? std::move(t->summary) : TraceSummary {};
+        return r;
+    };
+    const RunResult a = runAndTrace(asIs);
+    const RunResult b = runAndTrace(awake);
+    std::printf(
+        "as is:\n%s\nkept awake:\n%s\n", formatTraceSummary(*a.trace).c_str(), formatTraceSummary(*b.trace).c_str());
+    const ConditionAb ab = compareCondition(a, b);
+    std::printf("A/B: %s\n", ab.sentence.c_str());
+    for (const std::string& moved : ab.movedSteps)
+        std::printf("  %s\n", moved.c_str());
+    EXPECT_EQ(b.keepAwakeTasks.size(), 2U);
+    EXPECT_GT(b.keepAwakeCpuNs, 0);
+    EXPECT_EQ(b.trace->targetStates.idle, 0U) << formatTraceSummary(*b.trace);
+    EXPECT_TRUE(std::any_of(b.trace->preempted.begin(), b.trace->preempted.end(), [](const TraceOtherTask& t) {
+        return t.keepAwake && t.handovers > 0;
+    })) << formatTraceSummary(*b.trace);
+    for (const TraceCpuTime& c : b.trace->cpuTime)
+        EXPECT_GT(c.keepAwakeNs, 0) << "CPU " << c.cpu << ": the poller ran whenever its task slept";
+    for (const TraceOtherTask& t : b.trace->others)
+        EXPECT_FALSE(t.keepAwake) << "the keep-awake thread counted among other tasks";
 }
 
 // Counts the measured tasks' switch-outs in a trace.dat the way trace-cmd reads it.

@@ -3,6 +3,8 @@
 // prints after "ctxscope: " (the gui.* tests of tests/gui/CMakeLists.txt run the binary itself).
 #include "appoptions.h"
 
+#include <QCoreApplication>
+
 #include <gtest/gtest.h>
 
 namespace ctxscope::gui {
@@ -64,8 +66,17 @@ TEST(AppOptions, ViewWatchAndZoomSayWhatTheyWant)
     EXPECT_EQ(*checkWatch(options, kSynthetic), 0); // no --watch
     options.watch = QStringLiteral("x");
     EXPECT_EQ(checkWatch(options, kLive).error().message, "--watch: should be a process ID, not 'x'");
+    // Issue 44: a process this machine does not run is a bad input, like the others; a
+    // server's are not known before its worker answers.
+    const long self = QCoreApplication::applicationPid();
+    options.watch = QString::number(self);
+    EXPECT_EQ(*checkWatch(options, kLive), self);
+    options.watch = QStringLiteral("2147483647"); // beyond any pid_max
+    EXPECT_EQ(checkWatch(options, kLive).error().message, "--watch: no process 2147483647 runs on this machine");
+    options.remotes = QStringList { QStringLiteral("server") };
+    EXPECT_EQ(*checkWatch(options, kLive), 2147483647L);
+    options.remotes.clear();
     options.watch = QStringLiteral("42");
-    EXPECT_EQ(*checkWatch(options, kLive), 42);
     EXPECT_EQ(checkWatch(options, kSynthetic).error().message,
         "--watch: watching needs a machine's own topology, not synthetic 'pack:1 core:2 pu:2'");
 

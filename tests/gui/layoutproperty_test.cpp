@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The map's label rule, checked on the pure layout over a grid of machines and window sizes:
 // no label over a box it does not belong to or over another label, every level
-// labelled whole or not at all, and every PU a click target. The grid is kept small enough to
+// labelled whole or not at all, and every PU a click target; on hybrid machines every PU and core
+// shaded by its kind at every size, and core titles naming it. The grid is kept small enough to
 // run in a few seconds under ASan: one 1024-PU shape, at the smallest and largest size only.
 #include "testtopologies.h"
 #include "topologylayout.h"
@@ -42,6 +43,31 @@ std::vector<std::size_t> chainOf(const TopologyLayout& layout, std::size_t i)
     for (int p = layout.boxes[i].parent; p >= 0; p = layout.boxes[static_cast<std::size_t>(p)].parent)
         chain.push_back(static_cast<std::size_t>(p));
     return chain;
+}
+
+// Kinds of core follow the same rule at every size: the shading never goes (every PU and core
+// box of a hybrid machine carries its kind, whatever the labels left out), and a core's title,
+// where its level is labelled, names its kind ("E-core L#6") on a hybrid machine and no kind
+// elsewhere. A machine with one kind has no kind anywhere.
+void expectKindRule(const TopologyLayout& layout, const Topology& topology)
+{
+    for (const LayoutBox& box : layout.boxes) {
+        SCOPED_TRACE(describe(box));
+        if (box.kind == BoxKind::Pu || box.kind == BoxKind::Core) {
+            const CpuKind* kind = topology.kindOfPu(box.pus.front());
+            EXPECT_EQ(box.cpuKind, kind ? kind->index : -1);
+            for (int os : box.pus)
+                EXPECT_EQ(topology.kindOfPu(os), kind);
+        }
+        if (!topology.hybrid()) {
+            EXPECT_EQ(box.cpuKind, -1);
+        }
+        if (box.kind == BoxKind::Core && !box.label.isEmpty()) {
+            const CpuKind* kind = topology.kindOfPu(box.pus.front());
+            const QString title = kind ? QString::fromStdString(kind->name) : QStringLiteral("Core");
+            EXPECT_TRUE(box.label.startsWith(title + QStringLiteral(" L#"))) << box.label.toStdString();
+        }
+    }
 }
 
 void expectLabelRule(const TopologyLayout& layout, const Topology& topology)
@@ -104,6 +130,7 @@ void expectLabelRule(const TopologyLayout& layout, const Topology& topology)
         EXPECT_EQ(layout.boxAt(box.rect.center()), static_cast<int>(i)) << describe(box);
     }
     EXPECT_EQ(pus, topology.pus().size());
+    expectKindRule(layout, topology);
 }
 
 struct Machine {
@@ -132,6 +159,9 @@ std::vector<Machine> machines()
     out.push_back({ "pack:2 numa:2 l3:8 core:16 pu:2", synthetic("pack:2 numa:2 l3:8 core:16 pu:2"), false });
     out.push_back({ "xeon-24-packages-384pu.xml", fixture("xeon-24-packages-384pu.xml") }); // the issue's server
     out.push_back({ "unequal-cores.xml", fixture("unequal-cores.xml") }); // 8 and 5 cores, a core of one PU
+    // Hybrid: P-cores of 2 PUs beside clusters of four 1-PU E-cores; big.LITTLE's two clusters.
+    out.push_back({ "hybrid-alder-lake-6p8e.xml", fixture("hybrid-alder-lake-6p8e.xml") });
+    out.push_back({ "hybrid-big-little-4p4.xml", fixture("hybrid-big-little-4p4.xml") });
     return out;
 }
 

@@ -47,6 +47,18 @@ TEST(MainWindow, NonLiveTopologyDisablesRunsWithABanner)
     EXPECT_NE(window.runPanel()->problemText().indexOf(QStringLiteral("Runs are disabled")), -1)
         << window.runPanel()->problemText().toStdString();
     EXPECT_EQ(window.runPanel()->problemText().indexOf(QStringLiteral("Click PUs")), -1);
+    // Issue 44: the map's line and the empty plot say so too, instead of asking for a click.
+    const QString summary = window.mapPanel()->summaryLabel()->toolTip();
+    EXPECT_TRUE(summary.startsWith(QStringLiteral("Runs are disabled"))) << summary.toStdString();
+    EXPECT_TRUE(window.plots()->livePlot()->hintText().startsWith(QStringLiteral("Runs are disabled")));
+    for (const QLabel* label : window.runPanel()->findChildren<QLabel*>())
+        EXPECT_FALSE(label->text().contains(QStringLiteral("No tasks on the map yet"))) << label->text().toStdString();
+    // A machine's own topology asks for the click again.
+    auto live = Topology::loadLive();
+    ASSERT_TRUE(live.ok());
+    window.setTopology(*live);
+    EXPECT_TRUE(window.plots()->livePlot()->hintText().startsWith(QStringLiteral("Place tasks")));
+    EXPECT_FALSE(window.mapPanel()->summaryLabel()->toolTip().startsWith(QStringLiteral("Runs are disabled")));
     const auto statusLabels = window.statusPanel()->findChildren<QLabel*>();
     EXPECT_TRUE(std::any_of(statusLabels.begin(), statusLabels.end(), [](const QLabel* label) {
         return label->text().contains(QStringLiteral("runs disabled"));

@@ -145,13 +145,16 @@ TEST_F(Programs, AWatchedWorkloadsThreadsAppearOnTheMapAndInTheTableWithTheirRat
 {
     watchWorkload();
     ProgramWatch* watch = m_panel->controller()->watchData();
-    // Markers sit on PUs the threads last ran on, labelled with their TIDs.
-    std::vector<QString> labels;
+    // Markers sit on PUs the threads last ran on, labelled with their names (issue 44: not TIDs).
+    std::vector<long> tids;
     for (const auto& marker : m_map->threadMarkers()) {
-        labels.push_back(marker.label);
+        tids.push_back(marker.tid);
         EXPECT_NE(std::find(m_allowed.begin(), m_allowed.end(), marker.cpu), m_allowed.end()) << marker.cpu;
+        if (!marker.name.isEmpty()) {
+            EXPECT_EQ(marker.label, marker.name);
+        }
     }
-    EXPECT_NE(std::find(labels.begin(), labels.end(), QString::number(m_workload.ping)), labels.end());
+    EXPECT_NE(std::find(tids.begin(), tids.end(), m_workload.ping), tids.end());
     // A ping-pong pair switches voluntarily thousands of times a second.
     ASSERT_TRUE(QTest::qWaitFor([&] { return watch->samples() >= 2; }, kWaitMs));
     const auto* history = watch->history(m_workload.pong);
@@ -165,7 +168,7 @@ TEST_F(Programs, AWatchedWorkloadsThreadsAppearOnTheMapAndInTheTableWithTheirRat
     ASSERT_TRUE(
         QTest::qWaitFor([&] { return m_panel->plot()->threads() == std::vector<long> { m_workload.pong }; }, 1000));
     EXPECT_TRUE(std::any_of(m_map->threadMarkers().begin(), m_map->threadMarkers().end(),
-        [&](const auto& m) { return m.selected && m.label == QString::number(m_workload.pong); }));
+        [&](const auto& m) { return m.selected && m.tid == m_workload.pong; }));
 }
 
 TEST_F(Programs, ClickingAPuAndApplyPinsTheSelectedThreadAndRestoreGivesBackItsAffinity)
@@ -186,7 +189,7 @@ TEST_F(Programs, ClickingAPuAndApplyPinsTheSelectedThreadAndRestoreGivesBackItsA
         [&] {
             const auto& markers = m_map->threadMarkers();
             return std::any_of(markers.begin(), markers.end(),
-                [&](const auto& m) { return m.label == QString::number(m_workload.pong) && m.cpu == target; });
+                [&](const auto& m) { return m.tid == m_workload.pong && m.cpu == target; });
         },
         kWaitMs));
     ASSERT_TRUE(m_panel->restoreButton()->isEnabled());
@@ -326,6 +329,14 @@ TEST_F(Programs, ATracedWatchsTimelineShowsTheWatchedThreadsRunsAndAClickSelects
     EXPECT_FALSE(view->laneRect(pu).isEmpty()) << "a lane for the PU it ran on";
     EXPECT_TRUE(m_panel->timelineCaption().contains(QStringLiteral("PID %1").arg(m_workload.pid)))
         << m_panel->timelineCaption().toStdString();
+    // Issue 44: times count from the watch's start, and stay put while the window moves on.
+    EXPECT_TRUE(m_panel->timelineCaption().contains(QStringLiteral("after the watch began")))
+        << m_panel->timelineCaption().toStdString();
+    const std::uint64_t origin = view->timeOriginNs();
+    EXPECT_LE(origin, view->data()->beginNs());
+    const std::uint64_t endBefore = view->data()->endNs();
+    ASSERT_TRUE(QTest::qWaitFor([&] { return view->data() && view->data()->endNs() > endBefore; }, kWaitMs));
+    EXPECT_EQ(view->timeOriginNs(), origin);
     EXPECT_EQ(view->taskColor(static_cast<std::int32_t>(m_workload.ping)), runColor(0, m_panel->palette()))
         << "the selected thread in its curve's colour";
     // Zoomed to that run, a click on its middle selects pong in the table (and the timeline keeps

@@ -133,12 +133,42 @@ TEST(TimelineApp, ATracedRunAcrossTwoCpusIsFollowedFromItsBreakdownDownToOneHand
     // into a level-of-detail piece) on one of the run's lanes.
     const double nsPerPixel = static_cast<double>(view->toNs() - view->fromNs()) / view->width();
     bool measuredSlice = false;
+    QPoint sliceAt;
     for (int pu : { pus[0], pus[1] })
         for (const TimelineSlice& s :
             view->data()->visible(pu, view->fromNs(), view->toNs(), static_cast<std::uint64_t>(nsPerPixel)))
             for (long task : row.result->trace->tasks)
-                measuredSlice = measuredSlice || (s.pid == task && !s.merged);
+                if (s.pid == task && !s.merged && !measuredSlice) {
+                    measuredSlice = true;
+                    const std::uint64_t from = std::max(s.beginNs, view->fromNs());
+                    const std::uint64_t to = std::min(s.endNs, view->toNs());
+                    sliceAt = QPoint(static_cast<int>(view->xOf(from + (to - from) / 2)),
+                        static_cast<int>(view->laneRect(pu).center().y()));
+                }
     EXPECT_TRUE(measuredSlice);
+
+    // Issue 44: a click on that slice selects its run's row and keeps the zoom.
+    window.resultsTable()->setCurrentIndex({});
+    window.resultsTable()->clearSelection();
+    QTest::mouseClick(breakdown->plot(), Qt::LeftButton, {}, breakdown->stepCenter(0, longest).toPoint());
+    const std::uint64_t zoomedFrom = view->fromNs();
+    const std::uint64_t zoomedTo = view->toNs();
+    // The measured tasks are named as on the map, A and B, their process in the tooltip, and
+    // the legend says what each colour is.
+    EXPECT_TRUE(page->legend().contains(QStringLiteral("task A")) && page->legend().contains(QStringLiteral("task B")))
+        << page->legend().toStdString();
+    EXPECT_TRUE(
+        page->legend().contains(QStringLiteral("other tasks")) && page->legend().contains(QStringLiteral("idle")));
+    if (measuredSlice) {
+        QTest::mouseMove(view, sliceAt);
+        EXPECT_TRUE(view->toolTip().startsWith(QStringLiteral("task A: "))
+            || view->toolTip().startsWith(QStringLiteral("task B: ")))
+            << view->toolTip().toStdString();
+        QTest::mouseClick(view, Qt::LeftButton, {}, sliceAt);
+        EXPECT_EQ(window.resultsTable()->currentIndex().row(), 0) << "the slice's run is selected";
+        EXPECT_EQ(view->fromNs(), zoomedFrom);
+        EXPECT_EQ(view->toNs(), zoomedTo);
+    }
 
     // The lane under the mouse lights its PU on the map.
     const QRectF lane = view->laneRect(pus[1]);

@@ -135,7 +135,8 @@ nlohmann::json markerFigures(const std::string& description, int pus, int thread
         markers.reserve(static_cast<std::size_t>(threads));
         ++frame;
         for (int t = 0; t < threads; ++t)
-            markers.push_back({ (t * 7 + frame) % pus, QString::number(100000 + t), QStringLiteral("worker"), t < 4 });
+            markers.push_back(
+                { (t * 7 + frame) % pus, QString::number(100000 + t), QStringLiteral("worker"), t < 4, 100000L + t });
         map.setThreadMarkers(std::move(markers));
         map.render(&image);
     });

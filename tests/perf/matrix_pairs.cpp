@@ -54,7 +54,7 @@ int main(int argc, char** argv)
     const int b = topology->allowedPus()[1];
     const auto relation = relationOf(*topology, a, b);
     const std::vector<PuPair> repeated(
-        static_cast<std::size_t>(pairs), PuPair { a, b, relation ? *relation : Relation::SamePu });
+        static_cast<std::size_t>(pairs), PuPair { a, b, relation ? *relation : Relation::SamePu, {} });
     int runs = 0;
     auto progress = [&](const MatrixProgress& p) {
         if (p.finished || !p.failure.empty())

@@ -191,19 +191,37 @@ def main():
             "{:.2f}% of one CPU" + (f" ({w['reading_cpu_ms']:.1f} ms a reading)" if w else ""),
             f"< {goal * 100:.0f}%" if goal else None, (w["share"] < goal) if w and goal else None, w and w["load"])
 
-    wc = read(d, "watch-cli.json")
-    report["watch_cli"] = wc
-    wl = wc and wc["load"]
-    add("ctxscope-cli watch, 1,000 threads waking every 0.1 s: whole process", wc and wc["watch"]["share"] * 100,
-        "{:.2f}% of one CPU", "< 5%", wc["watch"]["share"] < 0.05 if wc else None, wl)
-    traced = wc and wc.get("watch_trace")
-    add("ctxscope-cli watch --trace, the same program: whole process", traced and traced["share"] * 100,
-        "{:.2f}% of one CPU", "< 1%", traced["share"] < 0.01 if traced else None, wl)
-    add("watch --trace: the tracepoints' cost inside the watched program", traced and wc["tracepoints_share"] * 100,
-        "{:+.2f}% of one CPU" + (f" ({wc['tracepoints_ns_per_wake']:+.0f} ns a wake-up; the program alone "
-                                 f"{wc['program_alone']['share'] * 100:.2f}%, watched "
-                                 f"{wc['program_watched']['share'] * 100:.2f}%, traced "
-                                 f"{wc['program_traced']['share'] * 100:.2f}%)" if traced else ""), load=wl)
+    for file, threads in (("watch-cli.json", "1,000"), ("watch-cli-10k.json", "10,000")):
+        wc = read(d, file)
+        report["watch_cli" if threads == "1,000" else "watch_cli_10k"] = wc
+        if not wc:
+            if threads == "1,000":
+                add("ctxscope-cli watch, 1,000 threads waking every 0.1 s: whole process", None, "", "< 1%", None, None)
+            continue
+        wl = wc["load"]
+        hz = 1 / wc.get("interval_s", 1)
+        how = f"{hz:g} Hz" + (", --json" if "JSON" in wc.get("output", "") else "")
+        observers = wc.get("observers", {})
+        bpf = observers.get("watch_bpf")
+        for name, side in observers.items():
+            goal = side.get("goal")
+            if threads == "10,000" and name.startswith("watch_"):
+                goal = 0.03 if name == "watch_bpf" else goal
+            peer = not name.startswith("watch_")
+            what = (f"ctxscope-cli watch --backend {name[6:]}" if not peer else
+                    {"pidstat": "peer pidstat -w -t -p PID 1", "runqlat": "peer runqlat -L -p PID 1",
+                     "perf_sched": "peer perf sched record + timehist"}.get(name, name))
+            ratio = (f" ({side['share'] / bpf['share']:.1f}x watch --backend bpf)"
+                     if peer and bpf and bpf["share"] > 0 else "")
+            add(f"{what}, {threads} threads waking every 0.1 s, {how if not peer else 'its own interval'}: "
+                "whole process", side["share"] * 100, "{:.2f}% of one CPU" + ratio,
+                f"< {goal * 100:g}%" if goal else None, side["share"] < goal if goal else None, wl)
+            if not peer and name != "watch_proc":
+                add(f"watch --backend {name[6:]}, {threads} threads: the probes' cost inside the watched program",
+                    side["probe_share"] * 100,
+                    "{:+.2f}% of one CPU" + f" ({side['probe_ns_per_wake']:+.0f} ns a wake-up; the program alone "
+                    f"{wc['program_alone']['share'] * 100:.2f}%, watched {side['program']['share'] * 100:.2f}%)",
+                    load=wl)
 
     tl = load_of(d, "trace")
     report["trace"] = {}

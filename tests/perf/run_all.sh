@@ -49,10 +49,16 @@ say "watching a process of 1,000 threads at 2 Hz (perf_watch)"
 "$B/tests/perf/perf_watch" --waking --json "$OUT/watch-waking.json" >>"$OUT/watch.txt" ||
     say "perf_watch --waking: could not run"
 
-say "ctxscope-cli watch [--trace] of 1,000 threads waking every 100 ms (perf_watch_cli, $WATCH_ROUNDS rounds)"
-"$B/tests/perf/perf_watch_cli" "$CLI" --rounds "$WATCH_ROUNDS" --json "$OUT/watch-cli.json" >"$OUT/watch-cli.txt" ||
+say "ctxscope-cli watch (each backend) and its peers on 1,000 threads waking every 100 ms (perf_watch_cli, $WATCH_ROUNDS rounds)"
+"$B/tests/perf/perf_watch_cli" "$CLI" --rounds "$WATCH_ROUNDS" --seconds 10 --interval 0.5 --json-lines --peers \
+    --json "$OUT/watch-cli.json" >"$OUT/watch-cli.txt" ||
     say "perf_watch_cli: a goal not met or could not run (see $OUT/watch-cli.txt)"
 cat "$OUT/watch-cli.txt"
+say "the same with 10,000 threads (bpf and ftrace; one round)"
+"$B/tests/perf/perf_watch_cli" "$CLI" --rounds 1 --seconds 10 --interval 0.5 --json-lines --threads 10000 \
+    --backends bpf,ftrace --json "$OUT/watch-cli-10k.json" >"$OUT/watch-cli-10k.txt" ||
+    say "perf_watch_cli 10,000 threads: a goal not met or could not run (see $OUT/watch-cli-10k.txt)"
+cat "$OUT/watch-cli-10k.txt"
 
 # A traced run is a run of its own after the untraced one: its mean per op against the
 # untraced mean is what tracing costs (needs root or a tracefs the group may write).

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# perf_sched_agreement.sh CLI: `watch PID --trace` against `perf sched timehist` recorded over
+# perf_sched_agreement.sh CLI [ftrace|bpf]: `watch PID --backend ftrace` (or bpf, below) against `perf sched timehist` recorded over
 # the same seconds on the same program (20 threads waking on a 100 ms timer). Per thread, the
 # switch-ins and the mean scheduling delay (runnable -> running) must agree within 10%.
 #
@@ -32,9 +32,19 @@
 # counts is matched to the watch's stamps of the same two events, and perf's mean is judged as
 # the watch's probe stamped them (the mean as perf stamped it is printed beside it). Which
 # runs, which events begin and end each wait, and how the watch adds them up are still perf's.
+# The backend (the second argument, ftrace by default): bpf runs `watch PID --backend bpf`, which
+# writes no events to restamp (--trace-out is ftrace's), so perf's own stamps are used, and the
+# mean delay is held to issue 40's 25% (the probe order above, and BPF programs run in their own
+# order beside perf's); the switch-ins still within 10%.
 # Needs root; exit 77 with the reason otherwise. On failure the raw files are kept and named.
 set -u
 cli=$1
+backend=${2:-ftrace}
+case $backend in
+ftrace) tolerance=0.10 ;;
+bpf) tolerance=0.25 ;;
+*) echo "usage: $0 CLI [ftrace|bpf]"; exit 2 ;;
+esac
 dir=$(mktemp -d /tmp/ctxscope-perfsched-XXXXXX)
 workload=""
 perf=""
@@ -56,7 +66,7 @@ fail() {
 [ "$(id -u)" -eq 0 ] || { echo "SKIPPED: tracing needs root here (running as $(id -un))"; exit 77; }
 command -v perf >/dev/null || fail "perf is missing (dev.sh installs linux-perf)"
 command -v python3 >/dev/null || fail "python3 is missing"
-command -v trace-cmd >/dev/null || fail "trace-cmd is missing (dev.sh installs it)"
+[ "$backend" = bpf ] || command -v trace-cmd >/dev/null || fail "trace-cmd is missing (dev.sh installs it)"
 
 # Low-priority busy threads keep every CPU from idling: on some VMs (seen on 6.18) ftrace drops a
 # vCPU's switches out of its idle task while perf keeps them, and the watch then counts those
@@ -72,6 +82,7 @@ grep -q "threads:" "$dir/workload.txt" || fail "the workload did not start: $(ca
 cat >"$dir/compare.py" <<'PY'
 import bisect, json, re, sys
 lines = [json.loads(l) for l in open(sys.argv[1])]
+tolerance = float(sys.argv[5])
 samples = [l for l in lines if l["type"] == "watch_sample"]
 summary = lines[-1]
 assert summary["type"] == "watch_summary", "no watch_summary"
@@ -248,13 +259,14 @@ for tid, t in sorted(sleepers.items()):
     ours_mean, theirs_mean = ours_sum / ours_n, theirs_sum / theirs_n
     # perf's waits as the watch's probe stamped the same events (see the header).
     stamped_mean = restamped / theirs_n
+    restamp = (f", the same waits {stamped_mean / 1e3:.1f} us as the watch's probe stamped {matched} of them"
+               if ftrace_times else "")
     text = (f"{head}: mean delay {ours_mean / 1e3:.1f} us over {ours_n} (perf {theirs_mean / 1e3:.1f} us over "
-            f"{theirs_n}, the same waits {stamped_mean / 1e3:.1f} us as the watch's probe stamped "
-            f"{matched} of them; {after_preemption} after a preemption; intervals {used})")
+            f"{theirs_n}{restamp}; {after_preemption} after a preemption; intervals {used})")
     theirs_mean = stamped_mean
     if abs(ours_n - theirs_n) > 0.10 * theirs_n:
         failures.append(f"{tid}: {ours_n} waits, perf {theirs_n}")
-    if abs(ours_mean - theirs_mean) > 0.10 * theirs_mean:
+    if abs(ours_mean - theirs_mean) > tolerance * theirs_mean:
         failures.append(f"{tid}: mean delay {ours_mean:.0f} ns, perf {theirs_mean:.0f} ns")
         text += "  <- differs"
     print(text)
@@ -264,7 +276,7 @@ if compared < 5:
 if failures:
     print("FAIL: " + "; ".join(failures))
     sys.exit(1)
-print(f"PASS: 20 threads' runs and {compared} threads' mean delays agree with perf sched timehist within 10% "
+print(f"PASS: 20 threads' runs within 10% and {compared} threads' mean delays within {tolerance:.0%} of perf sched timehist "
       f"over {(end - start) / 1e9:.3f} s")
 PY
 
@@ -277,9 +289,14 @@ for attempt in 1 2 3; do
     perf sched record -k CLOCK_MONOTONIC -a -o "$dir/perf.data" >"$dir/perf.txt" 2>&1 &
     perf=$!
     sleep 1 # perf is recording before the watch begins
-    "$cli" watch "$workload" --trace --interval 1 --duration 4 --json "$dir/watch.ndjson" \
-        --trace-out "$dir/watch.dat" >"$dir/watch.err" 2>&1 ||
-        fail "watch --trace failed: $(cat "$dir/watch.err")"
+    if [ "$backend" = bpf ]; then
+        "$cli" watch "$workload" --backend bpf --interval 1 --duration 4 --json "$dir/watch.ndjson" \
+            >"$dir/watch.err" 2>&1 || fail "watch --backend bpf failed: $(cat "$dir/watch.err")"
+    else
+        "$cli" watch "$workload" --backend ftrace --interval 1 --duration 4 --json "$dir/watch.ndjson" \
+            --trace-out "$dir/watch.dat" >"$dir/watch.err" 2>&1 ||
+            fail "watch --backend ftrace failed: $(cat "$dir/watch.err")"
+    fi
     sleep 0.5
     kill -INT "$perf"
     wait "$perf"
@@ -293,9 +310,13 @@ for attempt in 1 2 3; do
         fail "perf sched timehist failed: $(head -3 "$dir/timehist.err")"
     perf script -i "$dir/perf.data" --ns -F tid,cpu,time,event,trace >"$dir/events.txt" 2>"$dir/script.err" ||
         fail "perf script failed: $(head -3 "$dir/script.err")"
-    trace-cmd report -t "$dir/watch.dat" >"$dir/watch.txt" 2>"$dir/report.err" ||
-        fail "trace-cmd report failed: $(head -3 "$dir/report.err")"
-    python3 "$dir/compare.py" "$dir/watch.ndjson" "$dir/timehist.txt" "$dir/events.txt" "$dir/watch.txt"
+    if [ "$backend" = bpf ]; then
+        : >"$dir/watch.txt" # no events of the watch's own: perf's stamps stand
+    else
+        trace-cmd report -t "$dir/watch.dat" >"$dir/watch.txt" 2>"$dir/report.err" ||
+            fail "trace-cmd report failed: $(head -3 "$dir/report.err")"
+    fi
+    python3 "$dir/compare.py" "$dir/watch.ndjson" "$dir/timehist.txt" "$dir/events.txt" "$dir/watch.txt" "$tolerance"
     case $? in
     0) exit 0 ;;
     3) unjudged="$unjudged attempt $attempt: the watch lost events;" ;;

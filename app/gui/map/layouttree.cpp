@@ -116,6 +116,15 @@ void markFolding(LayoutItem& item, unsigned shared)
         markFolding(child, shared);
 }
 
+void markKinds(LayoutItem& item, const Topology& topology)
+{
+    if (item.kind == BoxKind::Core && !item.pus.empty())
+        if (const CpuKind* kind = topology.kindOfPu(item.pus.front()))
+            item.kindName = QString::fromStdString(kind->name);
+    for (LayoutItem& child : item.children)
+        markKinds(child, topology);
+}
+
 QString bytes(std::uint64_t n) { return QString::fromStdString(formatCacheSize(n)); }
 
 QString memory(std::uint64_t n)
@@ -143,6 +152,8 @@ LayoutItem buildLayoutTree(const Topology& topology)
         for (const NumaNodeInfo& numa : topology.numaNodes())
             insertNuma(root, numa);
     markFolding(root, sharedCacheLevels(root));
+    if (topology.hybrid())
+        markKinds(root, topology);
     return root;
 }
 
@@ -170,7 +181,11 @@ QString itemLabel(const LayoutItem& item, const LabelPlan& plan)
     switch (item.kind) {
     case BoxKind::Core:
         // In compact maps the core's border says enough; its name stays in the tooltip.
-        return compact ? QString() : QStringLiteral("Core L#%1").arg(n.logicalIndex);
+        // On a hybrid machine the title names the kind ("E-core L#6"); compact maps shade it.
+        return compact ? QString()
+                       : QStringLiteral("%1 L#%2")
+                             .arg(item.kindName.isEmpty() ? QStringLiteral("Core") : item.kindName)
+                             .arg(n.logicalIndex);
     case BoxKind::Cache: {
         // When space is short, private caches fold onto their core like lstopo's
         // "L2 + L1d + Core" lines; their sizes stay in the tooltips.
@@ -207,6 +222,12 @@ void describeBox(const LayoutItem& item, const Topology& topology, LayoutBox& bo
         box.cacheLevel = item.node->cacheLevel;
         box.cacheSize = item.node->cacheSize;
         box.cacheLineSize = item.node->cacheLineSize;
+    }
+    if (topology.hybrid() && !item.pus.empty()) {
+        const CpuKind* first = topology.kindOfPu(item.pus.front());
+        const bool one = first
+            && std::all_of(item.pus.begin(), item.pus.end(), [&](int os) { return topology.kindOfPu(os) == first; });
+        box.cpuKind = one ? first->index : -1;
     }
     box.allowed = std::any_of(item.pus.begin(), item.pus.end(), [&](int os) {
         const PuInfo* pu = topology.findPu(os);

@@ -18,6 +18,8 @@ struct LayoutItem {
     // A cache whose level is private to one core everywhere (L2 and L1d on most machines): in
     // compact maps the whole level folds onto its cores, so a level is labelled all or nothing.
     bool folds = false;
+    // A hybrid machine's core: its kind's name ("P-core", "E-core"), its title in place of "Core".
+    QString kindName {};
 };
 
 // The root is a frame without a box of its own; its children are the top-level boxes.

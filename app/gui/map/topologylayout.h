@@ -47,6 +47,9 @@ struct LayoutBox {
     std::uint64_t memory = 0; // NUMA local memory, bytes
     std::vector<int> pus; // OS indices below, ascending
     bool allowed = true; // PU: inside the allowed set and the affinity mask; others: any such PU below
+    // On a hybrid machine, the kind (CpuKind::index) of every PU below; -1 when they are of several
+    // kinds or the machine has one kind. PUs and cores are shaded by it.
+    int cpuKind = -1;
 };
 
 struct TopologyLayout {

@@ -30,7 +30,7 @@ void TopologyMapWidget::setThreadMarkers(std::vector<ThreadMarker> markers)
 
 bool TopologyMapWidget::hasMarkersOn(int cpu) const
 {
-    return std::binary_search(m_markers.begin(), m_markers.end(), ThreadMarker { cpu, {}, {}, false },
+    return std::binary_search(m_markers.begin(), m_markers.end(), ThreadMarker { cpu, {}, {}, false, 0 },
         [](const ThreadMarker& a, const ThreadMarker& b) { return a.cpu < b.cpu; });
 }
 
@@ -163,7 +163,9 @@ QString TopologyMapWidget::markersToolTip(int cpu) const
         if (++count > 12)
             continue;
         ++shown;
-        text += QLatin1Char('\n') + tr("Thread %1 (%2) last ran here").arg(m.label, m.name);
+        text += QLatin1Char('\n')
+            + tr("%1 (thread %2) last ran here")
+                  .arg(m.name.isEmpty() ? tr("a thread") : m.name, QString::number(m.tid));
     }
     if (count > shown)
         text += QLatin1Char('\n') + tr("… and %1 more threads").arg(count - shown);

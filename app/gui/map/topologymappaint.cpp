@@ -5,6 +5,7 @@
 #include <QPainter>
 #include <QPainterPath>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <vector>
@@ -57,6 +58,29 @@ TopologyMapWidget::Colors TopologyMapWidget::colors() const
     return c;
 }
 
+QColor TopologyMapWidget::kindFill(int kind, bool core) const
+{
+    const Colors c = colors();
+    const QColor plain = core ? c.core : c.pu;
+    if (!m_topology || !m_topology->hybrid() || kind < 0)
+        return plain;
+    const auto& kinds = m_topology->cpuKinds();
+    const auto k = static_cast<std::size_t>(kind);
+    if (k >= kinds.size())
+        return plain;
+    // The kind's place in performance order: how many kinds hwloc ranks above it.
+    const auto above = std::count_if(kinds.begin(), kinds.end(), [&](const CpuKind& o) {
+        return o.efficiency > kinds[k].efficiency || (o.efficiency == kinds[k].efficiency && o.index < kinds[k].index);
+    });
+    if (above == 0)
+        return plain;
+    // Hues apart from the task colours' and the highlight's, strong enough on light and dark bases.
+    static const std::array<QColor, 3> tints { QColor(0x2a, 0x9d, 0x8f), QColor(0xe9, 0xa0, 0x30),
+        QColor(0x8e, 0x6c, 0xc4) };
+    const QColor tint = tints[static_cast<std::size_t>(above - 1) % tints.size()];
+    return mix(c.background, tint, core ? 0.45 : 0.28);
+}
+
 void TopologyMapWidget::paintEvent(QPaintEvent*)
 {
     QPainter painter(this);
@@ -104,7 +128,7 @@ void TopologyMapWidget::paintBox(
         break;
     case BoxKind::Core:
     case BoxKind::Pu:
-        fill = c.core;
+        fill = box.cpuKind >= 0 ? kindFill(box.cpuKind, true) : c.core;
         break;
     }
     painter.setPen(QPen(c.border, 1));
@@ -127,7 +151,7 @@ void TopologyMapWidget::paintPu(QPainter& painter, const LayoutBox& box, const C
         painter.fillRect(box.rect, c.disallowedPu);
         textColor = c.disallowedText;
     } else if (tasks.empty()) {
-        painter.fillRect(box.rect, c.pu);
+        painter.fillRect(box.rect, box.cpuKind >= 0 ? kindFill(box.cpuKind, false) : c.pu);
     } else {
         // Several tasks on one PU share it in stripes, as they share its time.
         const double stripe = box.rect.width() / static_cast<double>(tasks.size());
@@ -141,8 +165,13 @@ void TopologyMapWidget::paintPu(QPainter& painter, const LayoutBox& box, const C
     painter.setPen(QPen(tasks.empty() ? c.border : taskColor(tasks.front()).darker(160), tasks.empty() ? 1 : 2));
     painter.drawRect(tasks.empty() ? r : box.rect.adjusted(1, 1, -1, -1));
     if (m_hoveredPu >= 0 && m_hoveredPu == box.osIndex && box.allowed) {
-        painter.setPen(QPen(c.highlight, 2));
-        painter.drawRect(box.rect.adjusted(1, 1, -1, -1));
+        // A veil of the highlight over the whole box and a thick ring in the text's colour: a
+        // thin highlight-coloured border vanished on a task's blue box.
+        QColor veil = c.highlight;
+        veil.setAlpha(90);
+        painter.fillRect(box.rect, veil);
+        painter.setPen(QPen(c.text, 3));
+        painter.drawRect(box.rect.adjusted(1.5, 1.5, -1.5, -1.5));
     }
     // A watched program's threads take the foot of the box (paintMarkers); the label sits above.
     const QRectF textRect = hasMarkersOn(box.osIndex) ? box.rect.adjusted(0, 0, 0, -markerHeight()) : box.rect;

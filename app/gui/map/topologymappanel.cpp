@@ -14,17 +14,9 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace ctxscope::gui {
-
-namespace {
-
-QString relationName(Relation r)
-{
-    const std::string_view name = toString(r);
-    return QString::fromUtf8(name.data(), static_cast<qsizetype>(name.size()));
-}
-
-} // namespace
 
 TopologyMapPanel::TopologyMapPanel(QWidget* parent)
     : QWidget(parent)
@@ -32,12 +24,17 @@ TopologyMapPanel::TopologyMapPanel(QWidget* parent)
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     auto* bar = new QHBoxLayout;
-    auto* chooserLabel = new QLabel(tr("Relation &class:"), this);
+    // Short words: the bar fits the map's least width (300 pixels) beside a lesson at 1280.
+    auto* chooserLabel = new QLabel(tr("&Class:"), this);
+    chooserLabel->setToolTip(tr("Relation class: how far apart two PUs are (same PU, same core, shared L3, ...)"));
     m_relations = new QComboBox(this);
-    m_relations->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    // A dozen characters, the popup shows the rest: sized to its longest pair the bar held the
+    // map 470 pixels wide, and a lesson's row past a 1280 screen.
+    m_relations->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_relations->setMinimumContentsLength(8);
     m_relations->setToolTip(tr("Highlights a pair of allowed PUs with this relation on the map"));
     chooserLabel->setBuddy(m_relations);
-    m_usePair = new QPushButton(tr("&Use this pair"), this);
+    m_usePair = new QPushButton(tr("&Use pair"), this);
     m_usePair->setToolTip(tr("Place tasks A and B on the highlighted pair"));
     m_usePair->setEnabled(false);
     m_clear = new QPushButton(tr("C&lear"), this);
@@ -55,6 +52,11 @@ TopologyMapPanel::TopologyMapPanel(QWidget* parent)
     caption->setObjectName(QStringLiteral("mapLabelsNote"));
     m_note = caption;
     captionRow->addWidget(caption, 1);
+    m_legend = new QLabel(this);
+    m_legend->setObjectName(QStringLiteral("mapKindLegend"));
+    m_legend->setTextFormat(Qt::RichText);
+    m_legend->hide();
+    captionRow->addWidget(m_legend);
 
     m_map = new TopologyMapWidget;
     m_view = new MapScrollArea(m_map, this);
@@ -116,6 +118,9 @@ void TopologyMapPanel::changeEvent(QEvent* event)
     // Presentation mode enlarges the application font: the summary follows once it has spread.
     if (event->type() == QEvent::FontChange)
         QTimer::singleShot(0, this, &TopologyMapPanel::applySummaryFont);
+    // The legend's swatches are the map's fills, which follow the palette.
+    if (event->type() == QEvent::PaletteChange)
+        updateLegend();
 }
 
 void TopologyMapPanel::setTopology(const Topology& topology)
@@ -126,12 +131,47 @@ void TopologyMapPanel::setTopology(const Topology& topology)
         m_relations->clear();
         m_relations->addItem(tr("choose…"));
         for (const PuPair& p : m_pairs)
-            m_relations->addItem(QStringLiteral("%1  (P#%2, P#%3)").arg(relationName(p.relation)).arg(p.a).arg(p.b));
+            m_relations->addItem(QStringLiteral("%1  (P#%2, P#%3)")
+                                     .arg(QString::fromStdString(relationText(p.relation, p.kinds)))
+                                     .arg(p.a)
+                                     .arg(p.b));
         m_relations->setCurrentIndex(0);
     }
     m_usePair->setEnabled(false);
     m_map->setTopology(topology);
     updateSummary();
+    updateLegend();
+}
+
+void TopologyMapPanel::updateLegend()
+{
+    const auto& topology = m_map->topology();
+    if (!topology || !topology->hybrid()) {
+        m_legend->clear();
+        m_legend->hide();
+        return;
+    }
+    // Each kind's swatch (the PU fill inside its core's border) and name, the most performant first.
+    std::vector<const CpuKind*> kinds;
+    for (const CpuKind& k : topology->cpuKinds())
+        kinds.push_back(&k);
+    std::stable_sort(
+        kinds.begin(), kinds.end(), [](const CpuKind* a, const CpuKind* b) { return a->efficiency > b->efficiency; });
+    // A swatch is a bordered cell (the core's fill around, as the map draws a PU inside its core),
+    // so the plain kind's white shows on a white window too.
+    QString html = QStringLiteral("<table cellspacing=\"0\" cellpadding=\"0\"><tr>");
+    QStringList tip;
+    for (const CpuKind* k : kinds) {
+        html += QStringLiteral("<td style=\"background-color:%1; border: 3px solid %2\">&nbsp;&nbsp;&nbsp;&nbsp;</td>"
+                               "<td>&nbsp;%3&nbsp;&nbsp;</td>")
+                    .arg(m_map->kindFill(k->index, false).name(), m_map->kindFill(k->index, true).name(),
+                        QString::fromStdString(k->name).toHtmlEscaped());
+        tip << tr("%1: P#%2").arg(QString::fromStdString(k->name), QString::fromStdString(formatCpuList(k->pus)));
+    }
+    html += QStringLiteral("</tr></table>");
+    m_legend->setText(html);
+    m_legend->setToolTip(tr("Kinds of core (hwloc's CPU kinds), shaded on the map:\n") + tip.join(QLatin1Char('\n')));
+    m_legend->show();
 }
 
 bool TopologyMapPanel::chooseRelation(Relation relation)
@@ -157,9 +197,16 @@ void TopologyMapPanel::useHighlightedPair()
         (void)m_map->setSelection({ pair->a, pair->b }); // pairs come from allowed PUs only
 }
 
+void TopologyMapPanel::setRunsDisabled(const QString& why)
+{
+    m_runsDisabled = why;
+    updateSummary();
+}
+
 void TopologyMapPanel::updateSummary()
 {
-    const QString summary = m_map->selectionSummary();
+    const QString summary
+        = m_map->selection().empty() && !m_runsDisabled.isEmpty() ? m_runsDisabled : m_map->selectionSummary();
     m_summary->setFullText(summary);
     m_summary->setToolTip(summary + QLatin1Char('\n')
         + (m_map->repinMode() ? tr("Click a PU to pin the selected threads there too, again to drop it; the run's "

@@ -32,6 +32,13 @@ public:
     QPushButton* usePairButton() const { return m_usePair; }
     // The placement in one line (ElidedLine): never wraps, so a click never moves the map.
     QLabel* summaryLabel() const;
+    // On a hybrid machine, the legend of the kinds' shading ("P-core", "E-core") beside the
+    // caption; hidden on a machine with one kind.
+    QLabel* kindLegend() const { return m_legend; }
+
+    // Runs off (a topology not this machine's): with nothing placed, the summary line says why
+    // instead of asking for a click. Empty: runs on.
+    void setRunsDisabled(const QString& why);
 
     // Selects a class in the chooser (highlighting its pair); false if the topology has none.
     bool chooseRelation(Relation relation);
@@ -45,6 +52,7 @@ private:
     void applySummaryFont();
     void relationChosen(int index);
     void updateSummary();
+    void updateLegend();
 
     TopologyMapWidget* m_map = nullptr;
     MapScrollArea* m_view = nullptr;
@@ -53,7 +61,9 @@ private:
     QPushButton* m_usePair = nullptr;
     QPushButton* m_clear = nullptr;
     ElidedLine* m_summary = nullptr;
+    QLabel* m_legend = nullptr;
     std::vector<PuPair> m_pairs; // the chooser's entries after its placeholder
+    QString m_runsDisabled;
 };
 
 } // namespace ctxscope::gui

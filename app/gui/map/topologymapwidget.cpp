@@ -244,6 +244,19 @@ QString cpuList(const std::vector<int>& cpus) { return QString::fromStdString(fo
 
 QString sizeText(std::uint64_t bytes) { return QString::fromStdString(formatCacheSize(bytes)); }
 
+// What hwloc says of a kind of core: "\nIntelAtom, up to 3500 MHz, hwloc's efficiency rank 0 (...)".
+QString kindDetails(const CpuKind& kind)
+{
+    QStringList facts;
+    if (!kind.coreType.empty())
+        facts << QString::fromStdString(kind.coreType);
+    if (kind.frequencyMaxMhz > 0)
+        facts << QObject::tr("up to %1 MHz").arg(kind.frequencyMaxMhz);
+    if (kind.efficiency >= 0)
+        facts << QObject::tr("hwloc's efficiency rank %1 (higher: more performant)").arg(kind.efficiency);
+    return facts.isEmpty() ? QString() : QLatin1Char('\n') + facts.join(QStringLiteral(", "));
+}
+
 // The name of a box whatever its label shows at the current detail level.
 QString fullName(const LayoutBox& box)
 {
@@ -283,6 +296,8 @@ QString TopologyMapWidget::puToolTip(const LayoutBox& box) const
     if (const QString why = unavailableReason(*m_topology, box.osIndex); !why.isEmpty())
         return why;
     QString text = tr("PU P#%1 (L#%2)").arg(box.osIndex).arg(box.logicalIndex);
+    if (const CpuKind* kind = m_topology->kindOfPu(box.osIndex))
+        text += QStringLiteral(", ") + QString::fromStdString(kind->name);
     // Name the boxes around it, innermost first, as lstopo's text output lists them.
     for (int p = box.parent; p >= 0; p = m_layout.boxes[static_cast<std::size_t>(p)].parent)
         text += QStringLiteral(" · ") + fullName(m_layout.boxes[static_cast<std::size_t>(p)]);
@@ -326,6 +341,9 @@ QString TopologyMapWidget::containerToolTip(const LayoutBox& box) const
             .arg(box.osIndex)
             .arg(QString::fromStdString(formatCacheSize(box.memory)), pus);
     case BoxKind::Core:
+        if (const CpuKind* kind = box.pus.empty() ? nullptr : m_topology->kindOfPu(box.pus.front()))
+            return tr("%1 L#%2\n%3").arg(QString::fromStdString(kind->name)).arg(box.logicalIndex).arg(pus)
+                + kindDetails(*kind);
         return tr("Core L#%1\n%2").arg(box.logicalIndex).arg(pus);
     case BoxKind::Package:
     case BoxKind::Die:

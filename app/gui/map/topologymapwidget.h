@@ -58,9 +58,10 @@ public:
     // ran on (topologymapmarkers.cpp); selected ones stand out. Empty: none.
     struct ThreadMarker {
         int cpu = -1;
-        QString label; // its TID
+        QString label; // what the marker reads: the thread's name ("ping0"), its TID when unnamed
         QString name; // the thread's name, for the tooltip
         bool selected = false;
+        long tid = 0;
     };
     void setThreadMarkers(std::vector<ThreadMarker> markers);
     const std::vector<ThreadMarker>& threadMarkers() const { return m_markers; }
@@ -88,6 +89,10 @@ public:
     // is labelled.
     QString labelsNote() const;
     Colors colors() const;
+    // On a hybrid machine, the fill of a PU (`core`: of a core box) of this kind (CpuKind::index):
+    // the most performant kind keeps the plain fills, each other kind has its own tint (the
+    // legend over the map shows them). -1, or a machine with one kind: the plain fill.
+    QColor kindFill(int kind, bool core) const;
     static QColor taskColor(int task);
 
     QSize sizeHint() const override;

@@ -43,14 +43,18 @@ QString TaskSelection::summary(const Topology& topology) const
     if (m_cpus.empty())
         return QObject::tr("Click a PU to place task A");
     QStringList parts;
-    for (std::size_t i = 0; i < m_cpus.size(); ++i)
-        parts << taskName(static_cast<int>(i)) + QStringLiteral("=P#") + QString::number(m_cpus[i]);
+    for (std::size_t i = 0; i < m_cpus.size(); ++i) {
+        // On a hybrid machine each PU says its kind: "A=P#12 (E-core)".
+        const CpuKind* kind = topology.kindOfPu(m_cpus[i]);
+        parts << taskName(static_cast<int>(i)) + QStringLiteral("=P#") + QString::number(m_cpus[i])
+                + (kind ? QStringLiteral(" (%1)").arg(QString::fromStdString(kind->name)) : QString());
+    }
     const QString tasks
         = (m_cpus.size() == 1 ? QObject::tr("Task ") : QObject::tr("Tasks ")) + parts.join(QStringLiteral(", "));
     const auto r = relation(topology);
     if (!r)
         return QObject::tr("%1 — click a PU for task %2").arg(tasks, taskName(static_cast<int>(m_cpus.size())));
-    const QString name = QString::fromUtf8(toString(*r).data(), static_cast<qsizetype>(toString(*r).size()));
+    const QString name = QString::fromStdString(relationText(*r, kindsText(topology, m_cpus)));
     return m_cpus.size() == 2 ? QObject::tr("%1 — %2").arg(tasks, name) : QObject::tr("%1 — spans %2").arg(tasks, name);
 }
 

@@ -74,7 +74,7 @@ void ComparePlot::rowsOfComparison(std::vector<Series>& series)
     for (const MachineRow& row : c.rows) {
         if (row.wsBytes > 0)
             continue; // the survey's working-set points are curves (MachineWsPlot), not 16 bars a machine
-        CompareRow drawn { machineRowName(row) + "/" + std::string(toString(row.relation)), {} };
+        CompareRow drawn { machineRowName(row) + "/" + relationText(row.relation, row.kinds), {} };
         const std::optional<double>& base = row.cells[c.baseline].medianNs;
         for (std::size_t m = 0; m < row.cells.size(); ++m) {
             const MachineCell& cell = row.cells[m];
@@ -143,7 +143,7 @@ void ComparePlot::draw(const std::vector<Series>& series)
         if (keys.isEmpty())
             continue;
         auto* bars = new QCPBars(m_plot->xAxis, m_plot->yAxis);
-        const QColor color = runColor(static_cast<int>(s), palette());
+        const QColor color = machineColor(static_cast<int>(s), palette());
         bars->setName(series[s].name);
         bars->setPen(QPen(color.darker(130)));
         bars->setBrush(color);

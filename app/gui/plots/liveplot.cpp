@@ -37,7 +37,7 @@ LivePlot::LivePlot(QWidget* parent)
     m_hint = new QCPItemText(m_plot);
     m_hint->position->setType(QCPItemPosition::ptAxisRectRatio);
     m_hint->position->setCoords(0.5, 0.5);
-    m_hint->setText(tr("Place tasks on the map,\nthen Run (Ctrl+R):\nevery sample appears here\nas it is measured."));
+    setRunsDisabled(false);
     m_hint->setColor(palette().color(QPalette::PlaceholderText));
     m_hint->setFont(m_plot->xAxis->labelFont());
     // Median lines above every run's points, so an overlaid run never hides another's trend.
@@ -47,6 +47,16 @@ LivePlot::LivePlot(QWidget* parent)
     connect(m_redrawTimer, &QTimer::timeout, this, &LivePlot::redraw);
     setLogScale(true);
 }
+
+void LivePlot::setRunsDisabled(bool off)
+{
+    m_hint->setText(off
+            ? tr("Runs are disabled:\nthe topology shown is not\nthis machine's, so nothing\nis measured here.")
+            : tr("Place tasks on the map,\nthen Run (Ctrl+R):\nevery sample appears here\nas it is measured."));
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+QString LivePlot::hintText() const { return m_hint->text(); }
 
 void LivePlot::restyle()
 {

@@ -81,6 +81,9 @@ public:
 
     void setLogScale(bool on);
     bool logScale() const { return m_log; }
+    // The empty plot's hint: how to start a run, or (runs off) why none can start.
+    void setRunsDisabled(bool off);
+    QString hintText() const;
     // The quiet stage: streamed samples are kept but not drawn while they stream; drawHeld()
     // (a repetition ended) and a run's end draw them. Nothing else changes.
     void setQuietStage(bool on);

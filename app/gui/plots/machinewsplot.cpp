@@ -108,7 +108,7 @@ void MachineWsPlot::rebuild()
         return graph;
     };
     for (std::size_t m = 0; m < machines; ++m) {
-        const QColor color = runColor(static_cast<int>(m), palette());
+        const QColor color = machineColor(static_cast<int>(m), palette());
         const QString label = QString::fromStdString(c->labels[m]);
         if (!roundTrips[m].empty())
             m_curves[m] = addCurve(roundTrips[m],
@@ -120,7 +120,7 @@ void MachineWsPlot::rebuild()
     for (std::size_t m = 0; m < machines && m < m_knees.size(); ++m) {
         if (!m_knees[m] || !m_curves[m])
             continue;
-        const QColor color = runColor(static_cast<int>(m), palette());
+        const QColor color = machineColor(static_cast<int>(m), palette());
         const auto x = static_cast<double>(*m_knees[m]);
         auto* line = new QCPItemStraightLine(m_plot);
         line->point1->setCoords(x, 1);

@@ -25,6 +25,16 @@ QColor runColor(int index, const QPalette& palette)
     return n < hues.size() ? hues[n] : palette.color(QPalette::Text);
 }
 
+QColor machineColor(int index, const QPalette& palette)
+{
+    // Apart from each other by a redmean distance of 100 or more (and from the run colours).
+    static const std::array<QColor, kMachineColors - 7> more { QColor(0x8C, 0x56, 0x4B), QColor(0x6A, 0x3D, 0x9A),
+        QColor(0x99, 0x99, 0x99), QColor(0x33, 0xA0, 0x2C), QColor(0xFB, 0x9A, 0x99), QColor(0x1F, 0x1F, 0x7A),
+        QColor(0xB2, 0xDF, 0x8A), QColor(0xA6, 0xCE, 0xE3), QColor(0x7F, 0x00, 0x00) };
+    const int n = std::max(index, 0) % kMachineColors;
+    return n < 7 ? runColor(n, palette) : more[static_cast<std::size_t>(n - 7)];
+}
+
 QColor strongShade(const QColor& color, const QPalette& palette)
 {
     return palette.color(QPalette::Base).lightness() < 128 ? color.lighter(150) : color.darker(160);

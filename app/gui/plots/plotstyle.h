@@ -19,6 +19,12 @@ namespace ctxscope::gui {
 // washed-out projector), then the palette's text colour; yellow is left out, unreadable on white.
 QColor runColor(int index, const QPalette& palette);
 
+// The colour of the n-th machine in Compare machines: the run colours first, then ten more, so
+// that sixteen machines (a few cards and the articles' thirteen) are sixteen colours; beyond
+// that they repeat.
+QColor machineColor(int index, const QPalette& palette);
+inline constexpr int kMachineColors = 16;
+
 // A run colour pushed away from the background (darker on a light one, lighter on a dark
 // one), for lines drawn over that run's own points: a darkened blue vanished on black.
 QColor strongShade(const QColor& color, const QPalette& palette);

@@ -93,13 +93,20 @@ void ProgramPlot::rebuild()
         const std::deque<ThreadPoint>* points;
     };
     std::vector<Series> series;
+    // "ping0 (10985)": the thread's name as the table and the map's markers give it.
+    const auto threadName = [this](long tid) {
+        const auto& rows = m_watch.threads()->threads();
+        const auto it = std::find_if(rows.begin(), rows.end(), [tid](const ThreadRates& t) { return t.tid == tid; });
+        return it == rows.end() || it->name.empty() ? tr("thread %1").arg(tid)
+                                                    : tr("%1 (%2)").arg(QString::fromStdString(it->name)).arg(tid);
+    };
     if (m_tids.empty()) {
         if (!m_watch.processHistory().empty())
             series.push_back({ tr("all threads, summed"), &m_watch.processHistory() });
     } else {
         for (const long tid : m_tids)
             if (const auto* points = m_watch.history(tid))
-                series.push_back({ tr("thread %1").arg(tid), points });
+                series.push_back({ threadName(tid), points });
     }
     double maxWait = 0;
     for (std::size_t i = 0; i < series.size(); ++i) {

@@ -44,6 +44,10 @@ TimelinePage::TimelinePage(QWidget* parent)
                           "Home or double-click: the whole recording · click a slice: its run"));
     lowerLayout->addLayout(header);
     lowerLayout->addWidget(m_caption);
+    m_legend = new QLabel(lower);
+    m_legend->setObjectName(QStringLiteral("timelineLegend"));
+    m_legend->setWordWrap(true);
+    lowerLayout->addWidget(m_legend);
     lowerLayout->addWidget(m_view, 1);
     m_split->addWidget(m_breakdown);
     m_split->addWidget(lower);
@@ -121,9 +125,18 @@ bool TimelinePage::showRun(quint64 id)
     if (!built)
         built = std::make_shared<const TimelineData>(TimelineData::build(r->window->events, r->window->comms));
     m_shown = id;
+    // The same run shown again (its row selected by a click on its slice, the runs refreshed):
+    // the view keeps its zoom.
+    const bool same = m_view->data() == built.get();
+    const std::uint64_t from = m_view->fromNs();
+    const std::uint64_t to = m_view->toNs();
     m_view->setData(built, withLanesOfEvents(m_lanes, *built));
+    if (same)
+        m_view->showSpan(from, to);
     for (const auto& [pid, color] : r->taskColors)
         m_view->setTaskColor(pid, color);
+    for (const auto& [pid, name] : r->taskNames)
+        m_view->setTaskName(pid, name);
     m_chooser->setCurrentIndex(m_chooser->findData(QVariant::fromValue(id)));
     updateCaption();
     return true;
@@ -193,10 +206,16 @@ QString TimelinePage::runCaption() const
     if (r->result && r->result->trace) {
         const TraceSummary& t = *r->result->trace;
         const double cost = t.untracedNsPerOp > 0 ? 100 * (t.nsPerOp / t.untracedNsPerOp - 1) : 0;
-        text += tr(" · traced: %1 per op against %2 untraced (%3%4%)")
-                    .arg(durationTickLabel(t.nsPerOp), durationTickLabel(t.untracedNsPerOp),
-                        cost >= 0 ? QStringLiteral("+") : QString())
-                    .arg(cost, 0, 'f', 0);
+        // Both are means over each run's ops. Tracing adds work, never takes it away: a traced
+        // run faster than the untraced one says one of them was disturbed, not what tracing costs.
+        if (cost >= 0)
+            text += tr(" · mean per op traced %1 against %2 untraced (tracing: +%3%)")
+                        .arg(durationTickLabel(t.nsPerOp), durationTickLabel(t.untracedNsPerOp))
+                        .arg(cost, 0, 'f', 0);
+        else
+            text += tr(" · mean per op traced %1 against %2 untraced: the traced run was faster, so one of the two "
+                       "was disturbed (this is not a cost of tracing)")
+                        .arg(durationTickLabel(t.nsPerOp), durationTickLabel(t.untracedNsPerOp));
         if (t.lostEvents > 0)
             text += tr(" · <span style='color:#b02a37'>the kernel lost %1 events</span>")
                         .arg(QLocale().toString(static_cast<qulonglong>(t.lostEvents)));
@@ -208,7 +227,31 @@ QString TimelinePage::runCaption() const
     return text;
 }
 
-void TimelinePage::updateCaption() { m_caption->setText(runCaption()); }
+QString TimelinePage::legend() const { return m_legend->text(); }
+
+void TimelinePage::updateCaption()
+{
+    m_caption->setText(runCaption());
+    // What each colour is: the measured tasks by the map's letters, the rest in muted hues, idle
+    // as the thin band.
+    const Run* r = m_shown ? run(*m_shown) : nullptr;
+    if (!r) {
+        m_legend->clear();
+        return;
+    }
+    // A square in the colour (a label's rich text draws no span background).
+    const auto swatch = [](const QColor& color, const QString& what) {
+        return QStringLiteral("<span style='color:%1;font-size:large'>&#9632;</span>&nbsp;%2").arg(color.name(), what);
+    };
+    QStringList parts;
+    for (const auto& [pid, color] : r->taskColors) {
+        const auto name = r->taskNames.find(pid);
+        parts << swatch(color, tr("task %1").arg(name == r->taskNames.end() ? QString::number(pid) : name->second));
+    }
+    parts << swatch(m_view->taskColor(1), tr("other tasks (a hue each)"))
+          << swatch(palette().color(QPalette::Mid), tr("idle (thin band; darker: deeper idle)"));
+    m_legend->setText(parts.join(QStringLiteral(" &nbsp; ")));
+}
 
 void TimelinePage::restyle()
 {

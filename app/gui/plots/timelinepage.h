@@ -36,6 +36,7 @@ public:
         std::shared_ptr<const RunResult> result; // its trace block: the segments
         std::shared_ptr<const TraceWindow> window; // its events; null when only segments were kept
         std::map<std::int32_t, QColor> taskColors; // the measured tasks, as the map draws them
+        std::map<std::int32_t, QString> taskNames; // and as the map names them: A, B, ...
     };
     explicit TimelinePage(QWidget* parent = nullptr);
 
@@ -57,7 +58,9 @@ public:
 
     TimelineView* timeline() const { return m_view; }
     BreakdownPlot* breakdown() const { return m_breakdown; }
-    QString caption() const; // the line over the timeline: the run, what tracing cost, the step shown
+    QString caption() const;
+    QString legend() const; // the colours' key under the caption // the line over the timeline: the run, what tracing
+                            // cost, the step shown
     void restyle();
 
 signals:
@@ -79,6 +82,7 @@ private:
     BreakdownPlot* m_breakdown = nullptr;
     QComboBox* m_chooser = nullptr;
     QLabel* m_caption = nullptr;
+    QLabel* m_legend = nullptr; // the measured tasks' colours, other tasks, idle
     TimelineView* m_view = nullptr;
 };
 

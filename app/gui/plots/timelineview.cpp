@@ -92,7 +92,10 @@ TimelineView::TimelineView(QWidget* parent)
 void TimelineView::setData(std::shared_ptr<const TimelineData> data, std::vector<TimelineLane> lanes)
 {
     m_data = std::move(data);
+    const bool moreLanes = lanes.size() != m_lanes.size();
     m_lanes = std::move(lanes);
+    if (moreLanes)
+        updateGeometry(); // the least height follows the lanes
     m_ruler.reset();
     showAll();
 }
@@ -104,9 +107,20 @@ void TimelineView::setTaskColor(std::int32_t pid, const QColor& color)
     update();
 }
 
+void TimelineView::setTimeOrigin(std::optional<std::uint64_t> ns)
+{
+    m_origin = ns;
+    update();
+}
+
+std::uint64_t TimelineView::timeOriginNs() const { return m_origin ? *m_origin : m_data ? m_data->beginNs() : 0; }
+
+void TimelineView::setTaskName(std::int32_t pid, const QString& name) { m_names[pid] = name; }
+
 void TimelineView::clearTaskColors()
 {
     m_colors.clear();
+    m_names.clear();
     m_rgb.clear();
     update();
 }
@@ -169,6 +183,13 @@ void TimelineView::panBy(double pixels)
     const double ns = pixels * static_cast<double>(m_toNs - m_fromNs) / area.width();
     const double from = std::max(0.0, static_cast<double>(m_fromNs) + ns);
     showSpan(static_cast<std::uint64_t>(from), static_cast<std::uint64_t>(from) + (m_toNs - m_fromNs));
+}
+
+QSize TimelineView::minimumSizeHint() const
+{
+    (void)labelWidth(); // measures the axis's height for this font
+    const auto lanes = static_cast<int>(std::clamp<std::size_t>(m_lanes.size(), 1, 6));
+    return { 200, static_cast<int>(m_axisHeight) + 2 + lanes * kLeastLaneHeight };
 }
 
 double TimelineView::labelWidth() const
@@ -267,6 +288,13 @@ void TimelineView::paintEvent(QPaintEvent*)
             std::max<std::uint64_t>(1, nsPerPixel));
     }
     p.drawImage(area.topLeft(), m_frame);
+    // The hovered lane, framed: its lighter background alone hid under busy slices.
+    for (std::size_t i = 0; i < m_lanes.size(); ++i)
+        if (m_lanes[i].pu == m_highlight) {
+            p.setPen(QPen(palette().color(QPalette::Text), 2));
+            p.setBrush(Qt::NoBrush);
+            p.drawRect(QRectF(area.left() + 1, area.top() + h * static_cast<double>(i) + 1, area.width() - 2, h - 2));
+        }
     // Lanes thinner than the type get the labels in a smaller one, down to 7 px.
     QFont small = font();
     if (!labelled && h >= 7) {
@@ -316,8 +344,8 @@ void TimelineView::drawAxis(QPainter& p, const QRectF& area) const
     const int wanted
         = std::max(2, static_cast<int>(area.width() / (metrics.horizontalAdvance(QStringLiteral("000.0 µs")) * 1.6)));
     const double step = tickStep(span, wanted);
-    // Ticks read as time since the recording's start.
-    const double origin = static_cast<double>(m_data->beginNs());
+    // Ticks read as time since the recording's start (or the origin set).
+    const double origin = static_cast<double>(timeOriginNs());
     const double first = std::ceil((static_cast<double>(m_fromNs) - origin) / step) * step;
     p.setPen(palette().color(QPalette::Text));
     p.drawLine(QPointF(area.left(), area.top()), QPointF(area.right(), area.top()));
@@ -478,11 +506,13 @@ void TimelineView::mouseMoveEvent(QMouseEvent* event)
     }
     if (const auto slice = pu >= 0 && m_data ? m_data->sliceAt(pu, nsAt(at.x())) : std::nullopt) {
         const std::string name = m_data->name(slice->pid);
-        setToolTip(QStringLiteral("%1 (%2) on P#%3: %4")
-                       .arg(QString::fromStdString(name.empty() ? std::string("?") : name))
-                       .arg(slice->pid)
-                       .arg(pu)
-                       .arg(durationTickLabel(static_cast<double>(slice->endNs - slice->beginNs))));
+        const auto task = m_names.find(slice->pid);
+        setToolTip((task == m_names.end() ? QString() : tr("task %1: ").arg(task->second))
+            + QStringLiteral("%1 (%2) on P#%3: %4")
+                  .arg(QString::fromStdString(name.empty() ? std::string("?") : name))
+                  .arg(slice->pid)
+                  .arg(pu)
+                  .arg(durationTickLabel(static_cast<double>(slice->endNs - slice->beginNs))));
     } else {
         setToolTip({});
     }

@@ -38,8 +38,16 @@ public:
     const TimelineData* data() const { return m_data.get(); }
     // A task's colour (its markers' and curves' colour); others get one from their pid.
     void setTaskColor(std::int32_t pid, const QColor& color);
-    void clearTaskColors(); // every task back to the colour its pid gives
+    void clearTaskColors(); // every task back to the colour its pid gives (and no task names)
     QColor taskColor(std::int32_t pid) const;
+    // A measured task's name ("A", "B", as on the map): its slices' tooltips lead with it, the
+    // process after it.
+    void setTaskName(std::int32_t pid, const QString& name);
+
+    // Where the axis counts from: the recording's start unless set (a watch's start, so that the
+    // labels stay put while its window of the last seconds moves on).
+    void setTimeOrigin(std::optional<std::uint64_t> ns);
+    std::uint64_t timeOriginNs() const;
 
     std::uint64_t fromNs() const { return m_fromNs; }
     std::uint64_t toNs() const { return m_toNs; }
@@ -62,7 +70,9 @@ public:
     void setRuler(std::uint64_t fromNs, std::uint64_t toNs);
 
     QSize sizeHint() const override { return { 800, 300 }; }
-    QSize minimumSizeHint() const override { return { 200, 80 }; }
+    // Room for the axis and a readable lane each (of the first six: more lanes share it).
+    QSize minimumSizeHint() const override;
+    static constexpr int kLeastLaneHeight = 24;
 
 signals:
     void puHovered(int pu); // -1 when the pointer leaves the lanes
@@ -93,6 +103,8 @@ private:
     std::shared_ptr<const TimelineData> m_data;
     std::vector<TimelineLane> m_lanes;
     std::map<std::int32_t, QColor> m_colors;
+    std::optional<std::uint64_t> m_origin;
+    std::map<std::int32_t, QString> m_names;
     mutable std::unordered_map<std::int32_t, QRgb> m_rgb; // taskColor() as pixels, made once a task
     std::uint64_t m_fromNs = 0;
     std::uint64_t m_toNs = 1;

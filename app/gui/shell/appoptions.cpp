@@ -10,6 +10,7 @@
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
+#include <QFileInfo>
 
 #include <algorithm>
 
@@ -238,6 +239,9 @@ Expected<long> checkWatch(const AppOptions& options, const ShownMachine& machine
         return optionError("--watch: ", "should be a process ID, not '" + options.watch->toStdString() + "'");
     if (!machine.live)
         return optionError("--watch: ", "watching needs a machine's own topology, not " + machine.origin);
+    // This machine's processes are known now; a server's only once its worker answers.
+    if (!options.remote() && !QFileInfo::exists(QStringLiteral("/proc/%1").arg(pid)))
+        return optionError("--watch: ", "no process " + std::to_string(pid) + " runs on this machine");
     return pid;
 }
 

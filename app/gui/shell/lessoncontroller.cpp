@@ -121,6 +121,8 @@ Status LessonController::start(const QString& id)
     });
     m_parts.panel->text()->setHtml(m_lesson->html());
     showPanel(true);
+    // The last lesson's "Lesson done" would stay up while this one measures.
+    m_parts.window->statusBar()->clearMessage();
     emit started();
     m_lesson->start();
     return {};
@@ -136,6 +138,7 @@ Status LessonController::startWhole(const LessonInfo& info)
         m_lesson->deleteLater();
         m_lesson = nullptr;
     }
+    m_parts.window->statusBar()->clearMessage(); // not the last lesson's "Lesson done"
     emit started();
     LessonRecord begun;
     begun.id = std::string(info.id);
@@ -274,9 +277,15 @@ void LessonController::setPresenting(bool on)
         return;
     }
     m_parts.card->hide();
+    // "Lesson done: its verdict is at the top" no longer is.
+    m_parts.window->statusBar()->clearMessage();
     row->setHandleWidth(m_handleBefore);
     row->setSizes(m_sizesBeforePresenting);
     showPanel(shown);
+    // Once the window is back to its own size (full screen ends after this returns): fitted at
+    // the screen's width, the row kept a map and a lesson too wide for the plots.
+    if (shown)
+        QTimer::singleShot(100, this, &LessonController::fitRow);
 }
 
 void LessonController::fitPresentingRow()
@@ -297,11 +306,23 @@ void LessonController::fitRow()
     // The explanation gets about 30% of the row and the plots at least 45% (450 pixels at the
     // least): they are what the room reads. The map takes what is left, up to the width it had,
     // or folds away where that is less than it needs (its splitter handle brings it back).
-    const int total = m_parts.row->width();
-    const int lesson = std::max(m_parts.panel->minimumWidth(), total * 3 / 10);
-    const int plots = std::max(450, total * 45 / 100);
-    const int left = total - lesson - plots;
-    const int mapMin = m_parts.map->minimumSizeHint().width();
+    // Without its two handles: sizes that add up to more than the room made the splitter fold
+    // the plots, the view the lesson is about.
+    const int total = m_parts.row->width() - 2 * m_parts.row->handleWidth();
+    int lesson = std::max(m_parts.panel->minimumWidth(), total * 3 / 10);
+    int plots = std::max(450, total * 45 / 100);
+    int left = total - lesson - plots;
+    const int mapMin
+        = m_parts.map->minimumWidth() > 0 ? m_parts.map->minimumWidth() : m_parts.map->minimumSizeHint().width();
+    // A 1280 window with the run panel docked: the explanation and the plots give way down to
+    // their least before the map folds away (the map is where the lesson's PUs are shown).
+    constexpr int kLeastPlots = 360; // the plots' least width (MainWindow)
+    if (left < mapMin && total - m_parts.panel->minimumWidth() - kLeastPlots >= mapMin) {
+        const int fromLesson = std::min(mapMin - left, lesson - m_parts.panel->minimumWidth());
+        lesson -= fromLesson;
+        plots -= mapMin - left - fromLesson;
+        left = total - lesson - plots;
+    }
     const int map = left < mapMin ? 0 : std::min(left, std::max(mapMin, m_sizesBefore.value(0)));
     m_parts.row->setSizes({ map, std::max(0, total - map - lesson), lesson });
 }

@@ -261,7 +261,7 @@ void MachineCompareView::fillVerdicts()
         const int y = static_cast<int>(r);
         int x = 0;
         m_verdicts->setItem(y, x++, cellItem(QString::fromStdString(machineRowName(row))));
-        m_verdicts->setItem(y, x++, cellItem(QString::fromStdString(std::string(toString(row.relation)))));
+        m_verdicts->setItem(y, x++, cellItem(QString::fromStdString(relationText(row.relation, row.kinds))));
         for (std::size_t m = 0; m < row.cells.size(); ++m) {
             const MachineCell& cell = row.cells[m];
             m_verdicts->setItem(y, x++,

@@ -4,6 +4,7 @@
 #include "filemenu.h"
 #include "lessoncontroller.h"
 #include "lessonpanel.h"
+#include "liveplot.h"
 #include "lookcontroller.h"
 #include "machinecompare.h"
 #include "machinecontroller.h"
@@ -60,11 +61,19 @@ MainWindow::MainWindow(QWidget* parent)
     auto* top = new QSplitter(Qt::Horizontal, vertical);
     m_tabs = new TopologyTabs(top);
     m_plots = new PlotsView(top);
+    // Their least widths, whatever their contents ask (a legend of long run names made the plots
+    // ask 670 pixels, the map's bar 470): with the run panel and a lesson beside them they stay
+    // within a projector's 1280 pixels (the map's boxes need about 240, the plots' labels 360).
+    // Beside the run panel and a lesson (240) they fit a 1228-pixel window's row of about 900;
+    // wider, the splitter folded them both to nothing.
+    m_tabs->setMinimumWidth(280);
+    m_plots->setMinimumWidth(360);
     top->addWidget(m_tabs);
     top->addWidget(m_plots);
     auto* lessonPanel = new LessonPanel(top);
     lessonPanel->hide();
     top->addWidget(lessonPanel);
+    top->setCollapsible(1, false); // the plots: squeezed, the map folds, never they
     top->setCollapsible(2, false); // dragged to nothing it would stay open and unseen
     top->setStretchFactor(0, 4);
     top->setStretchFactor(1, 5);
@@ -105,7 +114,9 @@ MainWindow::MainWindow(QWidget* parent)
     createWorkers(top, lessonPanel, card);
     createMenus();
     m_runPanel->loadSettings();
-    statusBar()->showMessage(tr("Ready"));
+    // Briefly: a message that stayed made the status bar's labels step aside, and a synthetic
+    // topology's "runs disabled" was never seen (issue 44).
+    statusBar()->showMessage(tr("Ready"), 3000);
     resize(initialWindowSize(screen() ? screen()->availableGeometry().size() : QSize(1280, 800)));
     top->setSizes({ 340, 680, 300 }); // the plot tabs need about 620 pixels to show side by side
     resizeDocks({ dock }, { 290 }, Qt::Horizontal);
@@ -236,9 +247,12 @@ void MainWindow::showTopology(const Topology& topology, bool server)
                               .arg(QString::fromStdString(topology.origin())));
     m_programs->setMachine(link, live && !unconnected);
     m_runPanel->setLocalMachine(live && !link.isRemote());
-    m_runPanel->setRunsDisabled(live ? QString()
-                                     : tr("Runs are disabled: the map shows %1, not a machine to measure.")
-                                           .arg(QString::fromStdString(topology.origin())));
+    const QString runsOff = live ? QString()
+                                 : tr("Runs are disabled: the map shows %1, not a machine to measure.")
+                                       .arg(QString::fromStdString(topology.origin()));
+    m_runPanel->setRunsDisabled(runsOff);
+    mapPanel()->setRunsDisabled(runsOff);
+    m_plots->livePlot()->setRunsDisabled(!live);
     m_machines->refresh(); // the title and the status bar name the machine
     m_views->refreshRunViews(); // the ladder shows the runs of the machine runs go to
     if (live && !link.isRemote())

@@ -2,6 +2,7 @@
 #include "programsdock.h"
 
 #include <QMainWindow>
+#include <QScreen>
 #include <QSplitter>
 #include <QTimer>
 
@@ -22,6 +23,11 @@ ProgramsDock::ProgramsDock(QMainWindow& window, QWidget* panel, QWidget& plots)
         // The row as the user left it, before the dock's arrival squeezes it.
         if (!m_page && m_rowBefore.isEmpty() && m_row)
             m_rowBefore = m_row->sizes();
+        // Docked, the plots go now, before the window lays the dock out: for that moment the
+        // row's least width held the plots, the lesson and the map beside the dock, and the
+        // window grew past a 1280 screen to make room (and stayed so).
+        if (isVisible() && !isFloating())
+            m_plots.hide();
         fitSoon();
     };
     connect(this, &QDockWidget::visibilityChanged, this, changed);
@@ -42,8 +48,10 @@ void ProgramsDock::fit()
     // isHidden, not isVisible: opened before the window shows, the dock is a page already.
     const bool page = !isHidden() && !isFloating();
     if (page == m_page) {
-        if (!page)
+        if (!page) {
             m_rowBefore.clear();
+            m_plots.show(); // hidden above for a dock that then was not a page
+        }
         return;
     }
     m_page = page;
@@ -84,9 +92,38 @@ void ProgramsDock::fit()
     constexpr int kMargins = 16; // the central area's and the dock's frames
     const int pageWidth = std::max(minimumSizeHint().width(), room - mapWidth - kept - kMargins);
     // Once the central area has taken in that the plots are gone (its least width shrinks).
-    QTimer::singleShot(0, this, [this, pageWidth] {
-        if (m_page)
-            m_window.resizeDocks({ this }, { pageWidth }, Qt::Horizontal);
+    QTimer::singleShot(0, this, [this, pageWidth, mapWidth] {
+        if (!m_page)
+            return;
+        m_window.resizeDocks({ this }, { pageWidth }, Qt::Horizontal);
+        // The map keeps its share of what the central area has left; the lesson beside it
+        // takes the rest (left to the splitter, the map was the one folded to nothing).
+        if (m_row && m_row->count() > 2) {
+            QList<int> sizes = m_row->sizes();
+            int total = 0;
+            for (int size : sizes)
+                total += size;
+            int others = 0;
+            for (int i = 1; i < m_row->count(); ++i)
+                if (m_row->widget(i) != &m_plots && !m_row->widget(i)->isHidden())
+                    others += std::max(m_row->widget(i)->minimumWidth(), m_row->widget(i)->minimumSizeHint().width());
+            const int mapKept = std::max(0, std::min(mapWidth, total - others));
+            int rest = total - mapKept;
+            sizes[0] = mapKept;
+            for (int i = 1; i < m_row->count(); ++i) {
+                const bool takes = m_row->widget(i) != &m_plots && !m_row->widget(i)->isHidden();
+                sizes[i] = takes ? std::exchange(rest, 0) : 0;
+            }
+            m_row->setSizes(sizes);
+        }
+        // A window the dock's arrival widened past its screen comes back within it.
+        const QScreen* screen = m_window.screen();
+        if (screen && !m_window.isFullScreen() && !m_window.isMaximized()) {
+            const int frame = m_window.frameGeometry().width() - m_window.width();
+            const int most = screen->availableGeometry().width() - frame;
+            if (m_window.width() > most)
+                m_window.resize(std::max(most, m_window.minimumSizeHint().width()), m_window.height());
+        }
     });
 }
 

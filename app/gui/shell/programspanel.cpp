@@ -255,6 +255,8 @@ void ProgramsPanel::connectController()
     });
     connect(m_programs, &ProgramsController::watchStarted, this, [this](long pid) {
         say(tr("Starting to watch PID %1…").arg(pid));
+        m_watchOriginNs.reset();
+        m_timeline->setTimeOrigin(std::nullopt);
         updateRepinMode(isVisible());
         updateButtons();
     });
@@ -337,6 +339,10 @@ void ProgramsPanel::updateTimeline()
         = m_map.topology() ? timelineLanes(*m_map.topology()) : std::vector<TimelineLane> {};
     m_timeline->setData(built, withLanesOfEvents(std::move(lanes), *built));
     m_stretchFromNs = watch->timelineStretchFromNs();
+    if (!built->empty() && !m_watchOriginNs) {
+        m_watchOriginNs = built->beginNs();
+        m_timeline->setTimeOrigin(m_watchOriginNs);
+    }
     if (!built->empty()) {
         if (atEdge && wholeStretch)
             m_timeline->showSpan(std::max(built->beginNs(), m_stretchFromNs), built->endNs());
@@ -365,17 +371,21 @@ QString ProgramsPanel::timelineCaption() const
     const TimelineData* shown = m_timeline->data();
     if (shown == nullptr || shown->empty())
         return tr("The watched threads' runs on each PU come here after the first interval of a traced watch.");
-    const double seconds = static_cast<double>(shown->endNs() - shown->beginNs()) / 1e9;
-    QString text = tr("The last %1 s of PID %2's threads on each PU (%3 events)")
-                       .arg(QString::number(seconds, 'f', 1))
+    // Seconds since the watch began, as the axis reads them.
+    const std::uint64_t origin = m_timeline->timeOriginNs();
+    const auto since = [origin](std::uint64_t ns) {
+        return QString::number(static_cast<double>(ns - std::min(ns, origin)) / 1e9, 'f', 1);
+    };
+    QString text = tr("What PID %1's threads ran on each PU from %2 s to %3 s after the watch began (%4 scheduler "
+                      "events).")
                        .arg(watch->pid())
+                       .arg(since(shown->beginNs()), since(shown->endNs()))
                        .arg(QString::fromStdString(formatCount(static_cast<double>(watch->timeline().events.size()))));
     if (watch->timelineLeftOut() > 0)
-        text += tr("; %1 more were left out: a busy interval keeps its latest %2, the blank before them")
-                    .arg(QString::fromStdString(formatCount(static_cast<double>(watch->timelineLeftOut()))))
-                    .arg(QString::fromStdString(
-                        formatCount(static_cast<double>(ProgramsController::kTimelineEventsPerInterval))));
-    return text + tr(". The thin band: idle, or a task not watched.");
+        text += tr(" A blank stretch is time with too many events to keep: only the latest of each interval are "
+                   "drawn (%1 left out).")
+                    .arg(QString::fromStdString(formatCount(static_cast<double>(watch->timelineLeftOut()))));
+    return text + tr(" The thin band: idle, or a task not watched.");
 }
 
 void ProgramsPanel::showEvent(QShowEvent* event)
@@ -462,11 +472,21 @@ void ProgramsPanel::updateMarkers()
         return;
     }
     const auto selected = selectedThreads();
-    std::vector<TopologyMapWidget::ThreadMarker> markers;
+    // The busiest first: a PU shows as many markers as fit, then "+N", and the threads that
+    // switch and run are the ones to see (idle helpers took the slots before ping and pong).
+    std::vector<const ThreadRates*> threads;
     for (const ThreadRates& t : m_programs->watchData()->threads()->threads())
         if (t.cpu)
-            markers.push_back({ *t.cpu, QString::number(t.tid), QString::fromStdString(t.name),
-                std::binary_search(selected.begin(), selected.end(), t.tid) });
+            threads.push_back(&t);
+    const auto busy = [](const ThreadRates* t) { return t->cpuShare + (t->voluntaryPerS + t->involuntaryPerS) * 1e-6; };
+    std::stable_sort(
+        threads.begin(), threads.end(), [&](const ThreadRates* a, const ThreadRates* b) { return busy(a) > busy(b); });
+    std::vector<TopologyMapWidget::ThreadMarker> markers;
+    for (const ThreadRates* t : threads) {
+        const QString name = QString::fromStdString(t->name);
+        markers.push_back({ *t->cpu, name.isEmpty() ? QString::number(t->tid) : name, name,
+            std::binary_search(selected.begin(), selected.end(), t->tid), t->tid });
+    }
     m_map.setThreadMarkers(std::move(markers));
 }
 

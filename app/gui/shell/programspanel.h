@@ -6,6 +6,7 @@
 #include <QWidget>
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 class QCheckBox;
@@ -137,6 +138,7 @@ private:
     QLabel* m_timelineNote = nullptr;
     bool m_timelineStale = false;
     std::uint64_t m_stretchFromNs = 0; // the shown timeline's newest stretch without a gap
+    std::optional<std::uint64_t> m_watchOriginNs; // the first traced event of this watch: the axis's 0
     QCheckBox* m_traceWakeups = nullptr;
 };
 

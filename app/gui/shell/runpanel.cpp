@@ -137,6 +137,13 @@ RunPanel::RunPanel(QWidget* parent)
     connect(m_ws, &QLineEdit::textChanged, this, &RunPanel::specChanged);
     connect(m_spinNs, &QSpinBox::valueChanged, this, &RunPanel::specChanged);
     connect(this, &RunPanel::specChanged, this, &RunPanel::showProblem);
+    // Sized to their longest entry (at first show, in presentation mode's larger type) the
+    // choices widened the panel to 400 pixels and a 1280 window past the screen after F11: a
+    // dozen characters and the popup's full width instead.
+    for (QComboBox* box : { m_bench, m_mode, m_placement, m_lengthKind, m_policy }) {
+        box->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+        box->setMinimumContentsLength(12);
+    }
     benchmarkChanged();
 }
 
@@ -207,6 +214,7 @@ void RunPanel::setRunsDisabled(const QString& why)
 {
     m_disabled = why;
     showProblem();
+    updatePlacementInfo();
 }
 
 QString RunPanel::problemText() const { return m_problem->isVisibleTo(this) ? m_problem->text() : QString(); }

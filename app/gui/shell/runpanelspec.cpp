@@ -249,8 +249,9 @@ void RunPanel::updatePlacementInfo()
     QString text;
     switch (placementKind()) {
     case PlacementKind::Map:
-        text = m_mapCpus.empty() ? tr("No tasks on the map yet: click a PU for A, another (or Shift+click) for B.")
-                                 : tr("On the map: %1").arg(cpuNames(m_mapCpus));
+        text = !m_mapCpus.empty()  ? tr("On the map: %1").arg(cpuNames(m_mapCpus))
+            : m_disabled.isEmpty() ? tr("No tasks on the map yet: click a PU for A, another (or Shift+click) for B.")
+                                   : tr("Nothing to place: runs are disabled (above).");
         // A one-task benchmark after A and B were placed: B stays on the map, unused, and says so.
         if (const int tasks = taskCount(); static_cast<int>(m_mapCpus.size()) > tasks)
             text += tr(" (%1 runs %2: %3 unused)")

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "sessionviews.h"
 
+#include "taskselection.h"
+
 #include "compareplot.h"
 #include "distributionplot.h"
 #include "heatmapplot.h"
@@ -132,15 +134,17 @@ void SessionViews::refreshTimeline()
     for (const ResultRow* row : traced) {
         const QString label = runLabel(*row->result);
         TimelinePage::Run run { row->id, legendLabel(row->id, label),
-            legendLabel(row->id, label.section(QStringLiteral(" · "), -1)), row->result, row->traceWindow, {} };
+            legendLabel(row->id, label.section(QStringLiteral(" · "), -1)), row->result, row->traceWindow, {}, {} };
         if (!row->machine.isEmpty()) {
             run.label += QStringLiteral(" · ") + row->machine;
             run.barLabel += QStringLiteral(" · ") + row->machine;
         }
         // The measured tasks in the colours of their markers on the map: A, B, ...
         const std::vector<long>& tasks = row->result->trace->tasks;
-        for (std::size_t i = 0; i < tasks.size(); ++i)
+        for (std::size_t i = 0; i < tasks.size(); ++i) {
             run.taskColors[static_cast<std::int32_t>(tasks[i])] = TopologyMapWidget::taskColor(static_cast<int>(i));
+            run.taskNames[static_cast<std::int32_t>(tasks[i])] = taskName(static_cast<int>(i));
+        }
         runs.push_back(std::move(run));
     }
     TimelinePage* page = m_parts.plots->timelinePage();

@@ -119,6 +119,11 @@ void StatusPanel::setWorkerState(WorkerClient::State state, const QString& detai
     m_worker->setStyleSheet(
         tone ? QStringLiteral("color:%1;font-weight:bold;").arg(toneColor(*tone, palette())) : QString());
     m_worker->setToolTip(detail);
+    // A short state is read whole ("Worker: re…" told nobody anything at 1280): the machine's
+    // label gives way first. A long one (a host's name, a failure) still may elide.
+    QFont bold = m_worker->font();
+    bold.setBold(true);
+    m_worker->setMinimumWidth(std::clamp(QFontMetrics(bold).horizontalAdvance(text) + 4, 60, 220));
 }
 
 void StatusPanel::setMachine(const QString& summary, const QString& remote, bool runs)

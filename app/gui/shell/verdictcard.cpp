@@ -111,13 +111,21 @@ void VerdictCard::fitType()
     small.setPixelSize(std::max(18, font.pixelSize() * 2 / 3));
     m_badge->setFont(small);
     m_toggle->setFont(small);
-    m_details->setMaximumHeight(window()->height() * 2 / 5); // the plot keeps the rest
+    // A quarter of the window, scrolled beyond: the plot keeps the rest (at two fifths the
+    // timeline's lanes were squeezed to slivers at 800 pixels).
+    m_details->setMaximumHeight(window()->height() / 4);
 }
 
 void VerdictCard::restyleBadge()
 {
-    const QColor edge = m_badgeCaution ? QColor(0xff, 0xc1, 0x07) : palette().color(QPalette::Highlight);
-    m_badge->setStyleSheet(QStringLiteral("border:2px solid %1;border-radius:8px;padding:2px 10px;").arg(edge.name()));
+    // A tinted pill with no outline: a coloured 2-pixel frame read as a text field with the focus.
+    const QColor tint = m_badgeCaution ? QColor(0xff, 0xc1, 0x07) : palette().color(QPalette::Highlight);
+    const QColor base = palette().color(QPalette::Window);
+    constexpr double kTint = 0.22;
+    const auto mix = [&](int a, int b) { return static_cast<int>(a * (1 - kTint) + b * kTint); };
+    const QColor fill(mix(base.red(), tint.red()), mix(base.green(), tint.green()), mix(base.blue(), tint.blue()));
+    m_badge->setStyleSheet(
+        QStringLiteral("border:none;border-radius:12px;padding:3px 12px;background:%1;").arg(fill.name()));
 }
 
 void VerdictCard::resizeEvent(QResizeEvent* event)

@@ -98,6 +98,16 @@ struct BenchSpec {
     // Account what else ran on the measured CPUs between repetitions (RunResult::interference);
     // off only to measure the accounting's own cost (tests/perf). Not part of a result file.
     bool accountInterference = true;
+    // Conditions held for the whole run (docs/measurement.md, "Conditions"), part of the result:
+    // a SCHED_IDLE polling thread on each of these CPUs, so they never idle (--keep-awake); its
+    // time is reported and never counted as interference.
+    std::vector<int> keepAwakeCpus;
+    // /dev/cpu_dma_latency held at this many µs (--pm-qos-us; 0: the shallowest idle state).
+    std::optional<int> pmQosUs;
+    bool conditioned() const { return !keepAwakeCpus.empty() || pmQosUs.has_value(); }
 };
+
+// The largest --pm-qos-us taken: the kernel's own default request is 2,000 s.
+inline constexpr int kMaxPmQosUs = 2'000'000'000;
 
 } // namespace ctxscope

@@ -136,6 +136,22 @@ struct LessonHeadline {
 // runs it compares are missing.
 std::optional<LessonHeadline> lessonHeadline(std::string_view id, const std::vector<RunResult>& results);
 
+// A condition's A/B (run --keep-awake, --pm-qos-us): the same placement measured as is (`asIs`)
+// and with the condition (`with`), weighed as every lesson weighs two runs: the ratio of the
+// medians (with / as is), its 95% interval and the verdict.
+struct ConditionAb {
+    std::string condition; // "keep-awake 0,1"
+    double ratio = 1;
+    double low = 1;
+    double high = 1;
+    std::string verdict; // "matters", "the same", "unclear"
+    std::string sentence; // the comparison in words, with both medians
+    // Traced on both sides: each step whose typical time moved, "idle exit: 7.0 µs -> gone (0 of
+    // 9,812 hand-overs)", largest move first.
+    std::vector<std::string> movedSteps;
+};
+ConditionAb compareCondition(const RunResult& asIs, const RunResult& with);
+
 // The conclusion sentences for results already measured (also used when a lesson's results
 // are loaded back from a file). A pure function of the results: it runs nothing and reads
 // nothing of this machine, so every lesson's wording can be tested on synthetic results.

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Machines side by side: the results of several files (survey cards, or the results files of
 // run, sweep, matrix and lesson) as one table of benchmark x relation class, one column per
-// machine. Rows are matched by benchmark, mode, relation class (and working set), never by CPU
+// machine. Rows are matched by benchmark, mode, relation class (and working set, and on hybrid
+// machines the kinds of core, Placement::kinds), never by CPU
 // numbers. Each machine after the baseline gets the ratio of its median to the baseline's with
 // the lessons' 95% interval and verdict (lesson/verdict.h: matters, the same, unclear), and the
 // context facts that differ between the files (kernel, microcode, mitigations, SMT, governor,
@@ -78,6 +79,8 @@ struct MachineRow {
     BenchMode mode = BenchMode::Thread;
     Relation relation = Relation::SamePu;
     std::uint64_t wsBytes = 0;
+    std::string kinds; // a hybrid machine's kinds of core ("P↔E"; Placement::kinds), "" elsewhere
+    std::string condition; // conditionText of the runs ("keep-awake 0,1"); "" as is: rows match by it too
     std::string op; // what one op is, from the first machine that ran it
     std::vector<MachineCell> cells; // one per machine, in the cards' order
 };

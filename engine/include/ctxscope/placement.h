@@ -29,6 +29,9 @@ struct Placement {
     int tasks = 1;
     std::vector<int> cpus;
     Relation relation = Relation::SamePu;
+    // On a hybrid machine, the kinds of core the tasks ran on (kindsText): "P↔E", "E↔E", "P" for
+    // one PU; "" on a machine with one kind and for unpinned runs.
+    std::string kinds;
     bool onePu() const;
 };
 
@@ -36,10 +39,23 @@ struct PuPair {
     int a = 0;
     int b = 0;
     Relation relation = Relation::SamePu;
+    std::string kinds; // kindsText of {a, b}: "" unless the machine is hybrid
 };
 
+// The separator of a kind pair: "P↔E".
+inline constexpr std::string_view kKindPairSeparator = "\u2194";
+
+// On a hybrid machine, the kinds of core of these PUs by their short names, the more performant
+// first: "P" for one PU, "P↔P" for two PUs of one kind, "P↔E" for two kinds (more kinds are
+// joined the same way). "" when the topology is not hybrid or a PU has no kind.
+std::string kindsText(const Topology& topology, const std::vector<int>& cpus);
+// A class with its kinds, as pairs are listed: "shared-l3, P↔E", or "shared-l3" without kinds.
+std::string relationText(Relation relation, std::string_view kinds);
+
 // Up to perClass pairs of allowed PUs for each relation class the machine has (no Unpinned),
-// ordered by class from the closest. The pairs of one class use distinct PUs while the machine
+// ordered by class from the closest. On a hybrid machine, for each class and kind pair the
+// machine has ("shared-l3, P↔P", "shared-l3, P↔E", "shared-l3, E↔E"; same-pu once per kind),
+// the more performant pairs first. The pairs of one class use distinct PUs while the machine
 // has enough, spread over it (not all on PU 0), so k pairs sample k places; a < b except for
 // same-pu. A 2-package x 2-L3 x 4-core x 2-PU machine gives one pair per class for k = 1.
 std::vector<PuPair> representativePairs(const Topology& topology, int perClass = 1);

@@ -157,6 +157,7 @@ struct WatchCommand {
     double duration = 0;
     bool trace = false; // each thread's "sched" block from the scheduler's events (watch --trace)
     std::size_t events = 0; // with trace: each interval's latest events, as trace_events lines
+    bool bpf = false; // with trace: "backend": "bpf" (counts kept in the kernel; no events)
 };
 inline constexpr std::size_t kMaxWatchEvents = 200'000;
 // Set the affinity of thread `id` (or with `process`, of every thread of process `id`); done

@@ -128,6 +128,12 @@ struct RunResult {
     std::optional<SharedLine> line;
     std::vector<std::string> warnings; // each a sentence
     double seconds = 0; // wall time of the whole run, calibration included
+    // The keep-awake threads (spec.keepAwakeCpus): their ids and CPU time over the whole run.
+    std::vector<long> keepAwakeTasks;
+    double keepAwakeCpuNs = 0;
 };
+
+// "keep-awake 0,1", "pm-qos 0 µs", "keep-awake 1, pm-qos 0 µs"; "" for a run as is.
+std::string conditionText(const BenchSpec& spec);
 
 } // namespace ctxscope

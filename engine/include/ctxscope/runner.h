@@ -67,6 +67,10 @@ struct RunContext {
 // outside the allowed set gives the placement layer's message). Errors are bad input.
 Expected<Placement> checkSpec(const BenchSpec& spec, const Topology& topology);
 
+// Whether this process may hold /dev/cpu_dma_latency (--pm-qos-us): opened, written and let go,
+// or a sentence saying why not.
+Status checkPmQos(int us);
+
 // Runs one benchmark on this machine: pins the tasks, calibrates, measures, self-checks.
 // A stop request ends it within about 20 ms with every thread joined and every child
 // reaped, and gives an Error ("the run was cancelled"). A task that dies is an Error

@@ -25,6 +25,7 @@ private:
     double m_sumNs = 0;
     double m_maxNs = 0;
     std::vector<std::uint64_t> m_log2;
+    std::uint64_t m_binned = 0; // waits known only by their bin (the BPF backend's)
     std::uint64_t m_switchIns = 0;
     std::uint64_t m_unrecorded = 0;
     std::uint64_t m_lost = 0;

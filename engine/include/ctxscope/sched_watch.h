@@ -12,7 +12,9 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -27,6 +29,10 @@ struct WakeLatency {
     double p99Ns = 0;
     double maxNs = 0;
     std::vector<std::uint64_t> log2Hist; // [i]: waits of 2^i ns up to 2^(i+1) ns (bcc runqlat's bins)
+    // The BPF backend keeps bins, not waits: count and mean are exact (it keeps their sum), p50,
+    // p99 (and max, unless the watch's running max grew in the interval) are estimates within
+    // their bin (a factor of 2).
+    bool fromBins = false;
 };
 
 struct SchedPeer {
@@ -70,6 +76,15 @@ struct SchedCounts {
     char state = '?'; // R running or runnable; else its prev_state when it left a CPU (S, D, ...)
 };
 
+// Where a watch's scheduler figures come from (watch --backend): the kernel's counts kept by
+// BPF programs, the scheduler's events read from a private ftrace instance, or /proc alone.
+enum class SchedBackend { Bpf, Ftrace, Proc };
+std::string_view toString(SchedBackend backend);
+std::optional<SchedBackend> schedBackendFrom(std::string_view name);
+// "" when this process may run the BPF backend here; else one sentence why not (not built
+// with it, no BTF in this kernel, no CAP_BPF and CAP_PERFMON).
+std::string bpfUnavailable();
+
 // Follows a process's threads in a private ftrace instance (only the events of its threads:
 // event filters on their ids). Figures cover a window of CLOCK_MONOTONIC (the trace clock):
 // from countFrom()'s time to the last drain()'s. A switch-in counts in the interval its
@@ -83,7 +98,13 @@ public:
     // pages, for a trace file (recording()), which starts with `marks` (what it shows).
     static Expected<std::unique_ptr<SchedWatch>> open(
         const std::vector<long>& tids, std::size_t keepBytes = 0, const std::vector<std::string>& marks = {});
+    // The BPF backend (engine/src/bpf): programs on the scheduler's tracepoints, filtered in the
+    // kernel to process `pid`, counting into maps read once a drain. It keeps no events:
+    // recording() is empty and keepEvents() keeps nothing (a timeline or trace file needs
+    // open()'s ftrace). Nothing is pinned: its programs end with this object or the process.
+    static Expected<std::unique_ptr<SchedWatch>> openBpf(long pid);
     virtual ~SchedWatch() = default;
+    virtual SchedBackend backend() const { return SchedBackend::Ftrace; }
     // Adds threads that appeared since (the event filter names thread ids).
     virtual Status follow(const std::vector<long>& tids) = 0;
     // The window's start: the events before `monoNs` only say what is pending (a wake-up not

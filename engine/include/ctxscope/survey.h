@@ -6,7 +6,8 @@
 //   1. syscall and vdso on one PU; the coroutine floor (coro-fcontext) on one PU;
 //   2. futex and pipe, thread then process, on one PU (both tasks on it);
 //   3. the same four on one representative pair of each relation class the machine has
-//      (representativePairs: one pair per class, never all pairs);
+//      (representativePairs: one pair per class, never all pairs; on a hybrid machine one per
+//      class and kind pair, and one PU of each other kind);
 //   4. the same four unpinned (the scheduler places the tasks);
 //   5. spin (one-way hand-over = round trip / 2) on each class's pair, its line alone in a fresh
 //      page first touched by task 0, pinned, before task 1 starts; the result's "line" says on

@@ -62,7 +62,26 @@ struct PuInfo {
     int numaNode = -1; // OS index of the NUMA node
     bool allowed = true; // inside the cgroup cpuset hwloc reports as allowed
     bool inAffinity = true; // inside this process's affinity mask (taskset)
+    int kind = -1; // index in Topology::cpuKinds(); -1 when hwloc knows no kind for this PU
     friend bool operator==(const PuInfo&, const PuInfo&) = default;
+};
+
+// One kind of core (hwloc's CPU kinds): the performance and efficient cores of a hybrid
+// machine (Intel P- and E-cores, ARM big.LITTLE). hwloc ranks the kinds by "efficiency", which
+// despite its name grows with performance: 0 is the most energy-efficient, the slowest kind,
+// and the highest rank the most performant ("A higher efficiency value means greater intrinsic
+// performance", hwloc/cpukinds.h). -1 when hwloc could not rank them.
+struct CpuKind {
+    int index = 0; // hwloc's kind index: ranked kinds come the least performant first
+    int efficiency = -1;
+    std::string coreType; // hwloc's "CoreType" info ("IntelCore", "IntelAtom"), or ""
+    int frequencyMaxMhz = 0; // hwloc's "FrequencyMaxMHz" info; 0 when unknown
+    // "P-core" and "E-core" for two ranked kinds; else the CoreType; else "kind N".
+    std::string name;
+    // What a pair's label and the map use: "P" and "E" for two ranked kinds, else the name.
+    std::string shortName;
+    std::vector<int> pus; // OS indices, ascending
+    friend bool operator==(const CpuKind&, const CpuKind&) = default;
 };
 
 enum class TopologySource { Live, Xml, Synthetic };
@@ -104,6 +123,12 @@ public:
     const std::vector<NumaNodeInfo>& numaNodes() const;
 
     const PuInfo* findPu(int osIndex) const;
+    // The kinds of core hwloc reports (none, or one for a homogeneous machine), by index.
+    const std::vector<CpuKind>& cpuKinds() const;
+    // More than one kind of core: the only case where kinds show in classes, pairs and views.
+    bool hybrid() const;
+    // The kind of a PU on a hybrid machine; nullptr otherwise or for a PU hwloc gave no kind.
+    const CpuKind* kindOfPu(int osIndex) const;
     // PUs a task may be pinned to: inside the cgroup cpuset and inside the affinity mask.
     std::vector<int> allowedPus() const;
     // The affinity mask of the thread that loaded the topology; every PU when not this system.

@@ -61,6 +61,7 @@ struct WatchSample {
     std::vector<EndedThread> ended; // threads that ended during the interval
     std::optional<double> systemSwitchesPerS; // /proc/stat's ctxt, every CPU
     std::vector<CpuBusy> cpus;
+    SchedBackend backend = SchedBackend::Proc; // what gave the threads' figures
 };
 
 // One thread over the whole watch, from its first sample to its last.
@@ -87,6 +88,7 @@ struct WatchSummary {
     int samples = 0;
     std::vector<ThreadSummary> threads; // by TID
     std::string ending; // why the watch ended before it was asked to (the process ended), or ""
+    SchedBackend backend = SchedBackend::Proc;
 };
 
 namespace programs {
@@ -126,6 +128,9 @@ private:
 // process cannot be watched at all (it does not exist).
 struct WatchOptions {
     bool trace = false; // also follow the threads' scheduler events (SchedWatch)
+    // With trace: which observer follows them. BPF keeps no events: a recording (onRecording)
+    // or the timeline's events (eventsPerSample) need Ftrace, and runWatch refuses them with Bpf.
+    SchedBackend backend = SchedBackend::Ftrace;
     // With trace: keep what the kernel recorded, up to this many bytes, and hand it over at the
     // end (`complete` false when the cap cut it short), e.g. for watch --trace-out.
     std::size_t keepTraceBytes = 0;

@@ -16,6 +16,8 @@ std::string machineRowName(const MachineRow& row)
     std::string name = row.bench + " " + std::string(toString(row.mode));
     if (row.wsBytes > 0)
         name += " W=" + formatBytes(row.wsBytes);
+    if (!row.condition.empty())
+        name += " [" + row.condition + "]";
     return name;
 }
 
@@ -23,6 +25,9 @@ std::string machineRatioText(const MachineCell& c)
 {
     if (!c.ratio)
         return c.medianNs ? "-" : "absent";
+    // One figure on a side (a published one) has no spread: no interval, rather than "(0.58-0.58)".
+    if (c.low == c.high)
+        return fmt::format("{:.2f} (no spread)", *c.ratio);
     return fmt::format("{:.2f} ({:.2f}-{:.2f})", *c.ratio, c.low, c.high);
 }
 
@@ -30,12 +35,13 @@ namespace {
 
 using json = nlohmann::json;
 
-// The table as rows of cells, the header first.
-std::vector<std::vector<std::string>> cellsOf(const MachineComparison& c)
+// The table as rows of cells, the header first: benchmark, class, then these machines' columns
+// (a median each, and after it, for all but the baseline, the ratio and the verdict).
+std::vector<std::vector<std::string>> cellsOf(const MachineComparison& c, const std::vector<std::size_t>& machines)
 {
     std::vector<std::vector<std::string>> out;
     std::vector<std::string> header { "benchmark", "class" };
-    for (std::size_t m = 0; m < c.labels.size(); ++m) {
+    for (std::size_t m : machines) {
         header.push_back(c.labels[m]);
         if (m != c.baseline) {
             header.push_back("/" + c.labels[c.baseline] + " (95%)");
@@ -44,9 +50,11 @@ std::vector<std::vector<std::string>> cellsOf(const MachineComparison& c)
     }
     out.push_back(std::move(header));
     for (const MachineRow& row : c.rows) {
-        std::vector<std::string> line { machineRowName(row), std::string(toString(row.relation)) };
-        for (std::size_t m = 0; m < row.cells.size(); ++m) {
+        std::vector<std::string> line { machineRowName(row), relationText(row.relation, row.kinds) };
+        bool any = false;
+        for (std::size_t m : machines) {
             const MachineCell& cell = row.cells[m];
+            any = any || cell.medianNs;
             line.push_back(cell.medianNs ? formatDuration(*cell.medianNs) : std::string("absent"));
             if (m != c.baseline) {
                 line.push_back(machineRatioText(cell));
@@ -54,9 +62,18 @@ std::vector<std::vector<std::string>> cellsOf(const MachineComparison& c)
                                           : std::string());
             }
         }
-        out.push_back(std::move(line));
+        if (any) // a row no machine of these columns ran says nothing here
+            out.push_back(std::move(line));
     }
     return out;
+}
+
+std::vector<std::size_t> allMachines(const MachineComparison& c)
+{
+    std::vector<std::size_t> all(c.labels.size());
+    for (std::size_t m = 0; m < all.size(); ++m)
+        all[m] = m;
+    return all;
 }
 
 // Display width: the UTF-8 characters (µ) count once.
@@ -65,38 +82,102 @@ std::size_t widthOf(const std::string& s)
     return static_cast<std::size_t>(std::count_if(s.begin(), s.end(), [](char ch) { return (ch & 0xC0) != 0x80; }));
 }
 
+// Words after `lead` on lines of at most kTextWidth characters, the next ones indented.
+constexpr std::size_t kTextWidth = 120;
+
+std::string wrapped(const std::string& lead, const std::string& text, const std::string& indent)
+{
+    std::string out = lead;
+    std::size_t column = widthOf(lead);
+    std::size_t at = 0;
+    bool first = true;
+    while (at < text.size()) {
+        std::size_t end = text.find(' ', at);
+        if (end == std::string::npos)
+            end = text.size();
+        const std::string word = text.substr(at, end - at);
+        at = end + 1;
+        if (word.empty())
+            continue;
+        if (!first && column + 1 + widthOf(word) > kTextWidth) {
+            out += "\n" + indent;
+            column = widthOf(indent);
+        } else if (!first) {
+            out += ' ';
+            ++column;
+        }
+        out += word;
+        column += widthOf(word);
+        first = false;
+    }
+    return out + "\n";
+}
+
+// A context difference by value: "6.18.44 (a, b); 2.6.28-19-server (2010 Intel 5150)"; the
+// machines that do not say are named once at the end.
+std::string differenceText(const MachineComparison& c, const ContextDifference& d)
+{
+    std::vector<std::pair<std::string, std::string>> byValue; // value, machines
+    std::string unknown;
+    for (std::size_t m = 0; m < d.values.size(); ++m) {
+        if (d.values[m] == "unknown") {
+            unknown += (unknown.empty() ? "" : ", ") + c.labels[m];
+            continue;
+        }
+        auto it = std::find_if(byValue.begin(), byValue.end(), [&](const auto& v) { return v.first == d.values[m]; });
+        if (it == byValue.end())
+            byValue.emplace_back(d.values[m], c.labels[m]);
+        else
+            it->second += ", " + c.labels[m];
+    }
+    std::string out;
+    for (const auto& [value, machines] : byValue)
+        out += (out.empty() ? "" : "; ") + machines + ": " + value;
+    if (!unknown.empty())
+        out += "; not known for " + unknown;
+    return out;
+}
+
 std::string footer(const MachineComparison& c, bool markdown)
 {
     std::string out;
     const std::string bullet = markdown ? "* " : "  ";
-    bool anyDisturbed = false;
+    const std::string indent = markdown ? "  " : "    ";
+    // Each disturbed run once, however many columns it made unclear.
+    std::vector<std::string> disturbed;
     for (const MachineRow& row : c.rows)
         for (const MachineCell& cell : row.cells)
             if (!cell.disturbed.empty()) {
-                if (!anyDisturbed)
-                    out += "\n* unclear because a side ran disturbed:\n";
-                anyDisturbed = true;
-                out += bullet + machineRowName(row) + " " + std::string(toString(row.relation)) + ": " + cell.disturbed
-                    + " was disturbed\n";
+                const std::string line
+                    = machineRowName(row) + " " + relationText(row.relation, row.kinds) + ": " + cell.disturbed;
+                if (std::find(disturbed.begin(), disturbed.end(), line) == disturbed.end())
+                    disturbed.push_back(line);
             }
-    out += "\nRatio: median over the baseline's (" + c.labels[c.baseline]
-        + "), 95% bootstrap interval; matters: the whole interval beyond 1.10 either way; the same: within it.\n";
+    if (!disturbed.empty()) {
+        out += "\n* unclear because a side ran disturbed:\n";
+        for (const std::string& line : disturbed)
+            out += wrapped(bullet, line + " was disturbed", indent);
+    }
+    out += "\n"
+        + wrapped("",
+            "Ratio: median over the baseline's (" + c.labels[c.baseline]
+                + "), 95% bootstrap interval; matters: the whole interval beyond 1.10 either way; the same: within it.",
+            "");
     if (c.differences.empty()) {
-        out += "\nNo context difference between the files (CPU, microcode, kernel, mitigations, SMT, governor, idle "
-               "states, VM, clock source, build).\n";
+        out += "\n"
+            + wrapped("",
+                "No context difference between the files (CPU, microcode, kernel, mitigations, SMT, "
+                "governor, idle states, VM, clock source, build).",
+                "");
     } else {
         out += "\nContext differences that can explain a difference:\n";
-        for (const ContextDifference& d : c.differences) {
-            out += bullet + d.what + ":";
-            for (std::size_t m = 0; m < d.values.size(); ++m)
-                out += (m ? "; " : " ") + c.labels[m] + " " + d.values[m];
-            out += "\n";
-        }
+        for (const ContextDifference& d : c.differences)
+            out += wrapped(bullet + d.what + ": ", differenceText(c, d), indent);
     }
     if (!c.notes.empty()) {
         out += "\n";
         for (const std::string& n : c.notes)
-            out += bullet + n + "\n";
+            out += wrapped(bullet, n, indent);
     }
     return out;
 }
@@ -133,6 +214,7 @@ std::string textTable(const std::vector<std::vector<std::string>>& cells)
         std::string l;
         for (std::size_t i = 0; i < line.size(); ++i)
             l += line[i] + std::string(i + 1 < line.size() ? widths[i] - widthOf(line[i]) + 2 : 0, ' ');
+        l.erase(l.find_last_not_of(' ') + 1); // no padding after the last cell with text
         out += l + "\n";
     }
     return out;
@@ -160,9 +242,40 @@ std::string markdownTable(const std::vector<std::vector<std::string>>& cells, bo
 const char* const kFiguresTitle = "\nSurvey figures, matched by relation class (the spin line is context for the spin "
                                   "rows; segments are medians of one traced futex run per class):\n";
 
+// Wider than kTextWidth (many machines: the articles' thirteen): a line per machine under each
+// row instead of a column each, the machines that ran it only.
+std::vector<std::vector<std::string>> longCellsOf(const MachineComparison& c)
+{
+    std::vector<std::vector<std::string>> out;
+    out.push_back({ "benchmark", "class", "machine", "median", "/" + c.labels[c.baseline] + " (95%)", "verdict" });
+    for (const MachineRow& row : c.rows) {
+        bool first = true;
+        for (std::size_t m = 0; m < row.cells.size(); ++m) {
+            const MachineCell& cell = row.cells[m];
+            if (!cell.medianNs)
+                continue;
+            out.push_back({ first ? machineRowName(row) : std::string(),
+                first ? relationText(row.relation, row.kinds) : std::string(), c.labels[m],
+                formatDuration(*cell.medianNs), m == c.baseline ? std::string("(baseline)") : machineRatioText(cell),
+                cell.ratio ? std::string(toString(cell.verdict)) + (cell.disturbed.empty() ? "" : " *")
+                           : std::string() });
+            first = false;
+        }
+    }
+    return out;
+}
+
 std::string asText(const MachineComparison& c)
 {
-    std::string out = textTable(cellsOf(c));
+    std::string out = textTable(cellsOf(c, allMachines(c)));
+    std::size_t widest = 0;
+    for (std::size_t at = 0; at < out.size();) {
+        const std::size_t end = std::min(out.find('\n', at), out.size());
+        widest = std::max(widest, widthOf(out.substr(at, end - at)));
+        at = end + 1;
+    }
+    if (widest > kTextWidth)
+        out = textTable(longCellsOf(c));
     if (!c.figures.empty())
         out += kFiguresTitle + textTable(figureCellsOf(c));
     return out + footer(c, false);
@@ -170,7 +283,7 @@ std::string asText(const MachineComparison& c)
 
 std::string asMarkdown(const MachineComparison& c)
 {
-    std::string out = markdownTable(cellsOf(c), true);
+    std::string out = markdownTable(cellsOf(c, allMachines(c)), true);
     if (!c.figures.empty())
         out += kFiguresTitle + std::string("\n") + markdownTable(figureCellsOf(c), false);
     return out + footer(c, true);
@@ -183,7 +296,7 @@ std::string asCsv(const MachineComparison& c)
         for (std::size_t m = 0; m < row.cells.size(); ++m) {
             const MachineCell& cell = row.cells[m];
             out += fmt::format("{},{},{},{},{},{},{},{},{},{}\n", csvField(row.bench), toString(row.mode),
-                toString(row.relation), row.wsBytes, csvField(c.labels[m]),
+                csvField(relationText(row.relation, row.kinds)), row.wsBytes, csvField(c.labels[m]),
                 cell.medianNs ? fmt::format("{:.3f}", *cell.medianNs) : std::string(),
                 cell.ratio ? fmt::format("{:.4f}", *cell.ratio) : std::string(),
                 cell.ratio ? fmt::format("{:.4f}", cell.low) : std::string(),
@@ -228,8 +341,10 @@ json toJson(const MachineComparison& c)
             cells.push_back(std::move(j));
         }
         rows.push_back({ { "bench", row.bench }, { "mode", std::string(toString(row.mode)) },
-            { "relation", std::string(toString(row.relation)) }, { "ws_bytes", row.wsBytes }, { "op", row.op },
-            { "cells", std::move(cells) } });
+            { "relation", std::string(toString(row.relation)) }, { "ws_bytes", row.wsBytes },
+            { "condition", row.condition }, { "op", row.op }, { "cells", std::move(cells) } });
+        if (!row.kinds.empty())
+            rows.back()["kinds"] = row.kinds;
     }
     json differences = json::array();
     for (const ContextDifference& d : c.differences)

@@ -63,8 +63,10 @@ std::string idleStatesOf(const json& sys)
     return formatIdleStates(states);
 }
 
-// Rows sort by the benchmark's first appearance, then mode, class and working set.
-using RowKey = std::tuple<std::size_t, BenchMode, Relation, std::uint64_t>;
+// Rows sort by the benchmark's first appearance, then mode, class, working set, the kinds of
+// core (hybrid machines; "" elsewhere) and condition (a run kept awake is never compared with
+// one as is).
+using RowKey = std::tuple<std::size_t, BenchMode, Relation, std::uint64_t, std::string, std::string>;
 
 } // namespace
 
@@ -192,7 +194,7 @@ Expected<MachineComparison> compareMachines(const std::vector<MachineCard>& card
             if (b == benches.end())
                 b = benches.insert(benches.end(), r.bench);
             const RowKey key { static_cast<std::size_t>(b - benches.begin()), r.mode, r.placement.relation,
-                r.spec.wsBytes };
+                r.spec.wsBytes, r.placement.kinds, conditionText(r.spec) };
             auto& row = found[key];
             row.resize(cards.size(), nullptr);
             if (!row[m])
@@ -202,7 +204,8 @@ Expected<MachineComparison> compareMachines(const std::vector<MachineCard>& card
         for (const auto& [key, count] : seen)
             if (count > 1)
                 out.notes.push_back(fmt::format("{} holds {} {} {} {} runs; the first is compared.", cards[m].label,
-                    count, benches[std::get<0>(key)], toString(std::get<1>(key)), toString(std::get<2>(key))));
+                    count, benches[std::get<0>(key)], toString(std::get<1>(key)),
+                    relationText(std::get<2>(key), std::get<4>(key))));
         if (!cards[m].hasContext)
             out.notes.push_back(cards[m].label
                 + " has no context block (a lesson file written before lessons saved "
@@ -228,6 +231,8 @@ Expected<MachineComparison> compareMachines(const std::vector<MachineCard>& card
         row.mode = std::get<1>(key);
         row.relation = std::get<2>(key);
         row.wsBytes = std::get<3>(key);
+        row.kinds = std::get<4>(key);
+        row.condition = std::get<5>(key);
         const RunResult* base = results[baseline];
         for (std::size_t m = 0; m < cards.size(); ++m) {
             MachineCell cell;
@@ -268,10 +273,13 @@ Expected<MachineComparison> compareMachines(const std::vector<MachineCard>& card
             const auto it = f.find(what);
             d.values.push_back(it == f.end() ? std::string("unknown") : it->second);
         }
-        const bool allUnknown
-            = std::all_of(d.values.begin(), d.values.end(), [](const std::string& v) { return v == "unknown"; });
-        if (!allUnknown
-            && std::adjacent_find(d.values.begin(), d.values.end(), std::not_equal_to<>()) != d.values.end())
+        // A difference between facts that are known: "unknown" (a published figure's
+        // mitigations, a file without them) beside one value is no difference.
+        std::vector<std::string> known;
+        for (const std::string& v : d.values)
+            if (v != "unknown" && std::find(known.begin(), known.end(), v) == known.end())
+                known.push_back(v);
+        if (known.size() > 1)
             out.differences.push_back(std::move(d));
     }
     return out;

@@ -72,8 +72,9 @@ std::vector<LessonStep> plan(const Topology& topology, const RunBudget& o)
         for (std::uint64_t w : { ws.front().first, ws.back().first }) {
             BenchSpec far = spec("futex", BenchMode::Thread, { pairs.back().a, pairs.back().b }, o);
             far.wsBytes = w;
-            steps.push_back({ fmt::format("futex {} (CPUs {},{}), touching {}", toString(pairs.back().relation),
-                                  pairs.back().a, pairs.back().b, formatBytes(w)),
+            steps.push_back({ fmt::format("futex {} (CPUs {},{}), touching {}",
+                                  relationText(pairs.back().relation, pairs.back().kinds), pairs.back().a,
+                                  pairs.back().b, formatBytes(w)),
                 far });
         }
     }

@@ -23,8 +23,9 @@ std::vector<LessonStep> plan(const Topology& topology, const RunBudget& o)
     std::vector<LessonStep> steps { { fmt::format("futex threads on one PU (CPU {})", cpu),
         spec("futex", BenchMode::Thread, { cpu, cpu }, o), true } };
     if (const auto p = farthestPair(topology))
-        steps.push_back({ fmt::format("futex threads, {} (CPUs {},{})", toString(p->relation), p->a, p->b),
-            spec("futex", BenchMode::Thread, { p->a, p->b }, o), true });
+        steps.push_back(
+            { fmt::format("futex threads, {} (CPUs {},{})", relationText(p->relation, p->kinds), p->a, p->b),
+                spec("futex", BenchMode::Thread, { p->a, p->b }, o), true });
     return steps;
 }
 
@@ -129,6 +130,9 @@ std::vector<std::string> conclude(const std::vector<RunResult>& results)
                       "a tracefs your group may write).");
     if (oneShares && acrossShares)
         out.push_back(crossingSentence(*oneShares, *acrossShares));
+    if (acrossShares && acrossShares->steps.front().name == "idle exit")
+        out.push_back("The wakee's CPU leaving idle was the largest step: the lesson sleeping-cpu keeps that CPU "
+                      "awake and measures what removing the idle exit changes.");
     if (std::string cost = tracingCostSentence(traced); !cost.empty())
         out.push_back(cost);
     for (const RunResult* r : traced)

@@ -65,7 +65,7 @@ std::string placementText(const RunResult& r)
     std::string cpus;
     for (int c : r.placement.cpus)
         cpus += (cpus.empty() ? "" : ",") + std::to_string(c);
-    return "CPUs " + cpus + " (" + std::string(toString(r.placement.relation)) + ")";
+    return "CPUs " + cpus + " (" + relationText(r.placement.relation, r.placement.kinds) + ")";
 }
 
 std::string median(const RunResult& r) { return formatDuration(r.stats.p50); }

@@ -66,5 +66,6 @@ const LessonDefinition& coroutinesLesson();
 const LessonDefinition& spinOrSleepLesson();
 const LessonDefinition& livePlacementLesson();
 const LessonDefinition& insideASwitchLesson();
+const LessonDefinition& sleepingCpuLesson();
 
 } // namespace ctxscope::lesson

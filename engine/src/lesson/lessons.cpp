@@ -28,6 +28,7 @@ const std::vector<const lesson::LessonDefinition*>& definitions()
         &lesson::runQueueLesson(),
         &lesson::livePlacementLesson(),
         &lesson::insideASwitchLesson(),
+        &lesson::sleepingCpuLesson(),
     };
     return all;
 }
@@ -65,6 +66,9 @@ Status traceStep(const LessonStep& step, const Topology& topology, const LessonT
     if (tracing.traced)
         tracing.traced(step, *traced);
     untraced.trace = std::move(traced->summary);
+    // Where /proc could not say what else ran, the trace can.
+    if (!untraced.interference)
+        untraced.interference = traceInterference(*untraced.trace);
     return {};
 }
 

@@ -84,8 +84,9 @@ std::vector<PhasePlan> phasePlans(const Topology& topology)
         { fmt::format("both threads on CPU {}", one), { one, one }, Relation::SamePu } };
     if (!across.empty()) {
         const PuPair& far = across.back();
-        plans.push_back({ fmt::format("ping0 on CPU {}, pong0 on CPU {} ({})", far.a, far.b, toString(far.relation)),
-            { far.a, far.b }, far.relation });
+        plans.push_back(
+            { fmt::format("ping0 on CPU {}, pong0 on CPU {} ({})", far.a, far.b, relationText(far.relation, far.kinds)),
+                { far.a, far.b }, far.relation });
     }
     return plans;
 }

@@ -28,7 +28,7 @@ std::pair<int, double> nearest(double value, const std::vector<const RunResult*>
     return { best, std::exp(bestDistance) };
 }
 
-std::string nameOf(const RunResult& r) { return std::string(toString(r.placement.relation)); }
+std::string nameOf(const RunResult& r) { return relationText(r.placement.relation, r.placement.kinds); }
 
 } // namespace
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Lesson "pinning": does placement matter?
+#include "lesson/kinds.h"
 #include "lesson/lesson_util.h"
 #include "lesson/mixture.h"
 #include "lesson/verdict.h"
@@ -18,7 +19,7 @@ std::vector<LessonStep> plan(const Topology& topology, const RunBudget& o)
     std::vector<LessonStep> steps;
     const auto pairs = representativePairs(topology);
     for (const PuPair& p : pairs)
-        steps.push_back({ fmt::format("futex threads, {} (CPUs {},{})", toString(p.relation), p.a, p.b),
+        steps.push_back({ fmt::format("futex threads, {} (CPUs {},{})", relationText(p.relation, p.kinds), p.a, p.b),
             spec("futex", BenchMode::Thread, { p.a, p.b }, o) });
     // With --trace, the farthest placement's hand-over is the one the VM sentence quotes.
     if (!pairs.empty() && pairs.back().relation != Relation::SamePu)
@@ -108,6 +109,9 @@ std::vector<std::string> conclude(const std::vector<RunResult>& results)
         out.push_back(placementVerdict(*pinned.front(), *pinned.back()));
     else
         out.push_back("Fewer than two pinned placements could be measured, so placements cannot be compared here.");
+    // A hybrid machine: the same hand-over on two kinds of core (nothing on a machine with one).
+    if (const auto kinds = kindFinding(results))
+        out.push_back(kindSentence(*kinds));
     std::vector<const RunResult*> all = pinned;
     if (unpinned)
         all.push_back(unpinned);
@@ -138,9 +142,12 @@ std::optional<LessonHeadline> headline(const std::vector<RunResult>& results)
 
 const LessonDefinition& pinningLesson()
 {
-    static const LessonDefinition d { { "pinning", "Does placement matter?",
-                                          "futex threads: same-pu, each relation class the machine has, unpinned" },
-        plan, conclude, nullptr, headline };
+    static const LessonDefinition d {
+        { "pinning", "Does placement matter?",
+            "futex threads: same-pu, each relation class the machine has (on a hybrid machine each "
+            "class's kind pairs and one PU of each kind), unpinned" },
+        plan, conclude, nullptr, headline
+    };
     return d;
 }
 

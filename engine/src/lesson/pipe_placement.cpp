@@ -22,8 +22,8 @@ std::vector<LessonStep> plan(const Topology& topology, const RunBudget& o)
     // The farthest pair the machine has: what a scheduler may pick when it spreads the tasks.
     const auto pairs = representativePairs(topology);
     if (!pairs.empty() && pairs.back().relation != Relation::SamePu)
-        steps.push_back({ fmt::format("pipe processes, {} (CPUs {},{})", toString(pairs.back().relation),
-                              pairs.back().a, pairs.back().b),
+        steps.push_back({ fmt::format("pipe processes, {} (CPUs {},{})",
+                              relationText(pairs.back().relation, pairs.back().kinds), pairs.back().a, pairs.back().b),
             spec("pipe", BenchMode::Process, { pairs.back().a, pairs.back().b }, o) });
     for (int i = 0; i < kUnpinnedRepeats; ++i)
         steps.push_back(

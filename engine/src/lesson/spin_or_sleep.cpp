@@ -26,10 +26,11 @@ std::vector<LessonStep> plan(const Topology& topology, const RunBudget& o)
         across.erase(across.begin() + 1, across.end() - 1); // the nearest and the farthest class
     for (const PuPair& p : across)
         for (const char* bench : kWaits)
-            steps.push_back({ fmt::format("{} threads, {} (CPUs {},{})", bench, toString(p.relation), p.a, p.b),
-                spec(bench, BenchMode::Thread, { p.a, p.b }, o),
-                // With --trace, the farthest class's futex hand-over is the one the VM sentence quotes.
-                std::string_view(bench) == "futex" && &p == &across.back() });
+            steps.push_back(
+                { fmt::format("{} threads, {} (CPUs {},{})", bench, relationText(p.relation, p.kinds), p.a, p.b),
+                    spec(bench, BenchMode::Thread, { p.a, p.b }, o),
+                    // With --trace, the farthest class's futex hand-over is the one the VM sentence quotes.
+                    std::string_view(bench) == "futex" && &p == &across.back() });
     // spin itself is refused on one PU: two spinning tasks there hand over only at preemption.
     const int cpu = firstCpu(topology);
     for (const char* bench : { "spin-futex", "futex" })

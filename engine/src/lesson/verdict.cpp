@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <fmt/core.h>
+#include <fmt/ranges.h>
 #include <vector>
 
 namespace ctxscope::lesson {
@@ -165,7 +166,10 @@ Comparison compare(const RunResult& a, const RunResult& b)
     return c;
 }
 
-bool wasDisturbed(const RunResult& r) { return r.interference && r.interference->disturbed(); }
+bool wasDisturbed(const RunResult& r)
+{
+    return (r.interference && r.interference->disturbed()) || (r.trace && traceDisturbed(*r.trace));
+}
 
 std::string runName(const RunResult& r)
 {
@@ -182,10 +186,21 @@ std::string noConclusion(const Comparison& c, std::string_view question)
 std::vector<std::string> disturbedNotes(const std::vector<RunResult>& results)
 {
     std::vector<std::string> out;
-    for (const RunResult& r : results)
-        if (wasDisturbed(r))
-            out.push_back(capitalized(runName(r)) + " was disturbed: " + interferenceCause(*r.interference)
-                + ". Run the lesson again; no conclusion is drawn from that run.");
+    for (const RunResult& r : results) {
+        if (!wasDisturbed(r))
+            continue;
+        std::vector<std::string> causes;
+        if (r.interference && r.interference->disturbed())
+            causes.push_back(interferenceCause(*r.interference));
+        if (r.trace && traceDisturbed(*r.trace)) {
+            if (std::string waited = waitedBehindCause(*r.trace); !waited.empty())
+                causes.push_back("its trace says " + waited);
+            else if (const auto fromTrace = traceInterference(*r.trace))
+                causes.push_back("its trace says " + interferenceCause(*fromTrace));
+        }
+        out.push_back(capitalized(runName(r)) + " was disturbed: " + fmt::format("{}", fmt::join(causes, "; "))
+            + ". Run the lesson again; no conclusion is drawn from that run.");
+    }
     return out;
 }
 

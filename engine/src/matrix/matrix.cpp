@@ -107,7 +107,8 @@ Expected<MatrixResult> runMatrixPairs(const std::string& bench, BenchMode mode, 
     out.matrixMode = matrixMode;
     out.pus = topology.allowedPus();
     std::map<std::pair<int, int>, std::size_t> measuredAt; // pair -> index in runs
-    std::map<Relation, std::size_t> byClass;
+    // A class's measured pair, per kind pair on a hybrid machine ("" elsewhere).
+    std::map<std::pair<Relation, std::string>, std::size_t> byClass;
     const int n = static_cast<int>(toRun.size());
     const auto started = std::chrono::steady_clock::now();
     double estimate = 0;
@@ -144,7 +145,7 @@ Expected<MatrixResult> runMatrixPairs(const std::string& bench, BenchMode mode, 
             continue;
         }
         measuredAt[{ p.a, p.b }] = out.runs.size();
-        byClass.emplace(p.relation, out.runs.size());
+        byClass.emplace(std::pair { p.relation, p.kinds }, out.runs.size());
         out.runs.push_back(std::move(*r));
         if (progress)
             progress(MatrixProgress { i, n, p.a, p.b, done, &out.runs.back(), {}, estimate, attempts });
@@ -163,7 +164,7 @@ Expected<MatrixResult> runMatrixPairs(const std::string& bench, BenchMode mode, 
             } else if (matrixMode == MatrixMode::AllPairs) {
                 continue; // all pairs fills nothing: an unmeasured pair stays empty
             } else if (auto rel = relationOf(topology, a, b)) {
-                auto c = byClass.find(*rel);
+                auto c = byClass.find({ *rel, kindsText(topology, a == b ? std::vector { a } : std::vector { a, b }) });
                 if (c == byClass.end())
                     continue; // its class could not be measured
                 index = c->second;

@@ -171,7 +171,11 @@ public:
         std::vector<long> tids = os::listTasks(pid);
         if (tids.empty())
             return programs::noProcess(pid);
-        auto watch = SchedWatch::open(tids, options.onRecording ? options.keepTraceBytes : 0, options.traceMarks);
+        const bool bpf = options.backend == SchedBackend::Bpf;
+        if (bpf && (options.onRecording || (options.onEvents && options.eventsPerSample > 0)))
+            return makeError("the BPF backend keeps no events: a trace file or a timeline needs the ftrace backend");
+        auto watch = bpf ? SchedWatch::openBpf(pid)
+                         : SchedWatch::open(tids, options.onRecording ? options.keepTraceBytes : 0, options.traceMarks);
         if (!watch)
             return watch.error();
         if (options.onEvents && options.eventsPerSample > 0)
@@ -224,6 +228,7 @@ public:
     }
 
     Expected<double> pump() { return m_watch->pump(); }
+    SchedBackend backend() const { return m_watch->backend(); }
 
     void annotate(WatchSummary& summary) const
     {
@@ -354,6 +359,7 @@ Expected<WatchSummary> runWatch(long pid, double intervalS, double durationS, st
         auto sample = *follower ? watch->nextFrom((*follower)->reading(pid, watch->lastReading())) : watch->next();
         if (!sample)
             break; // the process ended: the summary says so
+        sample->backend = *follower ? (*follower)->backend() : SchedBackend::Proc;
         if (*follower)
             (*follower)->annotate(*sample);
         if (onSample)
@@ -364,6 +370,7 @@ Expected<WatchSummary> runWatch(long pid, double intervalS, double durationS, st
             break;
     }
     WatchSummary summary = watch->summary();
+    summary.backend = *follower ? (*follower)->backend() : SchedBackend::Proc;
     if (*follower) {
         (*follower)->annotate(summary);
         (*follower)->handOver(options);

@@ -35,7 +35,7 @@ json watchSampleToJson(const WatchSample& s)
         cpus.push_back({ { "cpu", c.cpu }, { "busy_share", c.busyShare } });
     return { { "type", "watch_sample" }, { "pid", s.pid }, { "name", s.name }, { "kernel", s.kernel },
         { "seconds", s.seconds }, { "interval_s", s.intervalS }, { "mono_ns", s.monoNs }, { "threads", threads },
-        { "appeared", s.appeared }, { "ended", ended },
+        { "appeared", s.appeared }, { "ended", ended }, { "backend", toString(s.backend) },
         { "system", { { "context_switches_per_s", optionalNumber(s.systemSwitchesPerS) }, { "cpus", cpus } } } };
 }
 
@@ -53,7 +53,7 @@ json watchSummaryToJson(const WatchSummary& s)
             threads.back()["sched"] = threadSchedToJson(*t.sched);
     }
     return { { "type", "watch_summary" }, { "pid", s.pid }, { "name", s.name }, { "seconds", s.seconds },
-        { "samples", s.samples }, { "threads", threads },
+        { "samples", s.samples }, { "threads", threads }, { "backend", toString(s.backend) },
         { "ending", s.ending.empty() ? json(nullptr) : json(s.ending) } };
 }
 

@@ -255,6 +255,15 @@ Expected<Command> watchCommand(std::uint64_t id, FieldReader& in)
         in.fail("field '" + in.where("events") + "' should be at most " + std::to_string(kMaxWatchEvents));
     else if (c.events > 0 && !c.trace)
         in.fail("field '" + in.where("events") + "' needs \"trace\": true");
+    if (const auto backend = in.optString("backend")) {
+        if (*backend != "bpf" && *backend != "ftrace")
+            in.fail("field '" + in.where("backend") + "' should be \"bpf\" or \"ftrace\"");
+        else if (!c.trace)
+            in.fail("field '" + in.where("backend") + "' needs \"trace\": true");
+        else if (*backend == "bpf" && c.events > 0)
+            in.fail("field '" + in.where("backend") + "' bpf keeps no events: leave out \"events\"");
+        c.bpf = *backend == "bpf";
+    }
     if (!in.ok())
         return makeError(in.error());
     return Command { c };
@@ -365,6 +374,8 @@ std::string commandLine(const Command& command)
                     j["trace"] = true;
                 if (c.events > 0)
                     j["events"] = c.events;
+                if (c.bpf)
+                    j["backend"] = "bpf";
                 return j.dump();
             } else if constexpr (std::is_same_v<T, PinCommand>) {
                 json j { { "type", "pin" }, { "id", c.id }, { c.process ? "pid" : "tid", c.target },

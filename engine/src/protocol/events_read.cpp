@@ -344,6 +344,13 @@ template <typename Watch> void readWatchedProcess(FieldReader& in, Watch& w)
     w.pid = taskId(in, "pid");
     w.name = in.string("name");
     w.seconds = nonNegative(in, "seconds");
+    // What gave the figures (absent from an older worker's line: /proc, or ftrace with sched blocks).
+    if (const auto backend = in.optString("backend")) {
+        if (const auto b = schedBackendFrom(*backend))
+            w.backend = *b;
+        else
+            in.fail("field '" + in.where("backend") + "' should be bpf, ftrace or proc");
+    }
 }
 
 template <typename Thread> void readThreadId(FieldReader& t, Thread& r)

@@ -24,6 +24,7 @@ std::string watchJob(const WatchCommand& command, const JobContext& c)
     // A cancel is how a watch without a duration ends: it gives the summary like any other end.
     WatchOptions options;
     options.trace = command.trace;
+    options.backend = command.bpf ? SchedBackend::Bpf : SchedBackend::Ftrace;
     options.eventsPerSample = command.events;
     options.onEvents = [&](const Trace& events, std::uint64_t leftOut) {
         for (const std::string& line : traceEventsLines(command.id, events, events.events.size(), leftOut))

@@ -9,6 +9,7 @@
 #include "report/trace_json.h"
 
 #include <fmt/core.h>
+#include <fmt/ranges.h>
 
 namespace ctxscope {
 
@@ -21,12 +22,18 @@ std::string benchmarkName(const RunResult& r)
 {
     std::string name
         = r.bench + "/" + std::string(toString(r.mode)) + "/" + std::string(toString(r.placement.relation));
+    if (!r.placement.kinds.empty())
+        name += "/kinds:" + r.placement.kinds; // runs on a hybrid machine differ by kind
     if (r.placement.tasks > 2 || r.bench == "ring")
         name += fmt::format("/tasks:{}", r.placement.tasks);
     if (r.spec.wsBytes > 0)
         name += fmt::format("/ws:{}", r.spec.wsBytes);
     if (r.spec.spinNs)
         name += fmt::format("/spin_ns:{}", *r.spec.spinNs);
+    if (!r.spec.keepAwakeCpus.empty())
+        name += fmt::format("/keep_awake:{}", fmt::join(r.spec.keepAwakeCpus, ","));
+    if (r.spec.pmQosUs)
+        name += fmt::format("/pm_qos_us:{}", *r.spec.pmQosUs);
     return name;
 }
 
@@ -141,6 +148,8 @@ json resultToJson(const RunResult& r, bool withSamples)
             { { "source", std::string(toString(r.clock.source)) }, { "read_cost_ns", r.clock.readCostNs },
                 { "resolution_ns", r.clock.resolutionNs }, { "tsc_ghz", r.clock.tscGhz }, { "why", r.clock.why } } },
     };
+    if (!r.placement.kinds.empty())
+        j["kinds"] = r.placement.kinds;
     if (r.handoffsPerOp > 0) {
         j["handoffs_per_op"] = r.handoffsPerOp;
         j["per_handoff_ns"] = r.perHandoffNs.value_or(0);
@@ -151,6 +160,12 @@ json resultToJson(const RunResult& r, bool withSamples)
         j["interference"] = report::interferenceToJson(*r.interference);
     if (r.trace)
         j["trace"] = traceSummaryToJson(*r.trace);
+    if (r.spec.conditioned()) {
+        json c = { { "text", conditionText(r.spec) }, { "keep_awake_cpus", r.spec.keepAwakeCpus },
+            { "keep_awake_tasks", r.keepAwakeTasks }, { "keep_awake_cpu_ns", r.keepAwakeCpuNs } };
+        c["pm_qos_us"] = r.spec.pmQosUs ? json(*r.spec.pmQosUs) : json(nullptr);
+        j["condition"] = std::move(c);
+    }
     if (r.line)
         j["line"] = report::sharedLineToJson(*r.line);
     if (r.handoffs)
@@ -196,6 +211,7 @@ Expected<RunResult> resultFromJson(const json& entry)
         }
     }
     r.placement.cpus = cpuNumbers(in, "cpus");
+    r.placement.kinds = in.optString("kinds").value_or("");
     r.placement.tasks = static_cast<int>(in.countUpTo("tasks", kMaxRingTasks));
     r.spec.wsBytes = in.optCount("ws_bytes").value_or(0);
     r.iterations = in.count("iterations");
@@ -221,6 +237,18 @@ Expected<RunResult> resultFromJson(const json& entry)
         FieldReader interference(*i, in.where("interference"));
         r.interference = report::interferenceFromJson(interference);
         in.absorb(interference);
+    }
+    if (const json* c = in.optObject("condition")) {
+        FieldReader condition(*c, in.where("condition"));
+        r.spec.keepAwakeCpus = cpuNumbers(condition, "keep_awake_cpus");
+        if (const auto us = condition.optCount("pm_qos_us"))
+            r.spec.pmQosUs = static_cast<int>(std::min<std::uint64_t>(*us, kMaxPmQosUs));
+        r.keepAwakeCpuNs = condition.optNumber("keep_awake_cpu_ns").value_or(0);
+        if (const json* tasks = condition.optArray("keep_awake_tasks"))
+            for (const json& t : *tasks)
+                if (t.is_number_integer())
+                    r.keepAwakeTasks.push_back(t.get<long>());
+        in.absorb(condition);
     }
     if (const json* t = in.optObject("trace")) {
         FieldReader trace(*t, in.where("trace"));

@@ -21,7 +21,8 @@ nlohmann::json threadSchedToJson(const ThreadSched& s)
         { "unrecorded_switch_ins", s.unrecordedSwitchIns },
         { "wake_latency",
             { { "count", s.wake.count }, { "mean_ns", s.wake.meanNs }, { "p50_ns", s.wake.p50Ns },
-                { "p99_ns", s.wake.p99Ns }, { "max_ns", s.wake.maxNs }, { "log2_hist", s.wake.log2Hist } } },
+                { "p99_ns", s.wake.p99Ns }, { "max_ns", s.wake.maxNs }, { "log2_hist", s.wake.log2Hist },
+                { "from_bins", s.wake.fromBins } } },
         { "wakers", peers(s.wakers) },
         { "preemptors", peers(s.preemptors) },
         { "migrations", moves },
@@ -64,6 +65,7 @@ ThreadSched threadSchedFromJson(FieldReader& in)
         }
         s.wake.log2Hist.push_back(n.get<std::uint64_t>());
     }
+    s.wake.fromBins = wake.optBoolean("from_bins").value_or(false);
     in.absorb(wake);
     s.wakers = schedPeers(in, "wakers");
     s.preemptors = schedPeers(in, "preemptors");

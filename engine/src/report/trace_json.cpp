@@ -5,6 +5,19 @@
 
 namespace ctxscope {
 
+namespace {
+
+nlohmann::json otherTasksJson(const std::vector<TraceOtherTask>& tasks)
+{
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& t : tasks)
+        out.push_back({ { "pid", t.pid }, { "comm", t.comm }, { "cpu", t.cpu }, { "handovers", t.handovers },
+            { "ns", t.ns }, { "measured", t.measured }, { "keep_awake", t.keepAwake } });
+    return out;
+}
+
+} // namespace
+
 // A contract scripts rely on (docs/measurement.md).
 nlohmann::json traceSummaryToJson(const TraceSummary& s)
 {
@@ -36,6 +49,29 @@ nlohmann::json traceSummaryToJson(const TraceSummary& s)
     };
     if (s.rusageSwitchesPerOp)
         j["rusage_switches_per_op"] = *s.rusageSwitchesPerOp;
+    const TraceTargetStates& t = s.targetStates;
+    j["target_states"] = { { "idle", t.idle }, { "preempting", t.preempting }, { "waiting", t.waiting },
+        { "waiting_behind_others", t.waitingBehindOthers }, { "unknown", t.unknown } };
+    j["waited_behind"] = otherTasksJson(s.waitedBehind);
+    j["preempted"] = otherTasksJson(s.preempted);
+    j["others"] = otherTasksJson(s.others);
+    nlohmann::json cpuTime = nlohmann::json::array();
+    for (const auto& c : s.cpuTime)
+        cpuTime.push_back({ { "cpu", c.cpu }, { "span_ns", c.spanNs }, { "other_ns", c.otherNs },
+            { "keep_awake_ns", c.keepAwakeNs } });
+    j["cpu_time"] = cpuTime;
+    j["keep_awake_tasks"] = s.keepAwakeTasks;
+    nlohmann::json idle = nlohmann::json::array();
+    for (const auto& x : s.idleStates) {
+        nlohmann::json one = { { "state", x.state }, { "name", x.name }, { "count", x.count }, { "p50_ns", x.p50Ns },
+            { "p90_ns", x.p90Ns }, { "note", x.note } };
+        one["declared_exit_ns"] = x.declaredExitNs ? nlohmann::json(*x.declaredExitNs) : nlohmann::json(nullptr);
+        idle.push_back(std::move(one));
+    }
+    j["idle_states"] = idle;
+    j["idle_driver"] = s.idleDriver;
+    j["placement"] = { { "waker_cpu", s.placement.wakerCpu }, { "idle_cpu", s.placement.idleCpu },
+        { "busy_cpu", s.placement.busyCpu }, { "migrated", s.placement.migrated } };
     return j;
 }
 
@@ -56,6 +92,25 @@ std::vector<long> taskIds(FieldReader& in, const char* key)
             }
             out.push_back(static_cast<long>(v.get<std::int64_t>()));
         }
+    return out;
+}
+
+std::vector<TraceOtherTask> otherTasks(FieldReader& in, const char* key)
+{
+    std::vector<TraceOtherTask> out;
+    if (!in.optArray(key))
+        return out;
+    eachObject(in, key, [&](FieldReader& t) {
+        TraceOtherTask x;
+        x.pid = taskId(t, "pid");
+        x.comm = t.string("comm");
+        x.cpu = static_cast<int>(t.optNumber("cpu").value_or(-1));
+        x.handovers = t.optCount("handovers").value_or(0);
+        x.ns = nonNegative(t, "ns");
+        x.measured = t.optBoolean("measured").value_or(false);
+        x.keepAwake = t.optBoolean("keep_awake").value_or(false);
+        out.push_back(std::move(x));
+    });
     return out;
 }
 
@@ -102,6 +157,49 @@ TraceSummary traceSummaryFromJson(FieldReader& in)
     s.cpus = cpuNumbers(in, "cpus");
     s.missingEvents = sentences(in, "missing_events");
     s.notes = sentences(in, "notes");
+    if (in.optObject("target_states")) {
+        FieldReader t = in.child("target_states");
+        s.targetStates.idle = t.count("idle");
+        s.targetStates.preempting = t.count("preempting");
+        s.targetStates.waiting = t.count("waiting");
+        s.targetStates.waitingBehindOthers = t.count("waiting_behind_others");
+        s.targetStates.unknown = t.optCount("unknown").value_or(0);
+        in.absorb(t);
+    }
+    s.waitedBehind = otherTasks(in, "waited_behind");
+    s.preempted = otherTasks(in, "preempted");
+    s.others = otherTasks(in, "others");
+    if (in.optArray("cpu_time"))
+        eachObject(in, "cpu_time", [&](FieldReader& c) {
+            TraceCpuTime x;
+            x.cpu = static_cast<int>(c.countUpTo("cpu", 65535));
+            x.spanNs = nonNegative(c, "span_ns");
+            x.otherNs = nonNegative(c, "other_ns");
+            x.keepAwakeNs = c.optNumber("keep_awake_ns").value_or(0);
+            s.cpuTime.push_back(x);
+        });
+    s.keepAwakeTasks = taskIds(in, "keep_awake_tasks");
+    if (in.optArray("idle_states"))
+        eachObject(in, "idle_states", [&](FieldReader& x) {
+            TraceIdleState st;
+            st.state = static_cast<int>(x.optNumber("state").value_or(-1));
+            st.name = x.string("name");
+            st.declaredExitNs = x.optNumber("declared_exit_ns");
+            st.note = x.optString("note").value_or("");
+            st.count = x.count("count");
+            st.p50Ns = nonNegative(x, "p50_ns");
+            st.p90Ns = nonNegative(x, "p90_ns");
+            s.idleStates.push_back(std::move(st));
+        });
+    s.idleDriver = in.optString("idle_driver").value_or("");
+    if (in.optObject("placement")) {
+        FieldReader p = in.child("placement");
+        s.placement.wakerCpu = p.count("waker_cpu");
+        s.placement.idleCpu = p.count("idle_cpu");
+        s.placement.busyCpu = p.count("busy_cpu");
+        s.placement.migrated = p.count("migrated");
+        in.absorb(p);
+    }
     return s;
 }
 

@@ -5,6 +5,7 @@
 
 #include "bench/kernel.h"
 #include "runner/assemble.h"
+#include "runner/conditions.h"
 #include "runner/driver.h"
 #include "runner/interference.h"
 #include "runner/launch.h"
@@ -149,6 +150,22 @@ Expected<RunResult> runBenchmark(const BenchSpec& spec, const Topology& topology
     if (!block)
         return block.error();
 
+    // The conditions are held before the tasks start and let go after they end, on every path.
+    std::optional<run::PmQosHold> pmQos;
+    if (spec.pmQosUs) {
+        auto held = run::PmQosHold::hold(*spec.pmQosUs);
+        if (!held)
+            return held.error();
+        pmQos.emplace(std::move(*held));
+    }
+    std::unique_ptr<run::KeepAwake> awake;
+    if (!spec.keepAwakeCpus.empty()) {
+        auto kept = run::KeepAwake::start(spec.keepAwakeCpus);
+        if (!kept)
+            return kept.error();
+        awake = std::move(*kept);
+    }
+
     run::LaunchPlan plan;
     plan.topology = &topology;
     plan.block = &*block;
@@ -174,9 +191,15 @@ Expected<RunResult> runBenchmark(const BenchSpec& spec, const Topology& topology
             return s.error();
         const bool holdsSwitches = info.switchesPerOp(tasks, placement->onePu()) > 0;
         run::RepetitionHooks hooks;
-        if (spec.accountInterference)
-            meter.emplace(measuredTasks(*block, spec.mode), !context || context->nameInterferingTasks,
-                context ? context->controllerPid : 0);
+        if (spec.accountInterference) {
+            // The keep-awake threads' time is the run's own, never other tasks'.
+            auto own = measuredTasks(*block, spec.mode);
+            if (awake)
+                for (std::size_t i = 0; i < awake->tids().size(); ++i)
+                    own.push_back({ static_cast<long>(::getpid()), awake->tids()[i], awake->cpus()[i] });
+            meter.emplace(
+                std::move(own), !context || context->nameInterferingTasks, context ? context->controllerPid : 0);
+        }
         hooks.before = [&] {
             if (meter)
                 meter->begin();
@@ -210,7 +233,12 @@ Expected<RunResult> runBenchmark(const BenchSpec& spec, const Topology& topology
         facts.machineWarnings = machineWarnings(readSysInfo());
     }
     facts.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    return run::assembleResult(std::move(facts), std::move(*measured), *block);
+    auto result = run::assembleResult(std::move(facts), std::move(*measured), *block);
+    if (awake) {
+        result.keepAwakeTasks = awake->tids();
+        result.keepAwakeCpuNs = static_cast<double>(awake->cpuNs());
+    }
+    return result;
 }
 
 } // namespace ctxscope

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <pthread.h>
 #include <sched.h>
 #include <set>
@@ -84,6 +85,23 @@ Status checkNumbers(const BenchSpec& spec)
     return {};
 }
 
+// The conditions: keep-awake CPUs this process may run on, each once; a pm-qos in range.
+Status checkConditions(const BenchSpec& spec, const Topology& topology)
+{
+    const std::vector<int> allowed = topology.allowedPus();
+    std::set<int> seen;
+    for (int cpu : spec.keepAwakeCpus) {
+        if (std::find(allowed.begin(), allowed.end(), cpu) == allowed.end())
+            return makeError(fmt::format(
+                "--keep-awake CPU {} is not one this process may run on (allowed: {})", cpu, formatCpuList(allowed)));
+        if (!seen.insert(cpu).second)
+            return makeError(fmt::format("--keep-awake names CPU {} twice", cpu));
+    }
+    if (spec.pmQosUs && (*spec.pmQosUs < 0 || *spec.pmQosUs > kMaxPmQosUs))
+        return makeError(fmt::format("--pm-qos-us takes 0 to {} microseconds, not {}", kMaxPmQosUs, *spec.pmQosUs));
+    return {};
+}
+
 // The relation of the farthest pair of tasks that pass the token to each other.
 Expected<Relation> relationOfCpus(const Topology& topology, const std::vector<int>& cpus)
 {
@@ -135,6 +153,7 @@ Expected<Placement> place(const BenchSpec& spec, const Topology& topology, const
         if (!cpus)
             return cpus.error();
         p.cpus = std::move(*cpus);
+        p.kinds = kindsText(topology, p.cpus);
         return p;
     }
     if (spec.relation == Relation::Unpinned)
@@ -146,9 +165,10 @@ Expected<Placement> place(const BenchSpec& spec, const Topology& topology, const
         p.cpus = spec.cpus;
     } else {
         const std::string example = tasks == 2 ? " (e.g. 0,0 for both on CPU 0)" : "";
-        return makeError(fmt::format("{} runs {} task{} and needs {}{} CPU{}{}, got {} ({})", info.name, tasks,
+        // The CPUs as given, one per task ("1,1,1"), not as a set ("1" hid the count).
+        return makeError(fmt::format("{} runs {} task{} and needs {}{} CPU{}{}, got {}: {}", info.name, tasks,
             tasks == 1 ? "" : "s", ring ? "1 or " : "", tasks, tasks == 1 ? "" : "s", example, spec.cpus.size(),
-            formatCpuList(spec.cpus)));
+            fmt::join(spec.cpus, ",")));
     }
     for (int cpu : p.cpus)
         if (cpu < 0)
@@ -160,6 +180,7 @@ Expected<Placement> place(const BenchSpec& spec, const Topology& topology, const
         return makeError(fmt::format(
             "CPUs {} are {}, not {}", formatCpuList(spec.cpus), toString(*relation), toString(*spec.relation)));
     p.relation = *relation;
+    p.kinds = kindsText(topology, p.cpus);
     return p;
 }
 
@@ -244,6 +265,8 @@ Expected<Placement> checkSpecAndProbe(
     if (Status s = checkWorkingSet(spec, *info, *tasks); !s)
         return s.error();
     if (Status s = checkSpin(spec, *info); !s)
+        return s.error();
+    if (Status s = checkConditions(spec, topology); !s)
         return s.error();
     auto placement = place(spec, topology, *info, *tasks);
     if (!placement)

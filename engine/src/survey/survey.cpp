@@ -18,8 +18,10 @@ namespace {
 
 std::string pairText(const PuPair& p)
 {
-    return p.relation == Relation::SamePu ? fmt::format("one PU (CPU {})", p.a)
-                                          : fmt::format("{} pair (CPUs {},{})", toString(p.relation), p.a, p.b);
+    const std::string kinds = p.kinds.empty() ? std::string() : ", " + p.kinds;
+    return p.relation == Relation::SamePu
+        ? fmt::format("one PU{} (CPU {})", kinds, p.a)
+        : fmt::format("{} pair{} (CPUs {},{})", toString(p.relation), kinds, p.a, p.b);
 }
 
 SurveyStep stepOf(const std::string& bench, BenchMode mode, const PuPair* pair, bool oneTask = false)
@@ -77,8 +79,9 @@ std::vector<Unit> suite(
                 one(stepOf(bench, mode, pair));
     };
     fourOn(&single);
+    // Every other pair: each class's, and on a hybrid machine one PU of each other kind too.
     for (const PuPair& p : plan.pairs)
-        if (p.relation != Relation::SamePu)
+        if (p.a != single.a || p.b != single.b)
             fourOn(&p);
     fourOn(nullptr);
     for (const PuPair& p : plan.pairs)

@@ -30,8 +30,11 @@ nlohmann::json surveyToJson(const SurveyResult& survey)
 {
     using json = nlohmann::json;
     json pairs = json::array();
-    for (const PuPair& p : survey.plan.pairs)
+    for (const PuPair& p : survey.plan.pairs) {
         pairs.push_back({ { "relation", std::string(toString(p.relation)) }, { "cpus", { p.a, p.b } } });
+        if (!p.kinds.empty())
+            pairs.back()["kinds"] = p.kinds;
+    }
     json skipped = json::array();
     for (const SurveySkip& s : survey.skipped)
         skipped.push_back({ { "what", s.what }, { "why", s.why } });

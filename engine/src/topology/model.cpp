@@ -182,6 +182,14 @@ Expected<std::shared_ptr<Topology::Impl>> buildModel(HwlocHandle handle, Topolog
     }
     std::sort(
         impl->pus.begin(), impl->pus.end(), [](const PuInfo& a, const PuInfo& b) { return a.osIndex < b.osIndex; });
+    impl->kinds = readCpuKinds(t);
+    for (const CpuKind& kind : impl->kinds)
+        for (int os : kind.pus) {
+            auto it = std::lower_bound(
+                impl->pus.begin(), impl->pus.end(), os, [](const PuInfo& p, int value) { return p.osIndex < value; });
+            if (it != impl->pus.end() && it->osIndex == os)
+                it->kind = kind.index;
+        }
     if (auto ok = checkPus(impl->pus); !ok)
         return ok.error();
 

@@ -54,6 +54,22 @@ std::vector<std::size_t> spreadOrder(std::size_t n)
     return order;
 }
 
+// Each kind's place in performance order (the most performant 0), by kind index: by hwloc's
+// efficiency rank, highest first; unranked kinds in hwloc's order.
+std::vector<int> kindPositions(const Topology& topology)
+{
+    const auto& kinds = topology.cpuKinds();
+    std::vector<std::size_t> order(kinds.size());
+    for (std::size_t i = 0; i < order.size(); ++i)
+        order[i] = i;
+    std::stable_sort(order.begin(), order.end(),
+        [&](std::size_t x, std::size_t y) { return kinds[x].efficiency > kinds[y].efficiency; });
+    std::vector<int> position(kinds.size());
+    for (std::size_t p = 0; p < order.size(); ++p)
+        position[order[p]] = static_cast<int>(p);
+    return position;
+}
+
 } // namespace
 
 std::string_view toString(Relation relation)
@@ -103,15 +119,36 @@ std::vector<PuPair> representativePairs(const Topology& topology, int perClass)
         if (usable(p))
             pus.push_back(&p);
     const std::size_t n = pus.size();
-    // Knowing which classes exist lets the search stop as soon as each has its pairs,
-    // instead of classifying all n^2 pairs of a large machine.
-    const auto present = classesPresent(pus);
-    std::array<std::vector<PuPair>, kPinnedClasses> found;
-    std::array<std::vector<bool>, kPinnedClasses> used;
-    for (auto& u : used)
-        u.assign(n, false);
-    const auto full = [&] {
+    // A pair's key: its class, and on a hybrid machine the positions of its two kinds in
+    // performance order (the lower first), so a class has one key per kind pair.
+    const std::vector<int> position = kindPositions(topology);
+    const std::size_t kinds = topology.hybrid() ? topology.cpuKinds().size() + 1 : 1; // + PUs without a kind
+    const auto positionOf = [&](const PuInfo& p) {
+        return kinds == 1 ? std::size_t { 0 }
+            : p.kind >= 0 ? static_cast<std::size_t>(position[static_cast<std::size_t>(p.kind)])
+                          : kinds - 1;
+    };
+    const auto keyOf = [&](Relation r, const PuInfo& a, const PuInfo& b) {
+        const std::size_t pa = positionOf(a);
+        const std::size_t pb = positionOf(b);
+        return (static_cast<std::size_t>(r) * kinds + std::min(pa, pb)) * kinds + std::max(pa, pb);
+    };
+    const std::size_t nKeys = kPinnedClasses * kinds * kinds;
+    // Knowing which classes exist lets the search stop as soon as each has its pairs, instead
+    // of classifying all n^2 pairs of a large machine. Which kind pairs each class has is not
+    // known beforehand: a hybrid machine (a laptop's few dozen PUs) looks at every pair.
+    std::vector<bool> present(nKeys, kinds == 1);
+    if (kinds == 1) {
+        const auto classes = classesPresent(pus);
         for (std::size_t c = 0; c < kPinnedClasses; ++c)
+            present[c] = classes[c];
+    }
+    std::vector<std::vector<PuPair>> found(nKeys);
+    std::vector<std::vector<bool>> used(nKeys, std::vector<bool>(n, false));
+    const auto full = [&] {
+        if (kinds > 1)
+            return false;
+        for (std::size_t c = 0; c < nKeys; ++c)
             if (present[c] && found[c].size() < k)
                 return false;
         return true;
@@ -125,17 +162,19 @@ std::vector<PuPair> representativePairs(const Topology& topology, int perClass)
         for (std::size_t i : order) {
             for (std::size_t j = 0; j < n; ++j) {
                 const Relation r = classify(*pus[i], *pus[j]); // same-pu exactly when i == j
-                const auto c = static_cast<std::size_t>(r);
+                const std::size_t c = keyOf(r, *pus[i], *pus[j]);
                 auto& list = found[c];
                 if (list.size() >= k || (pass == 0 && (used[c][i] || used[c][j])))
                     continue;
-                const PuPair pair { std::min(pus[i]->osIndex, pus[j]->osIndex),
-                    std::max(pus[i]->osIndex, pus[j]->osIndex), r };
+                PuPair pair { std::min(pus[i]->osIndex, pus[j]->osIndex), std::max(pus[i]->osIndex, pus[j]->osIndex), r,
+                    {} };
                 if (pass == 1 && std::any_of(list.begin(), list.end(), [&](const PuPair& p) {
                         return p.a == pair.a && p.b == pair.b;
                     }))
                     continue;
-                list.push_back(pair);
+                if (kinds > 1)
+                    pair.kinds = kindsText(topology, { pair.a, pair.b });
+                list.push_back(std::move(pair));
                 used[c][i] = used[c][j] = true;
             }
             if (full())
@@ -145,6 +184,39 @@ std::vector<PuPair> representativePairs(const Topology& topology, int perClass)
     std::vector<PuPair> out;
     for (const auto& list : found)
         out.insert(out.end(), list.begin(), list.end());
+    return out;
+}
+
+std::string kindsText(const Topology& topology, const std::vector<int>& cpus)
+{
+    if (!topology.hybrid() || cpus.empty())
+        return {};
+    const std::vector<int> position = kindPositions(topology);
+    std::vector<const CpuKind*> kinds;
+    for (int cpu : cpus) {
+        const CpuKind* kind = topology.kindOfPu(cpu);
+        if (!kind)
+            return {};
+        kinds.push_back(kind);
+    }
+    if (std::all_of(cpus.begin(), cpus.end(), [&](int c) { return c == cpus.front(); }))
+        return kinds.front()->shortName;
+    const auto rank = [&](const CpuKind* kind) { return position[static_cast<std::size_t>(kind->index)]; };
+    std::sort(kinds.begin(), kinds.end(), [&](const CpuKind* x, const CpuKind* y) { return rank(x) < rank(y); });
+    kinds.erase(std::unique(kinds.begin(), kinds.end()), kinds.end());
+    if (kinds.size() == 1)
+        kinds.push_back(kinds.front());
+    std::string out;
+    for (const CpuKind* kind : kinds)
+        out += (out.empty() ? "" : std::string(kKindPairSeparator)) + kind->shortName;
+    return out;
+}
+
+std::string relationText(Relation relation, std::string_view kinds)
+{
+    std::string out(toString(relation));
+    if (!kinds.empty())
+        out += ", " + std::string(kinds);
     return out;
 }
 
@@ -163,7 +235,7 @@ Expected<std::vector<PuPair>> allPairs(const Topology& topology, std::size_t max
     out.reserve(n * (n + 1) / 2);
     for (std::size_t i = 0; i < n; ++i)
         for (std::size_t j = i; j < n; ++j)
-            out.push_back(PuPair { pus[i]->osIndex, pus[j]->osIndex, classify(*pus[i], *pus[j]) });
+            out.push_back(PuPair { pus[i]->osIndex, pus[j]->osIndex, classify(*pus[i], *pus[j]), {} });
     return out;
 }
 

@@ -163,6 +163,16 @@ const PuInfo* Topology::findPu(int osIndex) const
     return it != m_impl->pus.end() && it->osIndex == osIndex ? &*it : nullptr;
 }
 
+const std::vector<CpuKind>& Topology::cpuKinds() const { return m_impl->kinds; }
+
+bool Topology::hybrid() const { return m_impl->kinds.size() > 1; }
+
+const CpuKind* Topology::kindOfPu(int osIndex) const
+{
+    const PuInfo* pu = hybrid() ? findPu(osIndex) : nullptr;
+    return pu && pu->kind >= 0 ? &m_impl->kinds[static_cast<std::size_t>(pu->kind)] : nullptr;
+}
+
 std::vector<int> Topology::allowedPus() const
 {
     std::vector<int> out;

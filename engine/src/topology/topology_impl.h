@@ -35,6 +35,7 @@ struct Topology::Impl {
     std::vector<PuInfo> pus;
     std::vector<CacheInfo> caches;
     std::vector<NumaNodeInfo> numaNodes;
+    std::vector<CpuKind> kinds;
     std::vector<int> affinity; // the loading thread's CPU affinity (live only)
 };
 
@@ -45,6 +46,11 @@ std::vector<int> bitmapToVector(hwloc_const_bitmap_t bitmap);
 // The name of an environment variable that makes hwloc describe another machine than this
 // one (HWLOC_XMLFILE, HWLOC_SYNTHETIC, HWLOC_FSROOT), or nullptr.
 const char* foreignTopologyVariable();
+// hwloc's CPU kinds, named (nameCpuKinds); empty when hwloc knows none.
+std::vector<CpuKind> readCpuKinds(hwloc_topology_t t);
+// Names the kinds: "P-core"/"E-core" (short "P"/"E") for two ranked kinds, else a CoreType no
+// other kind has, else "kind N".
+void nameCpuKinds(std::vector<CpuKind>& kinds);
 // Build the model from a loaded hwloc topology; refuses PUs without a usable OS index.
 Expected<std::shared_ptr<Topology::Impl>> buildModel(HwlocHandle handle, TopologySource source, std::string origin);
 

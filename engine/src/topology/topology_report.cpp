@@ -23,7 +23,8 @@ std::string label(const Topology& topology, const TopoNode& n)
         const PuInfo* pu = topology.findPu(n.osIndex);
         const char* note = !pu || pu->allowed ? (!pu || pu->inAffinity ? "" : " (outside the affinity mask)")
                                               : " (not allowed: outside the cgroup cpuset)";
-        return fmt::format("PU L#{} (P#{}){}", n.logicalIndex, n.osIndex, note);
+        const CpuKind* kind = topology.kindOfPu(n.osIndex);
+        return fmt::format("PU L#{} (P#{}{}){}", n.logicalIndex, n.osIndex, kind ? ", " + kind->name : "", note);
     }
     case NodeKind::Machine: {
         std::uint64_t memory = 0;
@@ -91,9 +92,20 @@ std::string describeTopology(const Topology& topology)
     out += fmt::format("\nAllowed by the cgroup cpuset:   {}\n", formatCpuList(cpusetAllowed(topology)));
     out += fmt::format("Affinity mask (taskset):        {}\n", formatCpuList(topology.affinityPus()));
     out += fmt::format("Usable for pinning (both):      {}\n", formatCpuList(topology.allowedPus()));
-    out += "\nRelation classes on this topology (one representative pair each):\n";
+    if (topology.hybrid()) {
+        out += "\nKinds of core (hwloc ranks them by efficiency: the higher, the more performant):\n";
+        for (const CpuKind& k : topology.cpuKinds())
+            out += fmt::format("  {:<8} CPUs {}{}{}{}\n", k.name, formatCpuList(k.pus),
+                k.efficiency >= 0 ? fmt::format(", efficiency {}", k.efficiency) : ", not ranked",
+                k.coreType.empty() ? "" : ", " + k.coreType,
+                k.frequencyMaxMhz > 0 ? fmt::format(", up to {} MHz", k.frequencyMaxMhz) : "");
+    }
+    out += topology.hybrid() ? "\nRelation classes on this topology (one representative pair per class and kinds):\n"
+                             : "\nRelation classes on this topology (one representative pair each):\n";
+    // fmt pads by code points, so "P↔E" lines up with ASCII text.
     for (const auto& p : representativePairs(topology))
-        out += fmt::format("  {:<14} CPUs {},{}\n", toString(p.relation), p.a, p.b);
+        out += fmt::format(
+            "  {:<{}} CPUs {},{}\n", relationText(p.relation, p.kinds), topology.hybrid() ? 20 : 14, p.a, p.b);
     return out;
 }
 
@@ -104,6 +116,11 @@ nlohmann::json topologyToJson(const Topology& topology)
         pus.push_back({ { "os_index", p.osIndex }, { "logical_index", p.logicalIndex }, { "core", p.core },
             { "l1", p.l1 }, { "l2", p.l2 }, { "l3", p.l3 }, { "package", p.package }, { "numa_node", p.numaNode },
             { "allowed", p.allowed }, { "in_affinity", p.inAffinity } });
+    // Kinds only on a hybrid machine: a homogeneous one's JSON is as before.
+    if (topology.hybrid())
+        for (auto& p : pus)
+            if (const CpuKind* kind = topology.kindOfPu(p["os_index"].get<int>()))
+                p["kind"] = kind->name;
     nlohmann::json caches = nlohmann::json::array();
     for (const auto& c : topology.caches())
         caches.push_back({ { "level", c.level }, { "logical_index", c.logicalIndex }, { "size", c.size },
@@ -112,12 +129,23 @@ nlohmann::json topologyToJson(const Topology& topology)
     for (const auto& n : topology.numaNodes())
         numa.push_back({ { "os_index", n.osIndex }, { "local_memory", n.localMemory }, { "pus", n.pus } });
     nlohmann::json pairs = nlohmann::json::array();
-    for (const auto& p : representativePairs(topology))
+    for (const auto& p : representativePairs(topology)) {
         pairs.push_back({ { "relation", std::string(toString(p.relation)) }, { "cpus", { p.a, p.b } } });
-    return { { "origin", topology.origin() }, { "this_system", topology.isThisSystem() },
+        if (!p.kinds.empty())
+            pairs.back()["kinds"] = p.kinds;
+    }
+    nlohmann::json out { { "origin", topology.origin() }, { "this_system", topology.isThisSystem() },
         { "allowed", formatCpuList(topology.allowedPus()) }, { "affinity", formatCpuList(topology.affinityPus()) },
         { "cpuset_allowed", formatCpuList(cpusetAllowed(topology)) }, { "tree", nodeToJson(topology.root()) },
         { "pus", pus }, { "caches", caches }, { "numa_nodes", numa }, { "representative_pairs", pairs } };
+    if (topology.hybrid()) {
+        nlohmann::json kinds = nlohmann::json::array();
+        for (const CpuKind& k : topology.cpuKinds())
+            kinds.push_back({ { "name", k.name }, { "short_name", k.shortName }, { "efficiency", k.efficiency },
+                { "core_type", k.coreType }, { "frequency_max_mhz", k.frequencyMaxMhz }, { "pus", k.pus } });
+        out["cpu_kinds"] = std::move(kinds);
+    }
+    return out;
 }
 
 } // namespace ctxscope

@@ -3,7 +3,9 @@
 
 #include "ctxscope/stats.h"
 
+#include <algorithm>
 #include <bit>
+#include <cmath>
 
 namespace ctxscope::trace {
 
@@ -23,6 +25,27 @@ void addLog2(std::vector<std::uint64_t>& bins, double ns)
     if (bins.size() <= bin)
         bins.resize(bin + 1, 0);
     ++bins[bin];
+}
+
+double log2Quantile(const std::vector<std::uint64_t>& bins, double q)
+{
+    std::uint64_t total = 0;
+    for (const auto n : bins)
+        total += n;
+    if (total == 0)
+        return 0;
+    const double rank = q * static_cast<double>(total);
+    double below = 0;
+    for (std::size_t i = 0; i < bins.size(); ++i) {
+        const auto n = static_cast<double>(bins[i]);
+        if (n > 0 && below + n >= rank) {
+            const double low = i == 0 ? 0.0 : std::ldexp(1.0, static_cast<int>(i));
+            const double high = std::ldexp(1.0, static_cast<int>(i) + 1);
+            return low + (high - low) * std::clamp((rank - below) / n, 0.0, 1.0);
+        }
+        below += n;
+    }
+    return std::ldexp(1.0, static_cast<int>(bins.size()));
 }
 
 WakeLatency wakeLatencyOfSorted(const std::vector<double>& waitsNs)

@@ -19,6 +19,10 @@ inline constexpr std::size_t kTopPeers = 5;
 // Counts a wait of `ns` in runqlat's log2 bins, growing them as needed.
 void addLog2(std::vector<std::uint64_t>& bins, double ns);
 
+// The `q` quantile (0 to 1) of the waits counted in log2 bins, placed linearly within its bin:
+// an estimate within a factor of 2 (the BPF backend keeps bins, not waits).
+double log2Quantile(const std::vector<std::uint64_t>& bins, double q);
+
 // wakeLatencyOf of waits already in order.
 WakeLatency wakeLatencyOfSorted(const std::vector<double>& waitsNs);
 

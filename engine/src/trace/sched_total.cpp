@@ -47,6 +47,15 @@ void SchedTotal::add(const ThreadSched& interval)
         m_maxNs = std::max(m_maxNs, w);
         trace::addLog2(m_log2, w);
     }
+    if (interval.wake.fromBins && interval.wake.count > 0) {
+        if (m_log2.size() < interval.wake.log2Hist.size())
+            m_log2.resize(interval.wake.log2Hist.size(), 0);
+        for (std::size_t i = 0; i < interval.wake.log2Hist.size(); ++i)
+            m_log2[i] += interval.wake.log2Hist[i];
+        m_binned += interval.wake.count;
+        m_sumNs += interval.wake.meanNs * static_cast<double>(interval.wake.count);
+        m_maxNs = std::max(m_maxNs, interval.wake.maxNs);
+    }
     m_switchIns += interval.switchIns;
     m_unrecorded += interval.unrecordedSwitchIns;
     m_lost += interval.lostEvents;
@@ -74,11 +83,13 @@ ThreadSched SchedTotal::figures() const
     ThreadSched s;
     s.switchIns = m_switchIns;
     s.unrecordedSwitchIns = m_unrecorded;
-    s.wake.count = m_waits.count();
+    s.wake.count = m_waits.count() + m_binned;
+    s.wake.fromBins = m_binned > 0;
     if (s.wake.count > 0) {
         s.wake.meanNs = m_sumNs / static_cast<double>(s.wake.count);
-        s.wake.p50Ns = m_waits.percentile(0.5);
-        s.wake.p99Ns = m_waits.percentile(0.99);
+        s.wake.p50Ns = s.wake.fromBins ? std::min(trace::log2Quantile(m_log2, 0.5), m_maxNs) : m_waits.percentile(0.5);
+        s.wake.p99Ns
+            = s.wake.fromBins ? std::min(trace::log2Quantile(m_log2, 0.99), m_maxNs) : m_waits.percentile(0.99);
         s.wake.maxNs = m_maxNs;
         s.wake.log2Hist = m_log2;
     }

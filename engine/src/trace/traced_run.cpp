@@ -81,9 +81,13 @@ Expected<TracedRun> runTraced(const BenchSpec& spec, const Topology& topology, c
     std::vector<long> tasks;
     for (const auto& t : run->observed.tasks)
         tasks.push_back(t.id);
-    TraceSummary summary = cutHandovers(*trace, tasks);
+    TraceSummary summary = cutHandovers(*trace, tasks, run->keepAwakeTasks);
+    nameIdleStates(summary, readCpuIdle(to.cpus.empty() ? 0 : to.cpus.back()));
     const std::uint64_t ops = run->iterations * static_cast<std::uint64_t>(run->repetitions);
     finishTraceSummary(summary, ops, run->stats.mean, untraced.stats.mean, run->observed.switchesPerOp());
+    // The traced run reads no /proc (its scans would be in the trace): the trace says who ran.
+    if (!run->interference)
+        run->interference = traceInterference(summary);
     return TracedRun { std::move(*run), std::move(*raw), std::move(*trace), std::move(summary) };
 }
 

@@ -1,0 +1,453 @@
+// SPDX-License-Identifier: MIT
+// The BPF backend of a watch (SchedWatch::openBpf): the programs of sched_watch.bpf.c count
+// into maps, and each drain reads the maps whole (one batched read each) and takes the
+// differences from the last. No event reaches user space; no /proc file is read per thread.
+#include "ctxscope/placement.h"
+#include "ctxscope/sched_watch.h"
+#include "ctxscope/topology.h"
+
+#include "trace/sched_figures.h"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdarg>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <map>
+#include <set>
+#include <string>
+#include <unistd.h>
+#include <unordered_map>
+
+#ifdef CTXSCOPE_HAVE_BPF
+#include "bpf/sched_maps.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include <sched_watch.skel.h>
+#endif
+
+namespace ctxscope {
+
+std::string_view toString(SchedBackend backend)
+{
+    switch (backend) {
+    case SchedBackend::Bpf:
+        return "bpf";
+    case SchedBackend::Ftrace:
+        return "ftrace";
+    case SchedBackend::Proc:
+        return "proc";
+    }
+    return "proc";
+}
+
+std::optional<SchedBackend> schedBackendFrom(std::string_view name)
+{
+    for (const auto b : { SchedBackend::Bpf, SchedBackend::Ftrace, SchedBackend::Proc })
+        if (name == toString(b))
+            return b;
+    return std::nullopt;
+}
+
+#ifdef CTXSCOPE_HAVE_BPF
+namespace {
+
+// Whether this process holds capability `bit` (/proc/self/status's CapEff).
+bool hasCapability(int bit)
+{
+    std::ifstream status("/proc/self/status");
+    std::string line;
+    while (std::getline(status, line))
+        if (line.rfind("CapEff:", 0) == 0) {
+            const unsigned long long caps = std::strtoull(line.c_str() + 7, nullptr, 16);
+            return ((caps >> bit) & 1ULL) != 0;
+        }
+    return false;
+}
+
+} // namespace
+#endif
+
+std::string bpfUnavailable()
+{
+#ifndef CTXSCOPE_HAVE_BPF
+    return "this ctxscope-cli was built without BPF (no clang, bpftool or libbpf at build time)";
+#else
+    if (::access("/sys/kernel/btf/vmlinux", R_OK) != 0)
+        return "this kernel has no BTF (/sys/kernel/btf/vmlinux), which the BPF backend needs";
+    constexpr int kCapSysAdmin = 21;
+    constexpr int kCapPerfmon = 38;
+    constexpr int kCapBpf = 39;
+    if (!hasCapability(kCapSysAdmin) && !(hasCapability(kCapBpf) && hasCapability(kCapPerfmon)))
+        return "the BPF backend needs CAP_BPF and CAP_PERFMON (or root), which this process does not have";
+    return {};
+#endif
+}
+
+#ifndef CTXSCOPE_HAVE_BPF
+
+Expected<std::unique_ptr<SchedWatch>> SchedWatch::openBpf(long) { return makeError(bpfUnavailable()); }
+
+#else
+
+namespace {
+
+std::uint64_t monotonicNs()
+{
+    timespec ts {};
+    ::clock_gettime(CLOCK_MONOTONIC, &ts);
+    return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000ULL + static_cast<std::uint64_t>(ts.tv_nsec);
+}
+
+// A whole hash map in as few system calls as its size allows (bpf_map_lookup_batch), into
+// buffers made once, a little larger than the map (a batch takes whole buckets); with `take`, each entry read is also
+// deleted (bpf_map_lookup_and_delete_batch), so the map holds one interval's counts. How many were read.
+template <typename K, typename V>
+Expected<std::size_t> readMap(int fd, std::vector<K>& keys, std::vector<V>& values, bool take)
+{
+    const std::size_t most = keys.size();
+    std::size_t got = 0;
+    std::uint64_t batch = 0;
+    bool first = true;
+    LIBBPF_OPTS(bpf_map_batch_opts, opts);
+    while (got < most) {
+        auto count = static_cast<__u32>(most - got);
+        void* in = first ? nullptr : &batch;
+        const int err = take
+            ? bpf_map_lookup_and_delete_batch(fd, in, &batch, keys.data() + got, values.data() + got, &count, &opts)
+            : bpf_map_lookup_batch(fd, in, &batch, keys.data() + got, values.data() + got, &count, &opts);
+        got += count;
+        first = false;
+        if (err != 0) {
+            // ENOENT: the end. ENOSPC: the next bucket holds more than the room left (a map
+            // almost full): what was read stands, a deleting read leaves the rest for the next.
+            if (errno == ENOENT || (errno == ENOSPC && got > 0))
+                break;
+            return makeError(fmt::format("could not read a BPF map: {}", std::strerror(errno)));
+        }
+    }
+    return got;
+}
+
+// The letter ps gives a task that left a CPU in `state` (prev_state | exit_state).
+char stateLetter(std::uint32_t state)
+{
+    constexpr std::uint32_t kTaskIdle = 0x402; // TASK_UNINTERRUPTIBLE | TASK_NOLOAD
+    if ((state & kTaskIdle) == kTaskIdle)
+        return 'I';
+    constexpr std::string_view kLetters = "SDTtXZP";
+    for (std::size_t bit = 0; bit < kLetters.size(); ++bit)
+        if ((state & (1U << bit)) != 0)
+            return kLetters[bit];
+    if ((state & 0x80U) != 0) // TASK_DEAD
+        return 'X';
+    return state == 0 ? 'R' : 'D';
+}
+
+// Its run time up to `atNs`, a run in progress included.
+std::uint64_t runSoFar(const ctxscope_thread& t, std::uint64_t atNs)
+{
+    const bool running = (t.flags & CTXSCOPE_RUNNING) != 0 && atNs > t.running_since;
+    return t.run_ns + (running ? atNs - t.running_since : 0);
+}
+
+// One interval's wakers or preemptors of each thread, read from a map emptied at every read.
+struct PeerCount {
+    std::uint32_t peer = 0;
+    std::uint64_t count = 0;
+    std::size_t at = 0; // its entry in the read's buffer (for the name)
+};
+
+class BpfSchedWatch final : public SchedWatch {
+    static constexpr std::size_t kSlack = 256; // room for a last bucket of a full map
+
+public:
+    BpfSchedWatch(ctxscope_sched* skel, std::optional<Topology> topology)
+        : m_skel(skel)
+        , m_topology(std::move(topology))
+        , m_keys(CTXSCOPE_MAX_THREADS + kSlack)
+        , m_values(CTXSCOPE_MAX_THREADS + kSlack)
+        , m_peerKeys(CTXSCOPE_MAX_PEERS + kSlack)
+        , m_wakerValues(CTXSCOPE_MAX_PEERS + kSlack)
+        , m_preemptorValues(CTXSCOPE_MAX_PEERS + kSlack)
+        , m_moveKeys(CTXSCOPE_MAX_MOVES + kSlack)
+        , m_moveValues(CTXSCOPE_MAX_MOVES + kSlack)
+    {
+    }
+    ~BpfSchedWatch() override { ctxscope_sched__destroy(m_skel); }
+    BpfSchedWatch(const BpfSchedWatch&) = delete;
+    BpfSchedWatch& operator=(const BpfSchedWatch&) = delete;
+
+    SchedBackend backend() const override { return SchedBackend::Bpf; }
+
+    // The programs filter on the process: a new thread is counted from its first event.
+    Status follow(const std::vector<long>&) override { return {}; }
+
+    Status countFrom(std::uint64_t monoNs) override
+    {
+        auto threads = readThreads();
+        if (!threads)
+            return threads.error();
+        m_base.clear();
+        for (std::size_t i = 0; i < *threads; ++i)
+            m_base[m_keys[i]] = m_values[i];
+        m_last = m_base;
+        // The peers and moves so far are before the window: read and dropped.
+        if (Status s = readPeersAndMoves(); !s)
+            return s;
+        m_wakers.clear();
+        m_preemptors.clear();
+        m_moves.clear();
+        m_fromNs = monoNs;
+        m_drainedNs = monoNs;
+        m_lostLast = m_skel->bss->lost;
+        return {};
+    }
+
+    // Nothing to move: the maps hold counts, not events, and cannot overflow between drains.
+    Expected<double> pump() override { return 0.0; }
+
+    Expected<std::map<long, ThreadSched>> drain(std::uint64_t untilMonoNs) override
+    {
+        auto threads = readThreads();
+        if (!threads)
+            return threads.error();
+        if (Status s = readPeersAndMoves(); !s)
+            return s.error();
+        m_drainedNs = std::min(untilMonoNs, monotonicNs());
+        const std::uint64_t lostNow = m_skel->bss->lost;
+        const std::uint64_t lost = lostNow - std::min(lostNow, m_lostLast);
+        m_lostLast = lostNow;
+        std::map<long, ThreadSched> out;
+        const ctxscope_thread zero {};
+        for (std::size_t i = 0; i < *threads; ++i) {
+            const std::uint32_t tid = m_keys[i];
+            const ctxscope_thread& now = m_values[i];
+            auto was = m_last.find(tid);
+            if (was == m_last.end())
+                was = m_last.emplace(tid, zero).first;
+            const ctxscope_thread& before = was->second;
+            if (now.switch_ins != before.switch_ins || now.waits != before.waits || now.voluntary != before.voluntary
+                || now.involuntary != before.involuntary)
+                out.emplace(static_cast<long>(tid), figures(tid, now, before, lost));
+            was->second = now;
+        }
+        m_wakers.clear();
+        m_preemptors.clear();
+        m_moves.clear();
+        forgetEnded(*threads);
+        return out;
+    }
+
+    std::unordered_map<long, SchedCounts> counts() const override
+    {
+        std::unordered_map<long, SchedCounts> out;
+        out.reserve(m_last.size());
+        for (const auto& [tid, now] : m_last) {
+            const auto b = m_base.find(tid);
+            SchedCounts c;
+            c.voluntary = now.voluntary;
+            c.involuntary = now.involuntary;
+            c.waitNs = now.wait_ns;
+            c.switchIns = now.switch_ins;
+            c.migrations = now.migrations;
+            const std::uint64_t ran = runSoFar(now, m_drainedNs);
+            std::uint64_t ranBefore = 0;
+            if (b != m_base.end()) {
+                const ctxscope_thread& base = b->second;
+                c.voluntary -= std::min<std::uint64_t>(c.voluntary, base.voluntary);
+                c.involuntary -= std::min<std::uint64_t>(c.involuntary, base.involuntary);
+                c.waitNs -= std::min<std::uint64_t>(c.waitNs, base.wait_ns);
+                c.switchIns -= std::min<std::uint64_t>(c.switchIns, base.switch_ins);
+                c.migrations -= std::min<std::uint64_t>(c.migrations, base.migrations);
+                ranBefore = runSoFar(base, m_fromNs);
+            }
+            c.runNs = ran - std::min(ran, ranBefore);
+            c.cpu = now.last_cpu == 0 ? -1 : static_cast<int>(now.last_cpu) - 1;
+            if ((now.flags & CTXSCOPE_RUNNING) != 0 || (now.ready_ns != 0 && (now.flags & CTXSCOPE_LEFT_WOKEN) == 0))
+                c.state = 'R';
+            else if ((now.flags & CTXSCOPE_EVER_RAN) != 0)
+                c.state = stateLetter(now.state);
+            out.emplace(static_cast<long>(tid), c);
+        }
+        return out;
+    }
+
+    const RawTrace& recording(bool& complete) const override
+    {
+        complete = false;
+        return m_noRecording;
+    }
+    void keepEvents(std::size_t) override { }
+    Trace takeEvents(std::uint64_t& leftOut) override
+    {
+        leftOut = 0;
+        return {};
+    }
+
+private:
+    Expected<std::size_t> readThreads() { return readMap(bpf_map__fd(m_skel->maps.threads), m_keys, m_values, false); }
+
+    // The interval's wakers, preemptors and moves, grouped by thread; the maps are left empty.
+    Status readPeersAndMoves()
+    {
+        const auto peers = [&](bpf_map* map, std::unordered_map<std::uint32_t, std::vector<PeerCount>>& into,
+                               std::vector<ctxscope_peer_key>& keys, std::vector<ctxscope_peer>& values) -> Status {
+            auto n = readMap(bpf_map__fd(map), keys, values, true);
+            if (!n)
+                return n.error();
+            for (std::size_t i = 0; i < *n; ++i)
+                into[keys[i].tid].push_back({ keys[i].peer, values[i].count, i });
+            return {};
+        };
+        if (Status s = peers(m_skel->maps.wakers, m_wakers, m_peerKeys, m_wakerValues); !s)
+            return s;
+        if (Status s = peers(m_skel->maps.preemptors, m_preemptors, m_peerKeys, m_preemptorValues); !s)
+            return s;
+        auto n = readMap(bpf_map__fd(m_skel->maps.moves), m_moveKeys, m_moveValues, true);
+        if (!n)
+            return n.error();
+        for (std::size_t i = 0; i < *n; ++i) {
+            SchedMigration m;
+            m.from = m_moveKeys[i].from;
+            m.to = m_moveKeys[i].to;
+            if (m_topology)
+                if (auto r = relationOf(*m_topology, m.from, m.to))
+                    m.relation = std::string(toString(*r));
+            m.count = m_moveValues[i];
+            m_moves[m_moveKeys[i].tid].push_back(std::move(m));
+        }
+        return {};
+    }
+
+    ThreadSched figures(
+        std::uint32_t tid, const ctxscope_thread& now, const ctxscope_thread& before, std::uint64_t lost)
+    {
+        ThreadSched s;
+        s.unrecordedSwitchIns = now.unrecorded - before.unrecorded;
+        s.switchIns = now.switch_ins - before.switch_ins - s.unrecordedSwitchIns;
+        s.lostEvents = lost;
+        WakeLatency& w = s.wake;
+        w.fromBins = true;
+        w.count = now.waits - before.waits;
+        std::size_t used = 0;
+        for (std::size_t i = 0; i < CTXSCOPE_LOG2_BINS; ++i)
+            if (now.hist[i] != before.hist[i])
+                used = i + 1;
+        w.log2Hist.resize(used);
+        for (std::size_t i = 0; i < used; ++i)
+            w.log2Hist[i] = now.hist[i] - before.hist[i];
+        if (w.count > 0) {
+            w.meanNs = static_cast<double>(now.wait_sum_ns - before.wait_sum_ns) / static_cast<double>(w.count);
+            // The running max, when it grew in this interval, is this interval's; else its
+            // largest bin's top, no more than the running max.
+            w.maxNs = now.wait_max_ns > before.wait_max_ns
+                ? static_cast<double>(now.wait_max_ns)
+                : std::min(std::ldexp(1.0, static_cast<int>(used)), static_cast<double>(now.wait_max_ns));
+            // Placed within their bins, but never past the largest wait.
+            w.p50Ns = std::min(trace::log2Quantile(w.log2Hist, 0.5), w.maxNs);
+            w.p99Ns = std::min(trace::log2Quantile(w.log2Hist, 0.99), w.maxNs);
+        }
+        s.wakers = top(m_wakers, tid, m_wakerValues);
+        s.preemptors = top(m_preemptors, tid, m_preemptorValues);
+        if (auto m = m_moves.find(tid); m != m_moves.end())
+            s.migrations = trace::ordered(std::move(m->second));
+        return s;
+    }
+
+    static std::vector<SchedPeer> top(std::unordered_map<std::uint32_t, std::vector<PeerCount>>& peers,
+        std::uint32_t tid, const std::vector<ctxscope_peer>& values)
+    {
+        std::vector<SchedPeer> out;
+        const auto it = peers.find(tid);
+        if (it == peers.end())
+            return out;
+        std::vector<PeerCount>& v = it->second;
+        const std::size_t most = std::min(v.size(), trace::kTopPeers);
+        std::partial_sort(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(most), v.end(),
+            [](const PeerCount& a, const PeerCount& b) { return a.count > b.count; });
+        for (std::size_t i = 0; i < most; ++i)
+            out.push_back({ static_cast<long>(v[i].peer),
+                v[i].peer == 0
+                    ? std::string("an interrupt")
+                    : std::string(values[v[i].at].comm, strnlen(values[v[i].at].comm, sizeof values[v[i].at].comm)),
+                v[i].count });
+        return out;
+    }
+
+    // A thread that ended was reported (counts() says X or Z) at the drain after its end: its
+    // entry goes at the following one, so that its TID, when reused, starts from zero and the
+    // map does not fill with the dead.
+    void forgetEnded(std::size_t threads)
+    {
+        for (const std::uint32_t tid : m_ended) {
+            bpf_map_delete_elem(bpf_map__fd(m_skel->maps.threads), &tid);
+            m_base.erase(tid);
+            m_last.erase(tid);
+        }
+        m_ended.clear();
+        for (std::size_t i = 0; i < threads; ++i) {
+            const ctxscope_thread& t = m_values[i];
+            if ((t.flags & CTXSCOPE_RUNNING) == 0 && (t.flags & CTXSCOPE_EVER_RAN) != 0
+                && (t.state & 0xb0U) != 0) // EXIT_DEAD, EXIT_ZOMBIE, TASK_DEAD
+                m_ended.push_back(m_keys[i]);
+        }
+    }
+
+    ctxscope_sched* m_skel;
+    std::optional<Topology> m_topology;
+    // Read buffers, made once at each map's size.
+    std::vector<std::uint32_t> m_keys;
+    std::vector<ctxscope_thread> m_values;
+    std::vector<ctxscope_peer_key> m_peerKeys;
+    std::vector<ctxscope_peer> m_wakerValues, m_preemptorValues; // names are read from here
+    std::vector<ctxscope_move_key> m_moveKeys;
+    std::vector<std::uint64_t> m_moveValues;
+    std::unordered_map<std::uint32_t, ctxscope_thread> m_last; // each thread at the last drain
+    std::unordered_map<std::uint32_t, ctxscope_thread> m_base; // at countFrom
+    std::unordered_map<std::uint32_t, std::vector<PeerCount>> m_wakers, m_preemptors; // this interval's
+    std::unordered_map<std::uint32_t, std::vector<SchedMigration>> m_moves;
+    std::vector<std::uint32_t> m_ended;
+    std::uint64_t m_fromNs = 0;
+    std::uint64_t m_drainedNs = 0;
+    std::uint64_t m_lostLast = 0;
+    RawTrace m_noRecording;
+};
+
+// libbpf's messages go nowhere: a failure is reported as one sentence by openBpf.
+int quiet(libbpf_print_level, const char*, va_list) { return 0; }
+
+} // namespace
+
+Expected<std::unique_ptr<SchedWatch>> SchedWatch::openBpf(long pid)
+{
+    if (std::string why = bpfUnavailable(); !why.empty())
+        return makeError(why);
+    libbpf_set_print(quiet);
+    ctxscope_sched* skel = ctxscope_sched__open();
+    if (skel == nullptr)
+        return makeError(fmt::format("could not open the BPF programs: {}", std::strerror(errno)));
+    skel->rodata->target_tgid = static_cast<__u32>(pid);
+    if (int err = ctxscope_sched__load(skel); err != 0) {
+        ctxscope_sched__destroy(skel);
+        return makeError(fmt::format("the kernel refused the BPF programs: {}", std::strerror(-err)));
+    }
+    if (int err = ctxscope_sched__attach(skel); err != 0) {
+        ctxscope_sched__destroy(skel);
+        return makeError(
+            fmt::format("could not attach the BPF programs to the scheduler's tracepoints: {}", std::strerror(-err)));
+    }
+    auto topology = Topology::loadLive();
+    return std::unique_ptr<SchedWatch>(
+        std::make_unique<BpfSchedWatch>(skel, topology ? std::optional<Topology>(std::move(*topology)) : std::nullopt));
+}
+
+#endif
+
+} // namespace ctxscope

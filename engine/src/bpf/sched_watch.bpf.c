@@ -1,0 +1,317 @@
+// SPDX-License-Identifier: MIT
+// The in-kernel half of the BPF backend (bpf_sched_watch.cpp): per thread of one process, its
+// switches, run and wait times, wake-up latency bins, wakers, preemptors and moves, kept in maps
+// that ctxscope reads once an interval. Each program first compares the task's tgid with the
+// watched one and returns: a switch of another process costs two loads and a compare.
+// Programs are named ctxscope_*: `bpftool prog show` finds them (none once ctxscope exits, as
+// nothing is pinned).
+#include "kernel_types.h"
+#include "sched_maps.h"
+
+#include <linux/bpf.h>
+
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+char LICENSE[] SEC("license") = "Dual MIT/GPL";
+
+const volatile __u32 target_tgid = 0;
+
+// Updates that failed (a map full): the reader reports them as lost events.
+__u64 lost = 0;
+
+// A new thread's first value (in .bss: too large for the BPF stack).
+struct ctxscope_thread zero_thread = {};
+
+// Per CPU: how deep in interrupts it is (hard, soft, a timer's callback). A wake-up inside one
+// has no waker task: whatever ran was only interrupted. (The kernel's own preempt count says
+// this, but on these kernels it is not a symbol BPF can reach.)
+struct {
+    __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+    __uint(max_entries, 1);
+    __type(key, __u32);
+    __type(value, __s32);
+} irq_depth SEC(".maps");
+
+static __always_inline int irq_step(int by)
+{
+    __u32 zero = 0;
+    __s32* depth = bpf_map_lookup_elem(&irq_depth, &zero);
+    if (depth) {
+        __s32 d = *depth + by;
+        *depth = d < 0 ? 0 : d; // an exit whose entry came before the programs were attached
+    }
+    return 0;
+}
+
+SEC("tp_btf/irq_handler_entry")
+int ctxscope_irq_in(void* ctx) { return irq_step(1); }
+SEC("tp_btf/irq_handler_exit")
+int ctxscope_irq_out(void* ctx) { return irq_step(-1); }
+SEC("tp_btf/softirq_entry")
+int ctxscope_sirq_in(void* ctx) { return irq_step(1); }
+SEC("tp_btf/softirq_exit")
+int ctxscope_sirq_out(void* ctx) { return irq_step(-1); }
+// The local timer interrupt has no irq handler event: its callbacks (hrtimer_wakeup of a
+// sleeping thread) are bracketed by these.
+SEC("tp_btf/hrtimer_expire_entry")
+int ctxscope_tmr_in(void* ctx) { return irq_step(1); }
+SEC("tp_btf/hrtimer_expire_exit")
+int ctxscope_tmr_out(void* ctx) { return irq_step(-1); }
+
+struct {
+    __uint(type, BPF_MAP_TYPE_HASH);
+    __uint(max_entries, CTXSCOPE_MAX_THREADS);
+    __type(key, __u32);
+    __type(value, struct ctxscope_thread);
+} threads SEC(".maps");
+
+struct {
+    __uint(type, BPF_MAP_TYPE_HASH);
+    __uint(max_entries, CTXSCOPE_MAX_PEERS);
+    __type(key, struct ctxscope_peer_key);
+    __type(value, struct ctxscope_peer);
+} wakers SEC(".maps");
+
+struct {
+    __uint(type, BPF_MAP_TYPE_HASH);
+    __uint(max_entries, CTXSCOPE_MAX_PEERS);
+    __type(key, struct ctxscope_peer_key);
+    __type(value, struct ctxscope_peer);
+} preemptors SEC(".maps");
+
+struct {
+    __uint(type, BPF_MAP_TYPE_HASH);
+    __uint(max_entries, CTXSCOPE_MAX_MOVES);
+    __type(key, struct ctxscope_move_key);
+    __type(value, __u64);
+} moves SEC(".maps");
+
+static __always_inline struct ctxscope_thread* thread_of(__u32 tid)
+{
+    struct ctxscope_thread* t = bpf_map_lookup_elem(&threads, &tid);
+    if (t)
+        return t;
+    long err = bpf_map_update_elem(&threads, &tid, &zero_thread, BPF_NOEXIST);
+    if (err != 0 && err != -17 /* EEXIST: another CPU made it */) {
+        __sync_fetch_and_add(&lost, 1);
+        return 0;
+    }
+    return bpf_map_lookup_elem(&threads, &tid);
+}
+
+static __always_inline void count_peer(void* map, __u32 tid, __u32 peer, const char* comm)
+{
+    struct ctxscope_peer_key key = { .tid = tid, .peer = peer };
+    struct ctxscope_peer* p = bpf_map_lookup_elem(map, &key);
+    if (p) {
+        __sync_fetch_and_add(&p->count, 1);
+        return;
+    }
+    struct ctxscope_peer fresh = { .count = 1 };
+    if (peer != 0)
+        bpf_probe_read_kernel_str(fresh.comm, sizeof fresh.comm, comm);
+    long err = bpf_map_update_elem(map, &key, &fresh, BPF_NOEXIST);
+    if (err == -17) {
+        p = bpf_map_lookup_elem(map, &key);
+        if (p)
+            __sync_fetch_and_add(&p->count, 1);
+    } else if (err != 0) {
+        __sync_fetch_and_add(&lost, 1);
+    }
+}
+
+static __always_inline void count_wait(struct ctxscope_thread* t, __u64 wait)
+{
+    // log2, as runqlat's log2l() but in ns: the highest set bit.
+    __u32 bin = 0;
+    __u64 v = wait;
+    if (v >= (1ull << 32)) {
+        bin += 32;
+        v >>= 32;
+    }
+    if (v >= (1ull << 16)) {
+        bin += 16;
+        v >>= 16;
+    }
+    if (v >= (1ull << 8)) {
+        bin += 8;
+        v >>= 8;
+    }
+    if (v >= (1ull << 4)) {
+        bin += 4;
+        v >>= 4;
+    }
+    if (v >= (1ull << 2)) {
+        bin += 2;
+        v >>= 2;
+    }
+    if (v >= (1ull << 1))
+        bin += 1;
+    if (bin >= CTXSCOPE_LOG2_BINS)
+        bin = CTXSCOPE_LOG2_BINS - 1;
+    __sync_fetch_and_add(&t->hist[bin], 1);
+    t->waits++;
+    t->wait_sum_ns += wait;
+    if (wait > t->wait_max_ns)
+        t->wait_max_ns = wait;
+}
+
+static __always_inline void moved(struct ctxscope_thread* t, __u32 tid, __u32 cpu)
+{
+    if (t->last_cpu != 0 && t->last_cpu != cpu + 1) {
+        t->migrations++;
+        struct ctxscope_move_key key = { .tid = tid, .from = (__u16)(t->last_cpu - 1), .to = (__u16)cpu };
+        __u64* n = bpf_map_lookup_elem(&moves, &key);
+        if (n) {
+            __sync_fetch_and_add(n, 1);
+        } else {
+            __u64 one = 1;
+            long err = bpf_map_update_elem(&moves, &key, &one, BPF_NOEXIST);
+            if (err != 0 && err != -17)
+                __sync_fetch_and_add(&lost, 1);
+        }
+    }
+    t->last_cpu = cpu + 1;
+}
+
+static __always_inline void switched_in(struct task_struct* next, __u64 now, __u32 cpu)
+{
+    __u32 tid = next->pid;
+    struct ctxscope_thread* t = thread_of(tid);
+    if (!t)
+        return;
+    t->switch_ins++;
+    t->running_since = now;
+    t->flags = (t->flags | CTXSCOPE_RUNNING) & ~CTXSCOPE_LEFT_WOKEN;
+    if (t->ready_ns != 0) {
+        __u64 wait = now > t->ready_ns ? now - t->ready_ns : 0;
+        t->wait_ns += wait;
+        count_wait(t, wait);
+        t->ready_ns = 0;
+    }
+    moved(t, tid, cpu);
+}
+
+// A switch-out of a thread not seen switched in: sched_switch did not report its switch-in (seen
+// on KVM guests for a switch from a CPU's idle task). The kernel's own per-task totals, which
+// the switch itself updates, give that run back: one run since the last switch-out (pcount),
+// its wait (run_delay: from its enqueue, a little after sched_waking) and its run time.
+static __always_inline void recover(struct ctxscope_thread* t, struct task_struct* prev, __u32 tid, __u32 cpu)
+{
+    __u64 pcount = prev->sched_info.pcount;
+    __u64 delay = prev->sched_info.run_delay;
+    __u64 exec = prev->se.sum_exec_runtime;
+    if (!(t->flags & CTXSCOPE_SNAPSHOT)) {
+        if (t->ready_ns != 0) { // it waited, then ran: when, the kernel did not say
+            t->switch_ins++;
+            t->unrecorded++;
+        }
+        return;
+    }
+    __u64 runs = pcount - t->seen_pcount;
+    if (runs == 0 || pcount < t->seen_pcount)
+        return;
+    __u64 waited = delay >= t->seen_run_delay ? delay - t->seen_run_delay : 0;
+    t->switch_ins += runs;
+    t->run_ns += exec >= t->seen_exec_ns ? exec - t->seen_exec_ns : 0;
+    t->wait_ns += waited;
+    if (runs == 1) {
+        t->recovered++;
+        if (t->ready_ns != 0)
+            count_wait(t, waited);
+        moved(t, tid, cpu);
+    } else {
+        t->unrecorded += runs; // several runs, one total wait: no wait of one run is known
+        t->last_cpu = cpu + 1;
+    }
+}
+
+static __always_inline void switched_out(
+    struct task_struct* prev, struct task_struct* next, bool preempt, unsigned int prev_state, __u64 now, __u32 cpu)
+{
+    __u32 tid = prev->pid;
+    struct ctxscope_thread* t = thread_of(tid);
+    if (!t)
+        return;
+    if (t->flags & CTXSCOPE_RUNNING) {
+        t->run_ns += now > t->running_since ? now - t->running_since : 0;
+    } else {
+        recover(t, prev, tid, cpu);
+    }
+    t->ready_ns = t->flags & CTXSCOPE_RUNNING ? t->ready_ns : 0;
+    t->seen_pcount = prev->sched_info.pcount;
+    t->seen_run_delay = prev->sched_info.run_delay;
+    t->seen_exec_ns = prev->se.sum_exec_runtime;
+    __u32 flags = (t->flags & ~(CTXSCOPE_RUNNING | CTXSCOPE_LEFT_WOKEN)) | CTXSCOPE_SNAPSHOT | CTXSCOPE_EVER_RAN;
+    // As __schedule counts nvcsw: a switch it did not preempt, of a task no longer runnable.
+    if (preempt || prev_state == 0) {
+        t->involuntary++;
+        t->state = 0;
+        t->ready_ns = now;
+        count_peer(&preemptors, tid, next->pid, next->comm);
+    } else {
+        t->voluntary++;
+        t->state = prev_state | (__u32)prev->exit_state;
+        // Woken while it still ran (the wake-up raced its switch-out, or came before it slept
+        // again): runnable from here, unless a later wake-up says it slept in between.
+        if (t->ready_ns != 0) {
+            t->ready_ns = now;
+            flags |= CTXSCOPE_LEFT_WOKEN;
+        }
+    }
+    t->flags = flags;
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(ctxscope_switch, bool preempt, struct task_struct* prev, struct task_struct* next, unsigned int prev_state)
+{
+    const __u32 tgid = target_tgid;
+    const bool out = prev->tgid == tgid && prev->pid != 0;
+    const bool in = next->tgid == tgid && next->pid != 0;
+    if (!out && !in)
+        return 0;
+    __u64 now = bpf_ktime_get_ns();
+    __u32 cpu = bpf_get_smp_processor_id();
+    if (out)
+        switched_out(prev, next, preempt, prev_state, now, cpu);
+    if (in)
+        switched_in(next, now, cpu);
+    return 0;
+}
+
+static __always_inline int woken(struct task_struct* p)
+{
+    if (p->tgid != target_tgid || p->pid == 0)
+        return 0;
+    __u32 tid = p->pid;
+    struct ctxscope_thread* t = thread_of(tid);
+    if (!t)
+        return 0;
+    // A wake-up of a thread already runnable (preempted) keeps its earlier start.
+    if (t->ready_ns == 0 || (t->flags & CTXSCOPE_LEFT_WOKEN)) {
+        t->ready_ns = bpf_ktime_get_ns();
+        t->flags &= ~CTXSCOPE_LEFT_WOKEN;
+    }
+    // The task on the CPU, unless the CPU is in an interrupt (then peer 0, as in the ftrace
+    // backend): an interrupt's wake-up was not the interrupted task's doing.
+    __u32 zero = 0;
+    __s32* depth = bpf_map_lookup_elem(&irq_depth, &zero);
+    __u32 waker = (depth && *depth > 0) ? 0 : (__u32)bpf_get_current_pid_tgid();
+    char comm[16];
+    if (waker != 0)
+        bpf_get_current_comm(comm, sizeof comm);
+    else
+        comm[0] = 0;
+    count_peer(&wakers, tid, waker, comm);
+    return 0;
+}
+
+// sched_waking, not sched_wakeup: it runs in the waker's context (sched_wakeup of a remote
+// wake-up runs later, in the target CPU's interrupt), and it is where the ftrace backend and
+// perf sched timehist start the wait.
+SEC("tp_btf/sched_waking")
+int BPF_PROG(ctxscope_waking, struct task_struct* p) { return woken(p); }
+
+SEC("tp_btf/sched_wakeup_new")
+int BPF_PROG(ctxscope_new, struct task_struct* p) { return woken(p); }

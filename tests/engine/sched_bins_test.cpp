@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: MIT
+// The BPF backend's waits come as log2 bins with an exact count and sum: the quantiles placed
+// within their bin, a watch's total over intervals of bins (and of bins mixed with waits),
+// and the "backend" each watch line names, through its JSON and back.
+#include "ctxscope/events.h"
+#include "ctxscope/protocol.h"
+#include "ctxscope/sched_total.h"
+#include "ctxscope/watch.h"
+#include "trace/sched_figures.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+using namespace ctxscope;
+
+TEST(SchedBins, QuantileFallsInsideItsBin)
+{
+    // 10 waits in [1024, 2048) ns and 10 in [8192, 16384): the median is the top of the first
+    // group's bin, p99 near the top of the second's.
+    std::vector<std::uint64_t> bins(14, 0);
+    bins[10] = 10;
+    bins[13] = 10;
+    EXPECT_DOUBLE_EQ(trace::log2Quantile(bins, 0.5), 2048.0);
+    const double p99 = trace::log2Quantile(bins, 0.99);
+    EXPECT_GE(p99, 8192.0);
+    EXPECT_LE(p99, 16384.0);
+    EXPECT_GT(p99, 16000.0);
+    EXPECT_EQ(trace::log2Quantile({}, 0.5), 0.0);
+}
+
+TEST(SchedBins, TotalOfBinnedIntervalsKeepsTheExactMean)
+{
+    ThreadSched a;
+    a.switchIns = 4;
+    a.wake.fromBins = true;
+    a.wake.count = 4;
+    a.wake.meanNs = 1500;
+    a.wake.maxNs = 1900;
+    a.wake.log2Hist = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 4 };
+    ThreadSched b = a;
+    b.wake.count = 2;
+    b.wake.meanNs = 3000;
+    b.wake.maxNs = 3100;
+    b.wake.log2Hist = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2 };
+    SchedTotal total;
+    total.add(a);
+    total.add(b);
+    const ThreadSched s = total.figures();
+    EXPECT_EQ(s.wake.count, 6U);
+    EXPECT_DOUBLE_EQ(s.wake.meanNs, (4 * 1500.0 + 2 * 3000.0) / 6);
+    EXPECT_DOUBLE_EQ(s.wake.maxNs, 3100);
+    EXPECT_TRUE(s.wake.fromBins);
+    ASSERT_EQ(s.wake.log2Hist.size(), 12U);
+    EXPECT_EQ(s.wake.log2Hist[10], 4U);
+    EXPECT_EQ(s.wake.log2Hist[11], 2U);
+    EXPECT_GE(s.wake.p50Ns, 1024);
+    EXPECT_LE(s.wake.p50Ns, 2048);
+    EXPECT_EQ(s.switchIns, 8U);
+}
+
+TEST(SchedBins, WatchLinesNameTheirBackendBothWays)
+{
+    EXPECT_EQ(toString(SchedBackend::Bpf), "bpf");
+    EXPECT_TRUE(schedBackendFrom("ftrace") == SchedBackend::Ftrace);
+    EXPECT_FALSE(schedBackendFrom("ebpf").has_value());
+    WatchSample sample;
+    sample.pid = 7;
+    sample.name = "x";
+    sample.backend = SchedBackend::Bpf;
+    nlohmann::json line = watchSampleToJson(sample);
+    EXPECT_EQ(line["backend"], "bpf");
+    line["id"] = 1;
+    auto parsed = protocol::parseEvent(line.dump());
+    const auto* event = std::get_if<protocol::Event>(&parsed);
+    ASSERT_NE(event, nullptr) << std::get<protocol::EventError>(parsed).message;
+    const auto* read = std::get_if<protocol::WatchSampleEvent>(event);
+    ASSERT_NE(read, nullptr);
+    EXPECT_EQ(read->sample.backend, SchedBackend::Bpf);
+    line["backend"] = "dtrace";
+    const auto refused = protocol::parseEvent(line.dump());
+    ASSERT_TRUE(std::holds_alternative<protocol::EventError>(refused));
+    EXPECT_NE(std::get<protocol::EventError>(refused).message.find("backend"), std::string::npos);
+}
+
+TEST(SchedBins, WorkerWatchTakesABackend)
+{
+    auto watch = protocol::parseCommand(R"({"type":"watch","id":1,"pid":5,"trace":true,"backend":"bpf"})");
+    ASSERT_TRUE(watch) << watch.error().message;
+    const auto& c = std::get<protocol::WatchCommand>(*watch);
+    EXPECT_TRUE(c.bpf);
+    EXPECT_NE(protocol::commandLine(c).find(R"("backend":"bpf")"), std::string::npos);
+    EXPECT_FALSE(std::get<protocol::WatchCommand>(*protocol::parseCommand(R"({"type":"watch","id":1,"pid":5})")).bpf);
+    for (const char* refused : { R"({"type":"watch","id":1,"pid":5,"backend":"bpf"})",
+             R"({"type":"watch","id":1,"pid":5,"trace":true,"backend":"bpf","events":10})",
+             R"({"type":"watch","id":1,"pid":5,"trace":true,"backend":"dtrace"})" }) {
+        const auto bad = protocol::parseCommand(refused);
+        ASSERT_FALSE(bad) << refused;
+        EXPECT_NE(bad.error().message.find("backend"), std::string::npos) << bad.error().message;
+    }
+}
