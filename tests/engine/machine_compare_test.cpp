@@ -156,7 +156,7 @@ TEST(MachineCompare, ListsTheContextFactsThatDiffer)
     EXPECT_EQ(c->differences[2].values[1], "POLL 0 us, C1 2 us, C6 133 us");
     EXPECT_EQ(c->differences[3].values, (std::vector<std::string> { "bare metal", "VM (KVM)" }));
     const std::string text = formatMachineComparison(*c, CompareFormat::Text);
-    EXPECT_NE(text.find("Context differences that can explain a difference:\n  kernel: a 6.1.0; b 6.8.0\n"),
+    EXPECT_NE(text.find("Context differences that can explain a difference:\n  kernel: a: 6.1.0; b: 6.8.0\n"),
         std::string::npos)
         << text;
 }
@@ -312,5 +312,6 @@ TEST(MachineCompare, ArticleCardsHoldThePublishedFiguresWithTheirSource)
     std::vector<std::string> what;
     for (const ContextDifference& d : c->differences)
         what.push_back(d.what);
-    EXPECT_EQ(what, (std::vector<std::string> { "CPU", "kernel" }));
+    // The Kunpeng's kernel is not published: beside the X5550's it is no difference.
+    EXPECT_EQ(what, (std::vector<std::string> { "CPU" }));
 }

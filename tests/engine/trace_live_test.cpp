@@ -309,11 +309,18 @@ TEST_F(TraceLive, KeepingBothCpusAwakeRemovesTheIdleExit)
     EXPECT_EQ(b.keepAwakeTasks.size(), 2U);
     EXPECT_GT(b.keepAwakeCpuNs, 0);
     EXPECT_EQ(b.trace->targetStates.idle, 0U) << formatTraceSummary(*b.trace);
-    EXPECT_TRUE(std::any_of(b.trace->preempted.begin(), b.trace->preempted.end(), [](const TraceOtherTask& t) {
-        return t.keepAwake && t.handovers > 0;
-    })) << formatTraceSummary(*b.trace);
-    for (const TraceCpuTime& c : b.trace->cpuTime)
-        EXPECT_GT(c.keepAwakeNs, 0) << "CPU " << c.cpu << ": the poller ran whenever its task slept";
+    // The poller runs only where the CPU would otherwise idle: on a machine that other programs
+    // keep busy (a build, the rest of the test run) it may never get a CPU. Where the run as is
+    // woke an idle CPU, there was idle time for it.
+    if (a.trace->targetStates.idle > 0) {
+        EXPECT_TRUE(std::any_of(b.trace->preempted.begin(), b.trace->preempted.end(),
+            [](const TraceOtherTask& t) { return t.keepAwake && t.handovers > 0; }))
+            << formatTraceSummary(*b.trace);
+        double keptNs = 0;
+        for (const TraceCpuTime& c : b.trace->cpuTime)
+            keptNs += c.keepAwakeNs;
+        EXPECT_GT(keptNs, 0) << "the pollers ran while their tasks slept";
+    }
     for (const TraceOtherTask& t : b.trace->others)
         EXPECT_FALSE(t.keepAwake) << "the keep-awake thread counted among other tasks";
 }

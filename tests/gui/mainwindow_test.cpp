@@ -53,18 +53,18 @@ TEST(MainWindow, NonLiveTopologyDisablesRunsWithABanner)
     EXPECT_TRUE(window.plots()->livePlot()->hintText().startsWith(QStringLiteral("Runs are disabled")));
     for (const QLabel* label : window.runPanel()->findChildren<QLabel*>())
         EXPECT_FALSE(label->text().contains(QStringLiteral("No tasks on the map yet"))) << label->text().toStdString();
-    // A machine's own topology asks for the click again.
-    auto live = Topology::loadLive();
-    ASSERT_TRUE(live.ok());
-    window.setTopology(*live);
-    EXPECT_TRUE(window.plots()->livePlot()->hintText().startsWith(QStringLiteral("Place tasks")));
-    EXPECT_FALSE(window.mapPanel()->summaryLabel()->toolTip().startsWith(QStringLiteral("Runs are disabled")));
     const auto statusLabels = window.statusPanel()->findChildren<QLabel*>();
     EXPECT_TRUE(std::any_of(statusLabels.begin(), statusLabels.end(), [](const QLabel* label) {
         return label->text().contains(QStringLiteral("runs disabled"));
     })) << "the status bar names what is shown, not this machine";
     EXPECT_FALSE(std::any_of(statusLabels.begin(), statusLabels.end(),
         [](const QLabel* label) { return label->text() == QStringLiteral("this machine"); }));
+    // A machine's own topology asks for the click again.
+    auto live = Topology::loadLive();
+    ASSERT_TRUE(live.ok());
+    window.setTopology(*live);
+    EXPECT_TRUE(window.plots()->livePlot()->hintText().startsWith(QStringLiteral("Place tasks")));
+    EXPECT_FALSE(window.mapPanel()->summaryLabel()->toolTip().startsWith(QStringLiteral("Runs are disabled")));
 }
 
 // Issue 33: a file or description shown is named as such, never as "this machine".

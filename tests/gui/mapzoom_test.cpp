@@ -130,7 +130,7 @@ TEST(MapZoom, TheCaptionSaysWhatIsHiddenAndHoverStillNamesEveryPu)
     Panel p(synthetic("pack:2 numa:2 l3:8 core:16 pu:2"), QSize(640, 420));
     const TopologyLayout& layout = p.map().mapLayout();
     ASSERT_FALSE(layout.puNumbers);
-    const QString said = layout.titles == TitleDetail::None ? QStringLiteral("No labels at this size: hover or zoom")
+    const QString said = layout.titles == TitleDetail::None ? QStringLiteral("Labels hidden: hover or zoom")
                                                             : QStringLiteral("PU numbers hidden: hover or zoom");
     EXPECT_TRUE(QTest::qWaitFor([&] { return p.panel.labelsNote()->text() == said; }, 5000))
         << p.panel.labelsNote()->text().toStdString();

@@ -23,7 +23,9 @@
 #include "ctxscope/trace.h"
 #include "ctxscope/trace_session.h"
 
+#include <QApplication>
 #include <QCheckBox>
+#include <QMouseEvent>
 #include <QFile>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -128,7 +130,8 @@ TEST(TimelineApp, ATracedRunAcrossTwoCpusIsFollowedFromItsBreakdownDownToOneHand
     EXPECT_GE(rulerFrom, view->fromNs());
     EXPECT_LE(rulerTo, view->toNs());
     EXPECT_LT(view->toNs() - view->fromNs(), 2'000'000U) << "one hand-over, not the whole run";
-    EXPECT_TRUE(page->caption().contains(QString::fromStdString(bar.steps[longest].name)));
+    EXPECT_TRUE(page->caption().contains(QString::fromStdString(bar.steps[longest].name)))
+        << page->caption().toStdString() << " does not name " << bar.steps[longest].name;
     // Down to one switch: in that span a measured task's slice is drawn on its own (not merged
     // into a level-of-detail piece) on one of the run's lanes.
     const double nsPerPixel = static_cast<double>(view->toNs() - view->fromNs()) / view->width();
@@ -160,7 +163,9 @@ TEST(TimelineApp, ATracedRunAcrossTwoCpusIsFollowedFromItsBreakdownDownToOneHand
     EXPECT_TRUE(
         page->legend().contains(QStringLiteral("other tasks")) && page->legend().contains(QStringLiteral("idle")));
     if (measuredSlice) {
-        QTest::mouseMove(view, sliceAt);
+        QMouseEvent hover(QEvent::MouseMove, QPointF(sliceAt), view->mapToGlobal(QPointF(sliceAt)), Qt::NoButton,
+            Qt::NoButton, Qt::NoModifier);
+        QApplication::sendEvent(view, &hover);
         EXPECT_TRUE(view->toolTip().startsWith(QStringLiteral("task A: "))
             || view->toolTip().startsWith(QStringLiteral("task B: ")))
             << view->toolTip().toStdString();

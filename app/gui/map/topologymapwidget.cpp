@@ -363,7 +363,7 @@ QString TopologyMapWidget::labelsNote() const
     // pane (about 250 pixels); the caption's tooltip says how to zoom.
     const QString how = tr("hover or zoom");
     if (!layout.puNumbers)
-        return layout.titles == TitleDetail::None ? tr("No labels at this size: %1").arg(how)
+        return layout.titles == TitleDetail::None ? tr("Labels hidden: %1").arg(how)
                                                   : tr("PU numbers hidden: %1").arg(how);
     switch (layout.titles) {
     case TitleDetail::None:

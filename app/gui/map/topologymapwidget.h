@@ -85,7 +85,7 @@ public:
 
     QString toolTipAt(const QPointF& pos) const;
     // What the layout leaves unlabelled at this size, for the caption over the map ("PU numbers
-    // hidden: hover or zoom", "No labels at this size: hover or zoom"); empty when every level
+    // hidden: hover or zoom", "Labels hidden: hover or zoom"); empty when every level
     // is labelled.
     QString labelsNote() const;
     Colors colors() const;

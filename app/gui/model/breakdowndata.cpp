@@ -2,6 +2,7 @@
 #include "breakdowndata.h"
 
 #include <algorithm>
+#include <string_view>
 
 namespace ctxscope::gui {
 
@@ -12,6 +13,19 @@ std::optional<std::size_t> BreakdownBar::stepAt(double ns) const
             return i;
     return std::nullopt;
 }
+
+namespace {
+
+// The place of a step in a hand-over: the switch-in's for the steps that take it when the
+// wakee's CPU was running another task.
+std::string_view stepPlace(std::string_view name)
+{
+    if (name.starts_with("preempting ") || name.starts_with("waiting behind "))
+        return "switch-in";
+    return name;
+}
+
+} // namespace
 
 BreakdownBar breakdownOf(const TraceSummary& summary)
 {
@@ -24,18 +38,25 @@ BreakdownBar breakdownOf(const TraceSummary& summary)
     BreakdownBar bar;
     bar.crossCpu = cross > same;
     // A step cut between different events is one step taken different ways (switch-in from the
-    // IPI, from the idle exit, from sched_waking): alternatives, not steps in a row. The bar
-    // takes the way most hand-overs took.
+    // IPI, from the idle exit, from sched_waking): alternatives, not steps in a row. So are the
+    // switch-in and what takes its place when the wakee's CPU was busy ("preempting X", "waiting
+    // behind X"). The bar takes the way most hand-overs took.
     for (const TraceSegment& s : summary.segments) { // already in the order a hand-over takes them
         if (s.crossCpu != bar.crossCpu)
             continue;
-        const auto known = std::find_if(
-            bar.steps.begin(), bar.steps.end(), [&](const BreakdownStep& b) { return b.name == s.name; });
+        const auto known = std::find_if(bar.steps.begin(), bar.steps.end(),
+            [&](const BreakdownStep& b) { return stepPlace(b.name) == stepPlace(s.name); });
         if (known == bar.steps.end())
             bar.steps.push_back({ s.name, 0, s.p50Ns, s.p90Ns, s.count });
         else if (s.count > known->count)
             *known = { s.name, 0, s.p50Ns, s.p90Ns, s.count };
     }
+    // The idle exit comes before a switch-in only: where most hand-overs found the CPU busy, the
+    // bar is theirs.
+    const bool busyWay = std::any_of(bar.steps.begin(), bar.steps.end(),
+        [](const BreakdownStep& b) { return stepPlace(b.name) == "switch-in" && b.name != "switch-in"; });
+    if (busyWay)
+        std::erase_if(bar.steps, [](const BreakdownStep& b) { return b.name == "idle exit"; });
     double at = 0;
     for (BreakdownStep& step : bar.steps) {
         step.fromNs = at;

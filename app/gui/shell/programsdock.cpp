@@ -92,7 +92,7 @@ void ProgramsDock::fit()
     constexpr int kMargins = 16; // the central area's and the dock's frames
     const int pageWidth = std::max(minimumSizeHint().width(), room - mapWidth - kept - kMargins);
     // Once the central area has taken in that the plots are gone (its least width shrinks).
-    QTimer::singleShot(0, this, [this, pageWidth, mapWidth] {
+    QTimer::singleShot(0, this, [this, pageWidth, mapWidth, widthBefore = m_window.width()] {
         if (!m_page)
             return;
         m_window.resizeDocks({ this }, { pageWidth }, Qt::Horizontal);
@@ -116,13 +116,15 @@ void ProgramsDock::fit()
             }
             m_row->setSizes(sizes);
         }
-        // A window the dock's arrival widened past its screen comes back within it.
+        // A window the dock's arrival widened past its screen comes back within it (or to the
+        // width it had, where that was already wider than the screen).
         const QScreen* screen = m_window.screen();
         if (screen && !m_window.isFullScreen() && !m_window.isMaximized()) {
             const int frame = m_window.frameGeometry().width() - m_window.width();
             const int most = screen->availableGeometry().width() - frame;
-            if (m_window.width() > most)
-                m_window.resize(std::max(most, m_window.minimumSizeHint().width()), m_window.height());
+            if (m_window.width() > most && m_window.width() > widthBefore)
+                m_window.resize(
+                    std::max({ most, widthBefore, m_window.minimumSizeHint().width() }), m_window.height());
         }
     });
 }

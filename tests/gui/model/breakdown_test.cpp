@@ -75,3 +75,27 @@ TEST(Breakdown, AStepTakenDifferentWaysIsTheWayMostTook)
     EXPECT_EQ(bar.steps[1].count, 3400U);
     EXPECT_DOUBLE_EQ(bar.totalNs(), 1700 + 12000 + 1400);
 }
+
+// The wakee's CPU busy: "preempting X" and "waiting behind Y" take the switch-in's place, one of
+// them per hand-over. The bar is the way most took, and no idle exit where that way found the
+// CPU busy (a loaded machine once drew every one of them in a row, 440 µs of "hand-over").
+TEST(Breakdown, WhatTookTheSwitchInsPlaceIsOneStep)
+{
+    TraceSummary summary;
+    summary.segments = { seg("wake call", true, 500, 700, 40000), seg("IPI sent", true, 1300, 1900, 40000),
+        seg("idle exit", true, 7000, 9000, 40), seg("switch-in", true, 1500, 2000, 40),
+        seg("preempting cc1plus", true, 2900, 4000, 39000), seg("preempting gui_tests", true, 3000, 4100, 600),
+        seg("waiting behind ctxscope-cli", true, 337000, 400000, 10), seg("return to user", true, 1000, 1500, 40000) };
+    const BreakdownBar bar = breakdownOf(summary);
+    ASSERT_EQ(bar.steps.size(), 4U);
+    EXPECT_EQ(bar.steps[2].name, "preempting cc1plus");
+    EXPECT_EQ(bar.steps[2].count, 39000U);
+    EXPECT_DOUBLE_EQ(bar.totalNs(), 500 + 1300 + 2900 + 1000);
+    // Where most hand-overs woke an idle CPU, its exit and the switch-in are the bar.
+    summary.segments = { seg("IPI sent", true, 1300, 1900, 5000), seg("idle exit", true, 7000, 9000, 4900),
+        seg("switch-in", true, 1500, 2000, 4900), seg("waiting behind cc1plus", true, 30000, 40000, 100) };
+    const BreakdownBar idle = breakdownOf(summary);
+    ASSERT_EQ(idle.steps.size(), 3U);
+    EXPECT_EQ(idle.steps[1].name, "idle exit");
+    EXPECT_EQ(idle.steps[2].name, "switch-in");
+}
