@@ -313,9 +313,9 @@ TEST_F(TraceLive, KeepingBothCpusAwakeRemovesTheIdleExit)
     // keep busy (a build, the rest of the test run) it may never get a CPU. Where the run as is
     // woke an idle CPU, there was idle time for it.
     if (a.trace->targetStates.idle > 0) {
-        EXPECT_TRUE(std::any_of(b.trace->preempted.begin(), b.trace->preempted.end(),
-            [](const TraceOtherTask& t) { return t.keepAwake && t.handovers > 0; }))
-            << formatTraceSummary(*b.trace);
+        EXPECT_TRUE(std::any_of(b.trace->preempted.begin(), b.trace->preempted.end(), [](const TraceOtherTask& t) {
+            return t.keepAwake && t.handovers > 0;
+        })) << formatTraceSummary(*b.trace);
         double keptNs = 0;
         for (const TraceCpuTime& c : b.trace->cpuTime)
             keptNs += c.keepAwakeNs;

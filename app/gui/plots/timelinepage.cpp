@@ -154,8 +154,9 @@ bool TimelinePage::showExample(quint64 id, const QString& step, bool crossCpu)
         Trace trace;
         trace.events = r->window->events;
         trace.comms = r->window->comms; // "preempting cc1plus" is named as the bar names it
-        found = m_examples.emplace(id, segmentExamples(trace, r->result->trace->tasks, r->result->trace->keepAwakeTasks))
-                    .first;
+        found
+            = m_examples.emplace(id, segmentExamples(trace, r->result->trace->tasks, r->result->trace->keepAwakeTasks))
+                  .first;
     }
     const auto& examples = found->second;
     // The way the bar shows (the one most hand-overs took), and its example: each way's example

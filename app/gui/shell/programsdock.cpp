@@ -123,8 +123,7 @@ void ProgramsDock::fit()
             const int frame = m_window.frameGeometry().width() - m_window.width();
             const int most = screen->availableGeometry().width() - frame;
             if (m_window.width() > most && m_window.width() > widthBefore)
-                m_window.resize(
-                    std::max({ most, widthBefore, m_window.minimumSizeHint().width() }), m_window.height());
+                m_window.resize(std::max({ most, widthBefore, m_window.minimumSizeHint().width() }), m_window.height());
         }
     });
 }
