@@ -37,7 +37,7 @@ for r in results:
     names |= {s["name"] for s in seg}
 if len(lesson["steps"]) > 1 and len({len(set(r["cpus"])) for r in results}) != 2:
     fail("not one PU and across")
-quoted = [m for c in lesson["conclusion"] for m in re.findall(r"(\d+)% of it was ([a-zA-Z -]+?) \(", c)]
+quoted = [m for c in lesson["conclusion"] for m in re.findall(r"(\d+)% of it was ([^(]+?) \(", c)]
 if len(quoted) != len(results): fail("a share per placement: %s" % quoted)
 for share, name in quoted:
     if name not in names: fail("%r is no measured segment" % name)

@@ -129,7 +129,8 @@ TEST(HandoverShares, AStepCutBetweenDifferentEventsIsOneStep)
     const auto* in = shares->find("switch-in");
     ASSERT_NE(in, nullptr);
     EXPECT_EQ(in->count, 1000U);
-    EXPECT_EQ(lesson::stepText(*in), "switch-in (ipi_send_cpu → sched_switch, and 1 other way), 4.5 µs (33%)");
+    EXPECT_EQ(lesson::stepText(*in),
+        "switch-in (ipi_send_cpu → sched_switch in most hand-overs, else from cpu_idle), 4.5 µs (33%)");
 }
 
 TEST(HandoverShares, NoHandoverOfThatKindIsNone)

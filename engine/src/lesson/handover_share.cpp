@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <fmt/core.h>
+#include <string_view>
+#include <vector>
 
 namespace ctxscope::lesson {
 
@@ -85,8 +87,19 @@ std::string waysText(const StepShare& step)
         return {};
     if (step.ways.size() == 1)
         return step.ways.front();
-    const std::size_t others = step.ways.size() - 1;
-    return fmt::format("{}, and {} other way{}", step.ways.front(), others, others == 1 ? "" : "s");
+    // The other ways by the event they start from, each once: "ipi_send_cpu → sched_switch in
+    // most hand-overs, else from sched_waking or cpu_idle".
+    std::vector<std::string> froms;
+    for (std::size_t i = 1; i < step.ways.size(); ++i) {
+        const std::string& way = step.ways[i];
+        std::string from = way.substr(0, way.find(" → "));
+        if (std::find(froms.begin(), froms.end(), from) == froms.end())
+            froms.push_back(std::move(from));
+    }
+    std::string others;
+    for (std::size_t i = 0; i < froms.size(); ++i)
+        others += (i == 0 ? "" : " or ") + froms[i];
+    return fmt::format("{} in most hand-overs, else from {}", step.ways.front(), others);
 }
 
 std::string stepText(const StepShare& step)
@@ -112,6 +125,15 @@ std::string stepMeaning(const std::string& name)
     for (const auto& [step, meaning] : meanings)
         if (name == step)
             return meaning;
+    // What takes the switch-in's place when the wakee's CPU was busy (TraceSegment's names).
+    if (name.starts_with("preempting "))
+        return fmt::format("the wakee's CPU was running {}, which the wake-up preempted: the switch from it to the "
+                           "woken task",
+            name.substr(std::string_view("preempting ").size()));
+    if (name.starts_with("waiting behind "))
+        return fmt::format("the woken task waiting for {} to give up the CPU: a wait in the run queue behind "
+                           "another program, not a switch",
+            name.substr(std::string_view("waiting behind ").size()));
     return "a step of the hand-over";
 }
 
