@@ -158,6 +158,19 @@ TEST(InsideASwitch, NamesTheLargestStepAndItsShareOfEachPlacement)
     EXPECT_FALSE(anyContains(c, "virtual machine")) << "no VM warning on these results";
 }
 
+// Issue 44: tracing adds work, so a traced run faster than the untraced one is a disturbance,
+// never a negative cost ("53% cheaper").
+TEST(InsideASwitch, ATracedRunFasterThanUntracedIsADisturbanceNotACost)
+{
+    RunResult across = futexAcross(true);
+    across.trace->untracedNsPerOp = 2 * across.trace->nsPerOp;
+    const auto c = concludeLesson("inside-a-switch", { futexOnePu(true), across });
+    EXPECT_TRUE(anyContains(c, "Traced, the mean round trip was 10% dearer on CPUs 0,0 (same-pu) than untraced"));
+    EXPECT_TRUE(anyContains(c, "The traced round trip was faster than the untraced one on CPUs 0,1 (cross-package)"));
+    EXPECT_TRUE(anyContains(c, "one of the two runs was disturbed; this is not a cost of tracing"));
+    EXPECT_FALSE(anyContains(c, "cheaper"));
+}
+
 TEST(InsideASwitch, TheDominantStepFollowsTheNumbers)
 {
     RunResult across = futexAcross(true);

@@ -65,18 +65,27 @@ std::string crossingSentence(const HandoverShares& one, const HandoverShares& ac
 std::string tracingCostSentence(const std::vector<const RunResult*>& traced)
 {
     std::vector<std::string> costs;
+    std::vector<std::string> faster; // tracing adds work: faster traced says a run was disturbed
     for (const RunResult* r : traced) {
         if (!(r->trace->untracedNsPerOp > 0) || !(r->trace->nsPerOp > 0))
             continue;
         const double change = r->trace->nsPerOp / r->trace->untracedNsPerOp - 1;
-        costs.push_back(fmt::format(
-            "{:.0f}% {} on {}", 100 * std::abs(change), change >= 0 ? "dearer" : "cheaper", placementText(*r)));
+        if (change >= 0)
+            costs.push_back(fmt::format("{:.0f}% dearer on {}", 100 * change, placementText(*r)));
+        else
+            faster.push_back(fmt::format("on {} ({} traced against {} untraced)", placementText(*r),
+                formatDuration(r->trace->nsPerOp), formatDuration(r->trace->untracedNsPerOp)));
     }
-    if (costs.empty())
-        return {};
-    return fmt::format("Traced, the mean round trip was {} than untraced: the steps are the traced runs', the "
-                       "totals the untraced runs'.",
-        fmt::join(costs, " and "));
+    std::string out;
+    if (!costs.empty())
+        out = fmt::format("Traced, the mean round trip was {} than untraced: the steps are the traced runs', the "
+                          "totals the untraced runs'.",
+            fmt::join(costs, " and "));
+    if (!faster.empty())
+        out += fmt::format("{}The traced round trip was faster than the untraced one {}: tracing adds work, so one "
+                           "of the two runs was disturbed; this is not a cost of tracing.",
+            out.empty() ? "" : " ", fmt::join(faster, " and "));
+    return out;
 }
 
 // The lesson's two placements among the results: futex on one PU, and pinned across CPUs.
