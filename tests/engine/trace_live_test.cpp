@@ -233,7 +233,7 @@ TEST_F(TraceLive, OnOnePuTheWakerRunsOnUntilItSleeps)
 
 // A busy loop pinned on the wakee's CPU, a thread of this process named by the test: the
 // trace names it as what the wakee waited behind, and the run as disturbed by it.
-TEST_F(TraceLive, BesideABusyLoopTheWakeeWaitsBehindItByName)
+TEST_F(TraceLive, BesideABusyLoopTheWakeeNamesIt)
 {
     const auto& pus = s_topology->allowedPus();
     if (pus.size() < 2)
@@ -260,11 +260,19 @@ TEST_F(TraceLive, BesideABusyLoopTheWakeeWaitsBehindItByName)
         return std::any_of(
             tasks.begin(), tasks.end(), [](const TraceOtherTask& x) { return x.comm == "ctxs-busyloop"; });
     };
-    EXPECT_GT(s.targetStates.waiting, 0U) << formatTraceSummary(s);
-    EXPECT_TRUE(named(s.waitedBehind)) << formatTraceSummary(s);
+    // The loop is named, never hidden in a switch-in: waited behind on a kernel that lets it run
+    // out its slice, preempted on one that preempts it at the wake-up (EEVDF on 6.18 mostly does,
+    // within microseconds; under load it sometimes lets it run on).
+    EXPECT_GT(s.targetStates.waiting + s.targetStates.preempting, 0U) << formatTraceSummary(s);
+    EXPECT_TRUE(named(s.waitedBehind) || named(s.preempted)) << formatTraceSummary(s);
     EXPECT_TRUE(std::any_of(s.segments.begin(), s.segments.end(), [](const TraceSegment& seg) {
-        return seg.name == "waiting behind ctxs-busyloop";
+        return seg.name == "waiting behind ctxs-busyloop" || seg.name == "preempting ctxs-busyloop";
     })) << formatTraceSummary(s);
+    EXPECT_FALSE(std::any_of(s.segments.begin(), s.segments.end(),
+        [](const TraceSegment& seg) {
+            return seg.crossCpu && seg.name == "switch-in" && seg.fromEvent == "ipi_send_cpu" && seg.count > 10;
+        }))
+        << "the wake-ups that found the loop running are not called a switch-in: " << formatTraceSummary(s);
     // Who ran on the traced CPUs comes from the trace: the loop, on its CPU.
     const auto i = traceInterference(s);
     ASSERT_TRUE(i.has_value());
