@@ -130,6 +130,11 @@ signals:
     // Samples in time order (ns per op), `first` counted from the start of the repetition.
     void samplesAvailable(quint64 id, int repetition, quint64 first, const QVector<double>& nsPerOp);
     void resultAvailable(quint64 id, std::shared_ptr<const ctxscope::RunResult> result);
+    // A run whose spec has a condition (keep-awake, a PM QoS hold) is an A/B: its side as is comes
+    // first, and the run goes on; its last result is the condition's side, announced by its A/B
+    // (the worker's comparison of the two) just before resultAvailable.
+    void asIsResultAvailable(quint64 id, std::shared_ptr<const ctxscope::RunResult> result);
+    void conditionAbAvailable(quint64 id, std::shared_ptr<const ctxscope::ConditionAb> ab);
     // Part of a traced run's event window (the lines come in time order, before its result).
     void traceEventsAvailable(quint64 id, std::shared_ptr<const ctxscope::protocol::TraceEventsEvent> part);
     void runFailed(quint64 id, const QString& message);
@@ -203,5 +208,6 @@ private:
 } // namespace ctxscope::gui
 
 Q_DECLARE_METATYPE(std::shared_ptr<const ctxscope::RunResult>)
+Q_DECLARE_METATYPE(std::shared_ptr<const ctxscope::ConditionAb>)
 Q_DECLARE_METATYPE(ctxscope::BenchSpec)
 Q_DECLARE_METATYPE(std::shared_ptr<const ctxscope::protocol::TraceEventsEvent>)

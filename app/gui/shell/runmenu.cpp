@@ -11,6 +11,8 @@
 #include "switchratemeter.h"
 #include "topologymapwidget.h"
 
+#include "ctxscope/results_file.h"
+
 #include <QAction>
 #include <QDir>
 #include <QFileInfo>
@@ -52,6 +54,11 @@ void RunMenu::connectWorker()
             m_parts.status->setWorkerState(state, m_workerDescription);
             // The worker's hello says whether it may trace; a new worker (another machine) says again.
             m_parts.panel->setTracingRefusal(m_controller->tracingRefusal());
+            // and whether it has idle states to hold shallow (unknown before its hello)
+            const auto context = m_controller->workerContext().is_object()
+                ? reportContextFromJson(m_controller->workerContext())
+                : Expected<ReportContext>(makeError("no hello yet"));
+            m_parts.panel->setIdleStates(context ? context->idleStates : -1);
             updateActions();
         },
         queued);
