@@ -309,4 +309,6 @@ void RunPanel::runEnded(const QString& outcome, bool completed)
     m_eta->setText(outcome);
 }
 
+QString RunPanel::outcomeText() const { return m_eta->text(); }
+
 } // namespace ctxscope::gui

@@ -97,6 +97,8 @@ public:
     void runStarted();
     void showProgress(const QString& stage, int repetition, int repetitions, double fraction);
     void runEnded(const QString& outcome, bool completed);
+    // The line under the progress bar: the run's stage, or how it ended (a condition's A/B too).
+    QString outcomeText() const;
 
     QComboBox* benchmarkChooser() const { return m_bench; }
     QComboBox* placementChooser() const { return m_placement; }
