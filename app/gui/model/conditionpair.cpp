@@ -23,6 +23,23 @@ std::optional<AbPair> abPairOf(const std::vector<ResultRow>& runs, quint64 id)
     return row->result->spec.conditioned() ? AbPair { other, row } : AbPair { row, other };
 }
 
+void pairConditionSides(std::vector<ResultRow>& rows)
+{
+    for (std::size_t i = 1; i < rows.size(); ++i) {
+        ResultRow& asIs = rows[i - 1];
+        ResultRow& with = rows[i];
+        const RunResult& a = *asIs.result;
+        const RunResult& b = *with.result;
+        if (asIs.abPartner != 0 || with.abPartner != 0 || a.spec.conditioned() || !b.spec.conditioned()
+            || a.bench != b.bench || a.mode != b.mode || a.placement.cpus != b.placement.cpus
+            || a.placement.relation != b.placement.relation || a.placement.tasks != b.placement.tasks
+            || asIs.machine != with.machine)
+            continue;
+        asIs.abPartner = with.id;
+        with.abPartner = asIs.id;
+    }
+}
+
 QString abSideName(const ResultRow& row)
 {
     if (row.result->spec.conditioned())

@@ -22,6 +22,10 @@ struct AbPair {
 // The pair a row is a side of, when both sides are held; none otherwise.
 std::optional<AbPair> abPairOf(const std::vector<ResultRow>& runs, quint64 id);
 
+// Rows read back (a session, a results file of `run --keep-awake`): a run under a condition right
+// after the same placement as is is the pair the A/B measured, in that order; they are paired.
+void pairConditionSides(std::vector<ResultRow>& rows);
+
 // A row's side of its A/B: "as is", or its condition ("keep-awake 1"); empty for a run of no A/B
 // whose spec has no condition.
 QString abSideName(const ResultRow& row);

@@ -124,8 +124,9 @@ AppOptions readAppOptions(const QCoreApplication& app)
         QStringLiteral("Open Programs and watch this running process's threads on the map (after any runs and "
                        "lesson); with --screenshot, the picture is taken after 8 s of watching."),
         QStringLiteral("PID"));
-    parser.addOptions({ xmlOpt, synthOpt, runOpt, cpusOpt, modeOpt, traceOpt, keepAwakeOpt, lessonOpt, plotOpt, openOpt, compareOpt,
-        machinesOpt, zoomOpt, darkOpt, presentOpt, shotOpt, quitOpt, saveOpt, remoteOpt, remoteCliOpt, watchOpt });
+    parser.addOptions(
+        { xmlOpt, synthOpt, runOpt, cpusOpt, modeOpt, traceOpt, keepAwakeOpt, lessonOpt, plotOpt, openOpt, compareOpt,
+            machinesOpt, zoomOpt, darkOpt, presentOpt, shotOpt, quitOpt, saveOpt, remoteOpt, remoteCliOpt, watchOpt });
     parser.process(app);
 
     AppOptions options;

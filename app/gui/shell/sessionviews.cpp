@@ -180,6 +180,7 @@ std::vector<ResultRow> SessionViews::rowsOf(
         if (i < traces.size() && traces[i])
             m_traces[rows.back().id] = std::move(traces[i]);
     }
+    pairConditionSides(rows); // a condition's A/B read back
     return rows;
 }
 
