@@ -563,6 +563,10 @@ TEST(Protocol, TheConditionsRoundTripAndAreLeftOutWhenNotGiven)
     ASSERT_TRUE(cmd.ok()) << cmd.error().message;
     EXPECT_EQ(std::get<RunCommand>(*cmd).spec.keepAwakeCpus, std::vector<int> { 1 });
     EXPECT_EQ(std::get<RunCommand>(*cmd).spec.pmQosUs, 0);
+    EXPECT_TRUE(std::get<RunCommand>(*cmd).asIsFirst); // an A/B unless told otherwise
+    auto alone = parseCommand(commandLine(RunCommand { 8, spec, std::nullopt, false }));
+    ASSERT_TRUE(alone.ok()) << alone.error().message;
+    EXPECT_FALSE(std::get<RunCommand>(*alone).asIsFirst);
     spec.keepAwakeCpus.clear();
     spec.pmQosUs.reset();
     const std::string line = commandLine(RunCommand { 9, spec });

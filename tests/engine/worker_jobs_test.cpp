@@ -294,3 +294,15 @@ TEST_F(WorkerJobs, AConditionWithAWorkingSetIsRefusedInTheCliWords)
         "--keep-awake and --pm-qos-us do not take --ws: run the condition without a working set");
     EXPECT_TRUE(all("result", 5).empty());
 }
+
+TEST_F(WorkerJobs, AConditionSentAloneIsMeasuredWithItOnly)
+{
+    json spec = pairOnOneCpu(0.01);
+    spec["keep_awake"] = { m_cpu };
+    send({ { "type", "run" }, { "id", 6 }, { "spec", spec }, { "as_is_first", false } });
+    auto result = m_out.waitFor("result", seconds(60));
+    ASSERT_TRUE(result) << "no result";
+    EXPECT_FALSE(result->body.contains("ab"));
+    EXPECT_EQ(result->body.at("result").at("condition").at("text"), "keep-awake " + std::to_string(m_cpu));
+    EXPECT_EQ(all("result", 6).size(), 1U);
+}

@@ -32,7 +32,8 @@ RunMenu::RunMenu(const Parts& parts)
 {
     m_controller->setWorkerCpus(m_affinity->original());
     m_coordinator->setStarter([this](const BenchSpec& spec, bool traced) {
-        return startSpec(spec, traced && m_controller->mayTrace().value_or(true));
+        // A lesson's step under a condition is that side only: the lesson has its side as is.
+        return startSpec(spec, traced && m_controller->mayTrace().value_or(true), false);
     });
     m_stream = new StreamRouter(*this, *parts.plots, *parts.views, *parts.topology);
     connect(m_meter, &SwitchRateMeter::rateAvailable, m_parts.status,
@@ -192,7 +193,7 @@ std::optional<quint64> RunMenu::startRun()
     return startSpec(*spec, m_parts.panel->traced());
 }
 
-std::optional<quint64> RunMenu::startSpec(const BenchSpec& spec, bool traced)
+std::optional<quint64> RunMenu::startSpec(const BenchSpec& spec, bool traced, bool asIsFirst)
 {
     if (!isLive() || refuseUnconnected())
         return std::nullopt;
@@ -213,7 +214,7 @@ std::optional<quint64> RunMenu::startSpec(const BenchSpec& spec, bool traced)
                     = m_traceDir->filePath(QStringLiteral("run-%1.dat").arg(m_traceFiles.size() + 1)).toStdString();
         }
     }
-    const auto id = m_controller->start(spec, trace);
+    const auto id = m_controller->start(spec, trace, asIsFirst);
     if (id && trace && !trace->out.empty())
         m_traceFiles[*id] = QString::fromStdString(trace->out);
     if (!id) {

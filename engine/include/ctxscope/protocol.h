@@ -122,6 +122,9 @@ struct RunCommand {
     std::uint64_t id = 0;
     BenchSpec spec;
     std::optional<RunTrace> trace {};
+    // A spec with a condition is measured as an A/B, as is first (measureSides), as `run` does;
+    // false: with the condition only (a lesson's step: the lesson measures its own side as is).
+    bool asIsFirst = true;
 };
 struct SweepCommand {
     std::uint64_t id = 0;

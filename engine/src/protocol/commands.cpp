@@ -168,6 +168,7 @@ Expected<Command> runCommand(std::uint64_t id, FieldReader& in)
         c.trace = runTraceFrom(t);
         in.absorb(t);
     }
+    c.asIsFirst = in.optBoolean("as_is_first").value_or(true);
     if (!in.ok())
         return makeError(in.error());
     return Command { std::move(c) };
@@ -354,6 +355,8 @@ std::string commandLine(const Command& command)
                         { "events", c.trace->windowEvents } };
                 if (c.trace && !c.trace->out.empty())
                     j["trace"]["out"] = c.trace->out;
+                if (!c.asIsFirst)
+                    j["as_is_first"] = false;
                 return j.dump();
             } else if constexpr (std::is_same_v<T, SweepCommand>) {
                 json j { { "type", "sweep" }, { "id", c.id }, { "spec", specToJson(c.spec.base) },

@@ -121,6 +121,10 @@ std::string runJob(const RunCommand& command, const JobContext& c)
     if (Status sides = checkConditionSides(command.spec); !sides)
         return errorLine(command.id, sides.error().message);
     const KeepThreadOff keep(c.topology, c.readerTid, measuredBy(command.spec, c.topology));
+    if (!command.asIsFirst) { // the condition's side alone: a lesson measures its own side as is
+        auto result = measureSide(command, command.spec, c, true, keep);
+        return result ? resultLine(command.id, *result) : failureLine(command.id, c, result.error());
+    }
     // With a condition, an A/B (measureSides): the side as is goes out as soon as it is measured.
     const std::size_t sides = conditionSides(command.spec).size();
     auto measured = measureSides(command.spec, [&](const BenchSpec& side, std::size_t index) {
@@ -131,7 +135,8 @@ std::string runJob(const RunCommand& command, const JobContext& c)
     });
     if (!measured)
         return failureLine(command.id, c, measured.error());
-    return eventLine(ResultEvent { command.id, std::move(measured->results.back()), 0, false, std::move(measured->ab) });
+    return eventLine(
+        ResultEvent { command.id, std::move(measured->results.back()), 0, false, std::move(measured->ab) });
 }
 
 std::string sweepJob(const SweepCommand& command, const JobContext& c)
