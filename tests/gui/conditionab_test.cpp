@@ -16,6 +16,7 @@
 #include "timelinepage.h"
 #include "timelineview.h"
 #include "workerclient.h"
+#include "workerready.h"
 
 #include "ctxscope/sysinfo.h"
 
@@ -30,6 +31,7 @@
 using namespace ctxscope;
 using namespace ctxscope::gui;
 using ctxscope::testing::synthetic;
+using ctxscope::testing::workerReady;
 
 namespace {
 
@@ -81,20 +83,6 @@ std::shared_ptr<const TraceWindow> events()
     w->comms = { { 900, "ctxscope-awake" }, { 502, "ctxscope-cli" } };
     w->recorded = 3;
     return w;
-}
-
-bool workerReady(MainWindow& window)
-{
-    WorkerClient* controller = window.controller();
-    if (controller->state() != WorkerClient::State::Idle) {
-        QSignalSpy ready(controller, &WorkerClient::workerReady);
-        controller->startWorker();
-        if (!ready.wait(30'000))
-            return false;
-    }
-    QCoreApplication::processEvents();
-    QCoreApplication::processEvents();
-    return true;
 }
 
 } // namespace
