@@ -130,7 +130,7 @@ QVariant ResultsModel::data(const QModelIndex& index, int role) const
     case Qt::DisplayRole:
         // A side of a condition's A/B says which: "futex · as is", "futex · keep-awake 1".
         if (const QString side = index.column() == Bench ? abSideName(row) : QString(); !side.isEmpty())
-            return display(*row.result, Bench).toString() + QStringLiteral(" · ") + side;
+            return QString(display(*row.result, Bench).toString() + QStringLiteral(" · ") + side);
         return display(*row.result, index.column());
     case Qt::ToolTipRole:
         return toolTip(*row.result, index.column());
