@@ -306,3 +306,17 @@ TEST_F(WorkerJobs, AConditionSentAloneIsMeasuredWithItOnly)
     EXPECT_EQ(result->body.at("result").at("condition").at("text"), "keep-awake " + std::to_string(m_cpu));
     EXPECT_EQ(all("result", 6).size(), 1U);
 }
+
+TEST_F(WorkerJobs, AKeepAwakeCpuOutsideTheAllowedSetIsRefusedBeforeTheSideAsIsRuns)
+{
+    json spec = pairOnOneCpu(0.01);
+    spec["keep_awake"] = { 4095 };
+    send({ { "type", "run" }, { "id", 7 }, { "spec", spec } });
+    auto error = m_out.waitFor("error", seconds(30));
+    ASSERT_TRUE(error) << "no error";
+    EXPECT_NE(
+        error->body.at("message").get<std::string>().find("--keep-awake CPU 4095 is not one this process may run on"),
+        std::string::npos)
+        << error->body.dump();
+    EXPECT_TRUE(all("result", 7).empty()) << "the side as is ran";
+}

@@ -231,7 +231,7 @@ TEST(ConditionAb, ThePairsBreakdownShowsBothSidesAndTheTimelineTheKeepAwakeThrea
     const auto& bars = page->breakdown()->runs();
     ASSERT_EQ(bars.size(), 2U);
     EXPECT_TRUE(bars[0].label.endsWith(QStringLiteral(" · as is"))) << bars[0].label.toStdString();
-    EXPECT_TRUE(bars[1].label.endsWith(QStringLiteral(" · keep-awake 0,1"))) << bars[1].label.toStdString();
+    EXPECT_TRUE(bars[1].label.endsWith(QStringLiteral(" · keep-awake 0-1"))) << bars[1].label.toStdString();
     // Side by side: the idle exit is in A's bar and gone from B's.
     const auto hasIdleExit = [](const BreakdownBar& bar) {
         return std::any_of(
@@ -248,7 +248,7 @@ TEST(ConditionAb, ThePairsBreakdownShowsBothSidesAndTheTimelineTheKeepAwakeThrea
     const auto pair = abPairOf(window.store()->runs(), asIs.id);
     ASSERT_TRUE(pair.has_value());
     const ConditionAb ab = compareCondition(*pair->asIs->result, *pair->with->result);
-    EXPECT_EQ(ab.condition, "keep-awake 0,1");
+    EXPECT_EQ(ab.condition, "keep-awake 0-1");
     ASSERT_FALSE(ab.movedSteps.empty());
     EXPECT_NE(ab.movedSteps.front().find("idle exit"), std::string::npos) << ab.movedSteps.front();
 }

@@ -120,6 +120,10 @@ std::string runJob(const RunCommand& command, const JobContext& c)
         return errorLine(command.id, traceable.error().message);
     if (Status sides = checkConditionSides(command.spec); !sides)
         return errorLine(command.id, sides.error().message);
+    // A condition's own checks (its CPUs) before the side as is runs, as `run` makes them.
+    if (command.spec.conditioned())
+        if (auto placed = checkSpec(command.spec, c.topology); !placed)
+            return errorLine(command.id, placed.error().message);
     const KeepThreadOff keep(c.topology, c.readerTid, measuredBy(command.spec, c.topology));
     if (!command.asIsFirst) { // the condition's side alone: a lesson measures its own side as is
         auto result = measureSide(command, command.spec, c, true, keep);

@@ -37,7 +37,7 @@ TEST(ConditionPair, AConditionRightAfterTheSamePlacementAsIsIsReadBackAsItsPair)
     EXPECT_FALSE(abPairOf(rows, 4).has_value());
     EXPECT_FALSE(abPairOf(rows, 99).has_value());
     EXPECT_EQ(abSideName(rows[1]), QStringLiteral("as is"));
-    EXPECT_EQ(abSideName(rows[2]), QStringLiteral("keep-awake 0,1"));
+    EXPECT_EQ(abSideName(rows[2]), QStringLiteral("keep-awake 0-1"));
     EXPECT_EQ(abSideName(rows[0]), QString()); // a run of no A/B
     EXPECT_EQ(abSideName(rows[4]), QStringLiteral("keep-awake 0")); // its condition, paired or not
     EXPECT_TRUE(rowLabel(rows[1]).endsWith(QStringLiteral(" · as is"))) << rowLabel(rows[1]).toStdString();
