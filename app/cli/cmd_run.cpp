@@ -9,6 +9,7 @@
 #include "trace_options.h"
 #include "ws_table.h"
 
+#include "ctxscope/condition_sides.h"
 #include "ctxscope/csv.h"
 #include "ctxscope/lesson.h"
 #include "ctxscope/results_file.h"
@@ -127,16 +128,12 @@ int run(const RunOptions& o)
         return badInput("--trace does not take --ws: trace the benchmark without a working set");
     if (Status traceable = o.trace.check(spec); !traceable)
         return badInput(traceable.error().message);
-    if (spec.conditioned() && spec.wsBytes > 0)
-        return badInput("--keep-awake and --pm-qos-us do not take --ws: run the condition without a working set");
-    if (spec.pmQosUs) {
-        if (Status allowed = checkPmQos(*spec.pmQosUs); !allowed)
-            return badInput(allowed.error().message);
-        if (readSysInfo().idleStates.empty())
-            fmt::print(stderr,
-                "ctxscope-cli: this machine has no cpuidle states, so --pm-qos-us changes nothing here "
-                "(measured anyway, as the A/B's 'as is')\n");
-    }
+    if (Status sides = checkConditionSides(spec); !sides)
+        return badInput(sides.error().message);
+    if (spec.pmQosUs && readSysInfo().idleStates.empty())
+        fmt::print(stderr,
+            "ctxscope-cli: this machine has no cpuidle states, so --pm-qos-us changes nothing here "
+            "(measured anyway, as the A/B's 'as is')\n");
     ProgressLine progress;
     InterruptScope interrupt;
     RunCallbacks callbacks;
@@ -159,21 +156,14 @@ int run(const RunOptions& o)
         return writeOutputs(o.output, doc,
             o.output.samples ? samplesToCsv({ point->roundTripRun }) : resultsToCsv(context, { point->roundTripRun }));
     }
-    // With a condition, an A/B: the same placement as is, then with it.
-    std::vector<BenchSpec> specs { spec };
-    if (spec.conditioned()) {
-        specs.front().keepAwakeCpus.clear();
-        specs.front().pmQosUs.reset();
-        specs.push_back(spec);
-    }
-    std::vector<RunResult> results;
-    for (const BenchSpec& one : specs) {
+    // With a condition, an A/B (measureSides): the same placement as is, then with it.
+    auto measured = measureSides(spec, [&](const BenchSpec& one, std::size_t) -> Expected<RunResult> {
         if (one.conditioned() && o.output.tableOnStdout())
             fmt::print("with {}:\n", conditionText(one));
         auto result = runBenchmark(one, topology, callbacks, interrupt.token());
         progress.clear();
         if (!result)
-            return failed(result.error(), interrupt);
+            return result;
         if (o.output.tableOnStdout()) {
             fmt::print("{}", formatResults({ *result }));
             if (!result->keepAwakeTasks.empty())
@@ -184,19 +174,21 @@ int run(const RunOptions& o)
         if (o.trace.wanted()) {
             auto traced = traceRun(o.trace, one, topology, *result, progress, interrupt);
             if (!traced)
-                return failed(traced.error(), interrupt);
+                return traced.error();
             if (o.output.tableOnStdout())
                 fmt::print("{}", formatTraceSummary(traced->summary));
             result->trace = std::move(traced->summary); // its block in the result's entry
             if (!result->interference) // /proc could not say what else ran: the trace can
                 result->interference = traceInterference(*result->trace);
         }
-        results.push_back(std::move(*result));
-    }
-    if (results.size() == 2 && o.output.tableOnStdout()) {
-        const ConditionAb ab = compareCondition(results[0], results[1]);
-        fmt::print("A/B: {}\n", ab.sentence);
-        for (const std::string& moved : ab.movedSteps)
+        return result;
+    });
+    if (!measured)
+        return failed(measured.error(), interrupt);
+    const std::vector<RunResult>& results = measured->results;
+    if (measured->ab && o.output.tableOnStdout()) {
+        fmt::print("A/B: {}\n", measured->ab->sentence);
+        for (const std::string& moved : measured->ab->movedSteps)
             fmt::print("  {}\n", moved);
     }
     const nlohmann::json report = makeReport(context, results, o.output.samples);

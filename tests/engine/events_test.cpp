@@ -291,6 +291,12 @@ std::vector<Event> everyKind()
         ErrorEvent { 6, "command 6 is still measuring" },
         ErrorEvent { std::nullopt, "not a JSON line" },
         ByeEvent {},
+        // A condition's A/B (last, so the indices above stay): the side as is, then the condition's.
+        ResultEvent { 12, test::sampleResult(), 0, true },
+        ResultEvent { 12, test::sampleResult(), 0, false,
+            ConditionAb { "keep-awake 0,1", 0.42, 0.4, 0.45, "matters",
+                "With keep-awake 0,1, the futex op took 0.42x as long: it matters.",
+                { "idle exit: 7.0 µs -> gone (0 of 9,812 hand-overs)" } } },
     };
 }
 
@@ -665,4 +671,28 @@ TEST(Events, EveryMessageTypeIsDocumented)
         const std::string type = nlohmann::json::parse(commandLine(command)).at("type").get<std::string>();
         EXPECT_TRUE(documented(toWorker, type)) << "docs/protocol.md has no '→ worker' row for `" << type << "`";
     }
+}
+
+TEST(Events, AConditionsAbSidesComeBack)
+{
+    const auto events = everyKind();
+    const auto asIs = std::get<ResultEvent>(parsed(eventLine(events[events.size() - 2])));
+    EXPECT_TRUE(asIs.asIs);
+    EXPECT_FALSE(asIs.ab);
+    const auto with = std::get<ResultEvent>(parsed(eventLine(events.back())));
+    EXPECT_FALSE(with.asIs);
+    ASSERT_TRUE(with.ab);
+    EXPECT_EQ(with.ab->condition, "keep-awake 0,1");
+    EXPECT_DOUBLE_EQ(with.ab->ratio, 0.42);
+    EXPECT_EQ(with.ab->verdict, "matters");
+    EXPECT_EQ(with.ab->movedSteps.size(), 1U);
+    const auto plain = std::get<ResultEvent>(parsed(eventLine(events[6])));
+    EXPECT_FALSE(plain.asIs);
+    EXPECT_FALSE(plain.ab);
+    nlohmann::json line = nlohmann::json::parse(eventLine(events[6]));
+    line["ab"] = { { "side", "before" } };
+    const auto bad = parseEvent(line.dump());
+    ASSERT_TRUE(std::holds_alternative<EventError>(bad));
+    EXPECT_NE(std::get<EventError>(bad).message.find("'ab.side'"), std::string::npos)
+        << std::get<EventError>(bad).message;
 }

@@ -551,3 +551,49 @@ TEST(Protocol, AMatrixOfHundredsOfPusStaysWithinTheLineLimit)
     EXPECT_FALSE(small->body["matrix"].contains("filled_omitted"));
     EXPECT_EQ(small->body["warnings"], json::array({ "a warning" }));
 }
+
+TEST(Protocol, TheConditionsRoundTripAndAreLeftOutWhenNotGiven)
+{
+    BenchSpec spec;
+    spec.bench = "futex";
+    spec.cpus = { 0, 1 };
+    spec.keepAwakeCpus = { 1 };
+    spec.pmQosUs = 0;
+    auto cmd = parseCommand(commandLine(RunCommand { 8, spec }));
+    ASSERT_TRUE(cmd.ok()) << cmd.error().message;
+    EXPECT_EQ(std::get<RunCommand>(*cmd).spec.keepAwakeCpus, std::vector<int> { 1 });
+    EXPECT_EQ(std::get<RunCommand>(*cmd).spec.pmQosUs, 0);
+    EXPECT_TRUE(std::get<RunCommand>(*cmd).asIsFirst); // an A/B unless told otherwise
+    auto alone = parseCommand(commandLine(RunCommand { 8, spec, std::nullopt, false }));
+    ASSERT_TRUE(alone.ok()) << alone.error().message;
+    EXPECT_FALSE(std::get<RunCommand>(*alone).asIsFirst);
+    spec.keepAwakeCpus.clear();
+    spec.pmQosUs.reset();
+    const std::string line = commandLine(RunCommand { 9, spec });
+    EXPECT_EQ(line.find("keep_awake"), std::string::npos) << line;
+    EXPECT_EQ(line.find("pm_qos_us"), std::string::npos) << line;
+    auto plain = parseCommand(line);
+    ASSERT_TRUE(plain.ok()) << plain.error().message;
+    EXPECT_FALSE(std::get<RunCommand>(*plain).spec.conditioned());
+}
+
+TEST(Protocol, MalformedConditionsAreRefusedInOneSentence)
+{
+    const std::pair<const char*, const char*> cases[] = {
+        { R"({"type":"run","id":1,"spec":{"bench":"futex","keep_awake":[-1]}})",
+            "field 'spec.keep_awake' should hold CPU numbers" },
+        { R"({"type":"run","id":1,"spec":{"bench":"futex","keep_awake":"0,1"}})", "keep_awake" },
+        { R"({"type":"run","id":1,"spec":{"bench":"futex","pm_qos_us":-5}})",
+            "field 'spec.pm_qos_us' should be a whole number of microseconds" },
+        { R"({"type":"run","id":1,"spec":{"bench":"futex","pm_qos_us":1.5}})",
+            "field 'spec.pm_qos_us' should be a whole number of microseconds" },
+        { R"({"type":"run","id":1,"spec":{"bench":"futex","pm_qos_us":3000000000}})",
+            "field 'spec.pm_qos_us' should be at most 2000000000 microseconds" },
+    };
+    for (const auto& [line, why] : cases) {
+        auto cmd = parseCommand(line);
+        ASSERT_FALSE(cmd.ok()) << line;
+        EXPECT_NE(cmd.error().message.find(why), std::string::npos) << cmd.error().message;
+        EXPECT_EQ(cmd.error().message.find('\n'), std::string::npos) << cmd.error().message;
+    }
+}

@@ -262,3 +262,61 @@ TEST_F(WorkerJobs, AResultSaysWhenTheReadingThreadHadToShareTheMeasuredCpus)
         [](const std::string& w) { return w.find("reading thread shares the measured CPU") != std::string::npos; }))
         << "warnings: " << json(r->warnings).dump();
 }
+
+TEST_F(WorkerJobs, AKeepAwakeRunSendsTheSideAsIsThenTheConditionsWithItsAb)
+{
+    json spec = pairOnOneCpu(0.01);
+    spec["keep_awake"] = { m_cpu };
+    send({ { "type", "run" }, { "id", 4 }, { "spec", spec } });
+    // The first result line is the side as is; the run ends with the kept-awake side.
+    ASSERT_TRUE(m_out.waitFor("result", seconds(60))) << "no result";
+    ASSERT_TRUE(m_out.waitFor("result", seconds(60))) << "no second result";
+    const auto results = all("result", 4);
+    ASSERT_EQ(results.size(), 2U);
+    EXPECT_EQ(results[0].body.at("ab").at("side"), "as_is");
+    EXPECT_FALSE(results[0].body.at("result").contains("condition"));
+    const json& ab = results[1].body.at("ab");
+    EXPECT_EQ(ab.at("side"), "with");
+    EXPECT_EQ(ab.at("condition"), "keep-awake " + std::to_string(m_cpu));
+    EXPECT_NE(ab.at("sentence").get<std::string>().find("With keep-awake"), std::string::npos) << ab.dump();
+    EXPECT_EQ(results[1].body.at("result").at("condition").at("text"), ab.at("condition"));
+}
+
+TEST_F(WorkerJobs, AConditionWithAWorkingSetIsRefusedInTheCliWords)
+{
+    json spec = pairOnOneCpu(0.01);
+    spec["keep_awake"] = { m_cpu };
+    spec["ws_bytes"] = 65536;
+    send({ { "type", "run" }, { "id", 5 }, { "spec", spec } });
+    auto error = m_out.waitFor("error", seconds(30));
+    ASSERT_TRUE(error) << "no error";
+    EXPECT_EQ(error->body.at("message"),
+        "--keep-awake and --pm-qos-us do not take --ws: run the condition without a working set");
+    EXPECT_TRUE(all("result", 5).empty());
+}
+
+TEST_F(WorkerJobs, AConditionSentAloneIsMeasuredWithItOnly)
+{
+    json spec = pairOnOneCpu(0.01);
+    spec["keep_awake"] = { m_cpu };
+    send({ { "type", "run" }, { "id", 6 }, { "spec", spec }, { "as_is_first", false } });
+    auto result = m_out.waitFor("result", seconds(60));
+    ASSERT_TRUE(result) << "no result";
+    EXPECT_FALSE(result->body.contains("ab"));
+    EXPECT_EQ(result->body.at("result").at("condition").at("text"), "keep-awake " + std::to_string(m_cpu));
+    EXPECT_EQ(all("result", 6).size(), 1U);
+}
+
+TEST_F(WorkerJobs, AKeepAwakeCpuOutsideTheAllowedSetIsRefusedBeforeTheSideAsIsRuns)
+{
+    json spec = pairOnOneCpu(0.01);
+    spec["keep_awake"] = { 4095 };
+    send({ { "type", "run" }, { "id", 7 }, { "spec", spec } });
+    auto error = m_out.waitFor("error", seconds(30));
+    ASSERT_TRUE(error) << "no error";
+    EXPECT_NE(
+        error->body.at("message").get<std::string>().find("--keep-awake CPU 4095 is not one this process may run on"),
+        std::string::npos)
+        << error->body.dump();
+    EXPECT_TRUE(all("result", 7).empty()) << "the side as is ran";
+}

@@ -19,6 +19,7 @@
 #include "topologymappanel.h"
 #include "topologymapwidget.h"
 #include "workerclient.h"
+#include "workerready.h"
 
 #include "ctxscope/trace.h"
 #include "ctxscope/trace_session.h"
@@ -37,23 +38,9 @@
 
 using namespace ctxscope;
 using namespace ctxscope::gui;
+using ctxscope::testing::workerReady;
 
 namespace {
-
-// Waits for the worker's hello and for the run panel to have heard it (a queued connection).
-bool workerReady(MainWindow& window)
-{
-    WorkerClient* controller = window.controller();
-    if (controller->state() != WorkerClient::State::Idle) {
-        QSignalSpy ready(controller, &WorkerClient::workerReady);
-        controller->startWorker();
-        if (!ready.wait(30'000))
-            return false;
-    }
-    QCoreApplication::processEvents();
-    QCoreApplication::processEvents();
-    return true;
-}
 
 // A traced futex run on `cpus`, started from the run panel as a user starts it.
 RunOutcome tracedFutex(MainWindow& window, std::vector<int> cpus)

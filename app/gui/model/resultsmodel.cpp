@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "resultsmodel.h"
+#include "conditionpair.h"
 
 #include "ctxscope/units.h"
 
@@ -127,6 +128,9 @@ QVariant ResultsModel::data(const QModelIndex& index, int role) const
     }
     switch (role) {
     case Qt::DisplayRole:
+        // A side of a condition's A/B says which: "futex · as is", "futex · keep-awake 1".
+        if (const QString side = index.column() == Bench ? abSideName(row) : QString(); !side.isEmpty())
+            return QString(display(*row.result, Bench).toString() + QStringLiteral(" · ") + side);
         return display(*row.result, index.column());
     case Qt::ToolTipRole:
         return toolTip(*row.result, index.column());

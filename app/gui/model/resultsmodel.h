@@ -24,6 +24,9 @@ struct ResultRow {
     // The traced run's whole recording as trace.dat, where this machine's worker wrote it (a
     // file of the app's, for File -> Export trace); empty otherwise. Not saved with the session.
     QString traceFile {};
+    // A condition's A/B (a run with keep-awake or a PM QoS hold is measured as is, then with it):
+    // the other side's row id; 0 for a run of no A/B. The side as is has no condition in its spec.
+    quint64 abPartner = 0;
 };
 
 // One row per finished run: what ran, where, its statistics and self-checks. A thin view

@@ -137,6 +137,10 @@ bool TimelinePage::showRun(quint64 id)
         m_view->setTaskColor(pid, color);
     for (const auto& [pid, name] : r->taskNames)
         m_view->setTaskName(pid, name);
+    for (std::int32_t pid : r->keepAwake) {
+        m_view->setTaskColor(pid, TimelineView::keepAwakeColor());
+        m_view->setTaskName(pid, tr("keep-awake"));
+    }
     m_chooser->setCurrentIndex(m_chooser->findData(QVariant::fromValue(id)));
     updateCaption();
     return true;
@@ -251,6 +255,8 @@ void TimelinePage::updateCaption()
         const auto name = r->taskNames.find(pid);
         parts << swatch(color, tr("task %1").arg(name == r->taskNames.end() ? QString::number(pid) : name->second));
     }
+    if (!r->keepAwake.empty())
+        parts << swatch(TimelineView::keepAwakeColor(), tr("keep-awake"));
     parts << swatch(m_view->taskColor(1), tr("other tasks (a hue each)"))
           << swatch(palette().color(QPalette::Mid), tr("idle (thin band; darker: deeper idle)"));
     m_legend->setText(parts.join(QStringLiteral(" &nbsp; ")));

@@ -13,6 +13,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <vector>
 
 class QComboBox;
@@ -37,6 +38,8 @@ public:
         std::shared_ptr<const TraceWindow> window; // its events; null when only segments were kept
         std::map<std::int32_t, QColor> taskColors; // the measured tasks, as the map draws them
         std::map<std::int32_t, QString> taskNames; // and as the map names them: A, B, ...
+        // The keep-awake threads of its traced run (a condition's): drawn in their own colour.
+        std::set<std::int32_t> keepAwake {};
     };
     explicit TimelinePage(QWidget* parent = nullptr);
 

@@ -36,6 +36,9 @@ public:
     // events); shows the whole recording.
     void setData(std::shared_ptr<const TimelineData> data, std::vector<TimelineLane> lanes);
     const TimelineData* data() const { return m_data.get(); }
+    // The keep-awake threads' colour (a condition's SCHED_IDLE pollers): a pale grey-violet, busy
+    // but apart from the measured tasks' saturated colours and the other tasks' muted hues.
+    static QColor keepAwakeColor() { return QColor(0xC8, 0xBE, 0xDC); }
     // A task's colour (its markers' and curves' colour); others get one from their pid.
     void setTaskColor(std::int32_t pid, const QColor& color);
     void clearTaskColors(); // every task back to the colour its pid gives (and no task names)

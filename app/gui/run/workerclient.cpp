@@ -193,13 +193,14 @@ void WorkerClient::stopWorker()
         emit pinFailed(pin, tr("The worker was stopped before it answered."));
 }
 
-std::optional<quint64> WorkerClient::start(const BenchSpec& spec, std::optional<protocol::RunTrace> trace)
+std::optional<quint64> WorkerClient::start(
+    const BenchSpec& spec, std::optional<protocol::RunTrace> trace, bool asIsFirst)
 {
     if (isBusy())
         return std::nullopt;
     const quint64 id = m_nextId++;
     if (m_state == State::Idle) {
-        send(protocol::commandLine(protocol::RunCommand { id, spec, trace }));
+        send(protocol::commandLine(protocol::RunCommand { id, spec, trace, asIsFirst }));
         m_running = id;
         setState(State::Running);
         emit runStarted(id, spec);
@@ -207,6 +208,7 @@ std::optional<quint64> WorkerClient::start(const BenchSpec& spec, std::optional<
     }
     m_pending = spec;
     m_pendingTrace = trace;
+    m_pendingAsIsFirst = asIsFirst;
     m_pendingId = id;
     startWorker(); // no-op while one is starting
     return id;
@@ -299,7 +301,8 @@ void WorkerClient::handleHello(const QString& description, int protocolVersion)
         std::optional<protocol::RunTrace> trace = std::exchange(m_pendingTrace, {});
         if (!mayTrace().value_or(false))
             trace.reset();
-        send(protocol::commandLine(protocol::RunCommand { m_pendingId, spec, trace }));
+        send(protocol::commandLine(
+            protocol::RunCommand { m_pendingId, spec, trace, std::exchange(m_pendingAsIsFirst, true) }));
         m_running = m_pendingId;
         setState(State::Running);
         emit runStarted(m_pendingId, spec);

@@ -86,7 +86,9 @@ public:
     // hello). Returns the run's id, or nothing when a run is already in progress. With
     // `trace`, a traced run follows the untraced one: its events come in traceEventsAvailable
     // before the result, whose RunResult::trace holds the hand-over's segments.
-    std::optional<quint64> start(const BenchSpec& spec, std::optional<protocol::RunTrace> trace = std::nullopt);
+    // `asIsFirst` false: a spec with a condition is measured with it only, not as an A/B (a lesson's step).
+    std::optional<quint64> start(
+        const BenchSpec& spec, std::optional<protocol::RunTrace> trace = std::nullopt, bool asIsFirst = true);
     // Why the worker may not trace (its hello's sentence: what is missing and how to grant it);
     // empty when it may. Before a hello: that no worker has said yet.
     QString tracingRefusal() const;
@@ -130,6 +132,11 @@ signals:
     // Samples in time order (ns per op), `first` counted from the start of the repetition.
     void samplesAvailable(quint64 id, int repetition, quint64 first, const QVector<double>& nsPerOp);
     void resultAvailable(quint64 id, std::shared_ptr<const ctxscope::RunResult> result);
+    // A run whose spec has a condition (keep-awake, a PM QoS hold) is an A/B: its side as is comes
+    // first, and the run goes on; its last result is the condition's side, announced by its A/B
+    // (the worker's comparison of the two) just before resultAvailable.
+    void asIsResultAvailable(quint64 id, std::shared_ptr<const ctxscope::RunResult> result);
+    void conditionAbAvailable(quint64 id, std::shared_ptr<const ctxscope::ConditionAb> ab);
     // Part of a traced run's event window (the lines come in time order, before its result).
     void traceEventsAvailable(quint64 id, std::shared_ptr<const ctxscope::protocol::TraceEventsEvent> part);
     void runFailed(quint64 id, const QString& message);
@@ -194,6 +201,7 @@ private:
     std::set<quint64> m_pins; // sent, not yet answered
     std::optional<BenchSpec> m_pending; // waits for the hello of a starting worker
     std::optional<protocol::RunTrace> m_pendingTrace; // and whether it is traced
+    bool m_pendingAsIsFirst = true; // and whether a condition is an A/B
     std::optional<protocol::Command> m_pendingJob; // a sweep or matrix waiting the same way
     quint64 m_pendingId = 0;
     bool m_reportedDeath = false;
@@ -203,5 +211,6 @@ private:
 } // namespace ctxscope::gui
 
 Q_DECLARE_METATYPE(std::shared_ptr<const ctxscope::RunResult>)
+Q_DECLARE_METATYPE(std::shared_ptr<const ctxscope::ConditionAb>)
 Q_DECLARE_METATYPE(ctxscope::BenchSpec)
 Q_DECLARE_METATYPE(std::shared_ptr<const ctxscope::protocol::TraceEventsEvent>)

@@ -67,7 +67,13 @@ void WorkerClient::handleLine(const QByteArray& line)
         emit samplesAvailable(*id, samples->repetition, samples->first,
             QVector<double>(samples->nsPerOp.begin(), samples->nsPerOp.end()));
     } else if (auto* result = std::get_if<protocol::ResultEvent>(&event)) {
+        if (result->asIs) { // the first side of an A/B: the run goes on
+            emit asIsResultAvailable(*id, std::make_shared<const RunResult>(std::move(result->result)));
+            return;
+        }
         endRun();
+        if (result->ab)
+            emit conditionAbAvailable(*id, std::make_shared<const ConditionAb>(std::move(*result->ab)));
         emit resultAvailable(*id, std::make_shared<const RunResult>(std::move(result->result)));
     } else if (const auto* error = std::get_if<protocol::ErrorEvent>(&event)) {
         endRun();

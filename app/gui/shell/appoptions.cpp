@@ -70,6 +70,10 @@ AppOptions readAppOptions(const QCoreApplication& app)
                        "timeline are in the Timeline view (--view timeline). With --watch, the watch follows the "
                        "scheduler's events too and Programs shows the threads' wake-ups, and with --view timeline "
                        "their timeline."));
+    const QCommandLineOption keepAwakeOpt(QStringLiteral("keep-awake"),
+        QStringLiteral("Measure each --run as an A/B, as is and then with its CPUs kept awake (the run panel's \"Keep "
+                       "the other CPU awake\"): the pair's A/B sentence under the figures, both sides in the "
+                       "breakdown when traced."));
     const QCommandLineOption lessonOpt(QStringLiteral("lesson"),
         QStringLiteral("Run this lesson (see ctxscope-cli lesson --list) and show its conclusion; "
                        "several run one after the other, as in a lecture."),
@@ -120,8 +124,9 @@ AppOptions readAppOptions(const QCoreApplication& app)
         QStringLiteral("Open Programs and watch this running process's threads on the map (after any runs and "
                        "lesson); with --screenshot, the picture is taken after 8 s of watching."),
         QStringLiteral("PID"));
-    parser.addOptions({ xmlOpt, synthOpt, runOpt, cpusOpt, modeOpt, traceOpt, lessonOpt, plotOpt, openOpt, compareOpt,
-        machinesOpt, zoomOpt, darkOpt, presentOpt, shotOpt, quitOpt, saveOpt, remoteOpt, remoteCliOpt, watchOpt });
+    parser.addOptions(
+        { xmlOpt, synthOpt, runOpt, cpusOpt, modeOpt, traceOpt, keepAwakeOpt, lessonOpt, plotOpt, openOpt, compareOpt,
+            machinesOpt, zoomOpt, darkOpt, presentOpt, shotOpt, quitOpt, saveOpt, remoteOpt, remoteCliOpt, watchOpt });
     parser.process(app);
 
     AppOptions options;
@@ -134,6 +139,7 @@ AppOptions readAppOptions(const QCoreApplication& app)
     options.benches = parser.values(runOpt);
     options.modes = parser.values(modeOpt);
     options.trace = parser.isSet(traceOpt);
+    options.keepAwake = parser.isSet(keepAwakeOpt);
     options.lessons = parser.values(lessonOpt);
     options.view = parser.value(plotOpt);
     options.opens = parser.values(openOpt);
@@ -175,7 +181,7 @@ Expected<std::vector<ScriptedRun>> checkRuns(
                 "unknown benchmark '" + benches[i].toStdString() + "' (one of "
                     + names.join(QStringLiteral(", ")).toStdString() + ")");
         }
-        ScriptedRun run { benches[i], std::nullopt, {}, options.trace };
+        ScriptedRun run { benches[i], std::nullopt, {}, options.trace, options.keepAwake };
         if (run.traced) {
             BenchSpec probe;
             probe.bench = benches[i].toStdString();
@@ -192,6 +198,8 @@ Expected<std::vector<ScriptedRun>> checkRuns(
                 std::min<qsizetype>(i, static_cast<qsizetype>(placements.size()) - 1))];
         runs.push_back(std::move(run));
     }
+    if (options.keepAwake && runs.empty())
+        return optionError("--keep-awake: ", "measures the runs --run asks for as an A/B; give one");
     if (options.trace && runs.empty() && !options.watch)
         return optionError("--trace: ", "traces the runs --run asks for, or the --watch; give one");
     if (!runs.empty() && !machine.live)

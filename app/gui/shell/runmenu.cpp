@@ -11,6 +11,8 @@
 #include "switchratemeter.h"
 #include "topologymapwidget.h"
 
+#include "ctxscope/results_file.h"
+
 #include <QAction>
 #include <QDir>
 #include <QFileInfo>
@@ -30,7 +32,8 @@ RunMenu::RunMenu(const Parts& parts)
 {
     m_controller->setWorkerCpus(m_affinity->original());
     m_coordinator->setStarter([this](const BenchSpec& spec, bool traced) {
-        return startSpec(spec, traced && m_controller->mayTrace().value_or(true));
+        // A lesson's step under a condition is that side only: the lesson has its side as is.
+        return startSpec(spec, traced && m_controller->mayTrace().value_or(true), false);
     });
     m_stream = new StreamRouter(*this, *parts.plots, *parts.views, *parts.topology);
     connect(m_meter, &SwitchRateMeter::rateAvailable, m_parts.status,
@@ -52,6 +55,11 @@ void RunMenu::connectWorker()
             m_parts.status->setWorkerState(state, m_workerDescription);
             // The worker's hello says whether it may trace; a new worker (another machine) says again.
             m_parts.panel->setTracingRefusal(m_controller->tracingRefusal());
+            // and whether it has idle states to hold shallow (unknown before its hello)
+            const auto context = m_controller->workerContext().is_object()
+                ? reportContextFromJson(m_controller->workerContext())
+                : Expected<ReportContext>(makeError("no hello yet"));
+            m_parts.panel->setIdleStates(context ? context->idleStates : -1);
             updateActions();
         },
         queued);
@@ -185,7 +193,7 @@ std::optional<quint64> RunMenu::startRun()
     return startSpec(*spec, m_parts.panel->traced());
 }
 
-std::optional<quint64> RunMenu::startSpec(const BenchSpec& spec, bool traced)
+std::optional<quint64> RunMenu::startSpec(const BenchSpec& spec, bool traced, bool asIsFirst)
 {
     if (!isLive() || refuseUnconnected())
         return std::nullopt;
@@ -206,7 +214,7 @@ std::optional<quint64> RunMenu::startSpec(const BenchSpec& spec, bool traced)
                     = m_traceDir->filePath(QStringLiteral("run-%1.dat").arg(m_traceFiles.size() + 1)).toStdString();
         }
     }
-    const auto id = m_controller->start(spec, trace);
+    const auto id = m_controller->start(spec, trace, asIsFirst);
     if (id && trace && !trace->out.empty())
         m_traceFiles[*id] = QString::fromStdString(trace->out);
     if (!id) {

@@ -56,7 +56,8 @@ public:
     // measured PUs. Returns the run id, or nothing with the reason in the status bar.
     std::optional<quint64> startRun();
     // The same for any spec (a lesson's steps); `traced`: a traced run follows (WorkerClient::start).
-    std::optional<quint64> startSpec(const BenchSpec& spec, bool traced = false);
+    // `asIsFirst` false: a condition without its A/B (WorkerClient::start).
+    std::optional<quint64> startSpec(const BenchSpec& spec, bool traced = false, bool asIsFirst = true);
     // A working-set sweep, or a placement matrix of a benchmark and mode, through the worker;
     // their views fill as they measure (StreamRouter).
     std::optional<quint64> startSweep(const SweepSpec& spec);

@@ -93,6 +93,8 @@ RunPanel::RunPanel(QWidget* parent)
     m_spinNs->setToolTip(tr("How long a waiting task spins on the futex word before it sleeps on it (--spin-ns); 0 "
                             "sleeps at once"));
     m_trace = new QCheckBox(tr("T&race the scheduler"), this);
+    m_keepAwake = new QCheckBox(tr("&Keep the other CPU awake"), this);
+    m_shallow = new QCheckBox(tr("&Hold C-states shallow"), this);
     m_tracingRefusal = tr("Whether this machine may trace is known once the worker has started.");
     m_problem = new QLabel(this);
     m_problem->setWordWrap(true);
@@ -118,6 +120,8 @@ RunPanel::RunPanel(QWidget* parent)
     form->addRow(tr("R&epetitions:"), m_repetitions);
     form->addRow(tr("Po&licy:"), m_policy);
     form->addRow(QString(), m_trace);
+    form->addRow(QString(), m_keepAwake);
+    form->addRow(QString(), m_shallow);
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(form);
     layout->addWidget(m_problem);
@@ -135,7 +139,11 @@ RunPanel::RunPanel(QWidget* parent)
         connect(box, &QComboBox::currentIndexChanged, this, &RunPanel::specChanged);
     connect(m_tasks, &QSpinBox::valueChanged, this, &RunPanel::updatePlacementInfo);
     connect(m_ws, &QLineEdit::textChanged, this, &RunPanel::specChanged);
+    for (QCheckBox* box : { m_keepAwake, m_shallow })
+        connect(box, &QCheckBox::toggled, this, &RunPanel::specChanged);
     connect(m_spinNs, &QSpinBox::valueChanged, this, &RunPanel::specChanged);
+    // The conditions' availability first: the problem line reads the spec they go into.
+    connect(this, &RunPanel::specChanged, this, &RunPanel::updateConditionSwitches);
     connect(this, &RunPanel::specChanged, this, &RunPanel::showProblem);
     // Sized to their longest entry (at first show, in presentation mode's larger type) the
     // choices widened the panel to 400 pixels and a 1280 window past the screen after F11: a
@@ -300,5 +308,7 @@ void RunPanel::runEnded(const QString& outcome, bool completed)
         m_progress->setValue(m_progress->maximum());
     m_eta->setText(outcome);
 }
+
+QString RunPanel::outcomeText() const { return m_eta->text(); }
 
 } // namespace ctxscope::gui

@@ -81,6 +81,14 @@ public:
     // Whether Run starts a traced run: checked, allowed, and the benchmark has something to trace.
     bool traced() const;
     QCheckBox* traceSwitch() const { return m_trace; }
+    // The conditions a run may be measured under, each as an A/B (as is, then with it; never
+    // remembered): "Keep the other CPU awake" (a SCHED_IDLE polling thread on each CPU of the
+    // placement) and "Hold C-states shallow" (/dev/cpu_dma_latency at 0), the latter only where
+    // the machine the runs go to has cpuidle states: `count` as its worker's hello says, -1
+    // before one.
+    void setIdleStates(int count);
+    QCheckBox* keepAwakeSwitch() const { return m_keepAwake; }
+    QCheckBox* shallowSwitch() const { return m_shallow; }
 
     void loadSettings();
     void saveSettings() const;
@@ -89,6 +97,8 @@ public:
     void runStarted();
     void showProgress(const QString& stage, int repetition, int repetitions, double fraction);
     void runEnded(const QString& outcome, bool completed);
+    // The line under the progress bar: the run's stage, or how it ended (a condition's A/B too).
+    QString outcomeText() const;
 
     QComboBox* benchmarkChooser() const { return m_bench; }
     QComboBox* placementChooser() const { return m_placement; }
@@ -102,6 +112,9 @@ signals:
 private:
     void benchmarkChanged();
     void updateTraceSwitch();
+    void updateConditionSwitches();
+    // The conditions checked and allowed, put into a spec whose placement is set.
+    void addConditions(BenchSpec& spec) const;
     void updatePlacementInfo();
     void showProblem();
     const BenchInfo* currentBench() const;
@@ -128,6 +141,9 @@ private:
     QSpinBox* m_spinNs = nullptr; // its row is shown for spin-futex only
     QCheckBox* m_trace = nullptr;
     QString m_tracingRefusal;
+    QCheckBox* m_keepAwake = nullptr;
+    QCheckBox* m_shallow = nullptr;
+    int m_idleStates = -1;
     QFormLayout* m_form = nullptr;
     QLabel* m_problem = nullptr;
     QProgressBar* m_progress = nullptr;

@@ -217,6 +217,7 @@ Expected<BenchSpec> RunPanel::spec() const
         break;
     }
     }
+    addConditions(spec);
     return spec;
 }
 

@@ -89,6 +89,13 @@ void ScriptedSession::startNext()
         finish();
         return;
     }
+    panel->keepAwakeSwitch()->setChecked(run.keepAwake);
+    if (run.keepAwake && !panel->keepAwakeSwitch()->isEnabled()) {
+        std::fprintf(stderr, "ctxscope: --keep-awake: %s\n", qPrintable(panel->keepAwakeSwitch()->toolTip()));
+        m_exitCode = 2;
+        finish();
+        return;
+    }
     m_waitingFor = m_launcher.startRun();
     if (!m_waitingFor) {
         const auto spec = panel->spec();

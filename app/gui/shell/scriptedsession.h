@@ -26,6 +26,7 @@ struct ScriptedRun {
     std::optional<BenchMode> mode;
     std::vector<int> cpus; // empty: the placement chosen in the run panel
     bool traced = false; // --trace: "Trace the scheduler" checked for it
+    bool keepAwake = false; // --keep-awake: "Keep the other CPU awake" checked for it
 };
 
 // What the command line asked for, in order: the runs one after the other, a lesson, a

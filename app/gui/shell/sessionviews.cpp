@@ -4,6 +4,7 @@
 #include "taskselection.h"
 
 #include "compareplot.h"
+#include "conditionpair.h"
 #include "distributionplot.h"
 #include "heatmapplot.h"
 #include "ladderplot.h"
@@ -133,8 +134,12 @@ void SessionViews::refreshTimeline()
     std::vector<TimelinePage::Run> runs;
     for (const ResultRow* row : traced) {
         const QString label = runLabel(*row->result);
-        TimelinePage::Run run { row->id, legendLabel(row->id, label),
-            legendLabel(row->id, label.section(QStringLiteral(" · "), -1)), row->result, row->traceWindow, {}, {} };
+        // A side of a condition's A/B says which in its bar too: "#4 cross-package (0,1) · as is".
+        const QString side = abSideName(*row);
+        const QString sideText = side.isEmpty() ? QString() : QStringLiteral(" · ") + side;
+        TimelinePage::Run run { row->id, legendLabel(row->id, label + sideText),
+            legendLabel(row->id, label.section(QStringLiteral(" · "), -1) + sideText), row->result, row->traceWindow,
+            {}, {} };
         if (!row->machine.isEmpty()) {
             run.label += QStringLiteral(" · ") + row->machine;
             run.barLabel += QStringLiteral(" · ") + row->machine;
@@ -145,6 +150,8 @@ void SessionViews::refreshTimeline()
             run.taskColors[static_cast<std::int32_t>(tasks[i])] = TopologyMapWidget::taskColor(static_cast<int>(i));
             run.taskNames[static_cast<std::int32_t>(tasks[i])] = taskName(static_cast<int>(i));
         }
+        for (long task : row->result->trace->keepAwakeTasks)
+            run.keepAwake.insert(static_cast<std::int32_t>(task));
         runs.push_back(std::move(run));
     }
     TimelinePage* page = m_parts.plots->timelinePage();
@@ -173,6 +180,7 @@ std::vector<ResultRow> SessionViews::rowsOf(
         if (i < traces.size() && traces[i])
             m_traces[rows.back().id] = std::move(traces[i]);
     }
+    pairConditionSides(rows); // a condition's A/B read back
     return rows;
 }
 
@@ -201,6 +209,8 @@ void SessionViews::runBegins(quint64 id)
     m_numbers.emplace(id, static_cast<int>(m_parts.store->runs().size()) + 1); // the row its result will get
     showStage();
 }
+
+void SessionViews::runContinues(quint64 id) { m_numbers[id] = static_cast<int>(m_parts.store->runs().size()) + 1; }
 
 void SessionViews::showEarlierRuns(bool on)
 {

@@ -72,6 +72,9 @@ public:
     void beginStage(bool lesson); // a lesson's runs all join it, until endLessonStage
     void endLessonStage();
     void runBegins(quint64 id); // a run measured here: a stage of its own, unless a lesson is on
+    // A run whose first side (a condition's A/B as is) was just added as a row: its result will
+    // get the next row's number.
+    void runContinues(quint64 id);
     void showEarlierRuns(bool on);
     bool showsEarlierRuns() const { return m_showEarlier; }
     // "#3 futex · thread · same-pu (0,0)": the run's number is its row in the results table, so

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "streamrouter.h"
 
+#include "conditionpair.h"
 #include "heatmapdata.h"
 #include "liveplot.h"
 #include "machinecards.h"
@@ -54,6 +55,10 @@ void StreamRouter::connectRuns()
         },
         queued);
     connect(c, &WorkerClient::traceEventsAvailable, this, &StreamRouter::onTraceEvents, queued);
+    connect(c, &WorkerClient::asIsResultAvailable, this, &StreamRouter::onAsIsResult, queued);
+    connect(
+        c, &WorkerClient::conditionAbAvailable, this,
+        [this](quint64 id, std::shared_ptr<const ConditionAb> ab) { m_abs[id] = std::move(ab); }, queued);
     connect(c, &WorkerClient::resultAvailable, this, &StreamRouter::onResult, queued);
     connect(c, &WorkerClient::runFailed, this, &StreamRouter::onRunFailed, queued);
     connect(c, &WorkerClient::runCancelled, this, &StreamRouter::onRunCancelled, queued);
@@ -84,8 +89,10 @@ void StreamRouter::onRunStarted(quint64 id, const BenchSpec& spec)
         if (auto r = relationOf(*m_topology, cpus[0], cpus[1]))
             relation = *r;
     m_views.runBegins(id); // a stage of its own, or the lesson's
-    m_plots.livePlot()->beginRun(
-        id, m_views.legendLabel(id, runLabel(spec.bench, spec.mode, relation, cpus) + onServer()), m_views.colorOf(id));
+    m_liveLabel = runLabel(spec.bench, spec.mode, relation, cpus)
+        + (spec.conditioned() ? QStringLiteral(" · ") + QString::fromStdString(conditionText(spec)) : QString())
+        + onServer();
+    m_plots.livePlot()->beginRun(id, m_views.legendLabel(id, m_liveLabel), m_views.colorOf(id));
     m_plots.showLive();
     m_progressTimer->stop();
     m_progress = {};
@@ -146,21 +153,25 @@ void StreamRouter::showProgress()
 void StreamRouter::onResult(quint64 id, std::shared_ptr<const RunResult> result)
 {
     const QColor color = m_views.colorOf(id);
-    const QString label = runLabel(*result) + onServer();
+    ResultRow row { id, result, color, serverName(), nullptr, m_launcher.traceFileOf(id), takeAsIsRow(id) };
+    const QString label = rowLabel(row) + onServer();
     m_plots.livePlot()->finishRun(id, result); // the result's samples, unrounded, replace the stream's
     if (QCPGraph* median = m_plots.livePlot()->medianGraph(id))
         median->setName(m_views.legendLabel(id, label)); // as measured (an unpinned run's class is now known)
-    std::shared_ptr<const TraceWindow> events;
     if (auto window = m_traceWindows.extract(id); !window.empty() && !window.mapped().events.empty())
-        events = std::make_shared<const TraceWindow>(std::move(window.mapped()));
-    m_views.store().addRun(
-        ResultRow { id, result, color, serverName(), std::move(events), m_launcher.traceFileOf(id) });
+        row.traceWindow = std::make_shared<const TraceWindow>(std::move(window.mapped()));
+    m_views.store().addRun(std::move(row));
     m_views.fitResultColumns();
+    // A condition's A/B is the run's verdict: said under its figures and in the status bar.
+    const QString ab = takeAbText(id);
     m_launcher.panel()->runEnded(tr("Done: median %1 per op in %2 s")
                                      .arg(QString::fromStdString(formatDuration(result->stats.p50)))
-                                     .arg(result->seconds, 0, 'f', 1),
+                                     .arg(result->seconds, 0, 'f', 1)
+            + (ab.isEmpty() ? QString() : QLatin1Char('\n') + ab),
         true);
-    showMessage(tr("%1: median %2").arg(label, QString::fromStdString(formatDuration(result->stats.p50))), 15000);
+    showMessage(ab.isEmpty() ? tr("%1: median %2").arg(label, QString::fromStdString(formatDuration(result->stats.p50)))
+                             : ab.section(QLatin1Char('\n'), 0, 0),
+        ab.isEmpty() ? 15000 : 30000);
     m_launcher.runEnded(id, RunOutcome::Succeeded, QString());
 }
 
@@ -191,6 +202,8 @@ void StreamRouter::markUnfinished(quint64 id, const QString& how)
 
 void StreamRouter::onRunFailed(quint64 id, const QString& message)
 {
+    takeAsIsRow(id); // a side as is measured before stays, a row of its own
+    takeAbText(id);
     m_surveyRuns.erase(id);
     // A failed run has no result to name in a legend: the run panel and status bar say why.
     m_traceWindows.erase(id);
@@ -202,6 +215,8 @@ void StreamRouter::onRunFailed(quint64 id, const QString& message)
 
 void StreamRouter::onRunCancelled(quint64 id)
 {
+    takeAsIsRow(id);
+    takeAbText(id);
     m_traceWindows.erase(id);
     m_surveyRuns.erase(id); // a cancelled survey makes no card: its runs were a part of it
     markUnfinished(id, tr("cancelled"));

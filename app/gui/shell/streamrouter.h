@@ -49,6 +49,13 @@ private:
     void showProgress(); // the latest progress, in the run panel and the status bar
     void onTraceEvents(quint64 id, std::shared_ptr<const ctxscope::protocol::TraceEventsEvent> part);
     void onResult(quint64 id, std::shared_ptr<const ctxscope::RunResult> result);
+    // A condition's A/B (streamrouterab.cpp): its side as is becomes a row of its own while the
+    // condition's side streams on; the condition's side pairs with it and says the A/B.
+    void onAsIsResult(quint64 id, std::shared_ptr<const ctxscope::RunResult> result);
+    // The condition's side's row id partner and the A/B's text for the run panel; 0 and empty
+    // for a run of no A/B. Forgets them.
+    quint64 takeAsIsRow(quint64 id);
+    QString takeAbText(quint64 id);
     void onRunFailed(quint64 id, const QString& message);
     void onRunCancelled(quint64 id);
     void markUnfinished(quint64 id, const QString& how); // its partial curve stays, named so
@@ -65,6 +72,9 @@ private:
     std::map<quint64, std::vector<RunResult>> m_matrixRuns; // of matrices being measured
     std::map<quint64, TraceWindow> m_traceWindows; // of traced runs, until their result
     std::map<quint64, std::vector<RunResult>> m_surveyRuns; // of surveys being measured
+    QString m_liveLabel; // the running run's, as its live curve is named (without its number)
+    std::map<quint64, quint64> m_asIsRows; // run id -> the row of its side as is
+    std::map<quint64, std::shared_ptr<const ConditionAb>> m_abs; // run id -> its A/B, until its result
     struct Progress {
         quint64 id = 0;
         QString stage;

@@ -86,6 +86,11 @@ struct ResultEvent {
     // Raw samples left out of the line to keep it within kMaxLineBytes (they were streamed);
     // 0 when the line holds them all.
     std::size_t samplesOmitted = 0;
+    // A spec with a condition (keep_awake, pm_qos_us) is measured as an A/B (measureSides): its
+    // run sends two results, the side as is first (`asIs`, which does not end the run), then the
+    // condition's side with `ab`, their comparison. Neither for a run without a condition.
+    bool asIs = false;
+    std::optional<ConditionAb> ab {};
 };
 
 // Part of a traced run's events, before its result: together the lines hold the last `window`

@@ -99,7 +99,8 @@ namespace ctxscope::protocol {
 // 4: tracing: "trace" in run and watch, trace_events, the hello's "tracing".
 // 5: survey, survey_step and survey_result; a run's "trace" may name an "out" file.
 // 6: a traced watch's "events": its threads' scheduler events after each sample.
-inline constexpr int kVersion = 6;
+// 7: a spec's conditions ("keep_awake", "pm_qos_us") and a run's A/B: two results, each with "ab".
+inline constexpr int kVersion = 7;
 inline constexpr std::size_t kMaxLineBytes = 1U << 20;
 // The error for an input line longer than kMaxLineBytes.
 std::string longLineMessage(std::size_t bytes);
@@ -121,6 +122,9 @@ struct RunCommand {
     std::uint64_t id = 0;
     BenchSpec spec;
     std::optional<RunTrace> trace {};
+    // A spec with a condition is measured as an A/B, as is first (measureSides), as `run` does;
+    // false: with the condition only (a lesson's step: the lesson measures its own side as is).
+    bool asIsFirst = true;
 };
 struct SweepCommand {
     std::uint64_t id = 0;

@@ -30,6 +30,7 @@ struct ReportContext {
     double mhzPerCpu = 0;
     bool hypervisor = false;
     std::string hypervisorVendor;
+    int idleStates = -1; // cpuidle states of the machine (sysinfo's idle_states); -1 when it does not say
     nlohmann::json raw; // the whole context object as read or written
 };
 

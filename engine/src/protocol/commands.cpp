@@ -44,6 +44,12 @@ std::optional<int> optInt(FieldReader& in, const char* key)
     return static_cast<int>(*v);
 }
 
+// An optional list of CPU numbers ("cpus", "keep_awake"); empty when absent.
+std::vector<int> optCpuNumbers(FieldReader& in, const char* key)
+{
+    return in.optArray(key) ? report::cpuNumbers(in, key) : std::vector<int> {};
+}
+
 RunBudget optionsFrom(FieldReader& in)
 {
     RunBudget o;
@@ -67,6 +73,10 @@ json specToJson(const BenchSpec& spec)
         j["ws_bytes"] = spec.wsBytes;
     if (spec.spinNs)
         j["spin_ns"] = *spec.spinNs;
+    if (!spec.keepAwakeCpus.empty())
+        j["keep_awake"] = spec.keepAwakeCpus;
+    if (spec.pmQosUs)
+        j["pm_qos_us"] = *spec.pmQosUs;
     return j;
 }
 
@@ -81,15 +91,7 @@ Expected<BenchSpec> specFromJson(const json& j)
             in.fail("spec.mode should be thread or process, not '" + *mode + "'");
         spec.mode = m.value_or(BenchMode::Thread);
     }
-    if (const json* cpus = in.optArray("cpus")) {
-        for (const auto& c : *cpus) {
-            if (!c.is_number_integer() || c.get<std::int64_t>() < 0 || c.get<std::int64_t>() > 65535) {
-                in.fail("spec.cpus should hold CPU numbers");
-                break;
-            }
-            spec.cpus.push_back(c.get<int>());
-        }
-    }
+    spec.cpus = optCpuNumbers(in, "cpus");
     if (auto rel = in.optString("relation")) {
         spec.relation = relationFromString(*rel);
         if (!spec.relation)
@@ -116,6 +118,15 @@ Expected<BenchSpec> specFromJson(const json& j)
         spec.opsPerSample = *k >= 0 && *k <= 1e18 ? static_cast<std::uint64_t>(*k) : 0;
     spec.wsBytes = optByteCount(in, "ws_bytes").value_or(0);
     spec.spinNs = optWholeNumber(in, "spin_ns", "nanoseconds");
+    // The conditions (run --keep-awake, --pm-qos-us): their shape here; the CPUs' and the hold's
+    // own checks are the engine's, as for the CLI (checkSpec, checkConditionSides).
+    spec.keepAwakeCpus = optCpuNumbers(in, "keep_awake");
+    if (auto us = optWholeNumber(in, "pm_qos_us", "microseconds")) {
+        if (*us > static_cast<std::uint64_t>(kMaxPmQosUs))
+            in.fail("field 'spec.pm_qos_us' should be at most " + std::to_string(kMaxPmQosUs) + " microseconds");
+        else
+            spec.pmQosUs = static_cast<int>(*us);
+    }
     if (!in.ok())
         return makeError(in.error());
     return spec;
@@ -157,6 +168,7 @@ Expected<Command> runCommand(std::uint64_t id, FieldReader& in)
         c.trace = runTraceFrom(t);
         in.absorb(t);
     }
+    c.asIsFirst = in.optBoolean("as_is_first").value_or(true);
     if (!in.ok())
         return makeError(in.error());
     return Command { std::move(c) };
@@ -343,6 +355,8 @@ std::string commandLine(const Command& command)
                         { "events", c.trace->windowEvents } };
                 if (c.trace && !c.trace->out.empty())
                     j["trace"]["out"] = c.trace->out;
+                if (!c.asIsFirst)
+                    j["as_is_first"] = false;
                 return j.dump();
             } else if constexpr (std::is_same_v<T, SweepCommand>) {
                 json j { { "type", "sweep" }, { "id", c.id }, { "spec", specToJson(c.spec.base) },

@@ -121,6 +121,26 @@ Event readResult(FieldReader& in)
         return e;
     e.result = take(in, resultFromJson(entry));
     e.samplesOmitted = entry.value("samples_omitted", std::size_t { 0 });
+    if (const json* ab = in.optObject("ab")) {
+        FieldReader a(*ab, in.where("ab"));
+        const std::string side = a.string("side");
+        if (side == "as_is") {
+            e.asIs = true;
+        } else if (side == "with") {
+            ConditionAb c;
+            c.condition = a.string("condition");
+            c.ratio = a.number("ratio");
+            c.low = a.number("low");
+            c.high = a.number("high");
+            c.verdict = a.string("verdict");
+            c.sentence = a.string("sentence");
+            c.movedSteps = sentences(a, "moved_steps");
+            e.ab = std::move(c);
+        } else if (a.ok()) {
+            a.fail("field '" + a.where("side") + "' should be \"as_is\" or \"with\"");
+        }
+        in.absorb(a);
+    }
     return e;
 }
 

@@ -58,9 +58,21 @@ json toJson(const SamplesEvent& e)
     return j;
 }
 
+// A result's side of a condition's A/B: {"side": "as_is"}, or the condition's side and the comparison.
+json abToJson(const ResultEvent& e)
+{
+    if (e.asIs || !e.ab)
+        return { { "side", "as_is" } };
+    const ConditionAb& ab = *e.ab;
+    return { { "side", "with" }, { "condition", ab.condition }, { "ratio", ab.ratio }, { "low", ab.low },
+        { "high", ab.high }, { "verdict", ab.verdict }, { "sentence", ab.sentence }, { "moved_steps", ab.movedSteps } };
+}
+
 json toJson(const ResultEvent& e)
 {
     json j = message("result", e.id);
+    if (e.asIs || e.ab)
+        j["ab"] = abToJson(e);
     if (e.samplesOmitted == 0) {
         j["result"] = resultToJson(e.result, true);
         if (j.dump().size() <= kMaxLineBytes)

@@ -3,6 +3,8 @@
 #include "protocol/worker_jobs.h"
 #include "ctxscope/trace_session.h"
 
+#include "ctxscope/condition_sides.h"
+#include "ctxscope/events.h"
 #include "ctxscope/thread_affinity.h"
 #include "ctxscope/traced_run.h"
 
@@ -65,11 +67,14 @@ Status traceCheck(const RunCommand& command)
 
 } // namespace
 
-std::string runJob(const RunCommand& command, const JobContext& c)
+namespace {
+
+// One side of a run (the run itself, or a side of its condition's A/B): measured, then traced
+// when asked. Its events stream before its result; the result keeps the untraced figures and
+// carries the traced run's segments.
+Expected<RunResult> measureSide(
+    const RunCommand& command, const BenchSpec& spec, const JobContext& c, bool last, const KeepThreadOff& keep)
 {
-    if (Status traceable = traceCheck(command); !traceable)
-        return errorLine(command.id, traceable.error().message);
-    const KeepThreadOff keep(c.topology, c.readerTid, measuredBy(command.spec, c.topology));
     RunCallbacks callbacks;
     callbacks.samples = [&](const SampleBatch& b) {
         for (const std::string& line : samplesLines(command.id, b))
@@ -78,34 +83,64 @@ std::string runJob(const RunCommand& command, const JobContext& c)
     callbacks.progress = [&](const Progress& p) { c.write(progressLine(command.id, p)); };
     RunContext context;
     context.controllerPid = c.controllerPid;
-    auto result = runBenchmark(command.spec, c.topology, callbacks, c.stop, &context);
+    auto result = runBenchmark(spec, c.topology, callbacks, c.stop, &context);
     if (!result)
-        return failureLine(command.id, c, result.error());
+        return result;
     for (std::string& w : warningOf(keep))
         result->warnings.push_back(std::move(w));
-    if (command.trace) {
-        // The traced run after the untraced one: its events stream before the result, which
-        // carries their segments and keeps the untraced figures.
-        TracedRunOptions options = tracedRunOptions(*command.trace);
-        options.marks = { "ctxscope worker: traced run of command " + std::to_string(command.id) };
-        RunCallbacks traced;
-        traced.progress = [&](const Progress& p) {
-            Progress q = p;
-            q.stage = "traced";
-            c.write(progressLine(command.id, q));
-        };
-        auto t = runTraced(command.spec, c.topology, *result, options, traced, c.stop);
-        if (!t)
-            return failureLine(command.id, c, t.error());
-        for (const std::string& line : traceEventsLines(command.id, t->trace, command.trace->windowEvents))
-            c.write(line);
-        // The whole recording to the file asked for; a file that cannot be written costs the run nothing.
-        if (const std::string& out = command.trace->out; !out.empty())
-            if (Status written = writeTraceFile(t->raw, out, traceComments(*result, t->summary.ops)); !written)
-                result->warnings.push_back("the traced run's trace file was not written: " + written.error().message);
-        result->trace = std::move(t->summary);
+    if (!command.trace)
+        return result;
+    TracedRunOptions options = tracedRunOptions(*command.trace);
+    options.marks = { "ctxscope worker: traced run of command " + std::to_string(command.id) };
+    RunCallbacks traced;
+    traced.progress = [&](const Progress& p) {
+        Progress q = p;
+        q.stage = "traced";
+        c.write(progressLine(command.id, q));
+    };
+    auto t = runTraced(spec, c.topology, *result, options, traced, c.stop);
+    if (!t)
+        return t.error();
+    for (const std::string& line : traceEventsLines(command.id, t->trace, command.trace->windowEvents))
+        c.write(line);
+    // The whole recording to the file asked for (an A/B's: the condition's side, measured last);
+    // a file that cannot be written costs the run nothing.
+    if (const std::string& out = command.trace->out; !out.empty() && last)
+        if (Status written = writeTraceFile(t->raw, out, traceComments(*result, t->summary.ops)); !written)
+            result->warnings.push_back("the traced run's trace file was not written: " + written.error().message);
+    result->trace = std::move(t->summary);
+    return result;
+}
+
+} // namespace
+
+std::string runJob(const RunCommand& command, const JobContext& c)
+{
+    if (Status traceable = traceCheck(command); !traceable)
+        return errorLine(command.id, traceable.error().message);
+    if (Status sides = checkConditionSides(command.spec); !sides)
+        return errorLine(command.id, sides.error().message);
+    // A condition's own checks (its CPUs) before the side as is runs, as `run` makes them.
+    if (command.spec.conditioned())
+        if (auto placed = checkSpec(command.spec, c.topology); !placed)
+            return errorLine(command.id, placed.error().message);
+    const KeepThreadOff keep(c.topology, c.readerTid, measuredBy(command.spec, c.topology));
+    if (!command.asIsFirst) { // the condition's side alone: a lesson measures its own side as is
+        auto result = measureSide(command, command.spec, c, true, keep);
+        return result ? resultLine(command.id, *result) : failureLine(command.id, c, result.error());
     }
-    return resultLine(command.id, *result);
+    // With a condition, an A/B (measureSides): the side as is goes out as soon as it is measured.
+    const std::size_t sides = conditionSides(command.spec).size();
+    auto measured = measureSides(command.spec, [&](const BenchSpec& side, std::size_t index) {
+        auto result = measureSide(command, side, c, index + 1 == sides, keep);
+        if (result && index + 1 < sides)
+            c.write(eventLine(ResultEvent { command.id, *result, 0, true }));
+        return result;
+    });
+    if (!measured)
+        return failureLine(command.id, c, measured.error());
+    return eventLine(
+        ResultEvent { command.id, std::move(measured->results.back()), 0, false, std::move(measured->ab) });
 }
 
 std::string sweepJob(const SweepCommand& command, const JobContext& c)

@@ -110,6 +110,8 @@ Expected<ReportContext> reportContextFromJson(const json& context)
             out.hypervisor = s.optBoolean("hypervisor").value_or(false);
             // Files written before hypervisorName hold the raw signature ("KVMKVMKVM").
             out.hypervisorVendor = hypervisorName(s.optString("hypervisor_vendor").value_or(""));
+            if (const json* idle = s.optArray("idle_states"))
+                out.idleStates = static_cast<int>(idle->size());
             c.absorb(s);
         }
         ctx.absorb(c);
