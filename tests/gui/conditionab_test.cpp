@@ -163,7 +163,7 @@ TEST(ConditionAb, AWorkersAbLandsAsAPairWithItsSentence)
 {
     // The real worker, its A/B's sentence replaced on the way: what the app shows is the
     // worker's sentence, not one it made up.
-    const QString sentence = QStringLiteral("the fake worker's A/B sentence");
+    const QString sentence = QStringLiteral("the sentence the fake worker sent"); // no ' or / (sed)
     QTemporaryDir dir;
     const QString script = dir.filePath(QStringLiteral("worker.sh"));
     QFile file(script);
