@@ -103,6 +103,36 @@ template <typename Row> std::vector<SchedRow> schedRows(const std::vector<Row>& 
     return rows;
 }
 
+// The BPF backend's waits from the enqueue, over the measurable rows: where runqlat starts a
+// wait, and how much of the wait from sched_waking came before it.
+void printFromEnqueue(const std::vector<SchedRow>& rows)
+{
+    std::uint64_t waits = 0;
+    std::uint64_t queued = 0;
+    double wakeSum = 0;
+    double queuedSum = 0;
+    for (const auto& r : rows) {
+        if (!measurable(r.sched) || !r.sched.fromEnqueue.known)
+            continue;
+        waits += r.sched.wake.count;
+        wakeSum += r.sched.wake.meanNs * static_cast<double>(r.sched.wake.count);
+        queued += r.sched.fromEnqueue.count;
+        queuedSum += r.sched.fromEnqueue.meanNs * static_cast<double>(r.sched.fromEnqueue.count);
+    }
+    if (queued == 0)
+        return;
+    const double wakeMean = wakeSum / static_cast<double>(waits);
+    const double queuedMean = queuedSum / static_cast<double>(queued);
+    fmt::print("from the enqueue (sched_wakeup, where runqlat starts): mean {} over {} waits", durationText(queuedMean),
+        queued);
+    // The difference of the means is each wait's way to its CPU only when both count the same waits.
+    if (queued == waits && wakeMean >= queuedMean)
+        fmt::print("; {} of the mean {} from sched_waking came before it: the wake-up's way to the woken thread's "
+                   "CPU (an IPI, an idle exit)",
+            durationText(wakeMean - queuedMean), durationText(wakeMean));
+    fmt::print("\n");
+}
+
 // The scheduler's view of each thread (--trace): wake-up latency, who woke it, who preempted it.
 void printSched(const std::vector<SchedRow>& rows)
 {
@@ -137,6 +167,7 @@ void printSched(const std::vector<SchedRow>& rows)
     }
     if (binned)
         fmt::print("~: estimated within its log2 bin (BPF keeps bins, not each wait; the count and mean are exact)\n");
+    printFromEnqueue(rows);
 }
 
 // The threads an interval's text table shows: the `rows` busiest (switches, then CPU share),

@@ -51,9 +51,17 @@ s = ping["sched"]
 assert s["switch_ins"] + s["unrecorded_switch_ins"] > 100, s
 w = s["wake_latency"]
 assert w["from_bins"] is True and w["count"] > 100 and sum(w["log2_hist"]) == w["count"], w
+# The same waits from the enqueue (runqlat's start): as many, in µs bins, none longer. As many
+# within 2: the program counts a wait from sched_waking, then from the enqueue, and a reading at
+# either end of the window can land between the two.
+q = s["wait_from_enqueue"]
+assert abs(q["count"] - w["count"]) <= 2 and sum(q["log2_us_hist"]) == q["count"], (q, w)
+assert 0 < q["mean_ns"] <= w["mean_ns"] and q["p50_ns"] <= w["max_ns"], (q, w)
 assert ping["voluntary_per_s"] > 100, ping
 PY
 grep -q "with BPF" "$dir/bpf.txt" || fail "the text does not name the backend: $(head -5 "$dir/bpf.txt")"
+grep -Eq "^from the enqueue \(sched_wakeup, where runqlat starts\): mean [0-9.]+ [^ ]+ over [0-9]+ waits" "$dir/bpf.txt" \
+    || fail "the text does not give the waits from the enqueue: $(tail -5 "$dir/bpf.txt")"
 
 # 2. Unprivileged: refused with one sentence, or the default's fallback said and named.
 nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all --bounding-set=-all)

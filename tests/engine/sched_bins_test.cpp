@@ -6,6 +6,8 @@
 #include "ctxscope/protocol.h"
 #include "ctxscope/sched_total.h"
 #include "ctxscope/watch.h"
+#include "report/json_fields.h"
+#include "report/sched_json.h"
 #include "trace/sched_figures.h"
 
 #include <gtest/gtest.h>
@@ -56,6 +58,54 @@ TEST(SchedBins, TotalOfBinnedIntervalsKeepsTheExactMean)
     EXPECT_GE(s.wake.p50Ns, 1024);
     EXPECT_LE(s.wake.p50Ns, 2048);
     EXPECT_EQ(s.switchIns, 8U);
+}
+
+TEST(SchedBins, TheWaitsFromTheEnqueueAddUpAndTravelOnlyWhereKnown)
+{
+    ThreadSched a;
+    a.wake.fromBins = true;
+    a.wake.count = 3;
+    a.wake.meanNs = 20000;
+    a.wake.maxNs = 30000;
+    a.wake.log2Hist = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 3 };
+    // runqlat's bins, whole µs: three waits of 8-15 µs, then one of 4-7 µs.
+    a.fromEnqueue = trace::enqueueWaitOf({ 0, 0, 0, 3 }, 3, 3 * 9000.0, a.wake.maxNs);
+    ThreadSched b = a;
+    b.fromEnqueue = trace::enqueueWaitOf({ 0, 0, 1 }, 1, 5000.0, a.wake.maxNs);
+    EXPECT_GE(a.fromEnqueue.p50Ns, 8000);
+    EXPECT_LE(a.fromEnqueue.p50Ns, 16000);
+    SchedTotal total;
+    total.add(a);
+    total.add(b);
+    const ThreadSched s = total.figures();
+    EXPECT_TRUE(s.fromEnqueue.known);
+    EXPECT_EQ(s.fromEnqueue.count, 4U);
+    EXPECT_DOUBLE_EQ(s.fromEnqueue.meanNs, (3 * 9000.0 + 5000.0) / 4);
+    EXPECT_EQ(s.fromEnqueue.log2UsHist, (std::vector<std::uint64_t> { 0, 0, 1, 3 }));
+    EXPECT_GE(s.fromEnqueue.p50Ns, 8000);
+    EXPECT_LE(s.fromEnqueue.p50Ns, 16000);
+
+    // Through the watch's JSON and back; absent, not zero, where the backend does not know it.
+    nlohmann::json line = threadSchedToJson(s);
+    ASSERT_TRUE(line.contains("wait_from_enqueue"));
+    report::FieldReader reader(line, "sched");
+    const ThreadSched back = report::threadSchedFromJson(reader);
+    ASSERT_TRUE(reader.ok()) << reader.error();
+    EXPECT_TRUE(back.fromEnqueue.known);
+    EXPECT_EQ(back.fromEnqueue.count, 4U);
+    EXPECT_DOUBLE_EQ(back.fromEnqueue.meanNs, s.fromEnqueue.meanNs);
+    EXPECT_EQ(back.fromEnqueue.log2UsHist, s.fromEnqueue.log2UsHist);
+
+    ThreadSched traced;
+    traced.wake = wakeLatencyOf({ 1000, 2000 });
+    SchedTotal ftrace;
+    ftrace.add(traced);
+    EXPECT_FALSE(threadSchedToJson(ftrace.figures()).contains("wait_from_enqueue"));
+    nlohmann::json bad = line;
+    bad["wait_from_enqueue"]["log2_us_hist"] = { 1, -2 };
+    report::FieldReader badReader(bad, "sched");
+    report::threadSchedFromJson(badReader);
+    EXPECT_FALSE(badReader.ok());
 }
 
 TEST(SchedBins, WatchLinesNameTheirBackendBothWays)

@@ -26,6 +26,11 @@ private:
     double m_maxNs = 0;
     std::vector<std::uint64_t> m_log2;
     std::uint64_t m_binned = 0; // waits known only by their bin (the BPF backend's)
+    // The same waits from the enqueue (ThreadSched::fromEnqueue): the BPF backend's.
+    bool m_enqueueKnown = false;
+    std::uint64_t m_queued = 0;
+    double m_queuedSumNs = 0;
+    std::vector<std::uint64_t> m_queuedLog2Us;
     std::uint64_t m_switchIns = 0;
     std::uint64_t m_unrecorded = 0;
     std::uint64_t m_lost = 0;

@@ -35,6 +35,18 @@ struct WakeLatency {
     bool fromBins = false;
 };
 
+// The same waits from the wakee's enqueue (sched_wakeup, or its preemption), where bcc's
+// runqlat starts a wait, in runqlat's own bins: the wake latency's mean less this one's is the
+// wake-up's way to the wakee's CPU (an IPI, an idle exit). The BPF backend's only.
+struct EnqueueWait {
+    bool known = false; // counted (the BPF backend); the other backends leave it out
+    std::uint64_t count = 0;
+    double meanNs = 0; // exact
+    double p50Ns = 0; // estimates within their bin
+    double p99Ns = 0;
+    std::vector<std::uint64_t> log2UsHist; // [i]: waits of 2^i up to 2^(i+1) whole µs ([0]: 0-1 µs)
+};
+
 struct SchedPeer {
     long tid = 0; // 0: an interrupt or the idle task
     std::string name;
@@ -54,6 +66,7 @@ struct ThreadSched {
     // entering): their wait is unknown and not in `wake`.
     std::uint64_t unrecordedSwitchIns = 0;
     WakeLatency wake;
+    EnqueueWait fromEnqueue;
     std::vector<SchedPeer> wakers; // most first, at most 5
     std::vector<SchedPeer> preemptors; // most first, at most 5
     std::vector<SchedMigration> migrations; // CPU changes between two runs, most first

@@ -334,31 +334,49 @@ private:
         s.switchIns = now.switch_ins - before.switch_ins - s.unrecordedSwitchIns;
         s.lostEvents = lost;
         WakeLatency& w = s.wake;
-        w.fromBins = true;
-        w.count = now.waits - before.waits;
-        std::size_t used = 0;
-        for (std::size_t i = 0; i < CTXSCOPE_LOG2_BINS; ++i)
-            if (now.hist[i] != before.hist[i])
-                used = i + 1;
-        w.log2Hist.resize(used);
-        for (std::size_t i = 0; i < used; ++i)
-            w.log2Hist[i] = now.hist[i] - before.hist[i];
+        w = binned(now.hist, before.hist, now.wait_sum_ns - before.wait_sum_ns);
         if (w.count > 0) {
-            w.meanNs = static_cast<double>(now.wait_sum_ns - before.wait_sum_ns) / static_cast<double>(w.count);
             // The running max, when it grew in this interval, is this interval's; else its
             // largest bin's top, no more than the running max.
             w.maxNs = now.wait_max_ns > before.wait_max_ns
                 ? static_cast<double>(now.wait_max_ns)
-                : std::min(std::ldexp(1.0, static_cast<int>(used)), static_cast<double>(now.wait_max_ns));
+                : std::min(std::ldexp(1.0, static_cast<int>(w.log2Hist.size())), static_cast<double>(now.wait_max_ns));
             // Placed within their bins, but never past the largest wait.
             w.p50Ns = std::min(trace::log2Quantile(w.log2Hist, 0.5), w.maxNs);
             w.p99Ns = std::min(trace::log2Quantile(w.log2Hist, 0.99), w.maxNs);
         }
+        // The same waits from the enqueue, in runqlat's µs bins: none longer than from sched_waking.
+        const WakeLatency queued
+            = binned(now.queued_hist, before.queued_hist, now.queued_sum_ns - before.queued_sum_ns);
+        s.fromEnqueue = trace::enqueueWaitOf(
+            queued.log2Hist, queued.count, queued.meanNs * static_cast<double>(queued.count), w.maxNs);
         s.wakers = top(m_wakers, tid, m_wakerValues);
         s.preemptors = top(m_preemptors, tid, m_preemptorValues);
         if (auto m = m_moves.find(tid); m != m_moves.end())
             s.migrations = trace::ordered(std::move(m->second));
         return s;
+    }
+
+    // An interval's bins (the running bins' differences), their count and the exact mean. The
+    // count is the bins' sum, not the program's own count: a reading can land between a wait's
+    // bin and its count (each updated in turn, unlocked), and the bins must hold every wait counted.
+    static WakeLatency binned(
+        const __u64 (&now)[CTXSCOPE_LOG2_BINS], const __u64 (&before)[CTXSCOPE_LOG2_BINS], std::uint64_t sumNs)
+    {
+        WakeLatency w;
+        w.fromBins = true;
+        std::size_t used = 0;
+        for (std::size_t i = 0; i < CTXSCOPE_LOG2_BINS; ++i)
+            if (now[i] != before[i])
+                used = i + 1;
+        w.log2Hist.resize(used);
+        for (std::size_t i = 0; i < used; ++i) {
+            w.log2Hist[i] = now[i] - before[i];
+            w.count += w.log2Hist[i];
+        }
+        if (w.count > 0)
+            w.meanNs = static_cast<double>(sumNs) / static_cast<double>(w.count);
+        return w;
     }
 
     static std::vector<SchedPeer> top(std::unordered_map<std::uint32_t, std::vector<PeerCount>>& peers,

@@ -35,6 +35,7 @@ struct ctxscope_thread {
     __u64 unrecorded; /* switch-ins neither reported nor recoverable: their waits are unknown */
     __u64 running_since; /* CLOCK_MONOTONIC ns of its switch-in, when CTXSCOPE_RUNNING */
     __u64 ready_ns; /* runnable since (woken or preempted), 0: not waiting */
+    __u64 queued_ns; /* enqueued since (sched_wakeup, or preempted), 0: not yet or not waiting */
     __u64 seen_pcount; /* task_struct.sched_info.pcount at its last switch-out */
     __u64 seen_run_delay; /* sched_info.run_delay then */
     __u64 seen_exec_ns; /* se.sum_exec_runtime then */
@@ -43,6 +44,11 @@ struct ctxscope_thread {
     __u32 flags;
     __u32 pad;
     __u64 hist[CTXSCOPE_LOG2_BINS];
+    /* The same waits from the enqueue (sched_wakeup: runqlat's start), not from sched_waking:
+     * the difference is the wake-up's way to the wakee's CPU (an IPI, an idle exit). Binned as
+     * runqlat bins them: [i] waits of 2^i to 2^(i+1) whole µs. */
+    __u64 queued_sum_ns;
+    __u64 queued_hist[CTXSCOPE_LOG2_BINS];
 };
 
 struct ctxscope_peer_key {

@@ -121,11 +121,10 @@ static __always_inline void count_peer(void* map, __u32 tid, __u32 peer, const c
     }
 }
 
-static __always_inline void count_wait(struct ctxscope_thread* t, __u64 wait)
+// log2, as runqlat's log2l() but in ns: the highest set bit.
+static __always_inline __u32 log2_bin(__u64 v)
 {
-    // log2, as runqlat's log2l() but in ns: the highest set bit.
     __u32 bin = 0;
-    __u64 v = wait;
     if (v >= (1ull << 32)) {
         bin += 32;
         v >>= 32;
@@ -148,13 +147,23 @@ static __always_inline void count_wait(struct ctxscope_thread* t, __u64 wait)
     }
     if (v >= (1ull << 1))
         bin += 1;
-    if (bin >= CTXSCOPE_LOG2_BINS)
-        bin = CTXSCOPE_LOG2_BINS - 1;
-    __sync_fetch_and_add(&t->hist[bin], 1);
+    return bin >= CTXSCOPE_LOG2_BINS ? CTXSCOPE_LOG2_BINS - 1 : bin;
+}
+
+static __always_inline void count_wait(struct ctxscope_thread* t, __u64 wait)
+{
+    __sync_fetch_and_add(&t->hist[log2_bin(wait)], 1);
     t->waits++;
     t->wait_sum_ns += wait;
     if (wait > t->wait_max_ns)
         t->wait_max_ns = wait;
+}
+
+// The same wait from its enqueue, in runqlat's bins (log2 of whole µs): bin for bin its figures.
+static __always_inline void count_queued(struct ctxscope_thread* t, __u64 wait)
+{
+    __sync_fetch_and_add(&t->queued_hist[log2_bin(wait / 1000)], 1);
+    t->queued_sum_ns += wait;
 }
 
 static __always_inline void moved(struct ctxscope_thread* t, __u32 tid, __u32 cpu)
@@ -188,8 +197,14 @@ static __always_inline void switched_in(struct task_struct* next, __u64 now, __u
         __u64 wait = now > t->ready_ns ? now - t->ready_ns : 0;
         t->wait_ns += wait;
         count_wait(t, wait);
+        // Enqueued before it ran; its sched_wakeup unseen only when the programs were attached
+        // between its sched_waking and its sched_wakeup: then counted from sched_waking, so that
+        // both histograms hold the same waits.
+        const __u64 queued = t->queued_ns != 0 ? t->queued_ns : t->ready_ns;
+        count_queued(t, now > queued ? now - queued : 0);
         t->ready_ns = 0;
     }
+    t->queued_ns = 0;
     moved(t, tid, cpu);
 }
 
@@ -218,8 +233,10 @@ static __always_inline void recover(struct ctxscope_thread* t, struct task_struc
     t->wait_ns += waited;
     if (runs == 1) {
         t->recovered++;
-        if (t->ready_ns != 0)
+        if (t->ready_ns != 0) {
             count_wait(t, waited);
+            count_queued(t, waited); // run_delay starts at the enqueue: the same wait
+        }
         moved(t, tid, cpu);
     } else {
         t->unrecorded += runs; // several runs, one total wait: no wait of one run is known
@@ -240,6 +257,7 @@ static __always_inline void switched_out(
         recover(t, prev, tid, cpu);
     }
     t->ready_ns = t->flags & CTXSCOPE_RUNNING ? t->ready_ns : 0;
+    t->queued_ns = 0;
     t->seen_pcount = prev->sched_info.pcount;
     t->seen_run_delay = prev->sched_info.run_delay;
     t->seen_exec_ns = prev->se.sum_exec_runtime;
@@ -249,6 +267,7 @@ static __always_inline void switched_out(
         t->involuntary++;
         t->state = 0;
         t->ready_ns = now;
+        t->queued_ns = now; // still queued: runqlat's start too
         count_peer(&preemptors, tid, next->pid, next->comm);
     } else {
         t->voluntary++;
@@ -257,6 +276,7 @@ static __always_inline void switched_out(
         // again): runnable from here, unless a later wake-up says it slept in between.
         if (t->ready_ns != 0) {
             t->ready_ns = now;
+            t->queued_ns = now; // enqueued already (the wake-up found it running): as runqlat
             flags |= CTXSCOPE_LEFT_WOKEN;
         }
     }
@@ -291,6 +311,7 @@ static __always_inline int woken(struct task_struct* p)
     // A wake-up of a thread already runnable (preempted) keeps its earlier start.
     if (t->ready_ns == 0 || (t->flags & CTXSCOPE_LEFT_WOKEN)) {
         t->ready_ns = bpf_ktime_get_ns();
+        t->queued_ns = 0; // until its sched_wakeup
         t->flags &= ~CTXSCOPE_LEFT_WOKEN;
     }
     // The task on the CPU, unless the CPU is in an interrupt (then peer 0, as in the ftrace
@@ -313,5 +334,31 @@ static __always_inline int woken(struct task_struct* p)
 SEC("tp_btf/sched_waking")
 int BPF_PROG(ctxscope_waking, struct task_struct* p) { return woken(p); }
 
+// sched_wakeup: the wakee enqueued, on its CPU (for a wake-up of a thread on another CPU, in
+// that CPU's interrupt, after its idle exit): where runqlat starts the wait. From sched_waking
+// to here is the wake-up's way to the wakee's CPU.
+SEC("tp_btf/sched_wakeup")
+int BPF_PROG(ctxscope_wakeup, struct task_struct* p)
+{
+    if (p->tgid != target_tgid || p->pid == 0)
+        return 0;
+    __u32 tid = p->pid;
+    struct ctxscope_thread* t = bpf_map_lookup_elem(&threads, &tid);
+    if (t && t->ready_ns != 0 && t->queued_ns == 0)
+        t->queued_ns = bpf_ktime_get_ns();
+    return 0;
+}
+
+// A new task is woken and enqueued at once: both starts.
 SEC("tp_btf/sched_wakeup_new")
-int BPF_PROG(ctxscope_new, struct task_struct* p) { return woken(p); }
+int BPF_PROG(ctxscope_new, struct task_struct* p)
+{
+    woken(p);
+    if (p->tgid != target_tgid || p->pid == 0)
+        return 0;
+    __u32 tid = p->pid;
+    struct ctxscope_thread* t = bpf_map_lookup_elem(&threads, &tid);
+    if (t && t->queued_ns == 0)
+        t->queued_ns = t->ready_ns;
+    return 0;
+}

@@ -16,7 +16,7 @@ nlohmann::json threadSchedToJson(const ThreadSched& s)
     nlohmann::json moves = nlohmann::json::array();
     for (const auto& m : s.migrations)
         moves.push_back({ { "from", m.from }, { "to", m.to }, { "relation", m.relation }, { "count", m.count } });
-    return {
+    nlohmann::json out = {
         { "switch_ins", s.switchIns },
         { "unrecorded_switch_ins", s.unrecordedSwitchIns },
         { "wake_latency",
@@ -28,6 +28,11 @@ nlohmann::json threadSchedToJson(const ThreadSched& s)
         { "migrations", moves },
         { "lost_events", s.lostEvents },
     };
+    if (s.fromEnqueue.known)
+        out["wait_from_enqueue"] = { { "count", s.fromEnqueue.count }, { "mean_ns", s.fromEnqueue.meanNs },
+            { "p50_ns", s.fromEnqueue.p50Ns }, { "p99_ns", s.fromEnqueue.p99Ns },
+            { "log2_us_hist", s.fromEnqueue.log2UsHist } };
+    return out;
 }
 
 namespace report {
@@ -35,6 +40,19 @@ namespace report {
 using nlohmann::json;
 
 namespace {
+
+std::vector<std::uint64_t> log2Bins(FieldReader& in, const char* key)
+{
+    std::vector<std::uint64_t> out;
+    for (const json& n : in.array(key)) {
+        if (!n.is_number_unsigned()) {
+            in.fail("field '" + in.where(key) + "' should hold counts");
+            break;
+        }
+        out.push_back(n.get<std::uint64_t>());
+    }
+    return out;
+}
 
 std::vector<SchedPeer> schedPeers(FieldReader& in, const char* key)
 {
@@ -58,15 +76,19 @@ ThreadSched threadSchedFromJson(FieldReader& in)
     s.wake.p50Ns = nonNegative(wake, "p50_ns");
     s.wake.p99Ns = nonNegative(wake, "p99_ns");
     s.wake.maxNs = nonNegative(wake, "max_ns");
-    for (const json& n : wake.array("log2_hist")) {
-        if (!n.is_number_unsigned()) {
-            wake.fail("field '" + wake.where("log2_hist") + "' should hold counts");
-            break;
-        }
-        s.wake.log2Hist.push_back(n.get<std::uint64_t>());
-    }
+    s.wake.log2Hist = log2Bins(wake, "log2_hist");
     s.wake.fromBins = wake.optBoolean("from_bins").value_or(false);
     in.absorb(wake);
+    if (in.optObject("wait_from_enqueue")) {
+        FieldReader queued = in.child("wait_from_enqueue");
+        s.fromEnqueue.known = true;
+        s.fromEnqueue.count = queued.count("count");
+        s.fromEnqueue.meanNs = nonNegative(queued, "mean_ns");
+        s.fromEnqueue.p50Ns = nonNegative(queued, "p50_ns");
+        s.fromEnqueue.p99Ns = nonNegative(queued, "p99_ns");
+        s.fromEnqueue.log2UsHist = log2Bins(queued, "log2_us_hist");
+        in.absorb(queued);
+    }
     s.wakers = schedPeers(in, "wakers");
     s.preemptors = schedPeers(in, "preemptors");
     eachObject(in, "migrations", [&](FieldReader& m) {

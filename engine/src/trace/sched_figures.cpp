@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <utility>
 
 namespace ctxscope::trace {
 
@@ -46,6 +47,20 @@ double log2Quantile(const std::vector<std::uint64_t>& bins, double q)
         below += n;
     }
     return std::ldexp(1.0, static_cast<int>(bins.size()));
+}
+
+EnqueueWait enqueueWaitOf(std::vector<std::uint64_t> log2UsHist, std::uint64_t count, double sumNs, double maxNs)
+{
+    EnqueueWait w;
+    w.known = true;
+    w.count = count;
+    if (count > 0) {
+        w.meanNs = sumNs / static_cast<double>(count);
+        w.p50Ns = std::min(1000 * log2Quantile(log2UsHist, 0.5), maxNs);
+        w.p99Ns = std::min(1000 * log2Quantile(log2UsHist, 0.99), maxNs);
+    }
+    w.log2UsHist = std::move(log2UsHist);
+    return w;
 }
 
 WakeLatency wakeLatencyOfSorted(const std::vector<double>& waitsNs)

@@ -25,6 +25,9 @@ double log2Quantile(const std::vector<std::uint64_t>& bins, double q);
 
 // wakeLatencyOf of waits already in order.
 WakeLatency wakeLatencyOfSorted(const std::vector<double>& waitsNs);
+// Waits from the enqueue known by runqlat's µs bins, their count and exact sum: p50 and p99
+// placed within their bin, never past maxNs (the same waits from sched_waking are no shorter).
+EnqueueWait enqueueWaitOf(std::vector<std::uint64_t> log2UsHist, std::uint64_t count, double sumNs, double maxNs);
 
 // Most counted first, ties in the order they came, in place. A thread's peers and moves of
 // one interval are usually a handful, sorted for each of 1,000 threads every interval: an

@@ -56,6 +56,16 @@ void SchedTotal::add(const ThreadSched& interval)
         m_sumNs += interval.wake.meanNs * static_cast<double>(interval.wake.count);
         m_maxNs = std::max(m_maxNs, interval.wake.maxNs);
     }
+    if (interval.fromEnqueue.known) {
+        m_enqueueKnown = true;
+        const auto& bins = interval.fromEnqueue.log2UsHist;
+        if (m_queuedLog2Us.size() < bins.size())
+            m_queuedLog2Us.resize(bins.size(), 0);
+        for (std::size_t i = 0; i < bins.size(); ++i)
+            m_queuedLog2Us[i] += bins[i];
+        m_queued += interval.fromEnqueue.count;
+        m_queuedSumNs += interval.fromEnqueue.meanNs * static_cast<double>(interval.fromEnqueue.count);
+    }
     m_switchIns += interval.switchIns;
     m_unrecorded += interval.unrecordedSwitchIns;
     m_lost += interval.lostEvents;
@@ -93,6 +103,8 @@ ThreadSched SchedTotal::figures() const
         s.wake.maxNs = m_maxNs;
         s.wake.log2Hist = m_log2;
     }
+    s.fromEnqueue = trace::enqueueWaitOf(m_queuedLog2Us, m_queued, m_queuedSumNs, m_maxNs);
+    s.fromEnqueue.known = m_enqueueKnown;
     s.wakers = top(m_wakers);
     s.preemptors = top(m_preemptors);
     s.migrations = ordered(m_migrations);
