@@ -95,9 +95,9 @@ void printSummary(const SurveyResult& s, const nlohmann::json& context)
             vulnerable += value.starts_with("Vulnerable") ? 1 : 0;
             continue;
         }
-        fmt::print("{:<14}{}\n", what, value);
+        fmt::print("{:<16}{}\n", what, value);
     }
-    fmt::print("{:<14}{} listed, {} vulnerable (sysinfo --json has each)\n", "mitigations", mitigations, vulnerable);
+    fmt::print("{:<16}{} listed, {} vulnerable (sysinfo --json has each)\n", "mitigations", mitigations, vulnerable);
     fmt::print("\nSuite version {}: {} runs of {} x {} in {} (budget {}).\n", kSurveyVersion, s.results.size(),
         s.plan.repetitions, formatDuration(s.plan.minTimeSeconds * 1e9), formatDuration(s.seconds * 1e9),
         formatDuration(s.plan.budgetSeconds * 1e9));

@@ -102,6 +102,10 @@ void printText(const SysInfo& s, const Caches& caches, const Expected<SystemActi
         s.idleStates.empty()
             ? "none (no cpuidle here)"
             : formatIdleStates(s.idleStates) + (s.idleDriver.empty() ? "" : " (" + s.idleDriver + ")"));
+    row("idle governor", s.idleGovernor.empty() ? "none" : s.idleGovernor);
+    row("cpu_dma_latency", cpuDmaLatencyText(s.cpuDmaLatencyUs));
+    if (s.haltPollNs)
+        row("haltpoll", "polls " + std::to_string(*s.haltPollNs) + " ns before it halts");
     row("invariant tsc", s.invariantTsc ? "yes" : "no");
     row("isolcpus", s.isolcpus.empty() ? "none" : s.isolcpus);
     row("nohz_full", s.nohzFull.empty() ? "none" : s.nohzFull);

@@ -26,8 +26,11 @@ jq -e '[.benchmarks[] | select(.bench == "spin") | select(.line.first_task != 0 
     | length == 0' "$dir/card.json" >/dev/null || fail "a spin run has no line: $(jq -c '[.benchmarks[] | select(.bench == "spin") | .line]' "$dir/card.json")"
 seconds=$(jq '.survey.seconds' "$dir/card.json")
 jq -e '.survey.seconds <= 6' "$dir/card.json" >/dev/null || fail "the survey took $seconds s with a budget of 6 s"
-jq -e '.context.ctxscope.sysinfo | has("microcode") and has("idle_states")' "$dir/card.json" >/dev/null \
-    || fail "the card's context has no microcode or idle states"
+jq -e '.context.ctxscope.sysinfo | has("microcode") and has("idle_states") and has("idle_governor")
+    and has("cpu_dma_latency_us") and has("haltpoll_ns")' "$dir/card.json" >/dev/null \
+    || fail "the card's context has no microcode or idle configuration: $(jq -c '.context.ctxscope.sysinfo' "$dir/card.json")"
+# The idle configuration is in the summary too (the PM QoS limit, or why it is unknown).
+grep -Eq "^ *cpu_dma_latency" "$dir/summary.txt" || fail "the summary does not give cpu_dma_latency: $(cat "$dir/summary.txt")"
 grep -Eq "^skipped: touch, one PU \(CPU [0-9]+\), W = 4 KiB: " "$dir/summary.txt" || fail "the summary does not say what it skipped: $(cat "$dir/summary.txt")"
 grep -Eq "^syscall +same-pu " "$dir/summary.txt" || fail "the summary has no syscall row: $(cat "$dir/summary.txt")"
 

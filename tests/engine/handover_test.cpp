@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The hand-over cutter on made-up event sequences whose steps are known to the nanosecond.
 #include "ctxscope/handover.h"
+#include "ctxscope/handover_step.h"
 #include "ctxscope/traced_run.h"
 
 #include <gtest/gtest.h>
@@ -291,7 +292,8 @@ TEST(Handover, TheIdleExitNamesTheCpuidleStateItLeft)
     EXPECT_EQ(s.idleStates[0].count, 2U);
     CpuIdleConfig config;
     config.driver = "intel_idle";
-    config.states = { { 0, "POLL", 0 }, { 1, "C1", 2 }, { 2, "C1E", 10 }, { 3, "C6", 133 } };
+    config.states
+        = { { "POLL", 0, false, 0 }, { "C1", 2, false, 1 }, { "C1E", 10, false, 2 }, { "C6", 133, false, 3 } };
     nameIdleStates(s, config);
     EXPECT_EQ(s.idleDriver, "intel_idle");
     EXPECT_EQ(s.idleStates[0].name, "C1E");
@@ -453,6 +455,23 @@ TEST(Handover, AStepsExampleIsTheHandoverNearestItsMedian)
     ASSERT_EQ(in.name, "switch-in");
     EXPECT_EQ(in.toCpu, 1); // the wakee's CPU
     EXPECT_TRUE(segmentExamples(Trace {}, { kA, kB }).empty());
+}
+
+TEST(HandoverStep, ABusyStepsNameGivesBackItsWayAndTaskAndTakesTheSwitchInsPlace)
+{
+    EXPECT_EQ(busyStepName(BusyWay::Preempting, "cc1plus"), "preempting cc1plus");
+    EXPECT_EQ(busyStepName(BusyWay::WaitingBehind, "ctxs-busyloop"), "waiting behind ctxs-busyloop");
+    const BusyStep p = busyStepOf("preempting cc1plus");
+    EXPECT_EQ(p.way, BusyWay::Preempting);
+    EXPECT_EQ(p.task, "cc1plus");
+    const BusyStep w = busyStepOf(busyStepName(BusyWay::WaitingBehind, "a task with spaces"));
+    EXPECT_EQ(w.way, BusyWay::WaitingBehind);
+    EXPECT_EQ(w.task, "a task with spaces");
+    EXPECT_EQ(busyStepOf("switch-in").way, BusyWay::None);
+    EXPECT_EQ(busyStepOf("preempting").way, BusyWay::None); // no task: not a busy step
+    EXPECT_EQ(stepPlace("waiting behind cc1plus"), "switch-in");
+    EXPECT_EQ(stepPlace("preempting cc1plus"), "switch-in");
+    EXPECT_EQ(stepPlace("idle exit"), "idle exit");
 }
 
 } // namespace

@@ -65,12 +65,14 @@ std::set<std::string> measuredFigures(const std::vector<RunResult>& results)
             for (const RunResult& f : results)
                 if (f.bench == "futex" && f.placement.relation == r.placement.relation && f.stats.p50 > r.stats.p50)
                     add(f.stats.p50 - r.stats.p50);
-        // A traced run's hand-over and its steps, as the segments give them.
-        if (const auto shares = lesson::handoverShares(r)) {
-            add(shares->ns);
-            for (const auto& step : shares->steps)
-                add(step.ns);
-        }
+        // A traced run's hand-overs and their steps, as the segments give them: across CPUs and,
+        // where an unpinned run's wakee was put on the waker's CPU, on one.
+        for (const bool cross : { true, false })
+            if (const auto shares = r.trace ? lesson::handoverShares(*r.trace, cross) : std::nullopt) {
+                add(shares->ns);
+                for (const auto& step : shares->steps)
+                    add(step.ns);
+            }
         if (r.bench != "futex")
             continue;
         WorkingSetPoint p;
@@ -363,6 +365,20 @@ std::vector<Case> pipePlacementCases()
         { "failed pinned steps", "pipe-placement", { pipe({}, Relation::Unpinned, { 6000, 18000, 6050 }) } },
     };
     cases.push_back({ "VM", "pipe-placement", withVm(cases[0].results) });
+    // The first launch traced (lesson --trace): 5,000 of 6,000 wake-ups on the waker's CPU, 1,000
+    // on an idle one, each of those a migration.
+    RunResult traced = pipe({}, Relation::Unpinned, { 6000, 6100, 6050 });
+    TraceSummary t;
+    for (auto [name, cross, ns, n] :
+        { std::tuple { "wake call", false, 800.0, 5000 }, std::tuple { "waker runs on", false, 2000.0, 5000 },
+            std::tuple { "return to user", false, 900.0, 5000 }, std::tuple { "wake call", true, 900.0, 1000 },
+            std::tuple { "IPI sent", true, 2000.0, 1000 }, std::tuple { "idle exit", true, 9000.0, 1000 },
+            std::tuple { "switch-in", true, 1500.0, 1000 }, std::tuple { "return to user", true, 800.0, 1000 } })
+        t.segments.push_back(TraceSegment { name, "a", "b", cross, ns, ns, ns, static_cast<std::uint64_t>(n) });
+    t.placement = TracePlacementShares { 5000, 1000, 0, 1000 };
+    traced.trace = t;
+    cases.push_back({ "traced launch", "pipe-placement",
+        { one, far, traced, pipe({}, Relation::Unpinned, { 18000, 17900, 18100 }) } });
     return cases;
 }
 
@@ -541,6 +557,16 @@ std::vector<Case> sleepingCpuCases()
     RunResult untracedAwake = keptAwake(futex({ 0, 1 }, Relation::SamePackage, { 4900, 4950, 4880 }));
     RunResult shallow = futex({ 0, 1 }, Relation::SamePackage, { 11500, 11600, 11550 });
     shallow.spec.pmQosUs = 0;
+    // Unpinned: the kernel kept the wakee on the waker's CPU in 6,000 of 9,812 wake-ups, put it on
+    // an idle CPU in 3,000 and on a busy one in 812; 3,400 moved it.
+    RunResult unpinned = futex({}, Relation::Unpinned, { 6100, 6200, 6050 });
+    unpinned.trace = sleepingTrace(7000, false);
+    for (auto [name, from, to, ns] : { std::tuple { "wake call", "sys_enter", "sched_waking", 500.0 },
+             std::tuple { "waker runs on", "sched_waking", "sched_switch", 1200.0 },
+             std::tuple { "return to user", "sched_switch", "sys_exit", 600.0 } })
+        unpinned.trace->segments.push_back(TraceSegment { name, from, to, false, ns, ns, ns, 6000 });
+    unpinned.trace->placement = TracePlacementShares { 6000, 3000, 812, 3400 };
+    RunResult untracedUnpinned = futex({}, Relation::Unpinned, { 6100, 6200, 6050 });
     std::vector<Case> cases {
         { "idle exit removed", "sleeping-cpu", { asIs, awake } },
         { "no difference", "sleeping-cpu", { asIs, same } },
@@ -550,6 +576,8 @@ std::vector<Case> sleepingCpuCases()
         { "with pm-qos", "sleeping-cpu", { asIs, awake, shallow } },
         { "as is only", "sleeping-cpu", { asIs } },
         { "waited behind a busy loop", "sleeping-cpu", { waitedBehindLoop(asIs), awake } },
+        { "unpinned, traced", "sleeping-cpu", { asIs, awake, unpinned } },
+        { "unpinned, untraced", "sleeping-cpu", { untracedAsIs, untracedAwake, untracedUnpinned } },
     };
     cases.push_back({ "VM", "sleeping-cpu", withVm(cases[0].results) });
     return cases;
@@ -742,4 +770,49 @@ TEST(LessonProperty, SleepingCpuSaysWhatTheIdleExitCostAndThatKeepingAwakeRemove
     EXPECT_TRUE(contains(busy.front(), "the wakee waited behind another program: busy (PID 812)")) << busy.front();
     EXPECT_TRUE(test::anyContains(busy, "No conclusion on what kept awake changes"));
     EXPECT_EQ(lessonHeadline("sleeping-cpu", cases[7].results)->kind, LessonHeadline::Kind::Disturbed);
+}
+
+// pipe-placement's traced launch quotes where the kernel put the woken process, from its counts.
+TEST(LessonProperty, PipePlacementQuotesTheTracedLaunchsPlacementShares)
+{
+    const auto cases = pipePlacementCases();
+    const auto sentences = concludeLesson("pipe-placement", cases.back().results);
+    EXPECT_TRUE(test::anyContains(sentences,
+        "In the traced launch, the kernel put the woken task on the waker's own CPU in 83% of 6,000 wake-ups (a "
+        "hand-over there took 3.7 µs), on another CPU that was idle in 17% and on one running another task in 0% (a "
+        "hand-over across CPUs took 14.2 µs, 9 µs of it the idle exit); 17% of the wake-ups moved it off the CPU it "
+        "last ran on."))
+        << testing::PrintToString(sentences);
+    EXPECT_FALSE(test::anyContains(concludeLesson("pipe-placement", cases[0].results), "In the traced launch"));
+}
+
+// Unpinned, the lesson quotes where the kernel put the woken task, each share from the trace's
+// counts, and what a hand-over cost each way; untraced, it says that only a trace knows.
+TEST(LessonProperty, SleepingCpuQuotesWhereTheKernelPutTheWakeeFromTheTrace)
+{
+    const auto cases = sleepingCpuCases();
+    const auto traced
+        = std::find_if(cases.begin(), cases.end(), [](const Case& c) { return c.name == "unpinned, traced"; });
+    ASSERT_NE(traced, cases.end());
+    const auto sentences = concludeLesson("sleeping-cpu", traced->results);
+    const std::string* placed = nullptr;
+    for (const std::string& s : sentences)
+        if (contains(s, "The kernel put the woken task"))
+            placed = &s;
+    ASSERT_NE(placed, nullptr);
+    // 6,000, 3,000 and 812 of 9,812; 3,400 moved.
+    EXPECT_TRUE(contains(*placed, "on the waker's own CPU in 61% of 9,812 wake-ups (a hand-over there took 2.3 µs)"))
+        << *placed;
+    EXPECT_TRUE(contains(*placed, "on another CPU that was idle in 31% and on one running another task in 8%"))
+        << *placed;
+    EXPECT_TRUE(contains(*placed, ", 7 µs of it the idle exit)")) << *placed;
+    EXPECT_TRUE(contains(*placed, "; 35% of the wake-ups moved it off the CPU it last ran on.")) << *placed;
+    EXPECT_TRUE(test::anyContains(sentences, "Left to the scheduler, a round trip cost 6.11 µs")) << *placed;
+
+    const auto untraced
+        = std::find_if(cases.begin(), cases.end(), [](const Case& c) { return c.name == "unpinned, untraced"; });
+    ASSERT_NE(untraced, cases.end());
+    const auto plain = concludeLesson("sleeping-cpu", untraced->results);
+    EXPECT_FALSE(test::anyContains(plain, "The kernel put the woken task"));
+    EXPECT_TRUE(test::anyContains(plain, "Where the kernel put the woken task is known only from a trace"));
 }

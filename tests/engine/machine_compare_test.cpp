@@ -144,17 +144,24 @@ TEST(MachineCompare, ListsTheContextFactsThatDiffer)
     newer.idleStates.push_back({ "C6", 133, false });
     newer.hypervisor = true;
     newer.hypervisorVendor = "KVM";
-    const MachineCard a = cardOf("/tmp/a.json", someRuns(), sysOf("6.1.0"));
+    newer.cpuDmaLatencyUs = 0; // a program held the CPUs shallow while b was measured
+    SysInfo older = sysOf("6.1.0");
+    older.cpuDmaLatencyUs = kNoCpuLatencyLimitUs;
+    const MachineCard a = cardOf("/tmp/a.json", someRuns(), older);
     const MachineCard b = cardOf("/tmp/b.json", someRuns(), newer);
     const auto c = compareMachines({ a, b }, 0);
     ASSERT_TRUE(c);
     std::vector<std::string> what;
     for (const ContextDifference& d : c->differences)
         what.push_back(d.what);
-    EXPECT_EQ(what, (std::vector<std::string> { "kernel", "mitigation spectre_v2", "idle states", "VM" }));
+    EXPECT_EQ(
+        what, (std::vector<std::string> { "kernel", "mitigation spectre_v2", "idle states", "cpu_dma_latency", "VM" }));
     EXPECT_EQ(c->differences[0].values, (std::vector<std::string> { "6.1.0", "6.8.0" }));
     EXPECT_EQ(c->differences[2].values[1], "POLL 0 us, C1 2 us, C6 133 us");
-    EXPECT_EQ(c->differences[3].values, (std::vector<std::string> { "bare metal", "VM (KVM)" }));
+    EXPECT_EQ(c->differences[3].values,
+        (std::vector<std::string> {
+            "none (no program limits it)", "0 us (a program holds every CPU in its shallowest idle state)" }));
+    EXPECT_EQ(c->differences[4].values, (std::vector<std::string> { "bare metal", "VM (KVM)" }));
     const std::string text = formatMachineComparison(*c, CompareFormat::Text);
     EXPECT_NE(text.find("Context differences that can explain a difference:\n  kernel: a: 6.1.0; b: 6.8.0\n"),
         std::string::npos)
@@ -314,4 +321,62 @@ TEST(MachineCompare, ArticleCardsHoldThePublishedFiguresWithTheirSource)
         what.push_back(d.what);
     // The Kunpeng's kernel is not published: beside the X5550's it is no difference.
     EXPECT_EQ(what, (std::vector<std::string> { "CPU" }));
+}
+
+namespace {
+
+// A version 2 survey card whose futex runs take `futexScale` times the usual and whose shared-l3
+// pair was traced: the wakee's CPU left `state` for `idleNs` in every hand-over.
+MachineCard tracedSurveyCard(const std::string& path, double futexScale, const char* state, double idleNs)
+{
+    TraceSummary trace;
+    trace.ops = 1000;
+    trace.handovers = 2000;
+    trace.segments = { { "IPI sent", "sched_waking", "ipi_send_cpu", true, 1200, 1500, 1250, 2000 },
+        { "idle exit", "ipi_send_cpu", "cpu_idle", true, idleNs, idleNs, idleNs, 2000 },
+        { "switch-in", "cpu_idle", "sched_switch", true, 800 * futexScale, 900, 850, 2000 } };
+    trace.idleStates = { TraceIdleState { 1, state, std::nullopt, "", 2000, idleNs, idleNs } };
+    const auto topology = Topology::loadSynthetic("pack:1 core:2 pu:1");
+    nlohmann::json doc = makeReport(makeContext(sysOf("6.1.0"), *topology, ClockInfo {}), someRuns(futexScale), false);
+    doc["survey"] = { { "suite_version", 2 },
+        { "traced",
+            { { { "relation", "shared-l3" }, { "cpus", { 0, 1 } }, { "trace", traceSummaryToJson(trace) } } } } };
+    auto card = machineCardFromText(doc.dump(), path);
+    EXPECT_TRUE(card) << card.error().message;
+    return *card;
+}
+
+} // namespace
+
+// Where a futex row matters and both machines traced its class, compare names the step that
+// moved most; the idle exit as an idle-exit difference with the states left. A row that does
+// not matter has no cause.
+TEST(MachineCompare, ARowThatMattersNamesTheTracedStepThatMovedMost)
+{
+    const MachineCard a = tracedSurveyCard("/tmp/a.json", 1, "HLT", 2000);
+    const MachineCard b = tracedSurveyCard("/tmp/b.json", 2, "C6", 9000);
+    const auto c = compareMachines({ a, b }, 0);
+    ASSERT_TRUE(c) << c.error().message;
+    ASSERT_EQ(c->causes.size(), 1U) << testing::PrintToString(c->causes);
+    EXPECT_EQ(c->causes[0],
+        "futex thread, shared-l3: 2.00 times as long on b as on a; of the traced hand-over's steps, idle exit "
+        "(ipi_send_cpu -> cpu_idle) moved most: "
+            + formatDuration(2000) + " on a, " + formatDuration(9000)
+            + " on b: an idle-exit difference (the wakee's CPU left HLT on a, C6 on b).");
+    EXPECT_NE(formatMachineComparison(*c, CompareFormat::Text).find("What moved in the traced hand-overs"),
+        std::string::npos);
+    EXPECT_EQ(nlohmann::json::parse(formatMachineComparison(*c, CompareFormat::Json))["causes"].size(), 1U);
+
+    // The switch-in moved most (the idle exit alike): named, not called an idle-exit difference.
+    const MachineCard slowSwitch = tracedSurveyCard("/tmp/s.json", 8, "HLT", 2000);
+    const auto s = compareMachines({ a, slowSwitch }, 0);
+    ASSERT_TRUE(s);
+    ASSERT_EQ(s->causes.size(), 1U);
+    EXPECT_NE(s->causes[0].find("switch-in (cpu_idle -> sched_switch) moved most"), std::string::npos) << s->causes[0];
+    EXPECT_EQ(s->causes[0].find("idle-exit difference"), std::string::npos) << s->causes[0];
+
+    // The same machine twice: nothing matters, nothing to explain.
+    const auto same = compareMachines({ a, a }, 0);
+    ASSERT_TRUE(same);
+    EXPECT_TRUE(same->causes.empty());
 }

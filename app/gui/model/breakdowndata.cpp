@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "breakdowndata.h"
 
+#include "ctxscope/handover_step.h"
+
 #include <algorithm>
 #include <string_view>
 
@@ -13,19 +15,6 @@ std::optional<std::size_t> BreakdownBar::stepAt(double ns) const
             return i;
     return std::nullopt;
 }
-
-namespace {
-
-// The place of a step in a hand-over: the switch-in's for the steps that take it when the
-// wakee's CPU was running another task.
-std::string_view stepPlace(std::string_view name)
-{
-    if (name.starts_with("preempting ") || name.starts_with("waiting behind "))
-        return "switch-in";
-    return name;
-}
-
-} // namespace
 
 BreakdownBar breakdownOf(const TraceSummary& summary)
 {

@@ -231,9 +231,12 @@ void MachineCompareView::refresh()
                 ? tr("No machine cards yet: add cards (ctxscope-cli survey --json, or results files), or survey this "
                      "machine from the Machine toolbar.")
                 : QString::fromStdString(compared.error().message));
-    else
+    else {
+        for (const std::string& cause : m_comparison->causes)
+            notes << QString::fromStdString(cause);
         for (const std::string& note : m_comparison->notes)
             notes << QString::fromStdString(note);
+    }
     m_hint->setText(notes.join(QLatin1Char('\n')));
     m_hint->setVisible(!notes.isEmpty());
     // The same context everywhere and nothing to note: the tables take the width.

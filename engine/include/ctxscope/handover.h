@@ -3,6 +3,7 @@
 #pragma once
 
 #include "ctxscope/interference.h"
+#include "ctxscope/sysinfo.h"
 #include "ctxscope/trace.h"
 
 #include <cstdint>
@@ -81,20 +82,6 @@ struct TraceIdleState {
     double p90Ns = 0;
 };
 
-// cpuidle as /sys/devices/system/cpu states it: the driver ("none" or "" without one) and one
-// CPU's states (state K's name and latency in µs, as the files hold them).
-struct CpuIdleConfig {
-    std::string driver;
-    std::string governor;
-    struct State {
-        int index = 0;
-        std::string name;
-        double exitLatencyUs = 0;
-    };
-    std::vector<State> states;
-    bool hasDriver() const { return !driver.empty() && driver != "none" && !states.empty(); }
-};
-
 // What a traced run's events say about its hand-overs. The traced run is a run of its own,
 // after the untraced one it explains; its figures never replace that run's.
 struct TraceSummary {
@@ -128,9 +115,6 @@ struct TraceSummary {
 // Names the idle states the summary's idle exits left (cutHandovers numbers them) from cpuidle's
 // configuration; without a driver the states are the architecture's default idle (HLT on x86).
 void nameIdleStates(TraceSummary& summary, const CpuIdleConfig& config);
-
-// cpuidle's configuration under `root` (/sys/devices/system/cpu), CPU `cpu`'s states.
-CpuIdleConfig readCpuIdle(int cpu, const std::string& root = "/sys/devices/system/cpu");
 
 // Within this of the wake-up, a switch from a still runnable task to the wakee is the wake-up
 // preempting it: wake-up preemption is an IPI and a switch (microseconds, tens on a VM); a task

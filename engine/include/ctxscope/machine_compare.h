@@ -106,6 +106,10 @@ struct MachineComparison {
     std::vector<MachineRow> rows;
     std::vector<MachineFigure> figures; // empty unless a card is a survey of version 2 or later
     std::vector<ContextDifference> differences;
+    // Sentences: where a futex thread row matters and both machines traced that class (survey
+    // step 6), the step of the hand-over that moved most, and when it is the idle exit, the idle
+    // states left: "an idle-exit difference".
+    std::vector<std::string> causes;
     std::vector<std::string> notes; // sentences: a file holding several runs of a row, no context
 };
 
@@ -113,7 +117,8 @@ struct MachineComparison {
 Expected<MachineComparison> compareMachines(const std::vector<MachineCard>& cards, std::size_t baseline);
 
 // The context facts compareMachines weighs, in order, as (what, value) pairs: CPU, microcode,
-// kernel, one per mitigation, SMT, governor, idle states, VM, clock source, build.
+// kernel, one per mitigation, SMT, governor, idle states, idle governor, cpu_dma_latency, haltpoll, VM,
+// clock source, build.
 std::vector<std::pair<std::string, std::string>> contextFacts(const MachineCard& card);
 
 // A row's benchmark as the table names it: "futex thread", "futex process W=64 KiB".

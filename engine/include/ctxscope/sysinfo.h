@@ -6,6 +6,7 @@
 #include "ctxscope/expected.h"
 
 #include <chrono>
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -24,10 +25,28 @@ struct IdleState {
     std::string name; // "POLL", "C1", "C6", ...
     double exitLatencyUs = 0; // "latency": the worst-case exit latency in microseconds
     bool disabled = false; // "disable" is 1: the kernel does not enter it
+    int index = 0; // N of stateN: power:cpu_idle's state number
     friend bool operator==(const IdleState&, const IdleState&) = default;
 };
+
+// cpuidle as /sys/devices/system/cpu states it: the driver ("none" or "" without one), the
+// governor, and one CPU's states. The one reader of cpuidle: the machine's facts (SysInfo) and
+// the naming of a trace's idle exits (nameIdleStates, handover.h) both take it.
+struct CpuIdleConfig {
+    std::string driver;
+    std::string governor; // "menu", "teo", "haltpoll", "ladder"; "" when none
+    std::vector<IdleState> states;
+    bool hasDriver() const { return !driver.empty() && driver != "none" && !states.empty(); }
+};
+
+// cpuidle's configuration under `root` (/sys/devices/system/cpu), CPU `cpu`'s states.
+CpuIdleConfig readCpuIdle(int cpu, const std::string& root = "/sys/devices/system/cpu");
 // "POLL 0 us, C1 2 us, C6 133 us (disabled)"; "none" for no states.
 std::string formatIdleStates(const std::vector<IdleState>& states);
+// The kernel's PM QoS default: no latency limit (2,000 s).
+inline constexpr std::int64_t kNoCpuLatencyLimitUs = 2'000'000'000;
+// "0 µs (every CPU held in its shallowest state)", "none", "unknown (reading it needs root)".
+std::string cpuDmaLatencyText(const std::optional<std::int64_t>& us);
 
 // What the machine and the build say about how trustworthy a measurement is. Read from
 // /proc and /sys; every field that cannot be read says so instead of guessing.
@@ -45,9 +64,17 @@ struct SysInfo {
     bool hypervisor = false; // the CPU's hypervisor flag
     std::string hypervisorVendor; // "KVM", "Hyper-V", ... (hypervisorName), "" when unknown
     std::string clocksource; // current_clocksource
-    // cpuidle of CPU 0; empty when cpuidle is absent (many VMs) or unreadable.
+    // cpuidle of CPU 0 (readCpuIdle); empty when cpuidle is absent (many VMs) or unreadable.
     std::vector<IdleState> idleStates;
     std::string idleDriver; // cpuidle/current_driver ("intel_idle", "acpi_idle", "haltpoll"), "" when none
+    std::string idleGovernor; // cpuidle's governor ("menu", "teo", "haltpoll"), "" when none
+    // The PM QoS CPU latency limit in force (/dev/cpu_dma_latency, readable by root): 0 holds
+    // every CPU in its shallowest state; kNoCpuLatencyLimitUs and above, no program asks for one.
+    // None when it could not be read.
+    std::optional<std::int64_t> cpuDmaLatencyUs;
+    // cpuidle-haltpoll's guest poll before it halts (/sys/module/haltpoll/parameters), ns; none
+    // where neither the haltpoll driver nor its governor is in use.
+    std::optional<std::uint64_t> haltPollNs;
     bool invariantTsc = false; // constant_tsc and nonstop_tsc
     std::string isolcpus; // from the kernel command line, "" when none
     std::string nohzFull;

@@ -167,12 +167,17 @@ std::string footer(const MachineComparison& c, bool markdown)
         out += "\n"
             + wrapped("",
                 "No context difference between the files (CPU, microcode, kernel, mitigations, SMT, "
-                "governor, idle states, VM, clock source, build).",
+                "governor, idle states, idle governor, cpu_dma_latency, haltpoll, VM, clock source, build).",
                 "");
     } else {
         out += "\nContext differences that can explain a difference:\n";
         for (const ContextDifference& d : c.differences)
             out += wrapped(bullet + d.what + ": ", differenceText(c, d), indent);
+    }
+    if (!c.causes.empty()) {
+        out += "\nWhat moved in the traced hand-overs (the survey's traced futex run of each class):\n";
+        for (const std::string& cause : c.causes)
+            out += wrapped(bullet, cause, indent);
     }
     if (!c.notes.empty()) {
         out += "\n";
@@ -355,7 +360,8 @@ json toJson(const MachineComparison& c)
             { { "what", f.what }, { "relation", f.relation ? json(std::string(toString(*f.relation))) : json(nullptr) },
                 { "values", f.values } });
     return { { "machines", c.labels }, { "baseline", c.labels[c.baseline] }, { "rows", std::move(rows) },
-        { "figures", std::move(figures) }, { "differences", std::move(differences) }, { "notes", c.notes } };
+        { "figures", std::move(figures) }, { "differences", std::move(differences) }, { "causes", c.causes },
+        { "notes", c.notes } };
 }
 
 std::string formatMachineComparison(const MachineComparison& c, CompareFormat format)

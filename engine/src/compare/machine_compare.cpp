@@ -158,6 +158,16 @@ std::vector<std::pair<std::string, std::string>> contextFacts(const MachineCard&
     out.emplace_back("SMT", orUnknown(text(s, "smt_active")));
     out.emplace_back("governor", orUnknown(text(s, "governor")));
     out.emplace_back("idle states", sys ? idleStatesOf(s) : "unknown");
+    out.emplace_back("idle governor", orUnknown(text(s, "idle_governor")));
+    // A PM QoS limit a program held while the card was made: a cause of a missing idle exit.
+    const auto dma = s.find("cpu_dma_latency_us");
+    out.emplace_back("cpu_dma_latency",
+        dma != s.end() && dma->is_number_integer() ? cpuDmaLatencyText(dma->get<std::int64_t>()) : "unknown");
+    const auto poll = s.find("haltpoll_ns");
+    out.emplace_back("haltpoll",
+        poll == s.end()                  ? "unknown"
+            : poll->is_number_unsigned() ? "polls " + std::to_string(poll->get<std::uint64_t>()) + " ns"
+                                         : "not loaded");
     std::string vm = "unknown";
     if (const auto h = s.find("hypervisor"); h != s.end() && h->is_boolean()) {
         // Files written before hypervisorName hold the raw signature ("KVMKVMKVM").
@@ -256,6 +266,7 @@ Expected<MachineComparison> compareMachines(const std::vector<MachineCard>& card
         out.rows.push_back(std::move(row));
     }
     out.figures = compare::surveyFigures(cards);
+    out.causes = compare::segmentCauses(cards, baseline, out.rows);
     // The facts in the first card's order, then those only later cards have.
     std::vector<std::string> order;
     std::vector<std::map<std::string, std::string>> facts;

@@ -5,7 +5,10 @@
 #include "report/json_fields.h"
 #include "report/trace_json.h"
 
+#include <fmt/core.h>
+
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 namespace ctxscope::compare {
@@ -143,6 +146,67 @@ std::vector<MachineFigure> segmentFigures(const std::vector<MachineCard>& cards)
 }
 
 } // namespace
+
+std::vector<std::string> segmentCauses(
+    const std::vector<MachineCard>& cards, std::size_t baseline, const std::vector<MachineRow>& rows)
+{
+    const auto traceOf = [](const MachineCard& c, Relation relation) -> const TraceSummary* {
+        const auto t = std::find_if(
+            c.traces.begin(), c.traces.end(), [&](const SurveyTrace& x) { return x.relation == relation; });
+        return t == c.traces.end() ? nullptr : &t->summary;
+    };
+    // A step's median, 0 where the trace did not take it (an idle exit gone, say).
+    const auto medianOf = [](const TraceSummary& t, const std::string& key) {
+        for (const TraceSegment& s : t.segments)
+            if (segmentKey(s) == key)
+                return s.p50Ns;
+        return 0.0;
+    };
+    const auto stateOf
+        = [](const TraceSummary& t) { return t.idleStates.empty() ? std::string("idle") : t.idleStates.front().name; };
+    std::vector<std::string> out;
+    for (const MachineRow& row : rows) {
+        if (row.bench != "futex" || row.mode != BenchMode::Thread || row.wsBytes != 0 || !row.condition.empty())
+            continue;
+        const TraceSummary* base = traceOf(cards[baseline], row.relation);
+        if (!base)
+            continue;
+        for (std::size_t m = 0; m < cards.size(); ++m) {
+            const MachineCell& cell = row.cells[m];
+            const TraceSummary* other = traceOf(cards[m], row.relation);
+            if (m == baseline || !other || !cell.ratio || cell.verdict != MachineVerdict::Matters)
+                continue;
+            // Every step either trace took, the one whose median moved most.
+            std::string moved;
+            double most = 0;
+            for (const TraceSummary* t : { base, other })
+                for (const TraceSegment& s : t->segments) {
+                    const std::string key = segmentKey(s);
+                    const double by = std::abs(medianOf(*other, key) - medianOf(*base, key));
+                    if (by > most) {
+                        most = by;
+                        moved = key;
+                    }
+                }
+            if (moved.empty())
+                continue;
+            const double a = medianOf(*base, moved);
+            const double b = medianOf(*other, moved);
+            const auto text = [](double ns) { return ns > 0 ? formatDuration(ns) : std::string("not taken"); };
+            std::string sentence
+                = fmt::format("futex thread, {}: {:.2f} times as long on {} as on {}; of the traced hand-over's "
+                              "steps, {} moved most: {} on {}, {} on {}",
+                    relationText(row.relation, row.kinds), *cell.ratio, cards[m].label, cards[baseline].label, moved,
+                    text(a), cards[baseline].label, text(b), cards[m].label);
+            if (moved.starts_with("idle exit "))
+                sentence += fmt::format(": an idle-exit difference (the wakee's CPU left {} on {}, {} on {})",
+                    a > 0 ? stateOf(*base) : "no idle state", cards[baseline].label,
+                    b > 0 ? stateOf(*other) : "no idle state", cards[m].label);
+            out.push_back(sentence + ".");
+        }
+    }
+    return out;
+}
 
 std::vector<MachineFigure> surveyFigures(const std::vector<MachineCard>& cards)
 {

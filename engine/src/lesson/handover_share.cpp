@@ -3,6 +3,7 @@
 
 #include "lesson/lesson_util.h"
 
+#include "ctxscope/handover_step.h"
 #include "ctxscope/units.h"
 
 #include <algorithm>
@@ -126,15 +127,43 @@ std::string stepMeaning(const std::string& name)
         if (name == step)
             return meaning;
     // What takes the switch-in's place when the wakee's CPU was busy (TraceSegment's names).
-    if (name.starts_with("preempting "))
+    const BusyStep busy = busyStepOf(name);
+    if (busy.way == BusyWay::Preempting)
         return fmt::format("the wakee's CPU was running {}, which the wake-up preempted: the switch from it to the "
                            "woken task",
-            name.substr(std::string_view("preempting ").size()));
-    if (name.starts_with("waiting behind "))
+            busy.task);
+    if (busy.way == BusyWay::WaitingBehind)
         return fmt::format("the woken task waiting for {} to give up the CPU: a wait in the run queue behind "
                            "another program, not a switch",
-            name.substr(std::string_view("waiting behind ").size()));
+            busy.task);
     return "a step of the hand-over";
+}
+
+std::string placementSentence(const RunResult& r)
+{
+    if (!r.trace || r.placement.relation != Relation::Unpinned)
+        return {};
+    const TracePlacementShares& p = r.trace->placement;
+    if (p.total() == 0)
+        return {};
+    // A share, never "0%" for a choice the kernel made: "under 1%".
+    const auto percent = [&](std::uint64_t k) {
+        const double share = 100.0 * static_cast<double>(k) / static_cast<double>(p.total());
+        return k > 0 && share < 0.5 ? std::string("under 1%") : fmt::format("{:.0f}%", share);
+    };
+    std::string out = fmt::format("The kernel put the woken task on the waker's own CPU in {} of {} wake-ups",
+        percent(p.wakerCpu), formatCount(static_cast<double>(p.total())));
+    if (const auto same = handoverShares(*r.trace, false); same && p.wakerCpu > 0)
+        out += fmt::format(" (a hand-over there took {})", formatDuration(same->ns));
+    out += fmt::format(", on another CPU that was idle in {} and on one running another task in {}", percent(p.idleCpu),
+        percent(p.busyCpu));
+    if (const auto cross = handoverShares(*r.trace, true); cross && p.idleCpu + p.busyCpu > 0) {
+        out += fmt::format(" (a hand-over across CPUs took {}", formatDuration(cross->ns));
+        if (const StepShare* idle = cross->find("idle exit"))
+            out += fmt::format(", {} of it the idle exit", formatDuration(idle->ns));
+        out += ")";
+    }
+    return out + fmt::format("; {} of the wake-ups moved it off the CPU it last ran on.", percent(p.migrated));
 }
 
 std::string tracedVmNote(const RunResult& r)

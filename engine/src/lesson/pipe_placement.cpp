@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Lesson "pipe-placement": why do pipe benchmark scores jump between machines and VMs?
+#include "lesson/handover_share.h"
 #include "lesson/lesson_util.h"
 #include "lesson/mixture.h"
 #include "lesson/verdict.h"
@@ -28,6 +29,8 @@ std::vector<LessonStep> plan(const Topology& topology, const RunBudget& o)
     for (int i = 0; i < kUnpinnedRepeats; ++i)
         steps.push_back(
             { fmt::format("pipe processes, unpinned (run {})", i + 1), unpinnedSpec("pipe", BenchMode::Process, o) });
+    // With --trace, the first launch also says where the kernel put the woken process.
+    steps[steps.size() - kUnpinnedRepeats].traceable = true;
     return steps;
 }
 
@@ -81,6 +84,12 @@ std::string unpinnedText(
         kinds += n > 0 ? 1 : 0;
     if (kinds > 1 && pinnedDiffer)
         out += " A benchmark that does not pin reports whichever of these the scheduler picked that time.";
+    // Why, measured: where the kernel put the woken process in the traced launch.
+    for (const RunResult* r : unpinned)
+        if (std::string placed = placementSentence(*r); !placed.empty()) {
+            placed.front() = 't'; // "The kernel put ..." inside the sentence
+            return out + " In the traced launch, " + placed;
+        }
     return out;
 }
 

@@ -2,8 +2,10 @@
 // Lesson "sleeping-cpu": why is the other CPU slow to answer? A futex round trip across the
 // farthest class, untraced and traced, then the same with both CPUs kept awake (a SCHED_IDLE
 // polling thread on each, BenchSpec::keepAwakeCpus), then with /dev/cpu_dma_latency held at 0
-// where this machine has idle states to hold shallow and the right to hold them. The traced
-// runs say how much of a hand-over was the wakee's CPU leaving idle, and which state it left.
+// where this machine has idle states to hold shallow and the right to hold them; last, unpinned,
+// where the kernel put the woken task (its own CPU, an idle one, a busy one) and what each cost.
+// The traced runs say how much of a hand-over was the wakee's CPU leaving idle, and which state
+// it left.
 #include "lesson/handover_share.h"
 #include "lesson/lesson_util.h"
 #include "lesson/verdict.h"
@@ -36,6 +38,8 @@ std::vector<LessonStep> plan(const Topology& topology, const RunBudget& o)
         shallow.pmQosUs = 0;
         steps.push_back({ "futex threads, " + where + ", /dev/cpu_dma_latency held at 0", shallow, true });
     }
+    // Left to the scheduler: does it avoid the sleeping CPU by keeping the wakee on the waker's?
+    steps.push_back({ "futex threads, unpinned", unpinnedSpec("futex", BenchMode::Thread, o), true });
     return steps;
 }
 
@@ -48,14 +52,17 @@ struct Runs {
     const RunResult* asIs = nullptr;
     const RunResult* awake = nullptr;
     const RunResult* shallow = nullptr;
+    const RunResult* unpinned = nullptr;
 };
 
 Runs runsOf(const std::vector<RunResult>& results)
 {
     return { findResult(results, [](const RunResult& r) { return across(r) && !r.spec.conditioned(); }),
         findResult(results, [](const RunResult& r) { return across(r) && !r.spec.keepAwakeCpus.empty(); }),
+        findResult(results,
+            [](const RunResult& r) { return across(r) && r.spec.pmQosUs.has_value() && r.spec.keepAwakeCpus.empty(); }),
         findResult(results, [](const RunResult& r) {
-            return across(r) && r.spec.pmQosUs.has_value() && r.spec.keepAwakeCpus.empty();
+            return r.bench == "futex" && r.placement.relation == Relation::Unpinned && !r.spec.conditioned();
         }) };
 }
 
@@ -127,6 +134,18 @@ std::string abSentence(const char* what, const RunResult& asIs, const RunResult&
         formatRange(c), unclearWhy(), what);
 }
 
+// The unpinned run against the pinned one as is, and where the kernel put the woken task.
+std::string unpinnedSentence(const RunResult& asIs, const RunResult& unpinned)
+{
+    std::string out = fmt::format("Left to the scheduler, a round trip cost {} on {}, against {} on {}.",
+        withSpread(unpinned), cpusSeenText(unpinned), withSpread(asIs), placementText(asIs));
+    if (std::string placed = placementSentence(unpinned); !placed.empty())
+        return out + " " + placed;
+    return out
+        + " Where the kernel put the woken task is known only from a trace (ctxscope-cli lesson sleeping-cpu traces "
+          "as root).";
+}
+
 std::vector<std::string> conclude(const std::vector<RunResult>& results)
 {
     const Runs runs = runsOf(results);
@@ -160,8 +179,10 @@ std::vector<std::string> conclude(const std::vector<RunResult>& results)
         out.push_back("Holding C-states shallow (--pm-qos-us 0) was not tried: it needs cpuidle states to hold, which "
                       "this machine lacks (a VM idles in HLT), or the right to open /dev/cpu_dma_latency.");
     }
+    if (runs.unpinned)
+        out.push_back(unpinnedSentence(*runs.asIs, *runs.unpinned));
     std::vector<const RunResult*> all;
-    for (const RunResult* r : { runs.asIs, runs.awake, runs.shallow })
+    for (const RunResult* r : { runs.asIs, runs.awake, runs.shallow, runs.unpinned })
         if (r)
             all.push_back(r);
     if (std::string note = vmNote(all); !note.empty())
@@ -191,7 +212,8 @@ const LessonDefinition& sleepingCpuLesson()
     static const LessonDefinition d { { "sleeping-cpu", "Why is the other CPU slow to answer?",
                                           "futex threads across the farthest class, untraced and traced; then with "
                                           "both CPUs kept awake; then with /dev/cpu_dma_latency held at 0 where this "
-                                          "machine has idle states (traced where tracing is allowed)",
+                                          "machine has idle states; then unpinned, where the kernel put the woken "
+                                          "task (traced where tracing is allowed)",
                                           false, true },
         plan, conclude, nullptr, headline };
     return d;

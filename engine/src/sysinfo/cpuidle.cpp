@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
-// cpuidle's configuration as sysfs states it, for naming the idle states a trace's idle exits
-// left (nameIdleStates, handover.cpp, takes it as data so tests give it made-up states).
-#include "ctxscope/handover.h"
+// cpuidle's configuration as sysfs states it (ctxscope/sysinfo.h): the machine's idle facts and
+// the names of the idle states a trace's idle exits left (nameIdleStates, handover.cpp, takes it
+// as data so tests give it made-up states).
+#include "ctxscope/sysinfo.h"
 
 #include "os/procfs.h"
 
@@ -22,7 +23,7 @@ CpuIdleConfig readCpuIdle(int cpu, const std::string& root)
         const auto name = readFirstLine(dir + std::to_string(k) + "/name");
         if (!name)
             break;
-        CpuIdleConfig::State s;
+        IdleState s;
         s.index = k;
         s.name = *name;
         if (const auto latency = readFirstLine(dir + std::to_string(k) + "/latency")) {
@@ -30,6 +31,7 @@ CpuIdleConfig readCpuIdle(int cpu, const std::string& root)
             if (std::from_chars(latency->data(), latency->data() + latency->size(), us).ec == std::errc {})
                 s.exitLatencyUs = us;
         }
+        s.disabled = readFirstLine(dir + std::to_string(k) + "/disable").value_or("0") == "1";
         c.states.push_back(std::move(s));
     }
     return c;

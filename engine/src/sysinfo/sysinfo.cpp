@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <sstream>
 #include <sys/resource.h>
@@ -129,20 +130,32 @@ void readSchedTunables(SysInfo& info)
             info.schedTunables[std::string("debug/") + name] = *v;
 }
 
+// The PM QoS CPU latency limit in force: /dev/cpu_dma_latency reads as one s32 in µs. Opening it
+// adds a request of the default value, which limits nothing, and closing it removes it.
+std::optional<std::int64_t> readCpuDmaLatency()
+{
+    const int fd = ::open("/dev/cpu_dma_latency", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return std::nullopt;
+    std::int32_t us = 0;
+    const ssize_t n = ::read(fd, &us, sizeof us);
+    ::close(fd);
+    if (n != static_cast<ssize_t>(sizeof us))
+        return std::nullopt;
+    return us;
+}
+
 void readIdleStates(SysInfo& info)
 {
-    info.idleDriver = readFirstLine(kCpuDir + "cpuidle/current_driver").value_or("");
-    for (int i = 0;; ++i) {
-        const std::string dir = kCpuDir + "cpu0/cpuidle/state" + std::to_string(i) + "/";
-        auto name = readFirstLine(dir + "name");
-        if (!name)
-            break;
-        IdleState s;
-        s.name = *name;
-        s.exitLatencyUs = std::strtod(readFirstLine(dir + "latency").value_or("0").c_str(), nullptr);
-        s.disabled = readFirstLine(dir + "disable").value_or("0") == "1";
-        info.idleStates.push_back(std::move(s));
-    }
+    const CpuIdleConfig idle = readCpuIdle(0, kCpuDir.substr(0, kCpuDir.size() - 1));
+    info.idleDriver = idle.driver;
+    info.idleGovernor = idle.governor;
+    info.idleStates = idle.states;
+    info.cpuDmaLatencyUs = readCpuDmaLatency();
+    // The haltpoll governor's parameters exist wherever it is built in; they apply only in use.
+    if (idle.governor == "haltpoll" || idle.driver == "haltpoll")
+        if (const auto poll = readFirstLine("/sys/module/haltpoll/parameters/guest_halt_poll_ns"))
+            info.haltPollNs = std::strtoull(poll->c_str(), nullptr, 10);
 }
 
 bool rtAllowed()
@@ -231,6 +244,17 @@ std::string formatIdleStates(const std::vector<IdleState>& states)
     return out.empty() ? "none" : out;
 }
 
+std::string cpuDmaLatencyText(const std::optional<std::int64_t>& us)
+{
+    if (!us)
+        return "unknown (reading /dev/cpu_dma_latency needs root)";
+    if (*us >= kNoCpuLatencyLimitUs)
+        return "none (no program limits it)";
+    if (*us == 0)
+        return "0 us (a program holds every CPU in its shallowest idle state)";
+    return std::to_string(*us) + " us (a program keeps the CPUs out of idle states slower to leave)";
+}
+
 nlohmann::json toJson(const SysInfo& info)
 {
     nlohmann::json idle = nlohmann::json::array();
@@ -242,10 +266,14 @@ nlohmann::json toJson(const SysInfo& info)
         { "governor_performance", std::string(toString(info.governorPerformance)) },
         { "mitigations", info.mitigations }, { "hypervisor", info.hypervisor },
         { "hypervisor_vendor", info.hypervisorVendor }, { "clocksource", info.clocksource },
-        { "idle_driver", info.idleDriver }, { "idle_states", std::move(idle) }, { "invariant_tsc", info.invariantTsc },
-        { "isolcpus", info.isolcpus }, { "nohz_full", info.nohzFull }, { "cgroup_cpuset", info.cgroupCpuset },
-        { "sched_tunables", info.schedTunables }, { "rt_priority_allowed", info.rtPriorityAllowed },
-        { "debug_build", info.debugBuild }, { "sanitizer_build", info.sanitizerBuild } };
+        { "idle_driver", info.idleDriver }, { "idle_governor", info.idleGovernor }, { "idle_states", std::move(idle) },
+        { "cpu_dma_latency_us",
+            info.cpuDmaLatencyUs ? nlohmann::json(*info.cpuDmaLatencyUs) : nlohmann::json(nullptr) },
+        { "haltpoll_ns", info.haltPollNs ? nlohmann::json(*info.haltPollNs) : nlohmann::json(nullptr) },
+        { "invariant_tsc", info.invariantTsc }, { "isolcpus", info.isolcpus }, { "nohz_full", info.nohzFull },
+        { "cgroup_cpuset", info.cgroupCpuset }, { "sched_tunables", info.schedTunables },
+        { "rt_priority_allowed", info.rtPriorityAllowed }, { "debug_build", info.debugBuild },
+        { "sanitizer_build", info.sanitizerBuild } };
 }
 
 std::vector<std::string> machineWarnings(const SysInfo& info)

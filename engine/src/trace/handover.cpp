@@ -2,6 +2,7 @@
 // Cutting hand-overs at the scheduler's events. One forward pass finds each switch into a
 // measured task and what woke it; the steps after the switch come from per-task indexes.
 #include "ctxscope/handover.h"
+#include "ctxscope/handover_step.h"
 
 #include "ctxscope/stats.h"
 
@@ -30,17 +31,13 @@ constexpr std::size_t kScanLimit = 4096;
 constexpr const char* kStepOrder[] = { "wake call", "yield call", "sleep call", "IPI sent", "woken without IPI",
     "idle exit", "switch-in", "waker runs on", "return to user", "in user space" };
 
-// The steps named after a task take the switch-in's place.
-constexpr std::string_view kPreempting = "preempting ";
-constexpr std::string_view kWaitingBehind = "waiting behind ";
-
 // prev_state of a task switched out while runnable: 0 (R) or the kernel's "preempted" bit above
 // the state bits.
 bool stillRunnable(std::int64_t prevState) { return (prevState & 0xff) == 0; }
 
 int stepRank(const std::string& name)
 {
-    if (name.starts_with(kPreempting) || name.starts_with(kWaitingBehind))
+    if (stepPlace(name) != name) // the steps named after a task take the switch-in's place
         return stepRank("switch-in");
     for (int i = 0; i < static_cast<int>(std::size(kStepOrder)); ++i)
         if (name == kStepOrder[i])
@@ -340,7 +337,7 @@ private:
         if (behindOthers)
             ++m_states.waitingBehindOthers;
         const std::string name = longest == 0 ? std::string("switch-in") : m_waitedBehind.at(longest).comm;
-        step(longest == 0 ? name : std::string(kWaitingBehind) + name, last, in, true);
+        step(longest == 0 ? name : busyStepName(BusyWay::WaitingBehind, name), last, in, true);
     }
 
     // A step of the hand-over being cut (the one m_spans' last entry spans).
@@ -414,7 +411,7 @@ private:
                     const int x = m_events[in].pid;
                     auto [it, added] = m_preempted.try_emplace(x, task(x, cpu));
                     ++it->second.handovers;
-                    step(std::string(kPreempting) + it->second.comm, last, in, true);
+                    step(busyStepName(BusyWay::Preempting, it->second.comm), last, in, true);
                     break;
                 }
                 case Target::Waiting:
@@ -536,8 +533,8 @@ void nameIdleStates(TraceSummary& summary, const CpuIdleConfig& config)
             s.note = "no cpuidle driver: on a VM, an exit to the hypervisor";
             continue;
         }
-        const auto it = std::find_if(config.states.begin(), config.states.end(),
-            [&](const CpuIdleConfig::State& x) { return x.index == s.state; });
+        const auto it = std::find_if(
+            config.states.begin(), config.states.end(), [&](const IdleState& x) { return x.index == s.state; });
         if (it == config.states.end()) {
             s.name = fmt::format("state {}", s.state);
             s.note = fmt::format("cpuidle ({}) states no such state", config.driver);
