@@ -133,6 +133,9 @@ shot --screen 1920x1080 lecture-1920 --presentation --lesson pinning --lesson sp
 # The scheduler's events: tracing needs root (or a tracefs the user may write).
 shot --screen 1280x800 timeline --run futex --cpus "$same" --run futex --cpus "$cross" --trace --view timeline
 shot --screen 1280x800 lesson-inside-switch --presentation --lesson inside-a-switch
+# The sleeping-cpu lesson on a projector: its verdict card and the as-is / kept-awake runs
+# (traced: root).
+shot --screen 1280x800 lesson-sleeping-cpu --presentation --lesson sleeping-cpu
 # A condition's A/B: the run panel's "Keep the other CPU awake" checked, the pair's sentence under
 # the figures, both sides traced and their hand-overs one above the other (tracing: root).
 shot --screen 1280x800 keep-awake-ab --run futex --cpus "$cross" --keep-awake --trace --view timeline

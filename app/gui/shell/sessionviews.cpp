@@ -252,7 +252,8 @@ void SessionViews::drawRun(const ResultRow& row, const QString& origin)
             }));
         showStage();
     }
-    QString label = runLabel(*row.result);
+    // A conditioned run says so ("· keep-awake 0,1"), as a run streamed here does.
+    QString label = rowLabel(row);
     for (const QString& part : { row.machine, origin })
         if (!part.isEmpty())
             label += QStringLiteral(" · ") + part;
