@@ -56,7 +56,7 @@ assert w["from_bins"] is True and w["count"] > 100 and sum(w["log2_hist"]) == w[
 # either end of the window can land between the two.
 q = s["wait_from_enqueue"]
 assert abs(q["count"] - w["count"]) <= 2 and sum(q["log2_us_hist"]) == q["count"], (q, w)
-assert 0 < q["mean_ns"] <= w["mean_ns"] and q["p50_ns"] <= w["max_ns"], (q, w)
+assert 0 < q["mean_ns"] <= 1.01 * w["mean_ns"] and q["p50_ns"] <= w["max_ns"], (q, w)
 assert ping["voluntary_per_s"] > 100, ping
 PY
 grep -q "with BPF" "$dir/bpf.txt" || fail "the text does not name the backend: $(head -5 "$dir/bpf.txt")"

@@ -122,8 +122,9 @@ failures = []
 text = (f"waits from the enqueue {count}, from sched_waking {wakes}; means {total / max(count, 1) / 1e3:.2f} us "
         f"and {wake_total / max(wakes, 1) / 1e3:.2f} us")
 # Within 2 a thread: the program counts a wait from sched_waking, then from the enqueue, and a
-# reading at either end of the window can land between the two.
-if abs(count - wakes) > 2 * threads or total / max(count, 1) > wake_total / max(wakes, 1):
+# reading at either end of the window can land between the two (hence 1% on the means too,
+# where the way to the CPU is short).
+if abs(count - wakes) > 2 * threads or total / max(count, 1) > 1.01 * wake_total / max(wakes, 1):
     failures.append(text)
 print(text)
 rate, theirs_rate = count / seconds, theirs / theirs_seconds
