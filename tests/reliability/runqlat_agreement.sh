@@ -14,7 +14,7 @@
 # an exact count and sum, over the waits runqlat times: from the enqueue (sched_wakeup or
 # sched_wakeup_new, or a preemption) to the switch-in. Its `wake_latency` counts the same waits
 # from sched_waking, earlier by the wake-up's way to the wakee's CPU (an IPI, an idle exit:
-# 40-50% of the wait on the 2-vCPU KVM guest), which runqlat does not see. Compared:
+# 25-50% of the mean wait on the 2-vCPU KVM guest), which runqlat does not see. Compared:
 #  * both counts of the watch are the same waits (within 2 a thread: a reading can land between
 #    a wait's two counts), none longer from the enqueue than from sched_waking (the means);
 #  * the wake-up rates, within 10%;

@@ -346,10 +346,10 @@ private:
             w.p99Ns = std::min(trace::log2Quantile(w.log2Hist, 0.99), w.maxNs);
         }
         // The same waits from the enqueue, in runqlat's µs bins: none longer than from sched_waking.
-        const WakeLatency queued
-            = binned(now.queued_hist, before.queued_hist, now.queued_sum_ns - before.queued_sum_ns);
-        s.fromEnqueue = trace::enqueueWaitOf(
-            queued.log2Hist, queued.count, queued.meanNs * static_cast<double>(queued.count), w.maxNs);
+        const std::uint64_t queuedSumNs = now.queued_sum_ns - before.queued_sum_ns;
+        WakeLatency queued = binned(now.queued_hist, before.queued_hist, queuedSumNs);
+        s.fromEnqueue
+            = trace::enqueueWaitOf(std::move(queued.log2Hist), queued.count, static_cast<double>(queuedSumNs), w.maxNs);
         s.wakers = top(m_wakers, tid, m_wakerValues);
         s.preemptors = top(m_preemptors, tid, m_preemptorValues);
         if (auto m = m_moves.find(tid); m != m_moves.end())
