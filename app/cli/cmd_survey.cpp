@@ -76,6 +76,8 @@ void printSummary(const SurveyResult& s, const nlohmann::json& context)
         std::string name = oneTask ? r.bench : r.bench + " " + std::string(toString(r.mode));
         if (r.spec.wsBytes > 0)
             name += " W=" + formatBytes(r.spec.wsBytes);
+        if (r.spec.conditioned())
+            name += " " + conditionText(r.spec);
         fmt::print("{:<32}{:<16}{:>12}  {}\n", name, relationText(r.placement.relation, r.placement.kinds),
             formatDuration(r.stats.p50), perWhat(r));
     }
@@ -174,8 +176,10 @@ Command addSurveyCommand(CLI::App& app)
     auto c = subcommand<SurveyOptions>(app, "survey",
         fmt::format("A machine card: a fixed suite (version {}) of syscall, vdso, the coroutine floor, futex and pipe "
                     "(thread and process) on one PU, on one representative pair of each relation class and unpinned, "
-                    "spin's one-way hand-over per class (its line in a fresh page first touched by a measuring task, "
-                    "with the page's NUMA node), where tracing is allowed the hand-over's traced segments per class, "
+                    "futex on the farthest class with both CPUs kept awake (an A/B against the pair as is), spin's "
+                    "one-way hand-over per class (its line in a fresh page first touched by a measuring task, "
+                    "with the page's NUMA node), where tracing is allowed the hand-over's traced segments per class "
+                    "(and the farthest kept awake), "
                     "and the working-set knee (futex on one PU, 4 KiB to twice the last-level cache), within a time "
                     "budget, with the machine's context",
             kSurveyVersion));
@@ -203,10 +207,8 @@ Command addSurveyCommand(CLI::App& app)
     o.push = c.sub
                  ->add_option("--push", o.pushFile,
                      "With --hosts: copy the portable bundle (this ctxscope-cli when it is the bundle, or FILE) over "
-                     "the same "
-                     "ssh to a mktemp -d directory on each host, check its sha256, run it there and remove it on every "
-                     "way "
-                     "out; a host of another architecture (uname -m) is refused")
+                     "the same ssh to a mktemp -d directory on each host, check its sha256, run it there and remove "
+                     "it on every way out; a host of another architecture (uname -m) is refused")
                  ->expected(0, 1)
                  ->excludes(remoteCli);
     c.sub->footer("Compare cards with `ctxscope-cli compare A.json B.json`. Runs are never all pairs: one pair per "

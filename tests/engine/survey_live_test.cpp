@@ -9,6 +9,7 @@
 #include "ctxscope/sysinfo.h"
 #include "ctxscope/trace.h"
 #include "ctxscope/trace_session.h"
+#include "ctxscope/units.h"
 
 #include "live_topology_test.h"
 
@@ -151,6 +152,58 @@ TEST_F(SurveyLive, TracedSegmentsPerClassWhereTracingIsAllowed)
     ASSERT_NE(segment, c->figures.end());
     EXPECT_EQ(segment->relation, Relation::SamePu);
     EXPECT_EQ(segment->values[0], segment->values[1]);
+}
+
+TEST_F(SurveyLive, TheFarthestClassKeptAwakeIsAnABAgainstThePairAsIs)
+{
+    // The farthest pair's futex thread run as is, kept awake, and (where allowed) traced kept awake.
+    const auto full = planSurvey(*s_topology, kSurveySeconds);
+    ASSERT_TRUE(full) << full.error().message;
+    const auto kept = std::find_if(
+        full->steps.begin(), full->steps.end(), [](const SurveyStep& s) { return !s.spec.keepAwakeCpus.empty(); });
+    if (kept == full->steps.end())
+        GTEST_SKIP() << "one allowed PU: nothing to keep awake";
+    const std::vector<int> cpus = kept->spec.cpus;
+    const SurveyPlan plan = planWith([&](const SurveyStep& s) {
+        return s.spec.bench == "futex" && s.spec.mode == BenchMode::Thread && s.spec.cpus == cpus && s.spec.wsBytes == 0
+            && (s.kind == SurveyStepKind::Run || !s.spec.keepAwakeCpus.empty());
+    });
+    const bool tracing = static_cast<bool>(tracingAllowed());
+    ASSERT_EQ(plan.steps.size(), tracing ? 3U : 2U);
+    const auto survey = runSurvey(plan, *s_topology);
+    ASSERT_TRUE(survey) << survey.error().message;
+    ASSERT_EQ(survey->results.size(), 2U) << (survey->skipped.empty() ? "" : survey->skipped.front().why);
+    EXPECT_TRUE(survey->results[0].spec.keepAwakeCpus.empty());
+    EXPECT_EQ(survey->results[1].spec.keepAwakeCpus, cpus);
+    EXPECT_EQ(survey->results[1].keepAwakeTasks.size(), cpus.size());
+    // The A/B in the summary: the condition's sentence, both medians.
+    const auto lines = surveyFigureLines(*survey);
+    const auto ab = std::find_if(lines.begin(), lines.end(),
+        [](const std::string& l) { return l.starts_with("futex thread, ") && l.find("With keep-awake ") != l.npos; });
+    ASSERT_NE(ab, lines.end()) << (lines.empty() ? std::string("no lines") : lines.front());
+    EXPECT_NE(ab->find(formatDuration(survey->results[0].stats.p50)), std::string::npos) << *ab;
+    if (!tracing)
+        return;
+    ASSERT_EQ(survey->traces.size(), 1U) << (survey->skipped.empty() ? "" : survey->skipped.front().why);
+    EXPECT_EQ(survey->traces[0].keepAwakeCpus, cpus);
+    EXPECT_TRUE(std::any_of(lines.begin(), lines.end(), [](const std::string& l) {
+        return l.starts_with("hand-over segments, ") && l.find(", kept awake (CPUs ") != l.npos;
+    }));
+    // The card keeps the condition, and compare lists the kept-awake segments apart from as is.
+    nlohmann::json doc
+        = makeReport(makeContext(readSysInfo(), *s_topology, measurementClock()), survey->results, false);
+    doc["survey"] = surveyToJson(*survey);
+    EXPECT_EQ(doc["survey"]["traced"][0]["keep_awake_cpus"], cpus);
+    auto card = machineCardFromText(doc.dump(), "/tmp/here.json");
+    ASSERT_TRUE(card) << card.error().message;
+    ASSERT_EQ(card->traces.size(), 1U);
+    EXPECT_EQ(card->traces[0].keepAwakeCpus, cpus);
+    const auto c = compareMachines({ *card, *card }, 0);
+    ASSERT_TRUE(c);
+    EXPECT_TRUE(std::any_of(c->figures.begin(), c->figures.end(),
+        [](const MachineFigure& f) { return f.what.starts_with("kept awake, segment "); }));
+    EXPECT_TRUE(std::none_of(
+        c->figures.begin(), c->figures.end(), [](const MachineFigure& f) { return f.what.starts_with("segment "); }));
 }
 
 TEST_F(SurveyLive, ThePlanFollowsThisProcesssTracingPrivilege)

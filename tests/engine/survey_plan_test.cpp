@@ -6,6 +6,7 @@
 #include "ctxscope/survey.h"
 #include "ctxscope/units.h"
 
+#include <fmt/core.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -58,12 +59,14 @@ TEST(SurveyPlan, ALargeMachineGetsOnePairPerClassNotAllPairs)
     EXPECT_TRUE(classes.contains(Relation::CrossNuma));
     const int crossClasses = static_cast<int>(plan->pairs.size()) - 1;
     const auto cross = static_cast<std::size_t>(crossClasses);
-    // futex and pipe, thread and process: on one PU, per class, unpinned; spin per class.
-    EXPECT_EQ(countOf(*plan, "futex"), 2 * (1 + crossClasses + 1));
+    // futex and pipe, thread and process: on one PU, per class, unpinned; futex thread on the
+    // farthest class kept awake; spin per class.
+    EXPECT_EQ(countOf(*plan, "futex"), 2 * (1 + crossClasses + 1) + 1);
     EXPECT_EQ(countOf(*plan, "pipe"), 2 * (1 + crossClasses + 1));
     EXPECT_EQ(countOf(*plan, "spin"), crossClasses);
-    // One traced futex run per class, one PU included, each on its class's pair.
-    EXPECT_EQ(tracedCount(*plan), crossClasses + 1);
+    // One traced futex run per class, one PU included, each on its class's pair; and the farthest
+    // class's kept awake.
+    EXPECT_EQ(tracedCount(*plan), crossClasses + 1 + 1);
     for (const SurveyStep& s : plan->steps)
         if (s.kind == SurveyStepKind::Traced) {
             const auto pair = std::find_if(
@@ -75,7 +78,7 @@ TEST(SurveyPlan, ALargeMachineGetsOnePairPerClassNotAllPairs)
     // The knee: a round trip and a touch run per working set, all on the one PU.
     const std::size_t knee = 2 * plan->wsSizes.size();
     EXPECT_GT(plan->wsSizes.size(), 0U);
-    EXPECT_EQ(plan->steps.size(), 3U + 4U * (2U + cross) + cross + (cross + 1) + knee);
+    EXPECT_EQ(plan->steps.size(), 3U + 4U * (2U + cross) + 1U + cross + (cross + 1 + 1) + knee);
     EXPECT_LE(plan->estimateSeconds, plan->budgetSeconds);
     EXPECT_DOUBLE_EQ(plan->budgetSeconds, kSurveySeconds);
 }
@@ -208,12 +211,60 @@ TEST(SurveyPlan, TracingRefusedIsSkippedWithTheEnginesSentence)
         [](const SurveySkip& s) { return s.what == "the hand-over's traced segments per class"; });
     ASSERT_NE(skip, plan->skipped.end());
     EXPECT_EQ(skip->why, refusal);
-    // Allowed: one traced run per class (same-pu, smt, shared-l3 here).
+    // Allowed: one traced run per class (same-pu, smt, shared-l3 here), and the farthest kept awake.
     const auto allowed = planSurvey(t, kSurveySeconds, roomy());
     ASSERT_TRUE(allowed);
-    EXPECT_EQ(tracedCount(*allowed), static_cast<int>(allowed->pairs.size()));
+    EXPECT_EQ(tracedCount(*allowed), static_cast<int>(allowed->pairs.size()) + 1);
     EXPECT_TRUE(std::none_of(allowed->skipped.begin(), allowed->skipped.end(),
         [](const SurveySkip& s) { return s.what == "the hand-over's traced segments per class"; }));
+}
+
+TEST(SurveyPlan, TheFarthestClassIsAlsoMeasuredKeptAwakeUntracedAndTraced)
+{
+    // 2 packages x 2 cores x 2 PUs: the farthest class is cross-package.
+    const auto plan = planSurvey(synthetic("pack:2 core:2 pu:2"), kSurveySeconds, roomy());
+    ASSERT_TRUE(plan);
+    const PuPair farthest = plan->pairs.back();
+    ASSERT_NE(farthest.relation, Relation::SamePu);
+    std::vector<const SurveyStep*> kept;
+    for (const SurveyStep& s : plan->steps)
+        if (!s.spec.keepAwakeCpus.empty())
+            kept.push_back(&s);
+    ASSERT_EQ(kept.size(), 2U);
+    for (const SurveyStep* s : kept) {
+        EXPECT_EQ(s->spec.bench, "futex");
+        EXPECT_EQ(s->spec.mode, BenchMode::Thread);
+        EXPECT_EQ(s->relation, farthest.relation);
+        EXPECT_EQ(s->spec.cpus, (std::vector<int> { farthest.a, farthest.b }));
+        EXPECT_EQ(s->spec.keepAwakeCpus, s->spec.cpus);
+        EXPECT_EQ(s->spec.wsBytes, 0U);
+    }
+    EXPECT_EQ(kept[0]->kind, SurveyStepKind::Run);
+    EXPECT_EQ(kept[1]->kind, SurveyStepKind::Traced);
+    EXPECT_EQ(kept[0]->label,
+        fmt::format(
+            "futex thread kept awake, {} pair (CPUs {},{})", toString(farthest.relation), farthest.a, farthest.b));
+    EXPECT_EQ(kept[1]->label,
+        fmt::format("futex thread traced kept awake, {} pair (CPUs {},{})", toString(farthest.relation), farthest.a,
+            farthest.b));
+    // The kept-awake run comes after the pair's run as is, which its A/B is against.
+    const auto asIs = std::find_if(plan->steps.begin(), plan->steps.end(), [&](const SurveyStep& s) {
+        return s.spec.bench == "futex" && s.spec.mode == BenchMode::Thread && s.spec.cpus == kept[0]->spec.cpus
+            && s.spec.keepAwakeCpus.empty() && s.kind == SurveyStepKind::Run;
+    });
+    ASSERT_NE(asIs, plan->steps.end());
+    EXPECT_LT(&*asIs, kept[0]);
+    // Without tracing, only the untraced one; with one PU, neither.
+    const auto untraced = planSurvey(synthetic("pack:2 core:2 pu:2"), kSurveySeconds,
+        SurveyConditions { "tracing is not allowed here", std::uint64_t { 64 } << 30 });
+    ASSERT_TRUE(untraced);
+    EXPECT_EQ(std::count_if(untraced->steps.begin(), untraced->steps.end(),
+                  [](const SurveyStep& s) { return !s.spec.keepAwakeCpus.empty(); }),
+        1);
+    const auto single = planSurvey(synthetic("pack:1 core:1 pu:1"), kSurveySeconds, roomy());
+    ASSERT_TRUE(single);
+    EXPECT_TRUE(std::none_of(
+        single->steps.begin(), single->steps.end(), [](const SurveyStep& s) { return !s.spec.keepAwakeCpus.empty(); }));
 }
 
 TEST(SurveyPlan, VersionTwoLeavesNothingOutOnARoomyMachine)

@@ -56,8 +56,13 @@ QString rowLabel(const ResultRow& row)
 QString abText(const ConditionAb& ab)
 {
     QStringList lines { QObject::tr("A/B: %1").arg(QString::fromStdString(ab.sentence)) };
-    for (const std::string& moved : ab.movedSteps)
-        lines << QStringLiteral("  ") + QString::fromStdString(moved);
+    const std::size_t shown = std::min(ab.movedSteps.size(), kAbStepsShown);
+    for (std::size_t i = 0; i < shown; ++i)
+        lines << QStringLiteral("  ") + QString::fromStdString(ab.movedSteps[i]);
+    if (const std::size_t more = ab.movedSteps.size() - shown; more > 0)
+        lines << (more == 1
+                ? QObject::tr("  and 1 smaller move: the Timeline tab's breakdown shows both sides")
+                : QObject::tr("  and %1 smaller moves: the Timeline tab's breakdown shows both sides").arg(more));
     return lines.join(QLatin1Char('\n'));
 }
 

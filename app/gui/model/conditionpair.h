@@ -7,6 +7,7 @@
 
 #include <QString>
 
+#include <cstddef>
 #include <optional>
 #include <vector>
 
@@ -33,7 +34,10 @@ QString abSideName(const ResultRow& row);
 // How legends name a row: runLabel and, for a side of an A/B or a run under a condition, its side.
 QString rowLabel(const ResultRow& row);
 
-// "A/B: With keep-awake 1, the futex op took ...", then each step that moved on a line of its own.
+// "A/B: With keep-awake 1, the futex op took ...", then the kAbStepsShown steps that moved most, a
+// line each, and how many moved less (a busy machine moves a dozen by a few hundred ns: listed
+// whole, they filled the run panel).
+inline constexpr std::size_t kAbStepsShown = 3;
 QString abText(const ConditionAb& ab);
 
 } // namespace ctxscope::gui

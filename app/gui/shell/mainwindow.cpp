@@ -33,6 +33,7 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QScreen>
+#include <QScrollArea>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTabWidget>
@@ -98,7 +99,15 @@ MainWindow::MainWindow(QWidget* parent)
     auto* dock = new QDockWidget(tr("Run"), this);
     dock->setObjectName(QStringLiteral("runDock"));
     dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
-    dock->setWidget(m_runPanel);
+    // Scrolled, never squeezed: at 800 pixels high the panel's rows and an A/B's outcome took more
+    // than the dock had, and the layout cut the benchmark's wrapped description to a line and a half.
+    auto* scroll = new QScrollArea(dock);
+    scroll->setObjectName(QStringLiteral("runScroll"));
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    scroll->setWidget(m_runPanel);
+    dock->setWidget(scroll);
     addDockWidget(Qt::LeftDockWidgetArea, dock);
     m_status = new StatusPanel(this);
     statusBar()->addPermanentWidget(m_status);

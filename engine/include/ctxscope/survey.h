@@ -8,13 +8,15 @@
 //   3. the same four on one representative pair of each relation class the machine has
 //      (representativePairs: one pair per class, never all pairs; on a hybrid machine one per
 //      class and kind pair, and one PU of each other kind);
-//   4. the same four unpinned (the scheduler places the tasks);
+//   4. the same four unpinned (the scheduler places the tasks); then futex thread on the farthest
+//      class's pair kept awake (--keep-awake on both CPUs: the same placement with no idle exit,
+//      its A/B against step 3's run of that pair in surveyFigureLines);
 //   5. spin (one-way hand-over = round trip / 2) on each class's pair, its line alone in a fresh
 //      page first touched by task 0, pinned, before task 1 starts; the result's "line" says on
 //      which NUMA node the page was and who touched it first (RunResult::line);
 //   6. where this process may trace (tracingAllowed), a traced futex thread run on one PU and on
-//      each class's pair: the hand-over's segments per class (SurveyTrace); else skipped with the
-//      engine's sentence;
+//      each class's pair: the hand-over's segments per class (SurveyTrace), then the farthest
+//      class's pair kept awake; else skipped with the engine's sentence;
 //   7. the working-set knee: futex thread on one PU with each task touching W after taking the
 //      token, and the touch(W) baseline, at W = 4 KiB, 16 KiB, ... x4 up to twice the last-level
 //      cache (at most kSurveyMaxWsBytes, and a quarter of the memory available); the knee is the
@@ -140,6 +142,7 @@ struct SurveyProgress {
 struct SurveyTrace {
     Relation relation = Relation::SamePu;
     std::vector<int> cpus;
+    std::vector<int> keepAwakeCpus; // the CPUs kept awake through the traced run; empty: as is
     TraceSummary summary;
 };
 
@@ -177,14 +180,15 @@ Expected<SurveyResult> runSurvey(const SurveyPlan& plan, const Topology& topolog
 // min_time_seconds, repetitions, pairs (relation and CPUs), skipped (what, why), cancelled, and
 // from version 2: working_set {sizes, last_level_cache, note, points (workingSetPointSummaryToJson
 // each, with "clear"), knee_bytes (null: none), knee (the sentence)} and traced [{relation,
-// cpus, trace (traceSummaryToJson)}].
+// cpus, keep_awake_cpus (only when kept awake), trace (traceSummaryToJson)}].
 nlohmann::json surveyToJson(const SurveyResult& survey);
 
 // A trace's segments and their medians: "wake call -> sched_waking 310 ns; IPI sent 1.2 µs; ...".
 std::string segmentsText(const TraceSummary& summary);
 
-// The text summary's lines about steps 5-7: each spin run's line, the segments per class, the
-// knee (shared by the CLI and tests).
+// The text summary's lines about steps 4-7: the farthest class kept awake against as is (the
+// condition's A/B, compareCondition), each spin run's line, the segments per class, the knee
+// (shared by the CLI and tests).
 std::vector<std::string> surveyFigureLines(const SurveyResult& survey);
 
 } // namespace ctxscope

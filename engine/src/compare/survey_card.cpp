@@ -38,6 +38,8 @@ Status readSurveyBlock(const json& survey, MachineCard& card)
                 SurveyTrace trace;
                 const std::string relation = one.string("relation");
                 trace.cpus = report::cpuNumbers(one, "cpus");
+                if (one.optArray("keep_awake_cpus"))
+                    trace.keepAwakeCpus = report::cpuNumbers(one, "keep_awake_cpus");
                 FieldReader summary = one.child("trace");
                 trace.summary = report::traceSummaryFromJson(summary);
                 one.absorb(summary);
@@ -114,22 +116,25 @@ std::string segmentKey(const TraceSegment& s) { return s.name + " (" + s.fromEve
 
 std::vector<MachineFigure> segmentFigures(const std::vector<MachineCard>& cards)
 {
-    // Per class, the segments in the order first seen; per card, its trace of that class.
-    std::map<Relation, std::vector<std::string>> keys;
+    // Per class (as is, then kept awake), the segments in the order first seen; per card, its
+    // trace of that class and condition.
+    using Group = std::pair<Relation, bool>; // the class, and whether its CPUs were kept awake
+    std::map<Group, std::vector<std::string>> keys;
     for (const MachineCard& c : cards)
         for (const SurveyTrace& t : c.traces)
             for (const TraceSegment& s : t.summary.segments) {
-                auto& list = keys[t.relation];
+                auto& list = keys[{ t.relation, !t.keepAwakeCpus.empty() }];
                 if (std::find(list.begin(), list.end(), segmentKey(s)) == list.end())
                     list.push_back(segmentKey(s));
             }
     std::vector<MachineFigure> out;
-    for (const auto& [relation, list] : keys)
+    for (const auto& [group, list] : keys)
         for (const std::string& key : list) {
-            MachineFigure f { "segment " + key, relation, {} };
+            const auto& [relation, kept] = group;
+            MachineFigure f { (kept ? "kept awake, segment " : "segment ") + key, relation, {} };
             for (const MachineCard& c : cards) {
-                const auto t = std::find_if(
-                    c.traces.begin(), c.traces.end(), [&](const SurveyTrace& x) { return x.relation == relation; });
+                const auto t = std::find_if(c.traces.begin(), c.traces.end(),
+                    [&](const SurveyTrace& x) { return x.relation == relation && x.keepAwakeCpus.empty() != kept; });
                 const TraceSegment* seg = nullptr;
                 if (t != c.traces.end())
                     for (const TraceSegment& s : t->summary.segments)
@@ -150,9 +155,10 @@ std::vector<MachineFigure> segmentFigures(const std::vector<MachineCard>& cards)
 std::vector<std::string> segmentCauses(
     const std::vector<MachineCard>& cards, std::size_t baseline, const std::vector<MachineRow>& rows)
 {
+    // The trace of the class as is (a row with a condition is left out below).
     const auto traceOf = [](const MachineCard& c, Relation relation) -> const TraceSummary* {
-        const auto t = std::find_if(
-            c.traces.begin(), c.traces.end(), [&](const SurveyTrace& x) { return x.relation == relation; });
+        const auto t = std::find_if(c.traces.begin(), c.traces.end(),
+            [&](const SurveyTrace& x) { return x.relation == relation && x.keepAwakeCpus.empty(); });
         return t == c.traces.end() ? nullptr : &t->summary;
     };
     // A step's median, 0 where the trace did not take it (an idle exit gone, say).

@@ -68,10 +68,19 @@ double medianOf(std::span<const double> values);
 // Percentile-bootstrap 95% interval of median(b) / median(a). With fewer than two values on
 // either side there is no spread to resample: the interval is the point.
 Comparison bootstrapRatio(std::span<const double> a, std::span<const double> b);
+// The run-to-run interval of median(b) / median(a) over repetition medians: Welch's t interval
+// of the difference of their mean logs (so a ratio, never below 0), widened to hold the ratio of
+// the medians. A run has 3 to 5 repetitions, and a percentile bootstrap over three values is
+// about their range: on planted runs that drift apart it held the true ratio 32 times in 40 where
+// a 95% interval should hold it 38 (tests/engine/verdict_planted_test.cpp). With fewer than two
+// values, or one not positive, on either side: bootstrapRatio's.
+Comparison repetitionRatio(std::span<const double> a, std::span<const double> b);
+// Student's t at 97.5% for `df` degrees of freedom (a fractional df takes the row below).
+double studentT975(double df);
 // The verdict for an interval (the threshold applied to low and high).
 Verdict verdictOf(double low, double high);
-// b against a: ratio of the headline medians, interval the envelope of the bootstraps over
-// repetition medians and over samples. With less than two repetitions and samples on a
+// b against a: ratio of the headline medians, interval the envelope of repetitionRatio over
+// the repetition medians and the bootstrap over samples. With less than two repetitions and samples on a
 // side, the verdict is Unclear: one number has no spread to judge it by. A disturbed side
 // (other tasks or steal above kDisturbedShare) makes it Unclear too, and says so.
 Comparison compare(const RunResult& a, const RunResult& b);

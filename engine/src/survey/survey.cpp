@@ -84,16 +84,31 @@ std::vector<Unit> suite(
         if (p.a != single.a || p.b != single.b)
             fourOn(&p);
     fourOn(nullptr);
+    // The farthest class's pair with both CPUs kept awake: the same placement without an idle exit.
+    const PuPair* farthest = plan.pairs.back().relation == Relation::SamePu ? nullptr : &plan.pairs.back();
+    const auto keptAwake = [&](SurveyStep s) {
+        s.spec.keepAwakeCpus = s.spec.cpus;
+        s.label = fmt::format(
+            "futex thread{} kept awake, {}", s.kind == SurveyStepKind::Traced ? " traced" : "", pairText(*farthest));
+        return s;
+    };
+    if (farthest)
+        one(keptAwake(stepOf("futex", BenchMode::Thread, farthest)));
     for (const PuPair& p : plan.pairs)
         if (p.relation != Relation::SamePu)
             one(stepOf("spin", BenchMode::Thread, &p));
-    if (tracing)
-        for (const PuPair& p : plan.pairs) {
+    if (tracing) {
+        const auto traced = [](const PuPair& p) {
             SurveyStep s = stepOf("futex", BenchMode::Thread, &p);
             s.kind = SurveyStepKind::Traced;
             s.label = "futex thread traced, " + pairText(p);
-            one(std::move(s));
-        }
+            return s;
+        };
+        for (const PuPair& p : plan.pairs)
+            one(traced(p));
+        if (farthest)
+            one(keptAwake(traced(*farthest)));
+    }
     for (std::uint64_t w : wsSizes) {
         SurveyStep rt = stepOf("futex", BenchMode::Thread, &single);
         rt.spec.wsBytes = w;
@@ -197,12 +212,13 @@ Expected<SurveyPlan> planSurvey(const Topology& topology, double budgetSeconds, 
 
 namespace {
 
-// The untraced run a traced step explains: the futex thread run of the same CPUs, no working set.
+// The untraced run a traced step explains: the futex thread run of the same CPUs and condition,
+// no working set.
 const RunResult* untracedOf(const SurveyStep& step, const std::vector<RunResult>& results)
 {
     const auto it = std::find_if(results.begin(), results.end(), [&](const RunResult& r) {
         return r.bench == step.spec.bench && r.mode == step.spec.mode && r.spec.wsBytes == 0
-            && r.spec.cpus == step.spec.cpus;
+            && r.spec.cpus == step.spec.cpus && r.spec.keepAwakeCpus == step.spec.keepAwakeCpus;
     });
     return it == results.end() ? nullptr : &*it;
 }
@@ -266,7 +282,8 @@ Expected<SurveyResult> runSurvey(const SurveyPlan& plan, const Topology& topolog
             options.marks = traceComments(*untraced, tracedOps(options, untraced->stats.mean));
             auto traced = runTraced(step.spec, topology, *untraced, options, {}, stop);
             if (traced)
-                out.traces.push_back({ step.relation, step.spec.cpus, std::move(traced->summary) });
+                out.traces.push_back(
+                    { step.relation, step.spec.cpus, step.spec.keepAwakeCpus, std::move(traced->summary) });
             else
                 outcome = traced.error();
         } else {

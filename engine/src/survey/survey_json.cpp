@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The card's "survey" block, and the summary's lines about the line, the segments and the knee.
+#include "ctxscope/lesson.h"
 #include "ctxscope/survey.h"
 #include "ctxscope/traced_run.h"
 #include "ctxscope/units.h"
@@ -49,9 +50,13 @@ nlohmann::json surveyToJson(const SurveyResult& survey)
         { "knee_bytes", survey.knee.kneeBytes ? json(*survey.knee.kneeBytes) : json(nullptr) },
         { "knee", survey.knee.sentence } };
     json traced = json::array();
-    for (const SurveyTrace& t : survey.traces)
-        traced.push_back({ { "relation", std::string(toString(t.relation)) }, { "cpus", t.cpus },
-            { "trace", traceSummaryToJson(t.summary) } });
+    for (const SurveyTrace& t : survey.traces) {
+        json one { { "relation", std::string(toString(t.relation)) }, { "cpus", t.cpus },
+            { "trace", traceSummaryToJson(t.summary) } };
+        if (!t.keepAwakeCpus.empty())
+            one["keep_awake_cpus"] = t.keepAwakeCpus;
+        traced.push_back(std::move(one));
+    }
     return { { "suite_version", kSurveyVersion }, { "budget_seconds", survey.plan.budgetSeconds },
         { "estimate_seconds", survey.plan.estimateSeconds }, { "seconds", survey.seconds },
         { "min_time_seconds", survey.plan.minTimeSeconds }, { "repetitions", survey.plan.repetitions },
@@ -77,13 +82,26 @@ std::string segmentsText(const TraceSummary& summary)
 std::vector<std::string> surveyFigureLines(const SurveyResult& survey)
 {
     std::vector<std::string> out;
+    // The farthest class kept awake, against the same pair as is (step 4's A/B).
+    for (const RunResult& with : survey.results)
+        if (with.spec.conditioned())
+            for (const RunResult& asIs : survey.results)
+                if (!asIs.spec.conditioned() && asIs.bench == with.bench && asIs.mode == with.mode
+                    && asIs.spec.wsBytes == with.spec.wsBytes && asIs.spec.cpus == with.spec.cpus) {
+                    out.push_back(fmt::format("{} {}, {} (CPUs {}): {}", with.bench, toString(with.mode),
+                        toString(with.placement.relation), cpusText(with.placement.cpus),
+                        compareCondition(asIs, with).sentence));
+                    break;
+                }
     for (const RunResult& r : survey.results)
         if (r.line)
             out.push_back(fmt::format("spin, {} (CPUs {}): {}.", toString(r.placement.relation),
                 cpusText(r.placement.cpus), sharedLineText(*r.line)));
     for (const SurveyTrace& t : survey.traces)
-        out.push_back(fmt::format("hand-over segments, {} (CPUs {}), medians over {} hand-overs: {}.",
-            toString(t.relation), cpusText(t.cpus), t.summary.handovers, segmentsText(t.summary)));
+        out.push_back(fmt::format("hand-over segments, {} (CPUs {}){}, medians over {} hand-overs: {}.",
+            toString(t.relation), cpusText(t.cpus),
+            t.keepAwakeCpus.empty() ? std::string() : ", kept awake (CPUs " + cpusText(t.keepAwakeCpus) + ")",
+            t.summary.handovers, segmentsText(t.summary)));
     if (!survey.plan.wsSizes.empty())
         out.push_back("working-set knee: " + survey.knee.sentence);
     return out;

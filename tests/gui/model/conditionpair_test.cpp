@@ -51,4 +51,12 @@ TEST(ConditionPair, AnAbInWordsIsItsSentenceThenEachStepThatMoved)
     EXPECT_EQ(abText(ab),
         QStringLiteral("A/B: With keep-awake 0,1, the futex op took 0.42x as long: it matters.\n"
                        "  idle exit: 7.0 µs -> gone (0 of 9,812 hand-overs)\n  switch-in: 9.25 µs -> 1.35 µs"));
+    // The steps that moved most, and a count of the rest.
+    ab.movedSteps = { "a: 1", "b: 2", "c: 3", "d: 4", "e: 5" };
+    EXPECT_EQ(abText(ab).split(QLatin1Char('\n')).mid(1),
+        QStringList({ QStringLiteral("  a: 1"), QStringLiteral("  b: 2"), QStringLiteral("  c: 3"),
+            QStringLiteral("  and 2 smaller moves: the Timeline tab's breakdown shows both sides") }));
+    ab.movedSteps.resize(4);
+    EXPECT_TRUE(
+        abText(ab).endsWith(QStringLiteral("  and 1 smaller move: the Timeline tab's breakdown shows both sides")));
 }
