@@ -69,7 +69,7 @@ done
 # pinned to the second CPU (what a noisy neighbour does to each class). Made with ONLY too
 # when it names compare-machines.
 case " ${ONLY:-compare-machines} " in
-*" compare-machines "* | *" compare-machines-figures "* | *" compare-machines-ws "*)
+*" compare-machines "* | *" compare-machines-figures "* | *" compare-machines-ws "* | *" compare-machines-articles "*)
     echo "  ctxscope-cli survey --budget 20 --json quiet.json, then cpu$b-busy.json beside a busy loop on CPU $b"
     "$cli" survey --budget 20 --json "$work/quiet.json" >/dev/null
     python3 -c "import os; os.sched_setaffinity(0, {$b}); exec('while True: pass')" &
@@ -122,6 +122,9 @@ shot --screen 1280x800 compare-machines-figures --compare-machines "$work/quiet.
     --compare-machines "$work/cpu$b-busy.json" --view survey-figures
 shot --screen 1280x800 compare-machines-ws --compare-machines "$work/quiet.json" \
     --compare-machines "$work/cpu$b-busy.json" --view working-set
+# The same with the articles' published figures: 14 machines on one plot at 1280x800.
+shot --screen 1280x800 compare-machines-articles --compare-machines "$work/quiet.json" \
+    --compare-machines "$work/cpu$b-busy.json" --with-articles --view compare
 shot lesson --lesson mode-switch --view distribution
 shot lesson-coroutines --lesson coroutines
 shot lesson-spin --lesson spin-or-sleep

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: MIT
 // Which ftrace instances a starting ctxscope may remove: those whose maker is gone, or whose pid
-// now runs another program; never one of a live ctxscope or of another copy of this program.
+// was taken by a process that started after the instance was made; never one of a live maker,
+// whatever its name.
 #include "trace/instance_names.h"
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <csignal>
+#include <ctime>
 #include <thread>
 
 #include <sys/wait.h>
@@ -23,34 +26,28 @@ TEST(InstanceNames, NameTheirMakerAndNothingElse)
     EXPECT_EQ(instanceOwner("perf-12-3"), std::nullopt);
 }
 
-TEST(InstanceNames, AnOwnerIsGoneWhenItsPidEndedOrRunsAnotherProgramButNotACopyOfThisOne)
+TEST(InstanceNames, AnOwnerIsGoneWhenItsPidEndedOrWasTakenAfterTheInstanceWasMade)
 {
-    EXPECT_FALSE(ownerIsGone(getpid()));
-    // A copy of this program (a second test binary tracing at once): alive.
-    const pid_t copy = fork();
-    ASSERT_GE(copy, 0);
-    if (copy == 0) {
-        pause();
-        _exit(0);
-    }
-    EXPECT_FALSE(ownerIsGone(copy));
-    kill(copy, SIGKILL);
-    waitpid(copy, nullptr, 0);
-    EXPECT_TRUE(ownerIsGone(copy)); // reaped: no such pid
-    // Another program under the pid: gone, whatever it is.
+    const double now = static_cast<double>(std::time(nullptr));
+    EXPECT_FALSE(ownerIsGone(getpid(), now + 3600));
+    // This process started before now, to the second.
+    const auto self = processStartTime(getpid());
+    ASSERT_TRUE(self);
+    EXPECT_LE(*self, now + 1);
+    EXPECT_GT(*self, now - 24 * 3600.0);
+    // Another live process, of another name (sleep: as another test binary tracing at once
+    // would be), made before the instance: its maker, alive.
     const pid_t other = fork();
     ASSERT_GE(other, 0);
     if (other == 0) {
         execlp("sleep", "sleep", "10", static_cast<char*>(nullptr));
         _exit(127);
     }
-    bool seen = false;
-    for (int i = 0; i < 200 && !seen; ++i) { // until exec has renamed it
-        seen = ownerIsGone(other);
-        if (!seen)
-            std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    EXPECT_TRUE(seen);
+    std::this_thread::sleep_for(std::chrono::milliseconds(50)); // until exec has renamed it
+    EXPECT_FALSE(ownerIsGone(other, now + 1));
+    // The same pid against an instance made well before it started: the pid was taken since.
+    EXPECT_TRUE(ownerIsGone(other, now - 60));
     kill(other, SIGKILL);
     waitpid(other, nullptr, 0);
+    EXPECT_TRUE(ownerIsGone(other, now + 1)); // reaped: no such pid
 }

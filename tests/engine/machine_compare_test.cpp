@@ -8,6 +8,7 @@
 #include "ctxscope/traced_run.h"
 #include "ctxscope/units.h"
 
+#include <fmt/core.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -105,9 +106,14 @@ TEST(MachineCompare, DoubledFutexRowsMatterAndNoOtherRowDoes)
             EXPECT_NEAR(*cell.ratio, 2.0, 1e-9);
             EXPECT_GT(cell.low, 1.9);
             EXPECT_LT(cell.high, 2.1);
+            EXPECT_EQ(machineVerdictWhy(cell),
+                fmt::format("Matters: the 95% interval of the ratio, {:.2f} to {:.2f}, lies wholly beyond 1.10 times "
+                            "(or below 1/1.10).",
+                    cell.low, cell.high));
             ++matters;
         } else {
             EXPECT_EQ(cell.verdict, MachineVerdict::Same) << row.bench;
+            EXPECT_TRUE(machineVerdictWhy(cell).starts_with("The same: the 95% interval of the ratio, "));
         }
     }
     EXPECT_EQ(matters, 3);
@@ -119,6 +125,23 @@ TEST(MachineCompare, DoubledFutexRowsMatterAndNoOtherRowDoes)
     EXPECT_NEAR(*futex->cells[0].ratio, 0.5, 1e-9);
     EXPECT_EQ(futex->cells[0].verdict, MachineVerdict::Matters);
     EXPECT_FALSE(futex->cells[1].ratio); // the baseline has no ratio
+    EXPECT_EQ(machineVerdictWhy(futex->cells[1]), "");
+    // Unclear: straddling the threshold, a side disturbed, a published figure.
+    MachineCell cell;
+    cell.ratio = 1.05;
+    cell.low = 0.97;
+    cell.high = 1.14;
+    EXPECT_EQ(machineVerdictWhy(cell),
+        "Unclear: the 95% interval of the ratio, 0.97 to 1.14, reaches across the 10% threshold: the repetitions vary "
+        "too much to say whether the difference is 10% or more. Longer runs (a larger survey --budget) narrow it.");
+    cell.disturbed = "the syscall run on CPUs 0 (same-pu)";
+    EXPECT_EQ(machineVerdictWhy(cell),
+        "Unclear: the syscall run on CPUs 0 (same-pu) was disturbed (other tasks or the hypervisor took its CPUs' "
+        "time), so no conclusion is drawn from it.");
+    cell.disturbed.clear();
+    cell.low = cell.high = 1.05;
+    EXPECT_EQ(machineVerdictWhy(cell),
+        "Unclear: a side is one figure (a published one), which has no spread to judge a difference by.");
 }
 
 TEST(MachineCompare, AClassOneMachineLacksIsAbsent)

@@ -122,8 +122,13 @@ TEST(VerdictPlanted, TheTIntervalUsesStudentsPointsAndWelchsDegreesOfFreedom)
 {
     EXPECT_DOUBLE_EQ(lesson::studentT975(1), 12.706);
     EXPECT_DOUBLE_EQ(lesson::studentT975(4), 2.776);
-    EXPECT_DOUBLE_EQ(lesson::studentT975(4.9), 2.776); // a fractional df takes the wider row
-    EXPECT_DOUBLE_EQ(lesson::studentT975(4 - 1e-12), 2.776); // but not a whole one rounded down
+    // A fractional df between its rows (t(1.5) is 6.02; interpolated in 1 / df, 7.10: wider, never
+    // narrower, below 2; within 0.01 above it, t(4.5) 2.659 against 2.662), and one just
+    // below a whole number at that number's point.
+    EXPECT_NEAR(lesson::studentT975(1.5), 12.706 - (1 - 1 / 1.5) / 0.5 * (12.706 - 4.303), 1e-9);
+    EXPECT_NEAR(lesson::studentT975(2 - 1e-9), 4.303, 1e-6);
+    EXPECT_GT(lesson::studentT975(4.5), 2.571);
+    EXPECT_LT(lesson::studentT975(4.5), 2.776);
     EXPECT_DOUBLE_EQ(lesson::studentT975(30), 2.042);
     EXPECT_NEAR(lesson::studentT975(120), 1.980, 0.002);
     // Repetitions {90, 100, 110} against twice them: the logs' spread is the same on both sides,

@@ -60,6 +60,12 @@ TEST(AppOptions, ViewWatchAndZoomSayWhatTheyWant)
     options.view = QStringLiteral("survey-figures");
     EXPECT_EQ(checkView(options).error().message,
         "--view: survey-figures is a tab of Compare machines: give the cards with --compare-machines");
+    options.withArticles = true;
+    options.view.clear();
+    EXPECT_EQ(checkView(options).error().message,
+        "--with-articles: the articles' figures are cards of Compare "
+        "machines: give at least one card with --compare-machines");
+    options.view = QStringLiteral("survey-figures");
     options.machineCards = QStringList { QStringLiteral("card.json") };
     EXPECT_TRUE(checkView(options).ok());
 

@@ -141,6 +141,10 @@ TEST(CompareMachines, TwoCardsShowOneSeriesPerMachineAndAVerdictPerRow)
     ASSERT_EQ(view.verdicts()->rowCount(), 5);
     for (const auto& [bench, verdict] : verdictsOf(view))
         EXPECT_EQ(verdict, QStringLiteral("the same")) << bench.toStdString();
+    // Each verdict says why in its tooltip.
+    EXPECT_EQ(view.verdicts()->item(0, view.verdictColumn(1))->toolTip(),
+        QString::fromStdString(machineVerdictWhy(c.rows[0].cells[1])));
+    EXPECT_TRUE(view.verdicts()->item(0, view.verdictColumn(1))->toolTip().startsWith(QStringLiteral("The same: ")));
     // The kernels differ: a possible cause, with each machine's value.
     const QTableWidget& causes = *window.machineCompare()->view()->causes();
     bool kernel = false;

@@ -23,6 +23,10 @@ ComparePlot::ComparePlot(QWidget* parent)
     m_group = new QCPBarsGroup(m_plot);
     m_plot->plotLayout()->addElement(1, 0, m_plot->legend);
     m_plot->plotLayout()->setRowStretchFactor(1, 0.001);
+    // Rows of four under the bars: the articles' 12 cards and two machines, one a line, took the
+    // pane at 1280x800 and left the bars 50 pixels.
+    m_plot->legend->setFillOrder(QCPLegend::foColumnsFirst);
+    m_plot->legend->setWrap(kLegendColumns);
     restyle();
 }
 

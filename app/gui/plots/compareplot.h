@@ -30,6 +30,9 @@ namespace ctxscope::gui {
 class ComparePlot : public QWidget {
     Q_OBJECT
 public:
+    // The legend's entries per row (under the bars).
+    static constexpr int kLegendColumns = 4;
+
     explicit ComparePlot(QWidget* parent = nullptr);
 
     // sources[0] is this session (it may have no runs).

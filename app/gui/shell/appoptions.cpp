@@ -94,6 +94,9 @@ AppOptions readAppOptions(const QCoreApplication& app)
         QStringLiteral("Open a machine card (ctxscope-cli survey --json) or results file in Compare machines (repeat "
                        "for more); with --screenshot, the picture is of that window."),
         QStringLiteral("file"));
+    const QCommandLineOption articlesOpt(QStringLiteral("with-articles"),
+        QStringLiteral("With --compare-machines: check With the articles' figures (the published figures of the "
+                       "articles ctxscope grew from, as read-only cards)."));
     const QCommandLineOption zoomOpt(QStringLiteral("map-zoom"),
         QStringLiteral("Zoom the map this many times (1 to 8; Ctrl+wheel or + and - in the window), showing its "
                        "top-left corner."),
@@ -124,9 +127,9 @@ AppOptions readAppOptions(const QCoreApplication& app)
         QStringLiteral("Open Programs and watch this running process's threads on the map (after any runs and "
                        "lesson); with --screenshot, the picture is taken after 8 s of watching."),
         QStringLiteral("PID"));
-    parser.addOptions(
-        { xmlOpt, synthOpt, runOpt, cpusOpt, modeOpt, traceOpt, keepAwakeOpt, lessonOpt, plotOpt, openOpt, compareOpt,
-            machinesOpt, zoomOpt, darkOpt, presentOpt, shotOpt, quitOpt, saveOpt, remoteOpt, remoteCliOpt, watchOpt });
+    parser.addOptions({ xmlOpt, synthOpt, runOpt, cpusOpt, modeOpt, traceOpt, keepAwakeOpt, lessonOpt, plotOpt, openOpt,
+        compareOpt, machinesOpt, articlesOpt, zoomOpt, darkOpt, presentOpt, shotOpt, quitOpt, saveOpt, remoteOpt,
+        remoteCliOpt, watchOpt });
     parser.process(app);
 
     AppOptions options;
@@ -145,6 +148,7 @@ AppOptions readAppOptions(const QCoreApplication& app)
     options.opens = parser.values(openOpt);
     options.compares = parser.values(compareOpt);
     options.machineCards = parser.values(machinesOpt);
+    options.withArticles = parser.isSet(articlesOpt);
     options.mapZoom = valueIfSet(parser, zoomOpt);
     options.dark = parser.isSet(darkOpt);
     options.presentation = parser.isSet(presentOpt);
@@ -234,6 +238,9 @@ Status checkView(const AppOptions& options)
     if (options.surveyFigures() && options.machineCards.isEmpty())
         return optionError(
             "--view: ", "survey-figures is a tab of Compare machines: give the cards with --compare-machines");
+    if (options.withArticles && options.machineCards.isEmpty())
+        return optionError("--with-articles: ",
+            "the articles' figures are cards of Compare machines: give at least one card with --compare-machines");
     return {};
 }
 

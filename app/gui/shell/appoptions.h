@@ -36,6 +36,7 @@ struct AppOptions {
     QStringList opens; // --open FILE
     QStringList compares; // --compare FILE
     QStringList machineCards; // --compare-machines FILE
+    bool withArticles = false; // --with-articles
     std::optional<QString> mapZoom; // --map-zoom FACTOR
     bool dark = false; // --dark
     bool presentation = false; // --presentation

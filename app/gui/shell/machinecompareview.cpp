@@ -274,8 +274,7 @@ void MachineCompareView::fillVerdicts()
             m_verdicts->setItem(y, x++, cellItem(QString::fromStdString(machineRatioText(cell))));
             QTableWidgetItem* verdict
                 = cellItem(cell.ratio ? QString::fromStdString(std::string(toString(cell.verdict))) : QString());
-            if (!cell.disturbed.empty())
-                verdict->setToolTip(QString::fromStdString(cell.disturbed));
+            verdict->setToolTip(QString::fromStdString(machineVerdictWhy(cell)));
             if (cell.ratio && cell.verdict == MachineVerdict::Matters)
                 verdict->setFont(bold);
             m_verdicts->setItem(y, x++, verdict);

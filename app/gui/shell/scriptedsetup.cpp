@@ -76,6 +76,7 @@ Status showCards(const AppOptions& options, MainWindow& window)
     window.machineCompare()->window()->resize(window.size());
     // The window photographed is Compare machines: --view picks its tabs.
     MachineCompareView& machines = *window.machineCompare()->view();
+    machines.articlesCheck()->setChecked(options.withArticles);
     if (options.surveyFigures()) {
         if (!machines.tables()->isTabEnabled(1))
             return optionError("--view: ", "these cards have no survey figures (surveys of version 2 or later have)");

@@ -126,6 +126,9 @@ std::string machineRowName(const MachineRow& row);
 // A cell against the baseline: "2.01 (1.98-2.04)" (ratio and 95% interval), "-" for the
 // baseline, "absent" where the machine has no such run.
 std::string machineRatioText(const MachineCell& cell);
+// Why a cell's verdict is what it is, in a sentence: the interval against the 10% threshold, a
+// disturbed side named, a published figure without spread. "" for the baseline and an absent side.
+std::string machineVerdictWhy(const MachineCell& cell);
 
 enum class CompareFormat { Text, Markdown, Csv, Json };
 std::optional<CompareFormat> compareFormatFromString(std::string_view text);

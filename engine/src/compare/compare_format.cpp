@@ -31,6 +31,29 @@ std::string machineRatioText(const MachineCell& c)
     return fmt::format("{:.2f} ({:.2f}-{:.2f})", *c.ratio, c.low, c.high);
 }
 
+std::string machineVerdictWhy(const MachineCell& c)
+{
+    if (!c.ratio)
+        return "";
+    if (!c.disturbed.empty())
+        return "Unclear: " + c.disturbed
+            + " was disturbed (other tasks or the hypervisor took its CPUs' time), so no conclusion is drawn from it.";
+    if (c.low == c.high)
+        return "Unclear: a side is one figure (a published one), which has no spread to judge a difference by.";
+    const std::string interval = fmt::format("the 95% interval of the ratio, {:.2f} to {:.2f}", c.low, c.high);
+    switch (c.verdict) {
+    case MachineVerdict::Matters:
+        return "Matters: " + interval + ", lies wholly beyond 1.10 times (or below 1/1.10).";
+    case MachineVerdict::Same:
+        return "The same: " + interval + ", lies wholly within 1.10 times either way.";
+    case MachineVerdict::Unclear:
+        break;
+    }
+    return "Unclear: " + interval
+        + ", reaches across the 10% threshold: the repetitions vary too much to say whether the difference is 10% "
+          "or more. Longer runs (a larger survey --budget) narrow it.";
+}
+
 namespace {
 
 using json = nlohmann::json;
@@ -161,7 +184,8 @@ std::string footer(const MachineComparison& c, bool markdown)
     out += "\n"
         + wrapped("",
             "Ratio: median over the baseline's (" + c.labels[c.baseline]
-                + "), 95% bootstrap interval; matters: the whole interval beyond 1.10 either way; the same: within it.",
+                + "), 95% interval (Welch's t over the repetition medians, and a bootstrap over the samples of files "
+                  "that have them); matters: the whole interval beyond 1.10 either way; the same: within it.",
             "");
     if (c.differences.empty()) {
         out += "\n"

@@ -75,7 +75,7 @@ Comparison bootstrapRatio(std::span<const double> a, std::span<const double> b);
 // a 95% interval should hold it 38 (tests/engine/verdict_planted_test.cpp). With fewer than two
 // values, or one not positive, on either side: bootstrapRatio's.
 Comparison repetitionRatio(std::span<const double> a, std::span<const double> b);
-// Student's t at 97.5% for `df` degrees of freedom (a fractional df takes the row below).
+// Student's t at 97.5% for `df` degrees of freedom (a fractional df interpolated in 1 / df).
 double studentT975(double df);
 // The verdict for an interval (the threshold applied to low and high).
 Verdict verdictOf(double low, double high);

@@ -4,6 +4,7 @@
 #include "ctxscope/trace.h"
 #include "ctxscope/trace_session.h"
 #include "os/procfs.h"
+#include "os/task_stat.h"
 #include "trace/tracefs_mount.h"
 
 #include <fmt/core.h>
@@ -14,6 +15,7 @@
 #include <filesystem>
 
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace ctxscope::trace {
@@ -47,19 +49,34 @@ std::optional<long> instanceOwner(const std::string& name)
     return pid;
 }
 
-bool ownerIsGone(long pid)
+std::optional<double> processStartTime(long pid)
+{
+    const auto stat = readSmallFile("/proc/stat");
+    const auto task = os::readTaskStat(pid, pid);
+    const long ticks = sysconf(_SC_CLK_TCK);
+    if (!stat || !task || ticks <= 0)
+        return std::nullopt;
+    const auto at = stat->find("\nbtime ");
+    if (at == std::string::npos)
+        return std::nullopt;
+    const char* begin = stat->data() + at + 7;
+    long long boot = 0;
+    if (std::from_chars(begin, stat->data() + stat->size(), boot).ec != std::errc())
+        return std::nullopt;
+    return static_cast<double>(boot) + static_cast<double>(task->starttime) / static_cast<double>(ticks);
+}
+
+bool ownerIsGone(long pid, double madeAt)
 {
     if (pid == getpid())
         return false;
     if (kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH)
         return true;
-    // The pid lives: gone all the same when it is now another program's, neither a ctxscope
-    // nor a copy of this program (two test binaries tracing at once, as `ctest -j` runs them,
-    // removed each other's instances).
-    auto comm = readFirstLine(fmt::format("/proc/{}/comm", pid));
-    if (!comm || comm->starts_with("ctxscope"))
-        return false;
-    return comm != readFirstLine("/proc/self/comm");
+    // The pid lives. Its maker, or a process that took the pid after the maker died? Only the
+    // start time tells: a name does not (test binaries of other names tracing at once, as
+    // `ctest -j` runs them, removed each other's instances while a comm rule decided).
+    const auto started = processStartTime(pid);
+    return started && *started > madeAt + kProcessStartSlackSeconds;
 }
 
 } // namespace ctxscope::trace
@@ -76,7 +93,9 @@ int removeStaleTraceInstances()
     for (const auto& entry : std::filesystem::directory_iterator(where + "/instances", ec)) {
         const std::string name = entry.path().filename().string();
         auto owner = trace::instanceOwner(name);
-        if (!owner || !trace::ownerIsGone(*owner))
+        struct stat made { };
+        if (!owner || ::stat(entry.path().c_str(), &made) != 0
+            || !trace::ownerIsGone(*owner, static_cast<double>(made.st_ctim.tv_sec)))
             continue;
         // A dead owner holds no file open, so the kernel lets the directory go.
         if (rmdir(entry.path().c_str()) == 0)
