@@ -4,7 +4,8 @@
 # on a virtual display after real runs, sweeps and matrices measured here.
 #   docs/screenshots/make.sh [BUILD_DIR] [OUT_DIR]   (defaults: build/release, docs/screenshots)
 # ONLY="name ..." makes just those photographs (and measures nothing with the CLI first: the
-# views that open its files are not among them then, but for compare-machines' two cards). Relative paths are taken from where it is called. Needs xvfb-run (package xvfb), python3,
+# views that open its files are not among them then, but for compare-machines' two cards; CARDS=DIR
+# keeps those two). Relative paths are taken from where it is called. Needs xvfb-run (package xvfb), python3,
 # openssh-server and -client and two allowed CPUs (the placements use the first two). About a
 # minute on a 2-vCPU VM. connected-ssh.png is this machine measured over ssh: the app connects
 # to a throwaway sshd on 127.0.0.1 that loopback-sshd.sh starts for the shot and stops after it.
@@ -77,6 +78,8 @@ case " ${ONLY:-compare-machines} " in
     "$cli" survey --budget 20 --json "$work/cpu$b-busy.json" >/dev/null
     kill "$hog"
     hog=
+    # CARDS=DIR keeps the two cards, for the figures the user guide quotes from them.
+    [ -z "${CARDS:-}" ] || { mkdir -p "$CARDS" && cp "$work/quiet.json" "$work/cpu$b-busy.json" "$CARDS/"; }
     ;;
 esac
 [ -n "${ONLY:-}" ] || python3 - "$work" <<'PY'
@@ -149,16 +152,21 @@ shot --over-ssh connected-ssh --remote lab-server --remote-cli "$cli" --run fute
 # A running program: the pingpong workload, unpinned; after 4 s its first pong thread is
 # pinned to the first CPU from another terminal (ctxscope-cli pin), which the map and table show.
 # The second photograph is the Programs page at a projector's 1280x800.
-"$cli" workload pingpong --threads 2 --duration 120 >"$work/workload" &
-workload=$!
-sleep 1
-pid=$(sed -n 's/.*(PID \([0-9]*\)).*/\1/p' "$work/workload")
-pong=$(sed -n 's/.* pong0 \([0-9]*\).*/\1/p' "$work/workload")
-(sleep 4 && "$cli" pin "$pong" "$a" >/dev/null) &
-shot programs --watch "$pid"
-shot --screen 1280x800 programs-1280 --watch "$pid"
-shot --screen 1280x800 programs-wakeups --watch "$pid" --trace # the scheduler's events: root
-shot --screen 1280x800 programs-timeline --watch "$pid" --trace --view timeline # the watched threads on each PU: root
-kill "$workload" 2>/dev/null || true
+# Only when ONLY names one of them: else the pin found the workload already gone.
+case " ${ONLY:-programs} " in
+*" programs"*)
+    "$cli" workload pingpong --threads 2 --duration 120 >"$work/workload" &
+    workload=$!
+    sleep 1
+    pid=$(sed -n 's/.*(PID \([0-9]*\)).*/\1/p' "$work/workload")
+    pong=$(sed -n 's/.* pong0 \([0-9]*\).*/\1/p' "$work/workload")
+    (sleep 4 && "$cli" pin "$pong" "$a" >/dev/null) &
+    shot programs --watch "$pid"
+    shot --screen 1280x800 programs-1280 --watch "$pid"
+    shot --screen 1280x800 programs-wakeups --watch "$pid" --trace # the scheduler's events: root
+    shot --screen 1280x800 programs-timeline --watch "$pid" --trace --view timeline # the watched threads on each PU: root
+    kill "$workload" 2>/dev/null || true
+    ;;
+esac
 wait
 echo "done: $out"

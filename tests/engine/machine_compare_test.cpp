@@ -247,7 +247,11 @@ TEST(MachineCompare, SurveyFiguresMatchByClassAndVersionOneCardsSaySo)
     trace.ops = 1000;
     trace.nsPerOp = 6000;
     trace.handovers = 2000;
-    trace.segments = { { "IPI sent", "sched_waking", "ipi_send_cpu", true, 1200, 1500, 1250, 2000 } };
+    // "in user space" twice with the same events: the wakee's side of 2,000 hand-overs, then the
+    // waker's of 3. The figure is the one most hand-overs took.
+    trace.segments = { { "IPI sent", "sched_waking", "ipi_send_cpu", true, 1200, 1500, 1250, 2000 },
+        { "in user space", "sys_exit", "sys_enter", false, 800, 900, 820, 2000 },
+        { "in user space", "sys_exit", "sys_enter", false, 24000, 30000, 25000, 3 } };
     const nlohmann::json a {
         { "working_set",
             { { "points", { { { "ws_bytes", 4096 } }, { { "ws_bytes", 262144 } } } }, { "knee_bytes", 262144 } } },
@@ -277,6 +281,9 @@ TEST(MachineCompare, SurveyFiguresMatchByClassAndVersionOneCardsSaySo)
     ASSERT_NE(ipi, nullptr);
     EXPECT_EQ(ipi->relation, Relation::SharedL3);
     EXPECT_EQ(ipi->values, (std::vector<std::string> { formatDuration(1200), "not traced", "not in suite version 1" }));
+    const MachineFigure* user = figureOf(*c, "segment in user space (sys_exit -> sys_enter)");
+    ASSERT_NE(user, nullptr);
+    EXPECT_EQ(user->values[0], formatDuration(800));
     const std::string text = formatMachineComparison(*c, CompareFormat::Text);
     EXPECT_NE(text.find("Survey figures, matched by relation class"), std::string::npos) << text;
     EXPECT_EQ(text.find("CPU 4"), std::string::npos) << text;

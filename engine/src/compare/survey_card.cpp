@@ -114,6 +114,18 @@ std::vector<MachineFigure> lineFigures(const std::vector<MachineCard>& cards)
 // another task, ...), and only the events tell them apart.
 std::string segmentKey(const TraceSegment& s) { return s.name + " (" + s.fromEvent + " -> " + s.toEvent + ")"; }
 
+// The segment of a key that most hand-overs took: the wakee's and the waker's sides can share a
+// name and events ("in user space (sys_exit -> sys_enter)"), and the last one listed, the
+// waker's of a few hand-overs, stood for the key (24.2 µs against the wakee's 844 ns).
+const TraceSegment* segmentOf(const TraceSummary& t, const std::string& key)
+{
+    const TraceSegment* out = nullptr;
+    for (const TraceSegment& s : t.segments)
+        if (segmentKey(s) == key && (!out || s.count > out->count))
+            out = &s;
+    return out;
+}
+
 std::vector<MachineFigure> segmentFigures(const std::vector<MachineCard>& cards)
 {
     // Per class (as is, then kept awake), the segments in the order first seen; per card, its
@@ -135,11 +147,7 @@ std::vector<MachineFigure> segmentFigures(const std::vector<MachineCard>& cards)
             for (const MachineCard& c : cards) {
                 const auto t = std::find_if(c.traces.begin(), c.traces.end(),
                     [&](const SurveyTrace& x) { return x.relation == relation && x.keepAwakeCpus.empty() != kept; });
-                const TraceSegment* seg = nullptr;
-                if (t != c.traces.end())
-                    for (const TraceSegment& s : t->summary.segments)
-                        if (segmentKey(s) == key)
-                            seg = &s;
+                const TraceSegment* seg = t != c.traces.end() ? segmentOf(t->summary, key) : nullptr;
                 f.values.push_back(seg        ? formatDuration(seg->p50Ns)
                         : t != c.traces.end() ? std::string("not taken")
                         : c.surveyVersion < 2 ? missing(c)
@@ -163,10 +171,8 @@ std::vector<std::string> segmentCauses(
     };
     // A step's median, 0 where the trace did not take it (an idle exit gone, say).
     const auto medianOf = [](const TraceSummary& t, const std::string& key) {
-        for (const TraceSegment& s : t.segments)
-            if (segmentKey(s) == key)
-                return s.p50Ns;
-        return 0.0;
+        const TraceSegment* s = segmentOf(t, key);
+        return s ? s->p50Ns : 0.0;
     };
     const auto stateOf
         = [](const TraceSummary& t) { return t.idleStates.empty() ? std::string("idle") : t.idleStates.front().name; };
