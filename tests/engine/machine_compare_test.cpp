@@ -251,7 +251,8 @@ TEST(MachineCompare, SurveyFiguresMatchByClassAndVersionOneCardsSaySo)
     // waker's of 3. The figure is the one most hand-overs took.
     trace.segments = { { "IPI sent", "sched_waking", "ipi_send_cpu", true, 1200, 1500, 1250, 2000 },
         { "in user space", "sys_exit", "sys_enter", false, 800, 900, 820, 2000 },
-        { "in user space", "sys_exit", "sys_enter", false, 24000, 30000, 25000, 3 } };
+        { "in user space", "sys_exit", "sys_enter", false, 24000, 30000, 25000, 3 },
+        { "waiting behind cc1plus", "sched_waking", "sched_switch", true, 45000, 60000, 50000, 5 } };
     const nlohmann::json a {
         { "working_set",
             { { "points", { { { "ws_bytes", 4096 } }, { { "ws_bytes", 262144 } } } }, { "knee_bytes", 262144 } } },
@@ -284,6 +285,14 @@ TEST(MachineCompare, SurveyFiguresMatchByClassAndVersionOneCardsSaySo)
     const MachineFigure* user = figureOf(*c, "segment in user space (sys_exit -> sys_enter)");
     ASSERT_NE(user, nullptr);
     EXPECT_EQ(user->values[0], formatDuration(800));
+    // A way that under 1% of the hand-overs took says how few, here and in the survey's line.
+    const MachineFigure* behind = figureOf(*c, "segment waiting behind cc1plus (sched_waking -> sched_switch)");
+    ASSERT_NE(behind, nullptr);
+    EXPECT_EQ(behind->values[0], formatDuration(45000) + " (5 of 2,000 hand-overs)");
+    EXPECT_NE(segmentsText(trace).find("waiting behind cc1plus " + formatDuration(45000) + " (5 of 2,000 hand-overs)"),
+        std::string::npos)
+        << segmentsText(trace);
+    EXPECT_NE(segmentsText(trace).find("IPI sent " + formatDuration(1200) + ";"), std::string::npos);
     const std::string text = formatMachineComparison(*c, CompareFormat::Text);
     EXPECT_NE(text.find("Survey figures, matched by relation class"), std::string::npos) << text;
     EXPECT_EQ(text.find("CPU 4"), std::string::npos) << text;

@@ -185,6 +185,11 @@ nlohmann::json surveyToJson(const SurveyResult& survey);
 
 // A trace's segments and their medians: "wake call -> sched_waking 310 ns; IPI sent 1.2 µs; ...".
 std::string segmentsText(const TraceSummary& summary);
+// A segment's median as the survey's line and compare's figures give it: a way of a step that
+// fewer than kRareSegmentShare of the hand-overs took says how few ("38.6 µs (1 of 39,451
+// hand-overs)"), so that one hand-over's wait behind another program does not read as typical.
+inline constexpr double kRareSegmentShare = 0.01;
+std::string segmentMedianText(const TraceSegment& segment, std::uint64_t handovers);
 
 // The text summary's lines about steps 4-7: the farthest class kept awake against as is (the
 // condition's A/B, compareCondition), each spin run's line, the segments per class, the knee

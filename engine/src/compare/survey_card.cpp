@@ -148,7 +148,7 @@ std::vector<MachineFigure> segmentFigures(const std::vector<MachineCard>& cards)
                 const auto t = std::find_if(c.traces.begin(), c.traces.end(),
                     [&](const SurveyTrace& x) { return x.relation == relation && x.keepAwakeCpus.empty() != kept; });
                 const TraceSegment* seg = t != c.traces.end() ? segmentOf(t->summary, key) : nullptr;
-                f.values.push_back(seg        ? formatDuration(seg->p50Ns)
+                f.values.push_back(seg        ? segmentMedianText(*seg, t->summary.handovers)
                         : t != c.traces.end() ? std::string("not taken")
                         : c.surveyVersion < 2 ? missing(c)
                                               : "not traced");

@@ -64,6 +64,15 @@ nlohmann::json surveyToJson(const SurveyResult& survey)
         { "working_set", workingSet }, { "traced", std::move(traced) } };
 }
 
+std::string segmentMedianText(const TraceSegment& segment, std::uint64_t handovers)
+{
+    std::string out = formatDuration(segment.p50Ns);
+    if (handovers > 0 && static_cast<double>(segment.count) < kRareSegmentShare * static_cast<double>(handovers))
+        out += fmt::format(" ({} of {} hand-overs)", formatCount(static_cast<double>(segment.count)),
+            formatCount(static_cast<double>(handovers)));
+    return out;
+}
+
 std::string segmentsText(const TraceSummary& summary)
 {
     // Several steps share a name ("switch-in" from idle, from another task...): those say their
@@ -75,7 +84,7 @@ std::string segmentsText(const TraceSummary& summary)
     for (const TraceSegment& seg : summary.segments)
         s += fmt::format("{}{}{} {}", s.empty() ? "" : "; ", seg.name,
             named[seg.name] > 1 ? " (" + seg.fromEvent + " -> " + seg.toEvent + ")" : std::string(),
-            formatDuration(seg.p50Ns));
+            segmentMedianText(seg, summary.handovers));
     return s.empty() ? std::string("no hand-over found in the trace") : s;
 }
 
