@@ -6,10 +6,8 @@
 
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <csignal>
 #include <ctime>
-#include <thread>
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -35,15 +33,15 @@ TEST(InstanceNames, AnOwnerIsGoneWhenItsPidEndedOrWasTakenAfterTheInstanceWasMad
     ASSERT_TRUE(self);
     EXPECT_LE(*self, now + 1);
     EXPECT_GT(*self, now - 24 * 3600.0);
-    // Another live process, of another name (sleep: as another test binary tracing at once
-    // would be), made before the instance: its maker, alive.
+    // Another live process (of another name once sleep is exec'd, as another test binary tracing
+    // at once would be; its start time is the fork's either way), started before the instance was
+    // made: its maker, alive.
     const pid_t other = fork();
     ASSERT_GE(other, 0);
     if (other == 0) {
         execlp("sleep", "sleep", "10", static_cast<char*>(nullptr));
         _exit(127);
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(50)); // until exec has renamed it
     EXPECT_FALSE(ownerIsGone(other, now + 1));
     // The same pid against an instance made well before it started: the pid was taken since.
     EXPECT_TRUE(ownerIsGone(other, now - 60));
