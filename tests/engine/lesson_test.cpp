@@ -77,8 +77,9 @@ TEST(Lessons, PinningRanksPlacementsByMedian)
     const auto c = concludeLesson("pinning",
         { measured("futex", BenchMode::Thread, { 0, 16 }, Relation::CrossPackage, 9000, { 8900, 9100 }),
             measured("futex", BenchMode::Thread, { 0, 0 }, Relation::SamePu, 3000, { 2990, 3010 }) });
-    EXPECT_TRUE(anyContains(
-        c, "1. CPUs 0,0 (same-pu): 3 µs, 2.99–3.01 µs over 2 runs; 2. CPUs 0,16 (cross-package): 9 µs, 8.9–9.1 µs"));
+    EXPECT_TRUE(anyContains(c,
+        "1. CPUs 0,0 (same-pu): 3 µs median (2 runs: 2.99–3.01 µs); 2. CPUs 0,16 (cross-package): 9 µs median (2 runs: "
+        "8.9–9.1 µs"));
     EXPECT_TRUE(anyContains(c, "Placement matters here"));
     EXPECT_TRUE(anyContains(c, "cost 3.00 times (95% interval"));
 }
@@ -107,7 +108,7 @@ TEST(Lessons, PinningSaysWhereTheUnpinnedThreadsRanInPlainWords)
     unpinned.observed.migrations = 1;
     const auto alone = concludeLesson("pinning",
         { measured("futex", BenchMode::Thread, { 0, 0 }, Relation::SamePu, 3000, { 2990, 3010 }), unpinned });
-    EXPECT_TRUE(anyContains(alone, "the two threads ran on CPU 0 with 1 migration (3.1 µs, 3–3.2 µs over 2 runs)"));
+    EXPECT_TRUE(anyContains(alone, "the two threads ran on CPU 0 with 1 migration: 3.1 µs median (2 runs: 3–3.2 µs)"));
     EXPECT_TRUE(anyContains(alone, "2 of 2 runs looked like same-pu (3 µs)"));
     EXPECT_TRUE(anyContains(alone, "Fewer than two pinned placements"));
     unpinned.observed.cpusSeen = { 0, 1 };
@@ -208,7 +209,7 @@ TEST(Lessons, PinningDescribesABimodalUnpinnedRunInsteadOfRankingIt)
     EXPECT_FALSE(anyContains(c, "does not matter"));
     EXPECT_TRUE(anyContains(c, "1 of 3 runs looked like same-pu (5.35 µs), 2 like same-package (14.7 µs)"));
     EXPECT_TRUE(anyContains(c, "one draw from a mixture"));
-    EXPECT_TRUE(anyContains(c, "5.35 µs, 5.3–5.41 µs over 3 runs"));
+    EXPECT_TRUE(anyContains(c, "5.35 µs median (3 runs: 5.3–5.41 µs)"));
 }
 
 TEST(Lessons, CachePollutionSaysNoisyLargeWorkingSetsAndLeavesThemOut)

@@ -114,9 +114,9 @@ TEST(Verdict, OneNumberEachHasNoSpreadToJudge)
 
 TEST(Verdict, SpreadQuotesTheRepetitionRange)
 {
-    EXPECT_EQ(formatSpread({ 5350, 5300, 5410, 3 }), "5.35 µs, 5.3–5.41 µs over 3 runs");
-    EXPECT_EQ(formatSpread({ 1000, 998, 1020, 3 }), "1 µs, 998 ns–1.02 µs over 3 runs");
-    EXPECT_EQ(formatSpread({ 5350, 5350, 5350, 1 }), "5.35 µs, one run");
+    EXPECT_EQ(formatSpread({ 5350, 5300, 5410, 3 }), "5.35 µs median (3 runs: 5.3–5.41 µs)");
+    EXPECT_EQ(formatSpread({ 1000, 998, 1020, 3 }), "1 µs median (3 runs: 998 ns–1.02 µs)");
+    EXPECT_EQ(formatSpread({ 5350, 5350, 5350, 1 }), "5.35 µs median (one run)");
 }
 
 TEST(Mixture, RepetitionsAreSortedToTheNearestPinnedPlacement)

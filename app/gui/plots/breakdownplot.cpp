@@ -5,6 +5,8 @@
 #include "plotstyle.h"
 #include "qcp.h"
 
+#include "ctxscope/units.h"
+
 #include <QEvent>
 #include <QMouseEvent>
 #include <QTimer>
@@ -21,6 +23,10 @@ constexpr double kBarHalf = 0.32; // of a category's height
 
 QString qs(const std::string& text) { return QString::fromStdString(text); }
 
+// A figure on the bar as the lessons and the results table write it (formatDuration), so the
+// same quantity reads the same everywhere.
+QString figure(double ns) { return qs(formatDuration(ns)); }
+
 } // namespace
 
 BreakdownPlot::BreakdownPlot(QWidget* parent)
@@ -31,7 +37,10 @@ BreakdownPlot::BreakdownPlot(QWidget* parent)
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_plot);
     m_plot->xAxis->setTicker(QSharedPointer<QCPAxisTicker>(new DurationTicker));
-    m_plot->xAxis->setLabel(tr("median time of each step of a hand-over (whisker: p90)"));
+    // The typical hand-over, as the lessons quote it: a step some hand-overs skip weighs with
+    // the share that took it.
+    m_plot->xAxis->setLabel(
+        tr("the typical hand-over: each step's median × the share of hand-overs taking it (whisker: p90)"));
     m_plot->yAxis->setRangeReversed(true); // the first run on top
     m_plot->legend->setVisible(true);
     m_plot->legend->setFillOrder(QCPLegend::foColumnsFirst);
@@ -97,18 +106,20 @@ void BreakdownPlot::rebuild()
         const Run& run = m_runs[r];
         const double key = static_cast<double>(r + 1);
         ticker->addTick(key, run.label + QLatin1Char('\n') + (run.bar.crossCpu ? tr("across CPUs") : tr("on one CPU")));
+        double right = run.bar.totalNs(); // the bar's end, or its last whisker's
         for (const BreakdownStep& step : run.bar.steps) {
             const QColor color = stepColor(step.name);
             auto* rect = new QCPItemRect(m_plot);
             rect->topLeft->setCoords(step.fromNs, key - kBarHalf);
-            rect->bottomRight->setCoords(step.fromNs + step.p50Ns, key + kBarHalf);
+            rect->bottomRight->setCoords(step.fromNs + step.ns, key + kBarHalf);
             rect->setBrush(color);
             rect->setPen(QPen(palette().color(QPalette::Base)));
             rect->setSelectable(false);
-            // The whisker: from the median's end to where the p90 would end.
-            if (step.p90Ns > step.p50Ns) {
+            // The whisker: from the median's end to where the p90 would end, for a step every
+            // hand-over took one way (a weighed step's p90 has no place on the bar).
+            if (step.oneWay && step.p90Ns > step.p50Ns) {
                 auto* whisker = new QCPItemLine(m_plot);
-                const double end = step.fromNs + step.p50Ns;
+                const double end = step.fromNs + step.ns;
                 const double y = key;
                 whisker->start->setCoords(end, y);
                 whisker->end->setCoords(end + (step.p90Ns - step.p50Ns), y);
@@ -116,6 +127,7 @@ void BreakdownPlot::rebuild()
                 whisker->setTail(QCPLineEnding(QCPLineEnding::esBar, 6));
                 whisker->setHead(QCPLineEnding(QCPLineEnding::esBar, 6));
                 longest = std::max(longest, end + step.p90Ns - step.p50Ns);
+                right = std::max(right, end + step.p90Ns - step.p50Ns);
             }
             if (!named.contains(step.name)) { // a legend entry per step: an empty bar of its colour
                 named.insert(step.name);
@@ -128,13 +140,10 @@ void BreakdownPlot::rebuild()
         longest = std::max(longest, run.bar.totalNs());
         if (!run.bar.steps.empty()) {
             // The bar's length after its end and its whiskers' ends, on its own line.
-            double right = run.bar.totalNs();
-            for (const BreakdownStep& step : run.bar.steps)
-                right = std::max(right, step.fromNs + std::max(step.p50Ns, step.p90Ns));
             auto* total = new QCPItemText(m_plot);
             total->position->setCoords(right, key);
             total->setPositionAlignment(Qt::AlignLeft | Qt::AlignVCenter);
-            total->setText(QStringLiteral(" ") + durationTickLabel(run.bar.totalNs()));
+            total->setText(QStringLiteral(" ") + figure(run.bar.totalNs()));
             total->setColor(text);
             total->setFont(m_plot->xAxis->tickLabelFont());
         }
@@ -146,12 +155,12 @@ void BreakdownPlot::rebuild()
     for (std::size_t r = 0; r < m_runs.size(); ++r)
         for (const BreakdownStep& step : m_runs[r].bar.steps) {
             const double width
-                = m_plot->xAxis->coordToPixel(step.fromNs + step.p50Ns) - m_plot->xAxis->coordToPixel(step.fromNs);
-            const QString label = durationTickLabel(step.p50Ns);
+                = m_plot->xAxis->coordToPixel(step.fromNs + step.ns) - m_plot->xAxis->coordToPixel(step.fromNs);
+            const QString label = figure(step.ns);
             if (width < QFontMetrics(m_plot->xAxis->tickLabelFont()).horizontalAdvance(label) + 6)
                 continue;
             auto* in = new QCPItemText(m_plot);
-            in->position->setCoords(step.fromNs + step.p50Ns / 2, static_cast<double>(r + 1));
+            in->position->setCoords(step.fromNs + step.ns / 2, static_cast<double>(r + 1));
             in->setText(label);
             in->setFont(m_plot->xAxis->tickLabelFont());
             // Dark text on the light steps, white on the dark ones.
@@ -167,7 +176,7 @@ void BreakdownPlot::rebuild()
 QPointF BreakdownPlot::stepCenter(std::size_t run, std::size_t step) const
 {
     const BreakdownStep& s = m_runs.at(run).bar.steps.at(step);
-    return { m_plot->xAxis->coordToPixel(s.fromNs + s.p50Ns / 2), m_plot->yAxis->coordToPixel(double(run + 1)) };
+    return { m_plot->xAxis->coordToPixel(s.fromNs + s.ns / 2), m_plot->yAxis->coordToPixel(double(run + 1)) };
 }
 
 void BreakdownPlot::clicked(QMouseEvent* event)

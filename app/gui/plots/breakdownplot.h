@@ -15,8 +15,9 @@ class QMouseEvent;
 namespace ctxscope::gui {
 
 // The hand-over taken apart: a horizontal stacked bar per traced run (one PU above, across
-// CPUs below, ...), each step's median in its own colour with a whisker to its p90, the step's
-// name and time written in it where it fits. Clicking a step asks the timeline for a typical
+// CPUs below, ...), the typical hand-over's steps (BreakdownBar) each in its own colour, with a
+// whisker to its p90 where every hand-over took the step one way, the step's time written in it
+// where it fits. Clicking a step asks the timeline for a typical
 // example of it (stepClicked).
 class BreakdownPlot : public QWidget {
     Q_OBJECT

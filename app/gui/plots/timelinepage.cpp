@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "timelinepage.h"
 
-#include "durationticker.h"
 #include "timelineview.h"
 
 #include "ctxscope/units.h"
@@ -17,6 +16,13 @@
 #include <cmath>
 
 namespace ctxscope::gui {
+
+namespace {
+
+// A figure in the captions as the lessons and the bar write it (formatDuration).
+QString figure(double ns) { return QString::fromStdString(formatDuration(ns)); }
+
+} // namespace
 
 TimelinePage::TimelinePage(QWidget* parent)
     : QWidget(parent)
@@ -93,7 +99,7 @@ void TimelinePage::setRuns(std::vector<Run> runs)
     m_chooser->clear();
     for (const Run& r : m_runs) {
         if (r.result && r.result->trace)
-            bars.push_back({ r.id, r.barLabel.isEmpty() ? r.label : r.barLabel, breakdownOf(*r.result->trace) });
+            bars.push_back({ r.id, r.barLabel.isEmpty() ? r.label : r.barLabel, breakdownOf(*r.result) });
         if (r.window)
             m_chooser->addItem(r.label, QVariant::fromValue(r.id));
     }
@@ -165,7 +171,7 @@ bool TimelinePage::showExample(quint64 id, const QString& step, bool crossCpu)
     const auto& examples = found->second;
     // The way the bar shows (the one most hand-overs took), and its example: each way's example
     // is the one nearest that way's median.
-    const BreakdownBar bar = breakdownOf(*r->result->trace);
+    const BreakdownBar bar = breakdownOf(*r->result);
     const auto shown = std::find_if(bar.steps.begin(), bar.steps.end(),
         [&](const BreakdownStep& b) { return QString::fromStdString(b.name) == step; });
     const SegmentExample* example = nullptr;
@@ -180,11 +186,18 @@ bool TimelinePage::showExample(quint64 id, const QString& step, bool crossCpu)
     const std::uint64_t span = std::max<std::uint64_t>(example->endNs - example->beginNs, 1000);
     m_view->showSpan(example->beginNs - std::min(example->beginNs, span / 5), example->endNs + span / 5);
     m_view->setRuler(example->fromNs, example->toNs);
-    m_caption->setText(runCaption()
-        + tr("<br><b>%1</b>, marked by the ruler: %2 in this hand-over; its median over %3 hand-overs is %4.")
-              .arg(step.toHtmlEscaped(), durationTickLabel(example->ns),
-                  QLocale().toString(static_cast<qulonglong>(shown != bar.steps.end() ? shown->count : 0)),
-                  durationTickLabel(shown != bar.steps.end() ? shown->p50Ns : example->ns)));
+    QString text
+        = tr("<br><b>%1</b>, marked by the ruler: %2 in this hand-over").arg(step.toHtmlEscaped(), figure(example->ns));
+    if (shown != bar.steps.end()) {
+        text += tr("; its median over the %1 hand-overs that took it this way is %2")
+                    .arg(QLocale().toString(static_cast<qulonglong>(shown->count)), figure(shown->p50Ns));
+        // A step some hand-overs skip weighs less in the typical hand-over than its median.
+        if (!shown->oneWay)
+            text += tr(", and %1 of all %2 hand-overs took it, so it weighs %3 in the typical one")
+                        .arg(QStringLiteral("%1%").arg(100 * shown->share, 0, 'f', 0),
+                            QLocale().toString(static_cast<qulonglong>(bar.handovers)), figure(shown->ns));
+    }
+    m_caption->setText(runCaption() + text + QLatin1Char('.'));
     return true;
 }
 
@@ -197,7 +210,7 @@ bool TimelinePage::showTypicalHandover()
     if (!chosen)
         return false;
     const auto longest = std::max_element(chosen->bar.steps.begin(), chosen->bar.steps.end(),
-        [](const BreakdownStep& a, const BreakdownStep& b) { return a.p50Ns < b.p50Ns; });
+        [](const BreakdownStep& a, const BreakdownStep& b) { return a.ns < b.ns; });
     return showExample(chosen->id, QString::fromStdString(longest->name), chosen->bar.crossCpu);
 }
 
@@ -217,12 +230,12 @@ QString TimelinePage::runCaption() const
         // run faster than the untraced one says one of them was disturbed, not what tracing costs.
         if (cost >= 0)
             text += tr(" · mean per op traced %1 against %2 untraced (tracing: +%3%)")
-                        .arg(durationTickLabel(t.nsPerOp), durationTickLabel(t.untracedNsPerOp))
+                        .arg(figure(t.nsPerOp), figure(t.untracedNsPerOp))
                         .arg(cost, 0, 'f', 0);
         else
             text += tr(" · mean per op traced %1 against %2 untraced: the traced run was faster, so one of the two "
                        "was disturbed (this is not a cost of tracing)")
-                        .arg(durationTickLabel(t.nsPerOp), durationTickLabel(t.untracedNsPerOp));
+                        .arg(figure(t.nsPerOp), figure(t.untracedNsPerOp));
         if (t.lostEvents > 0)
             text += tr(" · <span style='color:#b02a37'>the kernel lost %1 events</span>")
                         .arg(QLocale().toString(static_cast<qulonglong>(t.lostEvents)));

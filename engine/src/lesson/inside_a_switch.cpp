@@ -33,11 +33,11 @@ std::vector<LessonStep> plan(const Topology& topology, const RunBudget& o)
 std::string stepsSentence(const RunResult& r, const HandoverShares& shares)
 {
     const StepShare& top = shares.steps.front();
-    std::string out
-        = fmt::format("On {}, a traced hand-over took {} from the waker's wake call to the wakee back in "
-                      "user space (the steps' medians over {} hand-overs); {:.0f}% of it was {} ({}, {}): {}",
-            placementText(r), formatDuration(shares.ns), shares.handovers, top.share * 100, top.name, waysText(top),
-            formatDuration(top.ns), stepMeaning(top.name));
+    std::string out = fmt::format(
+        "On {}, a traced hand-over took {} from the waker's wake call to the wakee back in user space "
+        "(each step's median weighed by its share of the {} hand-overs); {:.0f}% of it was {} ({}, {}): {}",
+        placementText(r), formatDuration(shares.ns), formatCount(static_cast<double>(shares.handovers)),
+        top.share * 100, top.name, waysText(top), formatDuration(top.ns), stepMeaning(top.name));
     if (shares.steps.size() > 1)
         out += fmt::format("; next came {}", stepText(shares.steps[1]));
     return out + ".";

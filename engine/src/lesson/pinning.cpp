@@ -55,7 +55,7 @@ std::string placementVerdict(const RunResult& best, const RunResult& worst)
 // The mixture means something only where the pinned placements differ.
 std::string unpinnedText(const RunResult& u, const std::vector<const RunResult*>& pinned, Verdict pinnedVerdict)
 {
-    std::string out = fmt::format("Left to the scheduler, the two threads ran on {} with {} migration{} ({}).",
+    std::string out = fmt::format("Left to the scheduler, the two threads ran on {} with {} migration{}: {}.",
         cpusSeenText(u), u.observed.migrations, u.observed.migrations == 1 ? "" : "s", withSpread(u));
     if (pinned.empty())
         return out;

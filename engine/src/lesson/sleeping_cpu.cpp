@@ -79,7 +79,7 @@ std::string idleStateName(const RunResult& r)
 std::string asIsSentence(const RunResult& r, const HandoverShares& shares)
 {
     std::string out = fmt::format("On {}, a traced hand-over took {} from the wake call to the wakee back in user "
-                                  "space (the steps' medians over {} hand-overs)",
+                                  "space (each step's median weighed by its share of the {} hand-overs)",
         placementText(r), formatDuration(shares.ns), formatCount(static_cast<double>(shares.handovers)));
     const StepShare* idle = shares.find(kIdleExit);
     if (!idle)

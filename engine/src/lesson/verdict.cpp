@@ -84,14 +84,15 @@ Spread spreadOf(const RunResult& r)
 
 std::string formatSpread(const Spread& s)
 {
+    // The statistic is named: the caption beside it quotes means.
     if (s.runs < 2)
-        return formatDuration(s.median) + ", one run";
+        return formatDuration(s.median) + " median (one run)";
     std::string low = formatDuration(s.low);
     const std::string high = formatDuration(s.high);
     // "5.3–5.41 µs", but "998 ns–1.02 µs" when the two need different units.
     if (unitOf(low) == unitOf(high))
         low = low.substr(0, low.find(' '));
-    return fmt::format("{}, {}–{} over {} runs", formatDuration(s.median), low, high, s.runs);
+    return fmt::format("{} median ({} runs: {}–{})", formatDuration(s.median), s.runs, low, high);
 }
 
 std::string withSpread(const RunResult& r) { return formatSpread(spreadOf(r)); }

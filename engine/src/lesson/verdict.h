@@ -46,7 +46,7 @@ struct Spread {
     int runs = 0; // repetitions
 };
 Spread spreadOf(const RunResult& r);
-// "5.35 µs, 5.30–5.41 over 3 runs"; "5.35 µs, one run" with a single repetition.
+// "5.35 µs median (3 runs: 5.3–5.41 µs)"; "5.35 µs median (one run)" with a single repetition.
 std::string formatSpread(const Spread& s);
 std::string withSpread(const RunResult& r);
 
