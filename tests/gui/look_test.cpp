@@ -325,7 +325,7 @@ TEST(Look, PresentationShowsTheVerdictCardInLargeTypeWithTheMapBesideThePlot)
     auto* row = qobject_cast<QSplitter*>(window.lessonPanel()->parentWidget());
     ASSERT_NE(row, nullptr);
     const int handleBefore = row->handleWidth();
-    window.statusPanel()->setAffinityNote(QStringLiteral("Unpinned run: the GUI may share CPUs 0-1 with it."), true);
+    window.statusPanel()->setAffinityNote(QStringLiteral("Unpinned run: the GUI may share P#0-1 with it."), true);
     window.statusPanel()->setWorkerState(WorkerClient::State::Idle);
 
     for (const QSize size : { QSize(1280, 800), QSize(1920, 1080) }) {
@@ -403,7 +403,7 @@ TEST(Look, ATemporaryMessageHasItsOwnRoomBesideThePermanentLabels)
     window.show();
     StatusPanel* status = window.statusPanel();
     status->setWorkerState(WorkerClient::State::Running);
-    status->setAffinityNote(QStringLiteral("Unpinned run: the GUI may share CPUs 0-1 with it."), true);
+    status->setAffinityNote(QStringLiteral("Unpinned run: the GUI may share P#0-1 with it."), true);
     status->setSwitchRateOfRun(123456.0);
     status->setRunProgress(QStringLiteral("futex threads, shared-l3 (CPUs 0,1): repetition 3 of 5"));
     const QString message = QStringLiteral("Lesson done: its conclusion is in the lesson panel.");

@@ -109,7 +109,7 @@ TEST(TopologyMap, DisallowedPusAreGreyedNotSelectableAndSayWhy)
     EXPECT_FALSE(denied.allowed);
     EXPECT_TRUE(allowed.allowed);
     EXPECT_EQ(
-        map.toolTipAt(denied.rect.center()), QStringLiteral("CPU 12 is outside the allowed set 0-7 (cgroup cpuset)"));
+        map.toolTipAt(denied.rect.center()), QStringLiteral("P#12 is outside the allowed set 0-7 (cgroup cpuset)"));
     const QString puTip = map.toolTipAt(allowed.rect.center());
     const QString l3 = QString::fromStdString(formatCacheSize(map.topology()->cacheSize(3)));
     EXPECT_TRUE(puTip.startsWith(QStringLiteral("PU P#6 (L#6) · Core L#3 · L3 L#0 (%1) · Package L#0").arg(l3)))
@@ -125,7 +125,7 @@ TEST(TopologyMap, DisallowedPusAreGreyedNotSelectableAndSayWhy)
 
     const Status refused = map.setSelection({ 1, 9 });
     ASSERT_FALSE(refused.ok());
-    EXPECT_EQ(refused.error().message, "CPU 9 is outside the allowed set 0-7 (cgroup cpuset)");
+    EXPECT_EQ(refused.error().message, "P#9 is outside the allowed set 0-7 (cgroup cpuset)");
     EXPECT_EQ(map.selection(), (std::vector<int> { 5 })); // unchanged
 }
 

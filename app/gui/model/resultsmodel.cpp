@@ -53,7 +53,7 @@ QString interferenceTip(const RunResult& r)
         QStringList reps;
         for (double s : c.otherShareByRepetition)
             reps << QString::number(100 * s, 'f', 1) + QLatin1Char('%');
-        lines << QObject::tr("CPU %1: irq %2%, softirq %3%, %4 softirqs/s; other tasks by repetition: %5")
+        lines << QObject::tr("P#%1: irq %2%, softirq %3%, %4 softirqs/s; other tasks by repetition: %5")
                      .arg(c.cpu)
                      .arg(100 * c.irqShare, 0, 'f', 1)
                      .arg(100 * c.softirqShare, 0, 'f', 1)
@@ -230,9 +230,9 @@ QVariant ResultsModel::toolTip(const RunResult& r, int column) const
                 .arg(duration(r.trace->nsPerOp), duration(r.trace->untracedNsPerOp));
         return tr("One op: %1").arg(QString::fromStdString(r.op));
     case Cpus:
-        return r.observed.cpusSeen.empty() ? QVariant()
-                                           : tr("The tasks were seen running on CPUs %1")
-                                                 .arg(QString::fromStdString(formatCpuList(r.observed.cpusSeen)));
+        return r.observed.cpusSeen.empty()
+            ? QVariant()
+            : tr("The tasks were seen running on P#%1").arg(QString::fromStdString(formatCpuList(r.observed.cpusSeen)));
     case PerSwitch:
         return r.switchesPerOp > 0
             ? tr("The median op divided by the %1 context switches one op holds by construction").arg(r.switchesPerOp)

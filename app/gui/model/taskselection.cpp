@@ -70,11 +70,11 @@ QString unavailableReason(const Topology& topology, int osCpu)
     const PuInfo* pu = topology.findPu(osCpu);
     const QString allowedSet = QString::fromStdString(formatCpuList(topology.allowedPus()));
     if (!pu)
-        return QObject::tr("CPU %1 does not exist in this topology").arg(osCpu);
+        return QObject::tr("P#%1 does not exist in this topology").arg(osCpu);
     if (!pu->allowed)
-        return QObject::tr("CPU %1 is outside the allowed set %2 (cgroup cpuset)").arg(osCpu).arg(allowedSet);
+        return QObject::tr("P#%1 is outside the allowed set %2 (cgroup cpuset)").arg(osCpu).arg(allowedSet);
     if (!pu->inAffinity)
-        return QObject::tr("CPU %1 is outside the allowed set %2 (process affinity, e.g. taskset)")
+        return QObject::tr("P#%1 is outside the allowed set %2 (process affinity, e.g. taskset)")
             .arg(osCpu)
             .arg(allowedSet);
     return {};

@@ -103,7 +103,8 @@ QVariant ThreadTableModel::display(const ThreadRates& t, int column) const
     case State:
         return QString(QChar::fromLatin1(t.state));
     case Cpu:
-        return t.cpu ? QVariant(*t.cpu) : QVariant(tr("–"));
+        // The app names a CPU as the map does: P# and its OS index.
+        return t.cpu ? QVariant(QStringLiteral("P#%1").arg(*t.cpu)) : QVariant(tr("–"));
     case Affinity:
         return cpuList(t.affinity);
     case Voluntary:
@@ -161,7 +162,7 @@ QVariant ThreadTableModel::data(const QModelIndex& index, int role) const
             return tr("Counted from changes of the last CPU between samples (the kernel gives no "
                       "se.nr_migrations): a lower bound.");
         if (index.column() == Cpu)
-            return tr("The CPU this thread last ran on.");
+            return tr("The PU this thread last ran on (P#: the OS's CPU number, as on the map).");
         return {};
     default:
         return {};
@@ -180,7 +181,7 @@ QVariant ThreadTableModel::headerData(int section, Qt::Orientation orientation, 
     case State:
         return tr("State");
     case Cpu:
-        return tr("CPU");
+        return tr("Last on");
     case Affinity:
         return tr("Affinity");
     case Voluntary:
@@ -188,7 +189,7 @@ QVariant ThreadTableModel::headerData(int section, Qt::Orientation orientation, 
     case Involuntary:
         return tr("Involuntary/s");
     case CpuShare:
-        return tr("CPU");
+        return tr("CPU time");
     case RunqueueWait:
         return tr("Run-queue wait");
     case Migrations:

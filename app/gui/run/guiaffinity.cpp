@@ -55,19 +55,19 @@ QString GuiAffinity::keepOff(const std::vector<int>& measured)
         [&](int cpu) { return std::find(measured.begin(), measured.end(), cpu) == measured.end(); });
     if (spare.empty()) {
         restore();
-        return QCoreApplication::translate("GuiAffinity", "The GUI shares CPU %1 with the run: it may use only %2.")
+        return QCoreApplication::translate("GuiAffinity", "The GUI shares P#%1 with the run: it may use only P#%2.")
             .arg(cpuList(measured), cpuList(m_original));
     }
     if (!apply(spare))
-        return QCoreApplication::translate("GuiAffinity", "The GUI could not move off CPU %1.").arg(cpuList(measured));
-    return QCoreApplication::translate("GuiAffinity", "GUI on CPU %1, off the measured CPU %2.")
+        return QCoreApplication::translate("GuiAffinity", "The GUI could not move off P#%1.").arg(cpuList(measured));
+    return QCoreApplication::translate("GuiAffinity", "GUI on P#%1, off the measured P#%2.")
         .arg(cpuList(spare), cpuList(measured));
 }
 
 QString GuiAffinity::shareAll()
 {
     restore();
-    return QCoreApplication::translate("GuiAffinity", "Unpinned run: the GUI may share CPUs %1 with it.")
+    return QCoreApplication::translate("GuiAffinity", "Unpinned run: the GUI may share P#%1 with it.")
         .arg(cpuList(m_original));
 }
 

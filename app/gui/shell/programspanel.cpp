@@ -547,7 +547,7 @@ void ProgramsPanel::updateButtons()
     else if (cpus.empty())
         m_target->setText(tr("Click PUs on the map to choose where the selected threads may run."));
     else
-        m_target->setText(tr("Pin %n selected thread(s) to PU %1", nullptr, static_cast<int>(tids.size()))
+        m_target->setText(tr("Pin %n selected thread(s) to P#%1", nullptr, static_cast<int>(tids.size()))
                               .arg(QString::fromStdString(formatCpuList(cpus))));
 }
 

@@ -100,7 +100,8 @@ TEST(ThreadTable, ASampleInsertsAndRemovesOnlyTheThreadsThatStartedOrEndedSoTheS
     EXPECT_EQ(reset.count(), 0);
     ASSERT_EQ(selection.selectedRows().size(), 1);
     EXPECT_EQ(selection.selectedRows().front().data(ThreadTableModel::TidRole).toLongLong(), 103);
-    EXPECT_EQ(model.data(model.index(model.rowOfThread(100), ThreadTableModel::Cpu)).toInt(), 1); // moved
+    EXPECT_EQ(model.data(model.index(model.rowOfThread(100), ThreadTableModel::Cpu)).toString(),
+        QStringLiteral("P#1")); // moved
     EXPECT_EQ(model.data(model.index(0, ThreadTableModel::RunqueueWait)).toString(), QStringLiteral("2.0%"));
     watch.addSample(sample(100, 1.5, {}));
     EXPECT_EQ(model.rowCount(), 0);
