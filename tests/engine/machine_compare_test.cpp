@@ -133,7 +133,8 @@ TEST(MachineCompare, DoubledFutexRowsMatterAndNoOtherRowDoes)
     cell.high = 1.14;
     EXPECT_EQ(machineVerdictWhy(cell),
         "Unclear: the 95% interval of the ratio, 0.97 to 1.14, reaches across the 10% threshold: the repetitions vary "
-        "too much to say whether the difference is 10% or more. Longer runs (a larger survey --budget) narrow it.");
+        "too much to say whether the difference is 10% or more. More or longer repetitions narrow it (a survey's "
+        "--budget; a run's or lesson's --repetitions and --min-time).");
     cell.disturbed = "the syscall run on CPUs 0 (same-pu)";
     EXPECT_EQ(machineVerdictWhy(cell),
         "Unclear: the syscall run on CPUs 0 (same-pu) was disturbed (other tasks or the hypervisor took its CPUs' "

@@ -51,7 +51,8 @@ std::string machineVerdictWhy(const MachineCell& c)
     }
     return "Unclear: " + interval
         + ", reaches across the 10% threshold: the repetitions vary too much to say whether the difference is 10% "
-          "or more. Longer runs (a larger survey --budget) narrow it.";
+          "or more. More or longer repetitions narrow it (a survey's --budget; a run's or lesson's --repetitions "
+          "and --min-time).";
 }
 
 namespace {
