@@ -41,9 +41,30 @@
 #include <QToolBar>
 #include <QVBoxLayout>
 
+#include <QScrollBar>
+
 #include <algorithm>
 
 namespace ctxscope::gui {
+
+namespace {
+
+// The run panel's scroll area: scrolled up and down, never squeezed across. A plain QScrollArea
+// asks for almost no width, so beside a lesson at 1280 pixels the Run dock was folded to 80
+// pixels ("Benchmar", "Placemen").
+class RunScroll : public QScrollArea {
+public:
+    using QScrollArea::QScrollArea;
+    QSize minimumSizeHint() const override
+    {
+        const QSize least = QScrollArea::minimumSizeHint();
+        if (!widget())
+            return least;
+        return { widget()->minimumSizeHint().width() + verticalScrollBar()->sizeHint().width(), least.height() };
+    }
+};
+
+} // namespace
 
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent)
@@ -101,7 +122,7 @@ MainWindow::MainWindow(QWidget* parent)
     dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
     // Scrolled, never squeezed: at 800 pixels high the panel's rows and an A/B's outcome took more
     // than the dock had, and the layout cut the benchmark's wrapped description to a line and a half.
-    auto* scroll = new QScrollArea(dock);
+    auto* scroll = new RunScroll(dock);
     scroll->setObjectName(QStringLiteral("runScroll"));
     scroll->setWidgetResizable(true);
     scroll->setFrameShape(QFrame::NoFrame);

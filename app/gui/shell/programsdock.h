@@ -23,15 +23,21 @@ public:
 
     bool isPage() const { return m_page; } // docked and shown: in the plots' place
 
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override; // the window's width before the page
+
 private:
     void fitSoon(); // once the window has laid the dock out
     void fit();
+    void sharePage(); // the page's width, the map's and the lesson's, once the window fits
 
     QMainWindow& m_window;
     QWidget& m_plots;
     QSplitter* m_row = nullptr;
     QList<int> m_rowBefore; // the row's widths before the page took the plots' place
     bool m_page = false;
+    bool m_mapCollapsible = true; // the row's map before the page made it stay
+    int m_widthBefore = 0; // the window's, the last time the dock was hidden or floating
     bool m_pending = false;
 };
 
