@@ -5,6 +5,7 @@
 #include "plotstyle.h"
 #include "qcp.h"
 
+#include "ctxscope/handover_step.h"
 #include "ctxscope/units.h"
 
 #include <QEvent>
@@ -39,8 +40,7 @@ BreakdownPlot::BreakdownPlot(QWidget* parent)
     m_plot->xAxis->setTicker(QSharedPointer<QCPAxisTicker>(new DurationTicker));
     // The typical hand-over, as the lessons quote it: a step some hand-overs skip weighs with
     // the share that took it.
-    m_plot->xAxis->setLabel(
-        tr("the typical hand-over: each step's median × the share of hand-overs taking it (whisker: p90)"));
+    m_plot->xAxis->setLabel(tr("typical hand-over: each step's median × its share of hand-overs (whisker: p90)"));
     m_plot->yAxis->setRangeReversed(true); // the first run on top
     m_plot->legend->setVisible(true);
     m_plot->legend->setFillOrder(QCPLegend::foColumnsFirst);
@@ -79,7 +79,30 @@ QColor BreakdownPlot::stepColor(const std::string& step)
     for (const auto& [name, color] : colors)
         if (step == name)
             return color;
+    // What takes the switch-in's place on a busy CPU: one colour per way, whatever the task.
+    switch (busyStepOf(step).way) {
+    case BusyWay::Preempting:
+        return QColor(0x3B, 0x6E, 0x8F); // near the switch-in's blue: it is the switch, from another task
+    case BusyWay::WaitingBehind:
+        return QColor(0x55, 0x55, 0x55);
+    case BusyWay::None:
+        break;
+    }
     return QColor(0x66, 0x66, 0x66);
+}
+
+QString BreakdownPlot::legendName(const std::string& step)
+{
+    // One entry per way on a busy CPU: a loaded machine listed a dozen tasks, each in the same grey.
+    switch (busyStepOf(step).way) {
+    case BusyWay::Preempting:
+        return tr("preempting another task");
+    case BusyWay::WaitingBehind:
+        return tr("waiting behind another task");
+    case BusyWay::None:
+        break;
+    }
+    return qs(step);
 }
 
 void BreakdownPlot::setRuns(std::vector<Run> runs)
@@ -101,7 +124,7 @@ void BreakdownPlot::rebuild()
     auto ticker = QSharedPointer<QCPAxisTickerText>::create();
     const QColor text = palette().color(QPalette::Text);
     double longest = 0;
-    std::set<std::string> named;
+    std::set<QString> named;
     for (std::size_t r = 0; r < m_runs.size(); ++r) {
         const Run& run = m_runs[r];
         const double key = static_cast<double>(r + 1);
@@ -129,10 +152,10 @@ void BreakdownPlot::rebuild()
                 longest = std::max(longest, end + step.p90Ns - step.p50Ns);
                 right = std::max(right, end + step.p90Ns - step.p50Ns);
             }
-            if (!named.contains(step.name)) { // a legend entry per step: an empty bar of its colour
-                named.insert(step.name);
+            if (const QString name = legendName(step.name); !named.contains(name)) {
+                named.insert(name); // a legend entry per step: an empty bar of its colour
                 auto* legend = new QCPBars(m_plot->yAxis, m_plot->xAxis);
-                legend->setName(qs(step.name));
+                legend->setName(name);
                 legend->setBrush(color);
                 legend->setPen(QPen(color));
             }

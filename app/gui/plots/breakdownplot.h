@@ -34,6 +34,8 @@ public:
     QCustomPlot* plot() const { return m_plot; }
     // A step's colour: the same step has the same colour in every bar.
     static QColor stepColor(const std::string& step);
+    // A step's legend entry: its name, or for a busy CPU's step ("preempting cc1plus") its way.
+    static QString legendName(const std::string& step);
     // Where a step of a run is drawn (its middle, in the plot's pixels), for clicks and tests.
     QPointF stepCenter(std::size_t run, std::size_t step) const;
     void restyle();

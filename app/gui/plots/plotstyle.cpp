@@ -14,8 +14,17 @@
 #include <QVBoxLayout>
 
 #include <array>
+#include <cmath>
 
 namespace ctxscope::gui {
+
+namespace {
+
+// The plot's properties that hold its value axis's two titles (setValueTitles).
+constexpr const char* kValueTitle = "ctxscopeValueTitle";
+constexpr const char* kValueTitleBrief = "ctxscopeValueTitleBrief";
+
+} // namespace
 
 QColor runColor(int index, const QPalette& palette)
 {
@@ -73,14 +82,72 @@ void stylePlot(QCustomPlot& plot)
     plot.legend->setFont(font);
 }
 
+namespace {
+
+constexpr const char* kHintText = "ctxscopeHint"; // a hint item's text before it was broken into lines
+
+// `text` broken at spaces into lines of at most `room` pixels (its own line breaks kept).
+QString wrapHint(const QString& text, const QFontMetrics& metrics, int room)
+{
+    QStringList out;
+    for (const QString& paragraph : text.split(QLatin1Char('\n'))) {
+        QString line;
+        for (const QString& word : paragraph.split(QLatin1Char(' '))) {
+            const QString longer = line.isEmpty() ? word : line + QLatin1Char(' ') + word;
+            if (!line.isEmpty() && metrics.horizontalAdvance(longer) > room) {
+                out << line;
+                line = word;
+            } else {
+                line = longer;
+            }
+        }
+        out << line;
+    }
+    return out.join(QLatin1Char('\n'));
+}
+
+void fitHints(QCustomPlot& plot)
+{
+    const int room = std::max(120, plot.axisRect()->width() > 0 ? plot.axisRect()->width() - 16 : plot.width() - 80);
+    for (int i = 0; i < plot.itemCount(); ++i)
+        if (auto* item = qobject_cast<QCPItemText*>(plot.item(i)); item && item->property(kHintText).isValid())
+            item->setText(wrapHint(item->property(kHintText).toString(), QFontMetrics(item->font()), room));
+}
+
+// Breaks a plot's hints again at each resize (a one-line hint was cut at both ends in a
+// 370-pixel Programs page).
+class HintFitter : public QObject {
+public:
+    explicit HintFitter(QCustomPlot& plot)
+        : QObject(&plot)
+        , m_plot(plot)
+    {
+        setObjectName(QStringLiteral("ctxscopeHintFitter"));
+    }
+    bool eventFilter(QObject* watched, QEvent* event) override
+    {
+        if (event->type() == QEvent::Resize)
+            fitHints(m_plot);
+        return QObject::eventFilter(watched, event);
+    }
+
+private:
+    QCustomPlot& m_plot;
+};
+
+} // namespace
+
 void addPlotHint(QCustomPlot& plot, const QString& text)
 {
     auto* hint = new QCPItemText(&plot);
     hint->position->setType(QCPItemPosition::ptAxisRectRatio);
     hint->position->setCoords(0.5, 0.5);
-    hint->setText(text);
+    hint->setProperty(kHintText, text);
     hint->setColor(plot.palette().color(QPalette::PlaceholderText));
     hint->setFont(plot.xAxis->labelFont());
+    if (!plot.findChild<QObject*>(QStringLiteral("ctxscopeHintFitter"), Qt::FindDirectChildrenOnly))
+        plot.installEventFilter(new HintFitter(plot));
+    fitHints(plot);
 }
 
 void useCategoryAxis(QCPAxis& axis, const QSharedPointer<QCPAxisTickerText>& ticker, int count)
@@ -132,9 +199,52 @@ void fitCategoryLabels(QCPAxis& axis)
         for (const QString& line : label.split(QLatin1Char('\n')))
             widest = std::max(widest, metrics.horizontalAdvance(line));
     }
-    ticker->setTicks(labels);
     // Tilted labels sit between the groups, not under theirs: only for a word no break fits.
-    axis.setTickLabelRotation(widest > lineRoom ? 30 : 0);
+    // Then each label is one line, and the angle is the least at which neighbouring labels stay
+    // a line apart (wrapped and tilted, the articles' 19 groups ran into each other).
+    double angle = 0;
+    if (widest > lineRoom) {
+        for (QString& label : labels)
+            label.remove(QLatin1Char('\n'));
+        constexpr double kDegree = 3.14159265358979 / 180;
+        angle = 90;
+        for (const double tilt : { 30.0, 45.0, 60.0 })
+            if (slot * std::sin(tilt * kDegree) >= metrics.lineSpacing()) {
+                angle = tilt;
+                break;
+            }
+    }
+    ticker->setTicks(labels);
+    axis.setTickLabelRotation(angle);
+    fitValueTitle(axis);
+}
+
+void setValueTitles(QCPAxis& categoryAxis, const QString& full, const QString& brief)
+{
+    QCustomPlot* plot = categoryAxis.parentPlot();
+    if (!plot->property(kValueTitle).isValid()) // after each layout, where the axis's length is known
+        QObject::connect(plot, &QCustomPlot::afterLayout, plot, [&categoryAxis] { fitValueTitle(categoryAxis); });
+    plot->setProperty(kValueTitle, full);
+    plot->setProperty(kValueTitleBrief, brief);
+    fitValueTitle(categoryAxis);
+}
+
+void fitValueTitle(QCPAxis& categoryAxis)
+{
+    QCustomPlot* plot = categoryAxis.parentPlot();
+    const QString full = plot->property(kValueTitle).toString();
+    if (full.isEmpty())
+        return;
+    QCPAxis* value = categoryAxis.axisRect()->axis(
+        categoryAxis.orientation() == Qt::Horizontal ? QCPAxis::atLeft : QCPAxis::atBottom);
+    // Along the axis as the last layout left it (before the first, the plot's own height): a
+    // title longer than that was cut at both ends in a pane 170 pixels high.
+    const QRect rect = categoryAxis.axisRect()->rect();
+    int room = value->orientation() == Qt::Vertical ? rect.height() : rect.width();
+    if (room <= 0)
+        room = value->orientation() == Qt::Vertical ? plot->height() : plot->width();
+    const bool fits = QFontMetrics(value->labelFont()).horizontalAdvance(full) <= room;
+    value->setLabel(fits ? full : plot->property(kValueTitleBrief).toString());
 }
 
 namespace {
@@ -168,7 +278,9 @@ void setUpMedianBarChart(QWidget& owner, QCustomPlot& plot)
     layout->addWidget(&plot);
     plot.yAxis->setScaleType(QCPAxis::stLogarithmic);
     plot.yAxis->setTicker(QSharedPointer<QCPAxisTicker>(new DurationLogTicker));
-    plot.yAxis->setLabel(QCoreApplication::translate("ctxscope::gui::PlotStyle", "median time per op (log scale)"));
+    setValueTitles(*plot.xAxis,
+        QCoreApplication::translate("ctxscope::gui::PlotStyle", "median time per op (log scale)"),
+        QCoreApplication::translate("ctxscope::gui::PlotStyle", "median per op"));
     keepCategoryLabelsFitting(*plot.xAxis);
     plot.legend->setVisible(true);
 }

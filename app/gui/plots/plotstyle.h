@@ -46,6 +46,10 @@ void fitCategoryLabels(QCPAxis& axis);
 QString wrapCategoryLabel(const QString& label, const QFontMetrics& metrics, int room);
 // Fits the axis's category labels again whenever its plot is resized.
 void keepCategoryLabelsFitting(QCPAxis& axis);
+// The value axis's title beside a category axis: `full` where the axis is long enough for it,
+// else `brief`; fitted again with the category labels (fitValueTitle).
+void setValueTitles(QCPAxis& categoryAxis, const QString& full, const QString& brief);
+void fitValueTitle(QCPAxis& categoryAxis);
 
 // The ladder's and Compare's frame: `plot` filling `owner`, the median time per op on a log
 // duration axis, category labels kept fitting, the legend on.
