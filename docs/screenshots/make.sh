@@ -154,7 +154,7 @@ shot --over-ssh connected-ssh --remote lab-server --remote-cli "$cli" --run fute
 # The second photograph is the Programs page at a projector's 1280x800.
 # Only when ONLY names one of them: else the pin found the workload already gone.
 case " ${ONLY:-programs} " in
-*" programs"*)
+*" programs "* | *" programs-1280 "* | *" programs-wakeups "* | *" programs-timeline "*)
     "$cli" workload pingpong --threads 2 --duration 120 >"$work/workload" &
     workload=$!
     sleep 1
@@ -166,6 +166,23 @@ case " ${ONLY:-programs} " in
     shot --screen 1280x800 programs-wakeups --watch "$pid" --trace # the scheduler's events: root
     shot --screen 1280x800 programs-timeline --watch "$pid" --trace --view timeline # the watched threads on each PU: root
     kill "$workload" 2>/dev/null || true
+    ;;
+esac
+# The window walk's states as the window-fit test leaves them on a 1280x800 screen (Qt's
+# offscreen platform: no window frame): inside-a-switch presented with its Details open, and the
+# Programs page docked beside a lesson, then floating (the window, and the floating page).
+case " ${ONLY:-programs-floating} " in
+*" lesson-inside-switch-details "* | *" programs-beside-lesson "* | *" programs-floating "*)
+    walk="$build/tests/gui/screen/gui_screen_tests"
+    [ -x "$walk" ] || { echo "make.sh: $walk is missing: build it first" >&2; exit 2; }
+    echo "  lesson-inside-switch-details.png, programs-beside-lesson.png, programs-floating(-page).png: the window walk"
+    mkdir -p "$work/walk"
+    CTXSCOPE_TEST_SHOTS="$work/walk" QT_QPA_PLATFORM="offscreen:configfile=$root/tests/gui/screen/screen-1280x800.json" \
+        "$walk" >"$work/walk.log" 2>&1 || { cat "$work/walk.log" >&2; exit 1; }
+    cp "$work/walk/presenting-inside-a-switch-with-Details.png" "$out/lesson-inside-switch-details.png"
+    cp "$work/walk/Programs-docked-again.png" "$out/programs-beside-lesson.png"
+    cp "$work/walk/Programs-floating.png" "$out/programs-floating.png"
+    cp "$work/walk/Programs-floating-page.png" "$out/programs-floating-page.png"
     ;;
 esac
 wait

@@ -39,8 +39,9 @@ BreakdownPlot::BreakdownPlot(QWidget* parent)
     layout->addWidget(m_plot);
     m_plot->xAxis->setTicker(QSharedPointer<QCPAxisTicker>(new DurationTicker));
     // The typical hand-over, as the lessons quote it: a step some hand-overs skip weighs with
-    // the share that took it.
-    m_plot->xAxis->setLabel(tr("typical hand-over: each step's median × its share of hand-overs (whisker: p90)"));
+    // the share that took it. The title shortens where the axis is shorter than it.
+    setValueTitles(*m_plot->yAxis, tr("typical hand-over: each step's median × its share of hand-overs (whisker: p90)"),
+        tr("typical hand-over (whisker: p90)"));
     m_plot->yAxis->setRangeReversed(true); // the first run on top
     m_plot->legend->setVisible(true);
     m_plot->legend->setFillOrder(QCPLegend::foColumnsFirst);

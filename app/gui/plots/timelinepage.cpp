@@ -189,11 +189,11 @@ bool TimelinePage::showExample(quint64 id, const QString& step, bool crossCpu)
     QString text
         = tr("<br><b>%1</b>, marked by the ruler: %2 in this hand-over").arg(step.toHtmlEscaped(), figure(example->ns));
     if (shown != bar.steps.end()) {
-        text += tr("; its median over the %1 hand-overs that took it this way is %2")
-                    .arg(QLocale().toString(static_cast<qulonglong>(shown->count)), figure(shown->p50Ns));
+        text += tr("; median %1 over the %2 that took it this way")
+                    .arg(figure(shown->p50Ns), QLocale().toString(static_cast<qulonglong>(shown->count)));
         // A step some hand-overs skip weighs less in the typical hand-over than its median.
         if (!shown->oneWay)
-            text += tr(", and %1 of all %2 hand-overs took it, so it weighs %3 in the typical one")
+            text += tr("; %1 of all %2 took it: it weighs %3 in the typical one")
                         .arg(QStringLiteral("%1%").arg(100 * shown->share, 0, 'f', 0),
                             QLocale().toString(static_cast<qulonglong>(bar.handovers)), figure(shown->ns));
     }

@@ -62,6 +62,16 @@ public:
             return least;
         return { widget()->minimumSizeHint().width() + verticalScrollBar()->sizeHint().width(), least.height() };
     }
+
+protected:
+    // The panel's least width changes with the font (presentation mode): the dock is told, or
+    // it kept the larger type's 377 pixels after F11 and pushed the window past a 1280 screen.
+    bool eventFilter(QObject* watched, QEvent* event) override
+    {
+        if (watched == widget() && event->type() == QEvent::LayoutRequest)
+            updateGeometry();
+        return QScrollArea::eventFilter(watched, event);
+    }
 };
 
 } // namespace
