@@ -420,3 +420,76 @@ TEST(MachineCompare, ARowThatMattersNamesTheTracedStepThatMovedMost)
     ASSERT_TRUE(same);
     EXPECT_TRUE(same->causes.empty());
 }
+
+// Issue 44: a survey's traced segments get verdicts against the baseline, as the bars do. One
+// traced run a side has no interval, so "matters" needs medians more than 10% apart with the
+// larger beyond the smaller's p90 (a busy loop's 3 ms wait against a 30 µs switch-in), or a
+// step one side took in at least 10% of its hand-overs and the other never; else "unclear".
+TEST(MachineCompare, SurveySegmentsGetVerdictsAgainstTheBaseline)
+{
+    const auto cardWith = [](const std::string& path, std::vector<TraceSegment> segments) {
+        TraceSummary trace;
+        trace.ops = 1000;
+        trace.nsPerOp = 60000;
+        trace.handovers = 2000;
+        trace.segments = std::move(segments);
+        const nlohmann::json survey { { "traced",
+            { { { "relation", "shared-l3" }, { "cpus", { 0, 1 } }, { "trace", traceSummaryToJson(trace) } } } } };
+        return surveyCardOf(path, 2, { 0, 1 }, SharedLine { 0, 0, 0, 0, "", { 0, 0 } }, survey);
+    };
+    const MachineCard quiet = cardWith("/tmp/quiet.json",
+        { { "switch-in", "ipi_send_cpu", "sched_switch", true, 29800, 41000, 31000, 2000 },
+            { "IPI sent", "sched_waking", "ipi_send_cpu", true, 1200, 1500, 1250, 2000 },
+            { "idle exit", "ipi_send_cpu", "cpu_idle", true, 5000, 9000, 6000, 1990 },
+            { "waiting behind rcu_preempt", "sched_waking", "sched_switch", true, 42900, 42900, 42900, 1 } });
+    const MachineCard busy = cardWith("/tmp/busy.json",
+        { { "switch-in", "ipi_send_cpu", "sched_switch", true, 3'060'000, 3'900'000, 3'100'000, 1500 },
+            { "IPI sent", "sched_waking", "ipi_send_cpu", true, 1300, 1600, 1350, 2000 },
+            { "waiting behind python3", "sched_waking", "sched_switch", true, 2'380'000, 3'000'000, 2'400'000, 500 },
+            { "preempting python3", "ipi_send_cpu", "sched_switch", true, 4000, 6000, 4500, 8 },
+            { "waiting behind rcu_preempt", "sched_waking", "sched_switch", true, 13300, 13300, 13300, 400 } });
+    const auto c = compareMachines({ quiet, busy }, 0);
+    ASSERT_TRUE(c) << c.error().message;
+    const auto verdictOf = [&](const std::string& what) {
+        const MachineFigure* f = figureOf(*c, what);
+        EXPECT_NE(f, nullptr) << what;
+        return f ? std::pair(f->verdicts, f->whys)
+                 : std::pair(std::vector<std::string> {}, std::vector<std::string> {});
+    };
+    // 3.06 ms against 29.8 µs, beyond its p90 of 41 µs.
+    const auto [switchIn, switchWhy] = verdictOf("segment switch-in (ipi_send_cpu -> sched_switch)");
+    EXPECT_EQ(switchIn, (std::vector<std::string> { "", "matters" }));
+    EXPECT_NE(switchWhy[1].find("lies beyond quiet's p90"), std::string::npos) << switchWhy[1];
+    // 1.3 against 1.2 µs: within 10%, and within the p90.
+    const auto [ipi, ipiWhy] = verdictOf("segment IPI sent (sched_waking -> ipi_send_cpu)");
+    EXPECT_EQ(ipi, (std::vector<std::string> { "", "unclear" }));
+    EXPECT_NE(ipiWhy[1].find("no interval"), std::string::npos) << ipiWhy[1];
+    // A step only one side took: 25% of busy's hand-overs, 99.5% of quiet's, and 0.4% of busy's.
+    EXPECT_EQ(verdictOf("segment waiting behind python3 (sched_waking -> sched_switch)").first,
+        (std::vector<std::string> { "", "matters" }));
+    EXPECT_EQ(
+        verdictOf("segment idle exit (ipi_send_cpu -> cpu_idle)").first, (std::vector<std::string> { "", "matters" }));
+    const auto [rare, rareWhy] = verdictOf("segment preempting python3 (ipi_send_cpu -> sched_switch)");
+    EXPECT_EQ(rare, (std::vector<std::string> { "", "unclear" }));
+    EXPECT_NE(rareWhy[1].find("too few"), std::string::npos) << rareWhy[1];
+    // Both sides took it, one of them in under 1% of its hand-overs: a median of a handful.
+    const auto [few, fewWhy] = verdictOf("segment waiting behind rcu_preempt (sched_waking -> sched_switch)");
+    EXPECT_EQ(few, (std::vector<std::string> { "", "unclear" }));
+    EXPECT_NE(fewWhy[1].find("only 1 of the 2,000 hand-overs"), std::string::npos) << fewWhy[1];
+    // The tables show the verdict beside the value; the JSON carries both and the sentence.
+    const MachineFigure* f = figureOf(*c, "segment switch-in (ipi_send_cpu -> sched_switch)");
+    ASSERT_NE(f, nullptr);
+    EXPECT_EQ(figureValueText(*f, 1), f->values[1] + " · matters");
+    EXPECT_EQ(figureValueText(*f, 0), f->values[0]);
+    const std::string text = formatMachineComparison(*c, CompareFormat::Text);
+    EXPECT_NE(text.find(f->values[1] + " · matters"), std::string::npos) << text;
+    const auto j = nlohmann::json::parse(formatMachineComparison(*c, CompareFormat::Json));
+    bool found = false;
+    for (const auto& figure : j["figures"])
+        if (figure["what"] == f->what) {
+            found = true;
+            EXPECT_EQ(figure["verdicts"][1], "matters");
+            EXPECT_FALSE(figure["whys"][1].get<std::string>().empty());
+        }
+    EXPECT_TRUE(found);
+}

@@ -302,13 +302,31 @@ void MachineCompareView::fillFigures()
         m_tables->setCurrentIndex(0);
         return;
     }
+    // A traced segment's value carries its verdict against the baseline, as the bars' rows do,
+    // and its tooltip says why.
+    std::vector<std::vector<std::string>> shown;
+    shown.reserve(m_comparison->figures.size());
+    for (const MachineFigure& f : m_comparison->figures) {
+        shown.emplace_back();
+        for (std::size_t m = 0; m < f.values.size(); ++m)
+            shown.back().push_back(figureValueText(f, m));
+    }
     std::vector<PerMachineRow> rows;
-    for (const MachineFigure& f : m_comparison->figures)
+    for (std::size_t i = 0; i < m_comparison->figures.size(); ++i) {
+        const MachineFigure& f = m_comparison->figures[i];
         rows.push_back(
             { { QString::fromStdString(f.what),
                   f.relation ? QString::fromStdString(std::string(toString(*f.relation))) : QStringLiteral("-") },
-                &f.values });
+                &shown[i] });
+    }
     fillPerMachine(*m_figures, { tr("survey figure"), tr("class") }, m_comparison.get(), rows);
+    for (std::size_t i = 0; i < m_comparison->figures.size(); ++i) {
+        const MachineFigure& f = m_comparison->figures[i];
+        for (std::size_t m = 0; m < f.whys.size(); ++m)
+            if (QTableWidgetItem* item = m_figures->item(static_cast<int>(i), 2 + static_cast<int>(m));
+                item && !f.whys[m].empty())
+                item->setToolTip(item->text() + QLatin1Char('\n') + QString::fromStdString(f.whys[m]));
+    }
     // A spin line's sentence would push the next machine out of view: it elides, whole in its tooltip.
     for (int column = 2; column < m_figures->columnCount(); ++column)
         m_figures->setColumnWidth(column, std::min(m_figures->columnWidth(column), kMaxFigureColumnWidth));

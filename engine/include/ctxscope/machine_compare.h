@@ -98,6 +98,14 @@ struct MachineFigure {
     std::string what; // "working-set knee", "spin line", "segment IPI sent"
     std::optional<Relation> relation; // none for a machine-wide figure (the knee)
     std::vector<std::string> values; // "absent" where a card lacks it, "not in suite version 1"
+    // A traced segment's verdict against the baseline's, one per machine ("" for the baseline,
+    // the other figures and where a side was not traced): "matters" where the two medians are
+    // more than 10% apart and the larger lies beyond the smaller one's p90, or a step one side
+    // took in at least 10% of its hand-overs and the other never; else "unclear" (one traced
+    // run a side: its median has no interval; a way under kRareSegmentShare of a side's
+    // hand-overs took has too few). `whys`: the sentence that says which.
+    std::vector<std::string> verdicts;
+    std::vector<std::string> whys;
 };
 
 struct MachineComparison {
@@ -129,6 +137,9 @@ std::string machineRatioText(const MachineCell& cell);
 // Why a cell's verdict is what it is, in a sentence: the interval against the 10% threshold, a
 // disturbed side named, a published figure without spread. "" for the baseline and an absent side.
 std::string machineVerdictWhy(const MachineCell& cell);
+// A survey figure's value on machine m as the tables show it: with its verdict where it has one,
+// "3.06 ms · matters".
+std::string figureValueText(const MachineFigure& figure, std::size_t m);
 
 enum class CompareFormat { Text, Markdown, Csv, Json };
 std::optional<CompareFormat> compareFormatFromString(std::string_view text);

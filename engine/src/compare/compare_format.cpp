@@ -55,6 +55,13 @@ std::string machineVerdictWhy(const MachineCell& c)
           "and --min-time).";
 }
 
+std::string figureValueText(const MachineFigure& figure, std::size_t m)
+{
+    const std::string& value = figure.values.at(m);
+    const bool judged = m < figure.verdicts.size() && !figure.verdicts[m].empty();
+    return judged ? value + " · " + figure.verdicts[m] : value;
+}
+
 namespace {
 
 using json = nlohmann::json;
@@ -224,8 +231,8 @@ std::vector<std::vector<std::string>> figureCellsOf(const MachineComparison& c)
     out.push_back(std::move(header));
     for (const MachineFigure& f : c.figures) {
         std::vector<std::string> line { f.what, f.relation ? std::string(toString(*f.relation)) : std::string("-") };
-        for (const std::string& v : f.values)
-            line.push_back(v);
+        for (std::size_t m = 0; m < f.values.size(); ++m)
+            line.push_back(figureValueText(f, m));
         out.push_back(std::move(line));
     }
     return out;
@@ -383,7 +390,7 @@ json toJson(const MachineComparison& c)
     for (const MachineFigure& f : c.figures)
         figures.push_back(
             { { "what", f.what }, { "relation", f.relation ? json(std::string(toString(*f.relation))) : json(nullptr) },
-                { "values", f.values } });
+                { "values", f.values }, { "verdicts", f.verdicts }, { "whys", f.whys } });
     return { { "machines", c.labels }, { "baseline", c.labels[c.baseline] }, { "rows", std::move(rows) },
         { "figures", std::move(figures) }, { "differences", std::move(differences) }, { "causes", c.causes },
         { "notes", c.notes } };

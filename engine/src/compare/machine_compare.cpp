@@ -265,7 +265,7 @@ Expected<MachineComparison> compareMachines(const std::vector<MachineCard>& card
         }
         out.rows.push_back(std::move(row));
     }
-    out.figures = compare::surveyFigures(cards);
+    out.figures = compare::surveyFigures(cards, baseline);
     out.causes = compare::segmentCauses(cards, baseline, out.rows);
     // The facts in the first card's order, then those only later cards have.
     std::vector<std::string> order;

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 
 namespace ctxscope::compare {
 
@@ -72,7 +73,7 @@ std::string missing(const MachineCard& card)
 
 MachineFigure kneeFigure(const std::vector<MachineCard>& cards)
 {
-    MachineFigure f { "working-set knee (futex, one PU)", std::nullopt, {} };
+    MachineFigure f { "working-set knee (futex, one PU)", std::nullopt, {}, {}, {} };
     for (const MachineCard& c : cards)
         f.values.push_back(c.surveyVersion < 2 ? missing(c)
                 : !c.hasKnee                   ? std::string("not measured")
@@ -99,7 +100,7 @@ std::vector<MachineFigure> lineFigures(const std::vector<MachineCard>& cards)
     if (!anyLine)
         return out;
     for (const auto& [relation, runs] : spins) {
-        MachineFigure f { "spin line", relation, {} };
+        MachineFigure f { "spin line", relation, {}, {}, {} };
         for (std::size_t m = 0; m < cards.size(); ++m)
             f.values.push_back(!runs[m]           ? std::string("absent")
                     : runs[m]->line               ? sharedLineText(*runs[m]->line, false)
@@ -126,7 +127,62 @@ const TraceSegment* segmentOf(const TraceSummary& t, const std::string& key)
     return out;
 }
 
-std::vector<MachineFigure> segmentFigures(const std::vector<MachineCard>& cards)
+// A segment's verdict against the baseline's (MachineFigure::verdicts): each side's segment
+// (null where the trace did not take it) and its trace's hand-overs.
+struct SegmentSide {
+    const TraceSegment* segment = nullptr;
+    std::uint64_t handovers = 0;
+    std::string label;
+};
+
+constexpr double kSegmentMatters = 1.10; // the bars' threshold
+constexpr double kStepTakenMatters = 0.10; // a step one side takes this often and the other never
+
+std::pair<std::string, std::string> segmentVerdict(const SegmentSide& base, const SegmentSide& other)
+{
+    const auto shareOf = [](const SegmentSide& s) {
+        return s.segment && s.handovers > 0 ? static_cast<double>(s.segment->count) / static_cast<double>(s.handovers)
+                                            : 0.0;
+    };
+    const std::string matters(toString(MachineVerdict::Matters));
+    const std::string unclear(toString(MachineVerdict::Unclear));
+    if (!base.segment || !other.segment) {
+        const SegmentSide& taken = base.segment ? base : other;
+        const SegmentSide& missed = base.segment ? other : base;
+        const double share = shareOf(taken);
+        if (share >= kStepTakenMatters)
+            return { matters,
+                fmt::format("Matters: {:.0f}% of the hand-overs on {} took this step, none on {}.", 100 * share,
+                    taken.label, missed.label) };
+        return { unclear,
+            fmt::format("Unclear: only {:.1f}% of the hand-overs on {} took this step (none on {}): too few to say "
+                        "it changed.",
+                100 * share, taken.label, missed.label) };
+    }
+    // A way a handful of hand-overs took has a median of a handful: nothing to judge by.
+    for (const SegmentSide* side : { &base, &other })
+        if (shareOf(*side) < kRareSegmentShare)
+            return { unclear,
+                fmt::format("Unclear: only {} of the {} hand-overs on {} took this step: too few for its median to "
+                            "say.",
+                    formatCount(static_cast<double>(side->segment->count)),
+                    formatCount(static_cast<double>(side->handovers)), side->label) };
+    const SegmentSide& low = base.segment->p50Ns <= other.segment->p50Ns ? base : other;
+    const SegmentSide& high = &low == &base ? other : base;
+    const double lowMedian = low.segment->p50Ns;
+    const double highMedian = high.segment->p50Ns;
+    if (lowMedian > 0 && highMedian > lowMedian * kSegmentMatters && highMedian > low.segment->p90Ns)
+        return { matters,
+            fmt::format("Matters: the median on {}, {}, lies beyond {}'s p90, {} ({:.2f} times its median).",
+                high.label, formatDuration(highMedian), low.label, formatDuration(low.segment->p90Ns),
+                highMedian / lowMedian) };
+    return { unclear,
+        fmt::format("Unclear: one traced run a side, so a step's median has no interval; here the median on {}, {}, "
+                    "is within {}'s p90, {}.",
+            high.label, formatDuration(highMedian), low.label, formatDuration(low.segment->p90Ns)) };
+}
+
+std::vector<MachineFigure> segmentFigures(const std::vector<MachineCard>& cards, std::size_t baseline)
 {
     // Per class (as is, then kept awake), the segments in the order first seen; per card, its
     // trace of that class and condition.
@@ -143,7 +199,8 @@ std::vector<MachineFigure> segmentFigures(const std::vector<MachineCard>& cards)
     for (const auto& [group, list] : keys)
         for (const std::string& key : list) {
             const auto& [relation, kept] = group;
-            MachineFigure f { (kept ? "kept awake, segment " : "segment ") + key, relation, {} };
+            MachineFigure f { (kept ? "kept awake, segment " : "segment ") + key, relation, {}, {}, {} };
+            std::vector<std::optional<SegmentSide>> sides; // none where the card did not trace the class
             for (const MachineCard& c : cards) {
                 const auto t = std::find_if(c.traces.begin(), c.traces.end(),
                     [&](const SurveyTrace& x) { return x.relation == relation && x.keepAwakeCpus.empty() != kept; });
@@ -152,6 +209,16 @@ std::vector<MachineFigure> segmentFigures(const std::vector<MachineCard>& cards)
                         : t != c.traces.end() ? std::string("not taken")
                         : c.surveyVersion < 2 ? missing(c)
                                               : "not traced");
+                sides.push_back(t != c.traces.end() ? std::optional(SegmentSide { seg, t->summary.handovers, c.label })
+                                                    : std::nullopt);
+            }
+            for (std::size_t m = 0; m < cards.size(); ++m) {
+                auto [verdict, why]
+                    = m != baseline && sides[m] && sides[baseline] && (sides[m]->segment || sides[baseline]->segment)
+                    ? segmentVerdict(*sides[baseline], *sides[m])
+                    : std::pair<std::string, std::string> {};
+                f.verdicts.push_back(std::move(verdict));
+                f.whys.push_back(std::move(why));
             }
             out.push_back(std::move(f));
         }
@@ -220,16 +287,22 @@ std::vector<std::string> segmentCauses(
     return out;
 }
 
-std::vector<MachineFigure> surveyFigures(const std::vector<MachineCard>& cards)
+std::vector<MachineFigure> surveyFigures(const std::vector<MachineCard>& cards, std::size_t baseline)
 {
     std::vector<MachineFigure> out;
     if (std::none_of(cards.begin(), cards.end(), [](const MachineCard& c) { return c.surveyVersion >= 2; }))
         return out;
     if (std::any_of(cards.begin(), cards.end(), [](const MachineCard& c) { return c.hasKnee; }))
         out.push_back(kneeFigure(cards));
-    for (auto* part : { &lineFigures, &segmentFigures })
-        for (MachineFigure& f : (*part)(cards))
-            out.push_back(std::move(f));
+    for (MachineFigure& f : lineFigures(cards))
+        out.push_back(std::move(f));
+    for (MachineFigure& f : segmentFigures(cards, baseline))
+        out.push_back(std::move(f));
+    // The other figures have no verdict: one empty per machine.
+    for (MachineFigure& f : out) {
+        f.verdicts.resize(cards.size());
+        f.whys.resize(cards.size());
+    }
     return out;
 }
 

@@ -15,7 +15,7 @@ namespace ctxscope::compare {
 Status readSurveyBlock(const nlohmann::json& survey, MachineCard& card);
 
 // The figures of compareMachines: the knee, each class's spin line, each class's segments.
-std::vector<MachineFigure> surveyFigures(const std::vector<MachineCard>& cards);
+std::vector<MachineFigure> surveyFigures(const std::vector<MachineCard>& cards, std::size_t baseline);
 
 // MachineComparison::causes: for each futex thread row that matters (as is, no working set)
 // whose class the baseline and the other card both traced, the segment whose median moved most.
