@@ -280,3 +280,34 @@ std::string caseName(const ::testing::TestParamInfo<Case>& info) { return info.p
 INSTANTIATE_TEST_SUITE_P(Lessons, FiguresProperty, ::testing::ValuesIn(cases()), caseName);
 
 } // namespace
+
+namespace {
+
+// Issue 44: on one PU the other PU's lane stays empty, and the caption says why.
+TEST(FiguresProperty, ARunOnOnePuSaysWhyTheOtherLanesAreEmpty)
+{
+    std::vector<RunResult> results = realLesson();
+    ASSERT_FALSE(results.empty());
+    const auto one
+        = std::find_if(results.begin(), results.end(), [](const RunResult& r) { return r.placement.onePu(); });
+    ASSERT_NE(one, results.end());
+    ASSERT_FALSE(one->trace->cpus.empty());
+    TimelinePage page;
+    page.setLanes({ TimelineLane { 0, 0, 0, 0 }, TimelineLane { 1, 0, 0, 1 } });
+    auto window = std::make_shared<TraceWindow>();
+    window->events = { TraceEvent { 1000, 0, 1, 2, -1, 0, TraceEventKind::Switch } };
+    window->recorded = 1;
+    page.setRuns({ { 1, QStringLiteral("one PU"), {}, std::make_shared<const RunResult>(*one), window, {}, {} } });
+    ASSERT_TRUE(page.showRun(1));
+    EXPECT_TRUE(page.caption().contains(QStringLiteral("only P#0 traced: the other lanes stay empty")))
+        << page.caption().toStdString();
+    // Across both, nothing to explain.
+    const auto across
+        = std::find_if(results.begin(), results.end(), [](const RunResult& r) { return !r.placement.onePu(); });
+    ASSERT_NE(across, results.end());
+    page.setRuns({ { 2, QStringLiteral("across"), {}, std::make_shared<const RunResult>(*across), window, {}, {} } });
+    ASSERT_TRUE(page.showRun(2));
+    EXPECT_FALSE(page.caption().contains(QStringLiteral("lanes stay empty"))) << page.caption().toStdString();
+}
+
+} // namespace

@@ -3,6 +3,7 @@
 
 #include "timelineview.h"
 
+#include "ctxscope/cpu_list.h"
 #include "ctxscope/units.h"
 
 #include <QComboBox>
@@ -239,6 +240,10 @@ QString TimelinePage::runCaption() const
         if (t.lostEvents > 0)
             text += tr(" · <span style='color:#b02a37'>the kernel lost %1 events</span>")
                         .arg(QLocale().toString(static_cast<qulonglong>(t.lostEvents)));
+        // A run on one PU traces that PU alone: say why the other lanes are empty.
+        if (!t.cpus.empty() && t.cpus.size() < m_lanes.size())
+            text += tr(" · only P#%1 traced: the other lanes stay empty")
+                        .arg(QString::fromStdString(formatCpuList(t.cpus)));
     }
     if (r->window && r->window->recorded > r->window->events.size())
         text += tr(" · its last %1 of %2 events")
