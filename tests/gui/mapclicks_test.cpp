@@ -101,4 +101,10 @@ TEST_F(MapClicks, AOneTaskBenchmarkKeepsBAndSaysItWaits)
     EXPECT_EQ(m_map->selection(), (std::vector<int> { 0, 63 }));
     m_map->showPlacement({ 5, 6 }); // another run's pair replaces them
     EXPECT_EQ(m_map->selection(), (std::vector<int> { 5, 6 }));
+    // A run's placement shown (a lesson's futex step) says nothing of the run panel's benchmark.
+    EXPECT_FALSE(m_map->selectionSummary().contains(QStringLiteral("unused")))
+        << m_map->selectionSummary().toStdString();
+    click(*m_map, 7); // the user's own clicks again: the limit is the run panel's
+    EXPECT_TRUE(m_map->selectionSummary().contains(QStringLiteral("syscall runs 1 task")))
+        << m_map->selectionSummary().toStdString();
 }

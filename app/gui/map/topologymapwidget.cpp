@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <array>
+#include <utility>
 
 namespace ctxscope::gui {
 
@@ -77,6 +78,7 @@ Status TopologyMapWidget::setSelection(const std::vector<int>& osCpus)
 
 void TopologyMapWidget::clearSelection()
 {
+    m_showsRun = false;
     m_selection.clear();
     update();
     emitSelection();
@@ -96,7 +98,9 @@ QString TopologyMapWidget::selectionSummary() const
                                     : tr("Re-pinning to P#%1").arg(QString::fromStdString(formatCpuList(m_pinTargets)));
     const QString summary = m_selection.summary(*m_topology);
     const auto placed = static_cast<int>(selection().size());
-    if (m_taskLimit <= 0 || placed <= m_taskLimit)
+    // A run's (or a lesson step's) placement shown is no placement for the run panel's benchmark:
+    // in a lesson the map said "· syscall runs 1 task, B unused" under the futex step's tasks.
+    if (m_taskLimit <= 0 || placed <= m_taskLimit || m_showsRun)
         return summary;
     QStringList waiting;
     for (int task = m_taskLimit; task < placed; ++task)
@@ -110,6 +114,7 @@ void TopologyMapWidget::showPlacement(const std::vector<int>& osCpus)
     const auto& placed = selection();
     if (osCpus.empty() || (placed.size() >= osCpus.size() && std::equal(osCpus.begin(), osCpus.end(), placed.begin())))
         return;
+    m_showsRun = true;
     (void)setSelection(osCpus); // a run's PUs were allowed when it started
 }
 
@@ -162,10 +167,13 @@ void TopologyMapWidget::mousePressEvent(QMouseEvent* event)
     }
     if (m_repin)
         return togglePinTarget(box.osIndex);
+    const bool wasRun = std::exchange(m_showsRun, false); // the user's placement again, and its limit
     const bool another = event->modifiers().testFlag(Qt::ShiftModifier);
     const bool adds = another || m_selection.tasksOn(box.osIndex).empty();
     if (adds && m_taskLimit > 0 && static_cast<int>(selection().size()) >= m_taskLimit) {
         QToolTip::showText(event->globalPosition().toPoint(), fullNote(), this);
+        if (wasRun)
+            emitSelection(); // the map's line says the limit again
         return;
     }
     m_selection.click(box.osIndex, another);

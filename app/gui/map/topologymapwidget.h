@@ -146,6 +146,7 @@ private:
     std::vector<ThreadMarker> m_markers; // ordered by CPU, then as given
     int m_taskLimit = 0;
     QString m_limitedBench;
+    bool m_showsRun = false; // the selection is a run's placement (showPlacement), not the user's clicks
     bool m_repin = false;
     std::vector<int> m_pinTargets;
     int m_hoveredPu = -1; // OS index of the PU under the mouse
