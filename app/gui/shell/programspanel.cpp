@@ -439,13 +439,14 @@ std::vector<long> ProgramsPanel::shownThreads() const
     // before it) is never still held back by the worker when its answer comes.
     for (const auto& [tid, cpus] : m_programs->watchData()->restorePlan())
         tids.push_back(tid);
-    const std::vector<ThreadRates>& rows = m_programs->watchData()->threads()->threads();
+    // The rows in sight, in the view's (sorted, filtered) order: their TIDs through its model.
+    const QAbstractItemModel* shown = m_threadTable->model();
     const int first = isVisible() ? m_threadTable->rowAt(0) : -1;
     if (first >= 0) {
         const int below = m_threadTable->rowAt(m_threadTable->viewport()->height() - 1);
-        const int last = below >= 0 ? below : static_cast<int>(rows.size()) - 1;
+        const int last = below >= 0 ? below : shown->rowCount() - 1;
         for (int row = first; row <= last; ++row)
-            tids.push_back(rows[static_cast<std::size_t>(row)].tid);
+            tids.push_back(static_cast<long>(shown->index(row, 0).data(ThreadTableModel::TidRole).toLongLong()));
     }
     std::sort(tids.begin(), tids.end());
     tids.erase(std::unique(tids.begin(), tids.end()), tids.end());
