@@ -116,7 +116,11 @@ TEST(TimelineApp, ATracedRunAcrossTwoCpusIsFollowedFromItsBreakdownDownToOneHand
     const auto [rulerFrom, rulerTo] = *view->ruler();
     EXPECT_GE(rulerFrom, view->fromNs());
     EXPECT_LE(rulerTo, view->toNs());
-    EXPECT_LT(view->toNs() - view->fromNs(), 2'000'000U) << "one hand-over, not the whole run";
+    // One hand-over (the step under the ruler, a fifth of the hand-over each side), not the
+    // whole recording. The bar's heaviest step on a loaded machine can be a rare wait of
+    // milliseconds behind another program, so the bound is a tenth of the recording.
+    const std::uint64_t recording = view->data()->endNs() - view->data()->beginNs();
+    EXPECT_LT(view->toNs() - view->fromNs(), recording / 10) << "one hand-over, not the whole run";
     EXPECT_TRUE(page->caption().contains(QString::fromStdString(bar.steps[longest].name)))
         << page->caption().toStdString() << " does not name " << bar.steps[longest].name;
     // Down to one switch: in that span a measured task's slice is drawn on its own (not merged
