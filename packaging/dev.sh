@@ -132,7 +132,7 @@ cmd_format() {
 cmd_perf() { # self-benchmarks of ctxscope (tests/perf); the report goes to build/release/perf-report.json
     PACKAGES+=(stress-ng jq) # the peers it compares with, and reading JSON in shell
     install_deps
-    build release --target ctxscope ctxscope-cli perf_harness perf_spin perf_matrix perf_gui perf_app_cpu perf_open perf_interference perf_ssh perf_watch perf_watch_cli # not the tests
+    build release --target ctxscope ctxscope-cli perf_harness perf_spin perf_matrix perf_gui perf_app_cpu perf_open perf_interference perf_ssh perf_watch perf_watch_cli perf_worker_watch # not the tests
     exec tests/perf/run_all.sh "$ROOT/build/release"
 }
 

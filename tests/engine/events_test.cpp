@@ -283,6 +283,7 @@ std::vector<Event> everyKind()
                 ProcessActivity { 2, "kthreadd", 0, false, true, 1, 0, 0 } } },
         WatchSampleEvent { 8, sampleWatch() },
         WatchSampleEvent { 8, sampleTracedWatch() },
+        WatchDeltaEvent { 8, sampleTracedWatch(), { 1239 }, false },
         WatchSummaryEvent { 8, sampleWatchSummary() },
         PinnedEvent { 9, { PinChange { 1240, "worker 1", { 0, 1, 2, 3 }, { 2 } } } },
         LessonStepEvent { 10, 1, 3, "both threads on CPU 1", std::nullopt, {}, sampleWatchingLesson().phases[1] },
@@ -666,7 +667,8 @@ TEST(Events, EveryMessageTypeIsDocumented)
     const std::vector<Command> commands { RunCommand { 1, {} }, SweepCommand { 2, {} },
         MatrixCommand { 3, "futex", BenchMode::Thread, MatrixMode::Classes, RunBudget {} },
         LessonCommand { 4, "mode-switch", RunBudget {} }, SurveyCommand { 9, 20 }, ProcessesCommand { 6, 1.0 },
-        WatchCommand { 7, 1234, 0.5, 0 }, PinCommand { 8, 1240, false, { 0 } }, CancelCommand { 5 }, QuitCommand {} };
+        WatchCommand { 7, 1234, 0.5, 0 }, PinCommand { 8, 1240, false, { 0 } }, CancelCommand { 5 }, QuitCommand {},
+        WatchFocusCommand { 7, { 1240 }, false } };
     for (const Command& command : commands) {
         const std::string type = nlohmann::json::parse(commandLine(command)).at("type").get<std::string>();
         EXPECT_TRUE(documented(toWorker, type)) << "docs/protocol.md has no '→ worker' row for `" << type << "`";

@@ -28,6 +28,7 @@
 
 #include <QCheckBox>
 #include <QDockWidget>
+#include <QItemSelectionModel>
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QProcess>
@@ -457,6 +458,40 @@ TEST_F(Programs, ARepinClickLeavesTheRunsPlacementUnchanged)
     EXPECT_TRUE(m_panel->controller()->isWatching());
     QTest::mouseClick(m_map, Qt::LeftButton, Qt::NoModifier, centre(m_allowed.front()));
     EXPECT_EQ(m_map->selection(), std::vector<int> { m_allowed.front() }); // the last task on it went
+}
+
+// A lean watch (docs/protocol.md): the worker sends wakers, preemptors and wake-up bins only for
+// the threads the page shows. Its focus follows the table's visible rows as it scrolls, and
+// keeps the selected ones wherever the table is scrolled.
+TEST_F(Programs, TheWatchsFocusFollowsTheTablesVisibleAndSelectedRows)
+{
+    Workload many;
+    ASSERT_TRUE(many.start(30)); // 61 threads: more rows than the table shows
+    m_window.resize(1280, 800);
+    m_window.show();
+    m_window.findChild<QDockWidget*>(QStringLiteral("programsDock"))->show();
+    m_panel->pidField()->setText(QString::number(many.pid));
+    m_panel->watchButton()->click();
+    ProgramsController* programs = m_panel->controller();
+    QTableView* table = m_panel->threadTable();
+    ASSERT_TRUE(QTest::qWaitFor([&] { return programs->watchData()->threads()->rowCount() >= 61; }, kWaitMs));
+    const long first = programs->watchData()->threads()->threads().front().tid;
+    const long last = programs->watchData()->threads()->threads().back().tid;
+    const auto inFocus = [&](long tid) {
+        const std::vector<long>& shown = programs->shownThreads();
+        return std::binary_search(shown.begin(), shown.end(), tid);
+    };
+    ASSERT_TRUE(QTest::qWaitFor([&] { return inFocus(first); }, kWaitMs));
+    ASSERT_LT(programs->shownThreads().size(), 61U) << "the table shows every row: the test needs fewer";
+    EXPECT_FALSE(inFocus(last));
+    EXPECT_EQ(programs->shownThreads(), m_panel->shownThreads());
+    table->scrollToBottom();
+    ASSERT_TRUE(QTest::qWaitFor([&] { return inFocus(last) && !inFocus(first); }, kWaitMs));
+    // Selected without scrolling to it: in focus although out of view.
+    table->selectionModel()->select(
+        table->model()->index(0, 0), QItemSelectionModel::Select | QItemSelectionModel::Rows);
+    ASSERT_TRUE(QTest::qWaitFor([&] { return inFocus(first) && inFocus(last); }, kWaitMs));
+    EXPECT_EQ(programs->shownThreads(), m_panel->shownThreads());
 }
 
 TEST_F(Programs, TheProgramEndingEndsTheWatchWithASentenceAndABadPidIsRefused)

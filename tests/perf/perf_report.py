@@ -223,6 +223,17 @@ def main():
                     f"{wc['program_alone']['share'] * 100:.2f}%, watched {side['program']['share'] * 100:.2f}%)",
                     load=wl)
 
+    ww = read(d, "worker-watch.json")
+    report["worker_watch"] = ww
+    if ww:
+        for name, what in (("full", "every thread's whole line"), ("lean", "watch_delta, 40 rows in focus")):
+            side = ww[name]
+            add(f"the app's traced watch without widgets, 1,000 threads, 2 Hz, {what}: worker + reader",
+                side["share"] * 100,
+                "{:.2f}% of one CPU" + f" ({side['worker_share'] * 100:.2f}% + {side['reader_share'] * 100:.2f}%; "
+                f"{side['bytes_per_sample'] / 1e3:.0f} kB a sample)",
+                "< 2%" if name == "lean" else None, side["share"] < ww["goal"] if name == "lean" else None, ww["load"])
+
     tl = load_of(d, "trace")
     report["trace"] = {}
     for label, cpus in (("one PU", "same"), ("across CPUs", "cross")):

@@ -59,6 +59,10 @@ say "the same with 10,000 threads (bpf and ftrace; one round)"
     --backends bpf,ftrace --json "$OUT/watch-cli-10k.json" >"$OUT/watch-cli-10k.txt" ||
     say "perf_watch_cli 10,000 threads: a goal not met or could not run (see $OUT/watch-cli-10k.txt)"
 cat "$OUT/watch-cli-10k.txt"
+say "the app's traced watch without the widgets: the worker's full and lean streams of the same program (perf_worker_watch)"
+"$B/tests/perf/perf_worker_watch" "$CLI" --rounds "$WATCH_ROUNDS" --seconds 10 --json "$OUT/worker-watch.json" \
+    >"$OUT/worker-watch.txt" || say "perf_worker_watch: the goal not met or could not run (see $OUT/worker-watch.txt)"
+cat "$OUT/worker-watch.txt"
 
 # A traced run is a run of its own after the untraced one: its mean per op against the
 # untraced mean is what tracing costs (needs root or a tracefs the group may write).

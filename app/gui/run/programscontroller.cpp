@@ -113,11 +113,22 @@ void ProgramsController::startPending()
     const long pid = *m_nextPid;
     m_nextPid.reset();
     m_watch.begin(pid);
+    m_shown.clear();
     m_sinceSample.start();
     m_watchId = m_worker->startWatch(pid, kIntervalS, m_traced, kTimelineEventsPerInterval);
     if (m_watchId)
         emit watchStarted(pid);
     emit busyChanged();
+}
+
+void ProgramsController::showThreads(std::vector<long> tids)
+{
+    std::sort(tids.begin(), tids.end());
+    tids.erase(std::unique(tids.begin(), tids.end()), tids.end());
+    if (!m_watchId || tids == m_shown)
+        return;
+    if (m_worker->focusWatch(*m_watchId, tids))
+        m_shown = std::move(tids);
 }
 
 QString ProgramsController::tracingRefusal() const { return m_worker->tracingRefusal(); }

@@ -62,6 +62,11 @@ public:
     // pins sent (pinRefused says so when the worker could take none).
     int restore();
     int pinsInFlight() const { return static_cast<int>(m_pins.size()); }
+    // The threads the page shows (its table's visible and selected rows, the wake-up plot's):
+    // the watch sends their wakers, preemptors and wake-up bins, the others' counts only (a
+    // lean watch, docs/protocol.md). Sent when it differs from the last set sent to this watch.
+    void showThreads(std::vector<long> tids);
+    const std::vector<long>& shownThreads() const { return m_shown; }
 
     ProgramWatch* watchData() { return &m_watch; }
     ProcessTableModel* processes() { return &m_processes; }
@@ -94,6 +99,7 @@ private:
     QString m_refusal; // the last refusal among them
     bool m_switching = false; // setMachine stops the old machine's worker
     bool m_traced = false;
+    std::vector<long> m_shown; // as last sent to the running watch, by TID
     QElapsedTimer m_sinceSample; // since the last sample (or the start), for pins between samples
 };
 

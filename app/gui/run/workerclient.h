@@ -111,8 +111,14 @@ public:
     std::optional<quint64> startProcesses(double seconds);
     // `trace`: each thread's wake-ups from the scheduler's events too (watch --trace).
     // `events` (with trace): each interval's latest scheduler events of the watched threads,
-    // as traceEventsAvailable parts after its sample.
+    // as traceEventsAvailable parts after its sample. The watch is lean (watch_delta lines,
+    // turned back into whole samples here): each thread's wakers, preemptors and wake-up bins
+    // come only while it is in focus (focusWatch), what was held back summed when it enters it.
     std::optional<quint64> startWatch(long pid, double intervalS, bool trace = false, std::size_t events = 0);
+    // The threads of watch `id` whose details the next samples carry (the ones shown); with
+    // `everything`, the next sample carries every thread whole once. False (nothing sent) unless
+    // that watch runs.
+    bool focusWatch(quint64 id, const std::vector<long>& tids, bool everything = false);
     // Sets a thread's (or with `process`, every thread's) affinity at once, even during a
     // watch; answered by pinned or pinFailed. Nothing without a worker that said hello. A
     // kernel thread or PID 1 only with KernelThreads::Move, sent once the user said yes.
@@ -195,6 +201,8 @@ private:
     State m_state = State::Stopped;
     quint64 m_nextId = 1;
     std::optional<quint64> m_running;
+    protocol::WatchDeltaDecoder m_watchDecoder; // the lean watch's threads, as last sent
+    std::vector<long> m_watchFocus; // as last sent with focusWatch
     // Runs the app gave up on (a line it had to refuse) and told the worker to cancel: what
     // the worker still says of them (its "cancelled", or an error if it had finished) is dropped.
     std::set<quint64> m_abandoned;

@@ -57,7 +57,20 @@ std::optional<quint64> WorkerClient::startProcesses(double seconds)
 std::optional<quint64> WorkerClient::startWatch(long pid, double intervalS, bool trace, std::size_t events)
 {
     const quint64 id = m_nextId++;
-    return startJob(protocol::WatchCommand { id, pid, intervalS, 0, trace, trace ? events : 0 }, id);
+    m_watchDecoder.clear();
+    m_watchFocus.clear();
+    protocol::WatchCommand command { id, pid, intervalS, 0, trace, trace ? events : 0 };
+    command.lean = true;
+    return startJob(command, id);
+}
+
+bool WorkerClient::focusWatch(quint64 id, const std::vector<long>& tids, bool everything)
+{
+    if (m_state != State::Running || m_running != id)
+        return false;
+    m_watchFocus = tids;
+    send(protocol::commandLine(protocol::WatchFocusCommand { id, tids, everything }));
+    return true;
 }
 
 std::optional<quint64> WorkerClient::pin(
@@ -117,6 +130,8 @@ void WorkerClient::handleJobEvent(protocol::Event& event)
         emit processesAvailable(id, std::make_shared<const std::vector<ProcessActivity>>(std::move(list->processes)));
     } else if (auto* sample = std::get_if<protocol::WatchSampleEvent>(&event)) {
         emit watchSampleAvailable(id, std::make_shared<const WatchSample>(std::move(sample->sample)));
+    } else if (auto* delta = std::get_if<protocol::WatchDeltaEvent>(&event)) {
+        emit watchSampleAvailable(id, std::make_shared<const WatchSample>(m_watchDecoder.apply(*delta)));
     } else if (auto* summary = std::get_if<protocol::WatchSummaryEvent>(&event)) {
         endRun();
         emit watchFinished(id, std::make_shared<const WatchSummary>(std::move(summary->summary)));

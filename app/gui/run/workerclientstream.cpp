@@ -104,6 +104,9 @@ void WorkerClient::handleUnreadable(const protocol::EventError& unreadable, cons
         }
         return;
     }
+    // A lean watch's line lost leaves its threads out of step: the next sample brings them all.
+    if (unreadable.type == "watch_delta" && unreadable.id && m_running == unreadable.id)
+        focusWatch(*unreadable.id, m_watchFocus, true);
     if (unreadable.id && m_abandoned.count(*unreadable.id))
         return;
     const QString type = QString::fromStdString(unreadable.type);

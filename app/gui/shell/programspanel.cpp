@@ -22,12 +22,14 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QScrollBar>
 #include <QShowEvent>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QStyle>
 #include <QTabWidget>
 #include <QTableView>
+#include <QTimer>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -198,7 +200,15 @@ void ProgramsPanel::connectControls()
     connect(m_applyButton, &QPushButton::clicked, this, &ProgramsPanel::applyPin);
     connect(m_restoreButton, &QPushButton::clicked, this, &ProgramsPanel::restore);
     connect(m_traceWakeups, &QCheckBox::toggled, m_programs, &ProgramsController::setTraced);
+    // What the table shows decides which threads' details the watch sends.
+    m_focusTimer = new QTimer(this);
+    m_focusTimer->setSingleShot(true);
+    m_focusTimer->setInterval(kFocusDebounceMs);
+    connect(m_focusTimer, &QTimer::timeout, this, [this] { m_programs->showThreads(shownThreads()); });
+    connect(m_threadTable->verticalScrollBar(), &QScrollBar::valueChanged, this, &ProgramsPanel::focusSoon);
+    m_threadTable->viewport()->installEventFilter(this);
     connect(m_threadTable->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
+        focusSoon();
         m_plot->setThreads(selectedThreads());
         updateWakeups();
         colourTimeline();
@@ -224,6 +234,7 @@ void ProgramsPanel::connectWatch()
 {
     ProgramWatch* watch = m_programs->watchData();
     connect(watch, &ProgramWatch::sampleAdded, this, [this, watch] {
+        focusSoon(); // rows came or went, or the wake-up plot's thread changed
         updateMarkers();
         updateButtons();
         m_plot->refresh();
@@ -392,6 +403,7 @@ void ProgramsPanel::showEvent(QShowEvent* event)
 {
     QWidget::showEvent(event);
     updateRepinMode(true);
+    focusSoon();
     if (m_timelineStale)
         updateTimeline();
     if (m_live && m_programs->processes()->rowCount() == 0)
@@ -402,6 +414,43 @@ void ProgramsPanel::hideEvent(QHideEvent* event)
 {
     QWidget::hideEvent(event);
     updateRepinMode(false);
+    focusSoon();
+}
+
+bool ProgramsPanel::eventFilter(QObject* watched, QEvent* event)
+{
+    if (watched == m_threadTable->viewport() && event->type() == QEvent::Resize)
+        focusSoon();
+    return QWidget::eventFilter(watched, event);
+}
+
+void ProgramsPanel::focusSoon()
+{
+    if (m_focusTimer && m_programs->isWatching())
+        m_focusTimer->start();
+}
+
+std::vector<long> ProgramsPanel::shownThreads() const
+{
+    std::vector<long> tids = selectedThreads();
+    if (m_wakeupsThread != 0)
+        tids.push_back(m_wakeupsThread);
+    // Re-pinned threads stay in focus, so that what Restore's pin splits off (the wake-ups
+    // before it) is never still held back by the worker when its answer comes.
+    for (const auto& [tid, cpus] : m_programs->watchData()->restorePlan())
+        tids.push_back(tid);
+    // The rows in sight, in the view's (sorted, filtered) order: their TIDs through its model.
+    const QAbstractItemModel* shown = m_threadTable->model();
+    const int first = isVisible() ? m_threadTable->rowAt(0) : -1;
+    if (first >= 0) {
+        const int below = m_threadTable->rowAt(m_threadTable->viewport()->height() - 1);
+        const int last = below >= 0 ? below : shown->rowCount() - 1;
+        for (int row = first; row <= last; ++row)
+            tids.push_back(static_cast<long>(shown->index(row, 0).data(ThreadTableModel::TidRole).toLongLong()));
+    }
+    std::sort(tids.begin(), tids.end());
+    tids.erase(std::unique(tids.begin(), tids.end()), tids.end());
+    return tids;
 }
 
 void ProgramsPanel::updateRepinMode(bool shown)
@@ -501,6 +550,7 @@ void ProgramsPanel::updateWakeups()
             m_plotTabs->setTabEnabled(tab, traced);
         m_plotTabs->setCurrentIndex(traced ? m_tracedTab : RatesTab);
     }
+    m_wakeupsThread = 0;
     if (!traced)
         return;
     const std::vector<long> selected = selectedThreads();
@@ -517,6 +567,7 @@ void ProgramsPanel::updateWakeups()
     for (const ThreadRates& t : watch->threads()->threads())
         if (t.tid == shown)
             name = QStringLiteral("%1 %2").arg(t.tid).arg(QString::fromStdString(t.name));
+    m_wakeupsThread = shown;
     m_wakeups->setThread(shown ? watch->wakeups(shown) : nullptr, name);
 }
 

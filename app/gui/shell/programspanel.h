@@ -19,6 +19,7 @@ class QSortFilterProxyModel;
 class QSplitter;
 class QTabWidget;
 class QTableView;
+class QTimer;
 
 namespace ctxscope::gui {
 
@@ -74,6 +75,11 @@ public:
     // The open question before a kernel thread or PID 1 is moved (Apply); null when none.
     QMessageBox* moveQuestion() const;
     QSize sizeHint() const override; // wide enough for the thread table's figures
+    // The threads whose wakers, preemptors and wake-up bins the watch sends (a lean watch,
+    // ProgramsController::showThreads): the table's visible and selected rows and the wake-up
+    // plot's thread, sent kFocusDebounceMs after the last scroll, resize, selection or sample.
+    static constexpr int kFocusDebounceMs = 150;
+    std::vector<long> shownThreads() const;
 
     // Watches the PID in the field (or the selected process); Stop asks first when threads
     // were re-pinned.
@@ -91,6 +97,7 @@ public:
 protected:
     void showEvent(QShowEvent* event) override; // the first opening lists the processes
     void hideEvent(QHideEvent* event) override;
+    bool eventFilter(QObject* watched, QEvent* event) override; // the thread table's resizes
 
 private:
     // The constructor's parts: the widgets (the process list, the watch with its threads and
@@ -113,6 +120,7 @@ private:
     void colourTimeline(); // the selected threads stand out
     void say(const QString& text, bool problem = false);
     void watchEnded(const QString& why);
+    void focusSoon(); // shownThreads, debounced
 
     TopologyMapWidget& m_map;
     ProgramsController* m_programs = nullptr;
@@ -140,6 +148,8 @@ private:
     std::uint64_t m_stretchFromNs = 0; // the shown timeline's newest stretch without a gap
     std::optional<std::uint64_t> m_watchOriginNs; // the first traced event of this watch: the axis's 0
     QCheckBox* m_traceWakeups = nullptr;
+    QTimer* m_focusTimer = nullptr;
+    long m_wakeupsThread = 0; // the wake-up plot's, 0: none
 };
 
 } // namespace ctxscope::gui

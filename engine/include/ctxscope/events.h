@@ -14,6 +14,7 @@
 #include "ctxscope/trace.h"
 #include "ctxscope/trace_session.h"
 #include "ctxscope/watch.h"
+#include "ctxscope/watch_delta.h"
 #include "ctxscope/working_set.h"
 
 #include <nlohmann/json.hpp>
@@ -184,6 +185,9 @@ struct WatchSampleEvent {
     WatchSample sample;
 };
 
+// A lean watch's interval (watch_delta): WatchDeltaEvent in watch_delta.h, which
+// WatchDeltaDecoder turns back into the whole sample.
+
 // A watch's last line: at its duration, on `cancel`, or when the process ended (`ending`).
 struct WatchSummaryEvent {
     std::uint64_t id = 0;
@@ -210,7 +214,7 @@ struct ByeEvent { };
 using Event = std::variant<HelloEvent, ProgressEvent, SamplesEvent, ResultEvent, TraceEventsEvent, SweepPointEvent,
     SweepResultEvent, MatrixCellEvent, MatrixResultEvent, LessonStepEvent, LessonResultEvent, SurveyStepEvent,
     SurveyResultEvent, ProcessesEvent, WatchSampleEvent, WatchSummaryEvent, PinnedEvent, CancelledEvent, ErrorEvent,
-    ByeEvent>;
+    ByeEvent, WatchDeltaEvent>;
 
 // The command an event answers; none for hello, bye and an error about an unreadable line.
 std::optional<std::uint64_t> commandIdOf(const Event& event);

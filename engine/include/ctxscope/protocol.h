@@ -39,6 +39,9 @@
 //     {"type":"watch","id":6,"pid":1234,"interval":0.5,"duration":0,"trace":false,"events":0}   all but pid optional
 //         events (with trace): after each watch_sample, the interval's latest `events` scheduler
 //         events of the watched threads as trace_events lines (0: none; at most kMaxWatchEvents)
+//         lean (protocol 8): watch_delta lines instead of watch_sample (watch_delta.h)
+//     {"type":"watch_focus","id":6,"tids":[1240,1241]}   {"type":"watch_focus","id":6,"all":true}
+//         the lean watch's threads whose peers and bins are sent; "all": once, every thread whole
 //     {"type":"pin","id":7,"tid":1240,"cpus":[0]}  or  {"type":"pin","id":8,"pid":1234,"cpus":[0,1]}
 //         "kernel_threads":true (optional) also moves a kernel thread or PID 1 (--kernel-threads)
 //     {"type":"cancel","id":2}   {"type":"quit"}
@@ -46,7 +49,7 @@
 //          "iterations":N | "min_time":S,"repetitions":5,"policy":"other","ops_per_sample":0,"ws_bytes":0}
 //
 //   worker -> controller (id: the command's)
-//     hello      {"protocol":6,"ctxscope_version","pid","topology_xml","context","benchmarks","tracing"}
+//     hello      {"protocol":8,"ctxscope_version","pid","topology_xml","context","benchmarks","tracing"}
 //                (tracing: why this worker may not trace, "" when it may)
 //     progress   {"id","stage","fraction"} plus, for run: "repetition","repetitions";
 //                sweep: "point","points","ws_bytes"; matrix: "pair","pairs","cpus"; lesson and survey: "step","steps"
@@ -79,6 +82,8 @@
 //                "affinity","voluntary_per_s","involuntary_per_s","cpu_share","runqueue_wait_per_s",
 //                "migrations_per_s","migrations_lower_bound"}],"appeared":[tid],"ended":[{"tid","name"}],
 //                "system":{"context_switches_per_s","cpus":[{"cpu","busy_share"}]}}
+//     watch_delta {"id", watch_sample's fields, "threads": only those new or changed,"gone":[tid]}
+//                (a lean watch: sched blocks with "log2_size","log2_grew":[[bin,count]], peers only in focus)
 //     watch_summary {"id","pid","name","seconds","samples","ending","threads":[{"tid","name","seconds",
 //                "voluntary_per_s","involuntary_per_s","cpu_share","runqueue_wait_per_s","migrations_per_s",
 //                "migrations_lower_bound","cpus_seen","affinity","ended"}]}  a watch's last line
@@ -100,7 +105,8 @@ namespace ctxscope::protocol {
 // 5: survey, survey_step and survey_result; a run's "trace" may name an "out" file.
 // 6: a traced watch's "events": its threads' scheduler events after each sample.
 // 7: a spec's conditions ("keep_awake", "pm_qos_us") and a run's A/B: two results, each with "ab".
-inline constexpr int kVersion = 7;
+// 8: a lean watch ("lean" in watch): watch_delta lines and the watch_focus command.
+inline constexpr int kVersion = 8;
 inline constexpr std::size_t kMaxLineBytes = 1U << 20;
 // The error for an input line longer than kMaxLineBytes.
 std::string longLineMessage(std::size_t bytes);
@@ -162,6 +168,16 @@ struct WatchCommand {
     bool trace = false; // each thread's "sched" block from the scheduler's events (watch --trace)
     std::size_t events = 0; // with trace: each interval's latest events, as trace_events lines
     bool bpf = false; // with trace: "backend": "bpf" (counts kept in the kernel; no events)
+    // watch_delta lines instead of watch_sample: the threads that changed, peers and bins only
+    // for those in focus (WatchFocusCommand; none until the first), histograms as growth.
+    bool lean = false;
+};
+// Which threads of lean watch `id` get their peers and bins from the next sample on (replacing
+// the previous focus), and with `everything` the next sample carries every thread whole.
+struct WatchFocusCommand {
+    std::uint64_t id = 0;
+    std::vector<long> tids;
+    bool everything = false;
 };
 inline constexpr std::size_t kMaxWatchEvents = 200'000;
 // Set the affinity of thread `id` (or with `process`, of every thread of process `id`); done
@@ -178,7 +194,7 @@ struct CancelCommand {
 };
 struct QuitCommand { };
 using Command = std::variant<RunCommand, SweepCommand, MatrixCommand, LessonCommand, SurveyCommand, ProcessesCommand,
-    WatchCommand, PinCommand, CancelCommand, QuitCommand>;
+    WatchCommand, PinCommand, CancelCommand, QuitCommand, WatchFocusCommand>;
 
 // BenchSpec <-> JSON {"bench": "futex", "mode": "thread", "cpus": [0, 0], ...}. Only shape
 // is checked here; ranges and CPUs are checked by the runner (checkSpec).

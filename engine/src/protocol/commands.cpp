@@ -276,9 +276,28 @@ Expected<Command> watchCommand(std::uint64_t id, FieldReader& in)
             in.fail("field '" + in.where("backend") + "' bpf keeps no events: leave out \"events\"");
         c.bpf = *backend == "bpf";
     }
+    c.lean = in.optBoolean("lean").value_or(false);
     if (!in.ok())
         return makeError(in.error());
     return Command { c };
+}
+
+Expected<Command> watchFocusCommand(std::uint64_t id, FieldReader& in)
+{
+    WatchFocusCommand c;
+    c.id = id;
+    c.everything = in.optBoolean("all").value_or(false);
+    if (const json* tids = in.optArray("tids"))
+        for (const json& tid : *tids) {
+            if (!tid.is_number_unsigned() || tid.get<std::uint64_t>() > 1U << 30) {
+                in.fail("field 'tids' should hold thread ids");
+                break;
+            }
+            c.tids.push_back(tid.get<long>());
+        }
+    if (!in.ok())
+        return makeError(in.error());
+    return Command { std::move(c) };
 }
 
 Expected<Command> pinCommand(std::uint64_t id, FieldReader& in)
@@ -321,9 +340,9 @@ Expected<Command> parseCommand(std::string_view line)
     if (type == "quit")
         return Command { QuitCommand {} };
     if (type != "run" && type != "sweep" && type != "matrix" && type != "lesson" && type != "survey"
-        && type != "processes" && type != "watch" && type != "pin" && type != "cancel")
+        && type != "processes" && type != "watch" && type != "watch_focus" && type != "pin" && type != "cancel")
         return makeError("unknown message type '" + type
-            + "' (expected run, sweep, matrix, lesson, survey, processes, watch, pin, cancel or quit)");
+            + "' (expected run, sweep, matrix, lesson, survey, processes, watch, watch_focus, pin, cancel or quit)");
     const auto id = detail::idOf(*j);
     if (!id)
         return makeError("a " + type + " message needs a non-negative integer \"id\"");
@@ -336,6 +355,7 @@ Expected<Command> parseCommand(std::string_view line)
         : type == "survey"                      ? surveyCommand(*id, in)
         : type == "processes"                   ? processesCommand(*id, in)
         : type == "watch"                       ? watchCommand(*id, in)
+        : type == "watch_focus"                 ? watchFocusCommand(*id, in)
         : type == "pin"                         ? pinCommand(*id, in)
                                                 : runCommand(*id, in);
     if (!command)
@@ -390,6 +410,13 @@ std::string commandLine(const Command& command)
                     j["events"] = c.events;
                 if (c.bpf)
                     j["backend"] = "bpf";
+                if (c.lean)
+                    j["lean"] = true;
+                return j.dump();
+            } else if constexpr (std::is_same_v<T, WatchFocusCommand>) {
+                json j { { "type", "watch_focus" }, { "id", c.id }, { "tids", c.tids } };
+                if (c.everything)
+                    j["all"] = true;
                 return j.dump();
             } else if constexpr (std::is_same_v<T, PinCommand>) {
                 json j { { "type", "pin" }, { "id", c.id }, { c.process ? "pid" : "tid", c.target },

@@ -379,11 +379,11 @@ template <typename Thread> void readThreadId(FieldReader& t, Thread& r)
     r.name = t.string("name");
 }
 
-template <typename Thread> void readThreadRates(FieldReader& t, Thread& r)
+template <typename Thread> void readThreadRates(FieldReader& t, Thread& r, bool lean = false)
 {
     if (const json* sched = t.optObject("sched")) {
         FieldReader block(*sched, t.where("sched"));
-        r.sched = report::threadSchedFromJson(block);
+        r.sched = report::threadSchedFromJson(block, lean);
         t.absorb(block);
     }
     r.voluntaryPerS = nonNegative(t, "voluntary_per_s");
@@ -394,11 +394,22 @@ template <typename Thread> void readThreadRates(FieldReader& t, Thread& r)
     r.migrationsLowerBound = t.boolean("migrations_lower_bound");
 }
 
-Event readWatchSample(FieldReader& in)
+std::vector<long> threadIds(FieldReader& in, const char* key)
 {
-    WatchSampleEvent e;
-    e.id = in.count("id");
-    WatchSample& s = e.sample;
+    std::vector<long> tids;
+    for (const json& tid : in.array(key)) {
+        if (!tid.is_number_unsigned() || tid.get<std::uint64_t>() > 1U << 30) {
+            in.fail("field '" + in.where(key) + "' should hold thread ids");
+            break;
+        }
+        tids.push_back(tid.get<long>());
+    }
+    return tids;
+}
+
+// A watch_sample's fields, or a watch_delta's (`lean`: its threads' sched blocks lean).
+void readWatchSampleFields(FieldReader& in, WatchSample& s, bool lean)
+{
     readWatchedProcess(in, s);
     s.kernel = in.optBoolean("kernel").value_or(false); // absent from an older worker's line
     s.intervalS = nonNegative(in, "interval_s");
@@ -416,16 +427,10 @@ Event readWatchSample(FieldReader& in)
             r.cpu = static_cast<int>(*cpu);
         }
         r.affinity = cpuList(t, "affinity");
-        readThreadRates(t, r);
+        readThreadRates(t, r, lean);
         s.threads.push_back(std::move(r));
     });
-    for (const json& tid : in.array("appeared")) {
-        if (!tid.is_number_unsigned() || tid.get<std::uint64_t>() > 1U << 30) {
-            in.fail("field 'appeared' should hold thread ids");
-            break;
-        }
-        s.appeared.push_back(tid.get<long>());
-    }
+    s.appeared = threadIds(in, "appeared");
     eachObject(in, "ended", [&](FieldReader& t) {
         s.ended.push_back(EndedThread { taskId(t, "tid"), t.string("name") });
     });
@@ -435,6 +440,23 @@ Event readWatchSample(FieldReader& in)
         s.cpus.push_back(CpuBusy { static_cast<int>(c.countUpTo("cpu", 65535)), nonNegative(c, "busy_share") });
     });
     in.absorb(system);
+}
+
+Event readWatchSample(FieldReader& in)
+{
+    WatchSampleEvent e;
+    e.id = in.count("id");
+    readWatchSampleFields(in, e.sample, false);
+    return e;
+}
+
+Event readWatchDelta(FieldReader& in)
+{
+    WatchDeltaEvent e;
+    e.id = in.count("id");
+    readWatchSampleFields(in, e.sample, true);
+    e.gone = threadIds(in, "gone");
+    e.whole = in.optBoolean("whole").value_or(false);
     return e;
 }
 
@@ -502,6 +524,7 @@ const std::map<std::string, Reader, std::less<>>& readers()
         { "survey_result", { readSurveyResult, "survey" } },
         { "processes", { readProcesses, "process list" } },
         { "watch_sample", { readWatchSample, "" } },
+        { "watch_delta", { readWatchDelta, "" } },
         { "watch_summary", { readWatchSummary, "watch summary" } },
         { "pinned", { readPinned, "" } },
         { "cancelled", { readCancelled, "" } },

@@ -220,6 +220,40 @@ json toJson(const WatchSampleEvent& e)
     return j;
 }
 
+// The lean form of a thread's sched block: the bins as the pairs that grew, the peers and
+// migrations left out when there are none (a thread out of focus has none).
+void leanSched(json& sched)
+{
+    json& wake = sched["wake_latency"];
+    json& hist = wake["log2_hist"];
+    json grew = json::array();
+    for (std::size_t i = 0; i < hist.size(); ++i)
+        if (const auto n = hist[i].get<std::uint64_t>(); n != 0)
+            grew.push_back({ i, n });
+    if (!hist.empty())
+        wake["log2_size"] = hist.size();
+    if (!grew.empty())
+        wake["log2_grew"] = std::move(grew);
+    wake.erase("log2_hist");
+    for (const char* list : { "wakers", "preemptors", "migrations" })
+        if (sched[list].empty())
+            sched.erase(list);
+}
+
+json toJson(const WatchDeltaEvent& e)
+{
+    json j = watchSampleToJson(e.sample);
+    j["type"] = "watch_delta";
+    j["id"] = e.id;
+    j["gone"] = e.gone;
+    if (e.whole)
+        j["whole"] = true;
+    for (json& thread : j["threads"])
+        if (const auto sched = thread.find("sched"); sched != thread.end())
+            leanSched(*sched);
+    return j;
+}
+
 json toJson(const WatchSummaryEvent& e)
 {
     json j = watchSummaryToJson(e.summary);

@@ -3,7 +3,10 @@
 
 #include "ctxscope/protocol.h"
 
+#include "ctxscope/watch_delta.h"
+
 #include <functional>
+#include <mutex>
 #include <stop_token>
 #include <string>
 
@@ -26,7 +29,19 @@ std::string lessonJob(const protocol::LessonCommand& command, const JobContext& 
 std::string surveyJob(const protocol::SurveyCommand& command, const JobContext& context);
 // Observing running programs (worker_programs.cpp): they measure nothing and move no thread.
 std::string processesJob(const protocol::ProcessesCommand& command, const JobContext& context);
-std::string watchJob(const protocol::WatchCommand& command, const JobContext& context);
+// A lean watch's focus, set by watch_focus in the reading thread, read by the watch before each
+// sample.
+class WatchFocusBox {
+public:
+    void set(const protocol::WatchFocusCommand& command);
+    // The focus for the next sample; a one-shot `everything` is then spent.
+    protocol::WatchFocus take();
+
+private:
+    std::mutex m_mutex;
+    protocol::WatchFocus m_focus;
+};
+std::string watchJob(const protocol::WatchCommand& command, const JobContext& context, WatchFocusBox& focus);
 // Not a job: done at once in the reading thread, even while a job runs; returns its one line.
 std::string pinLine(const protocol::PinCommand& command, const Topology& topology);
 

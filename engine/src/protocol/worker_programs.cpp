@@ -19,7 +19,22 @@ std::string processesJob(const ProcessesCommand& command, const JobContext& c)
     return eventLine(ProcessesEvent { command.id, command.seconds, std::move(*list) });
 }
 
-std::string watchJob(const WatchCommand& command, const JobContext& c)
+void WatchFocusBox::set(const WatchFocusCommand& command)
+{
+    std::lock_guard lock(m_mutex);
+    m_focus.tids = std::set<long>(command.tids.begin(), command.tids.end());
+    m_focus.everything = m_focus.everything || command.everything;
+}
+
+WatchFocus WatchFocusBox::take()
+{
+    std::lock_guard lock(m_mutex);
+    WatchFocus focus = m_focus;
+    m_focus.everything = false;
+    return focus;
+}
+
+std::string watchJob(const WatchCommand& command, const JobContext& c, WatchFocusBox& focus)
 {
     // A cancel is how a watch without a duration ends: it gives the summary like any other end.
     WatchOptions options;
@@ -30,10 +45,12 @@ std::string watchJob(const WatchCommand& command, const JobContext& c)
         for (const std::string& line : traceEventsLines(command.id, events, events.events.size(), leftOut))
             c.write(line);
     };
+    WatchDeltaEncoder lean;
     auto summary = runWatch(
         command.pid, command.interval, command.duration, c.stop,
         [&](const WatchSample& s) {
-            c.write(eventLine(WatchSampleEvent { command.id, s }));
+            c.write(command.lean ? eventLine(lean.encode(command.id, s, focus.take()))
+                                 : eventLine(WatchSampleEvent { command.id, s }));
         },
         options);
     if (!summary)

@@ -6,6 +6,7 @@
 #include "protocol/worker_jobs.h"
 
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <stop_token>
 #include <thread>
@@ -29,6 +30,8 @@ struct WorkerSession::State {
     std::jthread run;
     std::uint64_t runId = 0;
     bool running = false;
+    std::shared_ptr<worker::WatchFocusBox> focusBox; // the running lean watch's, of id focusId
+    std::uint64_t focusId = 0;
     // abandon() stops the current job through a copy of its stop source, under a lock of
     // its own: the writer may call it while holding writeMutex, and runMutex's holders write.
     std::mutex stopMutex;
@@ -58,7 +61,8 @@ struct WorkerSession::State {
     // A job returns its last line (result, cancelled or error) and streams the rest.
     using Job = std::function<std::string(const worker::JobContext&)>;
 
-    void startJob(std::uint64_t id, Job job)
+    // False when another job still runs (it answered with an error).
+    bool startJob(std::uint64_t id, Job job)
     {
         // A job that was cancelled but is still winding down is waited for, so a script can
         // send "cancel" and the next command back to back.
@@ -72,7 +76,7 @@ struct WorkerSession::State {
         std::lock_guard lock(runMutex);
         if (running) {
             write(errorLine(id, "command " + std::to_string(runId) + " is still measuring; cancel it first"));
-            return;
+            return false;
         }
         if (run.joinable())
             run.join(); // the previous job has ended; reap its thread
@@ -95,6 +99,30 @@ struct WorkerSession::State {
         runStop = run.get_stop_source();
         if (abandoned)
             runStop.request_stop();
+        return true;
+    }
+
+    void startWatch(const WatchCommand& c)
+    {
+        auto box = std::make_shared<worker::WatchFocusBox>();
+        if (!startJob(c.id, [c, box](const worker::JobContext& context) { return worker::watchJob(c, context, *box); })
+            || !c.lean)
+            return;
+        std::lock_guard lock(runMutex);
+        focusBox = std::move(box);
+        focusId = c.id;
+    }
+
+    void focus(const WatchFocusCommand& c)
+    {
+        std::lock_guard lock(runMutex);
+        if (!running || runId != c.id)
+            return; // the watch has just ended: its summary is on its way, nothing to refuse
+        if (!focusBox || focusId != c.id) {
+            write(errorLine(c.id, "command " + std::to_string(c.id) + " is not a lean watch"));
+            return;
+        }
+        focusBox->set(c);
     }
 
     void abandon()
@@ -122,7 +150,9 @@ struct WorkerSession::State {
                 else if constexpr (std::is_same_v<T, ProcessesCommand>)
                     startJob(c.id, [c](const worker::JobContext& context) { return worker::processesJob(c, context); });
                 else if constexpr (std::is_same_v<T, WatchCommand>)
-                    startJob(c.id, [c](const worker::JobContext& context) { return worker::watchJob(c, context); });
+                    startWatch(c);
+                else if constexpr (std::is_same_v<T, WatchFocusCommand>)
+                    focus(c);
                 else if constexpr (std::is_same_v<T, PinCommand>)
                     write(worker::pinLine(c, topology));
                 else if constexpr (std::is_same_v<T, CancelCommand>)

@@ -8,7 +8,8 @@ namespace ctxscope::report {
 
 // The "sched" block of a watched thread (watch --trace, docs/protocol.md): written by
 // threadSchedToJson (ctxscope/sched_watch.h, public: the watch's JSON writes it), read back
-// checked here.
-ThreadSched threadSchedFromJson(FieldReader& in);
+// checked here. `lean`: a lean watch's block (watch_delta, docs/protocol.md): the bins as
+// "log2_size" and the pairs of "log2_grew", the peers and migrations absent when none were sent.
+ThreadSched threadSchedFromJson(FieldReader& in, bool lean = false);
 
 } // namespace ctxscope::report

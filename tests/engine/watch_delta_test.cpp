@@ -1,0 +1,416 @@
+// SPDX-License-Identifier: MIT
+// The lean watch stream (watch_delta, watch_focus): what the encoder leaves out, the decoder
+// puts back, so a controller reading it holds what the full stream would have given it.
+#include "ctxscope/events.h"
+#include "ctxscope/protocol.h"
+#include "ctxscope/watch_delta.h"
+#include "ctxscope/worker.h"
+
+#include "worker_transcript.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <random>
+#include <set>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+using namespace ctxscope;
+using namespace ctxscope::protocol;
+using ctxscope::test::Transcript;
+using nlohmann::json;
+
+namespace {
+
+template <typename T> T parsedAs(const std::string& line)
+{
+    auto p = parseEvent(line);
+    if (const auto* error = std::get_if<EventError>(&p)) {
+        ADD_FAILURE() << error->message << " in " << line;
+        return T {};
+    }
+    return std::get<T>(std::get<Event>(std::move(p)));
+}
+
+// A traced watch of a program whose threads come and go: each sample a few threads change,
+// most keep their figures (idle threads), one starts and one ends now and then.
+class SyntheticWatch {
+public:
+    explicit SyntheticWatch(unsigned seed)
+        : m_random(seed)
+    {
+        for (long tid = 100; tid < 130; ++tid)
+            m_threads[tid] = thread(tid);
+    }
+
+    WatchSample next()
+    {
+        ++m_samples;
+        std::vector<long> ended;
+        for (auto& [tid, t] : m_threads) {
+            const auto roll = m_random() % 10;
+            if (roll < 3)
+                t = busy(t); // changed
+            else if (roll == 3 && m_threads.size() > 20 && m_samples > 1) // seen once before it ends
+                ended.push_back(tid);
+            // else unchanged: the same figures as in the previous interval
+        }
+        WatchSample s;
+        s.pid = 100;
+        s.name = "synthetic";
+        s.seconds = 0.5 * m_samples;
+        s.intervalS = 0.5;
+        s.monoNs = std::uint64_t { 1'000'000'000 } * static_cast<std::uint64_t>(m_samples);
+        s.systemSwitchesPerS = 1000.0 + m_samples;
+        s.cpus = { { 0, 0.25 }, { 1, 0.5 } };
+        s.backend = SchedBackend::Ftrace;
+        for (const long tid : ended) {
+            s.ended.push_back({ tid, m_threads.at(tid).name });
+            m_threads.erase(tid);
+        }
+        if (m_random() % 3 == 0) {
+            m_threads[m_nextTid] = busy(thread(m_nextTid));
+            s.appeared.push_back(m_nextTid++);
+        }
+        for (const auto& [tid, t] : m_threads)
+            s.threads.push_back(t);
+        return s;
+    }
+
+private:
+    static ThreadRates thread(long tid)
+    {
+        ThreadRates t;
+        t.tid = tid;
+        t.name = "worker " + std::to_string(tid);
+        t.state = 'S';
+        t.cpu = 0;
+        t.affinity = { 0, 1 };
+        t.runqueueWaitPerS = 0.0;
+        t.sched = ThreadSched {};
+        t.sched->wake.log2Hist = {};
+        return t;
+    }
+
+    ThreadRates busy(ThreadRates t)
+    {
+        const auto n = [&](unsigned most) { return static_cast<std::uint64_t>(m_random() % most); };
+        t.voluntaryPerS = static_cast<double>(n(1000)) / 3.0;
+        t.involuntaryPerS = static_cast<double>(n(10));
+        t.cpuShare = static_cast<double>(n(100)) / 700.0;
+        t.runqueueWaitPerS = static_cast<double>(n(100)) / 1e4;
+        t.cpu = static_cast<int>(n(2));
+        t.state = n(2) == 0 ? 'R' : 'S';
+        ThreadSched& s = *t.sched;
+        s.switchIns = n(200);
+        s.unrecordedSwitchIns = n(3);
+        s.wake.log2Hist.assign(10 + n(8), 0);
+        s.wake.count = 0;
+        for (std::size_t i = 0; i < s.wake.log2Hist.size(); i += 1 + n(3)) {
+            s.wake.log2Hist[i] = n(20);
+            s.wake.count += s.wake.log2Hist[i];
+        }
+        s.wake.meanNs = 1000.0 + static_cast<double>(n(5000)) / 7.0;
+        s.wake.p50Ns = 1024;
+        s.wake.p99Ns = 65536;
+        s.wake.maxNs = 70000.0 + static_cast<double>(n(100));
+        s.wakers = { { 100 + static_cast<long>(n(5)), "waker", 1 + n(9) }, { 0, "an interrupt", 1 + n(4) } };
+        if (s.wakers[0].tid == 100)
+            s.wakers.pop_back();
+        s.preemptors = { { 7, "kworker/0:1", n(3) } };
+        s.migrations = { { 0, 1, "shared-l3", n(4) } };
+        s.lostEvents = n(2);
+        s.waitsNs = { 1.0, 2.0 }; // never on the wire
+        return t;
+    }
+
+    std::mt19937 m_random;
+    std::map<long, ThreadRates> m_threads;
+    long m_nextTid = 1000;
+    int m_samples = 0;
+};
+
+// A sample as the full stream gives it to a reader: written as watch_sample and read back.
+WatchSample viaFullStream(const WatchSample& s)
+{
+    return parsedAs<WatchSampleEvent>(eventLine(WatchSampleEvent { 6, s })).sample;
+}
+
+// A sample as the lean stream gives it: encoded, written as watch_delta, read back, decoded.
+struct LeanStream {
+    WatchDeltaEncoder encoder;
+    WatchDeltaDecoder decoder;
+    std::string lastLine;
+    WatchDeltaEvent lastDelta;
+
+    WatchSample pass(const WatchSample& s, const WatchFocus& focus)
+    {
+        lastLine = eventLine(encoder.encode(6, s, focus));
+        lastDelta = parsedAs<WatchDeltaEvent>(lastLine);
+        return decoder.apply(lastDelta);
+    }
+};
+
+std::string fullLine(const WatchSample& s) { return eventLine(WatchSampleEvent { 6, s }); }
+
+// What the app's model sums per thread from each sample (ProgramWatch::addWakeups): the bins,
+// the wake-ups, each peer's count.
+struct Sums {
+    std::map<long, std::vector<std::uint64_t>> bins;
+    std::map<long, std::uint64_t> count;
+    std::map<long, std::map<std::string, std::uint64_t>> peers;
+
+    void add(const WatchSample& s)
+    {
+        for (const ThreadRates& t : s.threads) {
+            if (!t.sched)
+                continue;
+            auto& b = bins[t.tid];
+            const auto& h = t.sched->wake.log2Hist;
+            if (b.size() < h.size())
+                b.resize(h.size(), 0);
+            for (std::size_t i = 0; i < h.size(); ++i)
+                b[i] += h[i];
+            count[t.tid] += t.sched->wake.count;
+            for (const SchedPeer& p : t.sched->wakers)
+                peers[t.tid]["w " + p.name + std::to_string(p.tid)] += p.count;
+            for (const SchedPeer& p : t.sched->preemptors)
+                peers[t.tid]["p " + p.name + std::to_string(p.tid)] += p.count;
+        }
+    }
+};
+
+std::set<long> tidsOf(const WatchSample& s)
+{
+    std::set<long> tids;
+    for (const ThreadRates& t : s.threads)
+        tids.insert(t.tid);
+    return tids;
+}
+
+} // namespace
+
+// Every thread in focus: each decoded sample is, byte for byte, the full stream's.
+TEST(WatchDelta, RoundTripGivesTheFullStreamSampleBySample)
+{
+    SyntheticWatch watch(1);
+    LeanStream lean;
+    std::size_t fullBytes = 0;
+    std::size_t leanBytes = 0;
+    std::size_t omitted = 0;
+    for (int i = 0; i < 40; ++i) {
+        const WatchSample s = watch.next();
+        const WatchSample decoded = lean.pass(s, WatchFocus { tidsOf(s), false });
+        ASSERT_EQ(fullLine(decoded), fullLine(viaFullStream(s))) << "sample " << i;
+        fullBytes += fullLine(s).size();
+        leanBytes += lean.lastLine.size();
+        omitted += s.threads.size() - lean.lastDelta.sample.threads.size();
+    }
+    EXPECT_GT(omitted, 200U) << "unchanged threads are left out";
+    EXPECT_LT(leanBytes, fullBytes / 2);
+}
+
+// A repeat of the same figures sends no thread at all; the decoder repeats them.
+TEST(WatchDelta, UnchangedThreadsAreLeftOut)
+{
+    SyntheticWatch watch(2);
+    LeanStream lean;
+    const WatchSample s = watch.next();
+    const WatchFocus all { tidsOf(s), false };
+    lean.pass(s, all);
+    EXPECT_EQ(lean.lastDelta.sample.threads.size(), s.threads.size()); // new threads come whole
+    const WatchSample again = lean.pass(s, all);
+    EXPECT_TRUE(lean.lastDelta.sample.threads.empty());
+    EXPECT_TRUE(json::parse(lean.lastLine).at("threads").empty());
+    EXPECT_EQ(fullLine(again), fullLine(viaFullStream(s)));
+    // `everything` sends them all once, whole, and says so.
+    lean.pass(s, WatchFocus { {}, true });
+    EXPECT_EQ(lean.lastDelta.sample.threads.size(), s.threads.size());
+    EXPECT_TRUE(lean.lastDelta.whole);
+    lean.pass(s, all);
+    EXPECT_TRUE(lean.lastDelta.sample.threads.empty());
+}
+
+// Out of focus, a thread carries its counts and no wakers, preemptors, migrations or bins.
+TEST(WatchDelta, OnlyThreadsInFocusCarryPeersAndBins)
+{
+    SyntheticWatch watch(3);
+    LeanStream lean;
+    const WatchSample s = watch.next();
+    const auto busy = std::find_if(s.threads.begin(), s.threads.end(),
+        [](const ThreadRates& t) { return !t.sched->wakers.empty() && t.sched->wake.count > 0; });
+    ASSERT_NE(busy, s.threads.end());
+    const long focused = busy->tid;
+    lean.pass(s, WatchFocus { { focused }, false });
+    int out = 0;
+    const json line = json::parse(lean.lastLine);
+    for (const json& t : line.at("threads")) {
+        const json& sched = t.at("sched");
+        const bool inFocus = t.at("tid") == focused;
+        EXPECT_TRUE(sched.contains("switch_ins"));
+        EXPECT_TRUE(sched.at("wake_latency").contains("count"));
+        EXPECT_TRUE(sched.at("wake_latency").contains("mean_ns"));
+        EXPECT_FALSE(sched.at("wake_latency").contains("log2_hist")) << "the lean form has no whole histogram";
+        if (inFocus) {
+            EXPECT_TRUE(sched.contains("wakers"));
+            EXPECT_TRUE(sched.at("wake_latency").contains("log2_grew"));
+            continue;
+        }
+        ++out;
+        for (const char* key : { "wakers", "preemptors", "migrations" })
+            EXPECT_FALSE(sched.contains(key)) << key << " of thread " << t.at("tid");
+        EXPECT_FALSE(sched.at("wake_latency").contains("log2_grew"));
+        EXPECT_FALSE(sched.at("wake_latency").contains("log2_size"));
+    }
+    EXPECT_EQ(out, static_cast<int>(s.threads.size()) - 1);
+    // Decoded, the counts are the full stream's for every thread.
+    const WatchSample full = viaFullStream(s);
+    const WatchSample decoded = lean.decoder.apply(lean.lastDelta);
+    ASSERT_EQ(decoded.threads.size(), full.threads.size());
+    for (std::size_t i = 0; i < full.threads.size(); ++i) {
+        EXPECT_EQ(decoded.threads[i].voluntaryPerS, full.threads[i].voluntaryPerS);
+        EXPECT_EQ(decoded.threads[i].sched->switchIns, full.threads[i].sched->switchIns);
+        EXPECT_EQ(decoded.threads[i].sched->wake.count, full.threads[i].sched->wake.count);
+    }
+}
+
+// What was held back for a thread out of focus comes, summed, with its first sample in focus:
+// the model's sums then equal the full stream's, whatever the focus did in between.
+TEST(WatchDelta, HeldBackPeersAndBinsComeWhenAThreadIsFocused)
+{
+    SyntheticWatch watch(4);
+    LeanStream lean;
+    Sums full;
+    Sums decoded;
+    std::mt19937 random(9);
+    for (int i = 0; i < 30; ++i) {
+        const WatchSample s = watch.next();
+        WatchFocus focus;
+        for (const ThreadRates& t : s.threads)
+            if (random() % 4 == 0)
+                focus.tids.insert(t.tid);
+        full.add(viaFullStream(s));
+        decoded.add(lean.pass(s, focus));
+    }
+    // A last sample with every thread in focus brings what is still held back.
+    const WatchSample last = watch.next();
+    full.add(viaFullStream(last));
+    decoded.add(lean.pass(last, WatchFocus { tidsOf(last), false }));
+    for (const long tid : tidsOf(last)) {
+        EXPECT_EQ(decoded.count[tid], full.count[tid]) << tid;
+        EXPECT_EQ(decoded.peers[tid], full.peers[tid]) << tid;
+        auto a = decoded.bins[tid];
+        auto b = full.bins[tid];
+        EXPECT_EQ(a, b) << tid;
+    }
+}
+
+// A thread that ended is reported gone once, and the decoder forgets it.
+TEST(WatchDelta, GoneThreadsAreReportedOnce)
+{
+    SyntheticWatch watch(5);
+    LeanStream lean;
+    std::map<long, int> goneTimes;
+    std::set<long> ended;
+    for (int i = 0; i < 40; ++i) {
+        const WatchSample s = watch.next();
+        const WatchSample decoded = lean.pass(s, WatchFocus { tidsOf(s), false });
+        for (const EndedThread& e : s.ended)
+            ended.insert(e.tid);
+        for (const long tid : lean.lastDelta.gone) {
+            ++goneTimes[tid];
+            EXPECT_TRUE(ended.contains(tid)) << tid << " was reported gone but did not end";
+        }
+        EXPECT_EQ(tidsOf(decoded), tidsOf(s));
+    }
+    ASSERT_FALSE(ended.empty());
+    for (const long tid : ended)
+        EXPECT_EQ(goneTimes[tid], 1) << tid;
+}
+
+// The bins on the wire only grow: a negative or out-of-range one is refused, never applied.
+TEST(WatchDelta, BinsOnlyGrow)
+{
+    SyntheticWatch watch(6);
+    LeanStream lean;
+    for (int i = 0; i < 20; ++i) {
+        const WatchSample s = watch.next();
+        lean.pass(s, WatchFocus { tidsOf(s), false });
+        const json parsed = json::parse(lean.lastLine);
+        for (const json& t : parsed.at("threads"))
+            for (const json& pair : t.at("sched").at("wake_latency").value("log2_grew", json::array())) {
+                EXPECT_TRUE(pair.at(1).is_number_unsigned()) << pair;
+                EXPECT_GT(pair.at(1).get<std::uint64_t>(), 0U) << "a bin that did not grow is left out";
+            }
+    }
+    json line = json::parse(eventLine(lean.encoder.encode(6, watch.next(), WatchFocus { {}, true })));
+    json& wake = line.at("threads").at(0).at("sched").at("wake_latency");
+    wake["log2_size"] = 4;
+    for (const json& bad : { json::array({ json::array({ 1, -3 }) }), json::array({ json::array({ 4, 1 }) }),
+             json::array({ json::array({ 1 }) }) }) {
+        wake["log2_grew"] = bad;
+        auto p = parseEvent(line.dump());
+        ASSERT_TRUE(std::holds_alternative<EventError>(p)) << bad;
+        EXPECT_NE(std::get<EventError>(p).message.find("log2_grew"), std::string::npos);
+    }
+}
+
+TEST(WatchDelta, FocusCommandPrintsAndParses)
+{
+    auto focus = parseCommand(commandLine(WatchFocusCommand { 6, { 12, 10 }, false }));
+    ASSERT_TRUE(focus.ok()) << focus.error().message;
+    EXPECT_EQ(std::get<WatchFocusCommand>(*focus).tids, (std::vector<long> { 12, 10 }));
+    EXPECT_FALSE(std::get<WatchFocusCommand>(*focus).everything);
+    auto all = parseCommand(R"({"type":"watch_focus","id":6,"all":true})");
+    ASSERT_TRUE(all.ok()) << all.error().message;
+    EXPECT_TRUE(std::get<WatchFocusCommand>(*all).everything);
+    auto lean = parseCommand(commandLine(WatchCommand { 6, 1234, 0.5, 0, true, 0, false, true }));
+    ASSERT_TRUE(lean.ok());
+    EXPECT_TRUE(std::get<WatchCommand>(*lean).lean);
+    EXPECT_FALSE(std::get<WatchCommand>(*parseCommand(R"({"type":"watch","id":1,"pid":5})")).lean);
+    auto bad = parseCommand(R"({"type":"watch_focus","id":6,"tids":[-1]})");
+    ASSERT_FALSE(bad.ok());
+    EXPECT_NE(bad.error().message.find("'tids' should hold thread ids"), std::string::npos);
+}
+
+// The worker: a lean watch streams watch_delta lines and takes its focus while it runs; a
+// focus for a watch that is not lean is refused.
+TEST(WatchDelta, WorkerStreamsALeanWatchAndTakesItsFocus)
+{
+    auto topo = Topology::loadLive();
+    ASSERT_TRUE(topo.ok());
+    Transcript out;
+    WorkerSession session(*topo, [&](const std::string& l) { out.add(l); });
+    const long self = static_cast<long>(::getpid());
+    WatchCommand watch { 1, self, 0.05, 0 };
+    watch.lean = true;
+    EXPECT_TRUE(session.handleLine(commandLine(watch)));
+    auto first = out.waitFor("watch_delta", std::chrono::seconds(10));
+    ASSERT_TRUE(first);
+    EXPECT_EQ(first->id, 1U);
+    EXPECT_FALSE(first->body.at("threads").empty()) << "the first sample has every thread, new";
+    EXPECT_TRUE(session.handleLine(commandLine(WatchFocusCommand { 1, { static_cast<long>(::gettid()) }, true })));
+    bool whole = false;
+    for (int i = 0; i < 40 && !whole; ++i) {
+        auto next = out.waitFor("watch_delta", std::chrono::seconds(5));
+        ASSERT_TRUE(next);
+        whole = next->body.value("whole", false);
+    }
+    EXPECT_TRUE(whole) << "the one-shot request for everything was not honoured";
+    EXPECT_TRUE(session.handleLine(commandLine(CancelCommand { 1 })));
+    ASSERT_TRUE(out.waitFor("watch_summary", std::chrono::seconds(5)));
+
+    EXPECT_TRUE(session.handleLine(commandLine(WatchCommand { 2, self, 0.05, 0 })));
+    ASSERT_TRUE(out.waitFor("watch_sample", std::chrono::seconds(10)));
+    EXPECT_TRUE(session.handleLine(commandLine(WatchFocusCommand { 2, { self }, false })));
+    auto refused = out.waitFor("error", std::chrono::seconds(5));
+    ASSERT_TRUE(refused);
+    EXPECT_EQ(refused->id, 2U);
+    EXPECT_NE(refused->body.at("message").get<std::string>().find("not a lean watch"), std::string::npos);
+    session.finish(true);
+}
