@@ -253,6 +253,16 @@ def main():
                 f" ({statistics.median(r['traced_ns'] for r in runs) / 1000:.2f} vs "
                 f"{statistics.median(r['untraced_ns'] for r in runs) / 1000:.2f} us)" if runs else ""), load=tl)
 
+    probe = read(d, "trace-probe.json")
+    report["trace_probe"] = probe
+    if probe:
+        for g in probe["groups"]:
+            per_event = g["ns_per_event"]
+            add(f"tracing's cost per event, futex one PU, {g['group']} events: p50 per op with them - without",
+                g["cost_ns_per_op"], "{:+.0f} ns" + (f" ({g['events_per_op']:.2f} events per op, "
+                + (f"{per_event:.0f} ns an event)" if per_event is not None else "too few for a cost per event)")),
+                load=load_of(d, "trace-probe"))
+
     op = read(d, "open.json")
     report["open"] = op
     add(f"opening a {op['megabytes'] if op else '?'} MB session: GUI thread's longest wait",

@@ -75,6 +75,14 @@ for cpus in "$CPU,$CPU" "$CPU,$CPU2"; do
     done
 done
 
+# The same cost taken apart: each group of the traced run's events on its own, per op and per
+# event (tests/perf/trace_probe_cost.sh: a private instance, never the global one).
+say "tracing's cost per event group: run futex on one PU ($CPU,$CPU) under an instance recording each group"
+stamp "$OUT/trace-probe.stamp.json"
+CPU=$CPU ROUNDS=$RUNS OUT="$OUT/trace-probe.json" "$ROOT/tests/perf/trace_probe_cost.sh" "$CLI" \
+    >"$OUT/trace-probe.txt" 2>>"$OUT/trace.log" || say "trace_probe_cost.sh failed (see $OUT/trace.log)"
+cat "$OUT/trace-probe.txt"
+
 # One pair of an all-pairs spin matrix, repeated: its time x 8,128 (the pairs of 128 PUs).
 say "time per pair of matrix spin --all-pairs (perf_matrix)"
 stamp "$OUT/matrix.stamp.json"
