@@ -264,20 +264,31 @@ public:
     bool ok() const { return m_where.empty() || m_where == "-" || m_file.is_open(); }
     // Whether anything is written: a sample of 1,000 threads is not made into JSON for nothing.
     bool wanted() const { return !m_where.empty(); }
-    void write(const nlohmann::json& line)
+    void write(const nlohmann::json& line) { writeLine(line.dump()); }
+    // A sample written straight to its line (appendWatchSampleLine): no JSON tree for 1,000 threads.
+    void write(const WatchSample& sample)
+    {
+        m_line.clear();
+        appendWatchSampleLine(m_line, sample);
+        writeLine(m_line);
+    }
+
+private:
+    void writeLine(const std::string& line)
     {
         if (m_where == "-") {
-            fmt::print("{}\n", line.dump());
+            std::fwrite(line.data(), 1, line.size(), stdout);
+            std::fputc('\n', stdout);
             std::fflush(stdout);
         } else if (m_file.is_open()) {
-            m_file << line.dump() << '\n';
+            m_file << line << '\n';
             m_file.flush();
         }
     }
 
-private:
     std::string m_where;
     std::ofstream m_file;
+    std::string m_line; // kept: a sample's line reuses the last one's buffer
 };
 
 // The backend --backend names, or else the cheapest this process may use: BPF (counts in the
@@ -365,7 +376,7 @@ int run(const WatchOptions& o)
         o.pid, o.interval, o.duration, interrupt.token(),
         [&](const WatchSample& s) {
             if (json.wanted())
-                json.write(watchSampleToJson(s));
+                json.write(s);
             if (text) {
                 if (!announced)
                     fmt::print("watching process {} ({}) every {} s with {}; Ctrl-C stops\n", s.pid, s.name, o.interval,

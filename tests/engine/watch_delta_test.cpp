@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <limits>
 #include <map>
 #include <random>
 #include <set>
@@ -413,4 +414,140 @@ TEST(WatchDelta, WorkerStreamsALeanWatchAndTakesItsFocus)
     EXPECT_EQ(refused->id, 2U);
     EXPECT_NE(refused->body.at("message").get<std::string>().find("not a lean watch"), std::string::npos);
     session.finish(true);
+}
+
+// appendWatchSampleLine writes a watch's lines without the JSON tree. Its bytes must be the
+// tree's dump: the same keys in the same order, the same numbers, the same escapes.
+namespace {
+
+// The tree a watch_sample or watch_delta line was built from before the direct writer: the
+// oracle the writer is held to.
+json treeLine(const WatchSample& s, const WatchLineForm& form)
+{
+    json j = watchSampleToJson(s);
+    if (form.id)
+        j["id"] = *form.id;
+    if (!form.delta)
+        return j;
+    j["type"] = "watch_delta";
+    j["gone"] = std::vector<long>(form.gone.begin(), form.gone.end());
+    if (form.whole)
+        j["whole"] = true;
+    for (json& thread : j["threads"]) {
+        const auto sched = thread.find("sched");
+        if (sched == thread.end())
+            continue;
+        json& wake = (*sched)["wake_latency"];
+        json& hist = wake["log2_hist"];
+        json grew = json::array();
+        for (std::size_t i = 0; i < hist.size(); ++i)
+            if (const auto n = hist[i].get<std::uint64_t>(); n != 0)
+                grew.push_back({ i, n });
+        if (!hist.empty())
+            wake["log2_size"] = hist.size();
+        if (!grew.empty())
+            wake["log2_grew"] = std::move(grew);
+        wake.erase("log2_hist");
+        for (const char* list : { "wakers", "preemptors", "migrations" })
+            if ((*sched)[list].empty())
+                sched->erase(list);
+    }
+    return j;
+}
+
+std::string writtenLine(const WatchSample& s, const WatchLineForm& form = {})
+{
+    std::string line = "kept "; // appended to, never replaced
+    appendWatchSampleLine(line, s, form);
+    EXPECT_EQ(line.substr(0, 5), "kept ");
+    return line.substr(5);
+}
+
+// Samples with what a line can hold at its edges: names to escape, numbers dump() writes as
+// null or in exponent form, empty and absent fields, each backend, the BPF backend's wait from
+// the enqueue.
+std::vector<WatchSample> edgeSamples()
+{
+    std::vector<WatchSample> out;
+    SyntheticWatch watch(7);
+    for (int i = 0; i < 6; ++i)
+        out.push_back(watch.next());
+    WatchSample s = out.back();
+    s.name = "a \"quoted\" \\ name\twith tab";
+    s.kernel = true;
+    s.backend = SchedBackend::Bpf;
+    s.systemSwitchesPerS.reset();
+    s.seconds = 1e-7;
+    s.intervalS = 123456789012345678.0;
+    s.monoNs = std::numeric_limits<std::uint64_t>::max();
+    ThreadRates& t = s.threads.front();
+    t.name = "caf\xc3\xa9 \x7f ctl\x01";
+    t.state = 'D';
+    t.cpu.reset();
+    t.affinity = { 0, 2, 3, 4, 9 };
+    t.voluntaryPerS = std::numeric_limits<double>::quiet_NaN();
+    t.involuntaryPerS = std::numeric_limits<double>::infinity();
+    t.cpuShare = -0.0;
+    t.runqueueWaitPerS.reset();
+    t.migrationsPerS = 1.0 / 3.0;
+    t.sched->fromEnqueue = EnqueueWait { true, 9, 812.25, 700, 4096, { 3, 0, 6 } };
+    t.sched->wake.fromBins = true;
+    t.sched->wake.log2Hist = { 0, 0, 0 };
+    t.sched->wakers = { { 0, "", 3 } };
+    t.sched->migrations.clear();
+    s.threads[1].sched.reset();
+    s.threads[2].sched->wake.log2Hist.clear();
+    out.push_back(s);
+    s.threads.clear();
+    s.cpus.clear();
+    s.ended.clear();
+    s.appeared.clear();
+    out.push_back(s);
+    return out;
+}
+
+} // namespace
+
+TEST(WatchLine, TheWrittenSampleIsTheTreesDumpByteForByte)
+{
+    for (const WatchSample& s : edgeSamples()) {
+        EXPECT_EQ(writtenLine(s), treeLine(s, {}).dump());
+        EXPECT_EQ(writtenLine(s, { .id = 42 }), treeLine(s, { .id = 42 }).dump());
+    }
+}
+
+TEST(WatchLine, TheWrittenDeltaIsTheLeanTreesDumpByteForByte)
+{
+    const std::vector<long> gone = { 3, 1000000 };
+    for (const WatchSample& s : edgeSamples())
+        for (const bool whole : { false, true }) {
+            const WatchLineForm form { .id = 9, .delta = true, .gone = gone, .whole = whole };
+            EXPECT_EQ(writtenLine(s, form), treeLine(s, form).dump());
+        }
+    const WatchLineForm none { .id = 9, .delta = true };
+    EXPECT_EQ(writtenLine(edgeSamples().front(), none), treeLine(edgeSamples().front(), none).dump());
+}
+
+TEST(WatchLine, TheStreamsWatchLinesAreTheWritersAndReadBack)
+{
+    SyntheticWatch watch(11);
+    WatchDeltaEncoder encoder;
+    for (std::uint64_t id = 1; id <= 5; ++id) {
+        const WatchSample s = watch.next();
+        EXPECT_EQ(eventLine(WatchSampleEvent { id, s }), treeLine(s, { .id = id }).dump());
+        const WatchDeltaEvent delta = encoder.encode(id, s, WatchFocus { { 101, 102 }, id == 3 });
+        const std::string line = eventLine(delta);
+        EXPECT_EQ(
+            line, treeLine(delta.sample, { .id = id, .delta = true, .gone = delta.gone, .whole = delta.whole }).dump());
+        EXPECT_EQ(eventLine(parsedAs<WatchDeltaEvent>(line)), line);
+    }
+}
+
+TEST(WatchLine, ANameThatIsNotUtf8IsRefusedAsDumpRefusesIt)
+{
+    WatchSample s = edgeSamples().front();
+    s.threads.front().name = "bad \xff byte";
+    EXPECT_THROW(treeLine(s, {}).dump(), json::type_error);
+    std::string line;
+    EXPECT_THROW(appendWatchSampleLine(line, s), json::type_error);
 }

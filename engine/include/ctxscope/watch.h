@@ -14,6 +14,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <stop_token>
 #include <string>
 #include <vector>
@@ -149,5 +150,21 @@ Expected<WatchSummary> runWatch(long pid, double intervalS, double durationS, st
 // {"type": "watch_summary", ...}.
 nlohmann::json watchSampleToJson(const WatchSample& sample);
 nlohmann::json watchSummaryToJson(const WatchSummary& summary);
+
+// What a stream adds to a sample's line: the worker's `watch_sample` its command's id, a lean
+// `watch_delta` (docs/protocol.md) also `gone`, `whole` and each sched block in its lean form
+// (the bins as the pairs that grew, empty peer lists left out).
+struct WatchLineForm {
+    std::optional<std::uint64_t> id;
+    bool delta = false;
+    std::span<const long> gone = {};
+    bool whole = false;
+};
+
+// The same bytes as watchSampleToJson(sample) with the form's fields, dumped, written straight
+// into `out` without building the JSON tree: at 1,000 threads and 2 Hz the tree, its
+// allocations and its dump were most of a watch's CPU (docs/performance.md). Throws as dump()
+// does on a name that is not UTF-8.
+void appendWatchSampleLine(std::string& out, const WatchSample& sample, const WatchLineForm& form = {});
 
 } // namespace ctxscope

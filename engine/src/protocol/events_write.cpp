@@ -213,47 +213,6 @@ json toJson(const ProcessesEvent& e)
     return j;
 }
 
-json toJson(const WatchSampleEvent& e)
-{
-    json j = watchSampleToJson(e.sample);
-    j["id"] = e.id;
-    return j;
-}
-
-// The lean form of a thread's sched block: the bins as the pairs that grew, the peers and
-// migrations left out when there are none (a thread out of focus has none).
-void leanSched(json& sched)
-{
-    json& wake = sched["wake_latency"];
-    json& hist = wake["log2_hist"];
-    json grew = json::array();
-    for (std::size_t i = 0; i < hist.size(); ++i)
-        if (const auto n = hist[i].get<std::uint64_t>(); n != 0)
-            grew.push_back({ i, n });
-    if (!hist.empty())
-        wake["log2_size"] = hist.size();
-    if (!grew.empty())
-        wake["log2_grew"] = std::move(grew);
-    wake.erase("log2_hist");
-    for (const char* list : { "wakers", "preemptors", "migrations" })
-        if (sched[list].empty())
-            sched.erase(list);
-}
-
-json toJson(const WatchDeltaEvent& e)
-{
-    json j = watchSampleToJson(e.sample);
-    j["type"] = "watch_delta";
-    j["id"] = e.id;
-    j["gone"] = e.gone;
-    if (e.whole)
-        j["whole"] = true;
-    for (json& thread : j["threads"])
-        if (const auto sched = thread.find("sched"); sched != thread.end())
-            leanSched(*sched);
-    return j;
-}
-
 json toJson(const WatchSummaryEvent& e)
 {
     json j = watchSummaryToJson(e.summary);
@@ -294,9 +253,31 @@ ProgressEvent progressEvent(std::uint64_t id, std::string stage, double fraction
     return e;
 }
 
+namespace {
+
+std::string lineOf(const auto& e) { return toJson(e).dump(); }
+
+// A watch's samples, the stream's bulk, straight to their lines: the same bytes as their JSON's
+// dump() (events_test holds them to it), without the tree.
+std::string lineOf(const WatchSampleEvent& e)
+{
+    std::string line;
+    appendWatchSampleLine(line, e.sample, { .id = e.id });
+    return line;
+}
+
+std::string lineOf(const WatchDeltaEvent& e)
+{
+    std::string line;
+    appendWatchSampleLine(line, e.sample, { .id = e.id, .delta = true, .gone = e.gone, .whole = e.whole });
+    return line;
+}
+
+} // namespace
+
 std::string eventLine(const Event& event)
 {
-    return std::visit([](const auto& e) { return toJson(e).dump(); }, event);
+    return std::visit([](const auto& e) { return lineOf(e); }, event);
 }
 
 std::optional<std::uint64_t> commandIdOf(const Event& event)
