@@ -127,6 +127,15 @@ TEST(Conditions, TheAbWeighsTheConditionAsTheLessonsDo)
     EXPECT_GE(ab.high, ab.ratio);
     EXPECT_EQ(ab.verdict, "matters");
     EXPECT_NE(ab.sentence.find("With keep-awake 1, the"), std::string::npos) << ab.sentence;
+    EXPECT_NE(ab.sentence.find(" as long: it matters. With it "), std::string::npos) << ab.sentence;
+    EXPECT_NE(ab.sentence.find(" median ("), std::string::npos) << ab.sentence;
+    // One level of parentheses: each median's runs, never a median inside another's.
+    int depth = 0;
+    for (const char ch : ab.sentence) {
+        depth += ch == '(' ? 1 : ch == ')' ? -1 : 0;
+        EXPECT_LE(depth, 1) << ab.sentence;
+    }
+    EXPECT_EQ(depth, 0) << ab.sentence;
     const ConditionAb same = compareCondition(asIs, asIs);
     EXPECT_EQ(same.verdict, "the same") << same.sentence;
 }

@@ -64,18 +64,19 @@ ConditionAb compareCondition(const RunResult& asIs, const RunResult& with)
         : c.verdict == lesson::Verdict::Differs ? "matters"
         : c.verdict == lesson::Verdict::Same    ? "the same"
                                                 : "unclear";
+    // The medians in a sentence of their own: each carries its runs in parentheses already.
     const std::string medians
-        = fmt::format("{} with it against {} as is", lesson::withSpread(with), lesson::withSpread(asIs));
+        = fmt::format("With it {}; as is {}.", lesson::withSpread(with), lesson::withSpread(asIs));
     if (!c.disturbed.empty())
         out.sentence = fmt::format(
-            "With {}: {} ({}).", out.condition, lesson::noConclusion(c, "what " + out.condition + " changes"), medians);
+            "With {}: {}. {}", out.condition, lesson::noConclusion(c, "what " + out.condition + " changes"), medians);
     else if (c.verdict == lesson::Verdict::Unclear)
-        out.sentence = fmt::format("With {}, the {} op took {} as long ({}): {} whether it changes it by 10% or more.",
-            out.condition, asIs.bench, lesson::formatRange(c), medians, lesson::unclearWhy());
+        out.sentence = fmt::format("With {}, the {} op took {} as long: {} whether it changes it by 10% or more. {}",
+            out.condition, asIs.bench, lesson::formatRange(c), lesson::unclearWhy(), medians);
     else
-        out.sentence = fmt::format("With {}, the {} op took {} as long ({}): it {}.", out.condition, asIs.bench,
-            lesson::formatComparison(c), medians,
-            c.verdict == lesson::Verdict::Differs ? "matters" : "changes nothing by 10% or more");
+        out.sentence = fmt::format("With {}, the {} op took {} as long: it {}. {}", out.condition, asIs.bench,
+            lesson::formatComparison(c),
+            c.verdict == lesson::Verdict::Differs ? "matters" : "changes nothing by 10% or more", medians);
     out.movedSteps = movedSteps(asIs, with);
     return out;
 }
