@@ -433,6 +433,23 @@ json treeLine(const WatchSample& s, const WatchLineForm& form)
     j["gone"] = std::vector<long>(form.gone.begin(), form.gone.end());
     if (form.whole)
         j["whole"] = true;
+    if (!form.rows.empty()) {
+        json rows = json::array();
+        for (const ThreadRates& t : form.rows) {
+            json sched = nullptr;
+            if (t.sched) {
+                const ThreadSched& ts = *t.sched;
+                const EnqueueWait& q = ts.fromEnqueue;
+                sched = { ts.switchIns, ts.unrecordedSwitchIns, ts.lostEvents, ts.wake.count, ts.wake.meanNs,
+                    ts.wake.p50Ns, ts.wake.p99Ns, ts.wake.maxNs, ts.wake.fromBins,
+                    q.known ? json { q.count, q.meanNs, q.p50Ns, q.p99Ns, q.log2UsHist } : json(nullptr) };
+            }
+            rows.push_back({ t.tid, std::string(1, t.state), t.cpu ? json(*t.cpu) : json(nullptr), t.cpuShare,
+                t.voluntaryPerS, t.involuntaryPerS, t.runqueueWaitPerS ? json(*t.runqueueWaitPerS) : json(nullptr),
+                t.migrationsPerS, t.migrationsLowerBound, sched });
+        }
+        j["rows"] = std::move(rows);
+    }
     for (json& thread : j["threads"]) {
         const auto sched = thread.find("sched");
         if (sched == thread.end())
@@ -521,7 +538,7 @@ TEST(WatchLine, TheWrittenDeltaIsTheLeanTreesDumpByteForByte)
     const std::vector<long> gone = { 3, 1000000 };
     for (const WatchSample& s : edgeSamples())
         for (const bool whole : { false, true }) {
-            const WatchLineForm form { .id = 9, .delta = true, .gone = gone, .whole = whole };
+            const WatchLineForm form { .id = 9, .delta = true, .gone = gone, .whole = whole, .rows = s.threads };
             EXPECT_EQ(writtenLine(s, form), treeLine(s, form).dump());
         }
     const WatchLineForm none { .id = 9, .delta = true };
@@ -537,8 +554,10 @@ TEST(WatchLine, TheStreamsWatchLinesAreTheWritersAndReadBack)
         EXPECT_EQ(eventLine(WatchSampleEvent { id, s }), treeLine(s, { .id = id }).dump());
         const WatchDeltaEvent delta = encoder.encode(id, s, WatchFocus { { 101, 102 }, id == 3 });
         const std::string line = eventLine(delta);
-        EXPECT_EQ(
-            line, treeLine(delta.sample, { .id = id, .delta = true, .gone = delta.gone, .whole = delta.whole }).dump());
+        EXPECT_EQ(line,
+            treeLine(delta.sample,
+                { .id = id, .delta = true, .gone = delta.gone, .whole = delta.whole, .rows = delta.brief })
+                .dump());
         EXPECT_EQ(eventLine(parsedAs<WatchDeltaEvent>(line)), line);
     }
 }
@@ -550,4 +569,71 @@ TEST(WatchLine, ANameThatIsNotUtf8IsRefusedAsDumpRefusesIt)
     EXPECT_THROW(treeLine(s, {}).dump(), json::type_error);
     std::string line;
     EXPECT_THROW(appendWatchSampleLine(line, s), json::type_error);
+}
+
+TEST(WatchDelta, ChangedThreadsOutOfFocusTravelAsRowsAndComeBackNamed)
+{
+    SyntheticWatch watch(5);
+    WatchDeltaEncoder encoder;
+    WatchDeltaDecoder decoder;
+    const WatchFocus focus { { 101 }, false };
+    WatchSample first = watch.next();
+    const WatchDeltaEvent opening = encoder.encode(1, first, focus);
+    EXPECT_TRUE(opening.brief.empty()) << "a thread's first line names it";
+    decoder.apply(parsedAs<WatchDeltaEvent>(eventLine(opening)));
+    WatchSample s = watch.next();
+    ASSERT_GT(s.threads.size(), 3U);
+    ThreadRates& renamed = s.threads[2];
+    ASSERT_NE(renamed.tid, 101);
+    renamed.name = "renamed";
+    renamed.voluntaryPerS += 1; // changed, so sent
+    const WatchDeltaEvent delta = encoder.encode(2, s, focus);
+    ASSERT_FALSE(delta.brief.empty());
+    for (const ThreadRates& t : delta.brief) {
+        EXPECT_NE(t.tid, 101) << "the thread in focus travels whole";
+        EXPECT_NE(t.tid, renamed.tid) << "a renamed thread travels whole";
+    }
+    EXPECT_TRUE(std::any_of(delta.sample.threads.begin(), delta.sample.threads.end(),
+        [&](const ThreadRates& t) { return t.tid == renamed.tid && t.name == "renamed"; }));
+    // A row is a fraction of the object it stands for.
+    const std::string line = eventLine(delta);
+    WatchDeltaEvent objects = delta;
+    objects.sample.threads.insert(objects.sample.threads.end(), delta.brief.begin(), delta.brief.end());
+    objects.brief.clear();
+    EXPECT_LT(line.size() * 10, eventLine(objects).size() * 8) << line;
+    // Read back, every thread has its name and affinity, as the full stream would give them.
+    const WatchSample held = decoder.apply(parsedAs<WatchDeltaEvent>(line));
+    std::map<long, const ThreadRates*> byTid;
+    for (const ThreadRates& t : held.threads)
+        byTid[t.tid] = &t;
+    for (const ThreadRates& t : s.threads) {
+        ASSERT_TRUE(byTid.contains(t.tid)) << t.tid;
+        EXPECT_EQ(byTid[t.tid]->name, t.name);
+        EXPECT_EQ(byTid[t.tid]->affinity, t.affinity);
+        EXPECT_EQ(byTid[t.tid]->voluntaryPerS, t.voluntaryPerS);
+        EXPECT_EQ(byTid[t.tid]->sched->switchIns, t.sched->switchIns);
+    }
+}
+
+TEST(WatchDelta, AMalformedRowIsRefusedWithTheRowsShape)
+{
+    SyntheticWatch watch(5);
+    WatchDeltaEncoder encoder;
+    const WatchFocus focus { { 101 }, false };
+    encoder.encode(1, watch.next(), focus);
+    const WatchDeltaEvent delta = encoder.encode(2, watch.next(), focus);
+    ASSERT_FALSE(delta.brief.empty());
+    json line = json::parse(eventLine(delta));
+    for (const auto& [index, bad] : std::vector<std::pair<std::size_t, json>> {
+             { 0, -1 }, { 1, "SS" }, { 3, -0.5 }, { 6, "x" }, { 8, 1 }, { 9, json::array({ 1, 2 }) } }) {
+        json broken = line;
+        broken["rows"][0][index] = bad;
+        const auto parsed = parseEvent(broken.dump());
+        const auto* error = std::get_if<EventError>(&parsed);
+        ASSERT_NE(error, nullptr) << "element " << index << " = " << bad.dump();
+        EXPECT_NE(error->message.find("should hold rows [tid, state, cpu"), std::string::npos) << error->message;
+    }
+    json shortRow = line;
+    shortRow["rows"][0].erase(9);
+    EXPECT_TRUE(std::holds_alternative<EventError>(parseEvent(shortRow.dump())));
 }

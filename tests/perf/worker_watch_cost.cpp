@@ -187,7 +187,7 @@ Window measure(const Options& o, pid_t program, bool lean, const std::string& lo
             sample = std::move(full->sample);
             w.threadsSent += sample->threads.size();
         } else if (auto* delta = std::get_if<protocol::WatchDeltaEvent>(event)) {
-            w.threadsSent += delta->sample.threads.size();
+            w.threadsSent += delta->sample.threads.size() + delta->brief.size(); // whole and as rows
             sample = decoder.apply(*delta);
         } else if (std::holds_alternative<protocol::ErrorEvent>(*event)) {
             ok = false;

@@ -159,6 +159,8 @@ struct WatchLineForm {
     bool delta = false;
     std::span<const long> gone = {};
     bool whole = false;
+    // A delta's threads sent as rows of values, without name and affinity (`rows`).
+    std::span<const ThreadRates> rows = {};
 };
 
 // The same bytes as watchSampleToJson(sample) with the form's fields, dumped, written straight

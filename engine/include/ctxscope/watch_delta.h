@@ -31,6 +31,10 @@ struct WatchDeltaEvent {
     // Every thread is in `threads` (WatchFocus::everything): the decoder forgets the others, so
     // it comes back in step after a line it could not read.
     bool whole = false;
+    // Changed threads out of focus whose name and affinity are as last sent: on the wire as
+    // `rows`, one array of values each with no keys (protocol.md), without their name and
+    // affinity, which the decoder keeps. Read back, their name and affinity are empty.
+    std::vector<ThreadRates> brief = {};
 };
 
 // Which threads get their details (wakers, preemptors, migrations, wake-up bins): the table's

@@ -280,6 +280,57 @@ void writeThread(LineWriter& w, const ThreadRates& t, bool lean)
     w.close('}');
 }
 
+// A thread out of focus in a lean watch, as a row of values (docs/protocol.md): [tid, state,
+// cpu, cpu_share, voluntary_per_s, involuntary_per_s, runqueue_wait_per_s, migrations_per_s,
+// migrations_lower_bound, sched], sched [switch_ins, unrecorded_switch_ins, lost_events, count,
+// mean_ns, p50_ns, p99_ns, max_ns, from_bins, wait_from_enqueue] or null, wait_from_enqueue
+// [count, mean_ns, p50_ns, p99_ns, log2_us_hist] or null.
+void writeRow(LineWriter& w, const ThreadRates& t)
+{
+    w.comma();
+    w.open('[');
+    w.integer(t.tid);
+    w.string(std::string_view(&t.state, 1));
+    t.cpu ? w.integer(*t.cpu) : w.null();
+    w.number(t.cpuShare);
+    w.number(t.voluntaryPerS);
+    w.number(t.involuntaryPerS);
+    w.number(t.runqueueWaitPerS);
+    w.number(t.migrationsPerS);
+    w.boolean(t.migrationsLowerBound);
+    if (!t.sched) {
+        w.null();
+        w.close(']');
+        return;
+    }
+    const ThreadSched& s = *t.sched;
+    w.comma();
+    w.open('[');
+    w.integer(s.switchIns);
+    w.integer(s.unrecordedSwitchIns);
+    w.integer(s.lostEvents);
+    w.integer(s.wake.count);
+    w.number(s.wake.meanNs);
+    w.number(s.wake.p50Ns);
+    w.number(s.wake.p99Ns);
+    w.number(s.wake.maxNs);
+    w.boolean(s.wake.fromBins);
+    if (s.fromEnqueue.known) {
+        w.comma();
+        w.open('[');
+        w.integer(s.fromEnqueue.count);
+        w.number(s.fromEnqueue.meanNs);
+        w.number(s.fromEnqueue.p50Ns);
+        w.number(s.fromEnqueue.p99Ns);
+        w.integers(s.fromEnqueue.log2UsHist);
+        w.close(']');
+    } else {
+        w.null();
+    }
+    w.close(']');
+    w.close(']');
+}
+
 } // namespace
 
 void appendWatchSampleLine(std::string& out, const WatchSample& s, const WatchLineForm& form)
@@ -323,6 +374,13 @@ void appendWatchSampleLine(std::string& out, const WatchSample& s, const WatchLi
     w.string(s.name);
     w.key("pid");
     w.integer(s.pid);
+    if (!form.rows.empty()) {
+        w.key("rows");
+        w.open('[');
+        for (const auto& t : form.rows)
+            writeRow(w, t);
+        w.close(']');
+    }
     w.key("seconds");
     w.number(s.seconds);
     w.key("system");

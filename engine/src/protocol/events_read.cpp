@@ -450,6 +450,122 @@ Event readWatchSample(FieldReader& in)
     return e;
 }
 
+// A row of a watch_delta's `rows` (protocol.md; appendWatchSampleLine writes it): its values by
+// position, each held to what the same field of a thread object must be.
+class RowReader {
+public:
+    explicit RowReader(const json& row, std::size_t size)
+        : m_row(row)
+        , m_ok(row.is_array() && row.size() == size)
+    {
+    }
+    bool ok() const { return m_ok; }
+    const json& at(std::size_t i) const { return m_row[i]; }
+    double rate(std::size_t i)
+    {
+        const json& v = at(i);
+        m_ok = m_ok && v.is_number() && v.get<double>() >= 0;
+        return m_ok ? v.get<double>() : 0;
+    }
+    std::optional<double> optRate(std::size_t i)
+    {
+        if (at(i).is_null())
+            return std::nullopt;
+        return rate(i);
+    }
+    std::uint64_t count(std::size_t i)
+    {
+        const json& v = at(i);
+        m_ok = m_ok && v.is_number_unsigned();
+        return m_ok ? v.get<std::uint64_t>() : 0;
+    }
+    bool boolean(std::size_t i)
+    {
+        const json& v = at(i);
+        m_ok = m_ok && v.is_boolean();
+        return m_ok && v.get<bool>();
+    }
+    void check(bool fine) { m_ok = m_ok && fine; }
+
+private:
+    const json& m_row;
+    bool m_ok;
+};
+
+std::optional<ThreadSched> briefSched(const json& row)
+{
+    RowReader r(row, 10);
+    if (!r.ok())
+        return std::nullopt;
+    ThreadSched s;
+    s.switchIns = r.count(0);
+    s.unrecordedSwitchIns = r.count(1);
+    s.lostEvents = r.count(2);
+    s.wake.count = r.count(3);
+    s.wake.meanNs = r.rate(4);
+    s.wake.p50Ns = r.rate(5);
+    s.wake.p99Ns = r.rate(6);
+    s.wake.maxNs = r.rate(7);
+    s.wake.fromBins = r.boolean(8);
+    if (!r.at(9).is_null()) {
+        RowReader q(r.at(9), 5);
+        if (!q.ok())
+            return std::nullopt;
+        s.fromEnqueue.known = true;
+        s.fromEnqueue.count = q.count(0);
+        s.fromEnqueue.meanNs = q.rate(1);
+        s.fromEnqueue.p50Ns = q.rate(2);
+        s.fromEnqueue.p99Ns = q.rate(3);
+        const json& bins = q.at(4);
+        q.check(bins.is_array() && bins.size() <= 64);
+        if (q.ok())
+            for (const json& n : bins) {
+                q.check(n.is_number_unsigned());
+                if (!q.ok())
+                    break;
+                s.fromEnqueue.log2UsHist.push_back(n.get<std::uint64_t>());
+            }
+        if (!q.ok())
+            return std::nullopt;
+    }
+    if (!r.ok())
+        return std::nullopt;
+    return s;
+}
+
+std::optional<ThreadRates> briefThread(const json& row)
+{
+    RowReader r(row, 10);
+    if (!r.ok())
+        return std::nullopt;
+    ThreadRates t;
+    const json& tid = r.at(0);
+    r.check(tid.is_number_unsigned() && tid.get<std::uint64_t>() <= 1U << 30);
+    const json& state = r.at(1);
+    r.check(state.is_string() && state.get_ref<const std::string&>().size() == 1);
+    const json& cpu = r.at(2);
+    r.check(cpu.is_null() || (cpu.is_number_unsigned() && cpu.get<std::uint64_t>() <= 65535));
+    if (!r.ok())
+        return std::nullopt;
+    t.tid = tid.get<long>();
+    t.state = state.get_ref<const std::string&>()[0];
+    if (!cpu.is_null())
+        t.cpu = cpu.get<int>();
+    t.cpuShare = r.rate(3);
+    t.voluntaryPerS = r.rate(4);
+    t.involuntaryPerS = r.rate(5);
+    t.runqueueWaitPerS = r.optRate(6);
+    t.migrationsPerS = r.rate(7);
+    t.migrationsLowerBound = r.boolean(8);
+    if (!r.at(9).is_null()) {
+        t.sched = briefSched(r.at(9));
+        r.check(t.sched.has_value());
+    }
+    if (!r.ok())
+        return std::nullopt;
+    return t;
+}
+
 Event readWatchDelta(FieldReader& in)
 {
     WatchDeltaEvent e;
@@ -457,6 +573,17 @@ Event readWatchDelta(FieldReader& in)
     readWatchSampleFields(in, e.sample, true);
     e.gone = threadIds(in, "gone");
     e.whole = in.optBoolean("whole").value_or(false);
+    if (const json* rows = in.optArray("rows"))
+        for (const json& row : *rows) {
+            auto t = briefThread(row);
+            if (!t) {
+                in.fail("field '" + in.where("rows")
+                    + "' should hold rows [tid, state, cpu, cpu_share, voluntary_per_s, involuntary_per_s, "
+                      "runqueue_wait_per_s, migrations_per_s, migrations_lower_bound, sched] (docs/protocol.md)");
+                break;
+            }
+            e.brief.push_back(std::move(*t));
+        }
     return e;
 }
 

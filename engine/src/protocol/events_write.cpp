@@ -269,7 +269,8 @@ std::string lineOf(const WatchSampleEvent& e)
 std::string lineOf(const WatchDeltaEvent& e)
 {
     std::string line;
-    appendWatchSampleLine(line, e.sample, { .id = e.id, .delta = true, .gone = e.gone, .whole = e.whole });
+    appendWatchSampleLine(
+        line, e.sample, { .id = e.id, .delta = true, .gone = e.gone, .whole = e.whole, .rows = e.brief });
     return line;
 }
 

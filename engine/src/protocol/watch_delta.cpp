@@ -111,13 +111,16 @@ WatchDeltaEvent WatchDeltaEncoder::encode(std::uint64_t id, const WatchSample& f
             }
         }
         auto sent = m_sent.find(thread.tid);
+        // Out of focus, known by name and affinity already: a row of values.
+        const bool brief = sent != m_sent.end() && !focus.everything && !focus.tids.contains(thread.tid)
+            && sent->second.name == lean.name && sent->second.affinity == lean.affinity;
         if (sent == m_sent.end())
             sent = m_sent.emplace(thread.tid, lean).first;
         else if (!sameThread(sent->second, lean))
             sent->second = lean;
         else if (!focus.everything)
             continue; // unchanged: the decoder repeats it
-        event.sample.threads.push_back(std::move(lean));
+        (brief ? event.brief : event.sample.threads).push_back(std::move(lean));
     }
     for (auto it = m_sent.begin(); it != m_sent.end();) {
         if (present.contains(it->first)) {
@@ -139,6 +142,14 @@ WatchSample WatchDeltaDecoder::apply(const WatchDeltaEvent& event)
         m_threads.erase(tid);
     for (const ThreadRates& thread : event.sample.threads)
         m_threads.insert_or_assign(thread.tid, thread);
+    for (const ThreadRates& thread : event.brief) {
+        ThreadRates& held = m_threads[thread.tid];
+        std::string name = std::move(held.name);
+        std::vector<int> affinity = std::move(held.affinity);
+        held = thread;
+        held.name = std::move(name);
+        held.affinity = std::move(affinity);
+    }
     WatchSample sample = event.sample;
     sample.threads.clear();
     sample.threads.reserve(m_threads.size());
