@@ -15,6 +15,7 @@
 
 #include <array>
 #include <cmath>
+#include <numbers>
 
 namespace ctxscope::gui {
 
@@ -206,7 +207,7 @@ void fitCategoryLabels(QCPAxis& axis)
     if (widest > lineRoom) {
         for (QString& label : labels)
             label.remove(QLatin1Char('\n'));
-        constexpr double kDegree = 3.14159265358979 / 180;
+        constexpr double kDegree = std::numbers::pi / 180;
         angle = 90;
         for (const double tilt : { 30.0, 45.0, 60.0 })
             if (slot * std::sin(tilt * kDegree) >= metrics.lineSpacing()) {
