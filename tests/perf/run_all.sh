@@ -64,6 +64,13 @@ say "the app's traced watch without the widgets: the worker's full and lean stre
     >"$OUT/worker-watch.txt" || say "perf_worker_watch: the goal not met or could not run (see $OUT/worker-watch.txt)"
 cat "$OUT/worker-watch.txt"
 
+# The watch's probes inside the watched program, per scheduler event, BPF against ftrace.
+say "a watch's probes per scheduler event: workload pingpong on CPU $CPU watched from CPU $CPU2 (watch_probe_cost.sh)"
+stamp "$OUT/watch-probe.stamp.json"
+CPU=$CPU CPU2=$CPU2 ROUNDS=$WATCH_ROUNDS OUT="$OUT/watch-probe.json" "$ROOT/tests/perf/watch_probe_cost.sh" "$CLI" \
+    >"$OUT/watch-probe.txt" 2>"$OUT/watch-probe.log" || say "watch_probe_cost.sh failed (see $OUT/watch-probe.log)"
+cat "$OUT/watch-probe.txt"
+
 # A traced run is a run of its own after the untraced one: its mean per op against the
 # untraced mean is what tracing costs (needs root or a tracefs the group may write).
 say "tracing's cost: run futex --trace on one PU ($CPU,$CPU) and across CPUs ($CPU,$CPU2), $RUNS each"
@@ -78,10 +85,10 @@ done
 # The same cost taken apart: each group of the traced run's events on its own, per op and per
 # event (tests/perf/trace_probe_cost.sh: a private instance, never the global one).
 say "tracing's cost per event group: run futex on one PU ($CPU,$CPU) under an instance recording each group"
-stamp "$OUT/trace-probe.stamp.json"
-CPU=$CPU ROUNDS=$RUNS OUT="$OUT/trace-probe.json" "$ROOT/tests/perf/trace_probe_cost.sh" "$CLI" \
-    >"$OUT/trace-probe.txt" 2>>"$OUT/trace.log" || say "trace_probe_cost.sh failed (see $OUT/trace.log)"
-cat "$OUT/trace-probe.txt"
+stamp "$OUT/event-cost.stamp.json"
+CPU=$CPU ROUNDS=$RUNS OUT="$OUT/event-cost.json" "$ROOT/tests/perf/trace_probe_cost.sh" "$CLI" \
+    >"$OUT/event-cost.txt" 2>>"$OUT/trace.log" || say "trace_probe_cost.sh failed (see $OUT/trace.log)"
+cat "$OUT/event-cost.txt"
 
 # One pair of an all-pairs spin matrix, repeated: its time x 8,128 (the pairs of 128 PUs).
 say "time per pair of matrix spin --all-pairs (perf_matrix)"
