@@ -1,9 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # Every self-benchmark of ctxscope, on the release build, in one go (`./packaging/dev.sh perf`
-# builds and calls this): harness overhead, agreement with peers, repeatability, the GUI's
-# observer effect, GUI speed, the working-set sweep's time and the survey's. Each step records the load
-# average next to its figures. Writes build/release/perf-report.json and prints a table.
+# builds and calls this): harness overhead, watching a program (each backend, its peers, the
+# app's stream, the probes' cost per event), tracing's cost (per op and per event), agreement
+# with peers, repeatability, the GUI's observer effect, GUI speed, the working-set sweep's time
+# and the survey's. Each step records the load average next to its figures. Writes
+# build/release/perf-report.json and prints a table.
 # Rewrites the table at the top of docs/performance.md (DOC= another page, DOC= empty none).
 # Usage: tests/perf/run_all.sh [BUILD_DIR]   (env: CPU=0 CPU2=1 ROUNDS=3 RUNS=5 WATCH_ROUNDS=3 APP_RUNS=4 DOC=...)
 set -eu
