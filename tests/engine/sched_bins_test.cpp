@@ -117,7 +117,9 @@ TEST(SchedBins, WatchLinesNameTheirBackendBothWays)
     sample.pid = 7;
     sample.name = "x";
     sample.backend = SchedBackend::Bpf;
-    nlohmann::json line = watchSampleToJson(sample);
+    std::string text;
+    appendWatchSampleLine(text, sample);
+    nlohmann::json line = nlohmann::json::parse(text);
     EXPECT_EQ(line["backend"], "bpf");
     line["id"] = 1;
     auto parsed = protocol::parseEvent(line.dump());

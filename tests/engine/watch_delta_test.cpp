@@ -3,6 +3,7 @@
 // puts back, so a controller reading it holds what the full stream would have given it.
 #include "ctxscope/events.h"
 #include "ctxscope/protocol.h"
+#include "ctxscope/topology.h"
 #include "ctxscope/watch_delta.h"
 #include "ctxscope/worker.h"
 
@@ -420,11 +421,37 @@ TEST(WatchDelta, WorkerStreamsALeanWatchAndTakesItsFocus)
 // tree's dump: the same keys in the same order, the same numbers, the same escapes.
 namespace {
 
+// A sample as a JSON tree, field by field: how its line was made before the direct writer.
+json sampleTree(const WatchSample& s)
+{
+    const auto optionalNumber = [](const std::optional<double>& v) { return v ? json(*v) : json(nullptr); };
+    json threads = json::array();
+    for (const auto& t : s.threads) {
+        threads.push_back({ { "tid", t.tid }, { "name", t.name }, { "state", std::string(1, t.state) },
+            { "cpu", t.cpu ? json(*t.cpu) : json(nullptr) }, { "affinity", formatCpuList(t.affinity) },
+            { "voluntary_per_s", t.voluntaryPerS }, { "involuntary_per_s", t.involuntaryPerS },
+            { "cpu_share", t.cpuShare }, { "runqueue_wait_per_s", optionalNumber(t.runqueueWaitPerS) },
+            { "migrations_per_s", t.migrationsPerS }, { "migrations_lower_bound", t.migrationsLowerBound } });
+        if (t.sched)
+            threads.back()["sched"] = threadSchedToJson(*t.sched);
+    }
+    json ended = json::array();
+    for (const auto& e : s.ended)
+        ended.push_back({ { "tid", e.tid }, { "name", e.name } });
+    json cpus = json::array();
+    for (const auto& c : s.cpus)
+        cpus.push_back({ { "cpu", c.cpu }, { "busy_share", c.busyShare } });
+    return { { "type", "watch_sample" }, { "pid", s.pid }, { "name", s.name }, { "kernel", s.kernel },
+        { "seconds", s.seconds }, { "interval_s", s.intervalS }, { "mono_ns", s.monoNs }, { "threads", threads },
+        { "appeared", s.appeared }, { "ended", ended }, { "backend", toString(s.backend) },
+        { "system", { { "context_switches_per_s", optionalNumber(s.systemSwitchesPerS) }, { "cpus", cpus } } } };
+}
+
 // The tree a watch_sample or watch_delta line was built from before the direct writer: the
 // oracle the writer is held to.
 json treeLine(const WatchSample& s, const WatchLineForm& form)
 {
-    json j = watchSampleToJson(s);
+    json j = sampleTree(s);
     if (form.id)
         j["id"] = *form.id;
     if (!form.delta)

@@ -224,5 +224,7 @@ TEST(WatchRates, SummaryAveragesTheWholeWatchAndAReusedPidEndsIt)
              "migrations_per_s", "migrations_lower_bound", "cpus_seen", "affinity" })
         EXPECT_TRUE(json["threads"][0].contains(key)) << key;
     EXPECT_EQ(json["threads"][0]["cpus_seen"], "0-1");
-    EXPECT_EQ(watchSampleToJson(*second)["type"], "watch_sample");
+    std::string line;
+    appendWatchSampleLine(line, *second);
+    EXPECT_EQ(nlohmann::json::parse(line)["type"], "watch_sample");
 }

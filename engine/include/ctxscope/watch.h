@@ -146,9 +146,7 @@ struct WatchOptions {
 Expected<WatchSummary> runWatch(long pid, double intervalS, double durationS, std::stop_token stop,
     const std::function<void(const WatchSample&)>& onSample, const WatchOptions& options = {});
 
-// JSON lines of `watch --json` and the worker's stream: {"type": "watch_sample", ...} and
-// {"type": "watch_summary", ...}.
-nlohmann::json watchSampleToJson(const WatchSample& sample);
+// The summary's JSON line of `watch --json` and the worker's stream: {"type": "watch_summary", ...}.
 nlohmann::json watchSummaryToJson(const WatchSummary& summary);
 
 // What a stream adds to a sample's line: the worker's `watch_sample` its command's id, a lean
@@ -163,10 +161,11 @@ struct WatchLineForm {
     std::span<const ThreadRates> rows = {};
 };
 
-// The same bytes as watchSampleToJson(sample) with the form's fields, dumped, written straight
-// into `out` without building the JSON tree: at 1,000 threads and 2 Hz the tree, its
-// allocations and its dump were most of a watch's CPU (docs/performance.md). Throws as dump()
-// does on a name that is not UTF-8.
+// A sample's JSON line, {"type": "watch_sample", ...} (`watch --json`, the worker's stream)
+// with the form's fields, written straight into `out` as nlohmann's dump() would write it
+// (keys in byte order, no spaces, its number format), without building a JSON tree: at 1,000
+// threads and 2 Hz the tree, its allocations and its dump were most of a watch's CPU
+// (docs/performance.md). Throws as dump() does on a name that is not UTF-8.
 void appendWatchSampleLine(std::string& out, const WatchSample& sample, const WatchLineForm& form = {});
 
 } // namespace ctxscope
