@@ -57,7 +57,7 @@ events_of() {
     esac
 }
 
-# measure GROUP ROUND: the untraced run's median (p50) per op in ns while the instance records GROUP.
+# measure GROUP: the untraced run's median (p50) per op in ns while the instance records GROUP.
 measure() {
     mkdir "$INST"
     echo 0 >"$INST/tracing_on"
@@ -85,8 +85,8 @@ GROUPS_="sched syscalls others all"
 : >"$TMP/rounds.jsonl"
 for r in $(seq "$ROUNDS"); do
     for g in $GROUPS_; do
-        base=$(measure nothing "$r")
-        with=$(measure "$g" "$r")
+        base=$(measure nothing)
+        with=$(measure "$g")
         echo "{\"round\":$r,\"group\":\"$g\",\"nothing_p50_ns\":$base,\"with_p50_ns\":$with,\"load\":$(cut -d' ' -f1 /proc/loadavg)}" |
             tee -a "$TMP/rounds.jsonl" >&2
     done
