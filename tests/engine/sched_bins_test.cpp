@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The BPF backend's waits come as log2 bins with an exact count and sum: the quantiles placed
 // within their bin, a watch's total over intervals of bins (and of bins mixed with waits),
-// and the "backend" each watch line names, through its JSON and back.
+// the "backend" each watch line names, through its JSON and back, and the sizes of its maps.
+#include "bpf/map_sizes.h"
 #include "ctxscope/events.h"
 #include "ctxscope/protocol.h"
 #include "ctxscope/sched_total.h"
@@ -106,6 +107,27 @@ TEST(SchedBins, TheWaitsFromTheEnqueueAddUpAndTravelOnlyWhereKnown)
     report::FieldReader badReader(bad, "sched");
     report::threadSchedFromJson(badReader);
     EXPECT_FALSE(badReader.ok());
+}
+
+TEST(SchedBins, MapsAreSizedForEightTimesTheThreadsWithinTheirBounds)
+{
+    // A small program gets the least of each; 1,000 threads room for 8,000 and their peers.
+    EXPECT_EQ(bpfMapSizes(0), (BpfMapSizes { .threads = 4096, .peers = 8192, .moves = 4096 }));
+    EXPECT_EQ(bpfMapSizes(12), bpfMapSizes(0));
+    EXPECT_EQ(bpfMapSizes(1000), (BpfMapSizes { .threads = 8192, .peers = 16384, .moves = 8192 }));
+    EXPECT_EQ(bpfMapSizes(1025), (BpfMapSizes { .threads = 16384, .peers = 32768, .moves = 16384 }));
+    // 10,000 threads or more: the largest the programs declare.
+    const BpfMapSizes largest {
+        .threads = CTXSCOPE_MAX_THREADS, .peers = CTXSCOPE_MAX_PEERS, .moves = CTXSCOPE_MAX_MOVES
+    };
+    EXPECT_EQ(bpfMapSizes(10000), largest);
+    EXPECT_EQ(bpfMapSizes(1000000), largest);
+    for (std::size_t threads : { 1UL, 100UL, 3000UL, 5000UL, 20000UL }) {
+        const BpfMapSizes s = bpfMapSizes(threads);
+        for (std::uint32_t size : { s.threads, s.peers, s.moves }) // a hash map's buckets: a power of two
+            EXPECT_EQ(size & (size - 1), 0U) << threads;
+        EXPECT_GE(s.threads, std::min<std::size_t>(threads, CTXSCOPE_MAX_THREADS)) << threads;
+    }
 }
 
 TEST(SchedBins, WatchLinesNameTheirBackendBothWays)

@@ -3,13 +3,16 @@
 // 1,000 threads that each wake every 100 ms (`ctxscope-cli workload sleepers --threads 1000`),
 // beside the peers run on the same program: the whole observer's user + system time (wait4's
 // rusage, its waited-for children included) over its wall time, from fork to exit (its start
-// included: loading the BPF programs, opening the trace, the first reading), over 30 s: a watch
-// runs for a while. Observers, in an order that rotates each round:
+// included: loading the BPF programs, opening the trace, the first reading; and its summary).
+// For a ctxscope watch, also its CPU while it runs (the whole process's CPU clock, from 2 s
+// after its start to 1 s before its end) and what it spent beyond that once, in ms: a watch runs
+// for a while, and its start's share shrinks with the window. Observers, in an order that
+// rotates each round:
 //   watch --backend proc, --backend ftrace, --backend bpf: at --interval (default 1 s), text to
 //     /dev/null, or with --json-lines every thread's JSON line (watch --json -) to /dev/null;
 //   with --peers: `pidstat -w -t -p PID 1` (sysstat), `runqlat -L -p PID 1` (libbpf-tools),
 //     and `perf sched record` of the window followed by `perf sched timehist` of its file.
-// Goals: bpf < 1% of one CPU, ftrace < 1%, proc < 5%.
+// Goals, on a watch's CPU while it runs: bpf < 1% of one CPU, ftrace < 1%, proc < 5%.
 // Beside it, what each observer costs the watched program: the program's own CPU time
 // (clock_getcpuclockid) while nobody watches it and during each observer; the difference is
 // the probes' cost inside the program, stated per wake-up.
@@ -22,6 +25,7 @@
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
@@ -33,6 +37,7 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <fcntl.h>
@@ -63,7 +68,8 @@ struct Options {
 struct Observer {
     std::string name;
     std::vector<std::string> args;
-    double goal = 0; // its goal as a share of one CPU; 0: none
+    double goal = 0; // its goal as a share of one CPU while it runs; 0: none
+    bool ours = false; // a ctxscope watch: its share while it runs is measured apart from its start and end
 };
 
 std::vector<Observer> observers(const Options& o, pid_t program, const std::string& scratch)
@@ -79,7 +85,7 @@ std::vector<Observer> observers(const Options& o, pid_t program, const std::stri
             args.emplace_back("--json");
             args.emplace_back("-");
         }
-        out.push_back({ "watch_" + b, args, b == "proc" ? 0.05 : 0.01 });
+        out.push_back({ "watch_" + b, args, b == "proc" ? 0.05 : 0.01, true });
     }
     if (o.peers) {
         out.push_back({ "pidstat", { "/usr/bin/pidstat", "-w", "-t", "-p", pid, "1", whole }, 0 });
@@ -126,10 +132,18 @@ std::size_t threadCount(pid_t pid)
 
 struct Window {
     double watchShare = 0; // the watch process's CPU over its wall time (0 for the unwatched window)
+    double runningShare
+        = -1; // ours: its CPU over the window from `kSettle` after its start to `kBeforeEnd` before its end
+    double onceMs = -1; // ours: its CPU beyond that share over its wall time (its start and its summary), ms
     double programShare = 0; // the watched program's CPU over the same wall time
     double seconds = 0;
     bool ok = true;
 };
+
+// Where a watch's running share is measured: from this long after its start to this long
+// before its end (it starts sampling at once; its summary comes at the end).
+constexpr double kSettle = 2;
+constexpr double kBeforeEnd = 1;
 
 // One observer of the program (or, with none, the program alone for as long), from fork to reap.
 Window measure(const Options& o, pid_t program, const Observer* observer, const std::string& log)
@@ -141,6 +155,19 @@ Window measure(const Options& o, pid_t program, const Observer* observer, const 
         std::this_thread::sleep_for(std::chrono::duration<double>(o.seconds));
     } else {
         const pid_t watch = spawn(observer->args, log);
+        // A watch's start (BTF, the verifier, the first read of every thread) and its summary cost
+        // once, whatever the window: its CPU between two marks inside the window is what it costs
+        // while it runs.
+        if (observer->ours && watch > 0 && o.seconds > kSettle + kBeforeEnd + 1) {
+            const auto at = [&](double s) {
+                std::this_thread::sleep_for(std::chrono::duration<double>(s - (nowNs() - begin) / 1e9));
+                return std::make_pair(nowNs(), processCpuNs(watch));
+            };
+            const auto [t0, c0] = at(kSettle);
+            const auto [t1, c1] = at(o.seconds - kBeforeEnd);
+            if (c0 && c1)
+                w.runningShare = (*c1 - *c0) / (t1 - t0);
+        }
         int status = 0;
         rusage usage {};
         if (watch < 0 || ::wait4(watch, &status, 0, &usage) != watch || !WIFEXITED(status)
@@ -150,7 +177,10 @@ Window measure(const Options& o, pid_t program, const Observer* observer, const 
         }
         const double cpu = static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1e9
             + static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) * 1e3;
-        w.watchShare = cpu / (nowNs() - begin);
+        const double wall = nowNs() - begin;
+        w.watchShare = cpu / wall;
+        if (w.runningShare >= 0)
+            w.onceMs = std::max(0.0, cpu - w.runningShare * wall) / 1e6;
     }
     w.seconds = (nowNs() - begin) / 1e9;
     const auto cpuAfter = processCpuNs(program);
@@ -224,7 +254,7 @@ int main(int argc, char** argv)
     std::this_thread::sleep_for(std::chrono::seconds(1));
     const std::size_t threads = threadCount(program);
     const std::vector<Observer> list = observers(o, program, scratch);
-    std::map<std::string, std::vector<double>> shares, programShares;
+    std::map<std::string, std::vector<double>> shares, programShares, running, once;
     std::set<std::string> failed;
     std::vector<double> alone, loads;
     bool ok = threads >= static_cast<std::size_t>(o.threads);
@@ -243,10 +273,17 @@ int main(int argc, char** argv)
             }
             shares[observer.name].push_back(w.watchShare);
             programShares[observer.name].push_back(w.programShare);
-            fmt::print("round {} {}: {:.2f}% of one CPU over {:.1f} s; the program {:.2f}% (alone {:.2f}%); load "
+            if (w.runningShare >= 0) {
+                running[observer.name].push_back(w.runningShare);
+                once[observer.name].push_back(w.onceMs);
+            }
+            fmt::print("round {} {}: {:.2f}% of one CPU over {:.1f} s{}; the program {:.2f}% (alone {:.2f}%); load "
                        "average {:.2f}\n",
-                round + 1, observer.name, w.watchShare * 100, w.seconds, w.programShare * 100, idle.programShare * 100,
-                load1());
+                round + 1, observer.name, w.watchShare * 100, w.seconds,
+                w.runningShare >= 0
+                    ? fmt::format(" ({:.2f}% while it runs, {:.0f} ms once)", w.runningShare * 100, w.onceMs)
+                    : "",
+                w.programShare * 100, idle.programShare * 100, load1());
         }
         loads.push_back(load1());
     }
@@ -278,18 +315,28 @@ int main(int argc, char** argv)
             fmt::print("  {}: could not run here\n", observer.name);
             continue;
         }
-        const double share = median(shares[observer.name]);
+        const bool apart = running.contains(observer.name);
+        // The goal is on what a watch costs while it runs (its whole window without that measure).
+        const double share = apart ? median(running[observer.name]) : median(shares[observer.name]);
         const double extra = median(programShares[observer.name]) - median(alone);
         nlohmann::json side = sideJson(shares[observer.name]);
         side["program"] = sideJson(programShares[observer.name]);
         side["probe_share"] = extra;
         side["probe_ns_per_wake"] = extra * 1e9 / wakesPerS;
         side["goal"] = observer.goal > 0 ? nlohmann::json(observer.goal) : nlohmann::json(nullptr);
+        if (apart) {
+            side["running"] = sideJson(running[observer.name]);
+            side["once_ms"] = sideJson(once[observer.name]);
+            side["running_window_s"] = { kSettle, o.seconds - kBeforeEnd };
+        }
         report["observers"][observer.name] = side;
         const bool hit = observer.goal <= 0 || share < observer.goal;
         met = met && hit;
-        fmt::print("  {}: {:.2f}% of one CPU{}; the program {:.2f}% ({:+.0f} ns a wake-up)\n", observer.name,
+        fmt::print("  {}: {:.2f}% of one CPU{}{}; the program {:.2f}% ({:+.0f} ns a wake-up)\n", observer.name,
             share * 100,
+            apart ? fmt::format(" while it runs ({:.2f}% over its {} s, {:.0f} ms once)",
+                median(shares[observer.name]) * 100, o.seconds, median(once[observer.name]))
+                  : "",
             observer.goal > 0 ? fmt::format(" (goal < {:.0f}%: {})", observer.goal * 100, hit ? "met" : "MISSED") : "",
             median(programShares[observer.name]) * 100, extra * 1e9 / wakesPerS);
     }

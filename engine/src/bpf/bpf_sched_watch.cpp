@@ -18,13 +18,16 @@
 #include <ctime>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <unistd.h>
 #include <unordered_map>
 
 #ifdef CTXSCOPE_HAVE_BPF
+#include "bpf/map_sizes.h"
 #include "bpf/sched_maps.h"
+#include "os/task_stat.h"
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -105,11 +108,30 @@ std::uint64_t monotonicNs()
     return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000ULL + static_cast<std::uint64_t>(ts.tv_nsec);
 }
 
+// A read buffer at a map's size, left unwritten until a read fills it: a watch's buffers are
+// about 17 MB at the maps' largest, and zeroing them (page by page) was most of a watch's start.
+template <typename T> class ReadBuffer {
+public:
+    explicit ReadBuffer(std::size_t size)
+        : m_data(std::make_unique_for_overwrite<T[]>(size))
+        , m_size(size)
+    {
+    }
+    T* data() { return m_data.get(); }
+    std::size_t size() const { return m_size; }
+    T& operator[](std::size_t i) { return m_data[i]; }
+    const T& operator[](std::size_t i) const { return m_data[i]; }
+
+private:
+    std::unique_ptr<T[]> m_data;
+    std::size_t m_size;
+};
+
 // A whole hash map in as few system calls as its size allows (bpf_map_lookup_batch), into
 // buffers made once, a little larger than the map (a batch takes whole buckets); with `take`, each entry read is also
 // deleted (bpf_map_lookup_and_delete_batch), so the map holds one interval's counts. How many were read.
 template <typename K, typename V>
-Expected<std::size_t> readMap(int fd, std::vector<K>& keys, std::vector<V>& values, bool take)
+Expected<std::size_t> readMap(int fd, ReadBuffer<K>& keys, ReadBuffer<V>& values, bool take)
 {
     const std::size_t most = keys.size();
     std::size_t got = 0;
@@ -157,27 +179,39 @@ std::uint64_t runSoFar(const ctxscope_thread& t, std::uint64_t atNs)
     return t.run_ns + (running ? atNs - t.running_since : 0);
 }
 
-// One interval's wakers or preemptors of each thread, read from a map emptied at every read.
+// One interval's wakers or preemptors of a thread, read from a map emptied at every read.
 struct PeerCount {
+    std::uint32_t tid = 0;
     std::uint32_t peer = 0;
     std::uint64_t count = 0;
     std::size_t at = 0; // its entry in the read's buffer (for the name)
 };
 
+// An interval's peers of every thread, sorted by thread, then most first (then by peer): one
+// buffer kept from interval to interval, where a map of lists made a list per thread each time.
+using PeerList = std::vector<PeerCount>;
+
+void sortPeers(PeerList& peers)
+{
+    std::sort(peers.begin(), peers.end(), [](const PeerCount& a, const PeerCount& b) {
+        return a.tid != b.tid ? a.tid < b.tid : a.count != b.count ? a.count > b.count : a.peer < b.peer;
+    });
+}
+
 class BpfSchedWatch final : public SchedWatch {
     static constexpr std::size_t kSlack = 256; // room for a last bucket of a full map
 
 public:
-    BpfSchedWatch(ctxscope_sched* skel, std::optional<Topology> topology)
+    BpfSchedWatch(ctxscope_sched* skel, std::optional<Topology> topology, const BpfMapSizes& sizes)
         : m_skel(skel)
         , m_topology(std::move(topology))
-        , m_keys(CTXSCOPE_MAX_THREADS + kSlack)
-        , m_values(CTXSCOPE_MAX_THREADS + kSlack)
-        , m_peerKeys(CTXSCOPE_MAX_PEERS + kSlack)
-        , m_wakerValues(CTXSCOPE_MAX_PEERS + kSlack)
-        , m_preemptorValues(CTXSCOPE_MAX_PEERS + kSlack)
-        , m_moveKeys(CTXSCOPE_MAX_MOVES + kSlack)
-        , m_moveValues(CTXSCOPE_MAX_MOVES + kSlack)
+        , m_keys(sizes.threads + kSlack)
+        , m_values(sizes.threads + kSlack)
+        , m_peerKeys(sizes.peers + kSlack)
+        , m_wakerValues(sizes.peers + kSlack)
+        , m_preemptorValues(sizes.peers + kSlack)
+        , m_moveKeys(sizes.moves + kSlack)
+        , m_moveValues(sizes.moves + kSlack)
     {
     }
     ~BpfSchedWatch() override { ctxscope_sched__destroy(m_skel); }
@@ -297,13 +331,15 @@ private:
     // The interval's wakers, preemptors and moves, grouped by thread; the maps are left empty.
     Status readPeersAndMoves()
     {
-        const auto peers = [&](bpf_map* map, std::unordered_map<std::uint32_t, std::vector<PeerCount>>& into,
-                               std::vector<ctxscope_peer_key>& keys, std::vector<ctxscope_peer>& values) -> Status {
+        const auto peers = [&](bpf_map* map, PeerList& into, ReadBuffer<ctxscope_peer_key>& keys,
+                               ReadBuffer<ctxscope_peer>& values) -> Status {
             auto n = readMap(bpf_map__fd(map), keys, values, true);
             if (!n)
                 return n.error();
+            into.clear();
             for (std::size_t i = 0; i < *n; ++i)
-                into[keys[i].tid].push_back({ keys[i].peer, values[i].count, i });
+                into.push_back({ keys[i].tid, keys[i].peer, values[i].count, i });
+            sortPeers(into);
             return {};
         };
         if (Status s = peers(m_skel->maps.wakers, m_wakers, m_peerKeys, m_wakerValues); !s)
@@ -379,23 +415,18 @@ private:
         return w;
     }
 
-    static std::vector<SchedPeer> top(std::unordered_map<std::uint32_t, std::vector<PeerCount>>& peers,
-        std::uint32_t tid, const std::vector<ctxscope_peer>& values)
+    static std::vector<SchedPeer> top(const PeerList& peers, std::uint32_t tid, const ReadBuffer<ctxscope_peer>& values)
     {
         std::vector<SchedPeer> out;
-        const auto it = peers.find(tid);
-        if (it == peers.end())
-            return out;
-        std::vector<PeerCount>& v = it->second;
-        const std::size_t most = std::min(v.size(), trace::kTopPeers);
-        std::partial_sort(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(most), v.end(),
-            [](const PeerCount& a, const PeerCount& b) { return a.count > b.count; });
-        for (std::size_t i = 0; i < most; ++i)
-            out.push_back({ static_cast<long>(v[i].peer),
-                v[i].peer == 0
-                    ? std::string("an interrupt")
-                    : std::string(values[v[i].at].comm, strnlen(values[v[i].at].comm, sizeof values[v[i].at].comm)),
-                v[i].count });
+        const auto first = std::lower_bound(
+            peers.begin(), peers.end(), tid, [](const PeerCount& p, std::uint32_t t) { return p.tid < t; });
+        for (auto p = first; p != peers.end() && p->tid == tid && out.size() < trace::kTopPeers; ++p) {
+            const char* comm = values[p->at].comm;
+            out.push_back({ static_cast<long>(p->peer),
+                p->peer == 0 ? std::string("an interrupt")
+                             : std::string(comm, strnlen(comm, sizeof values[p->at].comm)),
+                p->count });
+        }
         return out;
     }
 
@@ -421,15 +452,15 @@ private:
     ctxscope_sched* m_skel;
     std::optional<Topology> m_topology;
     // Read buffers, made once at each map's size.
-    std::vector<std::uint32_t> m_keys;
-    std::vector<ctxscope_thread> m_values;
-    std::vector<ctxscope_peer_key> m_peerKeys;
-    std::vector<ctxscope_peer> m_wakerValues, m_preemptorValues; // names are read from here
-    std::vector<ctxscope_move_key> m_moveKeys;
-    std::vector<std::uint64_t> m_moveValues;
+    ReadBuffer<std::uint32_t> m_keys;
+    ReadBuffer<ctxscope_thread> m_values;
+    ReadBuffer<ctxscope_peer_key> m_peerKeys;
+    ReadBuffer<ctxscope_peer> m_wakerValues, m_preemptorValues; // names are read from here
+    ReadBuffer<ctxscope_move_key> m_moveKeys;
+    ReadBuffer<std::uint64_t> m_moveValues;
     std::unordered_map<std::uint32_t, ctxscope_thread> m_last; // each thread at the last drain
     std::unordered_map<std::uint32_t, ctxscope_thread> m_base; // at countFrom
-    std::unordered_map<std::uint32_t, std::vector<PeerCount>> m_wakers, m_preemptors; // this interval's
+    PeerList m_wakers, m_preemptors; // this interval's
     std::unordered_map<std::uint32_t, std::vector<SchedMigration>> m_moves;
     std::vector<std::uint32_t> m_ended;
     std::uint64_t m_fromNs = 0;
@@ -452,6 +483,11 @@ Expected<std::unique_ptr<SchedWatch>> SchedWatch::openBpf(long pid)
     if (skel == nullptr)
         return makeError(fmt::format("could not open the BPF programs: {}", std::strerror(errno)));
     skel->rodata->target_tgid = static_cast<__u32>(pid);
+    const BpfMapSizes sizes = bpfMapSizes(os::taskCount(pid).value_or(0));
+    bpf_map__set_max_entries(skel->maps.threads, sizes.threads);
+    bpf_map__set_max_entries(skel->maps.wakers, sizes.peers);
+    bpf_map__set_max_entries(skel->maps.preemptors, sizes.peers);
+    bpf_map__set_max_entries(skel->maps.moves, sizes.moves);
     if (int err = ctxscope_sched__load(skel); err != 0) {
         ctxscope_sched__destroy(skel);
         return makeError(fmt::format("the kernel refused the BPF programs: {}", std::strerror(-err)));
@@ -462,8 +498,8 @@ Expected<std::unique_ptr<SchedWatch>> SchedWatch::openBpf(long pid)
             fmt::format("could not attach the BPF programs to the scheduler's tracepoints: {}", std::strerror(-err)));
     }
     auto topology = Topology::loadLive();
-    return std::unique_ptr<SchedWatch>(
-        std::make_unique<BpfSchedWatch>(skel, topology ? std::optional<Topology>(std::move(*topology)) : std::nullopt));
+    return std::unique_ptr<SchedWatch>(std::make_unique<BpfSchedWatch>(
+        skel, topology ? std::optional<Topology>(std::move(*topology)) : std::nullopt, sizes));
 }
 
 #endif
