@@ -12,6 +12,7 @@
 #     (SIGSTOP) outside the watch's window so that /proc's counts cover that window only; each
 #     thread's recorded waits match its /proc switches (voluntary + involuntary) within 5%, or
 #     the text says "not measurable here" for it.
+#  5. An affinity narrowed by taskset on a running thread (ping0) shows at the next reading.
 # Exit 77 (skipped) where this machine cannot run BPF at all (the sentence says why).
 set -u
 cli=$1
@@ -124,5 +125,33 @@ for tid, switched in ((int(sys.argv[3]), int(sys.argv[4])), (int(sys.argv[5]), i
     # The window's edges (the SIGSTOP and SIGCONT, a wake-up pending at the first reading)
     # are a few switches; the rest must match.
     assert abs(waits - switched) <= 0.05 * switched + 4, f"{waits} waits against {switched} switches"
+PY
+
+# 5. An affinity another tool gives a running thread shows at the next reading: BPF saw the
+#    thread leave a CPU under it (its affinity key changed), so it is read again at the next
+#    reading rather than in its turn (every 4th reading). Narrowed from CPUs 0-1 to 1, the
+#    thread never runs outside the affinity the watch knew, which would also have it read again.
+taskset -cp 0-1 "$ping" >/dev/null || fail "could not give ping0 CPUs 0-1"
+"$cli" watch "$pid" --backend bpf --interval 0.3 --duration 2.4 --json "$dir/aff.ndjson" >"$dir/aff.txt" 2>&1 &
+watcher=$!
+for _ in $(seq 100); do grep -q watch_sample "$dir/aff.ndjson" 2>/dev/null && break; sleep 0.05; done
+sleep 0.4
+# The move, between two CLOCK_MONOTONIC readings (the samples' mono_ns clock).
+moved=$(python3 -c 'import subprocess, sys, time
+a = time.monotonic_ns()
+subprocess.run(["taskset", "-cp", "1", sys.argv[1]], stdout=subprocess.DEVNULL, check=True)
+print(a, time.monotonic_ns())' "$ping") || fail "could not move ping0 to CPU 1"
+wait "$watcher" || fail "the affinity watch failed: $(cat "$dir/aff.txt")"
+watcher=""
+python3 - "$dir/aff.ndjson" "$ping" $moved <<'PY' || fail "the new affinity did not show at the next reading"
+import json, sys
+samples = [l for l in map(json.loads, open(sys.argv[1])) if l["type"] == "watch_sample"]
+tid, start, end = int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+def affinity(sample):
+    return [t for t in sample["threads"] if t["tid"] == tid][0]["affinity"]
+before = [s for s in samples if s["mono_ns"] < start]
+after = [s for s in samples if s["mono_ns"] > end + 20_000_000]  # past a reading's own time
+assert before and affinity(before[-1]) == "0-1", [affinity(s) for s in before]
+assert after and affinity(after[0]) == "1", [affinity(s) for s in after]
 PY
 echo "PASS"

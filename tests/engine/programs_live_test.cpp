@@ -230,6 +230,46 @@ TEST(ProgramsLive, ASleepingThreadsNewAffinityAndItsOneWakeShowInTime)
     EXPECT_GT(t->voluntaryPerS, 0.0) << "its wake and sleep were not counted";
 }
 
+// A counted reading (watch --trace) keeps a thread's affinity from the last reading unless
+// something says it may have changed: with BPF's key, a new key for a thread that ran; for one
+// that did not run, or without a key, its turn.
+TEST(ProgramsLive, ACountedReadingReadsAnAffinityAgainWhenItsKeyChangesOrInTurn)
+{
+    const long pid = ::getpid();
+    const std::vector<long> tids { pid };
+    const std::vector<int> real = threadAffinity(static_cast<int>(pid));
+    ASSERT_FALSE(real.empty());
+    // The last reading says the thread may run only on a CPU no machine here has: a reading
+    // that keeps the affinity keeps that, one that reads it gets the real one.
+    auto previous = programs::readCountedSnapshot(pid, tids, nullptr, {}, 0);
+    ASSERT_TRUE(previous.ok()) << previous.error().message;
+    ASSERT_EQ(previous->tasks.size(), 1U);
+    const std::vector<int> kept { 4095 };
+    previous->tasks[0].status.cpusAllowed = kept;
+    previous->tasks[0].affinityKey = 7;
+    previous->tasks[0].schedstat = os::TaskSchedstat { .runNs = 0, .waitNs = 0, .timeslices = 10 };
+    const int inTurn = static_cast<int>(pid % programs::kFullReadEvery);
+    const int notInTurn = inTurn + 1;
+    const auto affinity = [&](std::uint32_t key, std::uint64_t switchIns, int reading) {
+        SchedCounts c;
+        c.switchIns = switchIns;
+        c.affinityKey = key;
+        auto snap = programs::readCountedSnapshot(pid, tids, &*previous, { { pid, c } }, 1, reading);
+        return snap.ok() && snap->tasks.size() == 1 ? snap->tasks[0].status.cpusAllowed : std::vector<int> {};
+    };
+    // It ran (11 switch-ins against 10) and left its CPUs under the same key: kept, even in turn.
+    EXPECT_EQ(affinity(7, 11, inTurn), kept);
+    EXPECT_EQ(affinity(7, 11, notInTurn), kept);
+    // Under a new key: read.
+    EXPECT_EQ(affinity(8, 11, notInTurn), real);
+    // It did not run: no switch saw its affinity, so in turn, as without a key.
+    EXPECT_EQ(affinity(7, 10, inTurn), real);
+    EXPECT_EQ(affinity(7, 10, notInTurn), kept);
+    // No key (ftrace's counts): in turn, whether it ran or not.
+    EXPECT_EQ(affinity(0, 11, inTurn), real);
+    EXPECT_EQ(affinity(0, 11, notInTurn), kept);
+}
+
 TEST(ProgramsLive, AProcessEndingEndsTheWatchWithASentence)
 {
     const pid_t child = ::fork();

@@ -87,6 +87,9 @@ struct SchedCounts {
     std::uint64_t migrations = 0; // runs on another CPU than the run before
     int cpu = -1; // the CPU it last ran on (-1: not seen running)
     char state = '?'; // R running or runnable; else its prev_state when it left a CPU (S, D, ...)
+    // The BPF backend's fold of the CPUs it may run on, as the kernel had them when it last left
+    // a CPU: a new key means a new affinity. 0: not known (the other backends, or not yet seen).
+    std::uint32_t affinityKey = 0;
 };
 
 // Where a watch's scheduler figures come from (watch --backend): the kernel's counts kept by

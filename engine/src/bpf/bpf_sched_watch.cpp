@@ -304,6 +304,7 @@ public:
             }
             c.runNs = ran - std::min(ran, ranBefore);
             c.cpu = now.last_cpu == 0 ? -1 : static_cast<int>(now.last_cpu) - 1;
+            c.affinityKey = now.affinity_key;
             if ((now.flags & CTXSCOPE_RUNNING) != 0 || (now.ready_ns != 0 && (now.flags & CTXSCOPE_LEFT_WOKEN) == 0))
                 c.state = 'R';
             else if ((now.flags & CTXSCOPE_EVER_RAN) != 0)

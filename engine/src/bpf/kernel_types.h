@@ -31,12 +31,18 @@ struct sched_entity {
     u64 sum_exec_runtime; /* ns on a CPU, up to date when the task leaves one */
 };
 
+struct cpumask {
+    unsigned long bits[1]; /* the first word: CPUs 0-63 */
+};
+
 struct task_struct {
     unsigned int __state;
     int exit_state;
     pid_t pid;
     pid_t tgid;
     char comm[16];
+    int nr_cpus_allowed;
+    const struct cpumask* cpus_ptr; /* the CPUs it may run on */
     struct sched_entity se;
     struct sched_info sched_info;
 };

@@ -44,7 +44,10 @@ struct ctxscope_thread {
     __u32 last_cpu; /* plus one; 0: not seen on a CPU */
     __u32 state; /* prev_state | exit_state of its last switch-out; 0 with preempt */
     __u32 flags;
-    __u32 pad;
+    /* The CPUs it may run on, as its last switch-out saw them, folded into a word (the first 64
+     * CPUs' bits and their count): the reader reads the affinity again only when this changes.
+     * 0: not seen. */
+    __u32 affinity_key;
     __u64 hist[CTXSCOPE_LOG2_BINS];
     /* The same waits from the enqueue (sched_wakeup: runqlat's start), not from sched_waking:
      * the difference is the wake-up's way to the wakee's CPU (an IPI, an idle exit). Binned as

@@ -261,6 +261,9 @@ static __always_inline void switched_out(
     t->seen_pcount = prev->sched_info.pcount;
     t->seen_run_delay = prev->sched_info.run_delay;
     t->seen_exec_ns = prev->se.sum_exec_runtime;
+    const __u64 mask = prev->cpus_ptr->bits[0];
+    const __u32 key = ((__u32)mask ^ (__u32)(mask >> 32)) * 2654435761u + (__u32)prev->nr_cpus_allowed;
+    t->affinity_key = key != 0 ? key : 1;
     __u32 flags = (t->flags & ~(CTXSCOPE_RUNNING | CTXSCOPE_LEFT_WOKEN)) | CTXSCOPE_SNAPSHOT | CTXSCOPE_EVER_RAN;
     // As __schedule counts nvcsw: a switch it did not preempt, of a task no longer runnable.
     if (preempt || prev_state == 0) {

@@ -158,7 +158,13 @@ Expected<ProcessSnapshot> readCountedSnapshot(long pid, const std::vector<long>&
         const bool inTurn = tid % kFullReadEvery == reading % kFullReadEvery;
         const bool ranOutside = known != nullptr && n.cpu >= 0
             && !std::binary_search(known->status.cpusAllowed.begin(), known->status.cpusAllowed.end(), n.cpu);
-        if (known == nullptr || inTurn || ranOutside) {
+        // With a key, a thread that ran since `previous` has its affinity in it: read again when
+        // it changed. One that did not run may have a new one that no switch has seen: in turn.
+        const bool ran = known != nullptr && known->schedstat && known->schedstat->timeslices != n.switchIns;
+        const bool keyed = n.affinityKey != 0 && known != nullptr && known->affinityKey != 0;
+        const bool stale = keyed ? known->affinityKey != n.affinityKey || (!ran && inTurn) : inTurn;
+        task.affinityKey = n.affinityKey;
+        if (known == nullptr || stale || ranOutside) {
             task.status.cpusAllowed = threadAffinity(static_cast<int>(tid));
             if (task.status.cpusAllowed.empty())
                 continue; // it ended

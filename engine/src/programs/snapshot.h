@@ -23,6 +23,7 @@ struct TaskSnapshot {
     os::TaskStatus status;
     std::optional<os::TaskSchedstat> schedstat; // none without CONFIG_SCHED_INFO
     std::optional<std::uint64_t> migrations; // se.nr_migrations; none without CONFIG_SCHED_DEBUG
+    std::uint32_t affinityKey = 0; // a counted reading's SchedCounts::affinityKey (0: none)
 };
 
 struct ProcessSnapshot {
@@ -62,8 +63,9 @@ Expected<ProcessSnapshot> readProcessSnapshot(
 // time, name) come from /proc. The affinity is read for a new thread, for one that ran on a
 // CPU outside the affinity it had, and otherwise in turns as readProcessSnapshot reads idle
 // threads (`reading`, kFullReadEvery): a change by another tool shows within that many
-// readings. The
-// switch counts, run and wait times, timeslices, migrations, last CPU and state are `counts`
+// readings. Where the counts carry an affinity key (BPF), a thread that ran since `previous`
+// is read again only when its key changed (it left a CPU under a new affinity), not in turns.
+// The switch counts, run and wait times, timeslices, migrations, last CPU and state are `counts`
 // (SchedWatch::counts, from the window's start on; a thread without events has zeros), taken
 // at `timeNs`. A thread of `previous` keeps that reading's stat. On 1,000 threads waking 10
 // times a second this is what takes watch --trace under 1% of one CPU (docs/performance.md).
