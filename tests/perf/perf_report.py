@@ -281,6 +281,19 @@ def main():
                 + (f"{per_event:.0f} ns an event)" if per_event is not None else "too few for a cost per event)")),
                 load=load_of(d, "event-cost"))
 
+    hooks = read(d, "bpf-hooks.json")
+    report["bpf_hooks"] = hooks
+    if hooks:
+        for h in hooks["sets"]:
+            per_event = h["ns_per_event"]
+            add(f"BPF programs on a traced run's events, futex one PU, {h['set']}: p50 per op with them - without",
+                h["cost_ns_per_op"],
+                "{:+.0f} ns" + f" ({h['cost_share'] * 100:+.0f}% of {h['plain_p50_ns']:.0f} ns"
+                + (f"; {per_event:.0f} ns an event, {hooks['events_per_op']:.2f} events per op)" if per_event else ")"),
+                load=load_of(d, "bpf-hooks"))
+        add("fentry and kprobe programs on __x64_sys_futex (hooks without the syscall tracepoints)",
+            f"fentry {hooks['fentry']}; kprobe {hooks['kprobe']}", "{}", load=load_of(d, "bpf-hooks"))
+
     op = read(d, "open.json")
     report["open"] = op
     add(f"opening a {op['megabytes'] if op else '?'} MB session: GUI thread's longest wait",

@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: MIT
 # Every self-benchmark of ctxscope, on the release build, in one go (`./packaging/dev.sh perf`
 # builds and calls this): harness overhead, watching a program (each backend, its peers, the
-# app's stream, the probes' cost per event), tracing's cost (per op and per event), agreement
-# with peers, repeatability, the GUI's observer effect, GUI speed, the working-set sweep's time
-# and the survey's. Each step records the load average next to its figures. Writes
+# app's stream, the probes' cost per event), tracing's cost (per op and per event, and BPF
+# programs on the same events), agreement with peers, repeatability, the GUI's observer effect,
+# GUI speed, the working-set sweep's time and the survey's. Each step records the load average next to its figures. Writes
 # build/release/perf-report.json and prints a table.
 # Rewrites the table at the top of docs/performance.md (DOC= another page, DOC= empty none).
 # Usage: tests/perf/run_all.sh [BUILD_DIR]   (env: CPU=0 CPU2=1 ROUNDS=3 RUNS=5 WATCH_ROUNDS=3 APP_RUNS=4 DOC=...)
@@ -91,6 +91,14 @@ stamp "$OUT/event-cost.stamp.json"
 CPU=$CPU ROUNDS=$RUNS OUT="$OUT/event-cost.json" "$ROOT/tests/perf/trace_probe_cost.sh" "$CLI" \
     >"$OUT/event-cost.txt" 2>>"$OUT/trace.log" || say "trace_probe_cost.sh failed (see $OUT/trace.log)"
 cat "$OUT/event-cost.txt"
+
+# What BPF programs on the same events would cost before doing any work, and with each event
+# handed to user space (tests/perf/bpf_hook_cost.sh; nothing pinned, gone with its loader).
+say "BPF programs on a traced run's events: run futex on one PU ($CPU,$CPU) with each set loaded (bpf_hook_cost.sh)"
+stamp "$OUT/bpf-hooks.stamp.json"
+CPU=$CPU CPU2=$CPU2 ROUNDS=$RUNS OUT="$OUT/bpf-hooks.json" "$ROOT/tests/perf/bpf_hook_cost.sh" "$CLI" \
+    >"$OUT/bpf-hooks.txt" 2>"$OUT/bpf-hooks.log" || say "bpf_hook_cost.sh failed (see $OUT/bpf-hooks.log)"
+cat "$OUT/bpf-hooks.txt"
 
 # One pair of an all-pairs spin matrix, repeated: its time x 8,128 (the pairs of 128 PUs).
 say "time per pair of matrix spin --all-pairs (perf_matrix)"
