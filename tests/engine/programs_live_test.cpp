@@ -231,8 +231,8 @@ TEST(ProgramsLive, ASleepingThreadsNewAffinityAndItsOneWakeShowInTime)
 }
 
 // A counted reading (watch --trace) keeps a thread's affinity from the last reading unless
-// something says it may have changed: with BPF's key, a new key for a thread that ran; for one
-// that did not run, or without a key, its turn.
+// something says it may have changed: with BPF's key, a new key or its longer turn for a thread
+// that ran; for one that did not run, or without a key, its turn; a first key.
 TEST(ProgramsLive, ACountedReadingReadsAnAffinityAgainWhenItsKeyChangesOrInTurn)
 {
     const long pid = ::getpid();
@@ -248,7 +248,9 @@ TEST(ProgramsLive, ACountedReadingReadsAnAffinityAgainWhenItsKeyChangesOrInTurn)
     previous->tasks[0].status.cpusAllowed = kept;
     previous->tasks[0].affinityKey = 7;
     previous->tasks[0].schedstat = os::TaskSchedstat { .runNs = 0, .waitNs = 0, .timeslices = 10 };
-    const int inTurn = static_cast<int>(pid % programs::kFullReadEvery);
+    // In its turn, but not its longer one (a multiple of kFullReadEvery away from it).
+    const int inKeyedTurn = static_cast<int>(pid % programs::kKeyedReadEvery);
+    const int inTurn = (inKeyedTurn + programs::kFullReadEvery) % programs::kKeyedReadEvery;
     const int notInTurn = inTurn + 1;
     const auto affinity = [&](std::uint32_t key, std::uint64_t switchIns, int reading) {
         SchedCounts c;
@@ -257,9 +259,11 @@ TEST(ProgramsLive, ACountedReadingReadsAnAffinityAgainWhenItsKeyChangesOrInTurn)
         auto snap = programs::readCountedSnapshot(pid, tids, &*previous, { { pid, c } }, 1, reading);
         return snap.ok() && snap->tasks.size() == 1 ? snap->tasks[0].status.cpusAllowed : std::vector<int> {};
     };
-    // It ran (11 switch-ins against 10) and left its CPUs under the same key: kept, even in turn.
+    // It ran (11 switch-ins against 10) and left its CPUs under the same key: kept, even in
+    // turn; read in its longer turn.
     EXPECT_EQ(affinity(7, 11, inTurn), kept);
     EXPECT_EQ(affinity(7, 11, notInTurn), kept);
+    EXPECT_EQ(affinity(7, 11, inKeyedTurn), real);
     // Under a new key: read.
     EXPECT_EQ(affinity(8, 11, notInTurn), real);
     // It did not run: no switch saw its affinity, so in turn, as without a key.
@@ -268,6 +272,9 @@ TEST(ProgramsLive, ACountedReadingReadsAnAffinityAgainWhenItsKeyChangesOrInTurn)
     // No key (ftrace's counts): in turn, whether it ran or not.
     EXPECT_EQ(affinity(0, 11, inTurn), real);
     EXPECT_EQ(affinity(0, 11, notInTurn), kept);
+    // A first key (the last reading had none): read, to be bound to it.
+    previous->tasks[0].affinityKey = 0;
+    EXPECT_EQ(affinity(7, 11, notInTurn), real);
 }
 
 TEST(ProgramsLive, AProcessEndingEndsTheWatchWithASentence)

@@ -109,7 +109,7 @@ std::uint64_t monotonicNs()
 }
 
 // A read buffer at a map's size, left unwritten until a read fills it: a watch's buffers are
-// about 17 MB at the maps' largest, and zeroing them (page by page) was most of a watch's start.
+// about 17 MB at the maps' largest, and zeroing them page by page was part of a watch's start.
 template <typename T> class ReadBuffer {
 public:
     explicit ReadBuffer(std::size_t size)

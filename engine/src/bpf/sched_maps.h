@@ -10,9 +10,8 @@
 /* runqlat's bins: [i] counts waits of 2^i ns up to 2^(i+1) ns; the last also holds longer. */
 #define CTXSCOPE_LOG2_BINS 36
 /* Map sizes at their largest: a program of 10,000 threads with a few peers each. ctxscope sizes
- * each map for the watched program when it loads them (bpfMapSizes): a read walks every bucket
- * of a map, empty or not. A full map's update fails and is counted in `lost`, never silently
- * dropped. */
+ * each map for the watched program when it loads them (bpfMapSizes). A full map's update fails
+ * and is counted in `lost`, never silently dropped. */
 #define CTXSCOPE_MAX_THREADS 16384
 #define CTXSCOPE_MAX_PEERS 65536
 #define CTXSCOPE_MAX_MOVES 32768

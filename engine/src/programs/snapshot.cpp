@@ -159,10 +159,14 @@ Expected<ProcessSnapshot> readCountedSnapshot(long pid, const std::vector<long>&
         const bool ranOutside = known != nullptr && n.cpu >= 0
             && !std::binary_search(known->status.cpusAllowed.begin(), known->status.cpusAllowed.end(), n.cpu);
         // With a key, a thread that ran since `previous` has its affinity in it: read again when
-        // it changed. One that did not run may have a new one that no switch has seen: in turn.
+        // it changed, and in a longer turn for what the key cannot tell. One that did not run
+        // may have a new one that no switch has seen: in turn. A thread's first key is bound to
+        // an affinity read with it.
         const bool ran = known != nullptr && known->schedstat && known->schedstat->timeslices != n.switchIns;
         const bool keyed = n.affinityKey != 0 && known != nullptr && known->affinityKey != 0;
-        const bool stale = keyed ? known->affinityKey != n.affinityKey || (!ran && inTurn) : inTurn;
+        const bool inKeyedTurn = tid % kKeyedReadEvery == reading % kKeyedReadEvery;
+        const bool stale = keyed ? known->affinityKey != n.affinityKey || (ran ? inKeyedTurn : inTurn)
+                                 : inTurn || n.affinityKey != 0;
         task.affinityKey = n.affinityKey;
         if (known == nullptr || stale || ranOutside) {
             task.status.cpusAllowed = threadAffinity(static_cast<int>(tid));

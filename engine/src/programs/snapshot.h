@@ -50,6 +50,10 @@ struct ProcessSnapshot {
 // process of 1,000 sleeping threads this cuts a reading's cost by about a third
 // (docs/performance.md).
 constexpr int kFullReadEvery = 4;
+// A counted reading's affinity key (SchedCounts::affinityKey, BPF) folds the first 64 CPUs'
+// bits and their count: a thread that keeps running while its affinity trades CPUs past 63
+// for others of the same count keeps its key. Such a thread is read again in this longer turn.
+constexpr int kKeyedReadEvery = 16;
 // "no process with PID N is running": what a watch of a PID that does not run says.
 Error noProcess(long pid);
 // The reading's thread `tid` (its tasks are sorted by TID), or nullptr.
@@ -64,7 +68,8 @@ Expected<ProcessSnapshot> readProcessSnapshot(
 // CPU outside the affinity it had, and otherwise in turns as readProcessSnapshot reads idle
 // threads (`reading`, kFullReadEvery): a change by another tool shows within that many
 // readings. Where the counts carry an affinity key (BPF), a thread that ran since `previous`
-// is read again only when its key changed (it left a CPU under a new affinity), not in turns.
+// is read again when its key changed (it left a CPU under a new affinity) and otherwise only
+// in a longer turn (kKeyedReadEvery).
 // The switch counts, run and wait times, timeslices, migrations, last CPU and state are `counts`
 // (SchedWatch::counts, from the window's start on; a thread without events has zeros), taken
 // at `timeNs`. A thread of `previous` keeps that reading's stat. On 1,000 threads waking 10
