@@ -132,9 +132,10 @@ std::size_t threadCount(pid_t pid)
 
 struct Window {
     double watchShare = 0; // the watch process's CPU over its wall time (0 for the unwatched window)
-    double runningShare
-        = -1; // ours: its CPU over the window from `kSettle` after its start to `kBeforeEnd` before its end
-    double onceMs = -1; // ours: its CPU beyond that share over its wall time (its start and its summary), ms
+    // Ours: its CPU from `kSettle` after its start to `kBeforeEnd` before its end, over that time;
+    // and its CPU beyond that share over its whole wall time (its start and summary), in ms.
+    double runningShare = -1;
+    double onceMs = -1;
     double programShare = 0; // the watched program's CPU over the same wall time
     double seconds = 0;
     bool ok = true;
