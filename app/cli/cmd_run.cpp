@@ -211,6 +211,7 @@ Command addRunCommand(CLI::App& app)
         ->capture_default_str();
     o->output.addTo(sub);
     o->trace.addTo(sub);
+    o->trace.addBackendTo(sub);
     o->spinOption = sub->add_option("--spin-ns", o->spinNs,
         fmt::format(
             "spin-futex: nanoseconds a waiting task spins before it sleeps on the futex (0 to {})", kMaxSpinNs));

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "trace_options.h"
+#include "ctxscope/sched_watch.h" // bpfUnavailable
 #include "ctxscope/trace_session.h"
 
 #include <fmt/core.h>
@@ -32,8 +33,9 @@ Status checkWritable(const std::string& path)
 void TraceCliOptions::addTo(CLI::App* sub)
 {
     sub->add_flag("--trace", trace,
-        "After the run, run it once more inside a private ftrace instance and cut each hand-over into its steps "
-        "(sched_waking, the IPI, the idle exit, sched_switch): needs root or a tracefs your group may write");
+        "After the run, run it once more traced and cut each hand-over into its steps (sched_waking, the IPI, the "
+        "idle exit, sched_switch), in a private ftrace instance or, where --trace-backend allows, in the kernel "
+        "(BPF): needs root or a tracefs your group may write");
     sub->add_option("--trace-out", out,
         "Also write the traced run's events to FILE: .dat is trace-cmd's trace.dat (trace-cmd report, KernelShark), "
         ".txt the kernel's text format (Perfetto UI); implies --trace");
@@ -45,19 +47,52 @@ void TraceCliOptions::addTo(CLI::App* sub)
             kMaxTraceBufferKb));
 }
 
+void TraceCliOptions::addBackendTo(CLI::App* sub)
+{
+    backend = "auto";
+    sub->add_option("--trace-backend", backend,
+           "How the traced run cuts its hand-overs: ftrace records every event (any placement, --trace-out); bpf "
+           "cuts and bins them in the kernel (tasks on one CPU only, a fraction of ftrace's cost, no events kept); "
+           "auto: bpf where it can, else ftrace")
+        ->default_str("auto");
+}
+
+TracedRunOptions TraceCliOptions::runOptions() const
+{
+    TracedRunOptions options { ops, bufferKb, {} };
+    options.backend = traceBackendFrom(backend).value_or(TraceBackend::Ftrace);
+    if (options.backend == TraceBackend::Auto && !out.empty())
+        options.backend = TraceBackend::Ftrace;
+    return options;
+}
+
 Status TraceCliOptions::check(const BenchSpec& spec) const
 {
     if (!wanted())
         return {};
     if (Status input = checkInput(spec); !input)
         return input;
+    const TraceBackend chosen = runOptions().backend;
+    if (chosen == TraceBackend::Bpf) {
+        if (std::string why = bpfUnavailable(); !why.empty())
+            return makeError("--trace-backend bpf: " + why);
+        return {};
+    }
+    // auto takes bpf where the run turns out to be on one CPU; where it cannot, ftrace must be allowed.
+    if (chosen == TraceBackend::Auto && oneTracedCpu(spec.cpus) >= 0 && bpfUnavailable().empty())
+        return {};
     return tracingAllowed();
 }
 
 Status TraceCliOptions::checkInput(const BenchSpec& spec) const
 {
+    if (!traceBackendFrom(backend))
+        return makeError(fmt::format("--trace-backend must be auto, bpf or ftrace, not '{}'", backend));
     if (std::string refusal = traceRefusal(spec, runOptions()); !refusal.empty())
         return makeError(refusal);
+    if (backend == "bpf" && !out.empty())
+        return makeError("--trace-out needs the events, which the bpf trace backend does not keep: trace with "
+                         "--trace-backend ftrace (or auto)");
     if (!out.empty())
         if (Status s = checkTraceOut(out); !s)
             return s;

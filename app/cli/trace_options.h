@@ -18,10 +18,14 @@ struct TraceCliOptions {
     std::string out; // --trace-out FILE (implies --trace)
     std::uint64_t ops = 0;
     std::size_t bufferKb = 0;
+    std::string backend = "ftrace"; // --trace-backend (run only; its default there is auto)
 
     void addTo(CLI::App* sub);
+    // --trace-backend, on the commands whose traced runs may cut hand-overs in the kernel.
+    void addBackendTo(CLI::App* sub);
     bool wanted() const { return trace || !out.empty(); }
-    TracedRunOptions runOptions() const { return { ops, bufferKb, {} }; }
+    // auto with --trace-out is ftrace: the file needs the events.
+    TracedRunOptions runOptions() const;
     // Every refusal before anything runs: the benchmark, the ranges, the file, the privilege.
     Status check(const BenchSpec& spec) const;
     // The same but the privilege, whether or not tracing was asked for (a lesson that always

@@ -95,7 +95,8 @@ instances() { ls -d "$(awk '$3 == "tracefs" { print $2; exit }' /proc/self/mount
 
 # Starts a long traced run in the background and waits until its instance exists.
 start_long_trace() {
-    "$cli" run futex --cpus 0,0 --iterations 1000 --repetitions 1 --trace --trace-ops 1000000 >/dev/null 2>&1 &
+    "$cli" run futex --cpus 0,0 --iterations 1000 --repetitions 1 --trace --trace-backend ftrace --trace-ops 1000000 \
+        >/dev/null 2>&1 &
     bg=$!
     for _ in $(seq 1 300); do
         instances | grep -q "ctxscope-$bg-" && return 0
@@ -118,7 +119,8 @@ wait "$bg" 2>/dev/null
 left=$(instances)
 bg=""
 [ -n "$left" ] || fail "a kill -9 left nothing behind, so this test proves nothing"
-"$cli" run futex --cpus 0,0 --iterations 1000 --repetitions 1 --trace --trace-ops 1000 >/dev/null 2>&1 ||
+"$cli" run futex --cpus 0,0 --iterations 1000 --repetitions 1 --trace --trace-backend ftrace --trace-ops 1000 \
+    >/dev/null 2>&1 ||
     fail "the traced run after the kill failed"
 [ -z "$(instances)" ] || fail "the next traced run did not remove $left"
 echo "PASS: $switches switch-outs in trace-cmd report for $ops round trips; the watch's file has $in_file switch-ins for its $counted; SIGTERM and kill -9 leave nothing"

@@ -34,7 +34,8 @@ traces() {
     return 1
 }
 run_traced() { # OPS OUT, backgrounded: exec, so $! is ctxscope's PID
-    exec "$cli" run futex --cpus 0,0 --iterations 1000 --repetitions 1 --trace --trace-ops "$1" --trace-buffer 131072 \
+    exec "$cli" run futex --cpus 0,0 --iterations 1000 --repetitions 1 --trace --trace-backend ftrace --trace-ops "$1" \
+        --trace-buffer 131072 \
         >"$2" 2>&1
 }
 

@@ -85,6 +85,9 @@ struct TraceIdleState {
 // What a traced run's events say about its hand-overs. The traced run is a run of its own,
 // after the untraced one it explains; its figures never replace that run's.
 struct TraceSummary {
+    // Who cut the hand-overs: "ftrace" (the events recorded, cut afterwards by cutHandovers) or
+    // "bpf" (cut and binned in the kernel as they happen: HandoverProbe; no events are kept).
+    std::string backend = "ftrace";
     std::uint64_t ops = 0; // round trips (ops) the trace covers
     double nsPerOp = 0; // the traced run's mean
     double untracedNsPerOp = 0; // the untraced run's mean, for the cost of tracing

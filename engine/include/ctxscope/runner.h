@@ -57,8 +57,9 @@ struct RunContext {
     long controllerPid = 0;
     // Called on the runner's thread right before the first measured repetition and right after
     // the last, with the tasks waiting at the phase barrier: a trace started and stopped here
-    // holds exactly the measured ops.
-    std::function<void()> measuredBegin;
+    // holds exactly the measured ops. measuredBegin gets the measured tasks' thread ids (an
+    // in-kernel counter filters on them).
+    std::function<void(const std::vector<long>& tasks)> measuredBegin;
     std::function<void()> measuredEnd;
 };
 

@@ -12,16 +12,31 @@
 
 #include <nlohmann/json.hpp>
 
+#include <optional>
 #include <stop_token>
 #include <string>
+#include <string_view>
 
 namespace ctxscope {
+
+// How a traced run cuts its hand-overs. Ftrace records every event into a private instance and
+// cuts them afterwards (a trace file, the timeline's window, examples; every placement). Bpf cuts
+// them in the kernel as they happen (HandoverProbe): a run on one CPU only, no events kept, a
+// fraction of ftrace's cost. Auto: bpf where it can (one CPU, BPF allowed), else ftrace.
+enum class TraceBackend { Ftrace, Bpf, Auto };
+std::string_view toString(TraceBackend backend);
+std::optional<TraceBackend> traceBackendFrom(std::string_view name);
 
 struct TracedRunOptions {
     std::uint64_t ops = 0; // 0: about 0.25 s of the untraced run's ops, 1,000 to 20,000
     std::size_t bufferKbPerCpu = 0; // 0: TraceOptions' default
     std::vector<std::string> marks; // written into the trace as it starts: what it shows
+    TraceBackend backend = TraceBackend::Ftrace;
 };
+
+// The CPU all of these (a placement's or a spec's CPUs) are, when they are one (the BPF
+// backend's runs); -1 otherwise (none, or more than one).
+int oneTracedCpu(const std::vector<int>& cpus);
 
 inline constexpr std::uint64_t kMaxTracedOps = 1'000'000;
 inline constexpr std::size_t kMaxTraceBufferKb = 1024 * 1024;
@@ -33,8 +48,9 @@ struct TracedRun {
     TraceSummary summary;
 };
 
-// Why this spec has nothing to trace or these options are out of range, as a sentence; ""
-// when it can be traced. Checks no privilege (tracingAllowed does).
+// Why this spec has nothing to trace or these options are out of range (the bpf backend for a
+// run on more than one CPU included), as a sentence; "" when it can be traced. Checks no
+// privilege (tracingAllowed and bpfUnavailable do).
 std::string traceRefusal(const BenchSpec& spec, const TracedRunOptions& options);
 
 // What a trace says about itself (marks in the trace, comments in its text file): the machine,

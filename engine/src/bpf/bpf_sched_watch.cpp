@@ -29,6 +29,8 @@
 #include "bpf/sched_maps.h"
 #include "os/task_stat.h"
 
+#include "bpf/loader_common.h"
+
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
@@ -100,13 +102,6 @@ Expected<std::unique_ptr<SchedWatch>> SchedWatch::openBpf(long) { return makeErr
 #else
 
 namespace {
-
-std::uint64_t monotonicNs()
-{
-    timespec ts {};
-    ::clock_gettime(CLOCK_MONOTONIC, &ts);
-    return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000ULL + static_cast<std::uint64_t>(ts.tv_nsec);
-}
 
 // A read buffer at a map's size, left unwritten until a read fills it: a watch's buffers are
 // about 17 MB at the maps' largest, and zeroing them page by page was part of a watch's start.
@@ -254,7 +249,7 @@ public:
             return threads.error();
         if (Status s = readPeersAndMoves(); !s)
             return s.error();
-        m_drainedNs = std::min(untilMonoNs, monotonicNs());
+        m_drainedNs = std::min(untilMonoNs, bpf::monotonicNs());
         const std::uint64_t lostNow = m_skel->bss->lost;
         const std::uint64_t lost = lostNow - std::min(lostNow, m_lostLast);
         m_lostLast = lostNow;
@@ -470,16 +465,13 @@ private:
     RawTrace m_noRecording;
 };
 
-// libbpf's messages go nowhere: a failure is reported as one sentence by openBpf.
-int quiet(libbpf_print_level, const char*, va_list) { return 0; }
-
 } // namespace
 
 Expected<std::unique_ptr<SchedWatch>> SchedWatch::openBpf(long pid)
 {
     if (std::string why = bpfUnavailable(); !why.empty())
         return makeError(why);
-    libbpf_set_print(quiet);
+    bpf::quietLibbpf();
     ctxscope_sched* skel = ctxscope_sched__open();
     if (skel == nullptr)
         return makeError(fmt::format("could not open the BPF programs: {}", std::strerror(errno)));

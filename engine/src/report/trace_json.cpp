@@ -31,6 +31,7 @@ nlohmann::json traceSummaryToJson(const TraceSummary& s)
         losses.push_back({ { "cpu", l.cpu }, { "overrun", l.overrun }, { "dropped", l.dropped },
             { "missed_in_pages", l.missedInPages } });
     nlohmann::json j = {
+        { "backend", s.backend },
         { "ops", s.ops },
         { "ns_per_op", s.nsPerOp },
         { "untraced_ns_per_op", s.untracedNsPerOp },
@@ -119,6 +120,9 @@ std::vector<TraceOtherTask> otherTasks(FieldReader& in, const char* key)
 TraceSummary traceSummaryFromJson(FieldReader& in)
 {
     TraceSummary s;
+    s.backend = in.optString("backend").value_or("ftrace");
+    if (s.backend != "ftrace" && s.backend != "bpf")
+        in.fail(in.where("backend") + " is '" + s.backend + "', not ftrace or bpf");
     s.ops = in.count("ops");
     s.nsPerOp = in.number("ns_per_op");
     s.untracedNsPerOp = in.optNumber("untraced_ns_per_op").value_or(0);

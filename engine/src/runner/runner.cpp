@@ -203,8 +203,12 @@ Expected<RunResult> runBenchmark(const BenchSpec& spec, const Topology& topology
         hooks.before = [&] {
             if (meter)
                 meter->begin();
-            if (context && context->measuredBegin)
-                context->measuredBegin();
+            if (context && context->measuredBegin) {
+                std::vector<long> tids;
+                for (const auto& t : measuredTasks(*block, spec.mode))
+                    tids.push_back(t.tid);
+                context->measuredBegin(tids);
+            }
         };
         hooks.after = [&](bool last) {
             if (last && context && context->measuredEnd)

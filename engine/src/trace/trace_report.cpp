@@ -102,9 +102,14 @@ std::string formatTraceSummary(const TraceSummary& s)
 {
     std::string out;
     const double cost = s.untracedNsPerOp > 0 ? 100 * (s.nsPerOp / s.untracedNsPerOp - 1) : 0;
-    out += fmt::format("traced: {} per op against {} untraced, {:+.0f}% ({} ops on CPUs {}, {} events, {} lost)\n",
-        formatDuration(s.nsPerOp), formatDuration(s.untracedNsPerOp), cost, s.ops,
-        s.cpus.empty() ? std::string("all") : fmt::format("{}", fmt::join(s.cpus, ",")), s.events, s.lostEvents);
+    const std::string cpus = s.cpus.empty() ? std::string("all") : fmt::format("{}", fmt::join(s.cpus, ","));
+    if (s.backend == "bpf")
+        out += fmt::format("traced (bpf: cut in the kernel, no events kept): {} per op against {} untraced, {:+.0f}% "
+                           "({} ops on CPU {}, {} events of the measured tasks)\n",
+            formatDuration(s.nsPerOp), formatDuration(s.untracedNsPerOp), cost, s.ops, cpus, s.events);
+    else
+        out += fmt::format("traced: {} per op against {} untraced, {:+.0f}% ({} ops on CPUs {}, {} events, {} lost)\n",
+            formatDuration(s.nsPerOp), formatDuration(s.untracedNsPerOp), cost, s.ops, cpus, s.events, s.lostEvents);
     if (s.segments.empty()) {
         out += "  no hand-over between the measured tasks went through the scheduler in the trace\n";
     } else {

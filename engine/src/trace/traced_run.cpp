@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "ctxscope/traced_run.h"
+#include "ctxscope/handover_probe.h"
+#include "ctxscope/sched_watch.h" // bpfUnavailable
 #include "ctxscope/trace_decoder.h"
 #include "ctxscope/trace_session.h"
 
@@ -14,6 +16,37 @@
 
 namespace ctxscope {
 
+std::string_view toString(TraceBackend backend)
+{
+    switch (backend) {
+    case TraceBackend::Ftrace:
+        return "ftrace";
+    case TraceBackend::Bpf:
+        return "bpf";
+    case TraceBackend::Auto:
+        return "auto";
+    }
+    return "ftrace";
+}
+
+std::optional<TraceBackend> traceBackendFrom(std::string_view name)
+{
+    for (const auto b : { TraceBackend::Ftrace, TraceBackend::Bpf, TraceBackend::Auto })
+        if (name == toString(b))
+            return b;
+    return std::nullopt;
+}
+
+int oneTracedCpu(const std::vector<int>& cpus)
+{
+    if (cpus.empty() || cpus.front() < 0)
+        return -1;
+    for (int cpu : cpus)
+        if (cpu != cpus.front())
+            return -1;
+    return cpus.front();
+}
+
 std::string traceRefusal(const BenchSpec& spec, const TracedRunOptions& options)
 {
     const BenchInfo* info = findBenchmark(spec.bench);
@@ -25,6 +58,9 @@ std::string traceRefusal(const BenchSpec& spec, const TracedRunOptions& options)
             spec.bench);
     if (options.ops > kMaxTracedOps)
         return fmt::format("--trace-ops {} is more than a trace holds: at most {}", options.ops, kMaxTracedOps);
+    if (options.backend == TraceBackend::Bpf && !spec.cpus.empty() && oneTracedCpu(spec.cpus) < 0)
+        return "the bpf trace backend cuts hand-overs on one CPU only: pin every task to the same CPU (--cpus 0,0), "
+               "or trace with ftrace";
     if (options.bufferKbPerCpu > kMaxTraceBufferKb)
         return fmt::format("--trace-buffer {} KiB is more than ctxscope asks for: at most {} KiB",
             options.bufferKbPerCpu, kMaxTraceBufferKb);
@@ -39,6 +75,35 @@ std::uint64_t tracedOps(const TracedRunOptions& options, double untracedNsPerOp)
     return static_cast<std::uint64_t>(std::clamp(quarterSecond, 1000.0, 20000.0));
 }
 
+namespace {
+
+// The run once more with its hand-overs cut in the kernel (TraceBackend::Bpf).
+Expected<TracedRun> runProbed(const BenchSpec& traced, int cpu, const Topology& topology, const RunResult& untraced,
+    const RunCallbacks& callbacks, std::stop_token stop)
+{
+    auto probe = HandoverProbe::open(cpu);
+    if (!probe)
+        return probe.error();
+    Status started = makeError("the traced run never reached its measured ops");
+    RunContext context;
+    context.measuredBegin = [&](const std::vector<long>& tasks) { started = (*probe)->begin(tasks); };
+    context.measuredEnd = [&] { (*probe)->end(); };
+    auto run = runBenchmark(traced, topology, callbacks, stop, &context);
+    if (!run)
+        return run.error();
+    if (!started)
+        return started.error();
+    TraceSummary summary = (*probe)->summary(run->keepAwakeTasks);
+    probe->reset(); // the programs go as soon as their bins are read
+    const std::uint64_t ops = run->iterations * static_cast<std::uint64_t>(run->repetitions);
+    finishTraceSummary(summary, ops, run->stats.mean, untraced.stats.mean, run->observed.switchesPerOp());
+    if (!run->interference)
+        run->interference = traceInterference(summary);
+    return TracedRun { std::move(*run), {}, {}, std::move(summary) };
+}
+
+} // namespace
+
 Expected<TracedRun> runTraced(const BenchSpec& spec, const Topology& topology, const RunResult& untraced,
     const TracedRunOptions& options, const RunCallbacks& callbacks, std::stop_token stop)
 {
@@ -46,6 +111,12 @@ Expected<TracedRun> runTraced(const BenchSpec& spec, const Topology& topology, c
     traced.iterations = tracedOps(options, untraced.stats.mean);
     traced.repetitions = 1;
     traced.accountInterference = false; // its /proc scans would be in the trace
+    const int oneCpu = oneTracedCpu(untraced.placement.cpus);
+    if (options.backend == TraceBackend::Bpf && oneCpu < 0)
+        return makeError("the bpf trace backend cuts hand-overs on one CPU only, and this run's tasks were on more");
+    if (options.backend == TraceBackend::Bpf
+        || (options.backend == TraceBackend::Auto && oneCpu >= 0 && bpfUnavailable().empty()))
+        return runProbed(traced, oneCpu, topology, untraced, callbacks, stop);
     TraceOptions to;
     to.cpus = untraced.placement.cpus;
     std::sort(to.cpus.begin(), to.cpus.end());
@@ -57,7 +128,7 @@ Expected<TracedRun> runTraced(const BenchSpec& spec, const Topology& topology, c
     Status started = makeError("the traced run never reached its measured ops");
     Status stopped;
     RunContext context;
-    context.measuredBegin = [&] {
+    context.measuredBegin = [&](const std::vector<long>&) {
         started = (*session)->start();
         for (const auto& m : options.marks)
             if (started)
