@@ -77,24 +77,21 @@ std::uint64_t tracedOps(const TracedRunOptions& options, double untracedNsPerOp)
 
 namespace {
 
-// The run once more with its hand-overs cut in the kernel (TraceBackend::Bpf).
-Expected<TracedRun> runProbed(const BenchSpec& traced, int cpu, const Topology& topology, const RunResult& untraced,
-    const RunCallbacks& callbacks, std::stop_token stop)
+// The run once more with its hand-overs cut in the kernel (TraceBackend::Bpf) by `probe`.
+Expected<TracedRun> runProbed(std::unique_ptr<HandoverProbe> probe, const BenchSpec& traced, const Topology& topology,
+    const RunResult& untraced, const RunCallbacks& callbacks, std::stop_token stop)
 {
-    auto probe = HandoverProbe::open(cpu);
-    if (!probe)
-        return probe.error();
     Status started = makeError("the traced run never reached its measured ops");
     RunContext context;
-    context.measuredBegin = [&](const std::vector<long>& tasks) { started = (*probe)->begin(tasks); };
-    context.measuredEnd = [&] { (*probe)->end(); };
+    context.measuredBegin = [&](const std::vector<long>& tasks) { started = probe->begin(tasks); };
+    context.measuredEnd = [&] { probe->end(); };
     auto run = runBenchmark(traced, topology, callbacks, stop, &context);
     if (!run)
         return run.error();
     if (!started)
         return started.error();
-    TraceSummary summary = (*probe)->summary(run->keepAwakeTasks);
-    probe->reset(); // the programs go as soon as their bins are read
+    TraceSummary summary = probe->summary(run->keepAwakeTasks);
+    probe.reset(); // the programs go as soon as their bins are read
     const std::uint64_t ops = run->iterations * static_cast<std::uint64_t>(run->repetitions);
     finishTraceSummary(summary, ops, run->stats.mean, untraced.stats.mean, run->observed.switchesPerOp());
     if (!run->interference)
@@ -111,12 +108,25 @@ Expected<TracedRun> runTraced(const BenchSpec& spec, const Topology& topology, c
     traced.iterations = tracedOps(options, untraced.stats.mean);
     traced.repetitions = 1;
     traced.accountInterference = false; // its /proc scans would be in the trace
+    // BPF where asked, or (auto) where it can: the tasks on one CPU, few enough, BPF allowed
+    // and the programs loaded; auto records with ftrace otherwise, and says why when BPF
+    // should have loaded and did not.
     const int oneCpu = oneTracedCpu(untraced.placement.cpus);
-    if (options.backend == TraceBackend::Bpf && oneCpu < 0)
-        return makeError("the bpf trace backend cuts hand-overs on one CPU only, and this run's tasks were on more");
+    const bool fewTasks = untraced.observed.tasks.size() <= kMaxProbedTasks;
+    if (options.backend == TraceBackend::Bpf && (oneCpu < 0 || !fewTasks))
+        return makeError(fmt::format("the bpf trace backend cuts hand-overs of 1 to {} tasks on one CPU, and this "
+                                     "run's {} tasks were on {}",
+            kMaxProbedTasks, untraced.observed.tasks.size(), oneCpu < 0 ? "more than one" : "one"));
+    std::string notLoaded;
     if (options.backend == TraceBackend::Bpf
-        || (options.backend == TraceBackend::Auto && oneCpu >= 0 && bpfUnavailable().empty()))
-        return runProbed(traced, oneCpu, topology, untraced, callbacks, stop);
+        || (options.backend == TraceBackend::Auto && oneCpu >= 0 && fewTasks && bpfUnavailable().empty())) {
+        auto probe = HandoverProbe::open(oneCpu);
+        if (probe)
+            return runProbed(std::move(*probe), traced, topology, untraced, callbacks, stop);
+        if (options.backend == TraceBackend::Bpf)
+            return probe.error();
+        notLoaded = probe.error().message;
+    }
     TraceOptions to;
     to.cpus = untraced.placement.cpus;
     std::sort(to.cpus.begin(), to.cpus.end());
@@ -156,6 +166,9 @@ Expected<TracedRun> runTraced(const BenchSpec& spec, const Topology& topology, c
     nameIdleStates(summary, readCpuIdle(to.cpus.empty() ? 0 : to.cpus.back()));
     const std::uint64_t ops = run->iterations * static_cast<std::uint64_t>(run->repetitions);
     finishTraceSummary(summary, ops, run->stats.mean, untraced.stats.mean, run->observed.switchesPerOp());
+    if (!notLoaded.empty())
+        summary.notes.push_back(
+            fmt::format("Recorded with ftrace: the BPF backend could not load here ({}).", notLoaded));
     // The traced run reads no /proc (its scans would be in the trace): the trace says who ran.
     if (!run->interference)
         run->interference = traceInterference(summary);
