@@ -3,7 +3,8 @@
 # The portable bundle on an older system: a minimal Debian bullseye root (glibc 2.31,
 # debootstrap --variant=minbase, nothing else installed), /proc and /sys mounted, the bundle
 # copied into a temporary folder there and run with chroot: --version, sysinfo, a brief
-# `run futex --cpus 0,0` (as nobody: no root needed) and `survey --budget 20` (as root, so its
+# `run futex --cpus 0,0` (as nobody: no root needed), the same traced as root (recorded with
+# ftrace: the bundle has no BPF, and says so) and `survey --budget 20` (as root, so its
 # hand-over steps are traced). Each must exit 0 and print what it should, and nothing may be
 # written in the root outside that folder but the tracer's empty lock files in /run
 # (/run/ctxscope-tracefs-NS.lock and .decide, which every ctxscope on a machine shares; /run is a
@@ -118,6 +119,9 @@ check sysinfo "kernel " sysinfo
 user=(--userspec=65534:65534) # nobody
 check run_futex_as_nobody "futex +thread +0,0 +same-pu .*µs" run futex --cpus 0,0 --repetitions 3 --min-time 0.05
 user=()
+# Built without BPF, the bundle's traced run on one CPU is recorded with ftrace and says why.
+check trace_one_cpu "Recorded with ftrace: .*built without BPF" run futex --cpus 0,0 --repetitions 1 --min-time 0.05 \
+    --trace --trace-ops 2000
 check survey "survey|card" survey --budget 20 --json "$dir/card.json"
 in_root test -s "$dir/card.json" || fail "survey wrote no card"
 grep -q '"survey"' "$root$dir/card.json" || fail "the card has no survey block"

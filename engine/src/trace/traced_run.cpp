@@ -109,8 +109,8 @@ Expected<TracedRun> runTraced(const BenchSpec& spec, const Topology& topology, c
     traced.repetitions = 1;
     traced.accountInterference = false; // its /proc scans would be in the trace
     // BPF where asked, or (auto) where it can: the tasks on one CPU, few enough, BPF allowed
-    // and the programs loaded; auto records with ftrace otherwise, and says why when BPF
-    // should have loaded and did not.
+    // and the programs loaded. Auto records with ftrace otherwise, and says why in a note when
+    // the run was one BPF could have cut.
     const int oneCpu = oneTracedCpu(untraced.placement.cpus);
     const bool fewTasks = untraced.observed.tasks.size() <= kMaxProbedTasks;
     if (options.backend == TraceBackend::Bpf && (oneCpu < 0 || !fewTasks))
@@ -118,8 +118,10 @@ Expected<TracedRun> runTraced(const BenchSpec& spec, const Topology& topology, c
                                      "run's {} tasks were on {}",
             kMaxProbedTasks, untraced.observed.tasks.size(), oneCpu < 0 ? "more than one" : "one"));
     std::string notLoaded;
-    if (options.backend == TraceBackend::Bpf
-        || (options.backend == TraceBackend::Auto && oneCpu >= 0 && fewTasks && bpfUnavailable().empty())) {
+    const bool couldProbe = options.backend == TraceBackend::Auto && oneCpu >= 0 && fewTasks;
+    if (couldProbe)
+        notLoaded = bpfUnavailable();
+    if (options.backend == TraceBackend::Bpf || (couldProbe && notLoaded.empty())) {
         auto probe = HandoverProbe::open(oneCpu);
         if (probe)
             return runProbed(std::move(*probe), traced, topology, untraced, callbacks, stop);
@@ -167,8 +169,9 @@ Expected<TracedRun> runTraced(const BenchSpec& spec, const Topology& topology, c
     const std::uint64_t ops = run->iterations * static_cast<std::uint64_t>(run->repetitions);
     finishTraceSummary(summary, ops, run->stats.mean, untraced.stats.mean, run->observed.switchesPerOp());
     if (!notLoaded.empty())
-        summary.notes.push_back(
-            fmt::format("Recorded with ftrace: the BPF backend could not load here ({}).", notLoaded));
+        summary.notes.push_back(fmt::format("Recorded with ftrace: the BPF backend, which would have cut this run on "
+                                            "one CPU for less, could not run here: {}.",
+            notLoaded));
     // The traced run reads no /proc (its scans would be in the trace): the trace says who ran.
     if (!run->interference)
         run->interference = traceInterference(summary);
