@@ -18,11 +18,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
-#include <cstdarg>
 #include <cstring>
-#include <ctime>
-#include <map>
-#include <span>
 #include <string>
 #include <sys/syscall.h>
 

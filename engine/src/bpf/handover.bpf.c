@@ -2,9 +2,10 @@
 // The in-kernel half of a traced run on one CPU (bpf_handover.cpp): the hand-overs between the
 // measured tasks cut into steps at the same events cutHandovers (trace/handover.cpp) cuts
 // ftrace's at, each step's durations binned here. No event leaves the kernel: ctxscope reads the
-// bins once, after the run. The programs stay attached from load to exit but do nothing until
-// ctxscope sets `enabled` (at the first measured op) and nothing after it clears it; each first
-// compares the task with the few measured ones. Named ctxscope_*; nothing is pinned.
+// bins once, after the run. The programs are attached for the traced run only and do nothing
+// until ctxscope sets `enabled` (at the first measured op) and nothing after it clears it (after
+// the last); each first compares the task with the few measured ones. Named ctxscope_ho_*;
+// nothing is pinned, and the kernel frees them with ctxscope's process.
 #include "handover_maps.h"
 #include "kernel_types.h"
 
