@@ -311,3 +311,30 @@ TEST(FiguresProperty, ARunOnOnePuSaysWhyTheOtherLanesAreEmpty)
 }
 
 } // namespace
+
+namespace {
+
+// A run whose trace kept its steps and no events (opened from a results file, or cut in the
+// kernel by BPF): the caption says why the timeline is empty instead of asking for a traced run.
+TEST(FiguresProperty, StepsWithoutEventsSayWhyTheTimelineIsEmpty)
+{
+    std::vector<RunResult> results = realLesson();
+    ASSERT_FALSE(results.empty());
+    ASSERT_TRUE(results.front().trace.has_value());
+    RunResult bpf = results.front();
+    bpf.trace->backend = "bpf";
+    TimelinePage page;
+    page.setLanes({ TimelineLane { 0, 0, 0, 0 }, TimelineLane { 1, 0, 0, 1 } });
+    page.setRuns(
+        { { 1, QStringLiteral("cut in the kernel"), {}, std::make_shared<const RunResult>(bpf), nullptr, {}, {} } });
+    EXPECT_FALSE(page.showRun(1)); // nothing to draw
+    EXPECT_TRUE(page.caption().contains(QStringLiteral("kept their steps (the bars above), not their events")))
+        << page.caption().toStdString();
+    // No trace at all: asked for one, as before.
+    RunResult plain = results.front();
+    plain.trace.reset();
+    page.setRuns({ { 2, QStringLiteral("untraced"), {}, std::make_shared<const RunResult>(plain), nullptr, {}, {} } });
+    EXPECT_TRUE(page.caption().contains(QStringLiteral("No traced run on this stage"))) << page.caption().toStdString();
+}
+
+} // namespace

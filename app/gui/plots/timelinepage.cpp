@@ -14,6 +14,8 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+
+#include <algorithm>
 #include <cmath>
 
 namespace ctxscope::gui {
@@ -220,9 +222,18 @@ QString TimelinePage::caption() const { return m_caption->text(); }
 QString TimelinePage::runCaption() const
 {
     const Run* r = m_shown ? run(*m_shown) : nullptr;
-    if (!r)
+    if (!r) {
+        // Steps without events: runs opened from a results file (which keeps the trace's steps,
+        // not its events), or traced in the kernel (ctxscope-cli run --trace on one CPU: BPF).
+        const bool stepsOnly
+            = std::any_of(m_runs.begin(), m_runs.end(), [](const Run& x) { return x.result && x.result->trace; });
+        if (stepsOnly)
+            return tr("The traced runs here kept their steps (the bars above), not their events: a results file "
+                      "holds none, and a run traced in the kernel (BPF) records none. To see what each PU did, check "
+                      "\"Trace the scheduler\" in the run panel and run it here.");
         return tr("No traced run on this stage. Check \"Trace the scheduler\" in the run panel: after the run, "
                   "the same benchmark runs once more with the kernel's scheduler events recorded.");
+    }
     QString text = tr("<b>%1</b>").arg(r->label.toHtmlEscaped());
     if (r->result && r->result->trace) {
         const TraceSummary& t = *r->result->trace;
