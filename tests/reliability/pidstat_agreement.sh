@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # pidstat_agreement.sh CLI: ctxscope's switch rates and affinities against the real tools.
 #
-# 1. Starts `ctxscope-cli workload pingpong` and runs, side by side, `pidstat -w -t -p PID 5 1`
+# 1. Starts `ctxscope-cli workload pingpong`, pins the pair to one CPU (the observers run on
+#    another, where there is one), and runs, side by side, `pidstat -w -t -p PID 5 1`
 #    (sysstat) and `ctxscope-cli watch PID --interval 5 --duration 5 --json -`: both read the
 #    threads' switch counters once when they start and once 5 s later. Each thread's voluntary +
 #    involuntary switches per second must agree within ±10% (of pidstat's figure).
@@ -34,6 +35,18 @@ now() { date +%s.%N; }
 start_pingpong 120
 
 # --- 1. switch rates against pidstat -------------------------------------------------------
+# The pair on one CPU and the two observers on another, where there are two: an unpinned pair's
+# rate moves with what else runs (a wake-up into an idle vCPU costs an exit to the hypervisor,
+# into a busy one far less), so a watcher busy starting up or exiting would change the rate
+# within one tool's window and not the other's. Unpinned again for part 2.
+allowed=$(taskset -cp "$$" | sed 's/.*: //')
+observers=()
+if [ "$(nproc)" -ge 2 ]; then
+    pair_cpu=$(python3 -c "import os; print(sorted(os.sched_getaffinity(0))[0])")
+    observer_cpu=$(python3 -c "import os; print(sorted(os.sched_getaffinity(0))[1])")
+    taskset -a -cp "$pair_cpu" "$pid" >/dev/null || fail "taskset could not pin the pair to CPU $pair_cpu"
+    observers=(taskset -c "$observer_cpu")
+fi
 judged=""
 # Each tool's window is its first reading to its last; what starts a process (an ASan build's
 # start-up above all) delays the first reading. The windows' misalignment is the difference of
@@ -41,10 +54,12 @@ judged=""
 late_pidstat=0
 late_watch=0
 for attempt in 1 2 3; do
-    (sleep "$late_pidstat"; LC_ALL=C S_TIME_FORMAT=ISO pidstat -w -t -p "$pid" 5 1 >"$dir/pidstat.txt" 2>&1
+    (sleep "$late_pidstat"; LC_ALL=C S_TIME_FORMAT=ISO "${observers[@]}" pidstat -w -t -p "$pid" 5 1 \
+        >"$dir/pidstat.txt" 2>&1
         now >"$dir/pidstat.end") &
     a=$!
-    (sleep "$late_watch"; "$cli" watch "$pid" --interval 5 --duration 5 --json - >"$dir/watch.ndjson" 2>&1
+    (sleep "$late_watch"; "${observers[@]}" "$cli" watch "$pid" --interval 5 --duration 5 --json - \
+        >"$dir/watch.ndjson" 2>&1
         now >"$dir/watch.end") &
     b=$!
     wait "$a" "$b"
@@ -102,6 +117,7 @@ done
 [[ $judged == agree* ]] || fail "switch rates differ by more than 10%: $judged"
 
 # --- 2. affinity after every pin against taskset -p ----------------------------------------
+taskset -a -cp "$allowed" "$pid" >/dev/null || fail "taskset could not unpin the pair"
 original=$(affinity "$ping")
 pins=0
 for tid in "$ping" "$pong"; do
