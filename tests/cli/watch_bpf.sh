@@ -13,6 +13,13 @@
 #     thread's recorded waits match its /proc switches (voluntary + involuntary) within 5%, or
 #     the text says "not measurable here" for it.
 #  5. An affinity narrowed by taskset on a running thread (ping0) shows at the next reading.
+#  6. Threads that come and go: 9,000 short threads of a small program, more than twice the
+#     4,096 slots the backend gives it, start and end inside the window. Each ended thread's slot
+#     is given back and taken again: no event is lost (a thread refused a slot would be).
+#  7. More wakers than a thread's slot holds (4): a thread reading a FIFO is woken by six
+#     writers, four slow ones first, then two fast ones that the slot has no room for. The two
+#     fast ones lead its wakers, in the summary and in each sample of the last seconds: the
+#     slot's counts and the map's are merged.
 # Exit 77 (skipped) where this machine cannot run BPF at all (the sentence says why).
 set -u
 cli=$1
@@ -20,8 +27,12 @@ dir=$(mktemp -d /tmp/ctxscope-watch-bpf-XXXXXX)
 chmod 755 "$dir"
 workload=""
 watcher=""
+churn=""
+writers=()
 cleanup() {
     [ -n "$watcher" ] && kill -9 "$watcher" 2>/dev/null
+    [ -n "$churn" ] && kill "$churn" 2>/dev/null
+    [ ${#writers[@]} -gt 0 ] && kill "${writers[@]}" 2>/dev/null
     [ -n "$workload" ] && kill -CONT "$workload" 2>/dev/null && kill "$workload" 2>/dev/null
     rm -rf "$dir"
 }
@@ -153,5 +164,76 @@ before = [s for s in samples if s["mono_ns"] < start]
 after = [s for s in samples if s["mono_ns"] > end + 20_000_000]  # past a reading's own time
 assert before and affinity(before[-1]) == "0-1", [affinity(s) for s in before]
 assert after and affinity(after[0]) == "1", [affinity(s) for s in after]
+PY
+
+# 6. Threads that come and go, once the watch has read its first sample.
+python3 - "$dir/go" >"$dir/churn.out" <<'PY' &
+import os, sys, threading, time
+while not os.path.exists(sys.argv[1]):
+    time.sleep(0.01)
+made = 0
+while made < 9000:
+    batch = [threading.Thread(target=time.sleep, args=(0.001,)) for _ in range(50)]
+    for t in batch:
+        t.start()
+    for t in batch:
+        t.join()
+    made += len(batch)
+print(made, flush=True)
+time.sleep(60)
+PY
+churn=$!
+"$cli" watch "$churn" --backend bpf --interval 0.25 --duration 10 --json "$dir/churn.ndjson" >"$dir/churn.txt" 2>&1 &
+watcher=$!
+for _ in $(seq 100); do grep -q watch_sample "$dir/churn.ndjson" 2>/dev/null && break; sleep 0.1; done
+touch "$dir/go"
+for _ in $(seq 80); do [ -s "$dir/churn.out" ] && break; sleep 0.1; done
+[ "$(cat "$dir/churn.out")" = 9000 ] || fail "the churning program did not make its 9,000 threads in 8 s"
+kill -0 "$watcher" 2>/dev/null || fail "the churn watch ended before the churn did: $(cat "$dir/churn.txt")"
+wait "$watcher" || fail "the churn watch failed: $(cat "$dir/churn.txt")"
+watcher=""
+python3 - "$dir/churn.ndjson" <<'PY' || fail "threads that came and went were refused slots"
+import json, sys
+samples = [l for l in map(json.loads, open(sys.argv[1])) if l["type"] == "watch_sample"]
+lost = max((t.get("sched") or {}).get("lost_events", 0) for s in samples for t in s["threads"])
+switch_ins = sum((t.get("sched") or {}).get("switch_ins", 0) for s in samples for t in s["threads"])
+assert len(samples) >= 20, len(samples)
+assert lost == 0, f"{lost} events lost"
+assert switch_ins > 0, "no switch-in counted"
+PY
+kill "$churn"
+churn=""
+
+# 7. Six wakers of one thread, the fast two after the slot is full.
+mkfifo "$dir/fifo"
+python3 -c 'import os, sys
+f = os.open(sys.argv[1], os.O_RDONLY)
+while True:
+    os.read(f, 4096)' "$dir/fifo" &
+churn=$!
+exec 9>"$dir/fifo" # held open for writing: the reader never reads an end
+"$cli" watch "$churn" --backend bpf --interval 0.5 --duration 5 --json "$dir/fifo.ndjson" >"$dir/fifo.txt" 2>&1 &
+watcher=$!
+for _ in $(seq 100); do grep -q watch_sample "$dir/fifo.ndjson" 2>/dev/null && break; sleep 0.1; done
+writer() { sh -c 'while :; do echo x >&9; sleep "$0"; done' "$1" & writers+=($!); }
+for pause in 0.2 0.2 0.2 0.2; do writer $pause; done
+sleep 0.5
+writer 0.02
+writer 0.01
+wait "$watcher" || fail "the FIFO watch failed: $(cat "$dir/fifo.txt")"
+watcher=""
+kill "${writers[@]}"
+exec 9>&-
+python3 - "$dir/fifo.ndjson" "$churn" "${writers[@]}" <<'PY' || fail "the wakers beyond the slot's four were not merged"
+import json, sys
+lines = list(map(json.loads, open(sys.argv[1])))
+reader, fast = int(sys.argv[2]), [int(sys.argv[8]), int(sys.argv[7])]
+def wakers(line):
+    return [t for t in line["threads"] if t["tid"] == reader][0]["sched"]["wakers"]
+summary = wakers([l for l in lines if l["type"] == "watch_summary"][0])
+assert [w["tid"] for w in summary[:2]] == fast, summary
+assert len(summary) == 5 and summary[1]["count"] > summary[2]["count"], summary
+for sample in [l for l in lines if l["type"] == "watch_sample"][-4:]:
+    assert [w["tid"] for w in wakers(sample)[:2]] == fast, wakers(sample)
 PY
 echo "PASS"

@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <limits>
 #include <map>
 #include <random>
@@ -557,6 +558,27 @@ TEST(WatchLine, TheWrittenSampleIsTheTreesDumpByteForByte)
     for (const WatchSample& s : edgeSamples()) {
         EXPECT_EQ(writtenLine(s), treeLine(s, {}).dump());
         EXPECT_EQ(writtenLine(s, { .id = 42 }), treeLine(s, { .id = 42 }).dump());
+    }
+}
+
+// Whole numbers take a shorter way than the float formatter's (zero, counts, bins' edges):
+// on both sides of where dump() changes to an exponent, with signs, and next to them.
+TEST(WatchLine, WholeNumbersAreWrittenAsDumpWritesThem)
+{
+    const std::vector<double> values = { 0.0, -0.0, 1.0, -1.0, 12000.0, 46080.0, 0.5, 1e14, 999999999999999.0,
+        -999999999999999.0, 1e15, -1e15, 1e15 + 2, 4503599627370496.0, 9007199254740993.0, 1e16, 1e300, 123.000001,
+        5e-324, std::nextafter(1.0, 2.0), std::nextafter(1e15, 0.0) };
+    const WatchSample base = edgeSamples().front();
+    for (const double v : values) {
+        WatchSample s = base;
+        s.seconds = v;
+        ThreadRates& t = s.threads.front();
+        ASSERT_TRUE(t.sched);
+        t.cpuShare = v;
+        t.voluntaryPerS = -v;
+        t.sched->wake.meanNs = v;
+        t.sched->wake.p50Ns = std::trunc(v);
+        EXPECT_EQ(writtenLine(s), treeLine(s, {}).dump()) << v;
     }
 }
 

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 // The BPF backend of a watch (SchedWatch::openBpf): the programs of sched_watch.bpf.c count
-// into maps, and each drain reads the maps whole (one batched read each) and takes the
-// differences from the last. No event reaches user space; no /proc file is read per thread.
+// into maps, and each drain takes the differences from the last. The threads' values, with each
+// thread's first peers, are read from the threads array, mapped into this process's memory;
+// only the peers and moves beyond those are read from maps (one batched read each). No event
+// reaches user space; no /proc file is read per thread.
 #include "ctxscope/placement.h"
 #include "ctxscope/sched_watch.h"
 #include "ctxscope/topology.h"
@@ -23,6 +25,8 @@
 #include <string>
 #include <unistd.h>
 #include <unordered_map>
+
+#include <sys/mman.h>
 
 #ifdef CTXSCOPE_HAVE_BPF
 #include "bpf/map_sizes.h"
@@ -174,7 +178,8 @@ std::uint64_t runSoFar(const ctxscope_thread& t, std::uint64_t atNs)
     return t.run_ns + (running ? atNs - t.running_since : 0);
 }
 
-// One interval's wakers or preemptors of a thread, read from a map emptied at every read.
+// One interval's wakers or preemptors of a thread beyond those its slot holds, read from a
+// map emptied at every read.
 struct PeerCount {
     std::uint32_t tid = 0;
     std::uint32_t peer = 0;
@@ -193,15 +198,56 @@ void sortPeers(PeerList& peers)
     });
 }
 
+// The threads array, mapped into this process (read, and written to give a slot back).
+class MappedSlots {
+public:
+    MappedSlots(ctxscope_thread* slots, std::size_t count)
+        : m_slots(slots)
+        , m_count(count)
+    {
+    }
+    ~MappedSlots()
+    {
+        if (m_slots != nullptr)
+            ::munmap(m_slots, bytes(m_count));
+    }
+    MappedSlots(const MappedSlots&) = delete;
+    MappedSlots& operator=(const MappedSlots&) = delete;
+
+    static std::size_t bytes(std::size_t count)
+    {
+        const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+        return (sizeof(ctxscope_thread) * count + page - 1) / page * page;
+    }
+    ctxscope_thread* data() const { return m_slots; }
+    std::size_t size() const { return m_count; }
+
+private:
+    ctxscope_thread* m_slots;
+    std::size_t m_count;
+};
+// An array's values are 8-byte aligned in the kernel: the mapped layout is this struct's.
+static_assert(sizeof(ctxscope_thread) % 8 == 0);
+
+// A peer of one thread in one interval, from its slot or from a map, with its name.
+struct PeerDelta {
+    std::uint32_t peer = 0;
+    std::uint64_t count = 0;
+    const char* comm = nullptr; // 16 bytes, not always terminated
+};
+
 class BpfSchedWatch final : public SchedWatch {
     static constexpr std::size_t kSlack = 256; // room for a last bucket of a full map
 
 public:
-    BpfSchedWatch(ctxscope_sched* skel, std::optional<Topology> topology, const BpfMapSizes& sizes)
+    BpfSchedWatch(ctxscope_sched* skel, std::unique_ptr<MappedSlots> slots, std::optional<Topology> topology,
+        const BpfMapSizes& sizes)
         : m_skel(skel)
+        , m_slots(std::move(slots))
         , m_topology(std::move(topology))
-        , m_keys(sizes.threads + kSlack)
-        , m_values(sizes.threads + kSlack)
+        , m_keys(sizes.threads)
+        , m_slotOf(sizes.threads)
+        , m_values(sizes.threads)
         , m_peerKeys(sizes.peers + kSlack)
         , m_wakerValues(sizes.peers + kSlack)
         , m_preemptorValues(sizes.peers + kSlack)
@@ -209,7 +255,11 @@ public:
         , m_moveValues(sizes.moves + kSlack)
     {
     }
-    ~BpfSchedWatch() override { ctxscope_sched__destroy(m_skel); }
+    ~BpfSchedWatch() override
+    {
+        m_slots.reset(); // unmapped before the map goes
+        ctxscope_sched__destroy(m_skel);
+    }
     BpfSchedWatch(const BpfSchedWatch&) = delete;
     BpfSchedWatch& operator=(const BpfSchedWatch&) = delete;
 
@@ -220,11 +270,9 @@ public:
 
     Status countFrom(std::uint64_t monoNs) override
     {
-        auto threads = readThreads();
-        if (!threads)
-            return threads.error();
+        const std::size_t threads = readThreads();
         m_base.clear();
-        for (std::size_t i = 0; i < *threads; ++i)
+        for (std::size_t i = 0; i < threads; ++i)
             m_base[m_keys[i]] = m_values[i];
         m_last = m_base;
         // The peers and moves so far are before the window: read and dropped.
@@ -244,9 +292,7 @@ public:
 
     Expected<std::map<long, ThreadSched>> drain(std::uint64_t untilMonoNs) override
     {
-        auto threads = readThreads();
-        if (!threads)
-            return threads.error();
+        const std::size_t threads = readThreads();
         if (Status s = readPeersAndMoves(); !s)
             return s.error();
         m_drainedNs = std::min(untilMonoNs, bpf::monotonicNs());
@@ -255,7 +301,7 @@ public:
         m_lostLast = lostNow;
         std::map<long, ThreadSched> out;
         const ctxscope_thread zero {};
-        for (std::size_t i = 0; i < *threads; ++i) {
+        for (std::size_t i = 0; i < threads; ++i) {
             const std::uint32_t tid = m_keys[i];
             const ctxscope_thread& now = m_values[i];
             auto was = m_last.find(tid);
@@ -270,7 +316,7 @@ public:
         m_wakers.clear();
         m_preemptors.clear();
         m_moves.clear();
-        forgetEnded(*threads);
+        forgetEnded(threads);
         return out;
     }
 
@@ -322,7 +368,36 @@ public:
     }
 
 private:
-    Expected<std::size_t> readThreads() { return readMap(bpf_map__fd(m_skel->maps.threads), m_keys, m_values, false); }
+    // The threads' values, copied from their slots (those taken so far, less the free ones) into
+    // m_values, their ids into m_keys and their slots into m_slotOf. How many.
+    std::size_t readThreads()
+    {
+        const std::uint64_t pops = __atomic_load_n(&m_skel->bss->pops, __ATOMIC_RELAXED);
+        const std::size_t used = std::min<std::size_t>(pops, m_slots->size());
+        const ctxscope_thread* slots = m_slots->data();
+        std::size_t n = 0;
+        for (std::size_t slot = 0; slot < used; ++slot) {
+            if (__atomic_load_n(&slots[slot].tid, __ATOMIC_RELAXED) == 0)
+                continue; // free, or taken and not yet written
+            std::memcpy(&m_values[n], &slots[slot], sizeof(ctxscope_thread));
+            m_keys[n] = m_values[n].tid;
+            m_slotOf[n] = static_cast<std::uint32_t>(slot);
+            ++n;
+        }
+        return n;
+    }
+
+    SchedMigration migration(std::uint16_t from, std::uint16_t to, std::uint64_t count) const
+    {
+        SchedMigration m;
+        m.from = from;
+        m.to = to;
+        if (m_topology)
+            if (auto r = relationOf(*m_topology, m.from, m.to))
+                m.relation = std::string(toString(*r));
+        m.count = count;
+        return m;
+    }
 
     // The interval's wakers, preemptors and moves, grouped by thread; the maps are left empty.
     Status readPeersAndMoves()
@@ -345,16 +420,8 @@ private:
         auto n = readMap(bpf_map__fd(m_skel->maps.moves), m_moveKeys, m_moveValues, true);
         if (!n)
             return n.error();
-        for (std::size_t i = 0; i < *n; ++i) {
-            SchedMigration m;
-            m.from = m_moveKeys[i].from;
-            m.to = m_moveKeys[i].to;
-            if (m_topology)
-                if (auto r = relationOf(*m_topology, m.from, m.to))
-                    m.relation = std::string(toString(*r));
-            m.count = m_moveValues[i];
-            m_moves[m_moveKeys[i].tid].push_back(std::move(m));
-        }
+        for (std::size_t i = 0; i < *n; ++i)
+            m_moves[m_moveKeys[i].tid].push_back(migration(m_moveKeys[i].from, m_moveKeys[i].to, m_moveValues[i]));
         return {};
     }
 
@@ -382,10 +449,20 @@ private:
         WakeLatency queued = binned(now.queued_hist, before.queued_hist, queuedSumNs);
         s.fromEnqueue
             = trace::enqueueWaitOf(std::move(queued.log2Hist), queued.count, static_cast<double>(queuedSumNs), w.maxNs);
-        s.wakers = top(m_wakers, tid, m_wakerValues);
-        s.preemptors = top(m_preemptors, tid, m_preemptorValues);
+        s.wakers = top(now.wakers, before.wakers, m_wakers, tid, m_wakerValues);
+        s.preemptors = top(now.preemptors, before.preemptors, m_preemptors, tid, m_preemptorValues);
+        std::vector<SchedMigration> moves;
         if (auto m = m_moves.find(tid); m != m_moves.end())
-            s.migrations = trace::ordered(std::move(m->second));
+            moves = std::move(m->second);
+        for (std::size_t i = 0; i < CTXSCOPE_INLINE_PEERS; ++i) {
+            const ctxscope_inline_move& m = now.moves[i];
+            const ctxscope_inline_move& was = before.moves[i];
+            const std::uint64_t from = was.used != 0 && was.from == m.from && was.to == m.to ? was.count : 0;
+            if (m.used != 0 && m.count > from)
+                moves.push_back(migration(m.from, m.to, m.count - from));
+        }
+        if (!moves.empty())
+            s.migrations = trace::ordered(std::move(moves));
         return s;
     }
 
@@ -411,17 +488,33 @@ private:
         return w;
     }
 
-    static std::vector<SchedPeer> top(const PeerList& peers, std::uint32_t tid, const ReadBuffer<ctxscope_peer>& values)
+    // A thread's interval peers, most first (then by peer), at most trace::kTopPeers: those its
+    // slot holds (their running counts' differences) and those beyond, from the map's read.
+    std::vector<SchedPeer> top(const ctxscope_inline_peer (&now)[CTXSCOPE_INLINE_PEERS],
+        const ctxscope_inline_peer (&before)[CTXSCOPE_INLINE_PEERS], const PeerList& peers, std::uint32_t tid,
+        const ReadBuffer<ctxscope_peer>& values)
     {
-        std::vector<SchedPeer> out;
+        m_candidates.clear();
+        for (std::size_t i = 0; i < CTXSCOPE_INLINE_PEERS; ++i) {
+            const std::uint64_t from = before[i].used != 0 && before[i].peer == now[i].peer ? before[i].count : 0;
+            if (now[i].used != 0 && now[i].count > from)
+                m_candidates.push_back({ now[i].peer, now[i].count - from, now[i].comm });
+        }
         const auto first = std::lower_bound(
             peers.begin(), peers.end(), tid, [](const PeerCount& p, std::uint32_t t) { return p.tid < t; });
-        for (auto p = first; p != peers.end() && p->tid == tid && out.size() < trace::kTopPeers; ++p) {
-            const char* comm = values[p->at].comm;
-            out.push_back({ static_cast<long>(p->peer),
-                p->peer == 0 ? std::string("an interrupt")
-                             : std::string(comm, strnlen(comm, sizeof values[p->at].comm)),
-                p->count });
+        for (auto p = first; p != peers.end() && p->tid == tid; ++p)
+            m_candidates.push_back({ p->peer, p->count, values[p->at].comm });
+        const std::size_t kept = std::min(m_candidates.size(), trace::kTopPeers);
+        std::partial_sort(m_candidates.begin(), m_candidates.begin() + static_cast<std::ptrdiff_t>(kept),
+            m_candidates.end(), [](const PeerDelta& a, const PeerDelta& b) {
+                return a.count != b.count ? a.count > b.count : a.peer < b.peer;
+            });
+        std::vector<SchedPeer> out;
+        out.reserve(kept);
+        for (std::size_t i = 0; i < kept; ++i) {
+            const PeerDelta& p = m_candidates[i];
+            out.push_back({ static_cast<long>(p.peer),
+                p.peer == 0 ? std::string("an interrupt") : std::string(p.comm, strnlen(p.comm, 16)), p.count });
         }
         return out;
     }
@@ -429,10 +522,14 @@ private:
     // A thread that ended was reported (counts() says X or Z) at the drain after its end: its
     // entry goes at the following one, so that its TID, when reused, starts from zero and the
     // map does not fill with the dead.
+    // Its slot is zeroed and given back to the queue (taken again only once every other slot
+    // was taken once).
     void forgetEnded(std::size_t threads)
     {
-        for (const std::uint32_t tid : m_ended) {
-            bpf_map_delete_elem(bpf_map__fd(m_skel->maps.threads), &tid);
+        for (const auto& [tid, slot] : m_ended) {
+            bpf_map_delete_elem(bpf_map__fd(m_skel->maps.slots), &tid);
+            std::memset(&m_slots->data()[slot], 0, sizeof(ctxscope_thread));
+            bpf_map_update_elem(bpf_map__fd(m_skel->maps.free_slots), nullptr, &slot, BPF_ANY);
             m_base.erase(tid);
             m_last.erase(tid);
         }
@@ -441,14 +538,16 @@ private:
             const ctxscope_thread& t = m_values[i];
             if ((t.flags & CTXSCOPE_RUNNING) == 0 && (t.flags & CTXSCOPE_EVER_RAN) != 0
                 && (t.state & 0xb0U) != 0) // EXIT_DEAD, EXIT_ZOMBIE, TASK_DEAD
-                m_ended.push_back(m_keys[i]);
+                m_ended.emplace_back(m_keys[i], m_slotOf[i]);
         }
     }
 
     ctxscope_sched* m_skel;
+    std::unique_ptr<MappedSlots> m_slots;
     std::optional<Topology> m_topology;
     // Read buffers, made once at each map's size.
     ReadBuffer<std::uint32_t> m_keys;
+    ReadBuffer<std::uint32_t> m_slotOf;
     ReadBuffer<ctxscope_thread> m_values;
     ReadBuffer<ctxscope_peer_key> m_peerKeys;
     ReadBuffer<ctxscope_peer> m_wakerValues, m_preemptorValues; // names are read from here
@@ -458,7 +557,8 @@ private:
     std::unordered_map<std::uint32_t, ctxscope_thread> m_base; // at countFrom
     PeerList m_wakers, m_preemptors; // this interval's
     std::unordered_map<std::uint32_t, std::vector<SchedMigration>> m_moves;
-    std::vector<std::uint32_t> m_ended;
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> m_ended; // (thread, slot)
+    std::vector<PeerDelta> m_candidates; // top()'s, kept from thread to thread
     std::uint64_t m_fromNs = 0;
     std::uint64_t m_drainedNs = 0;
     std::uint64_t m_lostLast = 0;
@@ -478,6 +578,8 @@ Expected<std::unique_ptr<SchedWatch>> SchedWatch::openBpf(long pid)
     skel->rodata->target_tgid = static_cast<__u32>(pid);
     const BpfMapSizes sizes = bpfMapSizes(os::taskCount(pid).value_or(0));
     bpf_map__set_max_entries(skel->maps.threads, sizes.threads);
+    bpf_map__set_max_entries(skel->maps.slots, sizes.threads);
+    bpf_map__set_max_entries(skel->maps.free_slots, sizes.threads);
     bpf_map__set_max_entries(skel->maps.wakers, sizes.peers);
     bpf_map__set_max_entries(skel->maps.preemptors, sizes.peers);
     bpf_map__set_max_entries(skel->maps.moves, sizes.moves);
@@ -485,14 +587,31 @@ Expected<std::unique_ptr<SchedWatch>> SchedWatch::openBpf(long pid)
         ctxscope_sched__destroy(skel);
         return makeError(fmt::format("the kernel refused the BPF programs: {}", std::strerror(-err)));
     }
+    // Every slot free, in order, before a program can take one; then the array mapped.
+    const int queue = bpf_map__fd(skel->maps.free_slots);
+    for (std::uint32_t slot = 0; slot < sizes.threads; ++slot)
+        if (bpf_map_update_elem(queue, nullptr, &slot, BPF_ANY) != 0) {
+            const int err = errno;
+            ctxscope_sched__destroy(skel);
+            return makeError(fmt::format("could not fill the BPF backend's free slots: {}", std::strerror(err)));
+        }
+    void* mapped = ::mmap(nullptr, MappedSlots::bytes(sizes.threads), PROT_READ | PROT_WRITE, MAP_SHARED,
+        bpf_map__fd(skel->maps.threads), 0);
+    if (mapped == MAP_FAILED) {
+        const int err = errno;
+        ctxscope_sched__destroy(skel);
+        return makeError(fmt::format("could not map the BPF backend's threads into memory: {}", std::strerror(err)));
+    }
+    auto slots = std::make_unique<MappedSlots>(static_cast<ctxscope_thread*>(mapped), sizes.threads);
     if (int err = ctxscope_sched__attach(skel); err != 0) {
+        slots.reset();
         ctxscope_sched__destroy(skel);
         return makeError(
             fmt::format("could not attach the BPF programs to the scheduler's tracepoints: {}", std::strerror(-err)));
     }
     auto topology = Topology::loadLive();
     return std::unique_ptr<SchedWatch>(std::make_unique<BpfSchedWatch>(
-        skel, topology ? std::optional<Topology>(std::move(*topology)) : std::nullopt, sizes));
+        skel, std::move(slots), topology ? std::optional<Topology>(std::move(*topology)) : std::nullopt, sizes));
 }
 
 #endif

@@ -6,6 +6,7 @@
 // until ctxscope sets `enabled` (at the first measured op) and nothing after it clears it (after
 // the last); each first compares the task with the few measured ones. Named ctxscope_ho_*;
 // nothing is pinned, and the kernel frees them with ctxscope's process.
+#include "bpf_log2.h"
 #include "handover_maps.h"
 #include "kernel_types.h"
 
@@ -66,40 +67,12 @@ static __always_inline struct ctxscope_task_state* state_at(int i)
     return &states[i & (CTXSCOPE_HANDOVER_TASKS - 1)];
 }
 
-static __always_inline __u32 log2_u64(__u64 v)
-{
-    __u32 r = 0;
-    if (v >> 32) {
-        v >>= 32;
-        r += 32;
-    }
-    if (v >> 16) {
-        v >>= 16;
-        r += 16;
-    }
-    if (v >> 8) {
-        v >>= 8;
-        r += 8;
-    }
-    if (v >> 4) {
-        v >>= 4;
-        r += 4;
-    }
-    if (v >> 2) {
-        v >>= 2;
-        r += 2;
-    }
-    if (v >> 1)
-        r += 1;
-    return r;
-}
-
 // Bin b < 16 holds b ns; above, a power of two 2^p is cut into 16 bins of 2^(p-4) ns each.
 static __always_inline __u32 bin_of(__u64 ns)
 {
     if (ns < CTXSCOPE_SUB_BINS)
         return (__u32)ns;
-    __u32 p = log2_u64(ns);
+    __u32 p = ctxscope_log2(ns);
     if (p > CTXSCOPE_STEP_TOP)
         return CTXSCOPE_STEP_BINS - 1;
     const __u32 sub = (__u32)(ns >> (p - CTXSCOPE_SUB_BITS)) & (CTXSCOPE_SUB_BINS - 1);

@@ -16,12 +16,33 @@
 #define CTXSCOPE_MAX_PEERS 65536
 #define CTXSCOPE_MAX_MOVES 32768
 
+/* Peers that a thread's own value holds: its first wakers, preemptors and moves, kept for the
+ * watch's life. A program's steady peers are read with its threads, from memory, without a
+ * map entry each; more go to the maps of peers and moves, emptied at every read. */
+#define CTXSCOPE_INLINE_PEERS 4
+
 /* flags */
 #define CTXSCOPE_RUNNING 1u /* seen switched in, not yet out */
 #define CTXSCOPE_LEFT_WOKEN 2u /* woken while it still ran, then left to sleep (see ready_ns) */
 #define CTXSCOPE_SNAPSHOT 4u /* seen_* hold the kernel's totals at its last switch-out */
 #define CTXSCOPE_EVER_RAN 8u /* a switch-out seen: its state is known */
 
+struct ctxscope_inline_peer {
+    __u32 peer; /* 0: an interrupt (wakers) or the idle task */
+    __u32 used; /* 1 once claimed: its peer never changes after */
+    __u64 count; /* running total */
+    char comm[16];
+};
+
+struct ctxscope_inline_move {
+    __u16 from;
+    __u16 to;
+    __u32 used;
+    __u64 count;
+};
+
+/* One slot of the threads array (memory-mapped: ctxscope reads it without a system call). A
+ * slot is zero until a thread takes it, and zeroed again when ctxscope gives it back. */
 struct ctxscope_thread {
     __u64 voluntary; /* switched out to sleep */
     __u64 involuntary; /* switched out still runnable (preempted) */
@@ -47,12 +68,17 @@ struct ctxscope_thread {
      * CPUs' bits and their count): the reader reads the affinity again only when this changes.
      * 0: not seen. */
     __u32 affinity_key;
+    __u32 tid; /* the thread in this slot; 0: a free slot */
+    __u32 reserved;
     __u64 hist[CTXSCOPE_LOG2_BINS];
     /* The same waits from the enqueue (sched_wakeup: runqlat's start), not from sched_waking:
      * the difference is the wake-up's way to the wakee's CPU (an IPI, an idle exit). Binned as
      * runqlat bins them: [i] waits of 2^i to 2^(i+1) whole µs. */
     __u64 queued_sum_ns;
     __u64 queued_hist[CTXSCOPE_LOG2_BINS];
+    struct ctxscope_inline_peer wakers[CTXSCOPE_INLINE_PEERS];
+    struct ctxscope_inline_peer preemptors[CTXSCOPE_INLINE_PEERS];
+    struct ctxscope_inline_move moves[CTXSCOPE_INLINE_PEERS];
 };
 
 struct ctxscope_peer_key {

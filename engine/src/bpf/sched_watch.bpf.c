@@ -5,6 +5,7 @@
 // watched one and returns: a switch of another process costs two loads and a compare.
 // Programs are named ctxscope_*: `bpftool prog show` finds them (none once ctxscope exits, as
 // nothing is pinned).
+#include "bpf_log2.h"
 #include "kernel_types.h"
 #include "sched_maps.h"
 
@@ -20,8 +21,9 @@ const volatile __u32 target_tgid = 0;
 // Updates that failed (a map full): the reader reports them as lost events.
 __u64 lost = 0;
 
-// A new thread's first value (in .bss: too large for the BPF stack).
-struct ctxscope_thread zero_thread = {};
+// Slots taken from free_slots so far (at most the array's size while none was given back):
+// the reader scans the array up to this many slots.
+__u64 pops = 0;
 
 // Per CPU: how deep in interrupts it is (hard, soft, a timer's callback). A wake-up inside one
 // has no waker task: whatever ran was only interrupted. (The kernel's own preempt count says
@@ -59,12 +61,31 @@ int ctxscope_tmr_in(void* ctx) { return irq_step(1); }
 SEC("tp_btf/hrtimer_expire_exit")
 int ctxscope_tmr_out(void* ctx) { return irq_step(-1); }
 
+// Each thread's value, in a slot of an array that ctxscope maps into its memory and reads
+// without a system call; a hash from thread id to slot finds it. ctxscope fills free_slots with
+// every slot in order before the programs attach, and gives a slot back (zeroed) one reading
+// after its thread ended. A queue hands out slots first in, first out: every slot is taken once
+// before a given-back one is taken again, so the slots in use are the first `pops`.
 struct {
-    __uint(type, BPF_MAP_TYPE_HASH);
+    __uint(type, BPF_MAP_TYPE_ARRAY);
+    __uint(map_flags, BPF_F_MMAPABLE);
     __uint(max_entries, CTXSCOPE_MAX_THREADS);
     __type(key, __u32);
     __type(value, struct ctxscope_thread);
 } threads SEC(".maps");
+
+struct {
+    __uint(type, BPF_MAP_TYPE_HASH);
+    __uint(max_entries, CTXSCOPE_MAX_THREADS);
+    __type(key, __u32);
+    __type(value, __u32);
+} slots SEC(".maps");
+
+struct {
+    __uint(type, BPF_MAP_TYPE_QUEUE);
+    __uint(max_entries, CTXSCOPE_MAX_THREADS);
+    __type(value, __u32);
+} free_slots SEC(".maps");
 
 struct {
     __uint(type, BPF_MAP_TYPE_HASH);
@@ -87,21 +108,72 @@ struct {
     __type(value, __u64);
 } moves SEC(".maps");
 
-static __always_inline struct ctxscope_thread* thread_of(__u32 tid)
+// A thread's value, NULL when it has none yet.
+static __always_inline struct ctxscope_thread* known_thread(__u32 tid)
 {
-    struct ctxscope_thread* t = bpf_map_lookup_elem(&threads, &tid);
-    if (t)
-        return t;
-    long err = bpf_map_update_elem(&threads, &tid, &zero_thread, BPF_NOEXIST);
-    if (err != 0 && err != -17 /* EEXIST: another CPU made it */) {
-        __sync_fetch_and_add(&lost, 1);
-        return 0;
-    }
-    return bpf_map_lookup_elem(&threads, &tid);
+    __u32* slot = bpf_map_lookup_elem(&slots, &tid);
+    return slot ? bpf_map_lookup_elem(&threads, slot) : 0;
 }
 
-static __always_inline void count_peer(void* map, __u32 tid, __u32 peer, const char* comm)
+// A thread's value, a free slot taken for it on its first event.
+static __always_inline struct ctxscope_thread* thread_of(__u32 tid)
 {
+    struct ctxscope_thread* t = known_thread(tid);
+    if (t)
+        return t;
+    __u32 slot = 0;
+    if (bpf_map_pop_elem(&free_slots, &slot) != 0) {
+        __sync_fetch_and_add(&lost, 1); // every slot taken
+        return 0;
+    }
+    __sync_fetch_and_add(&pops, 1);
+    long err = bpf_map_update_elem(&slots, &tid, &slot, BPF_NOEXIST);
+    if (err != 0) {
+        bpf_map_push_elem(&free_slots, &slot, 0); // untouched: back for another thread
+        if (err != -17 /* EEXIST: another CPU gave it one */) {
+            __sync_fetch_and_add(&lost, 1);
+            return 0;
+        }
+        return known_thread(tid);
+    }
+    t = bpf_map_lookup_elem(&threads, &slot);
+    if (t)
+        t->tid = tid;
+    return t;
+}
+
+// A new peer's name, read only when it is first counted: `comm` is a task's (in the kernel),
+// or NULL for the current task's; none for peer 0.
+static __always_inline void name_peer(char* dst, __u32 peer, const char* comm)
+{
+    if (peer == 0)
+        return;
+    if (comm)
+        bpf_probe_read_kernel_str(dst, 16, comm);
+    else
+        bpf_get_current_comm(dst, 16);
+}
+
+// A peer counted in the thread's own slot when it is one of its first, else in `map`. Each
+// (thread, kind) has one writer at a time: a thread's wake-ups hold its pi_lock, and its
+// switch-outs and switch-ins run on its CPU.
+static __always_inline void count_peer(
+    struct ctxscope_inline_peer* own, void* map, __u32 tid, __u32 peer, const char* comm)
+{
+#pragma unroll
+    for (int i = 0; i < CTXSCOPE_INLINE_PEERS; ++i) {
+        if (own[i].used && own[i].peer == peer) {
+            __sync_fetch_and_add(&own[i].count, 1);
+            return;
+        }
+        if (!own[i].used) {
+            own[i].peer = peer;
+            name_peer(own[i].comm, peer, comm);
+            own[i].count = 1;
+            own[i].used = 1;
+            return;
+        }
+    }
     struct ctxscope_peer_key key = { .tid = tid, .peer = peer };
     struct ctxscope_peer* p = bpf_map_lookup_elem(map, &key);
     if (p) {
@@ -109,8 +181,7 @@ static __always_inline void count_peer(void* map, __u32 tid, __u32 peer, const c
         return;
     }
     struct ctxscope_peer fresh = { .count = 1 };
-    if (peer != 0)
-        bpf_probe_read_kernel_str(fresh.comm, sizeof fresh.comm, comm);
+    name_peer(fresh.comm, peer, comm);
     long err = bpf_map_update_elem(map, &key, &fresh, BPF_NOEXIST);
     if (err == -17) {
         p = bpf_map_lookup_elem(map, &key);
@@ -121,32 +192,10 @@ static __always_inline void count_peer(void* map, __u32 tid, __u32 peer, const c
     }
 }
 
-// log2, as runqlat's log2l() but in ns: the highest set bit.
+// log2, as runqlat's log2l() but in ns, the last bin also holding longer waits.
 static __always_inline __u32 log2_bin(__u64 v)
 {
-    __u32 bin = 0;
-    if (v >= (1ull << 32)) {
-        bin += 32;
-        v >>= 32;
-    }
-    if (v >= (1ull << 16)) {
-        bin += 16;
-        v >>= 16;
-    }
-    if (v >= (1ull << 8)) {
-        bin += 8;
-        v >>= 8;
-    }
-    if (v >= (1ull << 4)) {
-        bin += 4;
-        v >>= 4;
-    }
-    if (v >= (1ull << 2)) {
-        bin += 2;
-        v >>= 2;
-    }
-    if (v >= (1ull << 1))
-        bin += 1;
+    const __u32 bin = ctxscope_log2(v);
     return bin >= CTXSCOPE_LOG2_BINS ? CTXSCOPE_LOG2_BINS - 1 : bin;
 }
 
@@ -170,7 +219,26 @@ static __always_inline void moved(struct ctxscope_thread* t, __u32 tid, __u32 cp
 {
     if (t->last_cpu != 0 && t->last_cpu != cpu + 1) {
         t->migrations++;
-        struct ctxscope_move_key key = { .tid = tid, .from = (__u16)(t->last_cpu - 1), .to = (__u16)cpu };
+        const __u16 from = (__u16)(t->last_cpu - 1);
+        const __u16 to = (__u16)cpu;
+#pragma unroll
+        for (int i = 0; i < CTXSCOPE_INLINE_PEERS; ++i) {
+            struct ctxscope_inline_move* m = &t->moves[i];
+            if (m->used && m->from == from && m->to == to) {
+                m->count++;
+                t->last_cpu = cpu + 1;
+                return;
+            }
+            if (!m->used) {
+                m->from = from;
+                m->to = to;
+                m->count = 1;
+                m->used = 1;
+                t->last_cpu = cpu + 1;
+                return;
+            }
+        }
+        struct ctxscope_move_key key = { .tid = tid, .from = from, .to = to };
         __u64* n = bpf_map_lookup_elem(&moves, &key);
         if (n) {
             __sync_fetch_and_add(n, 1);
@@ -271,7 +339,7 @@ static __always_inline void switched_out(
         t->state = 0;
         t->ready_ns = now;
         t->queued_ns = now; // still queued: runqlat's start too
-        count_peer(&preemptors, tid, next->pid, next->comm);
+        count_peer(t->preemptors, &preemptors, tid, next->pid, next->comm);
     } else {
         t->voluntary++;
         t->state = prev_state | (__u32)prev->exit_state;
@@ -322,12 +390,7 @@ static __always_inline int woken(struct task_struct* p)
     __u32 zero = 0;
     __s32* depth = bpf_map_lookup_elem(&irq_depth, &zero);
     __u32 waker = (depth && *depth > 0) ? 0 : (__u32)bpf_get_current_pid_tgid();
-    char comm[16];
-    if (waker != 0)
-        bpf_get_current_comm(comm, sizeof comm);
-    else
-        comm[0] = 0;
-    count_peer(&wakers, tid, waker, comm);
+    count_peer(t->wakers, &wakers, tid, waker, 0);
     return 0;
 }
 
@@ -346,7 +409,7 @@ int BPF_PROG(ctxscope_wakeup, struct task_struct* p)
     if (p->tgid != target_tgid || p->pid == 0)
         return 0;
     __u32 tid = p->pid;
-    struct ctxscope_thread* t = bpf_map_lookup_elem(&threads, &tid);
+    struct ctxscope_thread* t = known_thread(tid);
     if (t && t->ready_ns != 0 && t->queued_ns == 0)
         t->queued_ns = bpf_ktime_get_ns();
     return 0;
@@ -360,7 +423,7 @@ int BPF_PROG(ctxscope_new, struct task_struct* p)
     if (p->tgid != target_tgid || p->pid == 0)
         return 0;
     __u32 tid = p->pid;
-    struct ctxscope_thread* t = bpf_map_lookup_elem(&threads, &tid);
+    struct ctxscope_thread* t = known_thread(tid);
     if (t && t->queued_ns == 0)
         t->queued_ns = t->ready_ns;
     return 0;

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <type_traits>
 
 namespace ctxscope {
@@ -98,6 +99,21 @@ public:
             return;
         }
         char buf[64];
+        // A whole number below 10^15 (counts, bins' edges, zero rates: about 4 in 10 of a
+        // watch's numbers) is written as dump() writes it, its digits and ".0", without the
+        // float formatter's search for the shortest digits. -0.0 takes the formatter.
+        constexpr double kWholeBelow = 1e15;
+        if (v != 0 && std::abs(v) < kWholeBelow && std::trunc(v) == v) {
+            char* end = std::to_chars(buf, buf + sizeof buf, static_cast<std::int64_t>(v)).ptr;
+            *end++ = '.';
+            *end++ = '0';
+            m_out.append(buf, static_cast<std::size_t>(end - buf));
+            return;
+        }
+        if (v == 0 && !std::signbit(v)) {
+            m_out += "0.0";
+            return;
+        }
         const char* end = nlohmann::detail::to_chars(buf, buf + sizeof buf, v);
         m_out.append(buf, static_cast<std::size_t>(end - buf));
     }
