@@ -14,6 +14,7 @@ TEST(CpuList, FormatsRangesLikeTaskset)
     EXPECT_EQ(formatCpuList({ 0, 1, 2, 3, 5, 7, 8 }), "0-3,5,7-8");
     EXPECT_EQ(formatCpuList({ 8, 5, 1, 0, 1, 5 }), "0-1,5,8"); // unsorted, duplicates
     EXPECT_EQ(formatCpuList({ 0, 2, 4 }), "0,2,4");
+    EXPECT_EQ(formatCpuList({ 0, 1, 1, 2 }), "0-2"); // in order, a duplicate
 }
 
 TEST(CpuList, ParsesWhatItFormats)

@@ -3,15 +3,21 @@
 
 #include <algorithm>
 #include <charconv>
+#include <functional>
 #include <optional>
 
 namespace ctxscope {
 
 std::string formatCpuList(const std::vector<int>& cpus)
 {
-    std::vector<int> v = cpus;
-    std::sort(v.begin(), v.end());
-    v.erase(std::unique(v.begin(), v.end()), v.end());
+    // Most lists come in order (an affinity, a placement): written as they are, not copied.
+    if (std::adjacent_find(cpus.begin(), cpus.end(), std::greater_equal<int>()) != cpus.end()) {
+        std::vector<int> v = cpus;
+        std::sort(v.begin(), v.end());
+        v.erase(std::unique(v.begin(), v.end()), v.end());
+        return formatCpuList(v);
+    }
+    const std::vector<int>& v = cpus;
     std::string out;
     for (std::size_t i = 0; i < v.size();) {
         std::size_t j = i;
