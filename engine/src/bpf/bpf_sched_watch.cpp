@@ -16,11 +16,13 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdarg>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <fstream>
 #include <map>
 #include <memory>
+#include <new>
 #include <set>
 #include <string>
 #include <unistd.h>
@@ -229,6 +231,26 @@ private:
 // An array's values are 8-byte aligned in the kernel: the mapped layout is this struct's.
 static_assert(sizeof(ctxscope_thread) % 8 == 0);
 
+// A value per slot, zero until written: taken from the system's zeroed pages (calloc), so that
+// the slots a watch never uses cost nothing. A thread's entry is the one whose `tid` is its own.
+class SlotValues {
+public:
+    explicit SlotValues(std::size_t count)
+        : m_values(static_cast<ctxscope_thread*>(std::calloc(count, sizeof(ctxscope_thread))))
+    {
+        if (m_values == nullptr)
+            throw std::bad_alloc();
+    }
+    ctxscope_thread& operator[](std::size_t slot) { return m_values.get()[slot]; }
+    const ctxscope_thread& operator[](std::size_t slot) const { return m_values.get()[slot]; }
+
+private:
+    struct Free {
+        void operator()(ctxscope_thread* p) const { std::free(p); }
+    };
+    std::unique_ptr<ctxscope_thread, Free> m_values;
+};
+
 // A peer of one thread in one interval, from its slot or from a map, with its name.
 struct PeerDelta {
     std::uint32_t peer = 0;
@@ -253,6 +275,8 @@ public:
         , m_preemptorValues(sizes.peers + kSlack)
         , m_moveKeys(sizes.moves + kSlack)
         , m_moveValues(sizes.moves + kSlack)
+        , m_last(sizes.threads)
+        , m_base(sizes.threads)
     {
     }
     ~BpfSchedWatch() override
@@ -271,10 +295,11 @@ public:
     Status countFrom(std::uint64_t monoNs) override
     {
         const std::size_t threads = readThreads();
-        m_base.clear();
-        for (std::size_t i = 0; i < threads; ++i)
-            m_base[m_keys[i]] = m_values[i];
-        m_last = m_base;
+        for (std::size_t i = 0; i < threads; ++i) {
+            m_base[m_slotOf[i]] = m_values[i];
+            m_last[m_slotOf[i]] = m_values[i];
+            m_slotsSeen = std::max<std::size_t>(m_slotsSeen, m_slotOf[i] + 1);
+        }
         // The peers and moves so far are before the window: read and dropped.
         if (Status s = readPeersAndMoves(); !s)
             return s;
@@ -304,14 +329,16 @@ public:
         for (std::size_t i = 0; i < threads; ++i) {
             const std::uint32_t tid = m_keys[i];
             const ctxscope_thread& now = m_values[i];
-            auto was = m_last.find(tid);
-            if (was == m_last.end())
-                was = m_last.emplace(tid, zero).first;
-            const ctxscope_thread& before = was->second;
+            // Its last reading, in the same slot: none for a thread new to the watch.
+            ctxscope_thread& before = m_last[m_slotOf[i]];
+            if (before.tid != tid)
+                before = zero;
+            m_slotsSeen = std::max<std::size_t>(m_slotsSeen, m_slotOf[i] + 1);
+            // Slots are mostly taken in the order threads start, which is mostly their TIDs'.
             if (now.switch_ins != before.switch_ins || now.waits != before.waits || now.voluntary != before.voluntary
                 || now.involuntary != before.involuntary)
-                out.emplace(static_cast<long>(tid), figures(tid, now, before, lost));
-            was->second = now;
+                out.emplace_hint(out.end(), static_cast<long>(tid), figures(tid, now, before, lost));
+            before = now;
         }
         m_wakers.clear();
         m_preemptors.clear();
@@ -323,9 +350,12 @@ public:
     std::unordered_map<long, SchedCounts> counts() const override
     {
         std::unordered_map<long, SchedCounts> out;
-        out.reserve(m_last.size());
-        for (const auto& [tid, now] : m_last) {
-            const auto b = m_base.find(tid);
+        out.reserve(m_slotsSeen);
+        for (std::size_t slot = 0; slot < m_slotsSeen; ++slot) {
+            const ctxscope_thread& now = m_last[slot];
+            if (now.tid == 0)
+                continue;
+            const ctxscope_thread* b = m_base[slot].tid == now.tid ? &m_base[slot] : nullptr;
             SchedCounts c;
             c.voluntary = now.voluntary;
             c.involuntary = now.involuntary;
@@ -334,8 +364,8 @@ public:
             c.migrations = now.migrations;
             const std::uint64_t ran = runSoFar(now, m_drainedNs);
             std::uint64_t ranBefore = 0;
-            if (b != m_base.end()) {
-                const ctxscope_thread& base = b->second;
+            if (b != nullptr) {
+                const ctxscope_thread& base = *b;
                 c.voluntary -= std::min<std::uint64_t>(c.voluntary, base.voluntary);
                 c.involuntary -= std::min<std::uint64_t>(c.involuntary, base.involuntary);
                 c.waitNs -= std::min<std::uint64_t>(c.waitNs, base.wait_ns);
@@ -350,7 +380,7 @@ public:
                 c.state = 'R';
             else if ((now.flags & CTXSCOPE_EVER_RAN) != 0)
                 c.state = stateLetter(now.state);
-            out.emplace(static_cast<long>(tid), c);
+            out.emplace(static_cast<long>(now.tid), c);
         }
         return out;
     }
@@ -530,8 +560,8 @@ private:
             bpf_map_delete_elem(bpf_map__fd(m_skel->maps.slots), &tid);
             std::memset(&m_slots->data()[slot], 0, sizeof(ctxscope_thread));
             bpf_map_update_elem(bpf_map__fd(m_skel->maps.free_slots), nullptr, &slot, BPF_ANY);
-            m_base.erase(tid);
-            m_last.erase(tid);
+            m_base[slot] = {};
+            m_last[slot] = {};
         }
         m_ended.clear();
         for (std::size_t i = 0; i < threads; ++i) {
@@ -553,8 +583,9 @@ private:
     ReadBuffer<ctxscope_peer> m_wakerValues, m_preemptorValues; // names are read from here
     ReadBuffer<ctxscope_move_key> m_moveKeys;
     ReadBuffer<std::uint64_t> m_moveValues;
-    std::unordered_map<std::uint32_t, ctxscope_thread> m_last; // each thread at the last drain
-    std::unordered_map<std::uint32_t, ctxscope_thread> m_base; // at countFrom
+    SlotValues m_last; // each slot's thread at the last drain
+    SlotValues m_base; // at countFrom
+    std::size_t m_slotsSeen = 0; // the slots read so far are below this
     PeerList m_wakers, m_preemptors; // this interval's
     std::unordered_map<std::uint32_t, std::vector<SchedMigration>> m_moves;
     std::vector<std::pair<std::uint32_t, std::uint32_t>> m_ended; // (thread, slot)

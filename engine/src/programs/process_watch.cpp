@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
+#include <iterator>
 #include <map>
 #include <mutex>
 #include <set>
@@ -216,12 +217,22 @@ public:
         return programs::readCountedSnapshot(pid, m_tids, &previous, m_counts, m_drainedNs, m_readings);
     }
 
+    // The sample's threads come in the order of /proc/PID/task, which is mostly their TIDs':
+    // each map's next entry is tried before a search (of 10,000 threads, a search's misses in
+    // the cache cost more than the figures).
     void annotate(WatchSample& sample)
     {
+        auto next = m_interval.begin();
+        auto total = m_totals.begin();
         for (auto& t : sample.threads) {
-            auto it = m_interval.find(t.tid);
+            const auto it = next != m_interval.end() && next->first == t.tid ? next : m_interval.find(t.tid);
             t.sched = it != m_interval.end() ? std::move(it->second) : ThreadSched {};
-            m_totals[t.tid].add(*t.sched);
+            if (it != m_interval.end())
+                next = std::next(it);
+            if (total == m_totals.end() || total->first != t.tid)
+                total = m_totals.try_emplace(total, t.tid); // a new thread: just before `total`
+            total->second.add(*t.sched);
+            ++total;
             t.sched->waitsNs.clear();
         }
         m_interval.clear();
