@@ -14,8 +14,6 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
-
-#include <algorithm>
 #include <cmath>
 
 namespace ctxscope::gui {

@@ -110,7 +110,7 @@ Expected<std::unique_ptr<SchedWatch>> SchedWatch::openBpf(long) { return makeErr
 namespace {
 
 // A read buffer at a map's size, left unwritten until a read fills it: a watch's buffers are
-// about 17 MB at the maps' largest, and zeroing them page by page was part of a watch's start.
+// about 21 MB at the maps' largest, and zeroing them page by page was part of a watch's start.
 template <typename T> class ReadBuffer {
 public:
     explicit ReadBuffer(std::size_t size)
@@ -325,14 +325,13 @@ public:
         const std::uint64_t lost = lostNow - std::min(lostNow, m_lostLast);
         m_lostLast = lostNow;
         std::map<long, ThreadSched> out;
-        const ctxscope_thread zero {};
         for (std::size_t i = 0; i < threads; ++i) {
             const std::uint32_t tid = m_keys[i];
             const ctxscope_thread& now = m_values[i];
             // Its last reading, in the same slot: none for a thread new to the watch.
             ctxscope_thread& before = m_last[m_slotOf[i]];
             if (before.tid != tid)
-                before = zero;
+                before = {};
             m_slotsSeen = std::max<std::size_t>(m_slotsSeen, m_slotOf[i] + 1);
             // Slots are mostly taken in the order threads start, which is mostly their TIDs'.
             if (now.switch_ins != before.switch_ins || now.waits != before.waits || now.voluntary != before.voluntary

@@ -154,9 +154,10 @@ static __always_inline void name_peer(char* dst, __u32 peer, const char* comm)
         bpf_get_current_comm(dst, 16);
 }
 
-// A peer counted in the thread's own slot when it is one of its first, else in `map`. Each
-// (thread, kind) has one writer at a time: a thread's wake-ups hold its pi_lock, and its
-// switch-outs and switch-ins run on its CPU.
+// A peer counted in the thread's own slot when it is one of its first, else in `map`. A
+// thread's switch-outs run on its CPU and its wake-ups hold its pi_lock, but for a task waking
+// itself, which takes no lock: counts are added atomically, and a claim of a free entry is left
+// unlocked (two wake-ups claiming the same entry at once would share one peer's count).
 static __always_inline void count_peer(
     struct ctxscope_inline_peer* own, void* map, __u32 tid, __u32 peer, const char* comm)
 {
