@@ -291,48 +291,31 @@ private:
     std::string m_line; // kept: a sample's line reuses the last one's buffer
 };
 
-// The backend --backend names, or else the cheapest this process may use: BPF (counts in the
-// kernel), then ftrace (every event read), then /proc alone; --trace-out needs ftrace's events.
-// A fallback from the default says why in one sentence on stderr; a backend named but not
-// allowed here is refused (exit 2).
+// The backend --backend names, or else the cheapest this process may use
+// (chooseWatchBackend); --trace-out needs ftrace's events. A fallback from the default says why
+// in one sentence on stderr; a backend named but not allowed here is refused (exit 2).
 Expected<SchedBackend> chooseBackend(const WatchOptions& o)
 {
     const bool events = !o.traceOut.empty();
+    std::optional<SchedBackend> named;
     if (!o.backend.empty()) {
-        const auto named = schedBackendFrom(o.backend);
+        named = schedBackendFrom(o.backend);
         if (!named)
             return makeError("--backend must be bpf, ftrace or proc");
-        if (*named == SchedBackend::Bpf) {
-            if (events)
-                return makeError("--trace-out needs the scheduler's events, which only --backend ftrace keeps");
-            if (std::string why = bpfUnavailable(); !why.empty())
-                return makeError("--backend bpf: " + why);
-        } else if (*named == SchedBackend::Ftrace) {
-            if (Status allowed = tracingAllowed(); !allowed)
-                return allowed.error();
-        } else if (o.trace || events) {
+        if (*named == SchedBackend::Bpf && events)
+            return makeError("--trace-out needs the scheduler's events, which only --backend ftrace keeps");
+        if (*named == SchedBackend::Proc && (o.trace || events))
             return makeError("--backend proc reads no scheduler events: leave out --trace and --trace-out");
-        }
-        return *named;
     }
-    if (events) { // ftrace's, asked for: not a fallback
-        if (Status allowed = tracingAllowed(); !allowed)
-            return allowed.error();
-        return SchedBackend::Ftrace;
-    }
-    const std::string noBpf = bpfUnavailable();
-    if (noBpf.empty())
-        return SchedBackend::Bpf;
-    if (Status allowed = tracingAllowed(); allowed) {
-        fmt::print(stderr, "ctxscope-cli: watching with ftrace, not BPF: {}\n", noBpf);
-        return SchedBackend::Ftrace;
-    } else if (o.trace) {
-        return allowed.error();
-    } else {
-        fmt::print(stderr, "ctxscope-cli: watching with /proc alone (no scheduler events): {}; {}\n", noBpf,
-            allowed.error().message);
-        return SchedBackend::Proc;
-    }
+    auto choice = chooseWatchBackend(named, o.trace, events);
+    if (!choice)
+        return makeError(
+            named == SchedBackend::Bpf ? "--backend bpf: " + choice.error().message : choice.error().message);
+    if (choice->backend == SchedBackend::Ftrace && !choice->fallback.empty())
+        fmt::print(stderr, "ctxscope-cli: watching with ftrace, not BPF: {}\n", choice->fallback);
+    else if (choice->backend == SchedBackend::Proc && !choice->fallback.empty())
+        fmt::print(stderr, "ctxscope-cli: watching with /proc alone (no scheduler events): {}\n", choice->fallback);
+    return choice->backend;
 }
 
 int run(const WatchOptions& o)

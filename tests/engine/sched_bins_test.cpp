@@ -161,9 +161,19 @@ TEST(SchedBins, WorkerWatchTakesABackend)
     auto watch = protocol::parseCommand(R"({"type":"watch","id":1,"pid":5,"trace":true,"backend":"bpf"})");
     ASSERT_TRUE(watch) << watch.error().message;
     const auto& c = std::get<protocol::WatchCommand>(*watch);
-    EXPECT_TRUE(c.bpf);
+    EXPECT_EQ(c.backend, SchedBackend::Bpf);
     EXPECT_NE(protocol::commandLine(c).find(R"("backend":"bpf")"), std::string::npos);
-    EXPECT_FALSE(std::get<protocol::WatchCommand>(*protocol::parseCommand(R"({"type":"watch","id":1,"pid":5})")).bpf);
+    auto ftrace = protocol::parseCommand(R"({"type":"watch","id":1,"pid":5,"trace":true,"backend":"ftrace"})");
+    ASSERT_TRUE(ftrace) << ftrace.error().message;
+    EXPECT_EQ(std::get<protocol::WatchCommand>(*ftrace).backend, SchedBackend::Ftrace);
+    EXPECT_NE(protocol::commandLine(std::get<protocol::WatchCommand>(*ftrace)).find(R"("backend":"ftrace")"),
+        std::string::npos);
+    // None named: the worker takes the cheapest it may use (chooseWatchBackend), and the line
+    // names none either.
+    const auto unnamed = protocol::parseCommand(R"({"type":"watch","id":1,"pid":5,"trace":true})");
+    ASSERT_TRUE(unnamed) << unnamed.error().message;
+    EXPECT_FALSE(std::get<protocol::WatchCommand>(*unnamed).backend.has_value());
+    EXPECT_EQ(protocol::commandLine(std::get<protocol::WatchCommand>(*unnamed)).find("backend"), std::string::npos);
     for (const char* refused : { R"({"type":"watch","id":1,"pid":5,"backend":"bpf"})",
              R"({"type":"watch","id":1,"pid":5,"trace":true,"backend":"bpf","events":10})",
              R"({"type":"watch","id":1,"pid":5,"trace":true,"backend":"dtrace"})" }) {

@@ -13,6 +13,7 @@
 
 #include "ctxscope/events.h"
 #include "ctxscope/lesson.h"
+#include "ctxscope/sched_watch.h"
 #include "ctxscope/watch.h"
 #include "ctxscope/worker.h"
 #include "os/task_stat.h"
@@ -571,6 +572,28 @@ TEST_F(TraceLive, ATracedWatchWithEventsSendsEachIntervalsLatestEventsAfterItsSa
     EXPECT_EQ(intervalsWithEvents, samples);
     for (const long tid : tids)
         EXPECT_TRUE(switchedOut.contains(tid)) << "thread " << tid << " switched out in the events";
+}
+
+// A traced watch that names no backend (the app's) takes the cheapest the worker may use, as
+// ctxscope-cli watch does: BPF where it may load its programs, else ftrace; asked for its events
+// (the app's timeline), ftrace, the one backend that keeps them. Each sample names it.
+TEST_F(TraceLive, ATracedWatchThatNamesNoBackendTakesTheCheapestAllowed)
+{
+    const Sleepers sleepers(2, std::chrono::milliseconds(2));
+    test::Transcript out;
+    WorkerSession session(*s_topology, [&](const std::string& l) { out.add(l); });
+    const std::string watch
+        = R"({"type":"watch","pid":)" + std::to_string(::getpid()) + R"(,"interval":0.2,"duration":0.5,"trace":true)";
+    const std::string cheapest = bpfUnavailable().empty() ? "bpf" : "ftrace";
+    for (const auto& [line, backend] : { std::pair { watch + R"(,"id":5})", cheapest },
+             std::pair { watch + R"(,"id":6,"events":10})", std::string("ftrace") } }) {
+        ASSERT_TRUE(session.handleLine(line));
+        const auto sample = out.waitFor("watch_sample", std::chrono::seconds(20));
+        ASSERT_TRUE(sample) << line;
+        EXPECT_EQ(sample->body.value("backend", std::string()), backend) << line;
+        ASSERT_TRUE(out.waitFor("watch_summary", std::chrono::seconds(20))) << line;
+    }
+    session.finish(true);
 }
 
 // The pages of a live recording give the same events walked by the decoder's reader

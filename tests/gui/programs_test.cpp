@@ -23,6 +23,7 @@
 #include "wakeupplot.h"
 #include "workerclient.h"
 
+#include "ctxscope/sched_watch.h"
 #include "ctxscope/trace.h"
 #include "ctxscope/trace_session.h"
 
@@ -292,6 +293,42 @@ TEST_F(Programs, ATracedWatchShowsTheSelectedThreadsWakeUpsBeforeAndAfterARepin)
     EXPECT_FALSE(m_panel->wakeupPlot()->isHidden());
 }
 
+// Without the timeline's events a traced watch takes the cheapest backend the worker may use:
+// BPF, counting in the kernel, where it may (issue 40: the app's traced watch). The Timeline tab
+// says it keeps no events; Record the events watches again with ftrace, whose events it draws.
+TEST_F(Programs, ATracedWatchCountsInTheKernelUntilItsTimelineAsksForTheEvents)
+{
+    if (Status allowed = tracingAllowed(); !allowed)
+        GTEST_SKIP() << allowed.error().message;
+    ProgramWatch* watch = m_panel->controller()->watchData();
+    m_panel->controller()->refreshProcesses();
+    ASSERT_TRUE(QTest::qWaitFor([&] { return m_panel->traceSwitch()->isEnabled(); }, kWaitMs))
+        << m_panel->traceSwitch()->toolTip().toStdString();
+    m_panel->traceSwitch()->setChecked(true);
+    watchWorkload();
+    ASSERT_TRUE(QTest::qWaitFor([&] { return watch->traced() && watch->samples() >= 2; }, kWaitMs))
+        << m_panel->statusText().toStdString();
+    const bool bpf = bpfUnavailable().empty();
+    EXPECT_EQ(watch->backend(), bpf ? SchedBackend::Bpf : SchedBackend::Ftrace);
+    EXPECT_TRUE(m_panel->statusText().contains(bpf ? QStringLiteral("(BPF)") : QStringLiteral("ftrace")))
+        << m_panel->statusText().toStdString();
+    EXPECT_FALSE(m_panel->controller()->watchKeepsEvents());
+    EXPECT_TRUE(watch->timeline().events.empty());
+    EXPECT_TRUE(m_panel->timelineCaption().contains(QStringLiteral("keeps no events")))
+        << m_panel->timelineCaption().toStdString();
+
+    m_panel->plotTabs()->setCurrentIndex(ProgramsPanel::TimelineTab); // where the check is
+    m_panel->timelineSwitch()->setChecked(true);
+    ASSERT_TRUE(QTest::qWaitFor(
+        [&] { return watch->backend() == SchedBackend::Ftrace && !watch->timeline().events.empty(); }, kWaitMs))
+        << m_panel->timelineCaption().toStdString();
+    EXPECT_EQ(m_panel->plotTabs()->currentIndex(), ProgramsPanel::TimelineTab) << "the new watch opens on it again";
+    EXPECT_TRUE(m_panel->controller()->watchKeepsEvents());
+    EXPECT_TRUE(m_panel->statusText().contains(QStringLiteral("ftrace"))) << m_panel->statusText().toStdString();
+    EXPECT_FALSE(m_panel->timelineCaption().contains(QStringLiteral("keeps no events")))
+        << m_panel->timelineCaption().toStdString();
+}
+
 // A traced watch's Timeline tab: the watched threads' runs over the last seconds on the PUs they
 // ran on (the PUs on the map), the selected thread in its curve's colour, the rest of a PU's
 // time as the thin band; clicking a thread's run selects its row.
@@ -306,6 +343,7 @@ TEST_F(Programs, ATracedWatchsTimelineShowsTheWatchedThreadsRunsAndAClickSelects
     ASSERT_TRUE(QTest::qWaitFor([&] { return m_panel->traceSwitch()->isEnabled(); }, kWaitMs))
         << m_panel->traceSwitch()->toolTip().toStdString();
     m_panel->traceSwitch()->setChecked(true);
+    m_panel->timelineSwitch()->setChecked(true); // the events, which only ftrace records
     watchWorkload();
     selectThread(m_workload.ping);
     m_panel->plotTabs()->setCurrentIndex(ProgramsPanel::TimelineTab);

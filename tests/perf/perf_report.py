@@ -236,7 +236,8 @@ def main():
     if ww:
         for name, what in (("full", "every thread's whole line"), ("lean", "watch_delta, 40 rows in focus")):
             side = ww[name]
-            add(f"the app's traced watch without widgets, 1,000 threads, 2 Hz, {what}: worker + reader",
+            add(f"the app's traced watch without widgets ({ww.get('backend', 'ftrace')}, the worker's choice), "
+                f"1,000 threads, 2 Hz, {what}: worker + reader",
                 side["share"] * 100,
                 "{:.2f}% of one CPU" + f" ({side['worker_share'] * 100:.2f}% + {side['reader_share'] * 100:.2f}%; "
                 f"{side['bytes_per_sample'] / 1e3:.0f} kB a sample)",

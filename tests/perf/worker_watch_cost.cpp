@@ -8,9 +8,11 @@
 // sends, in an order that alternates. Measured from the first sample to the last, so the
 // worker's start (the trace's opening, the first reading) is left out: the worker's CPU (its
 // process clock) and the reader's (this thread's clock), each over the wall time, as shares of
-// one CPU. Goal (issue 40): the lean stream's worker + reader < 2% of one CPU.
+// one CPU. Goal (issue 40): the lean stream's worker + reader < 2% of one CPU. --backend auto
+// (the default) names none, as the app's watch without its timeline: the worker takes the
+// cheapest it may use; the report says which one ran (each sample's "backend").
 // Usage: perf_worker_watch CLI [--seconds 10] [--rounds 3] [--threads 1000] [--focus 40]
-//        [--backend ftrace|bpf] [--json FILE]
+//        [--backend auto|ftrace|bpf] [--json FILE]
 // Exit status 0 when the goal holds, 1 when it does not, 2 when it could not run. Never part of
 // ctest.
 #include "perf_util.h"
@@ -27,6 +29,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -50,7 +53,8 @@ struct Options {
     int rounds = 3;
     int threads = 1000;
     std::size_t focus = 40;
-    bool bpf = false;
+    std::optional<ctxscope::SchedBackend> backend; // none: the worker's choice
+    bool badBackend = false;
     std::string json;
 };
 
@@ -152,6 +156,7 @@ struct Window {
     double bytesPerSample = 0;
     std::size_t threadsSent = 0; // threads in the lines, summed over the window's samples
     std::size_t threadsHeld = 0; // threads the reader holds after the last one
+    std::string backend; // what gave the figures, as the samples name it
 };
 
 // One watch of `program` through a fresh worker: the full stream or the lean one.
@@ -164,7 +169,7 @@ Window measure(const Options& o, pid_t program, bool lean, const std::string& lo
     LineReader lines(worker.out);
     const double startDeadline = nowNs() + 60e9;
     const auto hello = lines.next(startDeadline);
-    protocol::WatchCommand watch { 1, static_cast<long>(program), 0.5, 0, true, 0, o.bpf, lean };
+    protocol::WatchCommand watch { 1, static_cast<long>(program), 0.5, 0, true, 0, o.backend, lean };
     bool ok = hello && hello->find("\"hello\"") != std::string::npos && sendLine(worker, protocol::commandLine(watch));
     protocol::WatchDeltaDecoder decoder;
     double beginNs = 0, workerBegin = 0, readerBegin = 0, endNs = 0, workerEnd = 0, readerEnd = 0;
@@ -212,6 +217,7 @@ Window measure(const Options& o, pid_t program, bool lean, const std::string& lo
         }
         ++w.samples;
         w.threadsHeld = sample->threads.size();
+        w.backend = std::string(ctxscope::toString(sample->backend));
         endNs = nowNs();
         workerEnd = processCpuNs(worker.pid).value_or(0);
         readerEnd = threadCpuNs();
@@ -247,9 +253,11 @@ Options parse(int argc, char** argv)
             o.threads = std::atoi(argv[++i]);
         else if (a == "--focus" && value)
             o.focus = static_cast<std::size_t>(std::atoi(argv[++i]));
-        else if (a == "--backend" && value)
-            o.bpf = std::string(argv[++i]) == "bpf";
-        else if (a == "--json" && value)
+        else if (a == "--backend" && value) {
+            const std::string name = argv[++i];
+            o.backend = ctxscope::schedBackendFrom(name);
+            o.badBackend = name != "auto" && (!o.backend || *o.backend == ctxscope::SchedBackend::Proc);
+        } else if (a == "--json" && value)
             o.json = argv[++i];
         else
             o.cli = a;
@@ -272,10 +280,10 @@ std::size_t threadCount(pid_t pid)
 int main(int argc, char** argv)
 {
     const Options o = parse(argc, argv);
-    if (o.cli.empty() || o.seconds <= 0 || o.rounds < 1 || o.threads < 1) {
+    if (o.cli.empty() || o.seconds <= 0 || o.rounds < 1 || o.threads < 1 || o.badBackend) {
         fmt::print(stderr,
             "usage: perf_worker_watch CLI [--seconds 10] [--rounds 3] [--threads 1000] [--focus 40] "
-            "[--backend ftrace|bpf] [--json FILE]\n");
+            "[--backend auto|ftrace|bpf] [--json FILE]\n");
         return 2;
     }
     ::signal(SIGPIPE, SIG_IGN);
@@ -288,15 +296,17 @@ int main(int argc, char** argv)
     std::this_thread::sleep_for(std::chrono::seconds(1));
     std::map<std::string, std::vector<double>> worker, reader, whole, bytes, sent;
     std::vector<double> loads;
+    std::string ran; // the backend the watches used, as their samples say
     bool ok = threadCount(program.pid) >= static_cast<std::size_t>(o.threads);
     for (int round = 0; ok && round < o.rounds; ++round)
         for (int k = 0; ok && k < 2; ++k) {
             const bool lean = (k + round) % 2 == 1;
             const std::string name = lean ? "lean" : "full";
             const Window w = measure(o, program.pid, lean, log);
-            ok = w.ok;
+            ok = w.ok && (ran.empty() || ran == w.backend);
             if (!ok)
                 break;
+            ran = w.backend;
             worker[name].push_back(w.workerShare);
             reader[name].push_back(w.readerShare);
             whole[name].push_back(w.workerShare + w.readerShare);
@@ -315,10 +325,10 @@ int main(int argc, char** argv)
         return 2;
     }
     nlohmann::json report = { { "threads", o.threads }, { "seconds", o.seconds }, { "rounds", o.rounds },
-        { "focus", o.focus }, { "backend", o.bpf ? "bpf" : "ftrace" }, { "interval_s", 0.5 }, { "load", median(loads) },
-        { "goal", kGoal } };
+        { "focus", o.focus }, { "backend", ran }, { "asked", o.backend ? ctxscope::toString(*o.backend) : "auto" },
+        { "interval_s", 0.5 }, { "load", median(loads) }, { "goal", kGoal } };
     fmt::print("{} threads each waking every 0.1 s, watched traced at 2 Hz ({}), median of {} rounds of {} s:\n",
-        o.threads, o.bpf ? "bpf" : "ftrace", o.rounds, o.seconds);
+        o.threads, ran, o.rounds, o.seconds);
     for (const char* name : { "full", "lean" }) {
         report[name] = { { "worker_share", median(worker[name]) }, { "reader_share", median(reader[name]) },
             { "share", median(whole[name]) }, { "bytes_per_sample", median(bytes[name]) },

@@ -33,6 +33,7 @@ void ProgramWatch::begin(long pid)
     m_systemSwitches.reset();
     m_wakeups.clear();
     m_traced = false;
+    m_backend = SchedBackend::Proc;
     m_timeline = {};
     m_timeline.comms[kOtherTasks] = "other tasks or idle";
     m_timelineLeftOut = 0;
@@ -121,6 +122,7 @@ void ProgramWatch::addSample(const WatchSample& sample)
     ++m_samples;
     m_lastSeconds = sample.seconds;
     m_systemSwitches = sample.systemSwitchesPerS;
+    m_backend = sample.backend;
     ThreadPoint total { sample.seconds, 0, std::nullopt };
     for (const ThreadRates& t : sample.threads) {
         m_firstAffinity.try_emplace(t.tid, t.affinity);

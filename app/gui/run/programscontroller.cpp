@@ -115,7 +115,8 @@ void ProgramsController::startPending()
     m_watch.begin(pid);
     m_shown.clear();
     m_sinceSample.start();
-    m_watchId = m_worker->startWatch(pid, kIntervalS, m_traced, kTimelineEventsPerInterval);
+    m_watchKeepsEvents = m_traced && m_timeline;
+    m_watchId = m_worker->startWatch(pid, kIntervalS, m_traced, m_watchKeepsEvents ? kTimelineEventsPerInterval : 0);
     if (m_watchId)
         emit watchStarted(pid);
     emit busyChanged();

@@ -48,6 +48,13 @@ public:
     // wakers and preemptors: watch --trace); a watch that runs keeps how it began.
     void setTraced(bool on) { m_traced = on; }
     bool traced() const { return m_traced; }
+    // Traced watches from now on also keep the scheduler's events for the Timeline tab, which
+    // only ftrace records. Without them the worker takes the cheapest backend it may use: BPF,
+    // which counts in the kernel, where allowed (chooseWatchBackend).
+    void setTimeline(bool on) { m_timeline = on; }
+    bool timeline() const { return m_timeline; }
+    // Whether the watch that runs (or ran last) asked for those events.
+    bool watchKeepsEvents() const { return m_watchKeepsEvents; }
     // Why this machine's worker may not trace (its hello's sentence), empty when it may.
     QString tracingRefusal() const;
     bool isListing() const { return m_listId.has_value(); }
@@ -99,6 +106,8 @@ private:
     QString m_refusal; // the last refusal among them
     bool m_switching = false; // setMachine stops the old machine's worker
     bool m_traced = false;
+    bool m_timeline = false;
+    bool m_watchKeepsEvents = false;
     std::vector<long> m_shown; // as last sent to the running watch, by TID
     QElapsedTimer m_sinceSample; // since the last sample (or the start), for pins between samples
 };

@@ -59,6 +59,8 @@ std::optional<quint64> WorkerClient::startWatch(long pid, double intervalS, bool
     const quint64 id = m_nextId++;
     m_watchDecoder.clear();
     m_watchFocus.clear();
+    // No backend named: the worker takes the cheapest it may use (BPF where allowed), ftrace
+    // when the events are asked for.
     protocol::WatchCommand command { id, pid, intervalS, 0, trace, trace ? events : 0 };
     command.lean = true;
     return startJob(command, id);

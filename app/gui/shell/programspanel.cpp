@@ -166,8 +166,15 @@ void ProgramsPanel::buildPlotTabs(QSplitter* splitter)
     auto* timelinePage = new QWidget(m_plotTabs);
     auto* timelineLayout = new QVBoxLayout(timelinePage);
     timelineLayout->setContentsMargins(0, 0, 0, 0);
+    m_recordEvents = new QCheckBox(tr("Record the &events to draw them"), timelinePage);
+    m_recordEvents->setToolTip(
+        tr("A traced watch counts each thread's wake-ups in the kernel (BPF) where it may, and keeps no events. "
+           "Checked, it records the scheduler's events with ftrace to draw the threads' runs here, at a higher cost "
+           "to the watched program. A change watches the program again."));
+    timelineLayout->addWidget(m_recordEvents);
     m_timelineNote = new QLabel(timelinePage);
     m_timelineNote->setWordWrap(true);
+    m_timelineNote->setAlignment(Qt::AlignLeft | Qt::AlignTop); // at the top when the timeline is hidden
     timelineLayout->addWidget(m_timelineNote);
     m_timeline = new TimelineView(timelinePage);
     m_timeline->setToolTip(tr("Each PU's last seconds: the watched threads' runs, the selected ones in their curves' "
@@ -200,6 +207,18 @@ void ProgramsPanel::connectControls()
     connect(m_applyButton, &QPushButton::clicked, this, &ProgramsPanel::applyPin);
     connect(m_restoreButton, &QPushButton::clicked, this, &ProgramsPanel::restore);
     connect(m_traceWakeups, &QCheckBox::toggled, m_programs, &ProgramsController::setTraced);
+    connect(m_recordEvents, &QCheckBox::toggled, this, [this](bool on) {
+        m_programs->setTimeline(on);
+        const ProgramWatch* watch = m_programs->watchData();
+        // The traced watch that runs gets (or drops) its events by starting again, and its
+        // first traced sample opens this tab again.
+        if (m_programs->isWatching() && watch->traced() && m_programs->watchKeepsEvents() != on) {
+            const long pid = watch->pid();
+            m_tracedTab = TimelineTab;
+            m_dialogs->askToRestore([this, pid] { m_programs->watch(pid); });
+        }
+        m_timelineNote->setText(timelineCaption());
+    });
     // What the table shows decides which threads' details the watch sends.
     m_focusTimer = new QTimer(this);
     m_focusTimer->setSingleShot(true);
@@ -239,16 +258,25 @@ void ProgramsPanel::connectWatch()
         updateButtons();
         m_plot->refresh();
         updateWakeups();
+        // A traced watch without events: the tab's note says why no timeline comes, in its place.
+        const bool noEvents = watch->traced() && !m_programs->watchKeepsEvents();
+        m_timeline->setHidden(noEvents);
+        if (noEvents)
+            m_timelineNote->setText(timelineCaption());
         if (watch->samples() == 0)
             return;
         if (watch->samples() == 1)
             m_threadTable->resizeColumnsToContents();
         const auto& rate = watch->systemSwitchesPerS();
-        say(tr("Watching %1 (PID %2): %3 threads, %4 s.%5")
+        const QString traced = !watch->traced()     ? QString()
+            : watch->backend() == SchedBackend::Bpf ? tr(", traced in the kernel (BPF)")
+                                                    : tr(", traced with ftrace");
+        say(tr("Watching %1 (PID %2): %3 threads, %4 s%5.%6")
                 .arg(watch->name())
                 .arg(watch->pid())
                 .arg(watch->threads()->rowCount())
                 .arg(QString::number(watch->lastSeconds(), 'f', 0))
+                .arg(traced)
                 .arg(rate ? tr(" The whole system: %1 switches/s.").arg(QString::fromStdString(formatCount(*rate)))
                           : QString()));
     });
@@ -380,6 +408,10 @@ QString ProgramsPanel::timelineCaption() const
 {
     const ProgramWatch* watch = m_programs->watchData();
     const TimelineData* shown = m_timeline->data();
+    if (watch->traced() && !m_programs->watchKeepsEvents())
+        return tr("This watch keeps no events: %1. Check Record the events to draw the threads' runs on each PU.")
+            .arg(watch->backend() == SchedBackend::Bpf ? tr("its figures are counted in the kernel (BPF)")
+                                                       : tr("its figures come from the scheduler's events"));
     if (shown == nullptr || shown->empty())
         return tr("The watched threads' runs on each PU come here after the first interval of a traced watch.");
     // Seconds since the watch began, as the axis reads them.
@@ -578,8 +610,9 @@ void ProgramsPanel::updateButtons()
     const QString refusal = m_programs->tracingRefusal();
     m_traceWakeups->setEnabled(m_live && refusal.isEmpty());
     m_traceWakeups->setToolTip(refusal.isEmpty()
-            ? tr("The next watch also follows the scheduler's events (watch --trace): each thread's wake-up "
-                 "latencies, wakers and preemptors, in the Wake-ups tab; before and after a re-pin side by side")
+            ? tr("The next watch also follows the scheduler (watch --trace): each thread's wake-up latencies, "
+                 "wakers and preemptors, in the Wake-ups tab; before and after a re-pin side by side. Counted in the "
+                 "kernel (BPF) where the worker may, else from ftrace's events")
             : refusal);
     // One job at a time in the worker: the list waits for the watch to end.
     m_refreshButton->setEnabled(m_live && !m_programs->isListing() && !watching);

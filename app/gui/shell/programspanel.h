@@ -69,6 +69,10 @@ public:
     QTabWidget* plotTabs() const { return m_plotTabs; }
     void setTracedTab(PlotTab tab) { m_tracedTab = tab; }
     QCheckBox* traceSwitch() const { return m_traceWakeups; }
+    // On the Timeline tab: a traced watch also records the scheduler's events to draw them
+    // (ftrace); off, its figures are counted in the kernel (BPF) where the worker may. A change
+    // watches the program again.
+    QCheckBox* timelineSwitch() const { return m_recordEvents; }
     QString statusText() const;
     // The open question "restore?" when stopping a watch after re-pins; null when none.
     QMessageBox* restoreQuestion() const;
@@ -144,6 +148,7 @@ private:
     PlotTab m_tracedTab = WakeupsTab;
     TimelineView* m_timeline = nullptr;
     QLabel* m_timelineNote = nullptr;
+    QCheckBox* m_recordEvents = nullptr;
     bool m_timelineStale = false;
     std::uint64_t m_stretchFromNs = 0; // the shown timeline's newest stretch without a gap
     std::optional<std::uint64_t> m_watchOriginNs; // the first traced event of this watch: the axis's 0

@@ -155,6 +155,7 @@ ScriptedSession* createScriptedSession(const AppOptions& options, ScriptPlan pla
         session->setWatch(window.programs()->controller(), plan.watchPid, kWatchScreenshotS);
         // --view timeline with a watch: the watched threads' timeline beside their wake-ups.
         if (plan.view == QStringLiteral("timeline") && options.trace) {
+            window.programs()->timelineSwitch()->setChecked(true); // the events, to draw them
             window.programs()->setTracedTab(ProgramsPanel::TimelineTab);
             session->setView({});
         }

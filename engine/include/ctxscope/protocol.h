@@ -8,6 +8,7 @@
 #include "ctxscope/pin.h"
 #include "ctxscope/results_file.h"
 #include "ctxscope/runner.h"
+#include "ctxscope/sched_watch.h"
 #include "ctxscope/survey.h"
 #include "ctxscope/sweep.h"
 #include "ctxscope/trace.h"
@@ -106,7 +107,8 @@ namespace ctxscope::protocol {
 // 6: a traced watch's "events": its threads' scheduler events after each sample.
 // 7: a spec's conditions ("keep_awake", "pm_qos_us") and a run's A/B: two results, each with "ab".
 // 8: a lean watch ("lean" in watch): watch_delta lines and the watch_focus command.
-inline constexpr int kVersion = 8;
+// 9: a traced watch without "backend" takes the cheapest the worker may use (bpf where allowed).
+inline constexpr int kVersion = 9;
 inline constexpr std::size_t kMaxLineBytes = 1U << 20;
 // The error for an input line longer than kMaxLineBytes.
 std::string longLineMessage(std::size_t bytes);
@@ -167,7 +169,9 @@ struct WatchCommand {
     double duration = 0;
     bool trace = false; // each thread's "sched" block from the scheduler's events (watch --trace)
     std::size_t events = 0; // with trace: each interval's latest events, as trace_events lines
-    bool bpf = false; // with trace: "backend": "bpf" (counts kept in the kernel; no events)
+    // With trace, "backend": the one named, bpf (counts kept in the kernel; no events) or
+    // ftrace; none: the cheapest the worker may use (chooseWatchBackend), ftrace with events.
+    std::optional<SchedBackend> backend {};
     // watch_delta lines instead of watch_sample: the threads that changed, peers and bins only
     // for those in focus (WatchFocusCommand; none until the first), histograms as growth.
     bool lean = false;

@@ -146,6 +146,19 @@ struct WatchOptions {
 Expected<WatchSummary> runWatch(long pid, double intervalS, double durationS, std::stop_token stop,
     const std::function<void(const WatchSample&)>& onSample, const WatchOptions& options = {});
 
+// Which backend a watch uses (watch --backend, a worker's traced watch): `named`, where this
+// process may use it here; else the cheapest allowed: bpf (counts in the kernel), then ftrace
+// (every event read), then /proc alone where `trace` does not require the scheduler's figures.
+// `events`: the scheduler's events themselves are wanted (a recording, the app's timeline),
+// which only ftrace keeps, so ftrace is not a fallback then. An error, as one sentence, when
+// `named` is not allowed here or a traced watch can use no backend; the caller refuses the
+// combinations that cannot work anywhere (bpf or proc with events, proc with trace) first.
+struct WatchBackendChoice {
+    SchedBackend backend = SchedBackend::Proc;
+    std::string fallback; // why not bpf, when the default fell back to ftrace or /proc; else ""
+};
+Expected<WatchBackendChoice> chooseWatchBackend(std::optional<SchedBackend> named, bool trace, bool events);
+
 // The summary's JSON line of `watch --json` and the worker's stream: {"type": "watch_summary", ...}.
 nlohmann::json watchSummaryToJson(const WatchSummary& summary);
 

@@ -6,7 +6,9 @@
 // encoder (the worker) and the decoder (the app) keep the same per-thread state, so the
 // decoder gives back, sample by sample, the sample the full stream would have given for every
 // thread in focus; a thread out of focus has its counts and no peers or bins, and what was held
-// back for it comes, summed, with its first sample in focus.
+// back for it comes, summed, with its first sample in focus. A thread's rates, shares and
+// latencies travel with six significant digits (sixDigits), the precision a table or a plot
+// shows, as about a quarter fewer bytes for the app to read.
 #pragma once
 
 #include "ctxscope/watch.h"
@@ -37,6 +39,10 @@ struct WatchDeltaEvent {
     std::vector<ThreadRates> brief = {};
 };
 
+// `v` rounded to six significant digits: the lean stream's precision for a thread's figures.
+// 0, infinities and NaN stay as they are.
+double sixDigits(double v);
+
 // Which threads get their details (wakers, preemptors, migrations, wake-up bins): the table's
 // visible and selected rows in the app. `everything`: once, every thread, changed or not.
 struct WatchFocus {
@@ -45,8 +51,8 @@ struct WatchFocus {
 };
 
 // The worker's side: full samples in, lean events out. A thread is sent when it is new, when
-// its figures (as the decoder would hold them) differ from those it was last sent with, or on
-// `everything`. Its sched block's log2 bins are the bins that grew since it was last sent in
+// its figures (as the decoder would hold them, to six digits) differ from those it was last sent
+// with, or on `everything`. Its sched block's log2 bins are the bins that grew since it was last sent in
 // focus; out of focus it carries its counts (switch-ins, wake-ups, their mean and quantiles,
 // lost events) and no peers, migrations or bins, which are summed here until it is in focus.
 class WatchDeltaEncoder {
@@ -62,6 +68,10 @@ private:
     };
     std::map<long, ThreadRates> m_sent; // each thread as the decoder holds it
     std::map<long, Withheld> m_withheld;
+    // A thread in its lean form, before it is known to have changed: assigned into, so that its
+    // strings' and vectors' memory serves thread after thread.
+    ThreadRates m_lean;
+    std::vector<long> m_present; // the sample's TIDs, in order
 };
 
 // The app's side: lean events in, the whole sample out (every thread, by TID).

@@ -274,7 +274,7 @@ Expected<Command> watchCommand(std::uint64_t id, FieldReader& in)
             in.fail("field '" + in.where("backend") + "' needs \"trace\": true");
         else if (*backend == "bpf" && c.events > 0)
             in.fail("field '" + in.where("backend") + "' bpf keeps no events: leave out \"events\"");
-        c.bpf = *backend == "bpf";
+        c.backend = *backend == "bpf" ? SchedBackend::Bpf : SchedBackend::Ftrace;
     }
     c.lean = in.optBoolean("lean").value_or(false);
     if (!in.ok())
@@ -408,8 +408,8 @@ std::string commandLine(const Command& command)
                     j["trace"] = true;
                 if (c.events > 0)
                     j["events"] = c.events;
-                if (c.bpf)
-                    j["backend"] = "bpf";
+                if (c.backend)
+                    j["backend"] = toString(*c.backend);
                 if (c.lean)
                     j["lean"] = true;
                 return j.dump();

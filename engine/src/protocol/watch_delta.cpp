@@ -2,6 +2,8 @@
 #include "ctxscope/watch_delta.h"
 
 #include <algorithm>
+#include <array>
+#include <cmath>
 
 namespace ctxscope::protocol {
 
@@ -76,23 +78,79 @@ bool sameThread(const ThreadRates& a, const ThreadRates& b)
         && a.sched.has_value() == b.sched.has_value() && (!a.sched || sameSched(*a.sched, *b.sched));
 }
 
+// A thread's figures as the stream carries them (sixDigits); its counts are whole already.
+void roundFigures(ThreadRates& t)
+{
+    for (double* v : { &t.voluntaryPerS, &t.involuntaryPerS, &t.cpuShare, &t.migrationsPerS })
+        *v = sixDigits(*v);
+    if (t.runqueueWaitPerS)
+        *t.runqueueWaitPerS = sixDigits(*t.runqueueWaitPerS);
+    if (t.sched) {
+        WakeLatency& w = t.sched->wake;
+        EnqueueWait& q = t.sched->fromEnqueue;
+        for (double* v : { &w.meanNs, &w.p50Ns, &w.p99Ns, &w.maxNs, &q.meanNs, &q.p50Ns, &q.p99Ns })
+            *v = sixDigits(*v);
+    }
+}
+
+// The sample's own fields, without its threads (a copy of the sample would copy every thread
+// only to clear them).
+WatchSample withoutThreads(const WatchSample& full)
+{
+    WatchSample s;
+    s.pid = full.pid;
+    s.name = full.name;
+    s.kernel = full.kernel;
+    s.seconds = full.seconds;
+    s.intervalS = full.intervalS;
+    s.monoNs = full.monoNs;
+    s.appeared = full.appeared;
+    s.ended = full.ended;
+    s.systemSwitchesPerS = full.systemSwitchesPerS;
+    s.cpus = full.cpus;
+    s.backend = full.backend;
+    return s;
+}
+
 } // namespace
+
+double sixDigits(double v)
+{
+    if (v == 0 || !std::isfinite(v))
+        return v;
+    static constexpr std::array<double, 23> kTens = { 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+        1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22 }; // each exact
+    const auto ten = [&](int e) { return kTens[static_cast<std::size_t>(e)]; };
+    // The decimal exponent of |v| from its binary one (log10(2) = 0.30103...), then corrected.
+    int binary = 0;
+    std::frexp(v, &binary);
+    int decimal = static_cast<int>(std::floor((binary - 1) * 0.30102999566398120));
+    const int next = decimal + 1;
+    if (next >= -22 && next <= 22 && std::fabs(v) >= (next >= 0 ? ten(next) : 1 / ten(-next)))
+        decimal = next;
+    const int shift = 5 - decimal; // keeps the digits from 10^decimal down to 10^(decimal - 5)
+    if (shift >= 0 && shift <= 22) // k / 10^shift, correctly rounded: the double nearest that decimal
+        return std::round(v * ten(shift)) / ten(shift);
+    if (shift < 0 && -shift <= 22)
+        return std::round(v / ten(-shift)) * ten(-shift);
+    return v; // below 10^-17 or from 10^28 on: as it is
+}
 
 WatchDeltaEvent WatchDeltaEncoder::encode(std::uint64_t id, const WatchSample& full, const WatchFocus& focus)
 {
     WatchDeltaEvent event;
     event.id = id;
-    event.sample = full;
-    event.sample.threads.clear();
+    event.sample = withoutThreads(full);
     event.whole = focus.everything;
-    std::set<long> present;
+    m_present.clear();
     for (const ThreadRates& thread : full.threads) {
-        present.insert(thread.tid);
-        ThreadRates lean = thread;
-        if (lean.sched) {
-            ThreadSched& s = *lean.sched;
+        m_present.push_back(thread.tid);
+        const bool inFocus = focus.everything || focus.tids.contains(thread.tid);
+        m_lean = thread; // into m_lean's memory: no allocation once it has held a thread as large
+        if (m_lean.sched) {
+            ThreadSched& s = *m_lean.sched;
             s.waitsNs.clear(); // never on the wire
-            if (focus.everything || focus.tids.contains(thread.tid)) {
+            if (inFocus) {
                 if (const auto held = m_withheld.find(thread.tid); held != m_withheld.end()) {
                     addBins(s.wake.log2Hist, held->second.log2Hist);
                     mergePeers(s.wakers, std::move(held->second.wakers));
@@ -110,20 +168,25 @@ WatchDeltaEvent WatchDeltaEncoder::encode(std::uint64_t id, const WatchSample& f
                 s.migrations.clear();
             }
         }
+        roundFigures(m_lean);
         auto sent = m_sent.find(thread.tid);
         // Out of focus, known by name and affinity already: a row of values.
-        const bool brief = sent != m_sent.end() && !focus.everything && !focus.tids.contains(thread.tid)
-            && sent->second.name == lean.name && sent->second.affinity == lean.affinity;
+        const bool brief = sent != m_sent.end() && !inFocus && sent->second.name == m_lean.name
+            && sent->second.affinity == m_lean.affinity;
         if (sent == m_sent.end())
-            sent = m_sent.emplace(thread.tid, lean).first;
-        else if (!sameThread(sent->second, lean))
-            sent->second = lean;
+            m_sent.emplace(thread.tid, m_lean);
+        else if (!sameThread(sent->second, m_lean))
+            sent->second = m_lean;
         else if (!focus.everything)
             continue; // unchanged: the decoder repeats it
-        (brief ? event.brief : event.sample.threads).push_back(std::move(lean));
+        (brief ? event.brief : event.sample.threads).push_back(m_lean);
     }
+    // The threads sent before that this sample no longer has (a sample's threads come by TID;
+    // sorted here all the same, as the lookups below need it).
+    if (!std::is_sorted(m_present.begin(), m_present.end()))
+        std::sort(m_present.begin(), m_present.end());
     for (auto it = m_sent.begin(); it != m_sent.end();) {
-        if (present.contains(it->first)) {
+        if (std::binary_search(m_present.begin(), m_present.end(), it->first)) {
             ++it;
             continue;
         }

@@ -7,6 +7,8 @@
 #include "ctxscope/process_list.h"
 #include "ctxscope/watch.h"
 
+#include <fmt/core.h>
+
 namespace ctxscope::worker {
 
 using namespace protocol;
@@ -39,7 +41,14 @@ std::string watchJob(const WatchCommand& command, const JobContext& c, WatchFocu
     // A cancel is how a watch without a duration ends: it gives the summary like any other end.
     WatchOptions options;
     options.trace = command.trace;
-    options.backend = command.bpf ? SchedBackend::Bpf : SchedBackend::Ftrace;
+    if (command.trace) {
+        auto choice = chooseWatchBackend(command.backend, true, command.events > 0);
+        if (!choice)
+            return errorLine(command.id,
+                command.backend ? fmt::format("backend {}: {}", toString(*command.backend), choice.error().message)
+                                : choice.error().message);
+        options.backend = choice->backend;
+    }
     options.eventsPerSample = command.events;
     options.onEvents = [&](const Trace& events, std::uint64_t leftOut) {
         for (const std::string& line : traceEventsLines(command.id, events, events.events.size(), leftOut))
