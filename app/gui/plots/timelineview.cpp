@@ -259,7 +259,9 @@ void TimelineView::paintEvent(QPaintEvent*)
     const QRectF area = plotArea();
     if (!m_data || m_lanes.empty()) {
         p.setPen(palette().color(QPalette::PlaceholderText));
-        p.drawText(rect(), Qt::AlignCenter, tr("No trace: run with \"Trace the scheduler\" to see what each PU did"));
+        // The page around the view says why there is nothing (not traced, or traced in the
+        // kernel, which keeps no events) and what to do; the view only says that it is empty.
+        p.drawText(rect(), Qt::AlignCenter, tr("No scheduler events to draw"));
         return;
     }
     drawAxis(p, area);
