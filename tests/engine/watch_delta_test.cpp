@@ -128,6 +128,7 @@ private:
         s.preemptors = { { 7, "kworker/0:1", n(3) } };
         s.migrations = { { 0, 1, "shared-l3", n(4) } };
         s.lostEvents = n(2);
+        s.fromEnqueue = { true, n(20), 1500.0 + static_cast<double>(n(100)), 1024, 4096, { n(5), n(5), n(3) } };
         s.waitsNs = { 1.0, 2.0 }; // never on the wire
         return t;
     }
@@ -261,6 +262,7 @@ TEST(WatchDelta, OnlyThreadsInFocusCarryPeersAndBins)
         EXPECT_FALSE(sched.at("wake_latency").contains("log2_hist")) << "the lean form has no whole histogram";
         if (inFocus) {
             EXPECT_TRUE(sched.contains("wakers"));
+            EXPECT_TRUE(sched.contains("wait_from_enqueue"));
             EXPECT_TRUE(sched.at("wake_latency").contains("log2_grew"));
             continue;
         }
@@ -269,6 +271,7 @@ TEST(WatchDelta, OnlyThreadsInFocusCarryPeersAndBins)
             EXPECT_FALSE(sched.contains(key)) << key << " of thread " << t.at("tid");
         EXPECT_FALSE(sched.at("wake_latency").contains("log2_grew"));
         EXPECT_FALSE(sched.at("wake_latency").contains("log2_size"));
+        EXPECT_FALSE(sched.contains("wait_from_enqueue")) << "thread " << t.at("tid");
     }
     EXPECT_EQ(out, static_cast<int>(s.threads.size()) - 1);
     // Decoded, the counts are the full stream's for every thread.

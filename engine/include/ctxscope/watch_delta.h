@@ -54,7 +54,8 @@ struct WatchFocus {
 // its figures (as the decoder would hold them, to six digits) differ from those it was last sent
 // with, or on `everything`. Its sched block's log2 bins are the bins that grew since it was last sent in
 // focus; out of focus it carries its counts (switch-ins, wake-ups, their mean and quantiles,
-// lost events) and no peers, migrations or bins, which are summed here until it is in focus.
+// lost events) and no peers, migrations or bins, which are summed here until it is in focus,
+// nor its wait from the enqueue (an interval's own figures, which the app does not show).
 class WatchDeltaEncoder {
 public:
     WatchDeltaEvent encode(std::uint64_t id, const WatchSample& full, const WatchFocus& focus);

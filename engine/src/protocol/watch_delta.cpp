@@ -166,6 +166,7 @@ WatchDeltaEvent WatchDeltaEncoder::encode(std::uint64_t id, const WatchSample& f
                 s.wakers.clear();
                 s.preemptors.clear();
                 s.migrations.clear();
+                s.fromEnqueue = {}; // the interval's own, not summed: sent only in focus
             }
         }
         roundFigures(m_lean);
