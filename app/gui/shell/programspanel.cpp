@@ -411,7 +411,7 @@ QString ProgramsPanel::timelineCaption() const
     if (watch->traced() && !m_programs->watchKeepsEvents())
         return tr("This watch keeps no events: %1. Check Record the events to draw the threads' runs on each PU.")
             .arg(watch->backend() == SchedBackend::Bpf ? tr("its figures are counted in the kernel (BPF)")
-                                                       : tr("its figures come from the scheduler's events"));
+                                                       : tr("ftrace's events give its figures and are dropped"));
     if (shown == nullptr || shown->empty())
         return tr("The watched threads' runs on each PU come here after the first interval of a traced watch.");
     // Seconds since the watch began, as the axis reads them.
