@@ -293,7 +293,8 @@ private:
 
 // The backend --backend names, or else the cheapest this process may use
 // (chooseWatchBackend); --trace-out needs ftrace's events. A fallback from the default says why
-// in one sentence on stderr; a backend named but not allowed here is refused (exit 2).
+// in one sentence on stderr (here, or in run() when the kernel refuses the BPF programs); a
+// backend named but not allowed here is refused (exit 2).
 Expected<SchedBackend> chooseBackend(const WatchOptions& o)
 {
     const bool events = !o.traceOut.empty();
@@ -337,6 +338,10 @@ int run(const WatchOptions& o)
     ctxscope::WatchOptions options;
     options.trace = *backend != SchedBackend::Proc;
     options.backend = *backend;
+    if (o.backend.empty() && *backend == SchedBackend::Bpf) // the default: a refusal falls back as above
+        options.onBpfFallback = [](const std::string& why) {
+            fmt::print(stderr, "ctxscope-cli: watching with ftrace, not BPF: {}\n", why);
+        };
     Status written;
     if (!o.traceOut.empty()) {
         options.keepTraceBytes = kWatchTraceBytes;

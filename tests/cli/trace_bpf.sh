@@ -10,6 +10,9 @@
 #  3. SIGKILL during a long traced run leaves no ctxscope_* program (bpftool prog show).
 #  4. Unprivileged (setpriv to nobody): --trace-backend bpf exits 2 with one sentence naming
 #     CAP_BPF.
+#  5. A kernel that refuses the programs at load (refuse_bpf_load.py): the default records the
+#     same run with ftrace and its note gives the kernel's refusal; --trace-backend bpf fails
+#     with it (exit 1: found at the traced run, after the untraced one).
 # Exit 77 (skipped) where this machine cannot run BPF at all (the sentence says why).
 set -u
 cli=$1
@@ -91,4 +94,19 @@ code=$?
 [ $code -eq 2 ] || fail "unprivileged --trace-backend bpf exited $code, not 2: $(cat "$dir/nobody.err")"
 [ "$(wc -l <"$dir/nobody.err")" -eq 1 ] && grep -q "CAP_BPF" "$dir/nobody.err" ||
     fail "not one sentence naming CAP_BPF: $(cat "$dir/nobody.err")"
-echo "PASS: bpf $handovers hand-overs per op, the steps $(steps bpf) as ftrace's; kill -9 leaves no program; nobody refused"
+
+# 5. The programs refused at load.
+refuse=(python3 "$(dirname "$0")/refuse_bpf_load.py")
+"${refuse[@]}" "$cli" run futex --cpus 0,0 --iterations 2000 --repetitions 1 --trace --trace-ops 4000 \
+    --json "$dir/refused.json" >"$dir/refused.txt" 2>"$dir/refused.err" ||
+    fail "the default traced run failed where BPF is refused: $(cat "$dir/refused.err")"
+[ "$(trace refused backend)" = ftrace ] || fail "the refused run's block names $(trace refused backend), not ftrace"
+jq -e '.benchmarks[0].trace.notes | any(startswith("Recorded with ftrace") and contains("refused the BPF programs"))' \
+    "$dir/refused.json" >/dev/null || fail "no note gives the refusal: $(jq -c '.benchmarks[0].trace.notes' "$dir/refused.json")"
+[ "$(steps refused)" = "$(steps bpf)" ] || fail "the fallback cut $(steps refused), bpf $(steps bpf)"
+"${refuse[@]}" "$cli" run futex --cpus 0,0 --iterations 200 --repetitions 1 --trace --trace-backend bpf \
+    >/dev/null 2>"$dir/refused-bpf.err"
+code=$?
+[ $code -eq 1 ] && grep -q "refused the BPF programs" "$dir/refused-bpf.err" ||
+    fail "--trace-backend bpf where the programs are refused exited $code: $(cat "$dir/refused-bpf.err")"
+echo "PASS: bpf $handovers hand-overs per op, the steps $(steps bpf) as ftrace's; kill -9 leaves no program; nobody refused; refused programs fall back to ftrace"

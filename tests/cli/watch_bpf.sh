@@ -20,6 +20,12 @@
 #     writers, four slow ones first, then two fast ones that the slot has no room for. The two
 #     fast ones lead its wakers, in the summary and in each sample of the last seconds: the
 #     slot's counts and the map's are merged.
+#  8. A kernel that refuses the programs at load (refuse_bpf_load.py: a seccomp filter fails
+#     bpf(BPF_PROG_LOAD) with EACCES, the capabilities and BTF still there): the default watch
+#     falls back to ftrace with one sentence giving the kernel's refusal, and its lines name
+#     ftrace; --backend bpf exits 2 with that refusal. The worker's traced watch (the app's)
+#     falls back the same way, its samples naming ftrace; with "backend":"bpf" it answers an
+#     error with the refusal.
 # Exit 77 (skipped) where this machine cannot run BPF at all (the sentence says why).
 set -u
 cli=$1
@@ -236,4 +242,30 @@ assert len(summary) == 5 and summary[1]["count"] > summary[2]["count"], summary
 for sample in [l for l in lines if l["type"] == "watch_sample"][-4:]:
     assert [w["tid"] for w in wakers(sample)[:2]] == fast, wakers(sample)
 PY
+kill "$churn"
+churn=""
+
+# 8. The programs refused at load.
+refuse=(python3 "$(dirname "$0")/refuse_bpf_load.py")
+"${refuse[@]}" "$cli" watch "$pid" --interval 0.2 --duration 0.6 --json "$dir/refused.ndjson" \
+    >"$dir/refused.txt" 2>"$dir/refused.err" || fail "the default watch failed where BPF is refused: $(cat "$dir/refused.err")"
+[ "$(wc -l <"$dir/refused.err")" = 1 ] && grep -q "watching with ftrace, not BPF: the kernel refused the BPF programs" \
+    "$dir/refused.err" || fail "the fallback did not say why in one sentence: $(cat "$dir/refused.err")"
+grep -q '"backend":"bpf"' "$dir/refused.ndjson" && fail "a line names bpf where its programs were refused"
+[ "$(grep -c '"backend":"ftrace"' "$dir/refused.ndjson")" -ge 3 ] \
+    || fail "the fallback's lines do not name ftrace: $(head -c 600 "$dir/refused.ndjson")"
+grep -q "with ftrace" "$dir/refused.txt" || fail "the text does not name ftrace: $(head -3 "$dir/refused.txt")"
+out=$("${refuse[@]}" "$cli" watch "$pid" --backend bpf --duration 0.3 2>&1)
+code=$?
+[ "$code" = 2 ] && [ "$(echo "$out" | wc -l)" = 1 ] && echo "$out" | grep -q "refused the BPF programs" \
+    || fail "--backend bpf where the programs are refused exited $code: $out"
+watch_command='{"type":"watch","id":1,"pid":'"$pid"',"interval":0.2,"duration":0.6,"trace":true'
+(echo "$watch_command}"; sleep 2) | timeout 20 "${refuse[@]}" "$cli" worker >"$dir/worker.ndjson" 2>&1
+[ "$(grep -c '"type":"watch_sample"' "$dir/worker.ndjson")" -ge 2 ] \
+    && [ "$(grep -c '"backend":"bpf"' "$dir/worker.ndjson")" = 0 ] \
+    && [ "$(grep -c '"backend":"ftrace"' "$dir/worker.ndjson")" -ge 3 ] \
+    || fail "the worker's default watch did not fall back to ftrace: $(grep -v benchmarks "$dir/worker.ndjson" | head -c 600)"
+(echo "$watch_command"',"backend":"bpf"}'; sleep 1) | timeout 20 "${refuse[@]}" "$cli" worker >"$dir/worker-bpf.ndjson" 2>&1
+grep -q '"message":"the kernel refused the BPF programs' "$dir/worker-bpf.ndjson" \
+    || fail "the worker's watch with backend bpf was not refused: $(grep -v benchmarks "$dir/worker-bpf.ndjson")"
 echo "PASS"

@@ -142,6 +142,11 @@ struct WatchOptions {
     // of earlier ones left out: what the app's Programs timeline draws. 0: none.
     std::size_t eventsPerSample = 0;
     std::function<void(const Trace& events, std::uint64_t leftOut)> onEvents;
+    // With trace and Bpf, the backend taken by default rather than named: the kernel may still
+    // refuse the programs (a verifier, a hook or helper this kernel lacks), which bpfUnavailable
+    // cannot tell beforehand. When set, the watch then follows with ftrace, where ftrace is
+    // allowed, and calls this first with the refusal (one sentence); unset, it fails with it.
+    std::function<void(const std::string& why)> onBpfFallback;
 };
 Expected<WatchSummary> runWatch(long pid, double intervalS, double durationS, std::stop_token stop,
     const std::function<void(const WatchSample&)>& onSample, const WatchOptions& options = {});

@@ -4,6 +4,7 @@
 #include "programs/snapshot.h"
 
 #include "ctxscope/sched_total.h"
+#include "ctxscope/trace_session.h" // tracingAllowed
 #include "ctxscope/watch.h"
 
 #include <fmt/core.h>
@@ -177,6 +178,11 @@ public:
             return makeError("the BPF backend keeps no events: a trace file or a timeline needs the ftrace backend");
         auto watch = bpf ? SchedWatch::openBpf(pid)
                          : SchedWatch::open(tids, options.onRecording ? options.keepTraceBytes : 0, options.traceMarks);
+        if (!watch && bpf && options.onBpfFallback && tracingAllowed()) {
+            // Refused at load: ftrace sees the same threads (no recording or events were asked).
+            options.onBpfFallback(watch.error().message);
+            watch = SchedWatch::open(tids, 0, options.traceMarks);
+        }
         if (!watch)
             return watch.error();
         if (options.onEvents && options.eventsPerSample > 0)

@@ -48,6 +48,10 @@ std::string watchJob(const WatchCommand& command, const JobContext& c, WatchFocu
                 command.backend ? fmt::format("backend {}: {}", toString(*command.backend), choice.error().message)
                                 : choice.error().message);
         options.backend = choice->backend;
+        // The default, refused by the kernel at load: ftrace, as the CLI falls back; each sample
+        // names the backend that ran, which the app shows.
+        if (!command.backend && choice->backend == SchedBackend::Bpf)
+            options.onBpfFallback = [](const std::string&) {};
     }
     options.eventsPerSample = command.events;
     options.onEvents = [&](const Trace& events, std::uint64_t leftOut) {
