@@ -13,7 +13,6 @@
 #include "ctxscope/watch.h"
 
 #include <fmt/core.h>
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cstdio>
@@ -264,12 +263,18 @@ public:
     bool ok() const { return m_where.empty() || m_where == "-" || m_file.is_open(); }
     // Whether anything is written: a sample of 1,000 threads is not made into JSON for nothing.
     bool wanted() const { return !m_where.empty(); }
-    void write(const nlohmann::json& line) { writeLine(line.dump()); }
-    // A sample written straight to its line (appendWatchSampleLine): no JSON tree for 1,000 threads.
+    // A sample or the summary written straight to its line (appendWatchSampleLine,
+    // appendWatchSummaryLine): no JSON tree for 1,000 threads.
     void write(const WatchSample& sample)
     {
         m_line.clear();
         appendWatchSampleLine(m_line, sample);
+        writeLine(m_line);
+    }
+    void write(const WatchSummary& summary)
+    {
+        m_line.clear();
+        appendWatchSummaryLine(m_line, summary);
         writeLine(m_line);
     }
 
@@ -380,7 +385,7 @@ int run(const WatchOptions& o)
     if (!written)
         fmt::print(stderr, "ctxscope-cli: could not write the trace to {}: {}\n", o.traceOut, written.error().message);
     if (json.wanted())
-        json.write(watchSummaryToJson(*summary));
+        json.write(*summary);
     if (text) {
         printSummary(*summary);
         if (!summary->ending.empty())

@@ -614,6 +614,78 @@ TEST(WatchLine, TheStreamsWatchLinesAreTheWritersAndReadBack)
     }
 }
 
+namespace {
+
+// A summary as the JSON tree it was made as before the direct writer: the oracle.
+json summaryTree(const WatchSummary& s)
+{
+    json threads = json::array();
+    for (const auto& t : s.threads) {
+        threads.push_back(
+            { { "tid", t.tid }, { "name", t.name }, { "seconds", t.seconds }, { "voluntary_per_s", t.voluntaryPerS },
+                { "involuntary_per_s", t.involuntaryPerS }, { "cpu_share", t.cpuShare },
+                { "runqueue_wait_per_s", t.runqueueWaitPerS ? json(*t.runqueueWaitPerS) : json(nullptr) },
+                { "migrations_per_s", t.migrationsPerS }, { "migrations_lower_bound", t.migrationsLowerBound },
+                { "cpus_seen", formatCpuList(t.cpusSeen) }, { "affinity", formatCpuList(t.affinity) },
+                { "ended", t.ended } });
+        if (t.sched)
+            threads.back()["sched"] = threadSchedToJson(*t.sched);
+    }
+    return { { "type", "watch_summary" }, { "pid", s.pid }, { "name", s.name }, { "seconds", s.seconds },
+        { "samples", s.samples }, { "threads", threads }, { "backend", toString(s.backend) },
+        { "ending", s.ending.empty() ? json(nullptr) : json(s.ending) } };
+}
+
+// The edge samples' threads as a summary's: each field at the edges the samples hold.
+std::vector<WatchSummary> edgeSummaries()
+{
+    std::vector<WatchSummary> out;
+    for (const WatchSample& s : edgeSamples()) {
+        WatchSummary sum;
+        sum.pid = s.pid;
+        sum.name = s.name;
+        sum.seconds = s.seconds;
+        sum.samples = static_cast<int>(s.threads.size());
+        sum.backend = s.backend;
+        sum.ending = s.kernel ? "process 7 (\"x\") ended" : "";
+        for (const ThreadRates& r : s.threads) {
+            ThreadSummary t;
+            t.tid = r.tid;
+            t.name = r.name;
+            t.seconds = s.intervalS;
+            t.voluntaryPerS = r.voluntaryPerS;
+            t.involuntaryPerS = r.involuntaryPerS;
+            t.cpuShare = r.cpuShare;
+            t.runqueueWaitPerS = r.runqueueWaitPerS;
+            t.migrationsPerS = r.migrationsPerS;
+            t.migrationsLowerBound = r.migrationsLowerBound;
+            t.cpusSeen = r.affinity;
+            t.affinity = r.affinity;
+            t.ended = r.state == 'D';
+            t.sched = r.sched;
+            sum.threads.push_back(std::move(t));
+        }
+        out.push_back(std::move(sum));
+    }
+    return out;
+}
+
+} // namespace
+
+TEST(WatchLine, TheWrittenSummaryIsTheTreesDumpByteForByte)
+{
+    const std::vector<WatchSummary> summaries = edgeSummaries();
+    ASSERT_GE(summaries.size(), 3U);
+    for (const WatchSummary& s : summaries) {
+        std::string line = "kept ";
+        appendWatchSummaryLine(line, s);
+        EXPECT_EQ(line, "kept " + summaryTree(s).dump());
+        json withId = summaryTree(s);
+        withId["id"] = 42;
+        EXPECT_EQ(eventLine(WatchSummaryEvent { 42, s }), withId.dump());
+    }
+}
+
 TEST(WatchLine, ANameThatIsNotUtf8IsRefusedAsDumpRefusesIt)
 {
     WatchSample s = edgeSamples().front();

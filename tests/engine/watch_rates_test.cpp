@@ -218,7 +218,9 @@ TEST(WatchRates, SummaryAveragesTheWholeWatchAndAReusedPidEndsIt)
     EXPECT_DOUBLE_EQ(sum.threads[1].voluntaryPerS, 7); // from its start in the last interval
     EXPECT_DOUBLE_EQ(sum.threads[1].seconds, 1);
 
-    const auto json = watchSummaryToJson(sum);
+    std::string summaryLine;
+    appendWatchSummaryLine(summaryLine, sum);
+    const auto json = nlohmann::json::parse(summaryLine);
     EXPECT_EQ(json["type"], "watch_summary");
     for (const char* key : { "tid", "name", "voluntary_per_s", "involuntary_per_s", "cpu_share", "runqueue_wait_per_s",
              "migrations_per_s", "migrations_lower_bound", "cpus_seen", "affinity" })

@@ -8,8 +8,6 @@
 #include "ctxscope/sched_watch.h"
 #include "ctxscope/trace.h"
 
-#include <nlohmann/json_fwd.hpp>
-
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -164,9 +162,6 @@ struct WatchBackendChoice {
 };
 Expected<WatchBackendChoice> chooseWatchBackend(std::optional<SchedBackend> named, bool trace, bool events);
 
-// The summary's JSON line of `watch --json` and the worker's stream: {"type": "watch_summary", ...}.
-nlohmann::json watchSummaryToJson(const WatchSummary& summary);
-
 // What a stream adds to a sample's line: the worker's `watch_sample` its command's id, a lean
 // `watch_delta` (docs/protocol.md) also `gone`, `whole` and each sched block in its lean form
 // (the bins as the pairs that grew, empty peer lists left out).
@@ -185,5 +180,10 @@ struct WatchLineForm {
 // threads and 2 Hz the tree, its allocations and its dump were most of a watch's CPU
 // (docs/performance.md). Throws as dump() does on a name that is not UTF-8.
 void appendWatchSampleLine(std::string& out, const WatchSample& sample, const WatchLineForm& form = {});
+
+// The summary's JSON line of `watch --json` and the worker's stream (with its command's `id`),
+// {"type": "watch_summary", ...}, written the same way: a summary of 10,000 threads made as a
+// tree took most of a second of CPU.
+void appendWatchSummaryLine(std::string& out, const WatchSummary& summary, std::optional<std::uint64_t> id = {});
 
 } // namespace ctxscope

@@ -17,12 +17,6 @@ namespace {
 
 using nlohmann::json;
 
-json optionalNumber(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
-
-} // namespace
-
-namespace {
-
 // A line written as nlohmann's dump() writes it: keys in its order (std::map's: byte order),
 // no spaces, numbers through its own float formatter. Each member writes its key and a comma
 // before any but the first.
@@ -239,16 +233,10 @@ void writeSched(LineWriter& w, const ThreadSched& s, bool lean)
     w.close('}');
 }
 
-void writeThread(LineWriter& w, const ThreadRates& t, bool lean)
+// The keys a sample's thread (ThreadRates) and a summary's (ThreadSummary) share, in a row of
+// their byte order: involuntary_per_s to sched.
+template <typename Thread> void writeRatesFromInvoluntaryToSched(LineWriter& w, const Thread& t, bool lean)
 {
-    w.comma();
-    w.open('{');
-    w.key("affinity");
-    w.string(formatCpuList(t.affinity));
-    w.key("cpu");
-    t.cpu ? w.integer(*t.cpu) : w.null();
-    w.key("cpu_share");
-    w.number(t.cpuShare);
     w.key("involuntary_per_s");
     w.number(t.involuntaryPerS);
     w.key("migrations_lower_bound");
@@ -263,6 +251,19 @@ void writeThread(LineWriter& w, const ThreadRates& t, bool lean)
         w.key("sched");
         writeSched(w, *t.sched, lean);
     }
+}
+
+void writeThread(LineWriter& w, const ThreadRates& t, bool lean)
+{
+    w.comma();
+    w.open('{');
+    w.key("affinity");
+    w.string(formatCpuList(t.affinity));
+    w.key("cpu");
+    t.cpu ? w.integer(*t.cpu) : w.null();
+    w.key("cpu_share");
+    w.number(t.cpuShare);
+    writeRatesFromInvoluntaryToSched(w, t, lean);
     w.key("state");
     w.string(std::string_view(&t.state, 1));
     w.key("tid");
@@ -406,22 +407,52 @@ void appendWatchSampleLine(std::string& out, const WatchSample& s, const WatchLi
     w.close('}');
 }
 
-json watchSummaryToJson(const WatchSummary& s)
+void appendWatchSummaryLine(std::string& out, const WatchSummary& s, std::optional<std::uint64_t> id)
 {
-    json threads = json::array();
-    for (const auto& t : s.threads) {
-        threads.push_back(
-            { { "tid", t.tid }, { "name", t.name }, { "seconds", t.seconds }, { "voluntary_per_s", t.voluntaryPerS },
-                { "involuntary_per_s", t.involuntaryPerS }, { "cpu_share", t.cpuShare },
-                { "runqueue_wait_per_s", optionalNumber(t.runqueueWaitPerS) }, { "migrations_per_s", t.migrationsPerS },
-                { "migrations_lower_bound", t.migrationsLowerBound }, { "cpus_seen", formatCpuList(t.cpusSeen) },
-                { "affinity", formatCpuList(t.affinity) }, { "ended", t.ended } });
-        if (t.sched)
-            threads.back()["sched"] = threadSchedToJson(*t.sched);
+    LineWriter w(out);
+    w.open('{');
+    w.key("backend");
+    w.string(toString(s.backend));
+    w.key("ending");
+    s.ending.empty() ? w.null() : w.string(s.ending);
+    if (id) {
+        w.key("id");
+        w.integer(*id);
     }
-    return { { "type", "watch_summary" }, { "pid", s.pid }, { "name", s.name }, { "seconds", s.seconds },
-        { "samples", s.samples }, { "threads", threads }, { "backend", toString(s.backend) },
-        { "ending", s.ending.empty() ? json(nullptr) : json(s.ending) } };
+    w.key("name");
+    w.string(s.name);
+    w.key("pid");
+    w.integer(s.pid);
+    w.key("samples");
+    w.integer(s.samples);
+    w.key("seconds");
+    w.number(s.seconds);
+    w.key("threads");
+    w.open('[');
+    for (const auto& t : s.threads) {
+        w.comma();
+        w.open('{');
+        w.key("affinity");
+        w.string(formatCpuList(t.affinity));
+        w.key("cpu_share");
+        w.number(t.cpuShare);
+        w.key("cpus_seen");
+        w.string(formatCpuList(t.cpusSeen));
+        w.key("ended");
+        w.boolean(t.ended);
+        writeRatesFromInvoluntaryToSched(w, t, false);
+        w.key("seconds");
+        w.number(t.seconds);
+        w.key("tid");
+        w.integer(t.tid);
+        w.key("voluntary_per_s");
+        w.number(t.voluntaryPerS);
+        w.close('}');
+    }
+    w.close(']');
+    w.key("type");
+    w.string("watch_summary");
+    w.close('}');
 }
 
 } // namespace ctxscope

@@ -213,13 +213,6 @@ json toJson(const ProcessesEvent& e)
     return j;
 }
 
-json toJson(const WatchSummaryEvent& e)
-{
-    json j = watchSummaryToJson(e.summary);
-    j["id"] = e.id;
-    return j;
-}
-
 json toJson(const PinnedEvent& e)
 {
     json changes = json::array();
@@ -257,12 +250,19 @@ namespace {
 
 std::string lineOf(const auto& e) { return toJson(e).dump(); }
 
-// A watch's samples, the stream's bulk, straight to their lines: the same bytes as their JSON's
-// dump() (events_test holds them to it), without the tree.
+// A watch's samples, the stream's bulk, and its summary straight to their lines: the same bytes
+// as their JSON's dump() (events_test and watch_delta_test hold them to it), without the tree.
 std::string lineOf(const WatchSampleEvent& e)
 {
     std::string line;
     appendWatchSampleLine(line, e.sample, { .id = e.id });
+    return line;
+}
+
+std::string lineOf(const WatchSummaryEvent& e)
+{
+    std::string line;
+    appendWatchSummaryLine(line, e.summary, e.id);
     return line;
 }
 
