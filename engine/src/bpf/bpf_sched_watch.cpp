@@ -549,14 +549,12 @@ private:
     }
 
     // A thread that ended was reported (counts() says X or Z) at the drain after its end: its
-    // entry goes at the following one, so that its TID, when reused, starts from zero and the
-    // map does not fill with the dead.
-    // Its slot is zeroed and given back to the queue (taken again only once every other slot
-    // was taken once).
+    // slot goes at the following one, so that the array does not fill with the dead. The slot
+    // is zeroed and given back to the queue (taken again only once every other slot was taken
+    // once); the task's own storage, which named it, goes with the task.
     void forgetEnded(std::size_t threads)
     {
-        for (const auto& [tid, slot] : m_ended) {
-            bpf_map_delete_elem(bpf_map__fd(m_skel->maps.slots), &tid);
+        for (const std::uint32_t slot : m_ended) {
             std::memset(&m_slots->data()[slot], 0, sizeof(ctxscope_thread));
             bpf_map_update_elem(bpf_map__fd(m_skel->maps.free_slots), nullptr, &slot, BPF_ANY);
             m_base[slot] = {};
@@ -567,7 +565,7 @@ private:
             const ctxscope_thread& t = m_values[i];
             if ((t.flags & CTXSCOPE_RUNNING) == 0 && (t.flags & CTXSCOPE_EVER_RAN) != 0
                 && (t.state & 0xb0U) != 0) // EXIT_DEAD, EXIT_ZOMBIE, TASK_DEAD
-                m_ended.emplace_back(m_keys[i], m_slotOf[i]);
+                m_ended.push_back(m_slotOf[i]);
         }
     }
 
@@ -587,7 +585,7 @@ private:
     std::size_t m_slotsSeen = 0; // the slots read so far are below this
     PeerList m_wakers, m_preemptors; // this interval's
     std::unordered_map<std::uint32_t, std::vector<SchedMigration>> m_moves;
-    std::vector<std::pair<std::uint32_t, std::uint32_t>> m_ended; // (thread, slot)
+    std::vector<std::uint32_t> m_ended; // the slots of threads that ended
     std::vector<PeerDelta> m_candidates; // top()'s, kept from thread to thread
     std::uint64_t m_fromNs = 0;
     std::uint64_t m_drainedNs = 0;
@@ -608,7 +606,6 @@ Expected<std::unique_ptr<SchedWatch>> SchedWatch::openBpf(long pid)
     skel->rodata->target_tgid = static_cast<__u32>(pid);
     const BpfMapSizes sizes = bpfMapSizes(os::taskCount(pid).value_or(0));
     bpf_map__set_max_entries(skel->maps.threads, sizes.threads);
-    bpf_map__set_max_entries(skel->maps.slots, sizes.threads);
     bpf_map__set_max_entries(skel->maps.free_slots, sizes.threads);
     bpf_map__set_max_entries(skel->maps.wakers, sizes.peers);
     bpf_map__set_max_entries(skel->maps.preemptors, sizes.peers);

@@ -62,10 +62,10 @@ SEC("tp_btf/hrtimer_expire_exit")
 int ctxscope_tmr_out(void* ctx) { return irq_step(-1); }
 
 // Each thread's value, in a slot of an array that ctxscope maps into its memory and reads
-// without a system call; a hash from thread id to slot finds it. ctxscope fills free_slots with
-// every slot in order before the programs attach, and gives a slot back (zeroed) one reading
-// after its thread ended. A queue hands out slots first in, first out: every slot is taken once
-// before a given-back one is taken again, so the slots in use are the first `pops`.
+// without a system call; the thread's own task-local storage holds its slot. ctxscope fills
+// free_slots with every slot in order before the programs attach, and gives a slot back (zeroed)
+// one reading after its thread ended. A queue hands out slots first in, first out: every slot is
+// taken once before a given-back one is taken again, so the slots in use are the first `pops`.
 struct {
     __uint(type, BPF_MAP_TYPE_ARRAY);
     __uint(map_flags, BPF_F_MMAPABLE);
@@ -74,12 +74,15 @@ struct {
     __type(value, struct ctxscope_thread);
 } threads SEC(".maps");
 
+// A thread's slot plus one (0: none yet), kept in its task_struct: found from the task an event
+// passes, where a hash from thread id to slot cost a hash lookup at each of a thread's events.
+// The kernel frees it with the task, and the map with ctxscope's process.
 struct {
-    __uint(type, BPF_MAP_TYPE_HASH);
-    __uint(max_entries, CTXSCOPE_MAX_THREADS);
-    __type(key, __u32);
-    __type(value, __u32);
-} slots SEC(".maps");
+    __uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+    __uint(map_flags, BPF_F_NO_PREALLOC);
+    __type(key, int);
+    __type(value, __u64); // 64 bits: the width a BPF compare-and-swap takes here
+} slot_of SEC(".maps");
 
 struct {
     __uint(type, BPF_MAP_TYPE_QUEUE);
@@ -108,17 +111,35 @@ struct {
     __type(value, __u64);
 } moves SEC(".maps");
 
-// A thread's value, NULL when it has none yet.
-static __always_inline struct ctxscope_thread* known_thread(__u32 tid)
+// The thread's value in slot `own` - 1, NULL for none: a slot given back after its thread
+// ended (zeroed, or another thread's since) is no longer the task's.
+static __always_inline struct ctxscope_thread* slot_value(__u64 own, __u32 tid)
 {
-    __u32* slot = bpf_map_lookup_elem(&slots, &tid);
-    return slot ? bpf_map_lookup_elem(&threads, slot) : 0;
+    if (own == 0)
+        return 0;
+    __u32 slot = (__u32)(own - 1);
+    struct ctxscope_thread* t = bpf_map_lookup_elem(&threads, &slot);
+    return t && t->tid == tid ? t : 0;
+}
+
+// A thread's value, NULL when it has none yet.
+static __always_inline struct ctxscope_thread* known_thread(struct task_struct* task)
+{
+    __u64* own = bpf_task_storage_get(&slot_of, task, 0, 0);
+    return own ? slot_value(*own, task->pid) : 0;
 }
 
 // A thread's value, a free slot taken for it on its first event.
-static __always_inline struct ctxscope_thread* thread_of(__u32 tid)
+static __always_inline struct ctxscope_thread* thread_of(struct task_struct* task)
 {
-    struct ctxscope_thread* t = known_thread(tid);
+    const __u32 tid = task->pid;
+    __u64* own = bpf_task_storage_get(&slot_of, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+    if (!own) { // no memory for it, or the storage busy on this CPU (an event inside another's)
+        __sync_fetch_and_add(&lost, 1);
+        return 0;
+    }
+    const __u64 was = *own;
+    struct ctxscope_thread* t = slot_value(was, tid);
     if (t)
         return t;
     __u32 slot = 0;
@@ -127,18 +148,17 @@ static __always_inline struct ctxscope_thread* thread_of(__u32 tid)
         return 0;
     }
     __sync_fetch_and_add(&pops, 1);
-    long err = bpf_map_update_elem(&slots, &tid, &slot, BPF_NOEXIST);
-    if (err != 0) {
-        bpf_map_push_elem(&free_slots, &slot, 0); // untouched: back for another thread
-        if (err != -17 /* EEXIST: another CPU gave it one */) {
-            __sync_fetch_and_add(&lost, 1);
-            return 0;
-        }
-        return known_thread(tid);
-    }
     t = bpf_map_lookup_elem(&threads, &slot);
-    if (t)
-        t->tid = tid;
+    if (!t)
+        return 0;
+    t->tid = tid; // before the slot is published: a reader of the storage finds it named
+    // Another CPU may be giving the same task a slot at once (its wake-up and its own switch):
+    // the first to store its slot keeps it, the other gives its own back unnamed.
+    if (__sync_val_compare_and_swap(own, was, (__u64)slot + 1) != was) {
+        t->tid = 0;
+        bpf_map_push_elem(&free_slots, &slot, 0);
+        return slot_value(*own, tid);
+    }
     return t;
 }
 
@@ -256,7 +276,7 @@ static __always_inline void moved(struct ctxscope_thread* t, __u32 tid, __u32 cp
 static __always_inline void switched_in(struct task_struct* next, __u64 now, __u32 cpu)
 {
     __u32 tid = next->pid;
-    struct ctxscope_thread* t = thread_of(tid);
+    struct ctxscope_thread* t = thread_of(next);
     if (!t)
         return;
     t->switch_ins++;
@@ -317,7 +337,7 @@ static __always_inline void switched_out(
     struct task_struct* prev, struct task_struct* next, bool preempt, unsigned int prev_state, __u64 now, __u32 cpu)
 {
     __u32 tid = prev->pid;
-    struct ctxscope_thread* t = thread_of(tid);
+    struct ctxscope_thread* t = thread_of(prev);
     if (!t)
         return;
     if (t->flags & CTXSCOPE_RUNNING) {
@@ -377,7 +397,7 @@ static __always_inline int woken(struct task_struct* p)
     if (p->tgid != target_tgid || p->pid == 0)
         return 0;
     __u32 tid = p->pid;
-    struct ctxscope_thread* t = thread_of(tid);
+    struct ctxscope_thread* t = thread_of(p);
     if (!t)
         return 0;
     // A wake-up of a thread already runnable (preempted) keeps its earlier start.
@@ -409,8 +429,7 @@ int BPF_PROG(ctxscope_wakeup, struct task_struct* p)
 {
     if (p->tgid != target_tgid || p->pid == 0)
         return 0;
-    __u32 tid = p->pid;
-    struct ctxscope_thread* t = known_thread(tid);
+    struct ctxscope_thread* t = known_thread(p);
     if (t && t->ready_ns != 0 && t->queued_ns == 0)
         t->queued_ns = bpf_ktime_get_ns();
     return 0;
@@ -423,8 +442,7 @@ int BPF_PROG(ctxscope_new, struct task_struct* p)
     woken(p);
     if (p->tgid != target_tgid || p->pid == 0)
         return 0;
-    __u32 tid = p->pid;
-    struct ctxscope_thread* t = known_thread(tid);
+    struct ctxscope_thread* t = known_thread(p);
     if (t && t->queued_ns == 0)
         t->queued_ns = t->ready_ns;
     return 0;
