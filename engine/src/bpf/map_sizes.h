@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // How large the BPF backend makes its maps for one program (sched_watch.bpf.c declares them at
-// their largest). Maps made for 16,384 threads hold about 34 MB of preallocated kernel memory
+// their largest). Maps made for 16,384 threads hold about 33 MB of preallocated kernel memory
 // (`bpftool map show`'s memlock), made and freed with each watch. Sized for eight times the
 // threads the program has when the watch starts (a pool may grow), within [least, largest]:
 // about 13 MB for 1,000 threads. A program that grows past that has its updates refused and

@@ -149,8 +149,10 @@ static __always_inline struct ctxscope_thread* thread_of(struct task_struct* tas
     }
     __sync_fetch_and_add(&pops, 1);
     t = bpf_map_lookup_elem(&threads, &slot);
-    if (!t)
+    if (!t) { // not within the array: not a slot the queue hands out
+        bpf_map_push_elem(&free_slots, &slot, 0);
         return 0;
+    }
     t->tid = tid; // before the slot is published: a reader of the storage finds it named
     // Another CPU may be giving the same task a slot at once (its wake-up and its own switch):
     // the first to store its slot keeps it, the other gives its own back unnamed.
