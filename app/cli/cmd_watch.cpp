@@ -300,7 +300,7 @@ private:
 // (chooseWatchBackend); --trace-out needs ftrace's events. A fallback from the default says why
 // in one sentence on stderr (here, or in run() when the kernel refuses the BPF programs); a
 // backend named but not allowed here is refused (exit 2).
-Expected<SchedBackend> chooseBackend(const WatchOptions& o)
+Expected<WatchBackendChoice> chooseBackend(const WatchOptions& o)
 {
     const bool events = !o.traceOut.empty();
     std::optional<SchedBackend> named;
@@ -321,7 +321,7 @@ Expected<SchedBackend> chooseBackend(const WatchOptions& o)
         fmt::print(stderr, "ctxscope-cli: watching with ftrace, not BPF: {}\n", choice->fallback);
     else if (choice->backend == SchedBackend::Proc && !choice->fallback.empty())
         fmt::print(stderr, "ctxscope-cli: watching with /proc alone (no scheduler events): {}\n", choice->fallback);
-    return choice->backend;
+    return choice;
 }
 
 int run(const WatchOptions& o)
@@ -337,13 +337,15 @@ int run(const WatchOptions& o)
     if (!o.traceOut.empty())
         if (Status writable = checkTraceOut(o.traceOut); !writable)
             return badInput(writable.error().message);
-    auto backend = chooseBackend(o);
-    if (!backend)
-        return badInput(backend.error().message);
+    auto choice = chooseBackend(o);
+    if (!choice)
+        return badInput(choice.error().message);
+    const SchedBackend backend = choice->backend;
     ctxscope::WatchOptions options;
-    options.trace = *backend != SchedBackend::Proc;
-    options.backend = *backend;
-    if (o.backend.empty() && *backend == SchedBackend::Bpf) // the default: a refusal falls back as above
+    options.trace = backend != SchedBackend::Proc;
+    options.backend = backend;
+    options.backendFallback = std::move(choice->fallback); // each JSON line says it too
+    if (o.backend.empty() && backend == SchedBackend::Bpf) // the default: a refusal falls back as above
         options.onBpfFallback = [](const std::string& why) {
             fmt::print(stderr, "ctxscope-cli: watching with ftrace, not BPF: {}\n", why);
         };

@@ -5,7 +5,8 @@
 #     "backend":"bpf", the threads carry scheduler figures (switch-ins, wake-up bins), and the
 #     text output says which backend ran.
 #  2. Unprivileged (setpriv to nobody, no capabilities): --backend bpf exits 2 with one sentence
-#     naming CAP_BPF; the default falls back with one sentence why and names "proc" in its JSON.
+#     naming CAP_BPF; the default falls back with one sentence why and names "proc" in its JSON,
+#     each sample with that sentence (backend_fallback).
 #  3. SIGKILL: a watch killed with kill -9 leaves no ctxscope_* program (bpftool prog show):
 #     nothing is pinned, the kernel frees them with the process.
 #  4. The idle-CPU ping-pong: ping0 and pong0 pinned to two CPUs, the workload stopped
@@ -25,7 +26,7 @@
 #     falls back to ftrace with one sentence giving the kernel's refusal, and its lines name
 #     ftrace; --backend bpf exits 2 with that refusal. The worker's traced watch (the app's)
 #     falls back the same way, its samples naming ftrace; with "backend":"bpf" it answers an
-#     error with the refusal.
+#     error with the refusal. The samples of both say why (backend_fallback: the refusal).
 # Exit 77 (skipped) where this machine cannot run BPF at all (the sentence says why).
 set -u
 cli=$1
@@ -92,6 +93,8 @@ code=$?
 grep -q "CAP_BPF" "$dir/nobody.err" && [ "$(wc -l <"$dir/nobody.err")" = 1 ] \
     || fail "the unprivileged fallback did not say why in one sentence: $(cat "$dir/nobody.err")"
 grep -q '"backend":"proc"' "$dir/nobody.ndjson" || fail "the unprivileged watch does not name proc: $(head -c 600 "$dir/nobody.ndjson")"
+grep -q '"backend_fallback":"[^"]*CAP_BPF' "$dir/nobody.ndjson" \
+    || fail "the unprivileged watch's samples do not say why not BPF: $(head -c 600 "$dir/nobody.ndjson")"
 
 # 3. kill -9 leaves nothing behind.
 "$cli" watch "$pid" --backend bpf --interval 0.5 >/dev/null 2>&1 &
@@ -255,6 +258,8 @@ grep -q '"backend":"bpf"' "$dir/refused.ndjson" && fail "a line names bpf where 
 [ "$(grep -c '"backend":"ftrace"' "$dir/refused.ndjson")" -ge 3 ] \
     || fail "the fallback's lines do not name ftrace: $(head -c 600 "$dir/refused.ndjson")"
 grep -q "with ftrace" "$dir/refused.txt" || fail "the text does not name ftrace: $(head -3 "$dir/refused.txt")"
+[ "$(grep -c '"backend_fallback":"the kernel refused the BPF programs' "$dir/refused.ndjson")" -ge 3 ] \
+    || fail "the fallback's samples do not say why: $(head -c 600 "$dir/refused.ndjson")"
 out=$("${refuse[@]}" "$cli" watch "$pid" --backend bpf --duration 0.3 2>&1)
 code=$?
 [ "$code" = 2 ] && [ "$(echo "$out" | wc -l)" = 1 ] && echo "$out" | grep -q "refused the BPF programs" \
@@ -264,6 +269,7 @@ watch_command='{"type":"watch","id":1,"pid":'"$pid"',"interval":0.2,"duration":0
 [ "$(grep -c '"type":"watch_sample"' "$dir/worker.ndjson")" -ge 2 ] \
     && [ "$(grep -c '"backend":"bpf"' "$dir/worker.ndjson")" = 0 ] \
     && [ "$(grep -c '"backend":"ftrace"' "$dir/worker.ndjson")" -ge 3 ] \
+    && [ "$(grep -c '"backend_fallback":"the kernel refused the BPF programs' "$dir/worker.ndjson")" -ge 2 ] \
     || fail "the worker's default watch did not fall back to ftrace: $(grep -v benchmarks "$dir/worker.ndjson" | head -c 600)"
 (echo "$watch_command"',"backend":"bpf"}'; sleep 1) | timeout 20 "${refuse[@]}" "$cli" worker >"$dir/worker-bpf.ndjson" 2>&1
 grep -q '"message":"the kernel refused the BPF programs' "$dir/worker-bpf.ndjson" \

@@ -554,6 +554,18 @@ TEST(Events, RunningProgramsComeBackWhole)
     ASSERT_EQ(sched.migrations.size(), 1U);
     EXPECT_EQ(sched.migrations[0].relation, "shared-l3");
     EXPECT_FALSE(watch.sample.threads[0].sched) << "an untraced watch has no sched block";
+    EXPECT_EQ(traced.sample.backendFallback, "") << "no fallback: the line has none";
+    // A default watch that could not use BPF says why, in watch_sample and in watch_delta.
+    WatchSample fellBack = sampleTracedWatch();
+    fellBack.backend = SchedBackend::Ftrace;
+    fellBack.backendFallback = "the kernel refused the BPF programs: Permission denied";
+    const std::string fellBackLine = eventLine(WatchSampleEvent { 8, fellBack });
+    EXPECT_NE(fellBackLine.find(R"("backend_fallback":"the kernel refused)"), std::string::npos) << fellBackLine;
+    const auto read = std::get<WatchSampleEvent>(parsed(fellBackLine));
+    EXPECT_EQ(read.sample.backend, SchedBackend::Ftrace);
+    EXPECT_EQ(read.sample.backendFallback, fellBack.backendFallback);
+    const auto delta = std::get<WatchDeltaEvent>(parsed(eventLine(WatchDeltaEvent { 8, fellBack, {}, false })));
+    EXPECT_EQ(delta.sample.backendFallback, fellBack.backendFallback);
     ASSERT_TRUE(summary.summary.threads[1].sched);
     EXPECT_EQ(summary.summary.threads[1].sched->preemptors[0].tid, 77);
 

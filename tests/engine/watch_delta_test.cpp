@@ -451,11 +451,19 @@ json sampleTree(const WatchSample& s)
         { "system", { { "context_switches_per_s", optionalNumber(s.systemSwitchesPerS) }, { "cpus", cpus } } } };
 }
 
+json sampleTreeWithFallback(const WatchSample& s)
+{
+    json j = sampleTree(s);
+    if (!s.backendFallback.empty())
+        j["backend_fallback"] = s.backendFallback;
+    return j;
+}
+
 // The tree a watch_sample or watch_delta line was built from before the direct writer: the
 // oracle the writer is held to.
 json treeLine(const WatchSample& s, const WatchLineForm& form)
 {
-    json j = sampleTree(s);
+    json j = sampleTreeWithFallback(s);
     if (form.id)
         j["id"] = *form.id;
     if (!form.delta)
@@ -525,6 +533,9 @@ std::vector<WatchSample> edgeSamples()
     s.kernel = true;
     s.backend = SchedBackend::Bpf;
     s.systemSwitchesPerS.reset();
+    out.push_back(s);
+    s.backend = SchedBackend::Ftrace; // as a default watch that could not load its programs
+    s.backendFallback = "the kernel refused the \"BPF\" programs: Permission denied";
     s.seconds = 1e-7;
     s.intervalS = 123456789012345678.0;
     s.monoNs = std::numeric_limits<std::uint64_t>::max();

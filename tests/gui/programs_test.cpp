@@ -329,6 +329,47 @@ TEST_F(Programs, ATracedWatchCountsInTheKernelUntilItsTimelineAsksForTheEvents)
         << m_panel->timelineCaption().toStdString();
 }
 
+// The status line names what traced the watch and, where the worker's default could not use
+// BPF, why (the sample's backend_fallback: no capabilities or BTF, or the kernel refused the
+// programs), as the CLI says it on stderr. A watch on ftrace for its timeline's events is no
+// fallback and says nothing more.
+TEST(ProgramsStatus, ATracedWatchThatCouldNotUseBpfSaysWhy)
+{
+    MainWindow window;
+    ProgramsPanel* panel = window.programs();
+    ProgramWatch* watch = panel->controller()->watchData();
+    watch->begin(4242);
+    const auto traced = [](SchedBackend backend, std::string fallback, double seconds) {
+        WatchSample s;
+        s.pid = 4242;
+        s.name = "server";
+        s.seconds = seconds;
+        s.intervalS = 0.5;
+        ThreadRates t;
+        t.tid = 4242;
+        t.name = "server";
+        t.state = 'S';
+        t.affinity = { 0 };
+        t.sched = ThreadSched {};
+        s.threads = { t };
+        s.backend = backend;
+        s.backendFallback = std::move(fallback);
+        return s;
+    };
+    const std::string refused = "the kernel refused the BPF programs: Permission denied";
+    watch->addSample(traced(SchedBackend::Ftrace, refused, 0.5));
+    EXPECT_TRUE(panel->statusText().contains(
+        QStringLiteral("traced with ftrace (not BPF: the kernel refused the BPF programs: Permission denied)")))
+        << panel->statusText().toStdString();
+    watch->addSample(traced(SchedBackend::Bpf, "", 1.0));
+    EXPECT_TRUE(panel->statusText().contains(QStringLiteral("traced in the kernel (BPF)")))
+        << panel->statusText().toStdString();
+    EXPECT_FALSE(panel->statusText().contains(QStringLiteral("not BPF"))) << panel->statusText().toStdString();
+    watch->addSample(traced(SchedBackend::Ftrace, "", 1.5)); // the timeline's events
+    EXPECT_TRUE(panel->statusText().contains(QStringLiteral("traced with ftrace.")))
+        << panel->statusText().toStdString();
+}
+
 // A traced watch's Timeline tab: the watched threads' runs over the last seconds on the PUs they
 // ran on (the PUs on the map), the selected thread in its curve's colour, the rest of a PU's
 // time as the thin band; clicking a thread's run selects its row.

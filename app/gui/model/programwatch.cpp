@@ -34,6 +34,7 @@ void ProgramWatch::begin(long pid)
     m_wakeups.clear();
     m_traced = false;
     m_backend = SchedBackend::Proc;
+    m_backendFallback.clear();
     m_timeline = {};
     m_timeline.comms[kOtherTasks] = "other tasks or idle";
     m_timelineLeftOut = 0;
@@ -123,6 +124,7 @@ void ProgramWatch::addSample(const WatchSample& sample)
     m_lastSeconds = sample.seconds;
     m_systemSwitches = sample.systemSwitchesPerS;
     m_backend = sample.backend;
+    m_backendFallback = QString::fromStdString(sample.backendFallback);
     ThreadPoint total { sample.seconds, 0, std::nullopt };
     for (const ThreadRates& t : sample.threads) {
         m_firstAffinity.try_emplace(t.tid, t.affinity);

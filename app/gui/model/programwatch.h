@@ -95,6 +95,8 @@ public:
     const std::vector<WakeupEpoch>* wakeups(long tid) const;
     bool traced() const { return m_traced; } // a sample carried the scheduler's events
     SchedBackend backend() const { return m_backend; } // what gave the last sample's figures
+    // Why that is not BPF where the worker's default could not use it (one sentence), else empty.
+    const QString& backendFallback() const { return m_backendFallback; }
     // Part of an interval's scheduler events of the watched threads (the worker sends them
     // after its sample); `intervalEnds` on its last part, with the count of the interval's
     // earlier events the worker left out. Switches to and from tasks not watched name
@@ -137,6 +139,7 @@ private:
     std::map<long, std::vector<WakeupEpoch>> m_wakeups;
     bool m_traced = false;
     SchedBackend m_backend = SchedBackend::Proc;
+    QString m_backendFallback;
     TraceWindow m_timeline;
     std::uint64_t m_timelineLeftOut = 0;
     std::set<int> m_timelineCpus; // every CPU the events named: the lanes a gap breaks

@@ -268,9 +268,11 @@ void ProgramsPanel::connectWatch()
         if (watch->samples() == 1)
             m_threadTable->resizeColumnsToContents();
         const auto& rate = watch->systemSwitchesPerS();
-        const QString traced = !watch->traced()     ? QString()
+        QString traced = !watch->traced()           ? QString()
             : watch->backend() == SchedBackend::Bpf ? tr(", traced in the kernel (BPF)")
                                                     : tr(", traced with ftrace");
+        if (watch->traced() && !watch->backendFallback().isEmpty()) // why not BPF, as the CLI says it
+            traced += tr(" (not BPF: %1)").arg(watch->backendFallback());
         say(tr("Watching %1 (PID %2): %3 threads, %4 s%5.%6")
                 .arg(watch->name())
                 .arg(watch->pid())

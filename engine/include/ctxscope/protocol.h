@@ -82,7 +82,8 @@
 //     watch_sample {"id","pid","name","seconds","interval_s","threads":[{"tid","name","state","cpu",
 //                "affinity","voluntary_per_s","involuntary_per_s","cpu_share","runqueue_wait_per_s",
 //                "migrations_per_s","migrations_lower_bound"}],"appeared":[tid],"ended":[{"tid","name"}],
-//                "system":{"context_switches_per_s","cpus":[{"cpu","busy_share"}]}}
+//                "system":{"context_switches_per_s","cpus":[{"cpu","busy_share"}]},"backend",
+//                "backend_fallback" (only where the default could not use BPF: why)}
 //     watch_delta {"id", watch_sample's fields, "threads": only those new or changed,"gone":[tid]}
 //                (a lean watch: sched blocks with "log2_size","log2_grew":[[bin,count]], peers only in focus)
 //     watch_summary {"id","pid","name","seconds","samples","ending","threads":[{"tid","name","seconds",

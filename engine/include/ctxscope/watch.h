@@ -61,6 +61,9 @@ struct WatchSample {
     std::optional<double> systemSwitchesPerS; // /proc/stat's ctxt, every CPU
     std::vector<CpuBusy> cpus;
     SchedBackend backend = SchedBackend::Proc; // what gave the threads' figures
+    // Why `backend` is not BPF when BPF was the default and this watch could not use it (no
+    // capabilities or BTF, or the kernel refused the programs at load): one sentence; else "".
+    std::string backendFallback;
 };
 
 // One thread over the whole watch, from its first sample to its last.
@@ -145,6 +148,9 @@ struct WatchOptions {
     // cannot tell beforehand. When set, the watch then follows with ftrace, where ftrace is
     // allowed, and calls this first with the refusal (one sentence); unset, it fails with it.
     std::function<void(const std::string& why)> onBpfFallback;
+    // Why the default is not BPF (WatchBackendChoice::fallback), for each sample's
+    // backendFallback; a refusal at load (onBpfFallback) takes its place.
+    std::string backendFallback;
 };
 Expected<WatchSummary> runWatch(long pid, double intervalS, double durationS, std::stop_token stop,
     const std::function<void(const WatchSample&)>& onSample, const WatchOptions& options = {});

@@ -176,11 +176,13 @@ public:
         const bool bpf = options.backend == SchedBackend::Bpf;
         if (bpf && (options.onRecording || (options.onEvents && options.eventsPerSample > 0)))
             return makeError("the BPF backend keeps no events: a trace file or a timeline needs the ftrace backend");
+        std::string refused;
         auto watch = bpf ? SchedWatch::openBpf(pid)
                          : SchedWatch::open(tids, options.onRecording ? options.keepTraceBytes : 0, options.traceMarks);
         if (!watch && bpf && options.onBpfFallback && tracingAllowed()) {
             // Refused at load: ftrace sees the same threads (no recording or events were asked).
-            options.onBpfFallback(watch.error().message);
+            refused = watch.error().message;
+            options.onBpfFallback(refused);
             watch = SchedWatch::open(tids, 0, options.traceMarks);
         }
         if (!watch)
@@ -188,6 +190,7 @@ public:
         if (options.onEvents && options.eventsPerSample > 0)
             (*watch)->keepEvents(options.eventsPerSample);
         SchedFollower follower(std::move(*watch));
+        follower.m_fallback = refused.empty() ? options.backendFallback : std::move(refused);
         follower.m_followed.insert(tids.begin(), tids.end());
         follower.m_tids = std::move(tids);
         return std::optional<SchedFollower>(std::move(follower));
@@ -246,6 +249,8 @@ public:
 
     Expected<double> pump() { return m_watch->pump(); }
     SchedBackend backend() const { return m_watch->backend(); }
+    // Why the backend is not BPF, where BPF was the default (WatchSample::backendFallback).
+    const std::string& fallback() const { return m_fallback; }
 
     void annotate(WatchSummary& summary) const
     {
@@ -310,6 +315,7 @@ private:
     std::unordered_map<long, SchedCounts> m_counts; // the events' totals at the last drain
     std::uint64_t m_drainedNs = 0;
     int m_readings = 0;
+    std::string m_fallback;
 };
 
 } // namespace
@@ -377,6 +383,7 @@ Expected<WatchSummary> runWatch(long pid, double intervalS, double durationS, st
         if (!sample)
             break; // the process ended: the summary says so
         sample->backend = *follower ? (*follower)->backend() : SchedBackend::Proc;
+        sample->backendFallback = *follower ? (*follower)->fallback() : options.backendFallback;
         if (*follower)
             (*follower)->annotate(*sample);
         if (onSample)

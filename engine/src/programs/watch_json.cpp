@@ -334,6 +334,10 @@ void appendWatchSampleLine(std::string& out, const WatchSample& s, const WatchLi
     w.integers(s.appeared);
     w.key("backend");
     w.string(toString(s.backend));
+    if (!s.backendFallback.empty()) {
+        w.key("backend_fallback");
+        w.string(s.backendFallback);
+    }
     w.key("ended");
     w.open('[');
     for (const auto& e : s.ended) {

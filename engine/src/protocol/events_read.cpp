@@ -414,6 +414,7 @@ void readWatchSampleFields(FieldReader& in, WatchSample& s, bool lean)
     s.kernel = in.optBoolean("kernel").value_or(false); // absent from an older worker's line
     s.intervalS = nonNegative(in, "interval_s");
     s.monoNs = in.optCount("mono_ns").value_or(0); // the clock of a traced watch's events
+    s.backendFallback = in.optString("backend_fallback").value_or(""); // why not bpf, where it is not
     eachObject(in, "threads", [&](FieldReader& t) {
         ThreadRates r;
         readThreadId(t, r);

@@ -109,6 +109,7 @@ WatchSample withoutThreads(const WatchSample& full)
     s.systemSwitchesPerS = full.systemSwitchesPerS;
     s.cpus = full.cpus;
     s.backend = full.backend;
+    s.backendFallback = full.backendFallback;
     return s;
 }
 

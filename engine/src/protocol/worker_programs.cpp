@@ -48,8 +48,9 @@ std::string watchJob(const WatchCommand& command, const JobContext& c, WatchFocu
                 command.backend ? fmt::format("backend {}: {}", toString(*command.backend), choice.error().message)
                                 : choice.error().message);
         options.backend = choice->backend;
+        options.backendFallback = choice->fallback;
         // The default, refused by the kernel at load: ftrace, as the CLI falls back; each sample
-        // names the backend that ran, which the app shows.
+        // names the backend that ran and why it is not BPF, which the app shows.
         if (!command.backend && choice->backend == SchedBackend::Bpf)
             options.onBpfFallback = [](const std::string&) {};
     }

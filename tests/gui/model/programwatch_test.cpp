@@ -249,6 +249,29 @@ TEST(ProgramWatch, ATracedWatchSumsEachThreadsWakeUpsAndARepinBeginsAnotherEpoch
     EXPECT_EQ(watch.wakeups(11), nullptr);
 }
 
+// What traced the watch and why not BPF follow the last sample; another watch forgets them.
+TEST(ProgramWatch, TheBackendAndWhyNotBpfAreTheLastSamples)
+{
+    ProgramWatch watch;
+    watch.begin(30);
+    WatchSample fellBack = sample(30, 0.5, { thread(31, 0, { 0 }) });
+    fellBack.backend = SchedBackend::Ftrace;
+    fellBack.backendFallback
+        = "the BPF backend needs CAP_BPF and CAP_PERFMON (or root), which this process does not have";
+    watch.addSample(fellBack);
+    EXPECT_EQ(watch.backend(), SchedBackend::Ftrace);
+    EXPECT_EQ(watch.backendFallback().toStdString(), fellBack.backendFallback);
+    WatchSample bpf = sample(30, 1.0, { thread(31, 0, { 0 }) });
+    bpf.backend = SchedBackend::Bpf;
+    watch.addSample(bpf);
+    EXPECT_EQ(watch.backend(), SchedBackend::Bpf);
+    EXPECT_TRUE(watch.backendFallback().isEmpty());
+    watch.addSample(fellBack);
+    watch.begin(40);
+    EXPECT_EQ(watch.backend(), SchedBackend::Proc);
+    EXPECT_TRUE(watch.backendFallback().isEmpty());
+}
+
 // A traced watch's timeline: the intervals' events in order, a switch to or from a task the
 // watch does not follow named "other tasks or idle" (what ran after it is not seen), a waker
 // kept as it is; an interval the worker cut to its latest events breaks every lane where they
