@@ -231,6 +231,16 @@ def main():
                     f"{wc['program_alone']['share'] * 100:.2f}%, watched {side['program']['share'] * 100:.2f}%)",
                     load=wl)
 
+    ws = read(d, "watch-cli-10k-stopped.json")
+    report["watch_cli_10k_stopped"] = ws
+    side = ws and ws.get("observers", {}).get("watch_bpf")
+    if side and side.get("running"):
+        add("ctxscope-cli watch --backend bpf, the same 10,000 threads stopped (SIGSTOP), 2 Hz, --json: whole process "
+            "while it runs (every thread still read and written; nothing competing for the CPUs)",
+            side["running"]["share"] * 100,
+            "{:.2f}% of one CPU" + f" (its start and summary: {side['once_ms']['share']:.0f} ms of CPU once)",
+            load=ws["load"])
+
     ww = read(d, "worker-watch.json")
     report["worker_watch"] = ww
     if ww:

@@ -12,12 +12,16 @@
 //     /dev/null, or with --json-lines every thread's JSON line (watch --json -) to /dev/null;
 //   with --peers: `pidstat -w -t -p PID 1` (sysstat), `runqlat -L -p PID 1` (libbpf-tools),
 //     and `perf sched record` of the window followed by `perf sched timehist` of its file.
+// With --stopped the program is stopped (SIGSTOP) once its threads have started, for the
+// whole run: the watch still reads, compares and writes every thread each interval, with
+// nothing competing for the CPUs and no scheduler figures to count (a diagnosis of a crowded
+// machine's figure, with no goal; the program's side is then nothing).
 // Goals, on a watch's CPU while it runs: bpf < 1% of one CPU, ftrace < 1%, proc < 5%.
 // Beside it, what each observer costs the watched program: the program's own CPU time
 // (clock_getcpuclockid) while nobody watches it and during each observer; the difference is
 // the probes' cost inside the program, stated per wake-up.
 // Usage: perf_watch_cli CLI [--seconds 30] [--rounds 3] [--threads 1000] [--interval 1]
-//        [--json-lines] [--backends proc,ftrace,bpf] [--peers] [--json FILE]
+//        [--json-lines] [--backends proc,ftrace,bpf] [--peers] [--stopped] [--json FILE]
 // Exit status 0 when every goal holds, 1 when one does not, 2 when it could not run. Never
 // part of ctest.
 #include "perf_util.h"
@@ -61,6 +65,7 @@ struct Options {
     bool jsonLines = false;
     std::vector<std::string> backends { "proc", "ftrace", "bpf" };
     bool peers = false;
+    bool stopped = false;
     std::string json;
 };
 
@@ -85,7 +90,7 @@ std::vector<Observer> observers(const Options& o, pid_t program, const std::stri
             args.emplace_back("--json");
             args.emplace_back("-");
         }
-        out.push_back({ "watch_" + b, args, b == "proc" ? 0.05 : 0.01, true });
+        out.push_back({ "watch_" + b, args, o.stopped ? 0 : b == "proc" ? 0.05 : 0.01, true });
     }
     if (o.peers) {
         out.push_back({ "pidstat", { "/usr/bin/pidstat", "-w", "-t", "-p", pid, "1", whole }, 0 });
@@ -211,6 +216,8 @@ Options parse(int argc, char** argv)
             o.jsonLines = true;
         else if (a == "--peers")
             o.peers = true;
+        else if (a == "--stopped")
+            o.stopped = true;
         else if (a == "--backends" && value) {
             o.backends.clear();
             std::string list = argv[++i];
@@ -241,7 +248,7 @@ int main(int argc, char** argv)
     if (o.cli.empty() || o.seconds <= 0 || o.rounds < 1 || o.threads < 1 || o.interval <= 0) {
         fmt::print(stderr,
             "usage: perf_watch_cli CLI [--seconds 30] [--rounds 3] [--threads 1000] [--interval 1] [--json-lines] "
-            "[--backends proc,ftrace,bpf] [--peers] [--json FILE]\n");
+            "[--backends proc,ftrace,bpf] [--peers] [--stopped] [--json FILE]\n");
         return 2;
     }
     const std::string log = o.json.empty() ? std::string("/dev/null") : o.json + ".log";
@@ -254,6 +261,8 @@ int main(int argc, char** argv)
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
     std::this_thread::sleep_for(std::chrono::seconds(1));
     const std::size_t threads = threadCount(program);
+    if (o.stopped)
+        ::kill(program, SIGSTOP);
     const std::vector<Observer> list = observers(o, program, scratch);
     std::map<std::string, std::vector<double>> shares, programShares, running, once;
     std::set<std::string> failed;
@@ -289,15 +298,18 @@ int main(int argc, char** argv)
         loads.push_back(load1());
     }
     ::kill(program, SIGTERM);
+    if (o.stopped)
+        ::kill(program, SIGCONT); // the SIGTERM waits for it
     ::waitpid(program, nullptr, 0);
     if (!ok || shares.empty()) {
         fmt::print(stderr, "perf_watch_cli: the workload or every observer failed (see {})\n", log);
         return 2;
     }
-    const double wakesPerS = static_cast<double>(o.threads) * 10;
+    const double wakesPerS = o.stopped ? 0 : static_cast<double>(o.threads) * 10;
     nlohmann::json report = {
         { "threads", o.threads },
         { "threads_seen", threads },
+        { "stopped", o.stopped },
         { "wakes_per_s", wakesPerS },
         { "seconds", o.seconds },
         { "rounds", o.rounds },
@@ -308,9 +320,9 @@ int main(int argc, char** argv)
         { "failed", failed },
     };
     bool met = true;
-    fmt::print("{} threads each waking every 0.1 s, {} s at {} s intervals, median of {} rounds; the program alone "
-               "{:.2f}% of one CPU:\n",
-        o.threads, o.seconds, o.interval, o.rounds, median(alone) * 100);
+    fmt::print("{} threads {}, {} s at {} s intervals, median of {} rounds; the program alone {:.2f}% of one CPU:\n",
+        o.threads, o.stopped ? "stopped (SIGSTOP)" : "each waking every 0.1 s", o.seconds, o.interval, o.rounds,
+        median(alone) * 100);
     for (const Observer& observer : list) {
         if (!shares.contains(observer.name)) {
             fmt::print("  {}: could not run here\n", observer.name);
@@ -323,7 +335,7 @@ int main(int argc, char** argv)
         nlohmann::json side = sideJson(shares[observer.name]);
         side["program"] = sideJson(programShares[observer.name]);
         side["probe_share"] = extra;
-        side["probe_ns_per_wake"] = extra * 1e9 / wakesPerS;
+        side["probe_ns_per_wake"] = wakesPerS > 0 ? nlohmann::json(extra * 1e9 / wakesPerS) : nlohmann::json(nullptr);
         side["goal"] = observer.goal > 0 ? nlohmann::json(observer.goal) : nlohmann::json(nullptr);
         if (apart) {
             side["running"] = sideJson(running[observer.name]);
@@ -333,13 +345,14 @@ int main(int argc, char** argv)
         report["observers"][observer.name] = side;
         const bool hit = observer.goal <= 0 || share < observer.goal;
         met = met && hit;
-        fmt::print("  {}: {:.2f}% of one CPU{}{}; the program {:.2f}% ({:+.0f} ns a wake-up)\n", observer.name,
-            share * 100,
+        fmt::print("  {}: {:.2f}% of one CPU{}{}{}\n", observer.name, share * 100,
             apart ? fmt::format(" while it runs ({:.2f}% over its {} s, {:.0f} ms once)",
                 median(shares[observer.name]) * 100, o.seconds, median(once[observer.name]))
                   : "",
             observer.goal > 0 ? fmt::format(" (goal < {:.0f}%: {})", observer.goal * 100, hit ? "met" : "MISSED") : "",
-            median(programShares[observer.name]) * 100, extra * 1e9 / wakesPerS);
+            wakesPerS > 0 ? fmt::format("; the program {:.2f}% ({:+.0f} ns a wake-up)",
+                median(programShares[observer.name]) * 100, extra * 1e9 / wakesPerS)
+                          : "");
     }
     // The keys of the earlier report (perf_report.py's rows): /proc and ftrace by their old names.
     if (report["observers"].contains("watch_proc"))
