@@ -52,7 +52,7 @@ void TraceCliOptions::addBackendTo(CLI::App* sub)
     backend = "auto";
     sub->add_option("--trace-backend", backend,
            "How the traced run cuts its hand-overs: ftrace records every event (any placement, --trace-out); bpf "
-           "cuts and bins them in the kernel (tasks on one CPU only, a fraction of ftrace's cost, no events kept); "
+           "cuts and bins them in the kernel (pinned tasks only, a fraction of ftrace's cost, no events kept); "
            "auto: bpf where it can, else ftrace")
         ->default_str("auto");
 }
@@ -78,8 +78,8 @@ Status TraceCliOptions::check(const BenchSpec& spec) const
             return makeError("--trace-backend bpf: " + why);
         return {};
     }
-    // auto takes bpf where the run turns out to be on one CPU; where it cannot, ftrace must be allowed.
-    if (chosen == TraceBackend::Auto && oneTracedCpu(spec.cpus) >= 0 && bpfUnavailable().empty())
+    // auto takes bpf where the run's tasks turn out pinned; where it cannot, ftrace must be allowed.
+    if (chosen == TraceBackend::Auto && !pinnedTracedCpus(spec.cpus).empty() && bpfUnavailable().empty())
         return {};
     return tracingAllowed();
 }

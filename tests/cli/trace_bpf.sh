@@ -13,14 +13,24 @@
 #  5. A kernel that refuses the programs at load (refuse_bpf_load.py): the default records the
 #     same run with ftrace and its note gives the kernel's refusal; --trace-backend bpf fails
 #     with it (exit 1: found at the traced run, after the untraced one).
+#  6. futex across two CPUs, the default: bpf; every switch into a measured task is a hand-over
+#     (as many per op as getrusage's switches, within 5%), each cross-CPU hand-over has the
+#     wakee's CPU's state, the steps add up to the traced round trip within 10%, and each step
+#     one backend cuts in at least 10% of its hand-overs the other cuts too (names and events);
+#     the idle states they left are named as ftrace names them.
+#  7. The same with a busy loop pinned to the wakee's CPU (a copy of sh named ctxscope-hog): the
+#     wakee's CPU was busy in most hand-overs, the hog is named as the task preempted or waited
+#     behind, and as the busiest other task on that CPU, with most of its time.
 # Exit 77 (skipped) where this machine cannot run BPF at all (the sentence says why).
 set -u
 cli=$1
 dir=$(mktemp -d /tmp/ctxscope-trace-bpf-XXXXXX)
 chmod 755 "$dir"
 bg=""
+hog=""
 cleanup() {
     [ -n "$bg" ] && kill -9 "$bg" 2>/dev/null
+    [ -n "$hog" ] && kill -9 "$hog" 2>/dev/null
     rm -rf "$dir"
 }
 trap cleanup EXIT
@@ -109,4 +119,63 @@ jq -e '.benchmarks[0].trace.notes | any(startswith("Recorded with ftrace") and c
 code=$?
 [ $code -eq 1 ] && grep -q "refused the BPF programs" "$dir/refused-bpf.err" ||
     fail "--trace-backend bpf where the programs are refused exited $code: $(cat "$dir/refused-bpf.err")"
-echo "PASS: bpf $handovers hand-overs per op, the steps $(steps bpf) as ftrace's; kill -9 leaves no program; nobody refused; refused programs fall back to ftrace"
+# 6. Across two CPUs.
+if [ "$(nproc)" -ge 2 ]; then
+    "$cli" run futex --cpus 0,1 --iterations 1000 --repetitions 1 --trace --trace-ops 3000 --json "$dir/x-bpf.json" \
+        >"$dir/x-bpf.txt" 2>"$dir/x-bpf.err" || fail "the traced run across CPUs failed: $(cat "$dir/x-bpf.err")"
+    "$cli" run futex --cpus 0,1 --iterations 1000 --repetitions 1 --trace --trace-backend ftrace --trace-ops 3000 \
+        --json "$dir/x-ftrace.json" >"$dir/x-ftrace.txt" 2>"$dir/x-ftrace.err" ||
+        fail "the ftrace run across CPUs failed: $(cat "$dir/x-ftrace.err")"
+    [ "$(trace x-bpf backend)" = bpf ] || fail "across CPUs the default cut with $(trace x-bpf backend), not bpf"
+    xops=$(trace x-bpf ops)
+    within "$(per_op x-bpf "$xops" handovers)" "$(trace x-bpf rusage_switches_per_op)" 0.05 ||
+        fail "$(per_op x-bpf "$xops" handovers) hand-overs per op against $(trace x-bpf rusage_switches_per_op) switches"
+    states=$(jq -r '.benchmarks[0].trace.target_states | .idle + .preempting + .waiting + .unknown' "$dir/x-bpf.json")
+    cross=$(jq -r '[.benchmarks[0].trace.segments[] | select(.cross_cpu and .name == "return to user") | .count] | add' \
+        "$dir/x-bpf.json")
+    within "$states" "$cross" 0.01 || fail "the wakee's CPU's state of $states hand-overs, $cross across CPUs"
+    within "$(trace x-bpf segment_ns_per_op)" "$(trace x-bpf ns_per_op)" 0.10 ||
+        fail "the steps add up to $(trace x-bpf segment_ns_per_op) ns per op, the traced run took $(trace x-bpf ns_per_op)"
+    steps_over() { # FILE SHARE: the steps at least SHARE of the hand-overs took: name, events, across CPUs or not
+        jq -r --argjson share "$2" '.benchmarks[0].trace as $t | [$t.segments[]
+            | select(.count >= $share * $t.handovers) | "\(.name):\(.from_event)>\(.to_event):\(.cross_cpu)"]
+            | sort | .[]' "$dir/$1.json"
+    }
+    # Each step one backend cut in a tenth of its hand-overs, the other cut in at least 1% of its own
+    # (how often a wake-up needs no IPI, say, moves from run to run).
+    for pair in "x-bpf x-ftrace" "x-ftrace x-bpf"; do
+        set -- $pair
+        missing=$(comm -23 <(steps_over "$1" 0.10) <(steps_over "$2" 0.01) | paste -sd, -)
+        [ -z "$missing" ] || fail "across CPUs $1 cut $missing, which $2 did not: $1 $(steps_over "$1" 0.01 |
+            paste -sd, -); $2 $(steps_over "$2" 0.01 | paste -sd, -)"
+    done
+    idle() { jq -r '[.benchmarks[0].trace.idle_states[]? | select(.count >= 100) | .name] | sort | join(",")' "$dir/$1.json"; }
+    [ "$(idle x-bpf)" = "$(idle x-ftrace)" ] || fail "bpf's idle exits left $(idle x-bpf), ftrace's $(idle x-ftrace)"
+    across="; across CPUs $(per_op x-bpf "$xops" handovers) hand-overs per op (ftrace $(per_op x-ftrace \
+        "$(trace x-ftrace ops)" handovers)), the steps $(steps_over x-bpf 0.10 | paste -sd, -) as ftrace's"
+
+    # 7. A busy loop on the wakee's CPU.
+    cp /bin/sh "$dir/ctxscope-hog"
+    taskset -c 1 "$dir/ctxscope-hog" -c 'while :; do :; done' &
+    hog=$!
+    sleep 0.2
+    "$cli" run futex --cpus 0,1 --iterations 500 --repetitions 1 --trace --trace-ops 2000 --json "$dir/hog.json" \
+        >"$dir/hog.txt" 2>"$dir/hog.err"
+    code=$?
+    kill -9 "$hog" 2>/dev/null
+    wait "$hog" 2>/dev/null
+    hog=""
+    [ $code -eq 0 ] || fail "the traced run beside a busy loop failed ($code): $(cat "$dir/hog.err")"
+    [ "$(trace hog backend)" = bpf ] || fail "beside a busy loop the default cut with $(trace hog backend), not bpf"
+    busy=$(jq -r '.benchmarks[0].trace.target_states | (.preempting + .waiting) / (.idle + .preempting + .waiting + .unknown)' \
+        "$dir/hog.json")
+    awk -v b="$busy" 'BEGIN { exit !(b >= 0.3) }' || fail "the wakee's CPU was busy in $busy of the hand-overs beside a busy loop"
+    jq -e '.benchmarks[0].trace | [(.preempted + .waited_behind)[] | select(.comm == "ctxscope-hog" and .cpu == 1)]
+        | length > 0' "$dir/hog.json" >/dev/null ||
+        fail "the busy loop is not named: $(jq -c '.benchmarks[0].trace | .preempted + .waited_behind' "$dir/hog.json")"
+    share=$(jq -r '.benchmarks[0].trace | (.others[] | select(.comm == "ctxscope-hog") | .ns) / .cpu_time[1].span_ns' \
+        "$dir/hog.json")
+    awk -v s="$share" 'BEGIN { exit !(s >= 0.3) }' || fail "the busy loop had $share of CPU 1: $(jq -c '.benchmarks[0].trace.others' "$dir/hog.json")"
+    across="$across; beside a busy loop the wakee's CPU was busy in $busy of the hand-overs, the loop had $share of it"
+fi
+echo "PASS: bpf $handovers hand-overs per op, the steps $(steps bpf) as ftrace's; kill -9 leaves no program; nobody refused; refused programs fall back to ftrace${across:-}"

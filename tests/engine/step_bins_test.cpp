@@ -109,13 +109,14 @@ TEST(StepBins, TheTraceBlockNamesItsBackend)
     EXPECT_NE(wrong.error().find("dtrace"), std::string::npos) << wrong.error();
 }
 
-TEST(StepBins, OnlyARunOnOneCpuHasOneTracedCpu)
+TEST(StepBins, OnlyARunOfPinnedTasksHasTracedCpus)
 {
-    EXPECT_EQ(oneTracedCpu({ 1, 1 }), 1);
-    EXPECT_EQ(oneTracedCpu({ 0, 0, 0 }), 0);
-    EXPECT_EQ(oneTracedCpu({ 0, 1 }), -1);
-    EXPECT_EQ(oneTracedCpu({}), -1);
-    EXPECT_EQ(oneTracedCpu({ -1, -1 }), -1);
+    EXPECT_EQ(pinnedTracedCpus({ 1, 1 }), std::vector<int>({ 1 }));
+    EXPECT_EQ(pinnedTracedCpus({ 0, 0, 0 }), std::vector<int>({ 0 }));
+    EXPECT_EQ(pinnedTracedCpus({ 3, 1, 3 }), std::vector<int>({ 1, 3 }));
+    EXPECT_EQ(pinnedTracedCpus({}), std::vector<int>());
+    EXPECT_EQ(pinnedTracedCpus({ -1, -1 }), std::vector<int>());
+    EXPECT_EQ(pinnedTracedCpus({ 0, -1 }), std::vector<int>());
     EXPECT_EQ(traceBackendFrom("bpf"), TraceBackend::Bpf);
     EXPECT_EQ(traceBackendFrom("auto"), TraceBackend::Auto);
     EXPECT_EQ(traceBackendFrom("ebpf"), std::nullopt);

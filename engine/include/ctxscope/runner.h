@@ -58,8 +58,8 @@ struct RunContext {
     // Called on the runner's thread right before the first measured repetition and right after
     // the last, with the tasks waiting at the phase barrier: a trace started and stopped here
     // holds exactly the measured ops. measuredBegin gets the measured tasks' thread ids (an
-    // in-kernel counter filters on them).
-    std::function<void(const std::vector<long>& tasks)> measuredBegin;
+    // in-kernel counter filters on them) and the keep-awake threads' (none without them).
+    std::function<void(const std::vector<long>& tasks, const std::vector<long>& keepAwake)> measuredBegin;
     std::function<void()> measuredEnd;
 };
 

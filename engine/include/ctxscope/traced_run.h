@@ -21,8 +21,9 @@ namespace ctxscope {
 
 // How a traced run cuts its hand-overs. Ftrace records every event into a private instance and
 // cuts them afterwards (a trace file, the timeline's window, examples; every placement). Bpf cuts
-// them in the kernel as they happen (HandoverProbe): a run on one CPU only, no events kept, a
-// fraction of ftrace's cost. Auto: bpf where it can (one CPU, BPF allowed), else ftrace.
+// them in the kernel as they happen (HandoverProbe): a run whose tasks are each pinned to a CPU,
+// no events kept, a fraction of ftrace's cost. Auto: bpf where it can (every task pinned, BPF
+// allowed), else ftrace.
 enum class TraceBackend { Ftrace, Bpf, Auto };
 std::string_view toString(TraceBackend backend);
 std::optional<TraceBackend> traceBackendFrom(std::string_view name);
@@ -34,9 +35,9 @@ struct TracedRunOptions {
     TraceBackend backend = TraceBackend::Ftrace;
 };
 
-// The CPU all of these (a placement's or a spec's CPUs) are, when they are one (the BPF
-// backend's runs); -1 otherwise (none, or more than one).
-int oneTracedCpu(const std::vector<int>& cpus);
+// The CPUs of these (a placement's or a spec's, one per task), sorted and each once, when every
+// task is pinned (the BPF backend's runs); none otherwise (no CPUs given, or a task not pinned).
+std::vector<int> pinnedTracedCpus(const std::vector<int>& cpus);
 
 inline constexpr std::uint64_t kMaxTracedOps = 1'000'000;
 inline constexpr std::size_t kMaxTraceBufferKb = 1024 * 1024;

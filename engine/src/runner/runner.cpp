@@ -207,7 +207,7 @@ Expected<RunResult> runBenchmark(const BenchSpec& spec, const Topology& topology
                 std::vector<long> tids;
                 for (const auto& t : measuredTasks(*block, spec.mode))
                     tids.push_back(t.tid);
-                context->measuredBegin(tids);
+                context->measuredBegin(tids, awake ? awake->tids() : std::vector<long> {});
             }
         };
         hooks.after = [&](bool last) {

@@ -37,14 +37,14 @@ std::optional<TraceBackend> traceBackendFrom(std::string_view name)
     return std::nullopt;
 }
 
-int oneTracedCpu(const std::vector<int>& cpus)
+std::vector<int> pinnedTracedCpus(const std::vector<int>& cpus)
 {
-    if (cpus.empty() || cpus.front() < 0)
-        return -1;
-    for (int cpu : cpus)
-        if (cpu != cpus.front())
-            return -1;
-    return cpus.front();
+    std::vector<int> out = cpus;
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    if (out.empty() || out.front() < 0)
+        return {};
+    return out;
 }
 
 std::string traceRefusal(const BenchSpec& spec, const TracedRunOptions& options)
@@ -58,8 +58,9 @@ std::string traceRefusal(const BenchSpec& spec, const TracedRunOptions& options)
             spec.bench);
     if (options.ops > kMaxTracedOps)
         return fmt::format("--trace-ops {} is more than a trace holds: at most {}", options.ops, kMaxTracedOps);
-    if (options.backend == TraceBackend::Bpf && !spec.cpus.empty() && oneTracedCpu(spec.cpus) < 0)
-        return "the bpf trace backend cuts hand-overs on one CPU only: pin every task to the same CPU (--cpus 0,0), "
+    const bool unpinned = spec.cpus.empty() ? spec.relation == Relation::Unpinned : pinnedTracedCpus(spec.cpus).empty();
+    if (options.backend == TraceBackend::Bpf && unpinned)
+        return "the bpf trace backend cuts the hand-overs of pinned tasks only: give each task a CPU (--cpus 0,1), "
                "or trace with ftrace";
     if (options.bufferKbPerCpu > kMaxTraceBufferKb)
         return fmt::format("--trace-buffer {} KiB is more than ctxscope asks for: at most {} KiB",
@@ -83,15 +84,19 @@ Expected<TracedRun> runProbed(std::unique_ptr<HandoverProbe> probe, const BenchS
 {
     Status started = makeError("the traced run never reached its measured ops");
     RunContext context;
-    context.measuredBegin = [&](const std::vector<long>& tasks) { started = probe->begin(tasks); };
+    context.measuredBegin = [&](const std::vector<long>& tasks, const std::vector<long>& keepAwake) {
+        started = probe->begin(tasks, keepAwake);
+    };
     context.measuredEnd = [&] { probe->end(); };
     auto run = runBenchmark(traced, topology, callbacks, stop, &context);
     if (!run)
         return run.error();
     if (!started)
         return started.error();
-    TraceSummary summary = probe->summary(run->keepAwakeTasks);
+    TraceSummary summary = probe->summary();
     probe.reset(); // the programs go as soon as their bins are read
+    if (!summary.idleStates.empty())
+        nameIdleStates(summary, readCpuIdle(summary.cpus.back()));
     const std::uint64_t ops = run->iterations * static_cast<std::uint64_t>(run->repetitions);
     finishTraceSummary(summary, ops, run->stats.mean, untraced.stats.mean, run->observed.switchesPerOp());
     if (!run->interference)
@@ -108,21 +113,21 @@ Expected<TracedRun> runTraced(const BenchSpec& spec, const Topology& topology, c
     traced.iterations = tracedOps(options, untraced.stats.mean);
     traced.repetitions = 1;
     traced.accountInterference = false; // its /proc scans would be in the trace
-    // BPF where asked, or (auto) where it can: the tasks on one CPU, few enough, BPF allowed
-    // and the programs loaded. Auto records with ftrace otherwise, and says why in a note when
-    // the run was one BPF could have cut.
-    const int oneCpu = oneTracedCpu(untraced.placement.cpus);
+    // BPF where asked, or (auto) where it can: every task pinned, few enough, BPF allowed and
+    // the programs loaded. Auto records with ftrace otherwise, and says why in a note when the
+    // run was one BPF could have cut.
+    const std::vector<int> pinned = pinnedTracedCpus(untraced.placement.cpus);
     const bool fewTasks = untraced.observed.tasks.size() <= kMaxProbedTasks;
-    if (options.backend == TraceBackend::Bpf && (oneCpu < 0 || !fewTasks))
-        return makeError(fmt::format("the bpf trace backend cuts hand-overs of 1 to {} tasks on one CPU, and this "
-                                     "run's {} tasks were on {}",
-            kMaxProbedTasks, untraced.observed.tasks.size(), oneCpu < 0 ? "more than one" : "one"));
+    if (options.backend == TraceBackend::Bpf && (pinned.empty() || !fewTasks))
+        return makeError(fmt::format("the bpf trace backend cuts the hand-overs of 1 to {} pinned tasks, and this "
+                                     "run's {} tasks were {}",
+            kMaxProbedTasks, untraced.observed.tasks.size(), pinned.empty() ? "not all pinned" : "pinned"));
     std::string notLoaded;
-    const bool couldProbe = options.backend == TraceBackend::Auto && oneCpu >= 0 && fewTasks;
+    const bool couldProbe = options.backend == TraceBackend::Auto && !pinned.empty() && fewTasks;
     if (couldProbe)
         notLoaded = bpfUnavailable();
     if (options.backend == TraceBackend::Bpf || (couldProbe && notLoaded.empty())) {
-        auto probe = HandoverProbe::open(oneCpu);
+        auto probe = HandoverProbe::open(pinned);
         if (probe)
             return runProbed(std::move(*probe), traced, topology, untraced, callbacks, stop);
         if (options.backend == TraceBackend::Bpf)
@@ -140,7 +145,7 @@ Expected<TracedRun> runTraced(const BenchSpec& spec, const Topology& topology, c
     Status started = makeError("the traced run never reached its measured ops");
     Status stopped;
     RunContext context;
-    context.measuredBegin = [&](const std::vector<long>&) {
+    context.measuredBegin = [&](const std::vector<long>&, const std::vector<long>&) {
         started = (*session)->start();
         for (const auto& m : options.marks)
             if (started)
@@ -169,8 +174,8 @@ Expected<TracedRun> runTraced(const BenchSpec& spec, const Topology& topology, c
     const std::uint64_t ops = run->iterations * static_cast<std::uint64_t>(run->repetitions);
     finishTraceSummary(summary, ops, run->stats.mean, untraced.stats.mean, run->observed.switchesPerOp());
     if (!notLoaded.empty())
-        summary.notes.push_back(fmt::format("Recorded with ftrace: the BPF backend, which would have cut this run on "
-                                            "one CPU for less, could not run here: {}.",
+        summary.notes.push_back(fmt::format("Recorded with ftrace: the BPF backend, which would have cut this run of "
+                                            "pinned tasks for less, could not run here: {}.",
             notLoaded));
     // The traced run reads no /proc (its scans would be in the trace): the trace says who ran.
     if (!run->interference)
