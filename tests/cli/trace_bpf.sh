@@ -39,6 +39,11 @@ fail() { echo "FAIL: $*"; exit 1; }
 command -v bpftool >/dev/null || fail "bpftool is missing (./packaging/dev.sh deps)"
 command -v jq >/dev/null || fail "jq is missing (./packaging/dev.sh deps)"
 ours() { bpftool prog show 2>/dev/null | grep -c 'name ctxscope_ho_' || true; }
+# The kernel frees a finished run's programs a moment after its process exits.
+for _ in $(seq 1 30); do
+    [ "$(ours)" = 0 ] && break
+    sleep 0.1
+done
 [ "$(ours)" = 0 ] || fail "ctxscope traced-run programs are loaded before the test"
 
 # 1. The default on one CPU: bpf.

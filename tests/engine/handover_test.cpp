@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -410,6 +411,31 @@ TEST(Handover, TheChecksSayWhatDisagrees)
     EXPECT_NE(s.notes[2].find("getrusage counted 1.000"), std::string::npos) << s.notes[2];
 }
 
+// A traced run that switched far less often than the untraced one handed over another way: said,
+// and not within 10%.
+TEST(Handover, ATracedRunThatSwitchedLessThanTheUntracedOneSaysSo)
+{
+    Trace trace;
+    trace.events = crossCpuHandover(0);
+    auto saysSo = [](const TraceSummary& s) {
+        return std::any_of(s.notes.begin(), s.notes.end(),
+            [](const std::string& n) { return n.find("times per op, the untraced run") != std::string::npos; });
+    };
+    for (double untraced : { 2.1, 2.22, 1.82 }) {
+        TraceSummary s = cutHandovers(trace, { kA, kB });
+        finishTraceSummary(s, 1, 9700, 9000, 2.0, untraced);
+        EXPECT_FALSE(saysSo(s)) << untraced;
+    }
+    TraceSummary fewer = cutHandovers(trace, { kA, kB });
+    finishTraceSummary(fewer, 1, 9700, 9000, 1.11, 1.99);
+    ASSERT_TRUE(saysSo(fewer));
+    EXPECT_NE(fewer.notes.back().find("switched 1.11 times per op, the untraced run 1.99"), std::string::npos)
+        << fewer.notes.back();
+    TraceSummary unknown = cutHandovers(trace, { kA, kB });
+    finishTraceSummary(unknown, 1, 9700, 9000, 1.11);
+    EXPECT_FALSE(saysSo(unknown));
+}
+
 // Steps that add up to more than the round trip overlap: the note says so, never "-22% of the
 // time is not in a hand-over".
 TEST(Handover, StepsLongerThanTheRoundTripAreSaidToOverlap)
@@ -464,7 +490,8 @@ TEST(HandoverStep, ABusyStepsNameGivesBackItsWayAndTaskAndTakesTheSwitchInsPlace
     const BusyStep p = busyStepOf("preempting cc1plus");
     EXPECT_EQ(p.way, BusyWay::Preempting);
     EXPECT_EQ(p.task, "cc1plus");
-    const BusyStep w = busyStepOf(busyStepName(BusyWay::WaitingBehind, "a task with spaces"));
+    const std::string name = busyStepName(BusyWay::WaitingBehind, "a task with spaces");
+    const BusyStep w = busyStepOf(name); // a view into name
     EXPECT_EQ(w.way, BusyWay::WaitingBehind);
     EXPECT_EQ(w.task, "a task with spaces");
     EXPECT_EQ(busyStepOf("switch-in").way, BusyWay::None);

@@ -70,20 +70,18 @@ cat "$OUT/watch-probe.txt"
 
 # A traced run is a run of its own after the untraced one: its mean per op against the
 # untraced mean is what tracing costs (needs root or a tracefs the group may write).
-# On one PU each backend (bpf: cut in the kernel; ftrace: every event recorded), alternating;
-# across CPUs ftrace (the bpf backend cuts hand-overs on one CPU only).
-say "tracing's cost: run futex --trace on one PU ($CPU,$CPU; bpf and ftrace) and across CPUs ($CPU,$CPU2), $RUNS each"
+# On one PU and across two CPUs, each backend (bpf: cut in the kernel; ftrace: every event
+# recorded), alternating.
+say "tracing's cost: run futex --trace on one PU ($CPU,$CPU) and across CPUs ($CPU,$CPU2), bpf and ftrace, $RUNS each"
 stamp "$OUT/trace.stamp.json"
-for i in $(seq "$RUNS"); do
-    for backend in bpf ftrace; do
-        "$CLI" run futex --cpus "$CPU,$CPU" --trace --trace-backend $backend \
-            --json "$OUT/trace-$CPU,$CPU-$backend-$i.json" >/dev/null 2>>"$OUT/trace.log" ||
-            say "run futex --cpus $CPU,$CPU --trace --trace-backend $backend failed (see $OUT/trace.log)"
+for cpus in "$CPU,$CPU" "$CPU,$CPU2"; do
+    for i in $(seq "$RUNS"); do
+        for backend in bpf ftrace; do
+            "$CLI" run futex --cpus "$cpus" --trace --trace-backend $backend \
+                --json "$OUT/trace-$cpus-$backend-$i.json" >/dev/null 2>>"$OUT/trace.log" ||
+                say "run futex --cpus $cpus --trace --trace-backend $backend failed (see $OUT/trace.log)"
+        done
     done
-done
-for i in $(seq "$RUNS"); do
-    "$CLI" run futex --cpus "$CPU,$CPU2" --trace --json "$OUT/trace-$CPU,$CPU2-ftrace-$i.json" >/dev/null \
-        2>>"$OUT/trace.log" || { say "run futex --cpus $CPU,$CPU2 --trace failed (see $OUT/trace.log)"; break; }
 done
 
 # The same cost taken apart: each group of the traced run's events on its own, per op and per

@@ -170,7 +170,11 @@ struct SegmentExample {
 std::vector<SegmentExample> segmentExamples(
     const Trace& trace, const std::vector<long>& tasks, const std::vector<long>& keepAwake = {});
 
+// Sets the run's own figures and checks them: lost events, steps that do not add up to the round
+// trip, switches the trace lacks against getrusage, and a traced run that switched more than 10%
+// more or less often per op than the untraced one (untracedSwitchesPerOp: its getrusage count),
+// whose steps then describe another way of handing over than the figure they explain.
 void finishTraceSummary(TraceSummary& summary, std::uint64_t ops, double nsPerOp, double untracedNsPerOp,
-    std::optional<double> rusageSwitchesPerOp);
+    std::optional<double> rusageSwitchesPerOp, std::optional<double> untracedSwitchesPerOp = std::nullopt);
 
 } // namespace ctxscope

@@ -591,7 +591,7 @@ std::string waitedBehindCause(const TraceSummary& summary)
 }
 
 void finishTraceSummary(TraceSummary& summary, std::uint64_t ops, double nsPerOp, double untracedNsPerOp,
-    std::optional<double> rusageSwitchesPerOp)
+    std::optional<double> rusageSwitchesPerOp, std::optional<double> untracedSwitchesPerOp)
 {
     summary.ops = ops;
     summary.nsPerOp = nsPerOp;
@@ -623,6 +623,12 @@ void finishTraceSummary(TraceSummary& summary, std::uint64_t ops, double nsPerOp
         summary.notes.push_back(fmt::format("The trace holds {:.3f} switches of the measured tasks per op, getrusage "
                                             "counted {:.3f}: they should agree within 2%.",
             summary.switchOutsPerOp, *rusageSwitchesPerOp));
+    if (rusageSwitchesPerOp && untracedSwitchesPerOp && relative(*rusageSwitchesPerOp, *untracedSwitchesPerOp) > 0.10)
+        summary.notes.push_back(fmt::format("The traced run switched {:.2f} times per op, the untraced run {:.2f}: "
+                                            "tracing changed how the tasks hand over (a waiter whose partner answers "
+                                            "before it sleeps does not switch), so its steps explain the traced run, "
+                                            "not the untraced figure; trace again.",
+            *rusageSwitchesPerOp, *untracedSwitchesPerOp));
 }
 
 } // namespace ctxscope

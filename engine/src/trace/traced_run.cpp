@@ -98,7 +98,8 @@ Expected<TracedRun> runProbed(std::unique_ptr<HandoverProbe> probe, const BenchS
     if (!summary.idleStates.empty())
         nameIdleStates(summary, readCpuIdle(summary.cpus.back()));
     const std::uint64_t ops = run->iterations * static_cast<std::uint64_t>(run->repetitions);
-    finishTraceSummary(summary, ops, run->stats.mean, untraced.stats.mean, run->observed.switchesPerOp());
+    finishTraceSummary(summary, ops, run->stats.mean, untraced.stats.mean, run->observed.switchesPerOp(),
+        untraced.observed.switchesPerOp());
     if (!run->interference)
         run->interference = traceInterference(summary);
     return TracedRun { std::move(*run), {}, {}, std::move(summary) };
@@ -172,7 +173,8 @@ Expected<TracedRun> runTraced(const BenchSpec& spec, const Topology& topology, c
     TraceSummary summary = cutHandovers(*trace, tasks, run->keepAwakeTasks);
     nameIdleStates(summary, readCpuIdle(to.cpus.empty() ? 0 : to.cpus.back()));
     const std::uint64_t ops = run->iterations * static_cast<std::uint64_t>(run->repetitions);
-    finishTraceSummary(summary, ops, run->stats.mean, untraced.stats.mean, run->observed.switchesPerOp());
+    finishTraceSummary(summary, ops, run->stats.mean, untraced.stats.mean, run->observed.switchesPerOp(),
+        untraced.observed.switchesPerOp());
     if (!notLoaded.empty())
         summary.notes.push_back(fmt::format("Recorded with ftrace: the BPF backend, which would have cut this run of "
                                             "pinned tasks for less, could not run here: {}.",
