@@ -270,7 +270,7 @@ int BPF_PROG(ctxscope_ho_waking, struct task_struct* p)
     // The waker's open call now is its wake call (a waker that is not measured has none).
     const struct ctxscope_task_state* waker = state_at(slot_of((__u32)bpf_get_current_pid_tgid()));
     t->wake_call_ns = waker ? waker->call_ns : 0;
-    if (cpu < CTXSCOPE_HANDOVER_CPUS)
+    if (!one_cpu && cpu < CTXSCOPE_HANDOVER_CPUS) // on one CPU no IPI is a step
         waking_slot[cpu & (CTXSCOPE_HANDOVER_CPUS - 1)] = (__u32)slot + 1;
     return 0;
 }
@@ -544,14 +544,16 @@ int BPF_PROG(ctxscope_ho_switch, bool preempt, struct task_struct* prev, struct 
             t->slot, out->call_nr == yield_nr ? CTXSCOPE_STEP_YIELD_CALL : CTXSCOPE_STEP_SLEEP_CALL, out->call_ns, now);
         found = 1;
     }
-    if (c) {
-        // Logged after the switch-in's look back, which ends at the switch before this one.
+    if (c && !one_cpu) {
+        // Logged after the switch-in's look back, which ends at the switch before this one (on
+        // one CPU no wakee waits behind another task: nothing looks back).
         const __u32 e = c->log_next & (CTXSCOPE_SWITCH_LOG - 1);
         c->log_ns[e] = now;
         c->log_pid[e] = prev_pid;
         c->log_next = c->log_next + 1;
-        c->last_switch_ns = now;
     }
+    if (c)
+        c->last_switch_ns = now;
     if (!found)
         return 0;
     ++t->handovers;
