@@ -499,6 +499,11 @@ TEST(HandoverStep, ABusyStepsNameGivesBackItsWayAndTaskAndTakesTheSwitchInsPlace
     EXPECT_EQ(stepPlace("waiting behind cc1plus"), "switch-in");
     EXPECT_EQ(stepPlace("preempting cc1plus"), "switch-in");
     EXPECT_EQ(stepPlace("idle exit"), "idle exit");
+    EXPECT_EQ(stepRank("waiting behind cc1plus"), stepRank("switch-in"));
+    EXPECT_LT(stepRank("wake call"), stepRank("IPI sent"));
+    EXPECT_LT(stepRank("idle exit"), stepRank("switch-in"));
+    EXPECT_LT(stepRank("switch-in"), stepRank("return to user"));
+    EXPECT_GT(stepRank("no such step"), stepRank("in user space"));
 }
 
 } // namespace

@@ -25,5 +25,9 @@ std::string busyStepName(BusyWay way, std::string_view task);
 BusyStep busyStepOf(std::string_view stepName);
 // The place a step takes in a hand-over: "switch-in" for a busy step, else its own name.
 std::string_view stepPlace(std::string_view stepName);
+// Where a step comes in a hand-over (wake call, yield call, sleep call, IPI sent, woken without
+// IPI, idle exit, switch-in, waker runs on, return to user, in user space), by its place: the
+// order of a table of steps. A step of another name comes last.
+int stepRank(std::string_view stepName);
 
 } // namespace ctxscope

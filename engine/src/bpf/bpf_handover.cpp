@@ -265,19 +265,8 @@ private:
     {
         if (a.crossCpu != b.crossCpu)
             return a.crossCpu;
-        return rank(a.name) < rank(b.name);
+        return stepRank(a.name) < stepRank(b.name);
     }
-    static int rank(std::string_view name)
-    {
-        constexpr const char* kOrder[] = { "wake call", "yield call", "sleep call", "IPI sent", "woken without IPI",
-            "idle exit", "switch-in", "waker runs on", "return to user", "in user space" };
-        const std::string_view place = stepPlace(name);
-        for (int i = 0; i < static_cast<int>(std::size(kOrder)); ++i)
-            if (place == kOrder[i])
-                return i;
-        return static_cast<int>(std::size(kOrder));
-    }
-
     // A task by its id, named as cutHandovers names it.
     TraceOtherTask task(long pid, int cpu) const
     {

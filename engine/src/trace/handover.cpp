@@ -27,23 +27,9 @@ namespace {
 // are a handful; this bounds a pass over a busy 384-CPU trace.
 constexpr std::size_t kScanLimit = 4096;
 
-// The steps in the order a hand-over takes them (the table's order).
-constexpr const char* kStepOrder[] = { "wake call", "yield call", "sleep call", "IPI sent", "woken without IPI",
-    "idle exit", "switch-in", "waker runs on", "return to user", "in user space" };
-
 // prev_state of a task switched out while runnable: 0 (R) or the kernel's "preempted" bit above
 // the state bits.
 bool stillRunnable(std::int64_t prevState) { return (prevState & 0xff) == 0; }
-
-int stepRank(const std::string& name)
-{
-    if (stepPlace(name) != name) // the steps named after a task take the switch-in's place
-        return stepRank("switch-in");
-    for (int i = 0; i < static_cast<int>(std::size(kStepOrder)); ++i)
-        if (name == kStepOrder[i])
-            return i;
-    return static_cast<int>(std::size(kStepOrder));
-}
 
 struct StepKey {
     std::string name;
