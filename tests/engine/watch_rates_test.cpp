@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <random>
 
 using namespace ctxscope;
@@ -110,6 +111,34 @@ TEST(WatchReaders, GarbageStatusIsASentence)
         (void)parseTaskStatus(t);
         (void)parseTaskMigrations(t);
         (void)parseTaskSched(t);
+    }
+}
+
+// A cursor's lookups, in TID order as a watch makes them, out of order, and of TIDs that are not
+// there, answer as findByTid does.
+TEST(WatchRates, ACursorFindsWhatTheSearchFinds)
+{
+    std::mt19937 rng(test::seed());
+    std::vector<TaskSnapshot> tasks;
+    for (long tid = 10; tid < 400; tid += 1 + static_cast<long>(rng() % 3))
+        tasks.push_back(task(tid, 0, 0, 0, 0, std::nullopt, 0));
+    const ProcessSnapshot snap = snapshot(kSecond, tasks);
+    std::vector<long> inOrder;
+    for (long tid = 0; tid < 420; ++tid)
+        if (rng() % 4 != 0)
+            inOrder.push_back(tid);
+    std::vector<long> shuffled = inOrder;
+    std::shuffle(shuffled.begin(), shuffled.end(), rng);
+    for (const auto* lookups : { &inOrder, &shuffled }) {
+        programs::TidCursor cursor(snap);
+        int found = 0;
+        for (const long tid : *lookups) {
+            const TaskSnapshot* byCursor = cursor.find(tid);
+            ASSERT_EQ(byCursor, programs::findByTid(snap, tid)) << "TID " << tid;
+            found += byCursor != nullptr;
+        }
+        EXPECT_GT(found, 50); // some were there, and some not
+        EXPECT_LT(found, static_cast<int>(lookups->size()));
     }
 }
 

@@ -13,9 +13,9 @@ double grew(std::uint64_t before, std::uint64_t after)
     return after > before ? static_cast<double>(after - before) : 0.0;
 }
 
-const TaskSnapshot* findTask(const ProcessSnapshot& snap, const TaskSnapshot& like)
+const TaskSnapshot* findTask(TidCursor& snap, const TaskSnapshot& like)
 {
-    const TaskSnapshot* same = findByTid(snap, like.stat.tid);
+    const TaskSnapshot* same = snap.find(like.stat.tid);
     // The same TID with another start time is a new thread that reused the number.
     return same != nullptr && same->stat.starttime == like.stat.starttime ? same : nullptr;
 }
@@ -83,14 +83,16 @@ WatchSample compareSnapshots(const ProcessSnapshot& before, const ProcessSnapsho
     const std::uint64_t dtNs = after.timeNs > before.timeNs ? after.timeNs - before.timeNs : 0;
     s.intervalS = static_cast<double>(dtNs) / 1e9;
     s.threads.reserve(after.tasks.size());
+    TidCursor inBefore(before);
     for (const auto& task : after.tasks) {
-        const TaskSnapshot* was = findTask(before, task);
+        const TaskSnapshot* was = findTask(inBefore, task);
         if (!was)
             s.appeared.push_back(task.stat.tid);
         s.threads.push_back(threadRates(was, task, dtNs));
     }
+    TidCursor inAfter(after);
     for (const auto& task : before.tasks)
-        if (!findTask(after, task))
+        if (!findTask(inAfter, task))
             s.ended.push_back(EndedThread { task.stat.tid, task.stat.comm });
     systemRates(before, after, s);
     return s;

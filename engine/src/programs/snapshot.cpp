@@ -32,13 +32,13 @@ Expected<os::TaskStatus> fromSched(const std::optional<os::TaskSched>& sched, lo
 // The previous reading of the same thread (same TID and start time) when it has not run
 // since: nothing changed that `sched` or the affinity would tell.
 const TaskSnapshot* idleSince(
-    const ProcessSnapshot* previous, const os::TaskStat& stat, const std::optional<os::TaskSchedstat>& schedstat)
+    TidCursor* previous, const os::TaskStat& stat, const std::optional<os::TaskSchedstat>& schedstat)
 {
     // Kernels before 5.14 with the scheduler statistics off print "0 0 0" for every task: no
     // sign of running there, so such a thread is always read.
     if (!previous || !schedstat || (schedstat->runNs == 0 && schedstat->waitNs == 0 && schedstat->timeslices == 0))
         return nullptr;
-    const TaskSnapshot* it = findByTid(*previous, stat.tid);
+    const TaskSnapshot* it = previous->find(stat.tid);
     if (it == nullptr || it->stat.starttime != stat.starttime || !it->schedstat)
         return nullptr;
     const os::TaskSchedstat& was = *it->schedstat;
@@ -91,6 +91,23 @@ const TaskSnapshot* findByTid(const ProcessSnapshot& snap, long tid)
     return it != snap.tasks.end() && it->stat.tid == tid ? &*it : nullptr;
 }
 
+const TaskSnapshot* TidCursor::find(long tid)
+{
+    constexpr std::size_t kSteps = 4; // entries tried before a search
+    const std::vector<TaskSnapshot>& tasks = m_snap.tasks;
+    std::size_t i = m_next;
+    for (std::size_t step = 0; i < tasks.size() && step < kSteps && tasks[i].stat.tid < tid; ++step)
+        ++i;
+    if (i >= tasks.size() || tasks[i].stat.tid != tid) {
+        const TaskSnapshot* found = findByTid(m_snap, tid);
+        if (found == nullptr)
+            return nullptr;
+        i = static_cast<std::size_t>(found - tasks.data());
+    }
+    m_next = i + 1;
+    return &tasks[i];
+}
+
 Error noProcess(long pid) { return makeError("no process with PID " + std::to_string(pid) + " is running"); }
 
 Expected<ProcessSnapshot> readProcessSnapshot(
@@ -104,6 +121,9 @@ Expected<ProcessSnapshot> readProcessSnapshot(
     const std::vector<long> tids = os::listTasks(pid);
     if (files)
         files->keepOnly(tids);
+    std::optional<TidCursor> before;
+    if (previous)
+        before.emplace(*previous);
     for (const long tid : tids) {
         // A thread that ends between the reads of its files is left out of this snapshot.
         auto stat = tid == pid ? Expected<os::TaskStat>(*leader) : os::readTaskStat(pid, tid, files);
@@ -113,7 +133,7 @@ Expected<ProcessSnapshot> readProcessSnapshot(
         if (auto read = os::readTaskSchedstat(pid, tid, files))
             schedstat = *read;
         const bool fullRead = tid % kFullReadEvery == reading % kFullReadEvery;
-        if (const TaskSnapshot* idle = fullRead ? nullptr : idleSince(previous, *stat, schedstat)) {
+        if (const TaskSnapshot* idle = fullRead ? nullptr : idleSince(before ? &*before : nullptr, *stat, schedstat)) {
             snap.tasks.push_back(TaskSnapshot { std::move(*stat), idle->status, schedstat, idle->migrations });
             continue;
         }
@@ -139,8 +159,11 @@ Expected<ProcessSnapshot> readCountedSnapshot(long pid, const std::vector<long>&
         return process;
     ProcessSnapshot& snap = *process;
     snap.tasks.reserve(tids.size());
+    std::optional<TidCursor> before;
+    if (previous)
+        before.emplace(*previous);
     for (const long tid : tids) {
-        const TaskSnapshot* known = previous ? findByTid(*previous, tid) : nullptr;
+        const TaskSnapshot* known = before ? before->find(tid) : nullptr;
         const TaskSnapshot* was = tid != pid ? known : nullptr;
         TaskSnapshot task;
         if (tid == pid) {

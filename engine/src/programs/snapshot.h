@@ -58,6 +58,23 @@ constexpr int kKeyedReadEvery = 16;
 Error noProcess(long pid);
 // The reading's thread `tid` (its tasks are sorted by TID), or nullptr.
 const TaskSnapshot* findByTid(const ProcessSnapshot& snap, long tid);
+
+// findByTid for lookups made in TID order (a reading's threads, or another reading's, walked
+// in turn): each lookup first tries the few entries after the last one found and searches only
+// past them. Found or not, the same answer as findByTid; walked in order, no search, where 10,000
+// threads' searches cost more in cache misses than the figures they look up.
+class TidCursor {
+public:
+    explicit TidCursor(const ProcessSnapshot& snap)
+        : m_snap(snap)
+    {
+    }
+    const TaskSnapshot* find(long tid);
+
+private:
+    const ProcessSnapshot& m_snap;
+    std::size_t m_next = 0; // the entry after the last one found
+};
 Expected<ProcessSnapshot> readProcessSnapshot(
     long pid, os::TaskFiles* files = nullptr, const ProcessSnapshot* previous = nullptr, int reading = 0);
 
