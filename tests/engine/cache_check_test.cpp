@@ -5,6 +5,7 @@
 #include "ctxscope/sweep.h"
 
 #include "lesson/lesson_util.h"
+#include "test_paths.h"
 
 #include <gtest/gtest.h>
 
@@ -24,7 +25,7 @@ Topology synthetic(const char* description)
 
 Topology fixture(const char* name)
 {
-    auto t = Topology::loadXmlFile(std::string(CTXSCOPE_FIXTURES_DIR) + "/topology/good/" + name);
+    auto t = Topology::loadXmlFile(std::string(ctxscope::test::fixturesDir()) + "/topology/good/" + name);
     EXPECT_TRUE(t.ok()) << name;
     return std::move(*t);
 }

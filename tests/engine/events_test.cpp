@@ -4,6 +4,7 @@
 #include "ctxscope/events.h"
 #include "ctxscope/protocol.h"
 #include "sample_result.h"
+#include "test_paths.h"
 
 #include <gtest/gtest.h>
 
@@ -646,8 +647,8 @@ namespace {
 // The rows of docs/protocol.md's message table for one direction ("| worker → |" or "| → worker |").
 std::vector<std::string> protocolDocRows(const std::string& direction)
 {
-    std::ifstream in(std::string(CTXSCOPE_DOCS_DIR) + "/protocol.md");
-    EXPECT_TRUE(in) << CTXSCOPE_DOCS_DIR "/protocol.md cannot be read";
+    std::ifstream in(std::string(ctxscope::test::docsDir()) + "/protocol.md");
+    EXPECT_TRUE(in) << ctxscope::test::docsDir() << "/protocol.md cannot be read";
     std::vector<std::string> rows;
     for (std::string line; std::getline(in, line);)
         if (line.rfind(direction, 0) == 0)

@@ -6,6 +6,7 @@
 
 #include "ctxscope/lesson.h"
 #include "ctxscope/value_json.h"
+#include "test_paths.h"
 
 #include <gtest/gtest.h>
 
@@ -221,7 +222,7 @@ TEST(InsideASwitch, ATraceWithoutHandoversAndTheTracesNotesAreSaid)
 
 TEST(InsideASwitch, PlansOnePuAndTheFarthestClassBothTraced)
 {
-    std::ifstream in(std::string(CTXSCOPE_FIXTURES_DIR) + "/topology/good/two-packages-two-numa.xml");
+    std::ifstream in(std::string(ctxscope::test::fixturesDir()) + "/topology/good/two-packages-two-numa.xml");
     const std::string xml((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     auto machine = Topology::loadXmlBuffer(xml);
     ASSERT_TRUE(machine.ok()) << machine.error().message;

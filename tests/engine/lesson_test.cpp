@@ -3,6 +3,7 @@
 
 #include "ctxscope/lesson.h"
 #include "ctxscope/stats.h"
+#include "test_paths.h"
 
 #include <gtest/gtest.h>
 
@@ -134,7 +135,7 @@ TEST(Lessons, PlanRefusesTopologiesThatAreNotThisMachine)
 // packages): the app plans that machine's lesson from it, and that worker checks each run.
 TEST(Lessons, APlanFromAWorkersHelloIsThatMachinesRuns)
 {
-    std::ifstream in(std::string(CTXSCOPE_FIXTURES_DIR) + "/topology/good/two-packages-two-numa.xml");
+    std::ifstream in(std::string(ctxscope::test::fixturesDir()) + "/topology/good/two-packages-two-numa.xml");
     const std::string xml((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     auto server = Topology::loadXmlBuffer(xml);
     ASSERT_TRUE(server.ok()) << server.error().message;

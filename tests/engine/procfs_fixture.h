@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "test_paths.h"
+
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -12,7 +14,7 @@ namespace ctxscope::test {
 // A recorded /proc text from tests/fixtures/procfs/ (an empty one fails the test).
 inline std::string procfsFixture(const std::string& name)
 {
-    std::ifstream in(std::string(CTXSCOPE_FIXTURES_DIR) + "/procfs/" + name);
+    std::ifstream in(std::string(ctxscope::test::fixturesDir()) + "/procfs/" + name);
     std::stringstream s;
     s << in.rdbuf();
     EXPECT_FALSE(s.str().empty()) << name;

@@ -3,6 +3,7 @@
 
 #include "ctxscope/placement.h"
 #include "ctxscope/topology.h"
+#include "test_paths.h"
 
 #include <gtest/gtest.h>
 
@@ -15,7 +16,7 @@ namespace ctxscope::test {
 
 inline std::string fixture(const std::string& relative)
 {
-    return std::string(CTXSCOPE_FIXTURES_DIR) + "/topology/" + relative;
+    return std::string(ctxscope::test::fixturesDir()) + "/topology/" + relative;
 }
 
 // Sets (or, with nullptr, unsets) an environment variable for one scope and restores it.

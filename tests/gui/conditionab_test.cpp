@@ -19,6 +19,7 @@
 #include "workerready.h"
 
 #include "ctxscope/sysinfo.h"
+#include "test_paths.h"
 
 #include <QCheckBox>
 #include <QFile>
@@ -168,9 +169,9 @@ TEST(ConditionAb, AWorkersAbLandsAsAPairWithItsSentence)
     const QString script = dir.filePath(QStringLiteral("worker.sh"));
     QFile file(script);
     ASSERT_TRUE(file.open(QIODevice::WriteOnly));
-    file.write(
-        QByteArray("#!/bin/sh\n" CTXSCOPE_CLI_PATH " worker \"$@\" | sed -u 's/\"sentence\":\"[^\"]*\"/\"sentence\":\"")
-        + sentence.toUtf8() + "\"/'\n");
+    file.write(QByteArray("#!/bin/sh\n") + ctxscope::test::cliPath()
+        + QByteArray(" worker \"$@\" | sed -u 's/\"sentence\":\"[^\"]*\"/\"sentence\":\"") + sentence.toUtf8()
+        + "\"/'\n");
     file.close();
     file.setPermissions(file.permissions() | QFileDevice::ExeOwner);
     auto live = Topology::loadLive();

@@ -25,6 +25,7 @@
 #include "topologymapwidget.h"
 
 #include "ctxscope/sysinfo.h"
+#include "test_paths.h"
 
 #include <QAction>
 #include <QComboBox>
@@ -72,7 +73,7 @@ protected:
     void TearDown() override { qunsetenv("CTXSCOPE_SSH_COMMAND"); }
 
     // The dialog with `host` typed and the CLI built with these tests as the server's.
-    ConnectDialog* dialogFor(const QString& host, const QString& cli = QStringLiteral(CTXSCOPE_CLI_PATH))
+    ConnectDialog* dialogFor(const QString& host, const QString& cli = QString::fromUtf8(ctxscope::test::cliPath()))
     {
         ConnectDialog* dialog = m_window.machines()->showConnectDialog();
         dialog->hostField()->setText(host);
@@ -127,7 +128,7 @@ TEST_F(ConnectDialogTest, OffersTheConfigsAliasesAndConnectsToTheServerWhoseMapI
         dialog->hostList()->viewport(), Qt::LeftButton, {}, dialog->hostList()->visualItemRect(items.front()).center());
     EXPECT_EQ(dialog->hostField()->text(), QStringLiteral("lab-test"));
     EXPECT_EQ(dialog->cliField()->text(), QStringLiteral("ctxscope-cli")); // the default
-    dialog->cliField()->setText(QStringLiteral(CTXSCOPE_CLI_PATH));
+    dialog->cliField()->setText(QString::fromUtf8(ctxscope::test::cliPath()));
     grab(dialog, "connect-dialog.png");
 
     QSignalSpy connected(dialog, &ConnectDialog::connected);

@@ -18,6 +18,7 @@
 #include "ctxscope/lesson.h"
 #include "ctxscope/results_file.h"
 #include "ctxscope/units.h"
+#include "test_paths.h"
 
 #include <gtest/gtest.h>
 
@@ -43,7 +44,7 @@ void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
 
 std::vector<RunResult> realLesson()
 {
-    std::ifstream in(std::string(CTXSCOPE_FIXTURES_DIR) + "/results/lesson-inside-a-switch.json");
+    std::ifstream in(std::string(ctxscope::test::fixturesDir()) + "/results/lesson-inside-a-switch.json");
     std::stringstream text;
     text << in.rdbuf();
     auto results = resultsFromJson(nlohmann::json::parse(text.str()).at("results"));

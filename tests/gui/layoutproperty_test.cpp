@@ -4,6 +4,7 @@
 // labelled whole or not at all, and every PU a click target; on hybrid machines every PU and core
 // shaded by its kind at every size, and core titles naming it. The grid is kept small enough to
 // run in a few seconds under ASan: one 1024-PU shape, at the smallest and largest size only.
+#include "test_paths.h"
 #include "testtopologies.h"
 #include "topologylayout.h"
 
@@ -31,7 +32,7 @@ std::string describe(const LayoutBox& box)
 
 Topology fixture(const std::string& name)
 {
-    auto topology = Topology::loadXmlFile(std::string(CTXSCOPE_FIXTURES_DIR) + "/topology/good/" + name);
+    auto topology = Topology::loadXmlFile(std::string(ctxscope::test::fixturesDir()) + "/topology/good/" + name);
     EXPECT_TRUE(topology.ok()) << name;
     return std::move(*topology);
 }

@@ -9,6 +9,7 @@
 #include "runpanel.h"
 #include "sessionstore.h"
 #include "statuspanel.h"
+#include "test_paths.h"
 #include "testresults.h"
 #include "testtopologies.h"
 #include "topologymappanel.h"
@@ -73,7 +74,7 @@ TEST(MainWindow, TheTitleAndTheSwitcherNameTheFileOrDescriptionShown)
     gui::MainWindow window;
     const QComboBox* switcher = window.machines()->switcher();
     ASSERT_NE(switcher, nullptr);
-    auto xml = Topology::loadXmlFile(std::string(CTXSCOPE_FIXTURES_DIR) + "/topology/good/unequal-cores.xml");
+    auto xml = Topology::loadXmlFile(std::string(ctxscope::test::fixturesDir()) + "/topology/good/unequal-cores.xml");
     ASSERT_TRUE(xml.ok());
     window.setTopology(*xml);
     EXPECT_EQ(window.windowTitle(), QStringLiteral("ctxscope — XML file unequal-cores.xml"));
@@ -155,7 +156,7 @@ int main(int argc, char** argv)
     QSettings().clear();
     // Runs go through the worker built with these tests.
     if (qEnvironmentVariableIsEmpty("CTXSCOPE_CLI"))
-        qputenv("CTXSCOPE_CLI", CTXSCOPE_CLI_PATH);
+        qputenv("CTXSCOPE_CLI", ctxscope::test::cliPath());
     ::testing::InitGoogleTest(&argc, argv);
     return RUN_ALL_TESTS();
 }

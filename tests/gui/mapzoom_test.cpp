@@ -3,6 +3,7 @@
 // zooming (keys, Ctrl+wheel) brings the labels back while clicks still land on the PU drawn.
 #include "mainwindow.h"
 #include "mapscrollarea.h"
+#include "test_paths.h"
 #include "testtopologies.h"
 #include "topologymappanel.h"
 #include "topologymapwidget.h"
@@ -24,8 +25,8 @@ namespace {
 
 Topology server()
 {
-    auto topology
-        = Topology::loadXmlFile(std::string(CTXSCOPE_FIXTURES_DIR) + "/topology/good/xeon-24-packages-384pu.xml");
+    auto topology = Topology::loadXmlFile(
+        std::string(ctxscope::test::fixturesDir()) + "/topology/good/xeon-24-packages-384pu.xml");
     EXPECT_TRUE(topology.ok());
     return std::move(*topology);
 }

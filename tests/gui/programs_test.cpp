@@ -26,6 +26,7 @@
 #include "ctxscope/sched_watch.h"
 #include "ctxscope/trace.h"
 #include "ctxscope/trace_session.h"
+#include "test_paths.h"
 
 #include <QCheckBox>
 #include <QDockWidget>
@@ -74,7 +75,7 @@ struct Workload {
 
     bool start(int pairs = 1)
     {
-        process.start(QStringLiteral(CTXSCOPE_CLI_PATH),
+        process.start(QString::fromUtf8(ctxscope::test::cliPath()),
             { QStringLiteral("workload"), QStringLiteral("pingpong"), QStringLiteral("--threads"),
                 QString::number(pairs), QStringLiteral("--duration"), QStringLiteral("120") });
         if (!process.waitForStarted() || !process.waitForReadyRead(kWaitMs))
@@ -632,7 +633,7 @@ TEST(ProgramsOverSsh, AServersProgramIsWatchedAndRepinnedThroughItsWorker)
     ASSERT_TRUE(workload.start());
     MainWindow window;
     const auto server = window.machines()->connectNow(
-        MachineLink { QStringLiteral("lab-test"), QStringLiteral(CTXSCOPE_CLI_PATH) }, 60'000);
+        MachineLink { QStringLiteral("lab-test"), QString::fromUtf8(ctxscope::test::cliPath()) }, 60'000);
     ASSERT_TRUE(server.ok()) << server.error().message;
     ProgramsPanel* panel = window.programs();
     panel->pidField()->setText(QString::number(workload.pid));

@@ -11,6 +11,7 @@
 
 #include "ctxscope/runner.h"
 #include "ctxscope/topology.h"
+#include "test_paths.h"
 
 #include <QElapsedTimer>
 #include <QFile>
@@ -68,7 +69,7 @@ TEST(SshDrop, KillingTheSshClientMidRunLeavesNoCtxscopeProcessOnTheServer)
     const QString wrapper = dir.filePath(QStringLiteral("ctxscope-cli-wrapper"));
     QFile script(wrapper);
     ASSERT_TRUE(script.open(QIODevice::WriteOnly));
-    script.write(QByteArray("#!/bin/sh\n" CTXSCOPE_CLI_PATH " \"$@\"\nexit $?\n"));
+    script.write(QByteArray("#!/bin/sh\n") + ctxscope::test::cliPath() + QByteArray(" \"$@\"\nexit $?\n"));
     script.close();
     script.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
 

@@ -11,6 +11,7 @@
 #include "ctxscope/topology.h"
 #include "ctxscope/trace.h"
 #include "ctxscope/trace_session.h"
+#include "test_paths.h"
 
 #include <QDir>
 #include <QElapsedTimer>
@@ -46,7 +47,7 @@ protected:
     void TearDown() override { qunsetenv("CTXSCOPE_SSH_COMMAND"); }
 
     // What the worker on `host` fails with when it starts.
-    static QString failureOf(const QString& host, const QString& cli = QStringLiteral(CTXSCOPE_CLI_PATH))
+    static QString failureOf(const QString& host, const QString& cli = QString::fromUtf8(ctxscope::test::cliPath()))
     {
         WorkerClient controller;
         controller.setLink(MachineLink { host, cli });
@@ -68,7 +69,7 @@ protected:
         QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
         environment.insert(QStringLiteral("XDG_CONFIG_HOME"), dir.filePath(QStringLiteral("config")));
         app.setProcessEnvironment(environment);
-        app.start(QStringLiteral(CTXSCOPE_APP_PATH),
+        app.start(QString::fromUtf8(ctxscope::test::appPath()),
             arguments + QStringList { QStringLiteral("--save-results"), saved, QStringLiteral("--quit") });
         if (!app.waitForFinished(180'000) || app.exitCode() != 0) {
             ADD_FAILURE() << "the app did not finish well: exit code " << app.exitCode();
@@ -93,7 +94,7 @@ TEST_F(SshWorker, ARunOnTheServerComesBackAsAResult)
     ASSERT_TRUE(live.ok());
     const int cpu = live->allowedPus().front();
     WorkerClient controller;
-    controller.setLink(MachineLink { QStringLiteral("lab-test"), QStringLiteral(CTXSCOPE_CLI_PATH) });
+    controller.setLink(MachineLink { QStringLiteral("lab-test"), QString::fromUtf8(ctxscope::test::cliPath()) });
     QSignalSpy ready(&controller, &WorkerClient::workerReady);
     QSignalSpy results(&controller, &WorkerClient::resultAvailable);
     QSignalSpy failed(&controller, &WorkerClient::workerFailed);
@@ -149,8 +150,8 @@ TEST_F(SshWorker, AnotherProtocolVersionNamesTheServerAndBothVersions)
     const QString script = QDir::temp().filePath(QStringLiteral("ctxscope-other-protocol-%1.sh")).arg(::getpid());
     QFile file(script);
     ASSERT_TRUE(file.open(QIODevice::WriteOnly));
-    file.write(
-        QByteArray("#!/bin/sh\n" CTXSCOPE_CLI_PATH " worker | sed -u 's/\"protocol\":[0-9]*/\"protocol\":999/'\n"));
+    file.write(QByteArray("#!/bin/sh\n") + ctxscope::test::cliPath()
+        + QByteArray(" worker | sed -u 's/\"protocol\":[0-9]*/\"protocol\":999/'\n"));
     file.close();
     file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
     const QString why = failureOf(QStringLiteral("lab-test"), script);
@@ -163,7 +164,7 @@ TEST_F(SshWorker, AnotherProtocolVersionNamesTheServerAndBothVersions)
 TEST_F(SshWorker, AConnectionThatStopsAnsweringIsReportedWithinTheKeepAliveTime)
 {
     WorkerClient controller;
-    controller.setLink(MachineLink { QStringLiteral("lab-test"), QStringLiteral(CTXSCOPE_CLI_PATH) });
+    controller.setLink(MachineLink { QStringLiteral("lab-test"), QString::fromUtf8(ctxscope::test::cliPath()) });
     QSignalSpy ready(&controller, &WorkerClient::workerReady);
     QSignalSpy failed(&controller, &WorkerClient::workerFailed);
     controller.startWorker();
@@ -194,7 +195,8 @@ QString strippedCli(const QTemporaryDir& dir)
 {
     const QString copy = dir.filePath(QStringLiteral("ctxscope-cli-test-linux-x86_64"));
     if (QProcess::execute(QStringLiteral("strip"),
-            { QStringLiteral("--strip-debug"), QStringLiteral("-o"), copy, QStringLiteral(CTXSCOPE_CLI_PATH) })
+            { QStringLiteral("--strip-debug"), QStringLiteral("-o"), copy,
+                QString::fromUtf8(ctxscope::test::cliPath()) })
         != 0)
         return {};
     return copy;
@@ -305,7 +307,7 @@ TEST_F(SshWorker, ConnectingWaitsForTheHelloAndGivesTheServersTopologyOrTheSente
 {
     WorkerClient controller;
     auto topology = connectMachine(
-        controller, MachineLink { QStringLiteral("lab-test"), QStringLiteral(CTXSCOPE_CLI_PATH) }, 40'000);
+        controller, MachineLink { QStringLiteral("lab-test"), QString::fromUtf8(ctxscope::test::cliPath()) }, 40'000);
     ASSERT_TRUE(topology.ok()) << topology.error().message;
     EXPECT_EQ(controller.state(), WorkerClient::State::Idle);
     auto live = Topology::loadLive();
@@ -313,7 +315,7 @@ TEST_F(SshWorker, ConnectingWaitsForTheHelloAndGivesTheServersTopologyOrTheSente
     EXPECT_EQ(topology->pus().size(), live->pus().size());
 
     auto refused = connectMachine(
-        controller, MachineLink { QStringLiteral("lab-closed"), QStringLiteral(CTXSCOPE_CLI_PATH) }, 40'000);
+        controller, MachineLink { QStringLiteral("lab-closed"), QString::fromUtf8(ctxscope::test::cliPath()) }, 40'000);
     ASSERT_FALSE(refused.ok());
     EXPECT_NE(refused.error().message.find("lab-closed refused the connection"), std::string::npos)
         << refused.error().message;
@@ -330,7 +332,7 @@ TEST_F(SshWorker, TheAppMeasuresTheLastRemoteHeadlesslyAndTheSavedResultsNameIt)
     QTemporaryDir dir;
     const QJsonObject results = savedByApp(dir,
         { QStringLiteral("--remote"), QStringLiteral("lab-closed"), QStringLiteral("--remote"),
-            QStringLiteral("lab-test"), QStringLiteral("--remote-cli"), QStringLiteral(CTXSCOPE_CLI_PATH),
+            QStringLiteral("lab-test"), QStringLiteral("--remote-cli"), QString::fromUtf8(ctxscope::test::cliPath()),
             QStringLiteral("--run"), QStringLiteral("futex"), QStringLiteral("--cpus"), cpu + u',' + cpu });
     EXPECT_EQ(results.value(QStringLiteral("context")).toObject().value(QStringLiteral("machine")).toString(),
         QStringLiteral("lab-test"));
@@ -350,7 +352,7 @@ TEST_F(SshWorker, ATracedRunOnTheServerSendsItsEventsAndSegments)
     ASSERT_TRUE(live.ok());
     const std::vector<int> pus = live->allowedPus();
     WorkerClient controller;
-    controller.setLink(MachineLink { QStringLiteral("lab-test"), QStringLiteral(CTXSCOPE_CLI_PATH) });
+    controller.setLink(MachineLink { QStringLiteral("lab-test"), QString::fromUtf8(ctxscope::test::cliPath()) });
     QSignalSpy parts(&controller, &WorkerClient::traceEventsAvailable);
     QSignalSpy results(&controller, &WorkerClient::resultAvailable);
     QSignalSpy failed(&controller, &WorkerClient::runFailed);
@@ -390,7 +392,7 @@ TEST_F(SshWorker, TheAppTracesARunOnTheServerAndSavesItsSegments)
     QTemporaryDir dir;
     const QJsonObject results = savedByApp(dir,
         { QStringLiteral("--remote"), QStringLiteral("lab-test"), QStringLiteral("--remote-cli"),
-            QStringLiteral(CTXSCOPE_CLI_PATH), QStringLiteral("--run"), QStringLiteral("futex"),
+            QString::fromUtf8(ctxscope::test::cliPath()), QStringLiteral("--run"), QStringLiteral("futex"),
             QStringLiteral("--cpus"), QString::number(pus.front()) + u',' + QString::number(pus.back()),
             QStringLiteral("--trace"), QStringLiteral("--view"), QStringLiteral("timeline") });
     const QJsonArray runs = results.value(QStringLiteral("benchmarks")).toArray();
@@ -406,7 +408,7 @@ TEST_F(SshWorker, ALessonRunsOnTheServerAndItsRunsAreThatMachines)
     QTemporaryDir dir;
     const QJsonObject results = savedByApp(dir,
         { QStringLiteral("--remote"), QStringLiteral("lab-test"), QStringLiteral("--remote-cli"),
-            QStringLiteral(CTXSCOPE_CLI_PATH), QStringLiteral("--lesson"), QStringLiteral("mode-switch") });
+            QString::fromUtf8(ctxscope::test::cliPath()), QStringLiteral("--lesson"), QStringLiteral("mode-switch") });
     EXPECT_EQ(results.value(QStringLiteral("context")).toObject().value(QStringLiteral("machine")).toString(),
         QStringLiteral("lab-test"));
     QStringList benches;
@@ -418,7 +420,7 @@ TEST_F(SshWorker, ALessonRunsOnTheServerAndItsRunsAreThatMachines)
 TEST_F(SshWorker, TheAppSaysWhyItCannotReachTheRemoteAndExits)
 {
     QProcess app;
-    app.start(QStringLiteral(CTXSCOPE_APP_PATH),
+    app.start(QString::fromUtf8(ctxscope::test::appPath()),
         { QStringLiteral("--remote"), QStringLiteral("lab-newkey"), QStringLiteral("--quit") });
     ASSERT_TRUE(app.waitForFinished(120'000));
     EXPECT_EQ(app.exitCode(), 2);

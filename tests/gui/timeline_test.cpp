@@ -23,6 +23,7 @@
 
 #include "ctxscope/trace.h"
 #include "ctxscope/trace_session.h"
+#include "test_paths.h"
 
 #include <QApplication>
 #include <QCheckBox>
@@ -198,9 +199,8 @@ TEST(TimelineApp, TheTraceCheckIsDisabledWithTheWorkersReasonWhereItMayNotTrace)
     const QString script = dir.filePath(QStringLiteral("worker.sh"));
     QFile file(script);
     ASSERT_TRUE(file.open(QIODevice::WriteOnly));
-    file.write(
-        QByteArray("#!/bin/sh\n" CTXSCOPE_CLI_PATH
-                   " worker \"$@\" | sed -u 's/\"tracing\":\"[^\"]*\"/\"tracing\":\"Tracing needs root here.\"/'\n"));
+    file.write(QByteArray("#!/bin/sh\n") + ctxscope::test::cliPath()
+        + QByteArray(" worker \"$@\" | sed -u 's/\"tracing\":\"[^\"]*\"/\"tracing\":\"Tracing needs root here.\"/'\n"));
     file.close();
     file.setPermissions(file.permissions() | QFileDevice::ExeOwner);
     auto live = Topology::loadLive();

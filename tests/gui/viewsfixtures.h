@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "test_paths.h"
+
 #include <QString>
 
 namespace ctxscope::testing {
@@ -8,7 +10,7 @@ namespace ctxscope::testing {
 // Files made with ctxscope-cli on the development machine (tests/fixtures/results/README.md).
 inline QString resultsFixture(const char* name)
 {
-    return QStringLiteral(CTXSCOPE_FIXTURES_DIR "/results/") + QString::fromLatin1(name);
+    return QString::fromUtf8(ctxscope::test::fixturesDir()) + QStringLiteral("/results/") + QString::fromLatin1(name);
 }
 
 } // namespace ctxscope::testing

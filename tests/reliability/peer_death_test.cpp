@@ -6,6 +6,7 @@
 #include "background_run.h"
 #include "proc_helpers.h"
 #include "seed.h"
+#include "test_paths.h"
 
 #include <gtest/gtest.h>
 
@@ -116,7 +117,7 @@ TEST(PeerDeath, AWorkerDiesWithItsControllerAndLeavesNoOrphan)
             ::dup2(toWorker[0], 0);
             ::dup2(report[1], 1);
             ::close(toWorker[1]);
-            ::execl(CTXSCOPE_CLI_PATH, "ctxscope-cli", "worker", static_cast<char*>(nullptr));
+            ::execl(ctxscope::test::cliPath(), "ctxscope-cli", "worker", static_cast<char*>(nullptr));
             ::_exit(11);
         }
         if (::write(toWorker[1], run.data(), run.size()) != static_cast<ssize_t>(run.size()))

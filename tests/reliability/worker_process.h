@@ -3,6 +3,8 @@
 // writes its input, reads its output line by line, and closes either end when it likes.
 #pragma once
 
+#include "test_paths.h"
+
 #include <chrono>
 #include <csignal>
 #include <fcntl.h>
@@ -27,7 +29,7 @@ public:
         if (m_pid == 0) {
             ::dup2(in[0], 0);
             ::dup2(out[1], 1);
-            ::execl(CTXSCOPE_CLI_PATH, "ctxscope-cli", "worker", static_cast<char*>(nullptr));
+            ::execl(ctxscope::test::cliPath(), "ctxscope-cli", "worker", static_cast<char*>(nullptr));
             ::_exit(127);
         }
         ::close(in[0]);

@@ -11,6 +11,7 @@
 #include "programsdock.h"
 #include "runpanel.h"
 #include "statuspanel.h"
+#include "test_paths.h"
 #include "timelinepage.h"
 #include "timelineview.h"
 #include "topologymappanel.h"
@@ -231,7 +232,7 @@ int main(int argc, char** argv)
     QStandardPaths::setTestModeEnabled(true);
     QSettings().clear();
     if (qEnvironmentVariableIsEmpty("CTXSCOPE_CLI"))
-        qputenv("CTXSCOPE_CLI", CTXSCOPE_CLI_PATH);
+        qputenv("CTXSCOPE_CLI", ctxscope::test::cliPath());
     ::testing::InitGoogleTest(&argc, argv);
     return RUN_ALL_TESTS();
 }
