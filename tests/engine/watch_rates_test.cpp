@@ -6,6 +6,7 @@
 #include "os/task_stat.h"
 #include "programs/rates.h"
 #include "programs/snapshot.h"
+#include "programs/sorted_walk.h"
 
 #include "../reliability/seed.h"
 #include "procfs_fixture.h"
@@ -16,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <map>
 #include <random>
 
 using namespace ctxscope;
@@ -139,6 +141,39 @@ TEST(WatchRates, ACursorFindsWhatTheSearchFinds)
         }
         EXPECT_GT(found, 50); // some were there, and some not
         EXPECT_LT(found, static_cast<int>(lookups->size()));
+    }
+}
+
+// A map walked as the watch walks its tracks (findFrom with lower_bound, then an insert at the
+// place found): in order, out of order, and with keys not there, each lookup lands on the key
+// or on the place to insert it, and the map ends with the keys of both.
+TEST(WatchRates, AWalkThroughAMapFindsOrPlacesEachKey)
+{
+    std::mt19937 rng(test::seed());
+    std::map<long, int> present;
+    for (long key = 10; key < 400; key += 1 + static_cast<long>(rng() % 3))
+        present.emplace(key, 1);
+    std::vector<long> inOrder;
+    for (long key = 0; key < 420; ++key)
+        if (rng() % 4 != 0)
+            inOrder.push_back(key);
+    std::vector<long> shuffled = inOrder;
+    std::shuffle(shuffled.begin(), shuffled.end(), rng);
+    const auto keyOf = [](const auto& entry) { return entry.first; };
+    for (const auto* lookups : { &inOrder, &shuffled }) {
+        std::map<long, int> walked = present;
+        auto at = walked.begin();
+        for (const long key : *lookups) {
+            at = programs::findFrom(at, walked.end(), key, keyOf, [&] { return walked.lower_bound(key); });
+            ASSERT_EQ(at, walked.lower_bound(key)) << "key " << key;
+            if (at == walked.end() || at->first != key)
+                at = walked.emplace_hint(at, key, 2);
+            ++at;
+        }
+        std::map<long, int> expected = present;
+        for (const long key : *lookups)
+            expected.emplace(key, 2);
+        EXPECT_EQ(walked, expected);
     }
 }
 

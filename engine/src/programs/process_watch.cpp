@@ -2,6 +2,7 @@
 #include "os/clock_read.h"
 #include "programs/rates.h"
 #include "programs/snapshot.h"
+#include "programs/sorted_walk.h"
 
 #include "ctxscope/sched_total.h"
 #include "ctxscope/trace_session.h" // tracingAllowed
@@ -109,17 +110,13 @@ Expected<WatchSample> ProcessWatch::nextFrom(Expected<programs::ProcessSnapshot>
     WatchSample sample = programs::compareSnapshots(s.previous, *now);
     sample.seconds = static_cast<double>(now->timeNs - s.startNs) / 1e9;
     sample.monoNs = now->timeNs;
-    // The reading's threads come in TID order, as the tracks: each track is looked for among
-    // the few after the last one before a search (10,000 threads' searches cost more in cache
-    // misses than the rest of the sample).
+    // The reading's threads come in TID order, as the tracks: the tracks are walked with them
+    // (findFrom).
     auto at = s.tracks.begin();
+    const auto keyOf = [](const auto& entry) { return entry.first; };
     for (const auto& task : now->tasks) {
         const std::pair<long, std::uint64_t> key { task.stat.tid, task.stat.starttime };
-        constexpr int kSteps = 4;
-        for (int step = 0; at != s.tracks.end() && step < kSteps && at->first < key; ++step)
-            ++at;
-        if (at != s.tracks.end() && at->first < key)
-            at = s.tracks.lower_bound(key);
+        at = programs::findFrom(at, s.tracks.end(), key, keyOf, [&] { return s.tracks.lower_bound(key); });
         if (at == s.tracks.end() || at->first != key)
             at = s.tracks.emplace_hint(at, key, ThreadTrack {});
         ThreadTrack& track = at->second;
@@ -240,19 +237,22 @@ public:
     }
 
     // The sample's threads come in the order of /proc/PID/task, which is mostly their TIDs':
-    // each map's next entry is tried before a search (of 10,000 threads, a search's misses in
-    // the cache cost more than the figures).
+    // each map is walked with them (findFrom).
     void annotate(WatchSample& sample)
     {
+        const auto keyOf = [](const auto& entry) { return entry.first; };
         auto next = m_interval.begin();
         auto total = m_totals.begin();
         for (auto& t : sample.threads) {
-            const auto it = next != m_interval.end() && next->first == t.tid ? next : m_interval.find(t.tid);
+            const long tid = t.tid;
+            const auto it
+                = programs::findFrom(next, m_interval.end(), tid, keyOf, [&] { return m_interval.find(tid); });
             t.sched = it != m_interval.end() ? std::move(it->second) : ThreadSched {};
             if (it != m_interval.end())
                 next = std::next(it);
-            if (total == m_totals.end() || total->first != t.tid)
-                total = m_totals.try_emplace(total, t.tid); // a new thread: just before `total`
+            total = programs::findFrom(total, m_totals.end(), tid, keyOf, [&] { return m_totals.lower_bound(tid); });
+            if (total == m_totals.end() || total->first != tid)
+                total = m_totals.try_emplace(total, tid); // a new thread: at its place
             total->second.add(*t.sched);
             ++total;
             t.sched->waitsNs.clear();

@@ -3,6 +3,7 @@
 
 #include "os/clock_read.h"
 #include "programs/pin_guard.h"
+#include "programs/sorted_walk.h"
 
 #include "ctxscope/thread_affinity.h"
 
@@ -93,19 +94,18 @@ const TaskSnapshot* findByTid(const ProcessSnapshot& snap, long tid)
 
 const TaskSnapshot* TidCursor::find(long tid)
 {
-    constexpr std::size_t kSteps = 4; // entries tried before a search
     const std::vector<TaskSnapshot>& tasks = m_snap.tasks;
-    std::size_t i = m_next;
-    for (std::size_t step = 0; i < tasks.size() && step < kSteps && tasks[i].stat.tid < tid; ++step)
-        ++i;
-    if (i >= tasks.size() || tasks[i].stat.tid != tid) {
-        const TaskSnapshot* found = findByTid(m_snap, tid);
-        if (found == nullptr)
-            return nullptr;
-        i = static_cast<std::size_t>(found - tasks.data());
-    }
-    m_next = i + 1;
-    return &tasks[i];
+    const auto it = findFrom(
+        tasks.begin() + static_cast<std::ptrdiff_t>(m_next), tasks.end(), tid,
+        [](const TaskSnapshot& t) { return t.stat.tid; },
+        [&] {
+            const TaskSnapshot* found = findByTid(m_snap, tid);
+            return found != nullptr ? tasks.begin() + (found - tasks.data()) : tasks.end();
+        });
+    if (it == tasks.end())
+        return nullptr;
+    m_next = static_cast<std::size_t>(it - tasks.begin()) + 1;
+    return &*it;
 }
 
 Error noProcess(long pid) { return makeError("no process with PID " + std::to_string(pid) + " is running"); }

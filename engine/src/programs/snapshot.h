@@ -60,9 +60,7 @@ Error noProcess(long pid);
 const TaskSnapshot* findByTid(const ProcessSnapshot& snap, long tid);
 
 // findByTid for lookups made in TID order (a reading's threads, or another reading's, walked
-// in turn): each lookup first tries the few entries after the last one found and searches only
-// past them. Found or not, the same answer as findByTid; walked in order, no search, where 10,000
-// threads' searches cost more in cache misses than the figures they look up.
+// in turn; findFrom, sorted_walk.h). Found or not, the same answer as findByTid.
 class TidCursor {
 public:
     explicit TidCursor(const ProcessSnapshot& snap)
