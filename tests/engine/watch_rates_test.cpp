@@ -116,22 +116,39 @@ TEST(WatchReaders, GarbageStatusIsASentence)
     }
 }
 
+namespace {
+// Keys for a walk's tests: some of 10..400 present (`present`), and lookups of 0..420 in order
+// and shuffled, some of them absent.
+struct WalkKeys {
+    std::vector<long> present;
+    std::vector<long> inOrder;
+    std::vector<long> shuffled;
+};
+WalkKeys walkKeys(std::mt19937& rng)
+{
+    WalkKeys keys;
+    for (long key = 10; key < 400; key += 1 + static_cast<long>(rng() % 3))
+        keys.present.push_back(key);
+    for (long key = 0; key < 420; ++key)
+        if (rng() % 4 != 0)
+            keys.inOrder.push_back(key);
+    keys.shuffled = keys.inOrder;
+    std::shuffle(keys.shuffled.begin(), keys.shuffled.end(), rng);
+    return keys;
+}
+} // namespace
+
 // A cursor's lookups, in TID order as a watch makes them, out of order, and of TIDs that are not
 // there, answer as findByTid does.
 TEST(WatchRates, ACursorFindsWhatTheSearchFinds)
 {
     std::mt19937 rng(test::seed());
+    const WalkKeys keys = walkKeys(rng);
     std::vector<TaskSnapshot> tasks;
-    for (long tid = 10; tid < 400; tid += 1 + static_cast<long>(rng() % 3))
+    for (const long tid : keys.present)
         tasks.push_back(task(tid, 0, 0, 0, 0, std::nullopt, 0));
     const ProcessSnapshot snap = snapshot(kSecond, tasks);
-    std::vector<long> inOrder;
-    for (long tid = 0; tid < 420; ++tid)
-        if (rng() % 4 != 0)
-            inOrder.push_back(tid);
-    std::vector<long> shuffled = inOrder;
-    std::shuffle(shuffled.begin(), shuffled.end(), rng);
-    for (const auto* lookups : { &inOrder, &shuffled }) {
+    for (const auto* lookups : { &keys.inOrder, &keys.shuffled }) {
         programs::TidCursor cursor(snap);
         int found = 0;
         for (const long tid : *lookups) {
@@ -150,17 +167,12 @@ TEST(WatchRates, ACursorFindsWhatTheSearchFinds)
 TEST(WatchRates, AWalkThroughAMapFindsOrPlacesEachKey)
 {
     std::mt19937 rng(test::seed());
+    const WalkKeys keys = walkKeys(rng);
     std::map<long, int> present;
-    for (long key = 10; key < 400; key += 1 + static_cast<long>(rng() % 3))
+    for (const long key : keys.present)
         present.emplace(key, 1);
-    std::vector<long> inOrder;
-    for (long key = 0; key < 420; ++key)
-        if (rng() % 4 != 0)
-            inOrder.push_back(key);
-    std::vector<long> shuffled = inOrder;
-    std::shuffle(shuffled.begin(), shuffled.end(), rng);
     const auto keyOf = [](const auto& entry) { return entry.first; };
-    for (const auto* lookups : { &inOrder, &shuffled }) {
+    for (const auto* lookups : { &keys.inOrder, &keys.shuffled }) {
         std::map<long, int> walked = present;
         auto at = walked.begin();
         for (const long key : *lookups) {
