@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: MIT
 #include "trace_options.h"
-#include "ctxscope/sched_watch.h" // bpfUnavailable
 #include "ctxscope/trace_session.h"
 
 #include <fmt/core.h>
@@ -61,8 +60,7 @@ TracedRunOptions TraceCliOptions::runOptions() const
 {
     TracedRunOptions options { ops, bufferKb, {} };
     options.backend = traceBackendFrom(backend).value_or(TraceBackend::Ftrace);
-    if (options.backend == TraceBackend::Auto && !out.empty())
-        options.backend = TraceBackend::Ftrace;
+    options.eventsWanted = !out.empty();
     return options;
 }
 
@@ -72,16 +70,7 @@ Status TraceCliOptions::check(const BenchSpec& spec) const
         return {};
     if (Status input = checkInput(spec); !input)
         return input;
-    const TraceBackend chosen = runOptions().backend;
-    if (chosen == TraceBackend::Bpf) {
-        if (std::string why = bpfUnavailable(); !why.empty())
-            return makeError("--trace-backend bpf: " + why);
-        return {};
-    }
-    // auto takes bpf where the run's tasks turn out pinned; where it cannot, ftrace must be allowed.
-    if (chosen == TraceBackend::Auto && !pinnedTracedCpus(spec.cpus).empty() && bpfUnavailable().empty())
-        return {};
-    return tracingAllowed();
+    return traceAllowed(spec, runOptions());
 }
 
 Status TraceCliOptions::checkInput(const BenchSpec& spec) const
@@ -90,9 +79,6 @@ Status TraceCliOptions::checkInput(const BenchSpec& spec) const
         return makeError(fmt::format("--trace-backend must be auto, bpf or ftrace, not '{}'", backend));
     if (std::string refusal = traceRefusal(spec, runOptions()); !refusal.empty())
         return makeError(refusal);
-    if (backend == "bpf" && !out.empty())
-        return makeError("--trace-out needs the events, which the bpf trace backend does not keep: trace with "
-                         "--trace-backend ftrace (or auto)");
     if (!out.empty())
         if (Status s = checkTraceOut(out); !s)
             return s;

@@ -250,7 +250,8 @@ std::vector<Event> everyKind()
     lesson.steps = 2;
     return {
         HelloEvent { kVersion, "1.2.3", 4242, "<topology/>", { { "host_name", "lab-3" } },
-            { { "futex", "round trip", 2, 2, true }, { "ring", "one lap", 2, 4096, true } }, "tracing needs root" },
+            { { "futex", "round trip", 2, 2, true }, { "ring", "one lap", 2, 4096, true } }, "tracing needs root",
+            "BPF needs CAP_BPF" },
         run,
         sweep,
         matrix,
@@ -374,8 +375,10 @@ TEST(Events, TheHelloSaysWhyTheWorkerMayNotTrace)
 {
     const auto hello = std::get<HelloEvent>(parsed(eventLine(everyKind()[0])));
     EXPECT_EQ(hello.tracing, "tracing needs root");
+    EXPECT_EQ(hello.bpf, "BPF needs CAP_BPF");
     // An older worker's hello has no "tracing": it reads as allowed, and the version check refuses it.
     EXPECT_EQ(std::get<HelloEvent>(parsed(R"({"type":"hello","protocol":3})")).tracing, "");
+    EXPECT_EQ(std::get<HelloEvent>(parsed(R"({"type":"hello","protocol":3})")).bpf, "");
 }
 
 TEST(Events, ATracedRunsSegmentsComeBackInItsResult)

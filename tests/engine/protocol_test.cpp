@@ -205,10 +205,20 @@ TEST(Protocol, TheTraceOptionsOfRunAndWatchRoundTrip)
     auto toFile = parseCommand(commandLine(RunCommand { 5, spec, RunTrace { 0, 0, 1000, "/tmp/run 5.dat" } }));
     ASSERT_TRUE(toFile.ok()) << toFile.error().message;
     EXPECT_EQ(std::get<RunCommand>(*toFile).trace->out, "/tmp/run 5.dat");
+    // The backend goes on the line only when it is not ftrace (a line as protocol 9 wrote it).
+    EXPECT_EQ(commandLine(RunCommand { 5, spec, RunTrace {} }).find("backend"), std::string::npos);
+    for (const TraceBackend backend : { TraceBackend::Bpf, TraceBackend::Auto }) {
+        RunTrace how;
+        how.backend = backend;
+        auto cut = parseCommand(commandLine(RunCommand { 7, spec, how }));
+        ASSERT_TRUE(cut.ok()) << cut.error().message;
+        EXPECT_EQ(std::get<RunCommand>(*cut).trace->backend, backend);
+    }
     auto defaults = parseCommand(R"({"type":"run","id":3,"spec":{"bench":"futex"},"trace":{}})");
     ASSERT_TRUE(defaults.ok()) << defaults.error().message;
     EXPECT_EQ(std::get<RunCommand>(*defaults).trace->windowEvents, kDefaultTraceWindowEvents);
     EXPECT_EQ(std::get<RunCommand>(*defaults).trace->ops, 0U);
+    EXPECT_EQ(std::get<RunCommand>(*defaults).trace->backend, TraceBackend::Ftrace);
     auto watch = parseCommand(commandLine(WatchCommand { 4, 1234, 0.5, 0, true }));
     ASSERT_TRUE(watch.ok()) << watch.error().message;
     EXPECT_TRUE(std::get<WatchCommand>(*watch).trace);
@@ -227,6 +237,8 @@ TEST(Protocol, TheTraceOptionsOfRunAndWatchRoundTrip)
         { R"({"type":"run","id":1,"spec":{"bench":"futex"},"trace":{"ops":-5}})",
             "'trace.ops' should be a whole number of ops" },
         { R"({"type":"watch","id":1,"pid":5,"trace":"yes"})", "'trace' should be true or false" },
+        { R"({"type":"run","id":1,"spec":{"bench":"futex"},"trace":{"backend":"kernel"}})",
+            "'trace.backend' should be \"ftrace\", \"bpf\" or \"auto\"" },
     };
     for (const auto& [line, why] : bad) {
         auto cmd = parseCommand(line);

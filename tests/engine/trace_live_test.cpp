@@ -577,6 +577,64 @@ TEST_F(TraceLive, ATracedWatchWithEventsSendsEachIntervalsLatestEventsAfterItsSa
 // A traced watch that names no backend (the app's) takes the cheapest the worker may use, as
 // ctxscope-cli watch does: BPF where it may load its programs, else ftrace; asked for its events
 // (the app's timeline), ftrace, the one backend that keeps them. Each sample names it.
+// A run traced in the kernel through the worker (trace.backend "bpf", the app's "in the
+// kernel"): its result has the steps, cut by BPF, and no trace_events line comes before it; a
+// file of its events is refused, as run --trace-backend bpf --trace-out refuses it; "auto" with
+// a file records with ftrace. The hello says the worker may use BPF.
+TEST_F(TraceLive, AWorkerRunTracedInTheKernelSendsItsStepsAndNoEvents)
+{
+    if (std::string why = bpfUnavailable(); !why.empty())
+        GTEST_SKIP() << why;
+    const int cpu = s_topology->allowedPus().front();
+    BenchSpec spec;
+    spec.bench = "futex";
+    spec.cpus = { cpu, cpu };
+    spec.iterations = 3000;
+    spec.repetitions = 1;
+    protocol::RunTrace inKernel { 2000, 0, 5000 };
+    inKernel.backend = TraceBackend::Bpf;
+    protocol::RunTrace toFile = inKernel;
+    toFile.out = testing::TempDir() + "ctxscope-worker-bpf.dat";
+    protocol::RunTrace autoToFile = toFile;
+    autoToFile.backend = TraceBackend::Auto;
+    test::Transcript out;
+    const auto eventLines = [&] {
+        const auto lines = out.lines();
+        return std::count_if(lines.begin(), lines.end(),
+            [](const std::string& l) { return l.find(R"("type":"trace_events")") != std::string::npos; });
+    };
+    WorkerSession session(*s_topology, [&](const std::string& l) { out.add(l); });
+    session.sendHello();
+    auto hello = out.waitFor("hello", std::chrono::seconds(5));
+    ASSERT_TRUE(hello);
+    EXPECT_EQ(hello->body.at("bpf"), "");
+    ASSERT_TRUE(session.handleLine(protocol::commandLine(protocol::RunCommand { 1, spec, toFile })));
+    auto refused = out.waitFor("error", std::chrono::seconds(10));
+    ASSERT_TRUE(refused);
+    EXPECT_NE(refused->body.at("message").get<std::string>().find("needs the events"), std::string::npos)
+        << refused->body.dump();
+    ASSERT_TRUE(session.handleLine(protocol::commandLine(protocol::RunCommand { 2, spec, inKernel })));
+    auto result = out.waitFor("result", std::chrono::seconds(60));
+    ASSERT_TRUE(result) << "no result";
+    EXPECT_EQ(eventLines(), 0) << "cut in the kernel: no events";
+    auto back = resultFromJson(result->body.at("result"));
+    ASSERT_TRUE(back.ok()) << back.error().message;
+    ASSERT_TRUE(back->trace);
+    EXPECT_EQ(back->trace->backend, "bpf");
+    EXPECT_EQ(back->trace->ops, 2000U);
+    EXPECT_FALSE(back->trace->segments.empty());
+    ASSERT_TRUE(session.handleLine(protocol::commandLine(protocol::RunCommand { 3, spec, autoToFile })));
+    auto recorded = out.waitFor("result", std::chrono::seconds(60));
+    ASSERT_TRUE(recorded) << "no result";
+    session.finish(true);
+    auto withEvents = resultFromJson(recorded->body.at("result"));
+    ASSERT_TRUE(withEvents.ok()) << withEvents.error().message;
+    ASSERT_TRUE(withEvents->trace);
+    EXPECT_EQ(withEvents->trace->backend, "ftrace") << "auto records the events a file needs";
+    EXPECT_GT(eventLines(), 0);
+    std::filesystem::remove(toFile.out);
+}
+
 TEST_F(TraceLive, ATracedWatchThatNamesNoBackendTakesTheCheapestAllowed)
 {
     const Sleepers sleepers(2, std::chrono::milliseconds(2));

@@ -54,6 +54,25 @@ TEST(AppOptions, TraceNeedsARunOrAWatch)
     EXPECT_TRUE(checkRuns(options, {}, kLive).ok());
 }
 
+TEST(AppOptions, TheTraceBackendGoesWithTracedRuns)
+{
+    AppOptions options;
+    options.benches = QStringList { QStringLiteral("futex") };
+    options.trace = true;
+    options.traceBackend = QStringLiteral("bpf");
+    const auto runs = checkRuns(options, { { 0, 0 } }, kLive);
+    ASSERT_TRUE(runs.ok()) << runs.error().message;
+    EXPECT_EQ(runs->front().traceBackend, TraceBackend::Bpf);
+    options.traceBackend.clear();
+    EXPECT_EQ(checkRuns(options, { { 0, 0 } }, kLive)->front().traceBackend, TraceBackend::Ftrace);
+    options.traceBackend = QStringLiteral("auto");
+    EXPECT_EQ(checkRuns(options, {}, kLive).error().message, "--trace-backend: should be ftrace or bpf, not 'auto'");
+    options.traceBackend = QStringLiteral("bpf");
+    options.trace = false;
+    EXPECT_EQ(checkRuns(options, {}, kLive).error().message,
+        "--trace-backend: says how --trace cuts the runs --run asks for; give both");
+}
+
 TEST(AppOptions, ViewWatchAndZoomSayWhatTheyWant)
 {
     AppOptions options;

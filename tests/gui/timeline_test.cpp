@@ -21,12 +21,14 @@
 #include "workerclient.h"
 #include "workerready.h"
 
+#include "ctxscope/sched_watch.h" // bpfUnavailable
 #include "ctxscope/trace.h"
 #include "ctxscope/trace_session.h"
 #include "test_paths.h"
 
 #include <QApplication>
 #include <QCheckBox>
+#include <QComboBox>
 #include <QFile>
 #include <QMouseEvent>
 #include <QSignalSpy>
@@ -43,8 +45,9 @@ using ctxscope::testing::workerReady;
 
 namespace {
 
-// A traced futex run on `cpus`, started from the run panel as a user starts it.
-RunOutcome tracedFutex(MainWindow& window, std::vector<int> cpus)
+// A traced futex run on `cpus`, started from the run panel as a user starts it, traced as
+// `backend` (from its events, or in the kernel).
+RunOutcome tracedFutex(MainWindow& window, std::vector<int> cpus, TraceBackend backend = TraceBackend::Ftrace)
 {
     RunPanel* panel = window.runPanel();
     panel->setBenchmark(QStringLiteral("futex"));
@@ -53,6 +56,8 @@ RunOutcome tracedFutex(MainWindow& window, std::vector<int> cpus)
     panel->setIterations(3000);
     panel->setRepetitions(1);
     panel->setTraced(true);
+    panel->setTraceBackend(backend);
+    EXPECT_EQ(panel->traceBackend(), backend) << panel->traceBackendChooser()->toolTip().toStdString();
     EXPECT_TRUE(panel->traced()) << panel->traceSwitch()->toolTip().toStdString();
     QSignalSpy finished(window.runs(), &RunBroker::runFinished);
     if (!window.launcher()->startRun())
@@ -200,7 +205,8 @@ TEST(TimelineApp, TheTraceCheckIsDisabledWithTheWorkersReasonWhereItMayNotTrace)
     QFile file(script);
     ASSERT_TRUE(file.open(QIODevice::WriteOnly));
     file.write(QByteArray("#!/bin/sh\n") + ctxscope::test::cliPath()
-        + QByteArray(" worker \"$@\" | sed -u 's/\"tracing\":\"[^\"]*\"/\"tracing\":\"Tracing needs root here.\"/'\n"));
+        + QByteArray(" worker \"$@\" | sed -u -e 's/\"tracing\":\"[^\"]*\"/\"tracing\":\"Tracing needs root here.\"/' "
+                     "-e 's/\"bpf\":\"[^\"]*\"/\"bpf\":\"BPF needs root here.\"/'\n"));
     file.close();
     file.setPermissions(file.permissions() | QFileDevice::ExeOwner);
     auto live = Topology::loadLive();
@@ -216,6 +222,68 @@ TEST(TimelineApp, TheTraceCheckIsDisabledWithTheWorkersReasonWhereItMayNotTrace)
     EXPECT_EQ(panel->traceSwitch()->toolTip(), QStringLiteral("Tracing needs root here."));
     panel->setTraced(true);
     EXPECT_FALSE(panel->traced());
+}
+
+// A traced run cut in the kernel (the run panel's "in the kernel"): the worker's BPF programs
+// give the run its steps and no events, so the breakdown has its bar and the timeline no lanes.
+TEST(TimelineApp, ARunTracedInTheKernelHasItsStepsAndNoEvents)
+{
+    if (std::string why = bpfUnavailable(); !why.empty())
+        GTEST_SKIP() << why;
+    auto live = Topology::loadLive();
+    ASSERT_TRUE(live.ok());
+    const std::vector<int> pus = live->allowedPus();
+    MainWindow window;
+    window.resize(1280, 800);
+    window.setTopology(*live);
+    window.show();
+    ASSERT_TRUE(workerReady(window));
+    ASSERT_EQ(tracedFutex(window, { pus[0], pus[0] }, TraceBackend::Bpf), RunOutcome::Succeeded);
+    ASSERT_EQ(window.store()->runs().size(), 1U);
+    const ResultRow& row = window.store()->runs().front();
+    ASSERT_TRUE(row.result->trace.has_value());
+    EXPECT_EQ(row.result->trace->backend, "bpf");
+    EXPECT_GT(row.result->trace->handovers, 0U);
+    EXPECT_FALSE(row.traceWindow) << "a run cut in the kernel keeps no events";
+    window.plots()->showView(QStringLiteral("timeline"));
+    TimelinePage* page = window.plots()->timelinePage();
+    ASSERT_EQ(page->breakdown()->runs().size(), 1U);
+    EXPECT_FALSE(page->breakdown()->runs().front().bar.steps.empty());
+    EXPECT_TRUE(page->caption().contains(QStringLiteral("in the kernel"))) << page->caption().toStdString();
+    // Nothing to export: its events were never recorded.
+    QTemporaryDir dir;
+    const Status refused = window.fileMenu()->exportTrace(dir.filePath(QStringLiteral("t.json")));
+    ASSERT_FALSE(refused.ok());
+    EXPECT_NE(refused.error().message.find("from its events"), std::string::npos) << refused.error().message;
+}
+
+// Each way of tracing is offered where the worker allows it: ftrace refused and BPF allowed
+// leaves the check on with "in the kernel" only; both refused disables the check.
+TEST(TimelineApp, TheTraceChoiceOffersWhatTheWorkerAllows)
+{
+    RunPanel panel;
+    panel.setBenchmark(QStringLiteral("futex"));
+    panel.setTracingRefusal(QString());
+    panel.setBpfRefusal(QString());
+    panel.setTraced(true);
+    EXPECT_TRUE(panel.traceBackendChooser()->isEnabled());
+    EXPECT_EQ(panel.traceBackend(), TraceBackend::Ftrace); // from its events by default
+    panel.setTraceBackend(TraceBackend::Bpf);
+    EXPECT_EQ(panel.traceBackend(), TraceBackend::Bpf);
+    panel.setTraceBackend(TraceBackend::Ftrace);
+    panel.setTracingRefusal(QStringLiteral("Tracing needs root here."));
+    EXPECT_TRUE(panel.traced());
+    EXPECT_EQ(panel.traceBackend(), TraceBackend::Bpf) << "the one allowed";
+    EXPECT_TRUE(panel.traceBackendChooser()->toolTip().contains(QStringLiteral("Tracing needs root here.")))
+        << panel.traceBackendChooser()->toolTip().toStdString();
+    panel.setBpfRefusal(QStringLiteral("BPF needs root here."));
+    EXPECT_FALSE(panel.traced());
+    EXPECT_FALSE(panel.traceBackendChooser()->isEnabled());
+    panel.setTracingRefusal(QString());
+    EXPECT_TRUE(panel.traced());
+    EXPECT_EQ(panel.traceBackend(), TraceBackend::Ftrace);
+    panel.setTraced(false);
+    EXPECT_FALSE(panel.traceBackendChooser()->isEnabled()) << "offered only with the check on";
 }
 
 TEST(TimelineApp, ABenchmarkWithNothingToTraceDisablesTheCheckAndSaysWhy)

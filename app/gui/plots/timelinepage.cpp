@@ -222,13 +222,14 @@ QString TimelinePage::runCaption() const
     const Run* r = m_shown ? run(*m_shown) : nullptr;
     if (!r) {
         // Steps without events: runs opened from a results file (which keeps the trace's steps,
-        // not its events), or traced in the kernel (ctxscope-cli run --trace on one CPU: BPF).
+        // not its events), or traced in the kernel (BPF: the run panel's "in the kernel", or
+        // ctxscope-cli run --trace on pinned tasks).
         const bool stepsOnly
             = std::any_of(m_runs.begin(), m_runs.end(), [](const Run& x) { return x.result && x.result->trace; });
         if (stepsOnly)
             return tr("The traced runs here kept their steps (the bars above), not their events: a results file "
                       "holds none, and a run traced in the kernel (BPF) records none. To see what each PU did, check "
-                      "\"Trace the scheduler\" in the run panel and run it here.");
+                      "\"Trace the scheduler\" in the run panel, traced from its events, and run it here.");
         return tr("No traced run on this stage. Check \"Trace the scheduler\" in the run panel: after the run, "
                   "the same benchmark runs once more with the kernel's scheduler events recorded.");
     }

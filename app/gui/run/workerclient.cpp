@@ -152,6 +152,7 @@ void WorkerClient::startWorker()
     connect(m_process, &QProcess::errorOccurred, this, &WorkerClient::processError);
     m_reportedDeath = false;
     m_tracing.reset(); // this worker's hello says
+    m_bpf.reset();
     setState(State::Starting);
     m_remoteCliMissing = false;
     m_process->start(m_program, m_arguments);
@@ -214,9 +215,10 @@ std::optional<quint64> WorkerClient::start(
     return id;
 }
 
-std::optional<bool> WorkerClient::mayTrace() const
+std::optional<bool> WorkerClient::mayTrace(TraceBackend backend) const
 {
-    return m_tracing ? std::optional<bool>(m_tracing->empty()) : std::nullopt;
+    const std::optional<std::string>& refusal = backend == TraceBackend::Bpf ? m_bpf : m_tracing;
+    return refusal ? std::optional<bool>(refusal->empty()) : std::nullopt;
 }
 
 QString WorkerClient::tracingRefusal() const
@@ -226,6 +228,8 @@ QString WorkerClient::tracingRefusal() const
                                  : tr("Whether this machine may trace is known once the worker has started.");
     return QString::fromStdString(*m_tracing);
 }
+
+QString WorkerClient::bpfRefusal() const { return m_bpf ? QString::fromStdString(*m_bpf) : tracingRefusal(); }
 
 void WorkerClient::cancel()
 {
@@ -299,7 +303,7 @@ void WorkerClient::handleHello(const QString& description, int protocolVersion)
         m_pending.reset();
         // Asked before the hello: traced only where the hello says the worker may trace.
         std::optional<protocol::RunTrace> trace = std::exchange(m_pendingTrace, {});
-        if (!mayTrace().value_or(false))
+        if (trace && !mayTrace(trace->backend).value_or(false))
             trace.reset();
         send(protocol::commandLine(
             protocol::RunCommand { m_pendingId, spec, trace, std::exchange(m_pendingAsIsFirst, true) }));

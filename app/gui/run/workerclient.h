@@ -92,9 +92,11 @@ public:
     // Why the worker may not trace (its hello's sentence: what is missing and how to grant it);
     // empty when it may. Before a hello: that no worker has said yet.
     QString tracingRefusal() const;
-    // Whether the worker may trace; nullopt before its hello (a traced run asked for then is
-    // sent traced only if the hello allows it, else untraced).
-    std::optional<bool> mayTrace() const;
+    // The same for BPF (its hello's "bpf": a traced run cut in the kernel).
+    QString bpfRefusal() const;
+    // Whether the worker may trace with this backend (ftrace or bpf); nullopt before its hello
+    // (a traced run asked for then is sent traced only if the hello allows it, else untraced).
+    std::optional<bool> mayTrace(TraceBackend backend = TraceBackend::Ftrace) const;
     // A working-set sweep or a placement matrix (workerclientjobs.cpp): like start(), one
     // job at a time; it ends with sweepFinished / matrixAvailable, or runFailed / runCancelled.
     std::optional<quint64> startSweep(const SweepSpec& spec);
@@ -198,6 +200,7 @@ private:
     QString m_hostName;
     std::string m_topologyXml;
     std::optional<std::string> m_tracing; // the hello's "tracing"; none before a hello
+    std::optional<std::string> m_bpf; // the hello's "bpf"; none before a hello
     State m_state = State::Stopped;
     quint64 m_nextId = 1;
     std::optional<quint64> m_running;

@@ -55,6 +55,7 @@ void WorkerClient::handleLine(const QByteArray& line)
             m_context["machine"] = m_link.destination.toStdString();
         m_topologyXml = std::move(hello->topologyXml);
         m_tracing = std::move(hello->tracing);
+        m_bpf = std::move(hello->bpf);
         handleHello(description, hello->protocol);
     } else if (!forCurrentRun) {
         if (const auto* error = std::get_if<protocol::ErrorEvent>(&event))

@@ -70,6 +70,11 @@ AppOptions readAppOptions(const QCoreApplication& app)
                        "timeline are in the Timeline view (--view timeline). With --watch, the watch follows the "
                        "scheduler's events too and Programs shows the threads' wake-ups, and with --view timeline "
                        "their timeline."));
+    const QCommandLineOption traceBackendOpt(QStringLiteral("trace-backend"),
+        QStringLiteral("How --trace cuts each --run's hand-overs (the run panel's \"Traced:\"): ftrace (the default: "
+                       "from its events, which the timeline shows) or bpf (in the kernel: the steps only, each task "
+                       "pinned, a fraction of the cost)."),
+        QStringLiteral("BACKEND"));
     const QCommandLineOption keepAwakeOpt(QStringLiteral("keep-awake"),
         QStringLiteral("Measure each --run as an A/B, as is and then with its CPUs kept awake (the run panel's \"Keep "
                        "the other CPU awake\"): the pair's A/B sentence under the figures, both sides in the "
@@ -127,9 +132,9 @@ AppOptions readAppOptions(const QCoreApplication& app)
         QStringLiteral("Open Programs and watch this running process's threads on the map (after any runs and "
                        "lesson); with --screenshot, the picture is taken after 8 s of watching."),
         QStringLiteral("PID"));
-    parser.addOptions({ xmlOpt, synthOpt, runOpt, cpusOpt, modeOpt, traceOpt, keepAwakeOpt, lessonOpt, plotOpt, openOpt,
-        compareOpt, machinesOpt, articlesOpt, zoomOpt, darkOpt, presentOpt, shotOpt, quitOpt, saveOpt, remoteOpt,
-        remoteCliOpt, watchOpt });
+    parser.addOptions({ xmlOpt, synthOpt, runOpt, cpusOpt, modeOpt, traceOpt, traceBackendOpt, keepAwakeOpt, lessonOpt,
+        plotOpt, openOpt, compareOpt, machinesOpt, articlesOpt, zoomOpt, darkOpt, presentOpt, shotOpt, quitOpt, saveOpt,
+        remoteOpt, remoteCliOpt, watchOpt });
     parser.process(app);
 
     AppOptions options;
@@ -142,6 +147,7 @@ AppOptions readAppOptions(const QCoreApplication& app)
     options.benches = parser.values(runOpt);
     options.modes = parser.values(modeOpt);
     options.trace = parser.isSet(traceOpt);
+    options.traceBackend = parser.value(traceBackendOpt);
     options.keepAwake = parser.isSet(keepAwakeOpt);
     options.lessons = parser.values(lessonOpt);
     options.view = parser.value(plotOpt);
@@ -186,6 +192,8 @@ Expected<std::vector<ScriptedRun>> checkRuns(
                     + names.join(QStringLiteral(", ")).toStdString() + ")");
         }
         ScriptedRun run { benches[i], std::nullopt, {}, options.trace, options.keepAwake };
+        if (!options.traceBackend.isEmpty())
+            run.traceBackend = traceBackendFrom(options.traceBackend.toStdString()).value_or(TraceBackend::Ftrace);
         if (run.traced) {
             BenchSpec probe;
             probe.bench = benches[i].toStdString();
@@ -201,6 +209,14 @@ Expected<std::vector<ScriptedRun>> checkRuns(
             run.cpus = placements[static_cast<std::size_t>(
                 std::min<qsizetype>(i, static_cast<qsizetype>(placements.size()) - 1))];
         runs.push_back(std::move(run));
+    }
+    if (!options.traceBackend.isEmpty()) {
+        const auto backend = traceBackendFrom(options.traceBackend.toStdString());
+        if (!backend || *backend == TraceBackend::Auto)
+            return optionError(
+                "--trace-backend: ", "should be ftrace or bpf, not '" + options.traceBackend.toStdString() + "'");
+        if (!options.trace || runs.empty())
+            return optionError("--trace-backend: ", "says how --trace cuts the runs --run asks for; give both");
     }
     if (options.keepAwake && runs.empty())
         return optionError("--keep-awake: ", "measures the runs --run asks for as an A/B; give one");

@@ -30,6 +30,7 @@ struct AppOptions {
     QStringList benches; // --run BENCH
     QStringList modes; // --mode MODE: the n-th goes with the n-th --run
     bool trace = false; // --trace
+    QString traceBackend; // --trace-backend: ftrace or bpf; empty: ftrace
     bool keepAwake = false; // --keep-awake
     QStringList lessons; // --lesson NAME
     QString view; // --view (or --plot) NAME, the last one given

@@ -106,8 +106,8 @@ Status FileMenu::exportTrace(const QString& path) const
     const TimelinePage* page = m_parts.plots->timelinePage();
     const ResultRow* row = page->shownRun() ? m_parts.store->run(*page->shownRun()) : nullptr;
     if (!row || !row->traceWindow || !page->timeline()->data())
-        return makeError("no traced run is shown on the Timeline: check \"Trace the scheduler\" in the run panel and "
-                         "run futex, pipe, spin-futex, yield or ring");
+        return makeError("no run traced from its events is shown on the Timeline: check \"Trace the scheduler\" "
+                         "(traced from its events) in the run panel and run futex, pipe, spin-futex, yield or ring");
     if (path.endsWith(QStringLiteral(".json"), Qt::CaseInsensitive)) {
         std::vector<std::string> comments { runLabel(*row->result).toStdString() };
         if (row->traceWindow->recorded > row->traceWindow->events.size())

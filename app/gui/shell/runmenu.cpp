@@ -55,6 +55,7 @@ void RunMenu::connectWorker()
             m_parts.status->setWorkerState(state, m_workerDescription);
             // The worker's hello says whether it may trace; a new worker (another machine) says again.
             m_parts.panel->setTracingRefusal(m_controller->tracingRefusal());
+            m_parts.panel->setBpfRefusal(m_controller->bpfRefusal());
             // and whether it has idle states to hold shallow (unknown before its hello)
             const auto context = m_controller->workerContext().is_object()
                 ? reportContextFromJson(m_controller->workerContext())
@@ -190,10 +191,10 @@ std::optional<quint64> RunMenu::startRun()
         showMessage(QString::fromStdString(spec.error().message), 10000);
         return std::nullopt;
     }
-    return startSpec(*spec, m_parts.panel->traced());
+    return startSpec(*spec, m_parts.panel->traced(), true, m_parts.panel->traceBackend());
 }
 
-std::optional<quint64> RunMenu::startSpec(const BenchSpec& spec, bool traced, bool asIsFirst)
+std::optional<quint64> RunMenu::startSpec(const BenchSpec& spec, bool traced, bool asIsFirst, TraceBackend backend)
 {
     if (!isLive() || refuseUnconnected())
         return std::nullopt;
@@ -204,8 +205,10 @@ std::optional<quint64> RunMenu::startSpec(const BenchSpec& spec, bool traced, bo
     std::optional<protocol::RunTrace> trace;
     if (traced) {
         trace = protocol::RunTrace {};
-        // On this machine the worker also writes the whole recording, for File -> Export trace.
-        if (!m_controller->link().isRemote()) {
+        trace->backend = backend;
+        // On this machine the worker also writes the whole recording, for File -> Export trace
+        // (one recorded with its events: cut in the kernel, a run keeps none).
+        if (!m_controller->link().isRemote() && backend == TraceBackend::Ftrace) {
             if (!m_traceDir)
                 m_traceDir
                     = std::make_unique<QTemporaryDir>(QDir::tempPath() + QStringLiteral("/ctxscope-traces-XXXXXX"));

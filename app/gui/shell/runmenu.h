@@ -56,8 +56,10 @@ public:
     // measured PUs. Returns the run id, or nothing with the reason in the status bar.
     std::optional<quint64> startRun();
     // The same for any spec (a lesson's steps); `traced`: a traced run follows (WorkerClient::start).
-    // `asIsFirst` false: a condition without its A/B (WorkerClient::start).
-    std::optional<quint64> startSpec(const BenchSpec& spec, bool traced = false, bool asIsFirst = true);
+    // `asIsFirst` false: a condition without its A/B (WorkerClient::start). `backend`: how a traced
+    // run cuts its hand-overs (ftrace: from its events, for the timeline; bpf: in the kernel).
+    std::optional<quint64> startSpec(
+        const BenchSpec& spec, bool traced = false, bool asIsFirst = true, TraceBackend backend = TraceBackend::Ftrace);
     // A working-set sweep, or a placement matrix of a benchmark and mode, through the worker;
     // their views fill as they measure (StreamRouter).
     std::optional<quint64> startSweep(const SweepSpec& spec);

@@ -14,6 +14,7 @@
 #include <QProgressBar>
 #include <QSettings>
 #include <QSpinBox>
+#include <QStandardItemModel>
 #include <QToolButton>
 #include <QVBoxLayout>
 
@@ -93,9 +94,13 @@ RunPanel::RunPanel(QWidget* parent)
     m_spinNs->setToolTip(tr("How long a waiting task spins on the futex word before it sleeps on it (--spin-ns); 0 "
                             "sleeps at once"));
     m_trace = new QCheckBox(tr("T&race the scheduler"), this);
+    m_traceHow = new QComboBox(this);
+    m_traceHow->addItem(tr("from its events (timeline)"), QString::fromUtf8(toString(TraceBackend::Ftrace)));
+    m_traceHow->addItem(tr("in the kernel (steps only)"), QString::fromUtf8(toString(TraceBackend::Bpf)));
     m_keepAwake = new QCheckBox(tr("&Keep the other CPU awake"), this);
     m_shallow = new QCheckBox(tr("&Hold C-states shallow"), this);
     m_tracingRefusal = tr("Whether this machine may trace is known once the worker has started.");
+    m_bpfRefusal = m_tracingRefusal;
     m_problem = new QLabel(this);
     m_problem->setWordWrap(true);
     m_progress = new QProgressBar(this);
@@ -120,6 +125,7 @@ RunPanel::RunPanel(QWidget* parent)
     form->addRow(tr("R&epetitions:"), m_repetitions);
     form->addRow(tr("Po&licy:"), m_policy);
     form->addRow(QString(), m_trace);
+    form->addRow(tr("Traced:"), m_traceHow);
     form->addRow(QString(), m_keepAwake);
     form->addRow(QString(), m_shallow);
     auto* layout = new QVBoxLayout(this);
@@ -148,7 +154,8 @@ RunPanel::RunPanel(QWidget* parent)
     // Sized to their longest entry (at first show, in presentation mode's larger type) the
     // choices widened the panel to 400 pixels and a 1280 window past the screen after F11: a
     // dozen characters and the popup's full width instead.
-    for (QComboBox* box : { m_bench, m_mode, m_placement, m_lengthKind, m_policy }) {
+    connect(m_trace, &QCheckBox::toggled, this, &RunPanel::updateTraceSwitch);
+    for (QComboBox* box : { m_bench, m_mode, m_placement, m_lengthKind, m_policy, m_traceHow }) {
         box->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
         box->setMinimumContentsLength(12);
     }
@@ -200,6 +207,25 @@ void RunPanel::setTracingRefusal(const QString& refusal)
     updateTraceSwitch();
 }
 
+void RunPanel::setBpfRefusal(const QString& refusal)
+{
+    m_bpfRefusal = refusal;
+    updateTraceSwitch();
+}
+
+void RunPanel::setTraceBackend(TraceBackend backend)
+{
+    const int index = m_traceHow->findData(QString::fromUtf8(toString(backend)));
+    if (index >= 0)
+        m_traceHow->setCurrentIndex(index);
+    updateTraceSwitch();
+}
+
+TraceBackend RunPanel::traceBackend() const
+{
+    return traceBackendFrom(m_traceHow->currentData().toString().toStdString()).value_or(TraceBackend::Ftrace);
+}
+
 void RunPanel::setTraced(bool on) { m_trace->setChecked(on); }
 
 bool RunPanel::traced() const { return m_trace->isEnabled() && m_trace->isChecked(); }
@@ -209,13 +235,29 @@ void RunPanel::updateTraceSwitch()
     BenchSpec probe;
     probe.bench = benchmarkName().toStdString();
     const std::string nothing = traceRefusal(probe, {});
-    const QString why = !m_tracingRefusal.isEmpty() ? m_tracingRefusal : QString::fromStdString(nothing);
+    const bool ftraceAllowed = m_tracingRefusal.isEmpty();
+    const bool bpfAllowed = m_bpfRefusal.isEmpty();
+    const QString why = !ftraceAllowed && !bpfAllowed ? m_tracingRefusal : QString::fromStdString(nothing);
     m_trace->setEnabled(why.isEmpty());
     m_trace->setToolTip(why.isEmpty()
-            ? tr("After the run, run it once more inside a private ftrace instance and record the scheduler's "
-                 "events: the Timeline tab shows each PU's switches and cuts a hand-over into its steps. The "
-                 "untraced figures stay the ones compared.")
+            ? tr("After the run, run it once more with the scheduler observed, and cut each hand-over into its "
+                 "steps. The untraced figures stay the ones compared.")
             : why);
+    // Each way only where the worker allows it; the one chosen moves to the other where it does not.
+    auto* items = qobject_cast<QStandardItemModel*>(m_traceHow->model());
+    items->item(0)->setEnabled(ftraceAllowed);
+    items->item(1)->setEnabled(bpfAllowed);
+    if (!items->item(m_traceHow->currentIndex())->isEnabled())
+        m_traceHow->setCurrentIndex(ftraceAllowed ? 0 : 1);
+    m_traceHow->setEnabled(m_trace->isEnabled() && m_trace->isChecked());
+    QString how
+        = tr("From its events: the run once more inside a private ftrace instance, every scheduler event recorded: "
+             "the Timeline tab shows each PU's switches, and File → Export trace saves them.");
+    how += ftraceAllowed ? QString() : QStringLiteral(" (") + m_tracingRefusal + QStringLiteral(")");
+    how += tr("\nIn the kernel: BPF programs cut each hand-over as it happens and keep only the steps' bins: "
+              "a fraction of the cost, no events, each task pinned to a PU.");
+    how += bpfAllowed ? QString() : QStringLiteral(" (") + m_bpfRefusal + QStringLiteral(")");
+    m_traceHow->setToolTip(how);
 }
 
 void RunPanel::setRunsDisabled(const QString& why)
@@ -259,6 +301,8 @@ void RunPanel::loadSettings()
     m_policy->setCurrentIndex(std::max(0, m_policy->findText(settings.value(QStringLiteral("policy")).toString())));
     m_ws->setText(settings.value(QStringLiteral("workingSet")).toString());
     m_spinNs->setValue(settings.value(QStringLiteral("spinNs"), m_spinNs->value()).toInt());
+    setTraceBackend(traceBackendFrom(settings.value(QStringLiteral("traceBackend")).toString().toStdString())
+                        .value_or(TraceBackend::Ftrace));
     emit specChanged();
 }
 
@@ -277,6 +321,7 @@ void RunPanel::saveSettings() const
     settings.setValue(QStringLiteral("policy"), m_policy->currentText());
     settings.setValue(QStringLiteral("workingSet"), m_ws->text());
     settings.setValue(QStringLiteral("spinNs"), m_spinNs->value());
+    settings.setValue(QStringLiteral("traceBackend"), m_traceHow->currentData());
 }
 
 void RunPanel::runStarted()

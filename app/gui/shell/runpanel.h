@@ -4,6 +4,7 @@
 #include "ctxscope/bench.h"
 #include "ctxscope/expected.h"
 #include "ctxscope/topology.h"
+#include "ctxscope/traced_run.h"
 
 #include <QElapsedTimer>
 #include <QWidget>
@@ -73,14 +74,23 @@ public:
     // spin-futex: how long a waiting task spins before it sleeps, in ns (the CLI's --spin-ns).
     void setSpinNs(int ns);
     // "Trace the scheduler" (off by default, never remembered): a traced run after the untraced
-    // one, its events for the timeline. `refusal`: why the machine the runs go to may not trace
-    // (the worker's sentence), empty when it may; the check is then disabled with that tooltip,
-    // as it is for a benchmark with nothing to trace.
+    // one. `refusal`: why the machine the runs go to may not trace with ftrace (the worker's
+    // sentence), empty when it may; with BPF refused too the check is disabled with that
+    // tooltip, as it is for a benchmark with nothing to trace.
     void setTracingRefusal(const QString& refusal);
+    // How a traced run cuts its hand-overs, chosen under the switch (remembered): "from its
+    // events" (ftrace: the Timeline tab's events, a trace file to export) or "in the kernel"
+    // (bpf: the steps only, a fraction of the cost, pinned tasks only). `refusal`: why the
+    // machine the runs go to may not use BPF (its worker's sentence), empty when it may; each
+    // way is offered only where its worker allows it, and the switch where either is allowed.
+    void setBpfRefusal(const QString& refusal);
+    void setTraceBackend(TraceBackend backend); // Ftrace or Bpf
+    TraceBackend traceBackend() const;
     void setTraced(bool on);
     // Whether Run starts a traced run: checked, allowed, and the benchmark has something to trace.
     bool traced() const;
     QCheckBox* traceSwitch() const { return m_trace; }
+    QComboBox* traceBackendChooser() const { return m_traceHow; }
     // The conditions a run may be measured under, each as an A/B (as is, then with it; never
     // remembered): "Keep the other CPU awake" (a SCHED_IDLE polling thread on each CPU of the
     // placement) and "Hold C-states shallow" (/dev/cpu_dma_latency at 0), the latter only where
@@ -140,7 +150,9 @@ private:
     QLineEdit* m_ws = nullptr;
     QSpinBox* m_spinNs = nullptr; // its row is shown for spin-futex only
     QCheckBox* m_trace = nullptr;
+    QComboBox* m_traceHow = nullptr;
     QString m_tracingRefusal;
+    QString m_bpfRefusal;
     QCheckBox* m_keepAwake = nullptr;
     QCheckBox* m_shallow = nullptr;
     int m_idleStates = -1;

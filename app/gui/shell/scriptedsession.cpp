@@ -89,6 +89,18 @@ void ScriptedSession::startNext()
         finish();
         return;
     }
+    if (run.traced) {
+        panel->setTraceBackend(run.traceBackend);
+        if (panel->traceBackend() != run.traceBackend) { // the worker does not allow it
+            const QString why
+                = run.traceBackend == TraceBackend::Bpf ? controller->bpfRefusal() : controller->tracingRefusal();
+            std::fprintf(
+                stderr, "ctxscope: --trace-backend %s: %s\n", toString(run.traceBackend).data(), qPrintable(why));
+            m_exitCode = 2;
+            finish();
+            return;
+        }
+    }
     panel->keepAwakeSwitch()->setChecked(run.keepAwake);
     if (run.keepAwake && !panel->keepAwakeSwitch()->isEnabled()) {
         std::fprintf(stderr, "ctxscope: --keep-awake: %s\n", qPrintable(panel->keepAwakeSwitch()->toolTip()));

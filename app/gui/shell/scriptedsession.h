@@ -4,6 +4,7 @@
 #include "runoutcome.h"
 
 #include "ctxscope/bench.h"
+#include "ctxscope/traced_run.h"
 
 #include <QObject>
 #include <QString>
@@ -27,6 +28,7 @@ struct ScriptedRun {
     std::vector<int> cpus; // empty: the placement chosen in the run panel
     bool traced = false; // --trace: "Trace the scheduler" checked for it
     bool keepAwake = false; // --keep-awake: "Keep the other CPU awake" checked for it
+    TraceBackend traceBackend = TraceBackend::Ftrace; // --trace-backend: the run panel's "Traced:"
 };
 
 // What the command line asked for, in order: the runs one after the other, a lesson, a

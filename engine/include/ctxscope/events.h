@@ -49,6 +49,7 @@ struct HelloEvent {
     nlohmann::json context; // the results file's context block (makeContext), kept whole
     std::vector<BenchmarkListing> benchmarks;
     std::string tracing; // why this worker may not trace (tracingAllowed), "" when it may
+    std::string bpf {}; // why this worker may not use BPF (bpfUnavailable), "" when it may
     // Read, not written: the context's host name (its "host_name"), "" when it names none.
     std::string hostName {};
 };

@@ -13,6 +13,7 @@
 #include "ctxscope/sweep.h"
 #include "ctxscope/trace.h"
 #include "ctxscope/trace_session.h"
+#include "ctxscope/traced_run.h"
 
 #include <nlohmann/json.hpp>
 
@@ -50,8 +51,8 @@
 //          "iterations":N | "min_time":S,"repetitions":5,"policy":"other","ops_per_sample":0,"ws_bytes":0}
 //
 //   worker -> controller (id: the command's)
-//     hello      {"protocol":8,"ctxscope_version","pid","topology_xml","context","benchmarks","tracing"}
-//                (tracing: why this worker may not trace, "" when it may)
+//     hello      {"protocol":10,"ctxscope_version","pid","topology_xml","context","benchmarks","tracing","bpf"}
+//                (tracing: why this worker may not trace, "" when it may; bpf: the same for BPF)
 //     progress   {"id","stage","fraction"} plus, for run: "repetition","repetitions";
 //                sweep: "point","points","ws_bytes"; matrix: "pair","pairs","cpus"; lesson and survey: "step","steps"
 //     samples    {"id","repetition","first","ns_per_op":[...]}                         (run)
@@ -109,7 +110,9 @@ namespace ctxscope::protocol {
 // 7: a spec's conditions ("keep_awake", "pm_qos_us") and a run's A/B: two results, each with "ab".
 // 8: a lean watch ("lean" in watch): watch_delta lines and the watch_focus command.
 // 9: a traced watch without "backend" takes the cheapest the worker may use (bpf where allowed).
-inline constexpr int kVersion = 9;
+// 10: a run's "trace" may name its "backend" (bpf: hand-overs cut in the kernel, no events); the
+//     hello's "bpf" says why this worker may not use BPF.
+inline constexpr int kVersion = 10;
 inline constexpr std::size_t kMaxLineBytes = 1U << 20;
 // The error for an input line longer than kMaxLineBytes.
 std::string longLineMessage(std::size_t bytes);
@@ -126,6 +129,10 @@ struct RunTrace {
     // or the text format for .txt/.ftrace, as --trace-out); empty: nowhere. The app gives a file
     // of its session's, which File -> Export trace copies.
     std::string out {};
+    // How the traced run cuts its hand-overs (as run --trace-backend): ftrace (the default: the
+    // events, which the timeline shows), bpf (in the kernel, pinned tasks, no events: no
+    // trace_events lines, and no `out`) or auto (bpf where it can, ftrace with `out`).
+    TraceBackend backend = TraceBackend::Ftrace;
 };
 struct RunCommand {
     std::uint64_t id = 0;

@@ -33,6 +33,9 @@ struct TracedRunOptions {
     std::size_t bufferKbPerCpu = 0; // 0: TraceOptions' default
     std::vector<std::string> marks; // written into the trace as it starts: what it shows
     TraceBackend backend = TraceBackend::Ftrace;
+    // The events themselves are wanted (a trace file): auto records them with ftrace, and bpf,
+    // which keeps none, is refused (traceRefusal).
+    bool eventsWanted = false;
 };
 
 // The CPUs of these (a placement's or a spec's, one per task), sorted and each once, when every
@@ -53,6 +56,12 @@ struct TracedRun {
 // run on more than one CPU included), as a sentence; "" when it can be traced. Checks no
 // privilege (tracingAllowed and bpfUnavailable do).
 std::string traceRefusal(const BenchSpec& spec, const TracedRunOptions& options);
+
+// Whether this machine lets the spec be traced as `options` ask, as a sentence: bpf needs BPF
+// (bpfUnavailable); auto needs nothing more where it will cut the hand-overs in the kernel (the
+// spec's tasks pinned, no events wanted, BPF allowed); otherwise ftrace must be allowed
+// (tracingAllowed). The CLI's --trace and the worker's traced runs both ask it.
+Status traceAllowed(const BenchSpec& spec, const TracedRunOptions& options);
 
 // What a trace says about itself (marks in the trace, comments in its text file): the machine,
 // the placement, the ops.

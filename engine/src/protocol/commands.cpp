@@ -142,8 +142,8 @@ Expected<BenchSpec> specField(FieldReader& in)
     return specFromJson(spec);
 }
 
-// {"ops": 0, "buffer_kb": 0, "events": 200000}, each optional; the engine checks ops and the
-// buffer against what it allows (traceRefusal), the window is checked here.
+// {"ops": 0, "buffer_kb": 0, "events": 200000, "out": "", "backend": "ftrace"}, each optional; the engine checks ops
+// and the buffer against what it allows (traceRefusal), the window is checked here.
 RunTrace runTraceFrom(FieldReader& in)
 {
     RunTrace t;
@@ -154,6 +154,12 @@ RunTrace runTraceFrom(FieldReader& in)
         in.fail("field '" + in.where("events") + "' should be at most " + std::to_string(kMaxTraceWindowEvents));
     if (auto out = in.optString("out"))
         t.out = *out;
+    if (auto backend = in.optString("backend")) {
+        if (auto named = traceBackendFrom(*backend))
+            t.backend = *named;
+        else
+            in.fail("field '" + in.where("backend") + "' should be \"ftrace\", \"bpf\" or \"auto\"");
+    }
     return t;
 }
 
@@ -375,6 +381,8 @@ std::string commandLine(const Command& command)
                         { "events", c.trace->windowEvents } };
                 if (c.trace && !c.trace->out.empty())
                     j["trace"]["out"] = c.trace->out;
+                if (c.trace && c.trace->backend != TraceBackend::Ftrace)
+                    j["trace"]["backend"] = toString(c.trace->backend);
                 if (!c.asIsFirst)
                     j["as_is_first"] = false;
                 return j.dump();

@@ -67,6 +67,7 @@ Event readHello(FieldReader& in)
                 e.benchmarks.push_back({ b.value("name", std::string()), b.value("op", std::string()),
                     b.value("min_tasks", 1), b.value("max_tasks", 1), b.value("process_mode", false) });
     e.tracing = j.value("tracing", std::string());
+    e.bpf = j.value("bpf", std::string());
     return e;
 }
 

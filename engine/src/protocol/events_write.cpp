@@ -30,7 +30,7 @@ json toJson(const HelloEvent& e)
             { "max_tasks", b.maxTasks }, { "process_mode", b.processMode } });
     return { { "type", "hello" }, { "protocol", e.protocol }, { "ctxscope_version", e.ctxscopeVersion },
         { "pid", e.pid }, { "topology_xml", e.topologyXml }, { "context", e.context },
-        { "benchmarks", std::move(benches) }, { "tracing", e.tracing } };
+        { "benchmarks", std::move(benches) }, { "tracing", e.tracing }, { "bpf", e.bpf } };
 }
 
 json toJson(const ProgressEvent& e)

@@ -73,6 +73,7 @@ std::string helloLine(const Topology& topology, const SysInfo& sys, const ClockI
         xml ? *xml : std::string(), makeContext(sys, topology, clock), {}, {} };
     if (Status tracing = tracingAllowed(); !tracing)
         hello.tracing = tracing.error().message;
+    hello.bpf = bpfUnavailable();
     for (const auto& b : benchmarks())
         hello.benchmarks.push_back({ std::string(b.name), std::string(b.op), b.minTasks, b.maxTasks, b.processMode });
     return eventLine(hello);

@@ -49,6 +49,8 @@ TracedRunOptions tracedRunOptions(const RunTrace& trace)
     TracedRunOptions options;
     options.ops = trace.ops;
     options.bufferKbPerCpu = trace.bufferKbPerCpu;
+    options.backend = trace.backend;
+    options.eventsWanted = !trace.out.empty();
     return options;
 }
 
@@ -57,12 +59,13 @@ Status traceCheck(const RunCommand& command)
 {
     if (!command.trace)
         return {};
-    if (std::string refusal = traceRefusal(command.spec, tracedRunOptions(*command.trace)); !refusal.empty())
+    const TracedRunOptions options = tracedRunOptions(*command.trace);
+    if (std::string refusal = traceRefusal(command.spec, options); !refusal.empty())
         return makeError(refusal);
     if (!command.trace->out.empty())
         if (auto format = traceFileFormat(command.trace->out); !format)
             return format.error();
-    return tracingAllowed();
+    return traceAllowed(command.spec, options);
 }
 
 } // namespace
@@ -101,8 +104,9 @@ Expected<RunResult> measureSide(
     auto t = runTraced(spec, c.topology, *result, options, traced, c.stop);
     if (!t)
         return t.error();
-    for (const std::string& line : traceEventsLines(command.id, t->trace, command.trace->windowEvents))
-        c.write(line);
+    if (t->summary.backend != "bpf") // cut in the kernel: no events to send
+        for (const std::string& line : traceEventsLines(command.id, t->trace, command.trace->windowEvents))
+            c.write(line);
     // The whole recording to the file asked for (an A/B's: the condition's side, measured last);
     // a file that cannot be written costs the run nothing.
     if (const std::string& out = command.trace->out; !out.empty() && last)

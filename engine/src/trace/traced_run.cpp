@@ -62,10 +62,27 @@ std::string traceRefusal(const BenchSpec& spec, const TracedRunOptions& options)
     if (options.backend == TraceBackend::Bpf && unpinned)
         return "the bpf trace backend cuts the hand-overs of pinned tasks only: give each task a CPU (--cpus 0,1), "
                "or trace with ftrace";
+    if (options.backend == TraceBackend::Bpf && options.eventsWanted)
+        return "--trace-out needs the events, which the bpf trace backend does not keep: trace with "
+               "--trace-backend ftrace (or auto)";
     if (options.bufferKbPerCpu > kMaxTraceBufferKb)
         return fmt::format("--trace-buffer {} KiB is more than ctxscope asks for: at most {} KiB",
             options.bufferKbPerCpu, kMaxTraceBufferKb);
     return {};
+}
+
+Status traceAllowed(const BenchSpec& spec, const TracedRunOptions& options)
+{
+    if (options.backend == TraceBackend::Bpf) {
+        if (std::string why = bpfUnavailable(); !why.empty())
+            return makeError("--trace-backend bpf: " + why);
+        return {};
+    }
+    // auto takes bpf where the run's tasks turn out pinned; where it cannot, ftrace must be allowed.
+    if (options.backend == TraceBackend::Auto && !options.eventsWanted && !pinnedTracedCpus(spec.cpus).empty()
+        && bpfUnavailable().empty())
+        return {};
+    return tracingAllowed();
 }
 
 std::uint64_t tracedOps(const TracedRunOptions& options, double untracedNsPerOp)
@@ -124,7 +141,8 @@ Expected<TracedRun> runTraced(const BenchSpec& spec, const Topology& topology, c
                                      "run's {} tasks were {}",
             kMaxProbedTasks, untraced.observed.tasks.size(), pinned.empty() ? "not all pinned" : "pinned"));
     std::string notLoaded;
-    const bool couldProbe = options.backend == TraceBackend::Auto && !pinned.empty() && fewTasks;
+    const bool couldProbe
+        = options.backend == TraceBackend::Auto && !options.eventsWanted && !pinned.empty() && fewTasks;
     if (couldProbe)
         notLoaded = bpfUnavailable();
     if (options.backend == TraceBackend::Bpf || (couldProbe && notLoaded.empty())) {
