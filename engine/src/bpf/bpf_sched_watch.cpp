@@ -27,6 +27,7 @@
 #include <string>
 #include <unistd.h>
 #include <unordered_map>
+#include <utility>
 
 #include <sys/mman.h>
 
@@ -630,7 +631,21 @@ Expected<std::unique_ptr<SchedWatch>> SchedWatch::openBpf(long pid)
         return makeError(fmt::format("could not map the BPF backend's threads into memory: {}", std::strerror(err)));
     }
     auto slots = std::make_unique<MappedSlots>(static_cast<ctxscope_thread*>(mapped), sizes.threads);
-    if (int err = ctxscope_sched__attach(skel); err != 0) {
+    // The exits of interrupts and timer callbacks before their entries: an entry counted whose
+    // exit was not (its program attached a moment later) left that CPU "in an interrupt" for
+    // the whole watch, every wake-up there then an interrupt's. An exit whose entry was not
+    // counted is clamped (irq_step).
+    int err = 0;
+    for (auto [program, link] : { std::pair { skel->progs.ctxscope_irq_out, &skel->links.ctxscope_irq_out },
+             std::pair { skel->progs.ctxscope_sirq_out, &skel->links.ctxscope_sirq_out },
+             std::pair { skel->progs.ctxscope_tmr_out, &skel->links.ctxscope_tmr_out } })
+        if (err == 0) {
+            *link = bpf_program__attach(program);
+            err = *link == nullptr ? -errno : 0;
+        }
+    if (err == 0)
+        err = ctxscope_sched__attach(skel);
+    if (err != 0) {
         slots.reset();
         ctxscope_sched__destroy(skel);
         return makeError(

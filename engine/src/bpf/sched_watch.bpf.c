@@ -41,7 +41,7 @@ static __always_inline int irq_step(int by)
     __s32* depth = bpf_map_lookup_elem(&irq_depth, &zero);
     if (depth) {
         __s32 d = *depth + by;
-        *depth = d < 0 ? 0 : d; // an exit whose entry came before the programs were attached
+        *depth = d < 0 ? 0 : d; // an exit whose entry came before the programs were attached (exits attach first)
     }
     return 0;
 }
