@@ -53,7 +53,7 @@ ours() { bpftool prog show 2>/dev/null | grep -c 'name ctxscope_' || true; }
 
 # shellcheck source=../workload.sh
 . "$(dirname "$0")/../workload.sh"
-start_pingpong 60
+start_pingpong 300 # killed at the end (cleanup): long enough for an ASan run on a loaded machine
 
 # 1. The backend named everywhere.
 "$cli" watch "$pid" --backend bpf --interval 0.3 --duration 1.2 --json "$dir/bpf.ndjson" >"$dir/bpf.txt" 2>&1 \
@@ -265,13 +265,21 @@ code=$?
 [ "$code" = 2 ] && [ "$(echo "$out" | wc -l)" = 1 ] && echo "$out" | grep -q "refused the BPF programs" \
     || fail "--backend bpf where the programs are refused exited $code: $out"
 watch_command='{"type":"watch","id":1,"pid":'"$pid"',"interval":0.2,"duration":0.6,"trace":true'
-(echo "$watch_command}"; sleep 2) | timeout 20 "${refuse[@]}" "$cli" worker >"$dir/worker.ndjson" 2>&1
+# The worker's input stays open until the watch's summary (or its error) is out, at most 20 s:
+# a fixed pause was too short for an ASan worker on a loaded machine, whose watch was then
+# cancelled before its first sample.
+until_line() {
+    for _ in $(seq 200); do grep -q "$2" "$1" 2>/dev/null && return; sleep 0.1; done
+}
+(echo "$watch_command}"; until_line "$dir/worker.ndjson" '"type":"watch_summary"\|"type":"error"') \
+    | timeout 30 "${refuse[@]}" "$cli" worker >"$dir/worker.ndjson" 2>&1
 [ "$(grep -c '"type":"watch_sample"' "$dir/worker.ndjson")" -ge 2 ] \
     && [ "$(grep -c '"backend":"bpf"' "$dir/worker.ndjson")" = 0 ] \
     && [ "$(grep -c '"backend":"ftrace"' "$dir/worker.ndjson")" -ge 3 ] \
     && [ "$(grep -c '"backend_fallback":"the kernel refused the BPF programs' "$dir/worker.ndjson")" -ge 2 ] \
     || fail "the worker's default watch did not fall back to ftrace: $(grep -v benchmarks "$dir/worker.ndjson" | head -c 600)"
-(echo "$watch_command"',"backend":"bpf"}'; sleep 1) | timeout 20 "${refuse[@]}" "$cli" worker >"$dir/worker-bpf.ndjson" 2>&1
+(echo "$watch_command"',"backend":"bpf"}'; until_line "$dir/worker-bpf.ndjson" '"type":"error"') \
+    | timeout 30 "${refuse[@]}" "$cli" worker >"$dir/worker-bpf.ndjson" 2>&1
 grep -q '"message":"the kernel refused the BPF programs' "$dir/worker-bpf.ndjson" \
     || fail "the worker's watch with backend bpf was not refused: $(grep -v benchmarks "$dir/worker-bpf.ndjson")"
 echo "PASS"
