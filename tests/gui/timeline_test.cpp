@@ -263,6 +263,7 @@ TEST(TimelineApp, TheTraceChoiceOffersWhatTheWorkerAllows)
 {
     RunPanel panel;
     panel.setBenchmark(QStringLiteral("futex"));
+    EXPECT_EQ(panel.traceBackend(), TraceBackend::Ftrace) << "before a hello allows either, the choice stays";
     panel.setTracingRefusal(QString());
     panel.setBpfRefusal(QString());
     panel.setTraced(true);
@@ -281,6 +282,12 @@ TEST(TimelineApp, TheTraceChoiceOffersWhatTheWorkerAllows)
     EXPECT_FALSE(panel.traceBackendChooser()->isEnabled());
     panel.setTracingRefusal(QString());
     EXPECT_TRUE(panel.traced());
+    EXPECT_EQ(panel.traceBackend(), TraceBackend::Ftrace);
+    // Moved to the kernel where ftrace was refused, back to the choice where it is allowed again.
+    panel.setTracingRefusal(QStringLiteral("Tracing needs root here."));
+    panel.setBpfRefusal(QString());
+    EXPECT_EQ(panel.traceBackend(), TraceBackend::Bpf);
+    panel.setTracingRefusal(QString());
     EXPECT_EQ(panel.traceBackend(), TraceBackend::Ftrace);
     panel.setTraced(false);
     EXPECT_FALSE(panel.traceBackendChooser()->isEnabled()) << "offered only with the check on";

@@ -155,6 +155,9 @@ RunPanel::RunPanel(QWidget* parent)
     // choices widened the panel to 400 pixels and a 1280 window past the screen after F11: a
     // dozen characters and the popup's full width instead.
     connect(m_trace, &QCheckBox::toggled, this, &RunPanel::updateTraceSwitch);
+    connect(m_traceHow, &QComboBox::activated, this, [this](int index) {
+        m_chosenBackend = index == 1 ? TraceBackend::Bpf : TraceBackend::Ftrace; // as the person chose it
+    });
     for (QComboBox* box : { m_bench, m_mode, m_placement, m_lengthKind, m_policy, m_traceHow }) {
         box->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
         box->setMinimumContentsLength(12);
@@ -215,9 +218,8 @@ void RunPanel::setBpfRefusal(const QString& refusal)
 
 void RunPanel::setTraceBackend(TraceBackend backend)
 {
-    const int index = m_traceHow->findData(QString::fromUtf8(toString(backend)));
-    if (index >= 0)
-        m_traceHow->setCurrentIndex(index);
+    if (backend != TraceBackend::Auto)
+        m_chosenBackend = backend;
     updateTraceSwitch();
 }
 
@@ -243,12 +245,14 @@ void RunPanel::updateTraceSwitch()
             ? tr("After the run, run it once more with the scheduler observed, and cut each hand-over into its "
                  "steps. The untraced figures stay the ones compared.")
             : why);
-    // Each way only where the worker allows it; the one chosen moves to the other where it does not.
+    // Each way only where the worker allows it: the one chosen where it may, else the other where
+    // that one is allowed (the choice itself is kept for a worker that allows it again).
     auto* items = qobject_cast<QStandardItemModel*>(m_traceHow->model());
     items->item(0)->setEnabled(ftraceAllowed);
     items->item(1)->setEnabled(bpfAllowed);
-    if (!items->item(m_traceHow->currentIndex())->isEnabled())
-        m_traceHow->setCurrentIndex(ftraceAllowed ? 0 : 1);
+    const int chosen = m_chosenBackend == TraceBackend::Bpf ? 1 : 0;
+    const bool move = !items->item(chosen)->isEnabled() && items->item(1 - chosen)->isEnabled();
+    m_traceHow->setCurrentIndex(move ? 1 - chosen : chosen);
     m_traceHow->setEnabled(m_trace->isEnabled() && m_trace->isChecked());
     QString how
         = tr("From its events: the run once more inside a private ftrace instance, every scheduler event recorded: "
@@ -321,7 +325,7 @@ void RunPanel::saveSettings() const
     settings.setValue(QStringLiteral("policy"), m_policy->currentText());
     settings.setValue(QStringLiteral("workingSet"), m_ws->text());
     settings.setValue(QStringLiteral("spinNs"), m_spinNs->value());
-    settings.setValue(QStringLiteral("traceBackend"), m_traceHow->currentData());
+    settings.setValue(QStringLiteral("traceBackend"), QString::fromUtf8(toString(m_chosenBackend)));
 }
 
 void RunPanel::runStarted()

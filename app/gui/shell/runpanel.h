@@ -151,6 +151,7 @@ private:
     QSpinBox* m_spinNs = nullptr; // its row is shown for spin-futex only
     QCheckBox* m_trace = nullptr;
     QComboBox* m_traceHow = nullptr;
+    TraceBackend m_chosenBackend = TraceBackend::Ftrace; // as chosen; shown where the worker allows it
     QString m_tracingRefusal;
     QString m_bpfRefusal;
     QCheckBox* m_keepAwake = nullptr;
