@@ -77,12 +77,9 @@ Status TraceCliOptions::checkInput(const BenchSpec& spec) const
 {
     if (!traceBackendFrom(backend))
         return makeError(fmt::format("--trace-backend must be auto, bpf or ftrace, not '{}'", backend));
-    if (std::string refusal = traceRefusal(spec, runOptions()); !refusal.empty())
-        return makeError(refusal);
-    if (!out.empty())
-        if (Status s = checkTraceOut(out); !s)
-            return s;
-    return {};
+    if (Status input = traceInputCheck(spec, runOptions(), out); !input)
+        return input;
+    return out.empty() ? Status {} : checkWritable(out);
 }
 
 Status checkTraceOut(const std::string& path)

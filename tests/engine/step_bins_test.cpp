@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The BPF trace backend's step bins (bpf/handover_bins.h, the layout handover.bpf.c fills): every
 // duration in the bin whose range holds it, quantiles read back within a bin of the exact ones,
-// and the trace block naming its backend through JSON and back.
+// and the trace block naming its backend through JSON and back; which runs have traced CPUs, and
+// what a traced run's input is refused for before any privilege is asked.
 #include "bpf/handover_bins.h"
 #include "ctxscope/stats.h"
 #include "ctxscope/traced_run.h"
@@ -120,6 +121,39 @@ TEST(StepBins, OnlyARunOfPinnedTasksHasTracedCpus)
     EXPECT_EQ(traceBackendFrom("bpf"), TraceBackend::Bpf);
     EXPECT_EQ(traceBackendFrom("auto"), TraceBackend::Auto);
     EXPECT_EQ(traceBackendFrom("ebpf"), std::nullopt);
+}
+
+// The refusals the CLI's --trace and the worker's traced runs share, before any privilege: the
+// benchmark and the options first, then the trace file's name.
+TEST(TracedRunInput, IsRefusedForTheBenchmarkThenTheOptionsThenTheFile)
+{
+    BenchSpec spin;
+    spin.bench = "spin";
+    spin.cpus = { 0, 1 };
+    BenchSpec futex;
+    futex.bench = "futex";
+    futex.cpus = { 0, 0 };
+    const TracedRunOptions ftrace;
+    TracedRunOptions bpfWithEvents;
+    bpfWithEvents.backend = TraceBackend::Bpf;
+    bpfWithEvents.eventsWanted = true;
+
+    const Status nothing = traceInputCheck(spin, ftrace, "t.png");
+    ASSERT_FALSE(nothing.ok());
+    EXPECT_NE(nothing.error().message.find("spin has nothing to trace"), std::string::npos) << nothing.error().message;
+    const Status noEvents = traceInputCheck(futex, bpfWithEvents, "t.png");
+    ASSERT_FALSE(noEvents.ok());
+    EXPECT_NE(noEvents.error().message.find("--trace-out needs the events"), std::string::npos)
+        << noEvents.error().message;
+    const Status badName = traceInputCheck(futex, ftrace, "t.png");
+    ASSERT_FALSE(badName.ok());
+    EXPECT_NE(badName.error().message.find("--trace-out t.png: the name must end in .dat"), std::string::npos)
+        << badName.error().message;
+    EXPECT_TRUE(traceInputCheck(futex, ftrace, "t.dat").ok());
+    EXPECT_TRUE(traceInputCheck(futex, ftrace, "").ok());
+    TracedRunOptions bpf;
+    bpf.backend = TraceBackend::Bpf;
+    EXPECT_TRUE(traceInputCheck(futex, bpf, "").ok());
 }
 
 } // namespace

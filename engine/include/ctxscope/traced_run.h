@@ -57,6 +57,11 @@ struct TracedRun {
 // privilege (tracingAllowed and bpfUnavailable do).
 std::string traceRefusal(const BenchSpec& spec, const TracedRunOptions& options);
 
+// Every refusal of a traced run that does not depend on this machine's privileges, in the
+// order the CLI's --trace and the worker's traced runs give them: traceRefusal's, then the trace
+// file's format (`out`: the file the events go to, "" for none). traceAllowed follows it.
+Status traceInputCheck(const BenchSpec& spec, const TracedRunOptions& options, const std::string& out);
+
 // Whether this machine lets the spec be traced as `options` ask, as a sentence: bpf needs BPF
 // (bpfUnavailable); auto needs nothing more where it will cut the hand-overs in the kernel (the
 // spec's tasks pinned, no events wanted, BPF allowed); otherwise ftrace must be allowed

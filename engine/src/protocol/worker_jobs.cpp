@@ -60,11 +60,8 @@ Status traceCheck(const RunCommand& command)
     if (!command.trace)
         return {};
     const TracedRunOptions options = tracedRunOptions(*command.trace);
-    if (std::string refusal = traceRefusal(command.spec, options); !refusal.empty())
-        return makeError(refusal);
-    if (!command.trace->out.empty())
-        if (auto format = traceFileFormat(command.trace->out); !format)
-            return format.error();
+    if (Status input = traceInputCheck(command.spec, options, command.trace->out); !input)
+        return input;
     return traceAllowed(command.spec, options);
 }
 

@@ -71,6 +71,16 @@ std::string traceRefusal(const BenchSpec& spec, const TracedRunOptions& options)
     return {};
 }
 
+Status traceInputCheck(const BenchSpec& spec, const TracedRunOptions& options, const std::string& out)
+{
+    if (std::string refusal = traceRefusal(spec, options); !refusal.empty())
+        return makeError(refusal);
+    if (!out.empty())
+        if (auto format = traceFileFormat(out); !format)
+            return format.error();
+    return {};
+}
+
 Status traceAllowed(const BenchSpec& spec, const TracedRunOptions& options)
 {
     if (options.backend == TraceBackend::Bpf) {
