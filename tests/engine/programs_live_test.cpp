@@ -6,6 +6,7 @@
 // nobody by tests/reliability/as_nobody.sh).
 #include "os/task_stat.h"
 #include "programs/snapshot.h"
+#include "workload/programs.h"
 
 #include "privilege.h"
 
@@ -470,6 +471,17 @@ TEST(Workload, CountsItsWorkAndStopsAtItsDuration)
         ASSERT_EQ(ticks.size(), 1U); // the duration ends it before a whole second
         EXPECT_GT(ticks[0].work, 0U);
     }
+}
+
+TEST(Workload, ASleeperLateByAPeriodOrMoreSkipsToTheNextDeadlineAfterNow)
+{
+    using ctxscope::workload::nextWake;
+    constexpr std::int64_t kPeriod = 100;
+    EXPECT_EQ(nextWake(1000, 1003, kPeriod), 1100); // on time: the next period
+    EXPECT_EQ(nextWake(1000, 990, kPeriod), 1100); // woken early (a signal): the next all the same
+    EXPECT_EQ(nextWake(1000, 1099, kPeriod), 1100); // late by less than a period: nothing skipped
+    EXPECT_EQ(nextWake(1000, 1100, kPeriod), 1200); // a period late: the one due now is skipped
+    EXPECT_EQ(nextWake(1000, 1350, kPeriod), 1400); // 3.5 periods late: three skipped, still on the grid
 }
 
 TEST(Workload, StopsOnRequestAndRefusesUnknownNames)

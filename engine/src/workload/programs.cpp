@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "workload/programs.h"
 
+#include "os/clock_read.h"
 #include "workload/handoff.h"
 
 #include <deque>
@@ -97,6 +98,12 @@ Program busy(int threads)
     return p;
 }
 
+std::int64_t nextWake(std::int64_t deadlineNs, std::int64_t nowNs, std::int64_t periodNs)
+{
+    const std::int64_t missed = nowNs > deadlineNs ? (nowNs - deadlineNs) / periodNs : 0;
+    return deadlineNs + (missed + 1) * periodNs;
+}
+
 Program sleepers(int threads)
 {
     auto stop = std::make_shared<std::atomic<bool>>(false);
@@ -105,16 +112,14 @@ Program sleepers(int threads)
         p.names.push_back("sleeper" + std::to_string(k));
     p.body = [flag = stop.get()](std::size_t, std::atomic<std::uint64_t>& work) {
         // On a grid of 100 ms, so a late wake-up does not stretch the next period: the timer
-        // wakes each thread ten times a second, whatever else runs.
-        timespec next {};
-        clock_gettime(CLOCK_MONOTONIC, &next);
+        // wakes each thread ten times a second while the machine has the time to run them.
+        constexpr std::int64_t kPeriodNs = 100'000'000;
+        std::int64_t deadline = static_cast<std::int64_t>(clk::monotonicNs());
         while (!flag->load(std::memory_order_relaxed)) {
-            next.tv_nsec += 100'000'000;
-            if (next.tv_nsec >= 1'000'000'000) {
-                next.tv_nsec -= 1'000'000'000;
-                ++next.tv_sec;
-            }
-            clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, nullptr);
+            deadline = nextWake(deadline, static_cast<std::int64_t>(clk::monotonicNs()), kPeriodNs);
+            const timespec at { static_cast<time_t>(deadline / 1'000'000'000),
+                static_cast<long>(deadline % 1'000'000'000) };
+            clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at, nullptr);
             work.fetch_add(1, std::memory_order_relaxed); // one wake-up
         }
     };
