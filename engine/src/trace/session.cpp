@@ -352,9 +352,13 @@ private:
         }
         const int fd = pipe->second;
         // Room for what the last read found and a little more: a watch reads every 25 to 500 ms,
-        // and growing page by page copied the pages read so far again and again.
-        std::size_t& lastBytes = m_lastReadBytes[cpu];
-        buffer.pages.reserve(lastBytes + lastBytes / 2 + 4 * pageSize);
+        // and growing page by page copied the pages read so far again and again. The first read,
+        // which for a traced run is its whole recording (a hundred MB and more), makes room for
+        // what the kernel says the ring holds, with an eighth more for the pages' headers and
+        // their unfilled ends.
+        const auto last = m_lastReadBytes.find(cpu);
+        const std::size_t held = last != m_lastReadBytes.end() ? last->second + last->second / 2 : unreadBytes(cpu);
+        buffer.pages.reserve(held + held / 8 + 4 * pageSize);
         // Each read gives one whole sub-buffer, the last one possibly part-filled (its header
         // says how much), until the ring is empty.
         for (;;) {
@@ -367,8 +371,15 @@ private:
             }
             buffer.pages.resize(at + pageSize); // a short read keeps its page's full stride
         }
-        lastBytes = buffer.pages.size();
+        m_lastReadBytes[cpu] = buffer.pages.size();
         return buffer;
+    }
+
+    // The bytes of the events in CPU's ring not yet read (its stats' "bytes:"); 0 when unknown.
+    std::size_t unreadBytes(int cpu) const
+    {
+        const auto stats = readSmallFile(fmt::format("{}/per_cpu/cpu{}/stats", instancePath(), cpu));
+        return stats ? static_cast<std::size_t>(statField(*stats, "\nbytes: ")) : 0;
     }
 
     TraceCpuLoss readLoss(int cpu) const

@@ -29,7 +29,7 @@ Program sleepers(int threads);
 // A sleeper's next deadline on its grid of `periodNs` after waking at `nowNs` from the one
 // at `deadlineNs`: the next period's, or, when it woke a period or more late (the machine
 // too busy to run it), the first one after now. The periods it missed are skipped rather
-// than run back to back, which on a crowded machine kept every thread runnable for good.
+// than run back to back, which on a crowded machine added wake-ups where there was no time.
 std::int64_t nextWake(std::int64_t deadlineNs, std::int64_t nowNs, std::int64_t periodNs);
 
 } // namespace ctxscope::workload
