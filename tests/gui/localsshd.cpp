@@ -18,26 +18,35 @@
 #include <csignal>
 #include <cstdint>
 #include <sstream>
+#include <utility>
 
 namespace {
 
 constexpr const char* kSshd = "/usr/sbin/sshd";
 
-// A port on 127.0.0.1 the kernel just handed out (and took back): free unless another
-// program grabs it in the moment before sshd binds it.
-int freePort()
+// Two ports on 127.0.0.1 the kernel just handed out (and took back), both bound at once so
+// that they differ (bound one after the other, the kernel handed out the same port twice in a
+// CI run): free unless another program grabs one in the moment before sshd binds it. {0, 0}
+// when the kernel refused.
+std::pair<int, int> twoFreePorts()
 {
-    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in address {};
-    address.sin_family = AF_INET;
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t length = sizeof address;
-    int port = 0;
-    if (::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0
-        && ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) == 0)
-        port = ntohs(address.sin_port);
-    ::close(fd);
-    return port;
+    int fds[2] = { ::socket(AF_INET, SOCK_STREAM, 0), ::socket(AF_INET, SOCK_STREAM, 0) };
+    int ports[2] = { 0, 0 };
+    for (int i = 0; i < 2; ++i) {
+        sockaddr_in address {};
+        address.sin_family = AF_INET;
+        address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        socklen_t length = sizeof address;
+        if (fds[i] >= 0 && ::bind(fds[i], reinterpret_cast<sockaddr*>(&address), sizeof address) == 0
+            && ::getsockname(fds[i], reinterpret_cast<sockaddr*>(&address), &length) == 0)
+            ports[i] = ntohs(address.sin_port);
+    }
+    for (int fd : fds)
+        if (fd >= 0)
+            ::close(fd);
+    if (ports[0] == 0 || ports[1] == 0)
+        return { 0, 0 };
+    return { ports[0], ports[1] };
 }
 
 bool accepts(int port)
@@ -90,10 +99,13 @@ LocalSshd::LocalSshd()
     // sshd run by root separates privileges into this directory (the package's service makes it).
     if (::geteuid() == 0)
         ::mkdir("/run/sshd", 0755);
-    const int port = freePort();
-    const int closedPort = freePort();
-    if (!m_dir.isValid() || port == 0 || closedPort == 0 || closedPort == port) {
-        m_problem = QStringLiteral("no temporary directory or free port on 127.0.0.1");
+    if (!m_dir.isValid()) {
+        m_problem = QStringLiteral("no temporary directory: %1").arg(m_dir.errorString());
+        return;
+    }
+    const auto [port, closedPort] = twoFreePorts();
+    if (port == 0) {
+        m_problem = QStringLiteral("the kernel gave no free port on 127.0.0.1");
         return;
     }
     if (!makeKey(QStringLiteral("host")) || !makeKey(QStringLiteral("user")) || !makeKey(QStringLiteral("other"))

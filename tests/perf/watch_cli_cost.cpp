@@ -19,7 +19,9 @@
 // Goals, on a watch's CPU while it runs: bpf < 1% of one CPU, ftrace < 1%, proc < 5%.
 // Beside it, what each observer costs the watched program: the program's own CPU time
 // (clock_getcpuclockid) while nobody watches it and during each observer; the difference is
-// the probes' cost inside the program, stated per wake-up.
+// the probes' cost inside the program, stated per wake-up: per wake-up the program made in that
+// observer's windows, from the counts it prints each second (a sleeper that wakes a period or
+// more late skips the periods it missed, so a crowded machine makes fewer than 10 a second).
 // Usage: perf_watch_cli CLI [--seconds 30] [--rounds 3] [--threads 1000] [--interval 1]
 //        [--json-lines] [--backends proc,ftrace,bpf] [--peers] [--stopped] [--json FILE]
 // Exit status 0 when every goal holds, 1 when one does not, 2 when it could not run. Never
@@ -105,13 +107,13 @@ std::vector<Observer> observers(const Options& o, pid_t program, const std::stri
     return out;
 }
 
-// Starts CLI ARGS with stdout to /dev/null and stderr to `log`; -1 when fork fails.
-pid_t spawn(const std::vector<std::string>& args, const std::string& log)
+// Starts CLI ARGS with stdout to `out` and stderr to `log`; -1 when fork fails.
+pid_t spawn(const std::vector<std::string>& args, const std::string& log, const std::string& out = "/dev/null")
 {
     const pid_t pid = ::fork();
     if (pid != 0)
         return pid;
-    const int null = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
+    const int null = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     const int err = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     if (null >= 0)
         ::dup2(null, STDOUT_FILENO);
@@ -135,6 +137,23 @@ std::size_t threadCount(pid_t pid)
     return n;
 }
 
+// The workload's last tick in its output `path` ("  12.0 s  10000 wake-ups/s  (120000 in all)"):
+// its seconds since it started and its work in all; nullopt before its first.
+std::optional<std::pair<double, double>> lastTick(const std::string& path)
+{
+    std::ifstream in(path);
+    std::string line;
+    std::optional<std::pair<double, double>> last;
+    while (std::getline(in, line)) {
+        const auto open = line.rfind('(');
+        const auto s = line.find(" s ");
+        if (open == std::string::npos || s == std::string::npos || line.find(" in all)", open) == std::string::npos)
+            continue;
+        last = std::make_pair(std::atof(line.substr(0, s).c_str()), std::atof(line.substr(open + 1).c_str()));
+    }
+    return last;
+}
+
 struct Window {
     double watchShare = 0; // the watch process's CPU over its wall time (0 for the unwatched window)
     // Ours: its CPU from `kSettle` after its start to `kBeforeEnd` before its end, over that time;
@@ -142,6 +161,7 @@ struct Window {
     double runningShare = -1;
     double onceMs = -1;
     double programShare = 0; // the watched program's CPU over the same wall time
+    double wakesPerS = 0; // the wake-ups the program counted over its ticks in the window; 0 when unknown
     double seconds = 0;
     bool ok = true;
 };
@@ -152,9 +172,11 @@ constexpr double kSettle = 2;
 constexpr double kBeforeEnd = 1;
 
 // One observer of the program (or, with none, the program alone for as long), from fork to reap.
-Window measure(const Options& o, pid_t program, const Observer* observer, const std::string& log)
+Window measure(
+    const Options& o, pid_t program, const std::string& ticks, const Observer* observer, const std::string& log)
 {
     Window w;
+    const auto tickBefore = lastTick(ticks);
     const auto cpuBefore = processCpuNs(program);
     const double begin = nowNs();
     if (observer == nullptr) {
@@ -195,6 +217,9 @@ Window measure(const Options& o, pid_t program, const Observer* observer, const 
         return w;
     }
     w.programShare = (*cpuAfter - *cpuBefore) / 1e9 / w.seconds;
+    const auto tickAfter = lastTick(ticks);
+    if (tickBefore && tickAfter && tickAfter->first > tickBefore->first)
+        w.wakesPerS = (tickAfter->second - tickBefore->second) / (tickAfter->first - tickBefore->first);
     return w;
 }
 
@@ -253,7 +278,9 @@ int main(int argc, char** argv)
     }
     const std::string log = o.json.empty() ? std::string("/dev/null") : o.json + ".log";
     const std::string scratch = std::filesystem::temp_directory_path().string();
-    const pid_t program = spawn({ o.cli, "workload", "sleepers", "--threads", std::to_string(o.threads) }, log);
+    // The workload's ticks (its wake-ups each second) go to a file read at each window's ends.
+    const std::string ticks = fmt::format("{}/perf_watch_cli-{}.ticks", scratch, ::getpid());
+    const pid_t program = spawn({ o.cli, "workload", "sleepers", "--threads", std::to_string(o.threads) }, log, ticks);
     if (program < 0)
         return 2;
     // Its threads started (the main thread and one per sleeper), then a second to settle.
@@ -264,36 +291,38 @@ int main(int argc, char** argv)
     if (o.stopped)
         ::kill(program, SIGSTOP);
     const std::vector<Observer> list = observers(o, program, scratch);
-    std::map<std::string, std::vector<double>> shares, programShares, running, once;
+    std::map<std::string, std::vector<double>> shares, programShares, running, once, wakes;
     std::set<std::string> failed;
-    std::vector<double> alone, loads;
+    std::vector<double> alone, aloneWakes, loads;
     bool ok = threads >= static_cast<std::size_t>(o.threads);
     for (int round = 0; ok && round < o.rounds; ++round) {
-        const Window idle = measure(o, program, nullptr, log);
+        const Window idle = measure(o, program, ticks, nullptr, log);
         ok = idle.ok;
         alone.push_back(idle.programShare);
+        aloneWakes.push_back(idle.wakesPerS);
         for (std::size_t k = 0; ok && k < list.size(); ++k) {
             const Observer& observer = list[(k + static_cast<std::size_t>(round)) % list.size()];
             if (failed.contains(observer.name))
                 continue;
-            const Window w = measure(o, program, &observer, log);
+            const Window w = measure(o, program, ticks, &observer, log);
             if (!w.ok) { // not allowed here (ftrace or BPF without root), or a peer missing
                 failed.insert(observer.name);
                 continue;
             }
             shares[observer.name].push_back(w.watchShare);
             programShares[observer.name].push_back(w.programShare);
+            wakes[observer.name].push_back(w.wakesPerS);
             if (w.runningShare >= 0) {
                 running[observer.name].push_back(w.runningShare);
                 once[observer.name].push_back(w.onceMs);
             }
-            fmt::print("round {} {}: {:.2f}% of one CPU over {:.1f} s{}; the program {:.2f}% (alone {:.2f}%); load "
-                       "average {:.2f}\n",
+            fmt::print("round {} {}: {:.2f}% of one CPU over {:.1f} s{}; the program {:.2f}% (alone {:.2f}%), {:.0f} "
+                       "wake-ups/s (alone {:.0f}); load average {:.2f}\n",
                 round + 1, observer.name, w.watchShare * 100, w.seconds,
                 w.runningShare >= 0
                     ? fmt::format(" ({:.2f}% while it runs, {:.0f} ms once)", w.runningShare * 100, w.onceMs)
                     : "",
-                w.programShare * 100, idle.programShare * 100, load1());
+                w.programShare * 100, idle.programShare * 100, w.wakesPerS, idle.wakesPerS, load1());
         }
         loads.push_back(load1());
     }
@@ -301,16 +330,19 @@ int main(int argc, char** argv)
     if (o.stopped)
         ::kill(program, SIGCONT); // the SIGTERM waits for it
     ::waitpid(program, nullptr, 0);
+    std::filesystem::remove(ticks);
     if (!ok || shares.empty()) {
         fmt::print(stderr, "perf_watch_cli: the workload or every observer failed (see {})\n", log);
         return 2;
     }
-    const double wakesPerS = o.stopped ? 0 : static_cast<double>(o.threads) * 10;
+    // The wake-ups a second the program made: nominally 10 a thread; measured, per window.
+    const double nominal = o.stopped ? 0 : static_cast<double>(o.threads) * 10;
     nlohmann::json report = {
         { "threads", o.threads },
         { "threads_seen", threads },
         { "stopped", o.stopped },
-        { "wakes_per_s", wakesPerS },
+        { "wakes_per_s_nominal", nominal },
+        { "wakes_per_s", o.stopped ? 0.0 : median(aloneWakes) },
         { "seconds", o.seconds },
         { "rounds", o.rounds },
         { "interval_s", o.interval },
@@ -332,8 +364,11 @@ int main(int argc, char** argv)
         // The goal is on what a watch costs while it runs (its whole window without that measure).
         const double share = apart ? median(running[observer.name]) : median(shares[observer.name]);
         const double extra = median(programShares[observer.name]) - median(alone);
+        // Per wake-up the program made while this observer watched it.
+        const double wakesPerS = o.stopped ? 0 : median(wakes[observer.name]);
         nlohmann::json side = sideJson(shares[observer.name]);
         side["program"] = sideJson(programShares[observer.name]);
+        side["wakes_per_s"] = wakesPerS;
         side["probe_share"] = extra;
         side["probe_ns_per_wake"] = wakesPerS > 0 ? nlohmann::json(extra * 1e9 / wakesPerS) : nlohmann::json(nullptr);
         side["goal"] = observer.goal > 0 ? nlohmann::json(observer.goal) : nlohmann::json(nullptr);
@@ -350,8 +385,8 @@ int main(int argc, char** argv)
                 median(shares[observer.name]) * 100, o.seconds, median(once[observer.name]))
                   : "",
             observer.goal > 0 ? fmt::format(" (goal < {:.0f}%: {})", observer.goal * 100, hit ? "met" : "MISSED") : "",
-            wakesPerS > 0 ? fmt::format("; the program {:.2f}% ({:+.0f} ns a wake-up)",
-                median(programShares[observer.name]) * 100, extra * 1e9 / wakesPerS)
+            wakesPerS > 0 ? fmt::format("; the program {:.2f}% ({:+.0f} ns a wake-up of {:.0f} a second)",
+                median(programShares[observer.name]) * 100, extra * 1e9 / wakesPerS, wakesPerS)
                           : "");
     }
     // The keys of the earlier report (perf_report.py's rows): /proc and ftrace by their old names.

@@ -375,10 +375,17 @@ private:
         return buffer;
     }
 
+    // CPU's per_cpu/cpuN/stats (entries, overrun, bytes, dropped events...); nullopt when
+    // unreadable.
+    std::optional<std::string> cpuStats(int cpu) const
+    {
+        return readSmallFile(fmt::format("{}/per_cpu/cpu{}/stats", instancePath(), cpu));
+    }
+
     // The bytes of the events in CPU's ring not yet read (its stats' "bytes:"); 0 when unknown.
     std::size_t unreadBytes(int cpu) const
     {
-        const auto stats = readSmallFile(fmt::format("{}/per_cpu/cpu{}/stats", instancePath(), cpu));
+        const auto stats = cpuStats(cpu);
         return stats ? static_cast<std::size_t>(statField(*stats, "\nbytes: ")) : 0;
     }
 
@@ -386,8 +393,7 @@ private:
     {
         TraceCpuLoss loss;
         loss.cpu = cpu;
-        auto stats = readSmallFile(fmt::format("{}/per_cpu/cpu{}/stats", instancePath(), cpu));
-        if (stats) {
+        if (const auto stats = cpuStats(cpu)) {
             loss.overrun = statField(*stats, "overrun: ");
             loss.dropped = statField(*stats, "dropped events: ");
         }
