@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "os/huge_pages.h"
 #include "trace/tep.h"
 
 namespace ctxscope {
@@ -257,6 +258,20 @@ Status TraceDecoder::decode(const RawTrace& raw, Trace& trace)
         trace.comms.try_emplace(pid, comm);
     trace.losses = raw.losses;
     trace.missingEvents = raw.missingEvents;
+    // Room for the events the pages can hold (a recording of a hundred MB holds millions of
+    // them) before any is decoded, on huge pages where the kernel gives them, and as much for
+    // the merge's copy: growing by doubling copied them and faulted in each new 4 KiB page.
+    // An event takes at least kMinEventBytes of a page; room never touched costs no memory.
+    // Only a recording of 8 MiB or more: a watch's reads, a few pages each, grow as they did.
+    constexpr std::size_t kMinEventBytes = 48;
+    constexpr std::size_t kBigRecording = std::size_t { 8 } << 20;
+    const std::size_t room = first + raw.pageBytes() / kMinEventBytes;
+    if (trace.events.capacity() < room && raw.pageBytes() >= kBigRecording) {
+        trace.events.reserve(std::max(room, 2 * trace.events.capacity()));
+        os::adviseHugePages(trace.events);
+        m_impl->merged.reserve(trace.events.capacity());
+        os::adviseHugePages(m_impl->merged);
+    }
     // Each CPU's events come in time order, one CPU after another: runs to merge.
     std::vector<std::size_t> runs { first };
     int runCpu = -1;

@@ -4,6 +4,7 @@
 #include "ctxscope/trace.h"
 #include "ctxscope/trace_session.h"
 
+#include "os/huge_pages.h"
 #include "os/procfs.h"
 #include "trace/instance_names.h"
 #include "trace/tracefs_mount.h"
@@ -355,10 +356,12 @@ private:
         // and growing page by page copied the pages read so far again and again. The first read,
         // which for a traced run is its whole recording (a hundred MB and more), makes room for
         // what the kernel says the ring holds, with an eighth more for the pages' headers and
-        // their unfilled ends.
+        // their unfilled ends, backed by huge pages where the kernel gives them (a fault a
+        // 4 KiB page otherwise).
         const auto last = m_lastReadBytes.find(cpu);
         const std::size_t held = last != m_lastReadBytes.end() ? last->second + last->second / 2 : unreadBytes(cpu);
         buffer.pages.reserve(held + held / 8 + 4 * pageSize);
+        os::adviseHugePages(buffer.pages);
         // Each read gives one whole sub-buffer, the last one possibly part-filled (its header
         // says how much), until the ring is empty.
         for (;;) {
