@@ -25,9 +25,9 @@ namespace {
 constexpr const char* kSshd = "/usr/sbin/sshd";
 
 // Two ports on 127.0.0.1 the kernel just handed out (and took back), both bound at once so
-// that they differ (bound one after the other, the kernel handed out the same port twice in a
-// CI run): free unless another program grabs one in the moment before sshd binds it. {0, 0}
-// when the kernel refused.
+// that they differ (bound one after the other, the kernel may hand out the same port twice,
+// the likeliest cause of a CI run's refusal): free unless another program grabs one in the
+// moment before sshd binds it. {0, 0} when the kernel refused.
 std::pair<int, int> twoFreePorts()
 {
     int fds[2] = { ::socket(AF_INET, SOCK_STREAM, 0), ::socket(AF_INET, SOCK_STREAM, 0) };
