@@ -11,7 +11,8 @@
 //                    1e6 samples in the worker's batches) through ssh into WorkerClient, as
 //                    fast as it goes: samples per second parsed, and parsed and drawn in the
 //                    live plot. Goal: >= 1e6 samples/s.
-//   traced run       `ctxscope-cli worker` on the server through ssh runs futex on one PU with
+//   traced run       `ctxscope-cli worker` on the server through ssh, read by the app's own
+//                    WorkerClient (its 1 MiB pipe, its parsing), runs futex on one PU with
 //                    "trace", its traced run about 1 s long (ops from an untraced run first):
 //                    from the traced run's first progress line to its result, less the traced
 //                    run's own time (ops x its ns per op), is how long the events (collected,
@@ -21,16 +22,19 @@
 // Exit status 0 when the goals hold, 1 when not, 2 when it could not run (no sshd, say).
 #include "liveplot.h"
 #include "localsshd.h"
+#include "machinelink.h"
 #include "qcp.h"
 #include "workerclient.h"
 
 #include "ctxscope/clock.h"
+#include "ctxscope/events.h"
 #include "ctxscope/protocol.h"
 #include "ctxscope/sysinfo.h"
 #include "ctxscope/topology.h"
 
 #include <QApplication>
 #include <QElapsedTimer>
+#include <QEventLoop>
 #include <QFile>
 #include <QProcess>
 #include <QStandardPaths>
@@ -193,116 +197,103 @@ nlohmann::json streamFigures(const QString& script, bool draw)
         { "redraws", redraws }, { "seconds", seconds }, { "load", loadAverage() } };
 }
 
-// The worker on lab-test through the ssh command the tests use, read line by line.
-class SshWorkerProcess {
-public:
-    SshWorkerProcess(const QString& sshCommand, const QString& cli)
-    {
-        // The command is a shell's ("ssh -F '/tmp/…/ssh_config'"): QProcess::splitCommand keeps
-        // single quotes as part of the word, and ssh then found no such config file.
-        m_process.setProcessChannelMode(QProcess::ForwardedErrorChannel);
-        m_process.start(QStringLiteral("/bin/sh"),
-            { QStringLiteral("-c"), QStringLiteral("%1 lab-test '%2' worker").arg(sshCommand, cli) });
-        m_clock.start();
-    }
-    ~SshWorkerProcess()
-    {
-        m_process.write("{\"type\":\"quit\"}\n");
-        m_process.closeWriteChannel();
-        if (!m_process.waitForFinished(10'000))
-            m_process.kill();
-        m_process.waitForFinished(5'000);
-    }
-    void send(const std::string& line) { m_process.write(QByteArray::fromStdString(line + "\n")); }
-    // The next line and when it arrived (s since the start); none after `timeoutMs` or at the end.
-    std::optional<std::pair<std::string, double>> next(int timeoutMs)
-    {
-        QElapsedTimer waited;
-        waited.start();
-        while (!m_process.canReadLine()) {
-            if (waited.elapsed() > timeoutMs || !m_process.waitForReadyRead(1000)) {
-                if (waited.elapsed() > timeoutMs || m_process.state() != QProcess::Running)
-                    return std::nullopt;
-            }
-        }
-        QByteArray line = m_process.readLine();
-        m_bytes += line.size();
-        return std::pair(line.trimmed().toStdString(), static_cast<double>(m_clock.nsecsElapsed()) / 1e9);
-    }
-    qint64 bytes() const { return m_bytes; }
-
-private:
-    QProcess m_process;
-    QElapsedTimer m_clock;
-    qint64 m_bytes = 0;
-};
-
-// Reads lines until one of `type` for command `id` (or an error), and when it came; records when
-// the first "traced" progress and the last trace_events line came.
-std::optional<std::pair<nlohmann::json, double>> until(SshWorkerProcess& worker, const std::string& type,
-    std::uint64_t id, double* tracedStart = nullptr, double* lastEvents = nullptr, std::size_t* windowEvents = nullptr)
-{
-    while (auto line = worker.next(300'000)) {
-        auto j = nlohmann::json::parse(line->first, nullptr, false);
-        if (j.is_discarded() || !j.is_object())
-            continue;
-        const std::string t = j.value("type", "");
-        if (t == "progress" && j.value("stage", "") == "traced" && tracedStart && *tracedStart < 0)
-            *tracedStart = line->second;
-        if (t == "trace_events" && lastEvents) {
-            *lastEvents = line->second;
-            *windowEvents += j["dt_ns"].size();
-        }
-        if (t == "error" || (t == type && j.value("id", std::uint64_t { 0 }) == id))
-            return std::pair(std::move(j), line->second);
-    }
-    return std::nullopt;
-}
-
-nlohmann::json tracedFigures(const QString& sshCommand, const QString& cli, int cpu)
-{
-    SshWorkerProcess worker(sshCommand, cli);
-    auto hello = until(worker, "hello", 0);
-    if (!hello || hello->first.value("type", "") != "hello")
-        return { { "error", "the worker over ssh sent no hello" } };
-    if (const std::string refusal = hello->first.value("tracing", ""); !refusal.empty()) {
-        fmt::print("  traced run through ssh: skipped: {}\n", refusal);
-        return { { "skipped", refusal } };
-    }
-    nlohmann::json spec { { "bench", "futex" }, { "cpus", { cpu, cpu } }, { "min_time", 0.2 }, { "repetitions", 1 } };
-    worker.send(nlohmann::json { { "type", "run" }, { "id", 1 }, { "spec", spec } }.dump());
-    auto plain = until(worker, "result", 1);
-    if (!plain || plain->first.value("type", "") != "result")
-        return { { "error",
-            "the untraced run over ssh failed: " + (plain ? plain->first.dump() : std::string("no answer")) } };
-    const double mean = plain->first["result"]["stats"].value("mean", 0.0);
-    const auto ops = static_cast<std::uint64_t>(std::clamp(1e9 / std::max(mean, 1.0), 1000.0, 1e6));
-    // One PU records ~15 events a round trip: a buffer to hold a second of them without loss.
-    worker.send(nlohmann::json {
-        { "type", "run" }, { "id", 2 }, { "spec", spec }, { "trace", { { "ops", ops }, { "buffer_kb", 262144 } } } }
-                    .dump());
+// One run through `controller` (the app's WorkerClient), with `trace` a traced run after the
+// untraced one: its result, and when (s on `clock`) the traced run started and its result and
+// last events part arrived; `windowEvents` counts the parts' events. Null on a failure (`why`).
+struct TracedTimes {
     double tracedStart = -1;
     double lastEvents = -1;
-    std::size_t window = 0;
-    const qint64 before = worker.bytes();
-    auto result = until(worker, "result", 2, &tracedStart, &lastEvents, &window);
-    if (!result || result->first.value("type", "") != "result" || tracedStart < 0)
-        return { { "error",
-            "the traced run over ssh failed: "
-                + (result ? result->first.dump().substr(0, 300) : std::string("no answer")) } };
-    const auto& trace = result->first["result"]["trace"];
-    const double tracedSeconds = trace.value("ns_per_op", 0.0) * static_cast<double>(trace.value("ops", 0)) / 1e9;
+    double result = -1;
+    std::size_t windowEvents = 0;
+};
+std::shared_ptr<const RunResult> runThrough(WorkerClient& controller, const BenchSpec& spec,
+    std::optional<protocol::RunTrace> trace, const QElapsedTimer& clock, TracedTimes& times, std::string& why)
+{
+    std::shared_ptr<const RunResult> result;
+    QEventLoop loop;
+    QList<QMetaObject::Connection> links;
+    const auto now = [&] { return static_cast<double>(clock.nsecsElapsed()) / 1e9; };
+    links << QObject::connect(
+        &controller, &WorkerClient::progress, [&](quint64, const QString& stage, int, int, double) {
+            if (stage == QStringLiteral("traced") && times.tracedStart < 0)
+                times.tracedStart = now();
+        });
+    links << QObject::connect(&controller, &WorkerClient::traceEventsAvailable,
+        [&](quint64, std::shared_ptr<const protocol::TraceEventsEvent> part) {
+            times.lastEvents = now();
+            times.windowEvents += part->events.size();
+        });
+    links << QObject::connect(
+        &controller, &WorkerClient::resultAvailable, [&](quint64, std::shared_ptr<const RunResult> r) {
+            times.result = now();
+            result = std::move(r);
+            loop.quit();
+        });
+    links << QObject::connect(&controller, &WorkerClient::runFailed, [&](quint64, const QString& message) {
+        why = message.toStdString();
+        loop.quit();
+    });
+    links << QObject::connect(&controller, &WorkerClient::workerFailed, [&](const QString& message) {
+        why = message.toStdString();
+        loop.quit();
+    });
+    QTimer::singleShot(300'000, &loop, &QEventLoop::quit);
+    if (!controller.start(spec, std::move(trace)))
+        why = "the worker was busy";
+    else
+        loop.exec();
+    for (const auto& link : links)
+        QObject::disconnect(link);
+    if (!result && why.empty())
+        why = "no result in 300 s";
+    return result;
+}
+
+// A traced run on one PU through the app's own reader of a worker through ssh (WorkerClient:
+// its 1 MiB pipe, its parsing of the events), timed from the traced run's first progress to
+// its result, less the traced run's own time.
+nlohmann::json tracedFigures(const QString& cli, int cpu)
+{
+    WorkerClient controller;
+    controller.setLink(MachineLink { QStringLiteral("lab-test"), cli });
+    QElapsedTimer clock;
+    clock.start();
+    BenchSpec spec;
+    spec.bench = "futex";
+    spec.cpus = { cpu, cpu };
+    spec.minTimeSeconds = 0.2;
+    spec.repetitions = 1;
+    TracedTimes plainTimes;
+    std::string why;
+    const auto plain = runThrough(controller, spec, std::nullopt, clock, plainTimes, why);
+    if (!plain)
+        return { { "error", "the untraced run over ssh failed: " + why } };
+    if (const QString refusal = controller.tracingRefusal(); !refusal.isEmpty()) {
+        fmt::print("  traced run through ssh: skipped: {}\n", refusal.toStdString());
+        return { { "skipped", refusal.toStdString() } };
+    }
+    const double mean = plain->stats.mean;
+    const auto ops = static_cast<std::uint64_t>(std::clamp(1e9 / std::max(mean, 1.0), 1000.0, 1e6));
+    // One PU records ~15 events a round trip: a buffer to hold a second of them without loss.
+    protocol::RunTrace trace;
+    trace.ops = ops;
+    trace.bufferKbPerCpu = 262144;
+    TracedTimes times;
+    const auto traced = runThrough(controller, spec, trace, clock, times, why);
+    controller.stopWorker();
+    if (!traced || !traced->trace || times.tracedStart < 0)
+        return { { "error", "the traced run over ssh failed: " + (why.empty() ? "no trace in its result" : why) } };
+    const TraceSummary& t = *traced->trace;
+    const double tracedSeconds = t.nsPerOp * static_cast<double>(t.ops) / 1e9;
     // The result (the segments) comes after the last of the events.
-    const double delivery = result->second - tracedStart - tracedSeconds;
-    const double mb = static_cast<double>(worker.bytes() - before) / 1e6;
-    fmt::print("  traced run through ssh: {} ops in {:.2f} s traced, {} events of {} in the window ({:.1f} MB); the "
-               "last arrived {:.2f} s after the traced run (goal <= 2 s), {} lost\n",
-        trace.value("ops", 0), tracedSeconds, window, trace.value("events", 0), mb, delivery,
-        trace.value("lost_events", 0));
-    return { { "ops", trace.value("ops", 0) }, { "traced_seconds", tracedSeconds }, { "window_events", window },
-        { "recorded_events", trace.value("events", 0) }, { "megabytes", mb }, { "delivery_seconds", delivery },
-        { "last_events_line_s", lastEvents - tracedStart - tracedSeconds },
-        { "lost_events", trace.value("lost_events", 0) }, { "met", delivery <= 2.0 }, { "load", loadAverage() } };
+    const double delivery = times.result - times.tracedStart - tracedSeconds;
+    fmt::print("  traced run through ssh: {} ops in {:.2f} s traced, {} events of {} in the window; the result "
+               "arrived {:.2f} s after the traced run (goal <= 2 s), {} lost\n",
+        t.ops, tracedSeconds, times.windowEvents, t.events, delivery, t.lostEvents);
+    return { { "ops", t.ops }, { "traced_seconds", tracedSeconds }, { "window_events", times.windowEvents },
+        { "recorded_events", t.events }, { "delivery_seconds", delivery },
+        { "last_events_line_s", times.lastEvents - times.tracedStart - tracedSeconds }, { "lost_events", t.lostEvents },
+        { "met", delivery <= 2.0 }, { "load", loadAverage() } };
 }
 
 } // namespace
@@ -370,7 +361,7 @@ int main(int argc, char** argv)
     if (wanted("observer"))
         report["observer"] = observerFigures(app, cli, runs, cpu);
     if (wanted("traced"))
-        report["traced"] = tracedFigures(sshd.sshCommand(), cli, cpu);
+        report["traced"] = tracedFigures(cli, cpu);
     if (jsonPath) {
         std::ofstream out(*jsonPath);
         out << report.dump(2) << '\n';
