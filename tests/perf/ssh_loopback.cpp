@@ -197,15 +197,16 @@ nlohmann::json streamFigures(const QString& script, bool draw)
         { "redraws", redraws }, { "seconds", seconds }, { "load", loadAverage() } };
 }
 
-// One run through `controller` (the app's WorkerClient), with `trace` a traced run after the
-// untraced one: its result, and when (s on `clock`) the traced run started and its result and
-// last events part arrived; `windowEvents` counts the parts' events. Null on a failure (`why`).
+// When (s on a clock) a traced run started, its last events part and its result arrived; the
+// events the parts carried.
 struct TracedTimes {
     double tracedStart = -1;
     double lastEvents = -1;
     double result = -1;
     std::size_t windowEvents = 0;
 };
+// One run through `controller` (the app's WorkerClient), with `trace` a traced run after the
+// untraced one: its result, with `times` filled; null on a failure, said in `why`.
 std::shared_ptr<const RunResult> runThrough(WorkerClient& controller, const BenchSpec& spec,
     std::optional<protocol::RunTrace> trace, const QElapsedTimer& clock, TracedTimes& times, std::string& why)
 {
