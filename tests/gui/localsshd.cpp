@@ -24,6 +24,16 @@ namespace {
 
 constexpr const char* kSshd = "/usr/sbin/sshd";
 
+// 127.0.0.1:port (0: any port the kernel picks).
+sockaddr_in loopback(int port)
+{
+    sockaddr_in address {};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    address.sin_port = htons(static_cast<std::uint16_t>(port));
+    return address;
+}
+
 // Two ports on 127.0.0.1 the kernel just handed out (and took back), both bound at once so
 // that they differ (bound one after the other, the kernel may hand out the same port twice,
 // the likeliest cause of a CI run's refusal): free unless another program grabs one in the
@@ -33,9 +43,7 @@ std::pair<int, int> twoFreePorts()
     int fds[2] = { ::socket(AF_INET, SOCK_STREAM, 0), ::socket(AF_INET, SOCK_STREAM, 0) };
     int ports[2] = { 0, 0 };
     for (int i = 0; i < 2; ++i) {
-        sockaddr_in address {};
-        address.sin_family = AF_INET;
-        address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        sockaddr_in address = loopback(0);
         socklen_t length = sizeof address;
         if (fds[i] >= 0 && ::bind(fds[i], reinterpret_cast<sockaddr*>(&address), sizeof address) == 0
             && ::getsockname(fds[i], reinterpret_cast<sockaddr*>(&address), &length) == 0)
@@ -52,11 +60,8 @@ std::pair<int, int> twoFreePorts()
 bool accepts(int port)
 {
     const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in address {};
-    address.sin_family = AF_INET;
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    address.sin_port = htons(static_cast<std::uint16_t>(port));
-    const bool ok = ::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0;
+    const sockaddr_in address = loopback(port);
+    const bool ok = ::connect(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address) == 0;
     ::close(fd);
     return ok;
 }

@@ -227,9 +227,11 @@ def main():
             if not peer and name != "watch_proc":
                 add(f"watch --backend {name[6:]}, {threads} threads: the probes' cost inside the watched program",
                     side["probe_share"] * 100,
-                    "{:+.2f}% of one CPU" + f" ({side['probe_ns_per_wake']:+.0f} ns a wake-up"
-                    + (f" of {side['wakes_per_s']:,.0f} a second" if "wakes_per_s" in side else "")
-                    + "; the program alone "
+                    "{:+.2f}% of one CPU" + " ("
+                    + (f"{side['probe_ns_per_wake']:+.0f} ns a wake-up"
+                       + (f" of {side['wakes_per_s']:,.0f} a second" if "wakes_per_s" in side else "") + "; "
+                       if side.get("probe_ns_per_wake") is not None else "")
+                    + "the program alone "
                     f"{wc['program_alone']['share'] * 100:.2f}%, watched {side['program']['share'] * 100:.2f}%)",
                     load=wl)
 

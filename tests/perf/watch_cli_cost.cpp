@@ -19,9 +19,11 @@
 // Goals, on a watch's CPU while it runs: bpf < 1% of one CPU, ftrace < 1%, proc < 5%.
 // Beside it, what each observer costs the watched program: the program's own CPU time
 // (clock_getcpuclockid) while nobody watches it and during each observer; the difference is
-// the probes' cost inside the program, stated per wake-up: per wake-up the program made in that
-// observer's windows, from the counts it prints each second (a sleeper that wakes a period or
-// more late skips the periods it missed, so a crowded machine makes fewer than 10 a second).
+// the probes' cost inside the program. Per wake-up it is the program's CPU per wake-up while
+// watched less its CPU per wake-up alone, each from the wake-ups it made in those windows (the
+// counts it prints each second): a sleeper that wakes a period or more late skips the periods it
+// missed, so a crowded machine makes fewer than 10 a second, and fewer in one window than in
+// another.
 // Usage: perf_watch_cli CLI [--seconds 30] [--rounds 3] [--threads 1000] [--interval 1]
 //        [--json-lines] [--backends proc,ftrace,bpf] [--peers] [--stopped] [--json FILE]
 // Exit status 0 when every goal holds, 1 when one does not, 2 when it could not run. Never
@@ -113,10 +115,10 @@ pid_t spawn(const std::vector<std::string>& args, const std::string& log, const 
     const pid_t pid = ::fork();
     if (pid != 0)
         return pid;
-    const int null = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    const int stdOut = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     const int err = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-    if (null >= 0)
-        ::dup2(null, STDOUT_FILENO);
+    if (stdOut >= 0)
+        ::dup2(stdOut, STDOUT_FILENO);
     if (err >= 0)
         ::dup2(err, STDERR_FILENO);
     std::vector<char*> argv;
@@ -291,15 +293,17 @@ int main(int argc, char** argv)
     if (o.stopped)
         ::kill(program, SIGSTOP);
     const std::vector<Observer> list = observers(o, program, scratch);
-    std::map<std::string, std::vector<double>> shares, programShares, running, once, wakes;
+    std::map<std::string, std::vector<double>> shares, programShares, running, once, wakes, nsPerWake;
     std::set<std::string> failed;
-    std::vector<double> alone, aloneWakes, loads;
+    std::vector<double> alone, aloneWakes, aloneNsPerWake, loads;
     bool ok = threads >= static_cast<std::size_t>(o.threads);
     for (int round = 0; ok && round < o.rounds; ++round) {
         const Window idle = measure(o, program, ticks, nullptr, log);
         ok = idle.ok;
         alone.push_back(idle.programShare);
         aloneWakes.push_back(idle.wakesPerS);
+        if (idle.wakesPerS > 0)
+            aloneNsPerWake.push_back(idle.programShare * 1e9 / idle.wakesPerS);
         for (std::size_t k = 0; ok && k < list.size(); ++k) {
             const Observer& observer = list[(k + static_cast<std::size_t>(round)) % list.size()];
             if (failed.contains(observer.name))
@@ -312,6 +316,8 @@ int main(int argc, char** argv)
             shares[observer.name].push_back(w.watchShare);
             programShares[observer.name].push_back(w.programShare);
             wakes[observer.name].push_back(w.wakesPerS);
+            if (w.wakesPerS > 0)
+                nsPerWake[observer.name].push_back(w.programShare * 1e9 / w.wakesPerS);
             if (w.runningShare >= 0) {
                 running[observer.name].push_back(w.runningShare);
                 once[observer.name].push_back(w.onceMs);
@@ -364,13 +370,16 @@ int main(int argc, char** argv)
         // The goal is on what a watch costs while it runs (its whole window without that measure).
         const double share = apart ? median(running[observer.name]) : median(shares[observer.name]);
         const double extra = median(programShares[observer.name]) - median(alone);
-        // Per wake-up the program made while this observer watched it.
+        // The program's CPU per wake-up while this observer watched it less alone: where the
+        // windows' rates differ, the CPU of the wake-ups one made more is not counted as the probes'.
         const double wakesPerS = o.stopped ? 0 : median(wakes[observer.name]);
+        const bool perWake = wakesPerS > 0 && !nsPerWake[observer.name].empty() && !aloneNsPerWake.empty();
+        const double probeNs = perWake ? median(nsPerWake[observer.name]) - median(aloneNsPerWake) : 0;
         nlohmann::json side = sideJson(shares[observer.name]);
         side["program"] = sideJson(programShares[observer.name]);
         side["wakes_per_s"] = wakesPerS;
         side["probe_share"] = extra;
-        side["probe_ns_per_wake"] = wakesPerS > 0 ? nlohmann::json(extra * 1e9 / wakesPerS) : nlohmann::json(nullptr);
+        side["probe_ns_per_wake"] = perWake ? nlohmann::json(probeNs) : nlohmann::json(nullptr);
         side["goal"] = observer.goal > 0 ? nlohmann::json(observer.goal) : nlohmann::json(nullptr);
         if (apart) {
             side["running"] = sideJson(running[observer.name]);
@@ -385,9 +394,9 @@ int main(int argc, char** argv)
                 median(shares[observer.name]) * 100, o.seconds, median(once[observer.name]))
                   : "",
             observer.goal > 0 ? fmt::format(" (goal < {:.0f}%: {})", observer.goal * 100, hit ? "met" : "MISSED") : "",
-            wakesPerS > 0 ? fmt::format("; the program {:.2f}% ({:+.0f} ns a wake-up of {:.0f} a second)",
-                median(programShares[observer.name]) * 100, extra * 1e9 / wakesPerS, wakesPerS)
-                          : "");
+            perWake ? fmt::format("; the program {:.2f}% ({:+.0f} ns a wake-up of {:.0f} a second)",
+                median(programShares[observer.name]) * 100, probeNs, wakesPerS)
+                    : "");
     }
     // The keys of the earlier report (perf_report.py's rows): /proc and ftrace by their old names.
     if (report["observers"].contains("watch_proc"))
