@@ -220,6 +220,34 @@ TEST(WatchDelta, RoundTripGivesTheFullStreamSampleBySample)
 }
 
 // A repeat of the same figures sends no thread at all; the decoder repeats them.
+// The worker keeps one event from sample to sample (its threads assigned into): each line is
+// the line a fresh event gives, as threads come and go, change focus and turn from objects to
+// rows and back, and the counts of objects and rows grow and shrink.
+TEST(WatchDelta, AnEventKeptFromSampleToSampleGivesTheLinesOfFreshOnes)
+{
+    SyntheticWatch watch(23);
+    WatchDeltaEncoder fresh;
+    WatchDeltaEncoder kept;
+    WatchDeltaEvent event;
+    std::set<std::size_t> objects;
+    std::set<std::size_t> rows;
+    for (std::uint64_t id = 1; id <= 40; ++id) {
+        const WatchSample s = watch.next();
+        std::set<long> tids;
+        for (const ThreadRates& t : s.threads)
+            if (t.tid % 3 == static_cast<long>(id % 3)) // the focus moves every sample
+                tids.insert(t.tid);
+        const WatchFocus focus { tids, id % 7 == 0 };
+        const std::string line = eventLine(fresh.encode(id, s, focus));
+        kept.encode(id, s, focus, event);
+        ASSERT_EQ(eventLine(event), line) << "sample " << id;
+        objects.insert(event.sample.threads.size());
+        rows.insert(event.brief.size());
+    }
+    EXPECT_GT(objects.size(), 3U); // the kept event's threads grew and shrank
+    EXPECT_GT(rows.size(), 3U);
+}
+
 TEST(WatchDelta, UnchangedThreadsAreLeftOut)
 {
     SyntheticWatch watch(2);

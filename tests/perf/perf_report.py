@@ -214,7 +214,11 @@ def main():
             ratio = (f" ({side['share'] / bpf['share']:.1f}x watch --backend bpf over as long)"
                      if peer and bpf and bpf["share"] > 0 else "")
             running = None if peer else side.get("running")
-            if running:  # ours: the goal is on its share while it runs; its start and summary come once
+            if side.get("starved"):  # its 10 s took minutes: no share of it is what the watch costs
+                add(f"{what}, {threads} threads waking every 0.1 s, {how}: whole process while it runs",
+                    side["wall_s"], "starved of CPU: its " + f"{wc['seconds']:g}" + " s watch took {:.0f} s",
+                    f"< {goal * 100:g}%" if goal else None, False if goal else None, wl)
+            elif running:  # ours: the goal is on its share while it runs; its start and summary come once
                 add(f"{what}, {threads} threads waking every 0.1 s, {how}: whole process while it runs",
                     running["share"] * 100,
                     "{:.2f}% of one CPU" + f" (its start and summary: {side['once_ms']['share']:.0f} ms of CPU once; "

@@ -16,7 +16,9 @@
 // whole run: the watch still reads, compares and writes every thread each interval, with
 // nothing competing for the CPUs and no scheduler figures to count (a diagnosis of a crowded
 // machine's figure, with no goal; the program's side is then nothing).
-// Goals, on a watch's CPU while it runs: bpf < 1% of one CPU, ftrace < 1%, proc < 5%.
+// Goals, on a watch's CPU while it runs: bpf < 1% of one CPU, ftrace < 1%, proc < 5%. A watch
+// that took more than 1.5 times its duration from start to end was starved of CPU (a crowded
+// machine): it is reported so, with no share, and its goal is not met.
 // Beside it, what each observer costs the watched program: the program's own CPU time
 // (clock_getcpuclockid) while nobody watches it and during each observer; the difference is
 // the probes' cost inside the program. Per wake-up it is the program's CPU per wake-up while
@@ -172,6 +174,9 @@ struct Window {
 // before its end (it starts sampling at once; its summary comes at the end).
 constexpr double kSettle = 2;
 constexpr double kBeforeEnd = 1;
+// A watch that took longer than this many times its duration, from its start to its end, was
+// starved (its start, its first reading, waited in the run queue).
+constexpr double kStarved = 1.5;
 
 // One observer of the program (or, with none, the program alone for as long), from fork to reap.
 Window measure(
@@ -293,7 +298,7 @@ int main(int argc, char** argv)
     if (o.stopped)
         ::kill(program, SIGSTOP);
     const std::vector<Observer> list = observers(o, program, scratch);
-    std::map<std::string, std::vector<double>> shares, programShares, running, once, wakes, nsPerWake;
+    std::map<std::string, std::vector<double>> shares, programShares, running, once, wakes, nsPerWake, walls;
     std::set<std::string> failed;
     std::vector<double> alone, aloneWakes, aloneNsPerWake, loads;
     bool ok = threads >= static_cast<std::size_t>(o.threads);
@@ -316,6 +321,7 @@ int main(int argc, char** argv)
             shares[observer.name].push_back(w.watchShare);
             programShares[observer.name].push_back(w.programShare);
             wakes[observer.name].push_back(w.wakesPerS);
+            walls[observer.name].push_back(w.seconds);
             if (w.wakesPerS > 0)
                 nsPerWake[observer.name].push_back(w.programShare * 1e9 / w.wakesPerS);
             if (w.runningShare >= 0) {
@@ -387,8 +393,17 @@ int main(int argc, char** argv)
             side["running_window_s"] = { kSettle, o.seconds - kBeforeEnd };
         }
         report["observers"][observer.name] = side;
-        const bool hit = observer.goal <= 0 || share < observer.goal;
+        // A watch of `seconds` that took far longer was starved of CPU (a machine crowded past its
+        // CPUs): its windows saw it waiting, not working, and its share is not what it costs.
+        const double wall = median(walls[observer.name]);
+        const bool starved = observer.ours && wall > kStarved * o.seconds;
+        side["wall_s"] = wall;
+        side["starved"] = starved;
+        const bool hit = observer.goal <= 0 || (!starved && share < observer.goal);
         met = met && hit;
+        if (starved)
+            fmt::print("  {}: took {:.0f} s for its {} s watch: starved of CPU, its share ({:.2f}%) is not its cost\n",
+                observer.name, wall, o.seconds, share * 100);
         fmt::print("  {}: {:.2f}% of one CPU{}{}{}\n", observer.name, share * 100,
             apart ? fmt::format(" while it runs ({:.2f}% over its {} s, {:.0f} ms once)",
                 median(shares[observer.name]) * 100, o.seconds, median(once[observer.name]))

@@ -132,11 +132,14 @@ public:
     // is filling (runWatch: every 25 to 500 ms).
     virtual Expected<double> pump() = 0;
     // The figures of the events up to `untilMonoNs` (a time already past) since the last drain
-    // (or countFrom); later events wait for the next drain.
-    virtual Expected<std::map<long, ThreadSched>> drain(std::uint64_t untilMonoNs) = 0;
+    // (or countFrom), into `figures`: an entry for each thread with figures, any other entry
+    // erased; later events wait for the next drain. The BPF backend fills the entries it finds
+    // in place, so a caller that keeps the map (and gives back what it moved out) makes a steady
+    // watch allocate nothing per thread.
+    virtual Status drain(std::uint64_t untilMonoNs, std::map<long, ThreadSched>& figures) = 0;
     // Every task's running totals up to the last drain's `untilMonoNs` (a task on a CPU then
-    // counts its run so far), from countFrom's time.
-    virtual std::unordered_map<long, SchedCounts> counts() const = 0;
+    // counts its run so far), from countFrom's time; valid until the next drain or countFrom.
+    virtual const std::unordered_map<long, SchedCounts>& counts() const = 0;
     // What the kernel recorded since open, when asked to keep it; `complete` is false when it
     // reached `keepBytes` and the rest was left out (the recording then ends there).
     virtual const RawTrace& recording(bool& complete) const = 0;

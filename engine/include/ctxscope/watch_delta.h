@@ -59,6 +59,9 @@ struct WatchFocus {
 class WatchDeltaEncoder {
 public:
     WatchDeltaEvent encode(std::uint64_t id, const WatchSample& full, const WatchFocus& focus);
+    // The same into `event`, whose threads' strings and vectors are assigned into where it has
+    // them from the last call: the worker keeps one event from sample to sample.
+    void encode(std::uint64_t id, const WatchSample& full, const WatchFocus& focus, WatchDeltaEvent& event);
 
 private:
     // What a thread's peers and bins summed to while it was out of focus.

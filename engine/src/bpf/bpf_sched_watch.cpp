@@ -20,6 +20,7 @@
 #include <cstring>
 #include <ctime>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <new>
@@ -28,6 +29,7 @@
 #include <unistd.h>
 #include <unordered_map>
 #include <utility>
+#include <vector>
 
 #include <sys/mman.h>
 
@@ -310,22 +312,26 @@ public:
         m_fromNs = monoNs;
         m_drainedNs = monoNs;
         m_lostLast = m_skel->bss->lost;
+        updateCounts();
         return {};
     }
 
     // Nothing to move: the maps hold counts, not events, and cannot overflow between drains.
     Expected<double> pump() override { return 0.0; }
 
-    Expected<std::map<long, ThreadSched>> drain(std::uint64_t untilMonoNs) override
+    // The entries of `figures` are refilled where found: their histograms', peers' and moves'
+    // vectors keep their memory from interval to interval.
+    Status drain(std::uint64_t untilMonoNs, std::map<long, ThreadSched>& figures) override
     {
         const std::size_t threads = readThreads();
         if (Status s = readPeersAndMoves(); !s)
-            return s.error();
+            return s;
         m_drainedNs = std::min(untilMonoNs, bpf::monotonicNs());
         const std::uint64_t lostNow = m_skel->bss->lost;
         const std::uint64_t lost = lostNow - std::min(lostNow, m_lostLast);
         m_lostLast = lostNow;
-        std::map<long, ThreadSched> out;
+        m_changed.clear();
+        auto at = figures.begin();
         for (std::size_t i = 0; i < threads; ++i) {
             const std::uint32_t tid = m_keys[i];
             const ctxscope_thread& now = m_values[i];
@@ -334,23 +340,54 @@ public:
             if (before.tid != tid)
                 before = {};
             m_slotsSeen = std::max<std::size_t>(m_slotsSeen, m_slotOf[i] + 1);
-            // Slots are mostly taken in the order threads start, which is mostly their TIDs'.
+            // Slots are mostly taken in the order threads start, which is mostly their TIDs': the
+            // entries are walked with them, and looked up only off that order.
             if (now.switch_ins != before.switch_ins || now.waits != before.waits || now.voluntary != before.voluntary
-                || now.involuntary != before.involuntary)
-                out.emplace_hint(out.end(), static_cast<long>(tid), figures(tid, now, before, lost));
+                || now.involuntary != before.involuntary) {
+                const long key = static_cast<long>(tid);
+                if (at == figures.end() || at->first != key)
+                    at = figures.lower_bound(key);
+                if (at == figures.end() || at->first != key)
+                    at = figures.try_emplace(at, key);
+                fill(at->second, tid, now, before, lost);
+                ++at;
+                m_changed.push_back(key);
+            }
             before = now;
         }
+        // The entries of threads without figures this interval go.
+        std::sort(m_changed.begin(), m_changed.end());
+        if (figures.size() > m_changed.size())
+            std::erase_if(figures,
+                [&](const auto& e) { return !std::binary_search(m_changed.begin(), m_changed.end(), e.first); });
         m_wakers.clear();
         m_preemptors.clear();
         m_moves.clear();
         forgetEnded(threads);
-        return out;
+        updateCounts();
+        return {};
     }
 
-    std::unordered_map<long, SchedCounts> counts() const override
+    const std::unordered_map<long, SchedCounts>& counts() const override { return m_counts; }
+
+    const RawTrace& recording(bool& complete) const override
     {
-        std::unordered_map<long, SchedCounts> out;
-        out.reserve(m_slotsSeen);
+        complete = false;
+        return m_noRecording;
+    }
+    void keepEvents(std::size_t) override { }
+    Trace takeEvents(std::uint64_t& leftOut) override
+    {
+        leftOut = 0;
+        return {};
+    }
+
+private:
+    // m_counts from the slots as the last drain (or countFrom) left them: each task's entry
+    // overwritten where it is, those of tasks gone erased (a thread's end, rare).
+    void updateCounts()
+    {
+        std::size_t live = 0;
         for (std::size_t slot = 0; slot < m_slotsSeen; ++slot) {
             const ctxscope_thread& now = m_last[slot];
             if (now.tid == 0)
@@ -380,24 +417,20 @@ public:
                 c.state = 'R';
             else if ((now.flags & CTXSCOPE_EVER_RAN) != 0)
                 c.state = stateLetter(now.state);
-            out.emplace(static_cast<long>(now.tid), c);
+            m_counts[static_cast<long>(now.tid)] = c;
+            ++live;
         }
-        return out;
+        if (m_counts.size() == live)
+            return; // every entry was just written: none is of a task gone
+        m_liveTids.clear();
+        for (std::size_t slot = 0; slot < m_slotsSeen; ++slot)
+            if (m_last[slot].tid != 0)
+                m_liveTids.push_back(static_cast<long>(m_last[slot].tid));
+        std::sort(m_liveTids.begin(), m_liveTids.end());
+        std::erase_if(m_counts,
+            [&](const auto& e) { return !std::binary_search(m_liveTids.begin(), m_liveTids.end(), e.first); });
     }
 
-    const RawTrace& recording(bool& complete) const override
-    {
-        complete = false;
-        return m_noRecording;
-    }
-    void keepEvents(std::size_t) override { }
-    Trace takeEvents(std::uint64_t& leftOut) override
-    {
-        leftOut = 0;
-        return {};
-    }
-
-private:
     // The threads' values, copied from their slots (those taken so far, less the free ones) into
     // m_values, their ids into m_keys and their slots into m_slotOf. How many.
     std::size_t readThreads()
@@ -455,15 +488,16 @@ private:
         return {};
     }
 
-    ThreadSched figures(
-        std::uint32_t tid, const ctxscope_thread& now, const ctxscope_thread& before, std::uint64_t lost)
+    // A thread's interval figures into `s`, whatever it held (its vectors' memory is kept).
+    void fill(ThreadSched& s, std::uint32_t tid, const ctxscope_thread& now, const ctxscope_thread& before,
+        std::uint64_t lost)
     {
-        ThreadSched s;
         s.unrecordedSwitchIns = now.unrecorded - before.unrecorded;
         s.switchIns = now.switch_ins - before.switch_ins - s.unrecordedSwitchIns;
         s.lostEvents = lost;
+        s.waitsNs.clear();
         WakeLatency& w = s.wake;
-        w = binned(now.hist, before.hist, now.wait_sum_ns - before.wait_sum_ns);
+        binned(now.hist, before.hist, now.wait_sum_ns - before.wait_sum_ns, w);
         if (w.count > 0) {
             // The running max, when it grew in this interval, is this interval's; else its
             // largest bin's top, no more than the running max.
@@ -475,15 +509,19 @@ private:
             w.p99Ns = std::min(trace::log2Quantile(w.log2Hist, 0.99), w.maxNs);
         }
         // The same waits from the enqueue, in runqlat's µs bins: none longer than from sched_waking.
+        // (The bins go through m_queued and back into s.fromEnqueue: no allocation.)
         const std::uint64_t queuedSumNs = now.queued_sum_ns - before.queued_sum_ns;
-        WakeLatency queued = binned(now.queued_hist, before.queued_hist, queuedSumNs);
-        s.fromEnqueue
-            = trace::enqueueWaitOf(std::move(queued.log2Hist), queued.count, static_cast<double>(queuedSumNs), w.maxNs);
-        s.wakers = top(now.wakers, before.wakers, m_wakers, tid, m_wakerValues);
-        s.preemptors = top(now.preemptors, before.preemptors, m_preemptors, tid, m_preemptorValues);
-        std::vector<SchedMigration> moves;
+        std::swap(m_queued.log2Hist, s.fromEnqueue.log2UsHist);
+        binned(now.queued_hist, before.queued_hist, queuedSumNs, m_queued);
+        s.fromEnqueue = trace::enqueueWaitOf(
+            std::move(m_queued.log2Hist), m_queued.count, static_cast<double>(queuedSumNs), w.maxNs);
+        top(now.wakers, before.wakers, m_wakers, tid, m_wakerValues, s.wakers);
+        top(now.preemptors, before.preemptors, m_preemptors, tid, m_preemptorValues, s.preemptors);
+        std::vector<SchedMigration>& moves = s.migrations;
+        moves.clear();
         if (auto m = m_moves.find(tid); m != m_moves.end())
-            moves = std::move(m->second);
+            moves.insert(
+                moves.end(), std::make_move_iterator(m->second.begin()), std::make_move_iterator(m->second.end()));
         for (std::size_t i = 0; i < CTXSCOPE_INLINE_PEERS; ++i) {
             const ctxscope_inline_move& m = now.moves[i];
             const ctxscope_inline_move& was = before.moves[i];
@@ -492,17 +530,18 @@ private:
                 moves.push_back(migration(m.from, m.to, m.count - from));
         }
         if (!moves.empty())
-            s.migrations = trace::ordered(std::move(moves));
-        return s;
+            moves = trace::ordered(std::move(moves));
     }
 
     // An interval's bins (the running bins' differences), their count and the exact mean. The
     // count is the bins' sum, not the program's own count: a reading can land between a wait's
     // bin and its count (each updated in turn, unlocked), and the bins must hold every wait counted.
-    static WakeLatency binned(
-        const __u64 (&now)[CTXSCOPE_LOG2_BINS], const __u64 (&before)[CTXSCOPE_LOG2_BINS], std::uint64_t sumNs)
+    static void binned(const __u64 (&now)[CTXSCOPE_LOG2_BINS], const __u64 (&before)[CTXSCOPE_LOG2_BINS],
+        std::uint64_t sumNs, WakeLatency& w)
     {
-        WakeLatency w;
+        std::vector<std::uint64_t> bins = std::move(w.log2Hist); // its memory, kept
+        w = {};
+        w.log2Hist = std::move(bins);
         w.fromBins = true;
         std::size_t used = 0;
         for (std::size_t i = 0; i < CTXSCOPE_LOG2_BINS; ++i)
@@ -515,14 +554,13 @@ private:
         }
         if (w.count > 0)
             w.meanNs = static_cast<double>(sumNs) / static_cast<double>(w.count);
-        return w;
     }
 
     // A thread's interval peers, most first (then by peer), at most trace::kTopPeers: those its
     // slot holds (their running counts' differences) and those beyond, from the map's read.
-    std::vector<SchedPeer> top(const ctxscope_inline_peer (&now)[CTXSCOPE_INLINE_PEERS],
+    void top(const ctxscope_inline_peer (&now)[CTXSCOPE_INLINE_PEERS],
         const ctxscope_inline_peer (&before)[CTXSCOPE_INLINE_PEERS], const PeerList& peers, std::uint32_t tid,
-        const ReadBuffer<ctxscope_peer>& values)
+        const ReadBuffer<ctxscope_peer>& values, std::vector<SchedPeer>& out)
     {
         m_candidates.clear();
         for (std::size_t i = 0; i < CTXSCOPE_INLINE_PEERS; ++i) {
@@ -539,14 +577,16 @@ private:
             m_candidates.end(), [](const PeerDelta& a, const PeerDelta& b) {
                 return a.count != b.count ? a.count > b.count : a.peer < b.peer;
             });
-        std::vector<SchedPeer> out;
-        out.reserve(kept);
+        out.resize(kept); // the peers' names are assigned into the strings already there
         for (std::size_t i = 0; i < kept; ++i) {
             const PeerDelta& p = m_candidates[i];
-            out.push_back({ static_cast<long>(p.peer),
-                p.peer == 0 ? std::string("an interrupt") : std::string(p.comm, strnlen(p.comm, 16)), p.count });
+            out[i].tid = static_cast<long>(p.peer);
+            if (p.peer == 0)
+                out[i].name = "an interrupt";
+            else
+                out[i].name.assign(p.comm, strnlen(p.comm, 16));
+            out[i].count = p.count;
         }
-        return out;
     }
 
     // A thread that ended was reported (counts() says X or Z) at the drain after its end: its
@@ -588,6 +628,10 @@ private:
     std::unordered_map<std::uint32_t, std::vector<SchedMigration>> m_moves;
     std::vector<std::uint32_t> m_ended; // the slots of threads that ended
     std::vector<PeerDelta> m_candidates; // top()'s, kept from thread to thread
+    std::vector<long> m_changed; // drain()'s threads with figures, kept from drain to drain
+    WakeLatency m_queued; // fill()'s bins from the enqueue, on their way into the figures
+    std::unordered_map<long, SchedCounts> m_counts; // counts()
+    std::vector<long> m_liveTids; // updateCounts()'s, when a task went
     std::uint64_t m_fromNs = 0;
     std::uint64_t m_drainedNs = 0;
     std::uint64_t m_lostLast = 0;

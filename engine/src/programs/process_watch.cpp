@@ -223,21 +223,19 @@ public:
     {
         m_drainedNs = clk::monotonicNs();
         ++m_readings;
-        auto drained = m_watch->drain(m_drainedNs);
-        if (!drained)
-            return drained.error();
-        m_interval = std::move(*drained);
-        m_counts = m_watch->counts();
+        if (Status s = m_watch->drain(m_drainedNs, m_interval); !s)
+            return s;
         return followThreads(pid);
     }
 
     Expected<programs::ProcessSnapshot> reading(long pid, const programs::ProcessSnapshot& previous) const
     {
-        return programs::readCountedSnapshot(pid, m_tids, &previous, m_counts, m_drainedNs, m_readings);
+        return programs::readCountedSnapshot(pid, m_tids, &previous, m_watch->counts(), m_drainedNs, m_readings);
     }
 
     // The sample's threads come in the order of /proc/PID/task, which is mostly their TIDs':
-    // each map is walked with them (findFrom).
+    // each map is walked with them (findFrom). A thread's figures are swapped into the sample,
+    // and back by reclaim(): the next drain refills them in place.
     void annotate(WatchSample& sample)
     {
         const auto keyOf = [](const auto& entry) { return entry.first; };
@@ -247,9 +245,11 @@ public:
             const long tid = t.tid;
             const auto it
                 = programs::findFrom(next, m_interval.end(), tid, keyOf, [&] { return m_interval.find(tid); });
-            t.sched = it != m_interval.end() ? std::move(it->second) : ThreadSched {};
-            if (it != m_interval.end())
+            t.sched.emplace();
+            if (it != m_interval.end()) {
+                std::swap(*t.sched, it->second);
                 next = std::next(it);
+            }
             total = programs::findFrom(total, m_totals.end(), tid, keyOf, [&] { return m_totals.lower_bound(tid); });
             if (total == m_totals.end() || total->first != tid)
                 total = m_totals.try_emplace(total, tid); // a new thread: at its place
@@ -257,7 +257,25 @@ public:
             ++total;
             t.sched->waitsNs.clear();
         }
-        m_interval.clear();
+    }
+
+    // After the sample was handed on: its threads' figures go back to their entries (those
+    // that came from one), their memory for the next drain.
+    void reclaim(WatchSample& sample)
+    {
+        const auto keyOf = [](const auto& entry) { return entry.first; };
+        auto next = m_interval.begin();
+        for (auto& t : sample.threads) {
+            if (!t.sched)
+                continue;
+            const long tid = t.tid;
+            const auto it
+                = programs::findFrom(next, m_interval.end(), tid, keyOf, [&] { return m_interval.find(tid); });
+            if (it == m_interval.end())
+                continue;
+            std::swap(*t.sched, it->second);
+            next = std::next(it);
+        }
     }
 
     Expected<double> pump() { return m_watch->pump(); }
@@ -304,9 +322,10 @@ private:
     // another started, with its end not seen, shows at the next change).
     Status followThreads(long pid)
     {
+        const auto& counts = m_watch->counts(); // the events' totals at the last drain
         const bool ended = std::any_of(m_tids.begin(), m_tids.end(), [&](long tid) {
-            const auto c = m_counts.find(tid);
-            return c != m_counts.end() && (c->second.state == 'X' || c->second.state == 'Z');
+            const auto c = counts.find(tid);
+            return c != counts.end() && (c->second.state == 'X' || c->second.state == 'Z');
         });
         const auto count = os::taskCount(pid);
         if (!m_tids.empty() && !ended && count && *count == m_tids.size())
@@ -323,11 +342,11 @@ private:
     }
 
     std::unique_ptr<SchedWatch> m_watch;
-    std::map<long, ThreadSched> m_interval; // the last drain()'s figures, until annotate()
+    // The last drain()'s figures, swapped into the sample by annotate() and back by reclaim().
+    std::map<long, ThreadSched> m_interval;
     std::map<long, SchedTotal> m_totals;
     std::set<long> m_followed;
     std::vector<long> m_tids; // the process's threads at the last reading
-    std::unordered_map<long, SchedCounts> m_counts; // the events' totals at the last drain
     std::uint64_t m_drainedNs = 0;
     int m_readings = 0;
     std::string m_fallback;
@@ -403,6 +422,8 @@ Expected<WatchSummary> runWatch(long pid, double intervalS, double durationS, st
             (*follower)->annotate(*sample);
         if (onSample)
             onSample(*sample);
+        if (*follower)
+            (*follower)->reclaim(*sample);
         if (*follower)
             (*follower)->handEvents(options);
         if (durationS > 0 && next >= end)

@@ -93,11 +93,10 @@ void roundFigures(ThreadRates& t)
     }
 }
 
-// The sample's own fields, without its threads (a copy of the sample would copy every thread
-// only to clear them).
-WatchSample withoutThreads(const WatchSample& full)
+// The sample's own fields into `s`, its threads left as they are (a copy of the sample would
+// copy every thread only to clear them).
+void assignWithoutThreads(const WatchSample& full, WatchSample& s)
 {
-    WatchSample s;
     s.pid = full.pid;
     s.name = full.name;
     s.kernel = full.kernel;
@@ -110,7 +109,17 @@ WatchSample withoutThreads(const WatchSample& full)
     s.cpus = full.cpus;
     s.backend = full.backend;
     s.backendFallback = full.backendFallback;
-    return s;
+}
+
+// Appends `thread` to the first `used` of `into`, assigned into an element kept from an earlier
+// event where there is one.
+void put(std::vector<ThreadRates>& into, std::size_t& used, const ThreadRates& thread)
+{
+    if (used < into.size())
+        into[used] = thread;
+    else
+        into.push_back(thread);
+    ++used;
 }
 
 } // namespace
@@ -140,9 +149,19 @@ double sixDigits(double v)
 WatchDeltaEvent WatchDeltaEncoder::encode(std::uint64_t id, const WatchSample& full, const WatchFocus& focus)
 {
     WatchDeltaEvent event;
+    encode(id, full, focus, event);
+    return event;
+}
+
+void WatchDeltaEncoder::encode(
+    std::uint64_t id, const WatchSample& full, const WatchFocus& focus, WatchDeltaEvent& event)
+{
     event.id = id;
-    event.sample = withoutThreads(full);
+    assignWithoutThreads(full, event.sample);
     event.whole = focus.everything;
+    event.gone.clear();
+    std::size_t objects = 0;
+    std::size_t rows = 0;
     m_present.clear();
     for (const ThreadRates& thread : full.threads) {
         m_present.push_back(thread.tid);
@@ -181,8 +200,13 @@ WatchDeltaEvent WatchDeltaEncoder::encode(std::uint64_t id, const WatchSample& f
             sent->second = m_lean;
         else if (!focus.everything)
             continue; // unchanged: the decoder repeats it
-        (brief ? event.brief : event.sample.threads).push_back(m_lean);
+        if (brief)
+            put(event.brief, rows, m_lean);
+        else
+            put(event.sample.threads, objects, m_lean);
     }
+    event.sample.threads.resize(objects);
+    event.brief.resize(rows);
     // The threads sent before that this sample no longer has (a sample's threads come by TID;
     // sorted here all the same, as the lookups below need it).
     if (!std::is_sorted(m_present.begin(), m_present.end()))
@@ -196,7 +220,6 @@ WatchDeltaEvent WatchDeltaEncoder::encode(std::uint64_t id, const WatchSample& f
         m_withheld.erase(it->first);
         it = m_sent.erase(it);
     }
-    return event;
 }
 
 WatchSample WatchDeltaDecoder::apply(const WatchDeltaEvent& event)

@@ -60,11 +60,13 @@ std::string watchJob(const WatchCommand& command, const JobContext& c, WatchFocu
             c.write(line);
     };
     WatchDeltaEncoder lean;
+    WatchDeltaEvent delta; // kept from sample to sample: its threads' memory is reused
     auto summary = runWatch(
         command.pid, command.interval, command.duration, c.stop,
         [&](const WatchSample& s) {
-            c.write(command.lean ? eventLine(lean.encode(command.id, s, focus.take()))
-                                 : eventLine(WatchSampleEvent { command.id, s }));
+            if (command.lean)
+                lean.encode(command.id, s, focus.take(), delta);
+            c.write(command.lean ? eventLine(delta) : eventLine(WatchSampleEvent { command.id, s }));
         },
         options);
     if (!summary)

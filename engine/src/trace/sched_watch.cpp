@@ -55,6 +55,7 @@ public:
         m_gather.forget(monoNs);
         std::erase_if(m_kept, [&](const TraceEvent& e) { return e.ns < monoNs; });
         m_countsAtNs = monoNs;
+        m_counts = m_gather.counts(m_countsAtNs);
         m_lostBefore = m_lostNow;
         return {};
     }
@@ -66,17 +67,19 @@ public:
         return m_bufferBytes > 0 ? static_cast<double>(m_lastReadBytes) / static_cast<double>(m_bufferBytes) : 1.0;
     }
 
-    Expected<std::map<long, ThreadSched>> drain(std::uint64_t untilMonoNs) override
+    // Its figures are made anew each drain (SchedGatherer::take): `figures` is replaced.
+    Status drain(std::uint64_t untilMonoNs, std::map<long, ThreadSched>& figures) override
     {
         const std::uint64_t horizon = std::min(untilMonoNs, clk::monotonicNs());
         if (Status s = read(horizon, true); !s)
-            return s.error();
+            return s;
         m_countsAtNs = horizon;
+        m_counts = m_gather.counts(m_countsAtNs);
         const std::uint64_t lost = m_lostNow - std::min(m_lostNow, m_lostBefore);
         m_lostBefore = m_lostNow;
         // Switches name the other task too (the idle task, a task sharing the CPU): only the
         // followed threads have figures (SchedGatherer::follow); the others keep their counts.
-        auto figures = m_gather.take(lost, m_scratch.comms);
+        figures = m_gather.take(lost, m_scratch.comms);
         // A waker or preemptor no switch named yet (it has not been switched in or out while
         // traced): its name from /proc, once.
         for (auto& [tid, f] : figures)
@@ -84,10 +87,10 @@ public:
                 for (SchedPeer& p : *peers)
                     if (p.name.empty() && p.tid != 0)
                         p.name = nameOf(p.tid);
-        return figures;
+        return {};
     }
 
-    std::unordered_map<long, SchedCounts> counts() const override { return m_gather.counts(m_countsAtNs); }
+    const std::unordered_map<long, SchedCounts>& counts() const override { return m_counts; }
 
     void keepEvents(std::size_t most) override
     {
@@ -208,6 +211,7 @@ private:
     std::uint64_t m_lostNow = 0;
     std::uint64_t m_lostBefore = 0;
     std::uint64_t m_countsAtNs = 0; // the last drain's horizon
+    std::unordered_map<long, SchedCounts> m_counts; // counts() at m_countsAtNs
     std::size_t m_bufferBytes = 0; // each CPU's ring
     std::size_t m_lastReadBytes = 0; // the most one CPU's ring held at the last read
     std::size_t m_keepEvents = 0; // keepEvents(): the latest of an interval's events to keep
