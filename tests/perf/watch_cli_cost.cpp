@@ -392,13 +392,13 @@ int main(int argc, char** argv)
             side["once_ms"] = sideJson(once[observer.name]);
             side["running_window_s"] = { kSettle, o.seconds - kBeforeEnd };
         }
-        report["observers"][observer.name] = side;
         // A watch of `seconds` that took far longer was starved of CPU (a machine crowded past its
         // CPUs): its windows saw it waiting, not working, and its share is not what it costs.
         const double wall = median(walls[observer.name]);
         const bool starved = observer.ours && wall > kStarved * o.seconds;
         side["wall_s"] = wall;
         side["starved"] = starved;
+        report["observers"][observer.name] = side;
         const bool hit = observer.goal <= 0 || (!starved && share < observer.goal);
         met = met && hit;
         if (starved)
