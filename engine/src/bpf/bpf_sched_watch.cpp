@@ -355,8 +355,11 @@ public:
             }
             before = now;
         }
-        // The entries of threads without figures this interval go.
+        // The entries of threads without figures this interval go. (A TID in two slots, a
+        // thread that ended and its TID taken again before its slot was given back, was filled
+        // twice: the later slot's figures stand, and the TID is counted once.)
         std::sort(m_changed.begin(), m_changed.end());
+        m_changed.erase(std::unique(m_changed.begin(), m_changed.end()), m_changed.end());
         if (figures.size() > m_changed.size())
             std::erase_if(figures,
                 [&](const auto& e) { return !std::binary_search(m_changed.begin(), m_changed.end(), e.first); });
