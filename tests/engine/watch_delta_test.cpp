@@ -7,6 +7,8 @@
 #include "ctxscope/watch_delta.h"
 #include "ctxscope/worker.h"
 
+#include "protocol/parse.h"
+#include "protocol/rows_text.h"
 #include "worker_transcript.h"
 
 #include <gtest/gtest.h>
@@ -837,4 +839,169 @@ TEST(WatchDelta, AMalformedRowIsRefusedWithTheRowsShape)
     json shortRow = line;
     shortRow["rows"][0].erase(9);
     EXPECT_TRUE(std::holds_alternative<EventError>(parseEvent(shortRow.dump())));
+}
+
+namespace {
+
+// What a reader gets from `line`, as text: the event's own line, or the error's every field.
+std::string answered(const std::variant<Event, EventError>& parsed)
+{
+    if (const auto* e = std::get_if<EventError>(&parsed))
+        return "error " + std::to_string(static_cast<int>(e->kind)) + " '" + e->type + "' "
+            + (e->id ? std::to_string(*e->id) : "-") + " '" + e->lost + "' " + e->message;
+    return eventLine(std::get<Event>(parsed));
+}
+
+// parseEvent, which reads a lean line's rows from its text, answers every line as the line read
+// whole as a document does.
+void expectReadAlike(const std::string& line)
+{
+    EXPECT_EQ(answered(parseEvent(line)), answered(detail::parseEventWhole(line))) << line;
+}
+
+// The rows RowsText reads from `line`'s text, or -1 where it finds none or declines them.
+long rowsReadFromText(const std::string& line)
+{
+    const auto span = detail::topLevelArray(line, "rows");
+    if (!span)
+        return -1;
+    detail::RowsText text(std::string_view(line).substr(span->first, span->second - span->first));
+    long rows = 0;
+    while (text.next())
+        ++rows;
+    return text.declined() ? -1 : rows;
+}
+
+} // namespace
+
+// The lean stream's rows are read from the line's text, not through a document: the same events
+// for every line the encoder writes, and for each line the shortcut takes.
+TEST(WatchDeltaRows, RowsReadFromTheTextAreTheDocumentsRows)
+{
+    SyntheticWatch watch(11);
+    WatchDeltaEncoder encoder;
+    std::size_t rows = 0;
+    for (int i = 0; i < 30; ++i) {
+        const WatchFocus focus { { 100 + i % 7, 103 }, i % 9 == 8 };
+        const std::string line = eventLine(encoder.encode(6, watch.next(), focus));
+        const auto parsed = parseEvent(line);
+        ASSERT_TRUE(std::holds_alternative<Event>(parsed)) << line;
+        const auto& delta = std::get<WatchDeltaEvent>(std::get<Event>(parsed));
+        if (!delta.brief.empty()) { // else no rows are written
+            EXPECT_EQ(rowsReadFromText(line), static_cast<long>(delta.brief.size())) << line;
+        }
+        expectReadAlike(line);
+        rows += delta.brief.size();
+    }
+    EXPECT_GT(rows, 100U);
+}
+
+// Rows the worker does not write, and lines around them: whatever the text reader takes, it reads
+// as the document does; what it declines is read whole, with the same words for what is wrong.
+TEST(WatchDeltaRows, UnusualRowsAndLinesAreReadAsTheWholeLineReadsThem)
+{
+    SyntheticWatch watch(5);
+    WatchDeltaEncoder encoder;
+    json base = json::parse(eventLine(encoder.encode(6, watch.next(), WatchFocus {})));
+    base["rows"] = json::array();
+    const std::string empty = base.dump();
+    const std::string rowsAt = "\"rows\":[]";
+    ASSERT_NE(empty.find(rowsAt), std::string::npos);
+    const auto withRows = [&](const std::string& rowsText) {
+        std::string line = empty;
+        return line.replace(line.find(rowsAt), rowsAt.size(), "\"rows\":" + rowsText);
+    };
+    const std::string sched = "[5,0,0,5,9534.4,7509.33,16179.2,16384,true,null]";
+    const auto row = [&](const std::string& tid, const std::string& state, const std::string& rate,
+                         const std::string& count, const std::string& enqueue) {
+        return "[" + tid + "," + state + ",1," + rate + ",9.99928,0,null,0,false,[" + count
+            + ",0,0,5,9534.4,7509.33,16179.2,16384,true," + enqueue + "]]";
+    };
+    const std::string plain = row("101", "\"S\"", "6.8623e-05", "5", "null");
+    const std::string enqueue = row("102", "\"R\"", "0.25", "7", "[3,1.5,2,4,[0,1,2]]");
+    ASSERT_EQ(rowsReadFromText(withRows("[" + plain + "," + enqueue + "]")), 2);
+
+    std::string bins65 = "[1";
+    for (int i = 1; i < 65; ++i)
+        bins65 += ",1";
+    bins65 += "]";
+    std::vector<std::string> rowsTexts {
+        "[]",
+        "[" + plain + "]",
+        "[" + plain + "," + enqueue + "]",
+        " [ " + plain + " ,\n\t" + enqueue + " ] ",
+    };
+    // One field of a row at a time: an escape and a minus sign are read whole (and "-0" is a
+    // rate of 0 there), numbers beyond a double or below a normal one, numbers JSON does not
+    // allow, a count too large for 64 bits (a float to nlohmann), a row nested too deep.
+    for (const char* state : { "\"\\u0053\"", "\"SS\"", "\"\"", "\"\\u00e9\"" })
+        rowsTexts.push_back("[" + row("101", state, "1", "5", "null") + "]");
+    for (const char* rate :
+        { "-0", "-0.5", "1E2", "2.5e-3", "0.0", "1e400", "4.9e-324", "0.1e-400", "1.", ".5", "1e", "true" })
+        rowsTexts.push_back("[" + row("101", "\"S\"", rate, "5", "null") + "]");
+    for (const char* count : { "18446744073709551615", "18446744073709551616", "5.0", "5e0" })
+        rowsTexts.push_back("[" + row("101", "\"S\"", "0.25", count, "null") + "]");
+    for (const char* tid : { "01", "1073741824", "1073741825" })
+        rowsTexts.push_back("[" + row(tid, "\"S\"", "0.25", "5", "null") + "]");
+    for (const std::string& wait : std::vector<std::string> { "[3,1.5,2,4,[]]", "[3,1.5,2,4," + bins65 + "]",
+             "[3,1.5,2,4,[0,-1]]", "[3,1.5,2,4,[0,[1]]]", "[3,1.5,2,4]", "{}" })
+        rowsTexts.push_back("[" + row("101", "\"S\"", "0.25", "5", wait) + "]");
+    rowsTexts.insert(rowsTexts.end(),
+        {
+            "[[101,\"S\",null,0.25,1,0,0.5,0,true,null]]",
+            "[[101,\"S\",65536,0.25,1,0,0.5,0,true,null]]",
+            "[[101,\"S\",1,0.25,1,0,0.5,0,true,null,7]]",
+            "[[101,\"S\",1,0.25,1,0,0.5,0,tru,null]]",
+            "[" + plain + ",]",
+            "[" + plain + "]]",
+            "[" + plain,
+            "[" + plain + " " + plain + "]",
+            "[[]]",
+            "[5]",
+            "5",
+            "{\"a\":[1]}",
+            "\"rows\"",
+        });
+    for (const std::string& rowsText : rowsTexts) {
+        expectReadAlike(withRows(rowsText));
+        json tree = json::parse(withRows(rowsText), nullptr, false);
+        if (!tree.is_discarded())
+            expectReadAlike(tree.dump(2)); // the same, spaced and on many lines
+    }
+    // Lines about the rows: a second "rows", one spelled with an escape, one not at the top
+    // level, a line of another type, a line cut short.
+    const std::string one = withRows("[" + plain + "]");
+    const std::string tail = one.substr(0, one.size() - 1);
+    expectReadAlike(tail + ",\"rows\":[" + enqueue + "]}");
+    expectReadAlike(tail + ",\"r\\u006fws\":[" + enqueue + "]}");
+    expectReadAlike(tail + ",\"extra\":{\"rows\":[" + enqueue + "]}}");
+    std::string sampleType = one;
+    sampleType.replace(sampleType.find("\"watch_delta\""), 13, "\"watch_sample\"");
+    expectReadAlike(sampleType);
+    for (std::size_t cut = 1; cut < one.size(); cut += 37)
+        expectReadAlike(one.substr(0, cut));
+    EXPECT_NE(
+        answered(parseEvent(withRows("[" + plain + "]"))).find("\"rows\":[[101,\"S\",1,6.8623e-05"), std::string::npos);
+}
+
+TEST(WatchDeltaRows, TheRowsArrayIsFoundOnlyAtTheTopLevel)
+{
+    using detail::topLevelArray;
+    const auto at = [](std::string_view line) {
+        const auto span = topLevelArray(line, "rows");
+        return span ? std::string(line.substr(span->first, span->second - span->first)) : std::string("none");
+    };
+    EXPECT_EQ(at(R"({"type":"x","rows":[[1,"]"],[2]],"gone":[]})"), R"([[1,"]"],[2]])");
+    EXPECT_EQ(at(R"({"rows" : [ ] })"), "[ ]");
+    EXPECT_EQ(at(R"({"a":{"rows":[1]}})"), "none");
+    EXPECT_EQ(at(R"({"a":[{"rows":[1]}]})"), "none");
+    EXPECT_EQ(at(R"({"a":"rows","b":["rows"]})"), "none");
+    EXPECT_EQ(at(R"({"rows":[1],"rows":[2]})"), "none");
+    EXPECT_EQ(at(R"({"ro\"ws":[1],"rows":[2]})"), "none"); // an escaped key could spell it
+    EXPECT_EQ(at(R"({"a":"\\","rows":[2]})"), "[2]"); // an escape in a value is no matter
+    EXPECT_EQ(at(R"({"rows":5})"), "none");
+    EXPECT_EQ(at(R"({"rows":[1})"), "none");
+    EXPECT_EQ(at(R"({"rows":[1}])"), "none");
+    EXPECT_EQ(at(R"({"rows":[1]]})"), "none");
+    EXPECT_EQ(at(R"({"rows":[1],"a":"unclosed})"), "none");
 }

@@ -4,9 +4,11 @@
 // value_json.h, and report/ for a thread's "sched" block).
 #include "ctxscope/events.h"
 
+#include "ctxscope/protocol.h"
 #include "ctxscope/topology.h"
 #include "ctxscope/value_json.h"
 #include "protocol/parse.h"
+#include "protocol/rows_text.h"
 #include "report/json_fields.h"
 #include "report/sched_json.h"
 
@@ -452,49 +454,78 @@ Event readWatchSample(FieldReader& in)
     return e;
 }
 
-// A row of a watch_delta's `rows` (protocol.md; appendWatchSampleLine writes it): its values by
-// position, each held to what the same field of a thread object must be.
-class RowReader {
+// A value of a document, asked what a row's reader asks (RowView's questions, rows_text.h).
+class JsonView {
 public:
-    explicit RowReader(const json& row, std::size_t size)
+    explicit JsonView(const json& j)
+        : m_j(&j)
+    {
+    }
+    bool isArray() const { return m_j->is_array(); }
+    std::size_t size() const { return m_j->is_array() ? m_j->size() : 0; }
+    JsonView operator[](std::size_t i) const { return JsonView((*m_j)[i]); }
+    bool isNull() const { return m_j->is_null(); }
+    bool isBoolean() const { return m_j->is_boolean(); }
+    bool boolean() const { return m_j->get<bool>(); }
+    bool isNumber() const { return m_j->is_number(); }
+    bool isUnsigned() const { return m_j->is_number_unsigned(); }
+    double number() const { return m_j->get<double>(); }
+    std::uint64_t unsignedValue() const { return m_j->get<std::uint64_t>(); }
+    std::optional<char> letter() const
+    {
+        if (!m_j->is_string() || m_j->get_ref<const std::string&>().size() != 1)
+            return std::nullopt;
+        return m_j->get_ref<const std::string&>()[0];
+    }
+
+private:
+    const json* m_j;
+};
+
+// A row of a watch_delta's `rows` (protocol.md; appendWatchSampleLine writes it): its values by
+// position, each held to what the same field of a thread object must be. `V`: a JsonView, or a
+// RowView where the rows are read from the line's text.
+template <typename V> class RowReader {
+public:
+    explicit RowReader(V row, std::size_t size)
         : m_row(row)
-        , m_ok(row.is_array() && row.size() == size)
+        , m_ok(row.isArray() && row.size() == size)
     {
     }
     bool ok() const { return m_ok; }
-    const json& at(std::size_t i) const { return m_row[i]; }
+    V at(std::size_t i) const { return m_row[i]; }
     double rate(std::size_t i)
     {
-        const json& v = at(i);
-        m_ok = m_ok && v.is_number() && v.get<double>() >= 0;
-        return m_ok ? v.get<double>() : 0;
+        const V v = at(i);
+        m_ok = m_ok && v.isNumber() && v.number() >= 0;
+        return m_ok ? v.number() : 0;
     }
     std::optional<double> optRate(std::size_t i)
     {
-        if (at(i).is_null())
+        if (at(i).isNull())
             return std::nullopt;
         return rate(i);
     }
     std::uint64_t count(std::size_t i)
     {
-        const json& v = at(i);
-        m_ok = m_ok && v.is_number_unsigned();
-        return m_ok ? v.get<std::uint64_t>() : 0;
+        const V v = at(i);
+        m_ok = m_ok && v.isUnsigned();
+        return m_ok ? v.unsignedValue() : 0;
     }
     bool boolean(std::size_t i)
     {
-        const json& v = at(i);
-        m_ok = m_ok && v.is_boolean();
-        return m_ok && v.get<bool>();
+        const V v = at(i);
+        m_ok = m_ok && v.isBoolean();
+        return m_ok && v.boolean();
     }
     void check(bool fine) { m_ok = m_ok && fine; }
 
 private:
-    const json& m_row;
+    V m_row;
     bool m_ok;
 };
 
-std::optional<ThreadSched> briefSched(const json& row)
+template <typename V> std::optional<ThreadSched> briefSched(V row)
 {
     RowReader r(row, 10);
     if (!r.ok())
@@ -509,7 +540,7 @@ std::optional<ThreadSched> briefSched(const json& row)
     s.wake.p99Ns = r.rate(6);
     s.wake.maxNs = r.rate(7);
     s.wake.fromBins = r.boolean(8);
-    if (!r.at(9).is_null()) {
+    if (!r.at(9).isNull()) {
         RowReader q(r.at(9), 5);
         if (!q.ok())
             return std::nullopt;
@@ -518,15 +549,13 @@ std::optional<ThreadSched> briefSched(const json& row)
         s.fromEnqueue.meanNs = q.rate(1);
         s.fromEnqueue.p50Ns = q.rate(2);
         s.fromEnqueue.p99Ns = q.rate(3);
-        const json& bins = q.at(4);
-        q.check(bins.is_array() && bins.size() <= 64);
-        if (q.ok())
-            for (const json& n : bins) {
-                q.check(n.is_number_unsigned());
-                if (!q.ok())
-                    break;
-                s.fromEnqueue.log2UsHist.push_back(n.get<std::uint64_t>());
-            }
+        const V bins = q.at(4);
+        q.check(bins.isArray() && bins.size() <= 64);
+        for (std::size_t i = 0; q.ok() && i < bins.size(); ++i) {
+            q.check(bins[i].isUnsigned());
+            if (q.ok())
+                s.fromEnqueue.log2UsHist.push_back(bins[i].unsignedValue());
+        }
         if (!q.ok())
             return std::nullopt;
     }
@@ -535,31 +564,31 @@ std::optional<ThreadSched> briefSched(const json& row)
     return s;
 }
 
-std::optional<ThreadRates> briefThread(const json& row)
+template <typename V> std::optional<ThreadRates> briefThread(V row)
 {
     RowReader r(row, 10);
     if (!r.ok())
         return std::nullopt;
     ThreadRates t;
-    const json& tid = r.at(0);
-    r.check(tid.is_number_unsigned() && tid.get<std::uint64_t>() <= 1U << 30);
-    const json& state = r.at(1);
-    r.check(state.is_string() && state.get_ref<const std::string&>().size() == 1);
-    const json& cpu = r.at(2);
-    r.check(cpu.is_null() || (cpu.is_number_unsigned() && cpu.get<std::uint64_t>() <= 65535));
+    const V tid = r.at(0);
+    r.check(tid.isUnsigned() && tid.unsignedValue() <= 1U << 30);
+    const std::optional<char> state = r.at(1).letter();
+    r.check(state.has_value());
+    const V cpu = r.at(2);
+    r.check(cpu.isNull() || (cpu.isUnsigned() && cpu.unsignedValue() <= 65535));
     if (!r.ok())
         return std::nullopt;
-    t.tid = tid.get<long>();
-    t.state = state.get_ref<const std::string&>()[0];
-    if (!cpu.is_null())
-        t.cpu = cpu.get<int>();
+    t.tid = static_cast<long>(tid.unsignedValue());
+    t.state = *state;
+    if (!cpu.isNull())
+        t.cpu = static_cast<int>(cpu.unsignedValue());
     t.cpuShare = r.rate(3);
     t.voluntaryPerS = r.rate(4);
     t.involuntaryPerS = r.rate(5);
     t.runqueueWaitPerS = r.optRate(6);
     t.migrationsPerS = r.rate(7);
     t.migrationsLowerBound = r.boolean(8);
-    if (!r.at(9).is_null()) {
+    if (!r.at(9).isNull()) {
         t.sched = briefSched(r.at(9));
         r.check(t.sched.has_value());
     }
@@ -577,7 +606,7 @@ Event readWatchDelta(FieldReader& in)
     e.whole = in.optBoolean("whole").value_or(false);
     if (const json* rows = in.optArray("rows"))
         for (const json& row : *rows) {
-            auto t = briefThread(row);
+            auto t = briefThread(JsonView(row));
             if (!t) {
                 in.fail("field '" + in.where("rows")
                     + "' should hold rows [tid, state, cpu, cpu_share, voluntary_per_s, involuntary_per_s, "
@@ -663,9 +692,46 @@ const std::map<std::string, Reader, std::less<>>& readers()
     return table;
 }
 
+// A lean line's rows read from its text (rows_text.h), the rest of it as a document; none where
+// the rows reader declines or the rest is not a watch_delta that reads without fault, for
+// parseEvent to read the line whole.
+std::optional<Event> readLeanLine(std::string_view line)
+{
+    if (line.size() > kMaxLineBytes)
+        return std::nullopt;
+    const auto rows = detail::topLevelArray(line, "rows");
+    if (!rows)
+        return std::nullopt;
+    std::vector<ThreadRates> brief;
+    detail::RowsText text(line.substr(rows->first, rows->second - rows->first));
+    while (const auto row = text.next()) {
+        auto t = briefThread(*row);
+        if (!t)
+            return std::nullopt;
+        brief.push_back(std::move(*t));
+    }
+    if (text.declined())
+        return std::nullopt;
+    std::string rest;
+    rest.reserve(line.size() - (rows->second - rows->first) + 2);
+    rest.append(line.substr(0, rows->first)).append("[]").append(line.substr(rows->second));
+    // The rows nest 4 levels below the `[]` that stands for them: within kMaxJsonDepth wherever rest is.
+    const auto j = detail::parseObject(rest);
+    if (!j || (*j)["type"] != "watch_delta")
+        return std::nullopt;
+    FieldReader in(*j, "");
+    Event event = readWatchDelta(in);
+    if (!in.ok())
+        return std::nullopt;
+    std::get<WatchDeltaEvent>(event).brief = std::move(brief);
+    return event;
+}
+
 } // namespace
 
-std::variant<Event, EventError> parseEvent(std::string_view line)
+namespace detail {
+
+std::variant<Event, EventError> parseEventWhole(std::string_view line)
 {
     auto j = detail::parseObject(line);
     if (!j)
@@ -684,6 +750,15 @@ std::variant<Event, EventError> parseEvent(std::string_view line)
     error.lost = reader->second.lost;
     error.message = in.error();
     return error;
+}
+
+} // namespace detail
+
+std::variant<Event, EventError> parseEvent(std::string_view line)
+{
+    if (auto event = readLeanLine(line))
+        return std::move(*event);
+    return detail::parseEventWhole(line);
 }
 
 } // namespace ctxscope::protocol

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "ctxscope/events.h"
 #include "ctxscope/expected.h"
 
 #include <nlohmann/json.hpp>
@@ -11,11 +12,15 @@
 #include <cstdint>
 #include <optional>
 #include <string_view>
+#include <variant>
 
 namespace ctxscope::protocol::detail {
 
 // One line as a JSON object with a string "type", within the line limit.
 Expected<nlohmann::json> parseObject(std::string_view line);
+// parseEvent without its shortcut for a lean watch's rows (rows_text.h): the line as one
+// document. What parseEvent answers wherever the shortcut declines; the tests hold the two alike.
+std::variant<Event, EventError> parseEventWhole(std::string_view line);
 // The "id" of a message: a non-negative integer, or none.
 std::optional<std::uint64_t> idOf(const nlohmann::json& message);
 
