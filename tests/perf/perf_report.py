@@ -200,7 +200,8 @@ def main():
             continue
         wl = wc["load"]
         hz = 1 / wc.get("interval_s", 1)
-        how = f"{hz:g} Hz" + (", --json" if "JSON" in wc.get("output", "") else "")
+        how = (f"{hz:g} Hz" + (", --json" if "JSON" in wc.get("output", "") else "")
+               + (", at SCHED_FIFO 1" if wc.get("realtime") else ""))
         observers = wc.get("observers", {})
         bpf = observers.get("watch_bpf")
         for name, side in observers.items():
