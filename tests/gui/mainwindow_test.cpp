@@ -5,6 +5,7 @@
 #include "machinecontroller.h"
 #include "mainwindow.h"
 #include "plotsview.h"
+#include "private_settings.h"
 #include "resultsmodel.h"
 #include "runpanel.h"
 #include "sessionstore.h"
@@ -19,8 +20,6 @@
 #include <QLabel>
 #include <QMessageBox>
 #include <QScreen>
-#include <QSettings>
-#include <QStandardPaths>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -150,10 +149,11 @@ int main(int argc, char** argv)
     QApplication app(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("ctxscope-tests"));
     QApplication::setApplicationName(QStringLiteral("gui_tests"));
-    QStandardPaths::setTestModeEnabled(true); // settings go to a test location, not the user's
-    // Each test starts from a new user's settings: what an earlier test remembered (a length
-    // in iterations, a recent host) changed this one's window.
-    QSettings().clear();
+    // Each test starts from a new user's settings, its own: what an earlier test remembered (a
+    // length in iterations, a recent host) changed this one's window.
+    const ctxscope::testing::PrivateSettings settings;
+    if (!settings.ok())
+        return 2;
     // Runs go through the worker built with these tests.
     if (qEnvironmentVariableIsEmpty("CTXSCOPE_CLI"))
         qputenv("CTXSCOPE_CLI", ctxscope::test::cliPath());

@@ -8,6 +8,7 @@
 #include "lookcontroller.h"
 #include "mainwindow.h"
 #include "plotsview.h"
+#include "private_settings.h"
 #include "programsdock.h"
 #include "runpanel.h"
 #include "statuspanel.h"
@@ -23,9 +24,7 @@
 #include <QLabel>
 #include <QLayout>
 #include <QScreen>
-#include <QSettings>
 #include <QSignalSpy>
-#include <QStandardPaths>
 #include <QStatusBar>
 #include <QTest>
 #include <QToolButton>
@@ -229,8 +228,9 @@ int main(int argc, char** argv)
     QApplication app(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("ctxscope-tests"));
     QApplication::setApplicationName(QStringLiteral("gui_screen_tests"));
-    QStandardPaths::setTestModeEnabled(true);
-    QSettings().clear();
+    const ctxscope::testing::PrivateSettings settings; // a new user's, this test's own
+    if (!settings.ok())
+        return 2;
     if (qEnvironmentVariableIsEmpty("CTXSCOPE_CLI"))
         qputenv("CTXSCOPE_CLI", ctxscope::test::cliPath());
     ::testing::InitGoogleTest(&argc, argv);
