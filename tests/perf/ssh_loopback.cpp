@@ -206,9 +206,9 @@ struct TracedTimes {
     std::size_t windowEvents = 0;
 };
 // One run through `controller` (the app's WorkerClient), with `trace` a traced run after the
-// untraced one: its result, with `times` filled; null on a failure, said in `why`.
+// untraced one: its result, with `times` filled where given; null on a failure, said in `why`.
 std::shared_ptr<const RunResult> runThrough(WorkerClient& controller, const BenchSpec& spec,
-    std::optional<protocol::RunTrace> trace, const QElapsedTimer& clock, TracedTimes& times, std::string& why)
+    std::optional<protocol::RunTrace> trace, const QElapsedTimer& clock, TracedTimes* times, std::string& why)
 {
     std::shared_ptr<const RunResult> result;
     QEventLoop loop;
@@ -216,17 +216,20 @@ std::shared_ptr<const RunResult> runThrough(WorkerClient& controller, const Benc
     const auto now = [&] { return static_cast<double>(clock.nsecsElapsed()) / 1e9; };
     links << QObject::connect(
         &controller, &WorkerClient::progress, [&](quint64, const QString& stage, int, int, double) {
-            if (stage == QStringLiteral("traced") && times.tracedStart < 0)
-                times.tracedStart = now();
+            if (times && stage == QStringLiteral("traced") && times->tracedStart < 0)
+                times->tracedStart = now();
         });
     links << QObject::connect(&controller, &WorkerClient::traceEventsAvailable,
         [&](quint64, std::shared_ptr<const protocol::TraceEventsEvent> part) {
-            times.lastEvents = now();
-            times.windowEvents += part->events.size();
+            if (times) {
+                times->lastEvents = now();
+                times->windowEvents += part->events.size();
+            }
         });
     links << QObject::connect(
         &controller, &WorkerClient::resultAvailable, [&](quint64, std::shared_ptr<const RunResult> r) {
-            times.result = now();
+            if (times)
+                times->result = now();
             result = std::move(r);
             loop.quit();
         });
@@ -264,9 +267,8 @@ nlohmann::json tracedFigures(const QString& cli, int cpu)
     spec.cpus = { cpu, cpu };
     spec.minTimeSeconds = 0.2;
     spec.repetitions = 1;
-    TracedTimes plainTimes;
     std::string why;
-    const auto plain = runThrough(controller, spec, std::nullopt, clock, plainTimes, why);
+    const auto plain = runThrough(controller, spec, std::nullopt, clock, nullptr, why);
     if (!plain)
         return { { "error", "the untraced run over ssh failed: " + why } };
     if (const QString refusal = controller.tracingRefusal(); !refusal.isEmpty()) {
@@ -280,7 +282,7 @@ nlohmann::json tracedFigures(const QString& cli, int cpu)
     trace.ops = ops;
     trace.bufferKbPerCpu = 262144;
     TracedTimes times;
-    const auto traced = runThrough(controller, spec, trace, clock, times, why);
+    const auto traced = runThrough(controller, spec, trace, clock, &times, why);
     controller.stopWorker();
     if (!traced || !traced->trace || times.tracedStart < 0)
         return { { "error", "the traced run over ssh failed: " + (why.empty() ? "no trace in its result" : why) } };

@@ -187,11 +187,7 @@ void RowsText::skipSpace()
         ++m_at;
 }
 
-bool RowsText::decline()
-{
-    m_declined = true;
-    return false;
-}
+void RowsText::decline() { m_declined = true; }
 
 std::optional<std::pair<std::size_t, std::size_t>> topLevelArray(std::string_view line, std::string_view key)
 {

@@ -77,7 +77,7 @@ private:
     bool number(RowNode& out);
     bool word(std::string_view w);
     void skipSpace();
-    bool decline();
+    void decline();
 
     std::string_view m_text;
     std::size_t m_at = 0;
