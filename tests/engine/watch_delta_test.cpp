@@ -884,11 +884,13 @@ TEST(WatchDeltaRows, RowsReadFromTheTextAreTheDocumentsRows)
     for (int i = 0; i < 30; ++i) {
         const WatchFocus focus { { 100 + i % 7, 103 }, i % 9 == 8 };
         const std::string line = eventLine(encoder.encode(6, watch.next(), focus));
+        const auto shortcuts = detail::leanLinesRead();
         const auto parsed = parseEvent(line);
         ASSERT_TRUE(std::holds_alternative<Event>(parsed)) << line;
         const auto& delta = std::get<WatchDeltaEvent>(std::get<Event>(parsed));
         if (!delta.brief.empty()) { // else no rows are written
             EXPECT_EQ(rowsReadFromText(line), static_cast<long>(delta.brief.size())) << line;
+            EXPECT_EQ(detail::leanLinesRead(), shortcuts + 1) << "read whole: " << line;
         }
         expectReadAlike(line);
         rows += delta.brief.size();
@@ -965,8 +967,11 @@ TEST(WatchDeltaRows, UnusualRowsAndLinesAreReadAsTheWholeLineReadsThem)
     for (const std::string& rowsText : rowsTexts) {
         expectReadAlike(withRows(rowsText));
         json tree = json::parse(withRows(rowsText), nullptr, false);
-        if (!tree.is_discarded())
-            expectReadAlike(tree.dump(2)); // the same, spaced and on many lines
+        if (!tree.is_discarded()) {
+            const auto shortcuts = detail::leanLinesRead();
+            expectReadAlike(tree.dump(2)); // the same, spaced and on many lines: read whole
+            EXPECT_EQ(detail::leanLinesRead(), shortcuts) << tree.dump(2);
+        }
     }
     // Lines about the rows: a second "rows", one spelled with an escape, one not at the top
     // level, a line of another type, a line cut short.
@@ -977,7 +982,9 @@ TEST(WatchDeltaRows, UnusualRowsAndLinesAreReadAsTheWholeLineReadsThem)
     expectReadAlike(tail + ",\"extra\":{\"rows\":[" + enqueue + "]}}");
     std::string sampleType = one;
     sampleType.replace(sampleType.find("\"watch_delta\""), 13, "\"watch_sample\"");
+    const auto shortcuts = detail::leanLinesRead();
     expectReadAlike(sampleType);
+    EXPECT_EQ(detail::leanLinesRead(), shortcuts); // not the writer's form of a lean line
     for (std::size_t cut = 1; cut < one.size(); cut += 37)
         expectReadAlike(one.substr(0, cut));
     EXPECT_NE(

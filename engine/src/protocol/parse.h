@@ -21,6 +21,9 @@ Expected<nlohmann::json> parseObject(std::string_view line);
 // parseEvent without its shortcut for a lean watch's rows (rows_text.h): the line as one
 // document. What parseEvent answers wherever the shortcut declines; the tests hold the two alike.
 std::variant<Event, EventError> parseEventWhole(std::string_view line);
+// How many lines parseEvent has read by that shortcut on the calling thread: the tests' check
+// that the lines the worker writes take it.
+std::uint64_t leanLinesRead();
 // The "id" of a message: a non-negative integer, or none.
 std::optional<std::uint64_t> idOf(const nlohmann::json& message);
 
