@@ -1,8 +1,15 @@
 # SPDX-License-Identifier: MIT
 # Runs CLI with ARGS (a ;-list) and checks its exit code and that stderr contains EXPECT_STDERR.
 # With ONE_LINE, stderr must be exactly one line; with NO_FILE, that file must not be written.
+# With SETTINGS_DIR, CLI keeps its settings there (XDG_CONFIG_HOME), emptied first: the app under
+# test neither reads the saved choices of whoever runs the tests nor writes over them.
 if(NO_FILE)
     file(REMOVE ${NO_FILE})
+endif()
+if(SETTINGS_DIR)
+    file(REMOVE_RECURSE ${SETTINGS_DIR})
+    file(MAKE_DIRECTORY ${SETTINGS_DIR})
+    set(ENV{XDG_CONFIG_HOME} ${SETTINGS_DIR})
 endif()
 execute_process(COMMAND ${CLI} ${ARGS} RESULT_VARIABLE code OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT code STREQUAL EXPECT_CODE)
