@@ -390,17 +390,28 @@ TEST_F(Programs, ATracedWatchsTimelineShowsTheWatchedThreadsRunsAndAClickSelects
     selectThread(m_workload.ping);
     m_panel->plotTabs()->setCurrentIndex(ProgramsPanel::TimelineTab);
     TimelineView* view = m_panel->timelineView();
-    // The runs of pong (the thread not selected) on the PUs it ran on.
+    // The runs of pong (the thread not selected) on the PUs it ran on: its latest that has
+    // ended. (A PU's last run is drawn up to the newest event of any PU, and ends where that PU's
+    // own next events, read later, say.)
+    const auto latestPongRun = [&]() -> std::optional<std::pair<int, TimelineSlice>> {
+        const TimelineData* d = view->data();
+        std::optional<std::pair<int, TimelineSlice>> latest;
+        if (d == nullptr)
+            return latest;
+        for (const int pu : d->pus())
+            for (const TimelineSlice& slice : d->visible(pu, d->beginNs(), d->endNs() + 1, 0))
+                if (slice.pid == m_workload.pong && slice.endNs - slice.beginNs >= 1000 && slice.endNs < d->endNs()
+                    && (!latest || slice.endNs > latest->second.endNs))
+                    latest = { pu, slice };
+        return latest;
+    };
     std::optional<std::pair<int, TimelineSlice>> pongRun;
     ASSERT_TRUE(QTest::qWaitFor(
         [&] {
             const TimelineData* d = view->data();
             if (!view->isVisible() || d == nullptr || d->endNs() - d->beginNs() < 500'000'000)
                 return false;
-            for (const int pu : d->pus())
-                for (const TimelineSlice& slice : d->visible(pu, d->beginNs(), d->endNs() + 1, 0))
-                    if (slice.pid == m_workload.pong && slice.endNs - slice.beginNs >= 1000)
-                        pongRun = { pu, slice };
+            pongRun = latestPongRun();
             return pongRun.has_value();
         },
         kWaitMs))
@@ -420,13 +431,15 @@ TEST_F(Programs, ATracedWatchsTimelineShowsTheWatchedThreadsRunsAndAClickSelects
     EXPECT_EQ(view->timeOriginNs(), origin);
     EXPECT_EQ(view->taskColor(static_cast<std::int32_t>(m_workload.ping)), runColor(0, m_panel->palette()))
         << "the selected thread in its curve's colour";
-    // Zoomed to that run, a click on its middle selects pong in the table (and the timeline keeps
-    // the span while newer events come in).
-    const TimelineSlice run = pongRun->second;
+    // Zoomed to pong's latest ended run (found again: the window has moved on since), a click on
+    // its middle selects pong in the table.
+    pongRun = latestPongRun();
+    ASSERT_TRUE(pongRun.has_value());
+    const auto [runPu, run] = *pongRun;
     view->showSpan(run.beginNs - (run.endNs - run.beginNs), run.endNs + (run.endNs - run.beginNs));
     const std::uint64_t middle = run.beginNs + (run.endNs - run.beginNs) / 2;
     QTest::mouseClick(view, Qt::LeftButton, {},
-        QPoint(static_cast<int>(view->xOf(middle)), static_cast<int>(view->laneRect(pu).center().y())));
+        QPoint(static_cast<int>(view->xOf(middle)), static_cast<int>(view->laneRect(runPu).center().y())));
     const auto rows = m_panel->threadTable()->selectionModel()->selectedRows();
     ASSERT_EQ(rows.size(), 1);
     EXPECT_EQ(rows.front().data(ThreadTableModel::TidRole).toLongLong(), m_workload.pong);
