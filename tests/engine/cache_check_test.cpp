@@ -5,7 +5,9 @@
 #include "ctxscope/sweep.h"
 
 #include "lesson/lesson_util.h"
+#include "sizes.h"
 #include "test_paths.h"
+#include "topology_test_support.h"
 
 #include <gtest/gtest.h>
 
@@ -13,17 +15,13 @@ using namespace ctxscope;
 
 namespace {
 
-constexpr std::uint64_t kKiB = 1024;
-constexpr std::uint64_t kMiB = 1024 * kKiB;
+using test::kKiB;
+using test::kMiB;
 
-Topology synthetic(const char* description)
-{
-    auto t = Topology::loadSynthetic(description);
-    EXPECT_TRUE(t.ok()) << description << ": " << (t.ok() ? "" : t.error().message);
-    return std::move(*t);
-}
+using test::synthetic;
 
-Topology fixture(const char* name)
+// A saved topology of tests/fixtures/topology/good.
+Topology savedTopology(const char* name)
 {
     auto t = Topology::loadXmlFile(std::string(ctxscope::test::fixturesDir()) + "/topology/good/" + name);
     EXPECT_TRUE(t.ok()) << name;
@@ -34,14 +32,14 @@ Topology fixture(const char* name)
 
 TEST(CacheCheck, AnEpycVmWithASharedL3IsPlausible)
 {
-    const CacheCheck check = checkCaches(fixture("vm-2cpu-live.xml"));
+    const CacheCheck check = checkCaches(savedTopology("vm-2cpu-live.xml"));
     EXPECT_TRUE(check.problems.empty()) << check.sentence();
     EXPECT_EQ(check.sentence(), "");
 }
 
 TEST(CacheCheck, TheVmThisProjectWasBuiltOnReportsAnImplausibleL3)
 {
-    const Topology vm = fixture("vm-2cpu-508mib-l3.xml");
+    const Topology vm = savedTopology("vm-2cpu-508mib-l3.xml");
     const CacheCheck check = checkCaches(vm);
     EXPECT_FALSE(check.plausible(3));
     EXPECT_TRUE(check.plausible(1) && check.plausible(2));

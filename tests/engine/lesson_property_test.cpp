@@ -13,6 +13,7 @@
 #include "lesson/handover_share.h"
 #include "lesson/verdict.h"
 #include "lesson_synthetic.h"
+#include "sizes.h"
 
 #include "ctxscope/interference.h"
 #include "ctxscope/lesson.h"
@@ -37,7 +38,7 @@ struct Case {
     std::vector<RunResult> results;
 };
 
-constexpr std::uint64_t kMiB = 1 << 20;
+using test::kMiB;
 constexpr double kMatters = 1.10;
 
 // Every duration the lesson may quote: medians, repetition medians, per-switch figures and

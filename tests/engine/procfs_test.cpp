@@ -19,7 +19,7 @@ using namespace ctxscope::os;
 
 namespace {
 
-std::string fixture(const std::string& name) { return test::procfsFixture(name); }
+using test::procfsFixture;
 
 // /proc/stat of N online CPUs (the ones in `online`), each with `columns` counters.
 std::string procStat(const std::vector<int>& online, int columns)
@@ -54,7 +54,7 @@ std::string interrupts(const std::vector<int>& online)
 
 TEST(ProcStat, ReadsThisGuestsRecordedFile)
 {
-    const auto s = parseProcStat(fixture("stat-kvm-2cpu-6.18.txt"));
+    const auto s = parseProcStat(procfsFixture("stat-kvm-2cpu-6.18.txt"));
     ASSERT_TRUE(s.ok()) << s.error().message;
     ASSERT_EQ(s->cpus.size(), 2U);
     EXPECT_EQ(s->cpus[0].cpu, 0);
@@ -100,13 +100,13 @@ TEST(ProcStat, ManyCpusAndOfflineOnes)
 
 TEST(ProcInterrupts, ReadsThisGuestsRecordedFiles)
 {
-    const auto irqs = parsePerCpuCounters(fixture("interrupts-kvm-2cpu-6.18.txt"), "/proc/interrupts");
+    const auto irqs = parsePerCpuCounters(procfsFixture("interrupts-kvm-2cpu-6.18.txt"), "/proc/interrupts");
     ASSERT_TRUE(irqs.ok()) << irqs.error().message;
     ASSERT_EQ(irqs->size(), 2U);
     // Every per-CPU row counts (summed by hand from the file), ERR and MIS do not.
     EXPECT_EQ((*irqs)[0].count, 258455U);
     EXPECT_EQ((*irqs)[1].count, 354581U);
-    const auto soft = parsePerCpuCounters(fixture("softirqs-kvm-2cpu-6.18.txt"), "/proc/softirqs");
+    const auto soft = parsePerCpuCounters(procfsFixture("softirqs-kvm-2cpu-6.18.txt"), "/proc/softirqs");
     ASSERT_TRUE(soft.ok()) << soft.error().message;
     ASSERT_EQ(soft->size(), 2U);
     EXPECT_EQ((*soft)[0].count, 140527U);
@@ -147,7 +147,7 @@ TEST(ProcStat, GarbageIsASentenceNotAFigure)
 TEST(ProcStat, MutatedFilesNeverCrash)
 {
     std::mt19937 rng(test::seed());
-    const std::string base = fixture("stat-kvm-2cpu-6.18.txt") + fixture("interrupts-kvm-2cpu-6.18.txt");
+    const std::string base = procfsFixture("stat-kvm-2cpu-6.18.txt") + procfsFixture("interrupts-kvm-2cpu-6.18.txt");
     for (int i = 0; i < 2000; ++i) {
         std::string t = base.substr(0, 1 + rng() % base.size());
         for (int k = 0; k < 8; ++k)

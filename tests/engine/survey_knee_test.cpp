@@ -3,6 +3,7 @@
 // clearly above the smallest W's, noisy points passed over, flat curves without a knee, and a
 // round trip without its touch run left out; the summary line of segments that share a name.
 #include "ctxscope/survey.h"
+#include "sizes.h"
 
 #include <gtest/gtest.h>
 
@@ -10,7 +11,7 @@ using namespace ctxscope;
 
 namespace {
 
-constexpr std::uint64_t kKiB = 1024;
+using test::kKiB;
 
 // A run whose samples sit within 1% of ns: tight quartiles.
 RunResult runOf(const std::string& bench, std::uint64_t ws, double ns)

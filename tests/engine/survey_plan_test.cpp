@@ -5,6 +5,8 @@
 // sizes capped by the last-level cache and the memory, and tracing planned or refused.
 #include "ctxscope/survey.h"
 #include "ctxscope/units.h"
+#include "sizes.h"
+#include "topology_test_support.h"
 
 #include <fmt/core.h>
 #include <gtest/gtest.h>
@@ -17,12 +19,7 @@ using namespace ctxscope;
 
 namespace {
 
-Topology synthetic(const char* description)
-{
-    auto t = Topology::loadSynthetic(description);
-    EXPECT_TRUE(t) << t.error().message;
-    return *t;
-}
+using test::synthetic;
 
 // Runs of a benchmark with no working set (the knee's runs and the traced runs apart).
 int countOf(const SurveyPlan& p, const std::string& bench)
@@ -41,8 +38,8 @@ int tracedCount(const SurveyPlan& p)
 // A machine that may trace and has 64 GiB available.
 SurveyConditions roomy() { return { "", std::uint64_t { 64 } << 30 }; }
 
-constexpr std::uint64_t kKiB = 1024;
-constexpr std::uint64_t kMiB = kKiB * kKiB;
+using test::kKiB;
+using test::kMiB;
 
 } // namespace
 

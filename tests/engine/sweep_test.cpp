@@ -3,6 +3,7 @@
 // synthetic topologies, and short live sweeps for the series, progress and cancellation.
 #include "ctxscope/sweep.h"
 #include "live_topology_test.h"
+#include "topology_test_support.h"
 
 #include <gtest/gtest.h>
 
@@ -14,12 +15,7 @@ using namespace ctxscope;
 
 namespace {
 
-Topology synthetic(const char* description)
-{
-    auto t = Topology::loadSynthetic(description);
-    EXPECT_TRUE(t.ok()) << (t.ok() ? "" : t.error().message);
-    return std::move(*t);
-}
+using test::synthetic;
 
 SweepSpec futexSweep()
 {

@@ -2,6 +2,7 @@
 // The default sweep's time limit: the next point's estimate from the points before it, and
 // where a default grid stops with a cost per point given by the test (no timing here).
 #include "ctxscope/sweep.h"
+#include "sizes.h"
 
 #include <gtest/gtest.h>
 
@@ -11,7 +12,7 @@ using namespace ctxscope;
 
 namespace {
 
-constexpr std::uint64_t kMiB = std::uint64_t { 1 } << 20;
+using test::kMiB;
 
 SweepPlan defaultPlan()
 {

@@ -24,13 +24,13 @@ using namespace ctxscope::os;
 
 namespace {
 
-std::string fixture(const std::string& name) { return test::procfsFixture(name); }
+using test::procfsFixture;
 
 } // namespace
 
 TEST(TaskStat, ReadsARecordedUserTask)
 {
-    const auto t = parseTaskStat(fixture("task-stat-kvm-6.18.txt"));
+    const auto t = parseTaskStat(procfsFixture("task-stat-kvm-6.18.txt"));
     ASSERT_TRUE(t.ok()) << t.error().message;
     EXPECT_EQ(t->tid, 11723);
     EXPECT_EQ(t->comm, "cat");
@@ -43,7 +43,7 @@ TEST(TaskStat, ReadsARecordedUserTask)
 
 TEST(TaskStat, MarksKernelThreads)
 {
-    const auto t = parseTaskStat(fixture("task-stat-kthreadd-6.18.txt"));
+    const auto t = parseTaskStat(procfsFixture("task-stat-kthreadd-6.18.txt"));
     ASSERT_TRUE(t.ok()) << t.error().message;
     EXPECT_EQ(t->comm, "kthreadd");
     EXPECT_EQ(t->ppid, 0); // started by the kernel itself
@@ -129,7 +129,7 @@ TEST(TaskStat, GarbageIsASentenceNotAFigure)
 TEST(TaskStat, MutatedFilesNeverCrash)
 {
     std::mt19937 rng(test::seed());
-    const std::string base = fixture("task-stat-kvm-6.18.txt");
+    const std::string base = procfsFixture("task-stat-kvm-6.18.txt");
     for (int i = 0; i < 2000; ++i) {
         std::string t = base.substr(0, 1 + rng() % base.size());
         for (int k = 0; k < 4; ++k)

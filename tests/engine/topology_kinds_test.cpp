@@ -26,6 +26,7 @@
 
 using namespace ctxscope;
 using test::fixture;
+using test::readAll;
 
 namespace {
 
@@ -38,14 +39,6 @@ Topology load(const std::string& name)
 
 Topology alderLake() { return load("hybrid-alder-lake-6p8e.xml"); }
 Topology bigLittle() { return load("hybrid-big-little-4p4.xml"); }
-
-std::string readAll(const std::string& path)
-{
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
 
 std::string nameOf(const Topology& t, int os)
 {

@@ -8,8 +8,10 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <fstream>
 #include <optional>
 #include <set>
+#include <sstream>
 #include <string>
 
 namespace ctxscope::test {
@@ -54,6 +56,23 @@ struct LiveEnv {
     ScopedEnv fsroot { "HWLOC_FSROOT", nullptr };
     ScopedEnv thisSystem { "HWLOC_THISSYSTEM", nullptr };
 };
+
+// A synthetic topology (hwloc's description), failing the test that asks for a bad one.
+inline Topology synthetic(const char* description)
+{
+    auto t = Topology::loadSynthetic(description);
+    EXPECT_TRUE(t.ok()) << description << ": " << (t.ok() ? "" : t.error().message);
+    return std::move(*t);
+}
+
+// A whole file as bytes ("" when it cannot be read).
+inline std::string readAll(const std::string& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
 
 inline std::set<Relation> classesOf(const std::vector<PuPair>& pairs)
 {

@@ -11,6 +11,7 @@
 using namespace ctxscope;
 using ctxscope::test::classesOf;
 using ctxscope::test::fixture;
+using ctxscope::test::readAll;
 
 namespace {
 
@@ -30,14 +31,6 @@ void expectSameModel(const Topology& a, const Topology& b, bool compareAffinity 
             pa.inAffinity = pb.inAffinity = true;
         EXPECT_EQ(pa, pb) << "PU P#" << pa.osIndex;
     }
-}
-
-std::string readAll(const std::string& path)
-{
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
 }
 
 // No child of this process, running or zombie, is left behind.

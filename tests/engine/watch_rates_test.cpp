@@ -296,12 +296,12 @@ TEST(WatchRates, SummaryAveragesTheWholeWatchAndAReusedPidEndsIt)
 
     std::string summaryLine;
     appendWatchSummaryLine(summaryLine, sum);
-    const auto json = nlohmann::json::parse(summaryLine);
-    EXPECT_EQ(json["type"], "watch_summary");
+    const auto summaryJson = nlohmann::json::parse(summaryLine);
+    EXPECT_EQ(summaryJson["type"], "watch_summary");
     for (const char* key : { "tid", "name", "voluntary_per_s", "involuntary_per_s", "cpu_share", "runqueue_wait_per_s",
              "migrations_per_s", "migrations_lower_bound", "cpus_seen", "affinity" })
-        EXPECT_TRUE(json["threads"][0].contains(key)) << key;
-    EXPECT_EQ(json["threads"][0]["cpus_seen"], "0-1");
+        EXPECT_TRUE(summaryJson["threads"][0].contains(key)) << key;
+    EXPECT_EQ(summaryJson["threads"][0]["cpus_seen"], "0-1");
     std::string line;
     appendWatchSampleLine(line, *second);
     EXPECT_EQ(nlohmann::json::parse(line)["type"], "watch_sample");

@@ -30,7 +30,7 @@ using namespace ctxscope::gui;
 
 namespace {
 
-constexpr int kWaitMs = 30'000;
+constexpr int kWatchWaitMs = 30'000;
 constexpr long kKthreadd = 2;
 
 bool kthreaddIsTwo()
@@ -67,7 +67,7 @@ protected:
         m_panel->watchButton()->click();
         ProgramWatch* watch = m_panel->controller()->watchData();
         ASSERT_TRUE(QTest::qWaitFor(
-            [&] { return watch->threads()->rowOfThread(kKthreadd) >= 0 && watch->samples() > 0; }, kWaitMs))
+            [&] { return watch->threads()->rowOfThread(kKthreadd) >= 0 && watch->samples() > 0; }, kWatchWaitMs))
             << m_panel->statusText().toStdString();
         EXPECT_EQ(watch->guard(), PinGuard::Kthreadd) << "the worker's sample did not say kernel thread";
         m_panel->threadTable()->selectRow(watch->threads()->rowOfThread(kKthreadd));
@@ -121,12 +121,12 @@ TEST_F(ProgramsKthread, YesMovesItAndRestoreGivesItBack)
     applyToKthreadd();
     ASSERT_NE(m_panel->moveQuestion(), nullptr);
     m_panel->moveQuestion()->button(QMessageBox::Yes)->click();
-    ASSERT_TRUE(done.wait(kWaitMs)) << m_panel->statusText().toStdString();
+    ASSERT_TRUE(done.wait(kWatchWaitMs)) << m_panel->statusText().toStdString();
     EXPECT_EQ(refused.count(), 0);
     EXPECT_EQ(threadAffinity(kKthreadd), std::vector<int> { m_allowed.front() });
     ASSERT_TRUE(m_panel->restoreButton()->isEnabled());
     m_panel->restoreButton()->click(); // no second question: giving back is what was agreed to
-    ASSERT_TRUE(done.wait(kWaitMs)) << m_panel->statusText().toStdString();
+    ASSERT_TRUE(done.wait(kWatchWaitMs)) << m_panel->statusText().toStdString();
     EXPECT_EQ(refused.count(), 0) << refused.at(0).at(0).toString().toStdString();
     EXPECT_EQ(threadAffinity(kKthreadd), m_original);
 }

@@ -10,26 +10,26 @@ using namespace ctxscope::gui;
 
 namespace {
 
-TraceEvent at(std::uint64_t ns, int cpu, TraceEventKind kind, std::int32_t pid, std::int32_t other = -1,
+TraceEvent event(std::uint64_t ns, int cpu, TraceEventKind kind, std::int32_t pid, std::int32_t other = -1,
     std::int32_t aux = -1, std::int64_t value = 0)
 {
     return { ns, cpu, pid, other, aux, value, kind };
 }
 
 // 10 on PU 0 wakes 20 asleep on PU 1 (an interrupt on PU 1 meanwhile), 20 later runs on PU 0.
-std::vector<TraceEvent> handover()
+std::vector<TraceEvent> recording()
 {
     using K = TraceEventKind;
     return {
-        at(1000, 0, K::Switch, 0, 10),
-        at(1100, 1, K::Switch, 20, 0, -1, 1),
-        at(3000, 0, K::Waking, 10, 20, 1),
-        at(3100, 1, K::IrqEntry, 0, -1, -1, 7),
-        at(3500, 1, K::IrqExit, 0, -1, -1, 7),
-        at(4000, 1, K::Switch, 0, 20),
-        at(5000, 0, K::Switch, 10, 0, -1, 1),
-        at(6000, 1, K::Switch, 20, 30, -1, 1),
-        at(7000, 0, K::Switch, 0, 20),
+        event(1000, 0, K::Switch, 0, 10),
+        event(1100, 1, K::Switch, 20, 0, -1, 1),
+        event(3000, 0, K::Waking, 10, 20, 1),
+        event(3100, 1, K::IrqEntry, 0, -1, -1, 7),
+        event(3500, 1, K::IrqExit, 0, -1, -1, 7),
+        event(4000, 1, K::Switch, 0, 20),
+        event(5000, 0, K::Switch, 10, 0, -1, 1),
+        event(6000, 1, K::Switch, 20, 30, -1, 1),
+        event(7000, 0, K::Switch, 0, 20),
     };
 }
 
@@ -46,7 +46,7 @@ std::vector<nlohmann::json> ofPhase(const nlohmann::json& trace, const char* ph)
 
 TEST(TimelineExport, EverySliceInterruptMigrationAndWakeUpIsAnEventOnItsPu)
 {
-    const TimelineData data = TimelineData::build(handover(), { { 10, "waker" }, { 20, "wakee" }, { 30, "busy" } });
+    const TimelineData data = TimelineData::build(recording(), { { 10, "waker" }, { 20, "wakee" }, { 30, "busy" } });
     const nlohmann::json trace = perfettoTrace(data, { "futex across CPUs 0,1" });
     EXPECT_EQ(trace["displayTimeUnit"], "ns");
     EXPECT_EQ(trace["metadata"]["ctxscope"][0], "futex across CPUs 0,1");
