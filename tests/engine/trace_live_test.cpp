@@ -194,12 +194,16 @@ TEST_F(TraceLive, AFutexAcrossTwoCpusIsCutIntoItsStepsAndItsSwitchesAgreeWithGet
     const TraceSummary& s = t.summary;
     EXPECT_EQ(s.ops, 4000U);
     EXPECT_EQ(s.lostEvents, 0U);
-    // A round trip is two hand-overs when each partner sleeps. Across CPUs a partner may take
-    // the token before it slept (no switch), and some VMs' kernels record no switch into a task
-    // on an idle vCPU, which leaves that hand-over uncut: on the bhyve guests here this test
-    // once cut 0.47 an op, and the benchmarks' cross-CPU traced runs 0.4 to 1.8, fewer the
-    // faster the run. The cutter still finds a tenth of them.
-    EXPECT_GT(static_cast<double>(s.handovers) / static_cast<double>(s.ops), 0.2);
+    // A hand-over through the scheduler starts with a sleep: a round trip is two when each
+    // partner sleeps. Across CPUs a partner may take the token before it slept (its wait
+    // returns at once: no switch), and then often the next time too, so the sleeps per op vary
+    // from run to run: 0.7 to 2.0 in twelve runs on the bhyve guest here (one other cut only
+    // 0.16 hand-overs an op, which failed the old floor of 0.2 an op). Some VMs' kernels record
+    // no switch into a task on an idle vCPU, which leaves that hand-over uncut: there the cutter
+    // found half the sleeps in 22 runs of 22. It finds at least a fifth of them.
+    ASSERT_GT(s.switchOuts, 0U) << "4,000 round trips across CPUs without one sleep";
+    EXPECT_LE(s.handovers, s.switchOuts);
+    EXPECT_GT(static_cast<double>(s.handovers), 0.2 * static_cast<double>(s.switchOuts));
     EXPECT_TRUE(hasSegment(s, "wake call"));
     // Into an idle CPU a switch-in; into a busy one (a loaded machine) preempting or waiting
     // behind what ran there, named.
@@ -465,12 +469,18 @@ TEST_F(TraceLive, AWorkerRunWithTraceStreamsItsEventsThenAResultWithItsSegments)
     EXPECT_EQ(back->trace->ops, 2000U);
     EXPECT_FALSE(back->trace->segments.empty());
     EXPECT_EQ(back->trace->untracedNsPerOp, back->stats.mean) << "the untraced figures stay the run's";
-    // The window holds the measured tasks' switches.
+    // The window is the end of the measured run: most of its events are the measured tasks'
+    // (their futex calls and switches, the wake-ups of them). Not only switches: a partner that
+    // finds the token already there does not sleep, and runs of such round trips can leave the
+    // window nearly without a switch (one here held 12).
     const auto& tasks = back->trace->tasks;
-    const auto switches = std::count_if(events.begin(), events.end(), [&](const TraceEvent& e) {
-        return e.kind == TraceEventKind::Switch && std::find(tasks.begin(), tasks.end(), e.pid) != tasks.end();
+    const auto measured = [&](std::int64_t id) { return std::find(tasks.begin(), tasks.end(), id) != tasks.end(); };
+    const auto ofTasks = std::count_if(events.begin(), events.end(), [&](const TraceEvent& e) {
+        const bool aboutOther
+            = e.kind == TraceEventKind::Switch || e.kind == TraceEventKind::Wakeup || e.kind == TraceEventKind::Waking;
+        return measured(e.pid) || (aboutOther && measured(e.other));
     });
-    EXPECT_GT(switches, 100);
+    EXPECT_GT(static_cast<double>(ofTasks), 0.5 * static_cast<double>(events.size()));
     // The file holds the whole recording: every switch of the measured tasks, not the window's.
     EXPECT_EQ(switchesInTraceDat(dat, tasks), static_cast<int>(back->trace->switchOuts));
     std::filesystem::remove(dat);
