@@ -81,9 +81,19 @@ cmd_run() {
 cmd_test() {
     install_deps
     build asan
-    local jobs=()
+    local jobs=() rc=0 started
     [ -n "${CI:-}" ] && jobs=(--output-junit "$ROOT/build/asan/ctest-junit.xml")
-    ctest --preset asan "${jobs[@]}" "$@"
+    started=$(date +%s)
+    ctest --preset asan "${jobs[@]}" "$@" || rc=$?
+    # A failed run ends with why each test failed (their full output is above, and in the
+    # log), read from this run's log only.
+    local log=build/asan/Testing/Temporary/LastTest.log
+    if [ "$rc" -ne 0 ] && [ -f "$log" ] && [ "$(stat -c %Y "$log")" -ge "$started" ]; then
+        local why
+        why=$(awk -f packaging/test-failures.awk "$log")
+        [ -z "$why" ] || { say "why the failed tests failed (from $log):"; printf '%s\n' "$why" >&2; }
+    fi
+    return "$rc"
 }
 
 cmd_package() {
