@@ -15,7 +15,8 @@
 #     with it (exit 1: found at the traced run, after the untraced one).
 #  6. futex across two CPUs, the default: bpf; every switch into a measured task is a hand-over
 #     (as many per op as getrusage's switches, within 5%), each cross-CPU hand-over has the
-#     wakee's CPU's state, the steps add up to the traced round trip within 10%, and each step
+#     wakee's CPU's state, the steps add up to the traced round trip within 10% (where every
+#     round trip slept; else they cover the hand-overs' share of it), and each step
 #     one backend cuts in at least 10% of its hand-overs the other cuts too (names and events);
 #     the idle states they left are named as ftrace names them.
 #  7. The same with a busy loop pinned to the wakee's CPU (a copy of sh named ctxscope-hog): the
@@ -139,8 +140,20 @@ if [ "$(nproc)" -ge 2 ]; then
     cross=$(jq -r '[.benchmarks[0].trace.segments[] | select(.cross_cpu and .name == "return to user") | .count] | add' \
         "$dir/x-bpf.json")
     within "$states" "$cross" 0.01 || fail "the wakee's CPU's state of $states hand-overs, $cross across CPUs"
-    within "$(trace x-bpf segment_ns_per_op)" "$(trace x-bpf ns_per_op)" 0.10 ||
-        fail "the steps add up to $(trace x-bpf segment_ns_per_op) ns per op, the traced run took $(trace x-bpf ns_per_op)"
+    # The steps chain along each hand-over. A round trip whose partner took the token before it
+    # slept has no hand-over there (no switch), and its time is in no step: in eight runs here
+    # 0.80 to 2.00 hand-overs an op, the steps 90% to 100% of the round trip, fewer the fewer
+    # hand-overs. Where nearly every round trip slept twice (1.9 an op) they add up to it within
+    # 10%; else they are no more than 10% over it and cover at least the hand-overs' share.
+    seg=$(trace x-bpf segment_ns_per_op)
+    rt=$(trace x-bpf ns_per_op)
+    xh=$(per_op x-bpf "$xops" handovers)
+    if awk -v h="$xh" 'BEGIN { exit !(h >= 1.9) }'; then
+        within "$seg" "$rt" 0.10 || fail "the steps add up to $seg ns per op, the traced run took $rt ($xh hand-overs an op)"
+    else
+        awk -v s="$seg" -v r="$rt" -v h="$xh" 'BEGIN { exit !(s <= 1.10 * r && s >= 0.9 * h / 2 * r) }' ||
+            fail "the steps add up to $seg ns per op, the traced run took $rt with $xh hand-overs an op"
+    fi
     steps_over() { # FILE SHARE: the steps at least SHARE of the hand-overs took: name, events, across CPUs or not
         jq -r --argjson share "$2" '.benchmarks[0].trace as $t | [$t.segments[]
             | select(.count >= $share * $t.handovers) | "\(.name):\(.from_event)>\(.to_event):\(.cross_cpu)"]
