@@ -1,11 +1,12 @@
 # SPDX-License-Identifier: MIT
 # Runs CLI with ARGS (a ;-list) and checks its exit code and that stderr contains EXPECT_STDERR.
-# With ONE_LINE, stderr must be exactly one line; with NO_FILE, that file must not be written.
+# With ONE_LINE, stderr must be exactly one line; with NO_FILE, that file must not be written;
+# with PNG, that file must be written (removed first) as a PNG of at least 320x200 pixels.
 # With SETTINGS_DIR, CLI keeps its settings there (XDG_CONFIG_HOME), emptied first: the app under
 # test neither reads the saved choices of whoever runs the tests nor writes over them.
-if(NO_FILE)
-    file(REMOVE ${NO_FILE})
-endif()
+foreach(written ${NO_FILE} ${PNG})
+    file(REMOVE ${written})
+endforeach()
 if(SETTINGS_DIR)
     file(REMOVE_RECURSE ${SETTINGS_DIR})
     file(MAKE_DIRECTORY ${SETTINGS_DIR})
@@ -31,4 +32,22 @@ if(ONE_LINE)
 endif()
 if(NO_FILE AND EXISTS ${NO_FILE})
     message(FATAL_ERROR "a refused input still wrote ${NO_FILE}")
+endif()
+if(PNG)
+    if(NOT EXISTS ${PNG})
+        message(FATAL_ERROR "${PNG} was not written\nstderr: ${err}")
+    endif()
+    # The signature, then the IHDR chunk: its width and height, 4 bytes each, big-endian.
+    file(READ ${PNG} head LIMIT 24 HEX)
+    string(SUBSTRING "${head}" 0 16 signature)
+    if(NOT signature STREQUAL "89504e470d0a1a0a")
+        message(FATAL_ERROR "${PNG} is not a PNG (it starts ${signature})")
+    endif()
+    string(SUBSTRING "${head}" 32 8 width)
+    string(SUBSTRING "${head}" 40 8 height)
+    math(EXPR width "0x${width}")
+    math(EXPR height "0x${height}")
+    if(width LESS 320 OR height LESS 200)
+        message(FATAL_ERROR "${PNG} is ${width}x${height} pixels: not a window's picture")
+    endif()
 endif()
