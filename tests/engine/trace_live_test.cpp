@@ -6,6 +6,7 @@
 #include "ctxscope/trace_session.h"
 #include "ctxscope/traced_run.h"
 #include "live_topology_test.h"
+#include "topology_test_support.h"
 #include "trace/page_walk.h"
 #include "trace/tep.h"
 #include "trace/tracefs_mount.h"
@@ -26,11 +27,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <optional>
 #include <set>
-#include <sstream>
 #include <thread>
 
 #include <sys/wait.h>
@@ -65,14 +64,6 @@ struct Sleepers {
             std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
 };
-
-std::string slurp(const std::string& path)
-{
-    std::ifstream in(path);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
 
 class TraceLive : public test::LiveTopologyTest {
 protected:
@@ -120,7 +111,7 @@ std::vector<std::string> globalSettings()
     std::vector<std::string> v;
     for (const char* f : { "tracing_on", "current_tracer", "trace_clock", "set_event", "buffer_size_kb",
              "tracing_cpumask", "events/sched/sched_switch/enable", "events/raw_syscalls/sys_enter/filter" })
-        v.push_back(top.empty() ? std::string() : slurp(top + "/" + f));
+        v.push_back(top.empty() ? std::string() : test::readAll(top + "/" + f));
     return v;
 }
 
@@ -384,7 +375,7 @@ TEST_F(TraceLive, TraceDatIsReadBackByLibtracecmdWithEverySwitch)
 
     const std::string text = testing::TempDir() + "ctxscope-trace-test.txt";
     ASSERT_TRUE(writeTraceFile(t.raw, text, { "a comment" }).ok());
-    const std::string content = slurp(text);
+    const std::string content = test::readAll(text);
     EXPECT_TRUE(content.starts_with("# tracer: nop\n")); // what Perfetto UI recognises
     EXPECT_NE(content.find("# a comment\n"), std::string::npos);
     EXPECT_NE(content.find(": sched_switch: prev_comm="), std::string::npos);
