@@ -188,7 +188,7 @@ TEST_F(TraceLive, AFutexAcrossTwoCpusIsCutIntoItsStepsAndItsSwitchesAgreeWithGet
     // A hand-over through the scheduler starts with a sleep: a round trip is two when each
     // partner sleeps. Across CPUs a partner may take the token before it slept (its wait
     // returns at once: no switch), and then often the next time too, so the sleeps per op vary
-    // from run to run: 0.7 to 2.0 in twelve runs on the bhyve guest here (one other cut only
+    // from run to run: 0.91 to 1.99 in twelve runs on the bhyve guest here (one other cut only
     // 0.16 hand-overs an op, which failed the old floor of 0.2 an op). Some VMs' kernels record
     // no switch into a task on an idle vCPU, which leaves that hand-over uncut: there the cutter
     // found half the sleeps in 22 runs of 22. It finds at least a fifth of them.
