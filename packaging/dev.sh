@@ -90,7 +90,7 @@ cmd_test() {
     local log=build/asan/Testing/Temporary/LastTest.log
     if [ "$rc" -ne 0 ] && [ -f "$log" ] && [ "$(stat -c %Y "$log")" -ge "$started" ]; then
         local why
-        why=$(awk -f packaging/test-failures.awk "$log")
+        why=$(awk -f packaging/test-failures.awk "$log") || why=""
         [ -z "$why" ] || { say "why the failed tests failed (from $log):"; printf '%s\n' "$why" >&2; }
     fi
     return "$rc"

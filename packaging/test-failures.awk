@@ -28,7 +28,7 @@ function reason(line) {
         line ~ /[Tt]imeout/ || line ~ /^CMake Error/ || line ~ /FAIL(ED)?:/
 }
 
-function report(    i, j, shown, after) {
+function report(    i, j, shown) {
     ++failed
     if (failed > detailed) {
         more = more " " name

@@ -142,9 +142,10 @@ if [ "$(nproc)" -ge 2 ]; then
     within "$states" "$cross" 0.01 || fail "the wakee's CPU's state of $states hand-overs, $cross across CPUs"
     # The steps chain along each hand-over. A round trip whose partner took the token before it
     # slept has no hand-over there (no switch), and its time is in no step: in eight runs here
-    # 0.80 to 2.00 hand-overs an op, the steps 89.6% to 99.95% of the round trip, the least with
-    # the fewest hand-overs. Where nearly every round trip slept twice (1.9 an op) they add up to it within
-    # 10%; else they are no more than 10% over it and cover at least the hand-overs' share.
+    # 0.80 to 2.00 hand-overs an op, the steps 89.6% to 99.95% of the round trip, the least
+    # with the fewest hand-overs. Where nearly every round trip slept twice (1.9 an op) they
+    # add up to it within 10%; else they are no more than 10% over it and cover at least the
+    # hand-overs' share.
     seg=$(trace x-bpf segment_ns_per_op)
     rt=$(trace x-bpf ns_per_op)
     xh=$(per_op x-bpf "$xops" handovers)
