@@ -466,11 +466,8 @@ TEST_F(TraceLive, AWorkerRunWithTraceStreamsItsEventsThenAResultWithItsSegments)
     // window nearly without a switch (one here held 12).
     const auto& tasks = back->trace->tasks;
     const auto measured = [&](std::int64_t id) { return std::find(tasks.begin(), tasks.end(), id) != tasks.end(); };
-    const auto ofTasks = std::count_if(events.begin(), events.end(), [&](const TraceEvent& e) {
-        const bool aboutOther
-            = e.kind == TraceEventKind::Switch || e.kind == TraceEventKind::Wakeup || e.kind == TraceEventKind::Waking;
-        return measured(e.pid) || (aboutOther && measured(e.other));
-    });
+    const auto ofTasks = std::count_if(events.begin(), events.end(),
+        [&](const TraceEvent& e) { return measured(e.pid) || (otherIsTask(e.kind) && measured(e.other)); });
     EXPECT_GT(static_cast<double>(ofTasks), 0.5 * static_cast<double>(events.size()));
     // The file holds the whole recording: every switch of the measured tasks, not the window's.
     EXPECT_EQ(switchesInTraceDat(dat, tasks), static_cast<int>(back->trace->switchOuts));

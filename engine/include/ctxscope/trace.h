@@ -34,6 +34,14 @@ enum class TraceEventKind : std::uint8_t {
     SysExit, // raw_syscalls:sys_exit: value = the system call number
 };
 
+// Whether an event's `other` is a task (a woken, switched-in or migrated one), not a CPU or a
+// number: the kinds whose `other` a reader names.
+constexpr bool otherIsTask(TraceEventKind kind)
+{
+    return kind == TraceEventKind::Waking || kind == TraceEventKind::Wakeup || kind == TraceEventKind::WakeupNew
+        || kind == TraceEventKind::Switch || kind == TraceEventKind::Migrate;
+}
+
 // common_flags bits (the kernel's TRACE_FLAG_HARDIRQ and TRACE_FLAG_SOFTIRQ).
 inline constexpr std::int64_t kTraceFlagHardirq = 0x08;
 inline constexpr std::int64_t kTraceFlagSoftirq = 0x10;

@@ -120,13 +120,6 @@ std::string resultLine(std::uint64_t id, const RunResult& r) { return eventLine(
 
 namespace {
 
-// Whether an event's `other` is a task (a woken, switched-in or migrated one).
-bool otherIsTask(TraceEventKind kind)
-{
-    return kind == TraceEventKind::Waking || kind == TraceEventKind::Wakeup || kind == TraceEventKind::WakeupNew
-        || kind == TraceEventKind::Switch || kind == TraceEventKind::Migrate;
-}
-
 TraceEventsEvent traceEventsPart(std::uint64_t id, const Trace& trace, std::size_t begin, std::size_t end,
     std::size_t windowBegin, std::uint64_t leftOut)
 {

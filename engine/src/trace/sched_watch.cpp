@@ -110,8 +110,7 @@ public:
         };
         for (const TraceEvent& e : out.events) {
             name(e.pid);
-            if (e.kind == TraceEventKind::Switch || e.kind == TraceEventKind::Waking
-                || e.kind == TraceEventKind::WakeupNew)
+            if (otherIsTask(e.kind))
                 name(e.other);
         }
         out.comms.erase(0); // the idle task has no /proc entry; the timeline names it
