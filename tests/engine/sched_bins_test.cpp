@@ -14,6 +14,10 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
 using namespace ctxscope;
 
 TEST(SchedBins, QuantileFallsInsideItsBin)
@@ -29,6 +33,42 @@ TEST(SchedBins, QuantileFallsInsideItsBin)
     EXPECT_LE(p99, 16384.0);
     EXPECT_GT(p99, 16000.0);
     EXPECT_EQ(trace::log2Quantile({}, 0.5), 0.0);
+}
+
+// Two quantiles read in one pass are each the one read alone, and both the quantile as its
+// definition places it (here with std::ldexp for the bins' edges), to the bit.
+TEST(SchedBins, TwoQuantilesInOnePassAreEachReadAlone)
+{
+    const auto placed = [](const std::vector<std::uint64_t>& bins, double q) {
+        double total = 0;
+        for (auto n : bins)
+            total += static_cast<double>(n);
+        double below = 0;
+        for (std::size_t i = 0; i < bins.size(); ++i) {
+            const auto n = static_cast<double>(bins[i]);
+            if (n > 0 && below + n >= q * total) {
+                const double low = i == 0 ? 0.0 : std::ldexp(1.0, static_cast<int>(i));
+                const double high = std::ldexp(1.0, static_cast<int>(i) + 1);
+                return low + (high - low) * std::clamp((q * total - below) / n, 0.0, 1.0);
+            }
+            below += n;
+        }
+        return total == 0 ? 0.0 : std::ldexp(1.0, static_cast<int>(bins.size()));
+    };
+    std::vector<std::uint64_t> far(36, 0); // a few short waits and many in the last bin
+    far[0] = 5;
+    far[35] = 1000;
+    const std::vector<std::vector<std::uint64_t>> cases { {}, { 0, 0 }, { 3 }, { 1, 0, 0, 7 },
+        { 0, 0, 0, 0, 2, 2, 0, 0, 2 }, { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 2, 0, 0, 2 },
+        std::vector<std::uint64_t>(36, 1), far };
+    for (const auto& bins : cases)
+        for (const auto& [qa, qb] : { std::pair { 0.5, 0.99 }, std::pair { 0.0, 1.0 }, std::pair { 0.99, 0.5 } }) {
+            const auto [a, b] = trace::log2Quantiles(bins, qa, qb);
+            EXPECT_EQ(a, trace::log2Quantile(bins, qa)) << bins.size() << " bins, q " << qa;
+            EXPECT_EQ(b, trace::log2Quantile(bins, qb)) << bins.size() << " bins, q " << qb;
+            EXPECT_EQ(a, placed(bins, qa)) << bins.size() << " bins, q " << qa;
+            EXPECT_EQ(b, placed(bins, qb)) << bins.size() << " bins, q " << qb;
+        }
 }
 
 TEST(SchedBins, TotalOfBinnedIntervalsKeepsTheExactMean)

@@ -21,7 +21,6 @@
 #include <ctime>
 #include <fstream>
 #include <iterator>
-#include <map>
 #include <memory>
 #include <new>
 #include <set>
@@ -270,9 +269,6 @@ public:
         : m_skel(skel)
         , m_slots(std::move(slots))
         , m_topology(std::move(topology))
-        , m_keys(sizes.threads)
-        , m_slotOf(sizes.threads)
-        , m_values(sizes.threads)
         , m_peerKeys(sizes.peers + kSlack)
         , m_wakerValues(sizes.peers + kSlack)
         , m_preemptorValues(sizes.peers + kSlack)
@@ -297,12 +293,13 @@ public:
 
     Status countFrom(std::uint64_t monoNs) override
     {
-        const std::size_t threads = readThreads();
-        for (std::size_t i = 0; i < threads; ++i) {
-            m_base[m_slotOf[i]] = m_values[i];
-            m_last[m_slotOf[i]] = m_values[i];
-            m_slotsSeen = std::max<std::size_t>(m_slotsSeen, m_slotOf[i] + 1);
-        }
+        const std::size_t taken = slotsTaken();
+        for (std::size_t slot = 0; slot < taken; ++slot)
+            if (readSlot(slot)) {
+                m_base[slot] = m_now;
+                m_last[slot] = m_now;
+                m_slotsSeen = std::max(m_slotsSeen, slot + 1);
+            }
         // The peers and moves so far are before the window: read and dropped.
         if (Status s = readPeersAndMoves(); !s)
             return s;
@@ -320,10 +317,12 @@ public:
     Expected<double> pump() override { return 0.0; }
 
     // The entries of `figures` are refilled where found: their histograms', peers' and moves'
-    // vectors keep their memory from interval to interval.
-    Status drain(std::uint64_t untilMonoNs, std::map<long, ThreadSched>& figures) override
+    // vectors keep their memory from interval to interval. Each slot is copied once, compared
+    // with its last reading and copied over it: the threads' values cross memory once, not
+    // through a second array (a tenth of a 10,000-thread watch's CPU was that array's copies).
+    Status drain(std::uint64_t untilMonoNs, SchedFigures& figures) override
     {
-        const std::size_t threads = readThreads();
+        const std::size_t taken = slotsTaken();
         if (Status s = readPeersAndMoves(); !s)
             return s;
         m_drainedNs = std::min(untilMonoNs, bpf::monotonicNs());
@@ -331,42 +330,44 @@ public:
         const std::uint64_t lost = lostNow - std::min(lostNow, m_lostLast);
         m_lostLast = lostNow;
         m_changed.clear();
-        auto at = figures.begin();
-        for (std::size_t i = 0; i < threads; ++i) {
-            const std::uint32_t tid = m_keys[i];
-            const ctxscope_thread& now = m_values[i];
+        const std::size_t sorted = figures.size(); // the last drain's entries, in TID order
+        std::size_t at = 0;
+        for (std::size_t slot = 0; slot < taken; ++slot) {
+            if (!readSlot(slot))
+                continue;
+            const ctxscope_thread& now = m_now;
+            const std::uint32_t tid = now.tid;
             // Its last reading, in the same slot: none for a thread new to the watch.
-            ctxscope_thread& before = m_last[m_slotOf[i]];
+            ctxscope_thread& before = m_last[slot];
             if (before.tid != tid)
                 before = {};
-            m_slotsSeen = std::max<std::size_t>(m_slotsSeen, m_slotOf[i] + 1);
+            m_slotsSeen = std::max(m_slotsSeen, slot + 1);
             // Slots are mostly taken in the order threads start, which is mostly their TIDs': the
-            // entries are walked with them, and looked up only off that order.
+            // last drain's entries are walked with them, and searched only off that order. A
+            // thread new to the figures is added at the end, and put in its place below.
             if (now.switch_ins != before.switch_ins || now.waits != before.waits || now.voluntary != before.voluntary
                 || now.involuntary != before.involuntary) {
                 const long key = static_cast<long>(tid);
-                if (at == figures.end() || at->first != key)
-                    at = figures.lower_bound(key);
-                if (at == figures.end() || at->first != key)
-                    at = figures.try_emplace(at, key);
-                fill(at->second, tid, now, before, lost);
-                ++at;
+                if (at >= sorted || figures[at].first != key)
+                    at = static_cast<std::size_t>(
+                        std::lower_bound(figures.begin(), figures.begin() + static_cast<std::ptrdiff_t>(sorted), key,
+                            [](const auto& e, long k) { return e.first < k; })
+                        - figures.begin());
+                ThreadSched* entry = nullptr;
+                if (at < sorted && figures[at].first == key)
+                    entry = &figures[at++].second;
+                else
+                    entry = &figures.emplace_back(key, ThreadSched {}).second;
+                fill(*entry, tid, now, before, lost);
                 m_changed.push_back(key);
             }
             before = now;
         }
-        // The entries of threads without figures this interval go. (A TID in two slots, a
-        // thread that ended and its TID taken again before its slot was given back, was filled
-        // twice: the later slot's figures stand, and the TID is counted once.)
-        std::sort(m_changed.begin(), m_changed.end());
-        m_changed.erase(std::unique(m_changed.begin(), m_changed.end()), m_changed.end());
-        if (figures.size() > m_changed.size())
-            std::erase_if(figures,
-                [&](const auto& e) { return !std::binary_search(m_changed.begin(), m_changed.end(), e.first); });
+        keepChanged(figures);
         m_wakers.clear();
         m_preemptors.clear();
         m_moves.clear();
-        forgetEnded(threads);
+        forgetEnded();
         updateCounts();
         return {};
     }
@@ -434,23 +435,46 @@ private:
             [&](const auto& e) { return !std::binary_search(m_liveTids.begin(), m_liveTids.end(), e.first); });
     }
 
-    // The threads' values, copied from their slots (those taken so far, less the free ones) into
-    // m_values, their ids into m_keys and their slots into m_slotOf. How many.
-    std::size_t readThreads()
+    // The entries of threads without figures this interval go, and those added come into TID
+    // order. A TID in two slots (a thread that ended and its TID taken again before its slot
+    // was given back) was filled twice: the later slot's figures stand, and the TID is once.
+    void keepChanged(SchedFigures& figures)
+    {
+        std::sort(m_changed.begin(), m_changed.end());
+        m_changed.erase(std::unique(m_changed.begin(), m_changed.end()), m_changed.end());
+        if (figures.size() > m_changed.size())
+            std::erase_if(figures,
+                [&](const auto& e) { return !std::binary_search(m_changed.begin(), m_changed.end(), e.first); });
+        const auto byTid = [](const auto& a, const auto& b) { return a.first < b.first; };
+        if (std::is_sorted(figures.begin(), figures.end(), byTid) && figures.size() == m_changed.size())
+            return;
+        std::stable_sort(figures.begin(), figures.end(), byTid); // a TID's later entry stays later
+        std::size_t kept = 0;
+        for (std::size_t i = 0; i < figures.size(); ++i) {
+            if (i + 1 < figures.size() && figures[i + 1].first == figures[i].first)
+                continue; // a later slot's figures stand
+            if (kept != i)
+                figures[kept] = std::move(figures[i]);
+            ++kept;
+        }
+        figures.resize(kept);
+    }
+
+    // The slots a thread may hold: those taken so far (free ones among them read as free).
+    std::size_t slotsTaken() const
     {
         const std::uint64_t pops = __atomic_load_n(&m_skel->bss->pops, __ATOMIC_RELAXED);
-        const std::size_t used = std::min<std::size_t>(pops, m_slots->size());
-        const ctxscope_thread* slots = m_slots->data();
-        std::size_t n = 0;
-        for (std::size_t slot = 0; slot < used; ++slot) {
-            if (__atomic_load_n(&slots[slot].tid, __ATOMIC_RELAXED) == 0)
-                continue; // free, or taken and not yet written
-            std::memcpy(&m_values[n], &slots[slot], sizeof(ctxscope_thread));
-            m_keys[n] = m_values[n].tid;
-            m_slotOf[n] = static_cast<std::uint32_t>(slot);
-            ++n;
-        }
-        return n;
+        return std::min<std::size_t>(pops, m_slots->size());
+    }
+
+    // Copies a slot's thread into m_now; false for a free slot (or one taken and not yet written).
+    bool readSlot(std::size_t slot)
+    {
+        const ctxscope_thread& live = m_slots->data()[slot];
+        if (__atomic_load_n(&live.tid, __ATOMIC_RELAXED) == 0)
+            return false;
+        std::memcpy(&m_now, &live, sizeof(ctxscope_thread));
+        return true;
     }
 
     SchedMigration migration(std::uint16_t from, std::uint16_t to, std::uint64_t count) const
@@ -508,8 +532,9 @@ private:
                 ? static_cast<double>(now.wait_max_ns)
                 : std::min(std::ldexp(1.0, static_cast<int>(w.log2Hist.size())), static_cast<double>(now.wait_max_ns));
             // Placed within their bins, but never past the largest wait.
-            w.p50Ns = std::min(trace::log2Quantile(w.log2Hist, 0.5), w.maxNs);
-            w.p99Ns = std::min(trace::log2Quantile(w.log2Hist, 0.99), w.maxNs);
+            const auto [p50, p99] = trace::log2Quantiles(w.log2Hist, 0.5, 0.99);
+            w.p50Ns = std::min(p50, w.maxNs);
+            w.p99Ns = std::min(p99, w.maxNs);
         }
         // The same waits from the enqueue, in runqlat's µs bins: none longer than from sched_waking.
         // (The bins go through m_queued and back into s.fromEnqueue: no allocation.)
@@ -595,8 +620,10 @@ private:
     // A thread that ended was reported (counts() says X or Z) at the drain after its end: its
     // slot goes at the following one, so that the array does not fill with the dead. The slot
     // is zeroed and given back to the queue (taken again only once every other slot was taken
-    // once); the task's own storage, which named it, goes with the task.
-    void forgetEnded(std::size_t threads)
+    // once); the task's own storage, which named it, goes with the task. The ended are found in
+    // the last readings after the given-back slots were zeroed: a slot is given back once (read
+    // from the drain's copies, a slot given back here was marked again, and given back twice).
+    void forgetEnded()
     {
         for (const std::uint32_t slot : m_ended) {
             std::memset(&m_slots->data()[slot], 0, sizeof(ctxscope_thread));
@@ -605,21 +632,19 @@ private:
             m_last[slot] = {};
         }
         m_ended.clear();
-        for (std::size_t i = 0; i < threads; ++i) {
-            const ctxscope_thread& t = m_values[i];
-            if ((t.flags & CTXSCOPE_RUNNING) == 0 && (t.flags & CTXSCOPE_EVER_RAN) != 0
+        for (std::size_t slot = 0; slot < m_slotsSeen; ++slot) {
+            const ctxscope_thread& t = m_last[slot];
+            if (t.tid != 0 && (t.flags & CTXSCOPE_RUNNING) == 0 && (t.flags & CTXSCOPE_EVER_RAN) != 0
                 && (t.state & 0xb0U) != 0) // EXIT_DEAD, EXIT_ZOMBIE, TASK_DEAD
-                m_ended.push_back(m_slotOf[i]);
+                m_ended.push_back(static_cast<std::uint32_t>(slot));
         }
     }
 
     ctxscope_sched* m_skel;
     std::unique_ptr<MappedSlots> m_slots;
     std::optional<Topology> m_topology;
+    ctxscope_thread m_now {}; // the slot drain() or countFrom() reads
     // Read buffers, made once at each map's size.
-    ReadBuffer<std::uint32_t> m_keys;
-    ReadBuffer<std::uint32_t> m_slotOf;
-    ReadBuffer<ctxscope_thread> m_values;
     ReadBuffer<ctxscope_peer_key> m_peerKeys;
     ReadBuffer<ctxscope_peer> m_wakerValues, m_preemptorValues; // names are read from here
     ReadBuffer<ctxscope_move_key> m_moveKeys;

@@ -234,29 +234,43 @@ public:
     }
 
     // The sample's threads come in the order of /proc/PID/task, which is mostly their TIDs':
-    // each map is walked with them (findFrom). A thread's figures are swapped into the sample,
-    // and back by reclaim(): the next drain refills them in place.
+    // the figures and totals, both in TID order, are walked with them (findFrom). A thread's
+    // figures are swapped into the sample, and back by reclaim(): the next drain refills them
+    // in place. A thread new to the totals joins them after the walk.
     void annotate(WatchSample& sample)
     {
         const auto keyOf = [](const auto& entry) { return entry.first; };
         auto next = m_interval.begin();
         auto total = m_totals.begin();
+        m_newTotals.clear();
         for (auto& t : sample.threads) {
             const long tid = t.tid;
-            const auto it
-                = programs::findFrom(next, m_interval.end(), tid, keyOf, [&] { return m_interval.find(tid); });
+            const auto it = programs::findFrom(
+                next, m_interval.end(), tid, keyOf, [&] { return programs::findKey(m_interval, tid); });
             t.sched.emplace();
             if (it != m_interval.end()) {
                 std::swap(*t.sched, it->second);
                 next = std::next(it);
             }
-            total = programs::findFrom(total, m_totals.end(), tid, keyOf, [&] { return m_totals.lower_bound(tid); });
-            if (total == m_totals.end() || total->first != tid)
-                total = m_totals.try_emplace(total, tid); // a new thread: at its place
-            total->second.add(*t.sched);
-            ++total;
+            total = programs::findFrom(
+                total, m_totals.end(), tid, keyOf, [&] { return programs::lowerBoundKey(m_totals, tid); });
+            if (total != m_totals.end() && total->first == tid) {
+                total->second.add(*t.sched);
+                ++total;
+            } else { // the next thread's totals are at or after this place
+                m_newTotals.emplace_back(tid, SchedTotal {}).second.add(*t.sched);
+            }
             t.sched->waitsNs.clear();
         }
+        if (m_newTotals.empty())
+            return;
+        const auto byTid = [](const auto& a, const auto& b) { return a.first < b.first; };
+        std::sort(m_newTotals.begin(), m_newTotals.end(), byTid);
+        const auto middle = static_cast<std::ptrdiff_t>(m_totals.size());
+        m_totals.insert(
+            m_totals.end(), std::make_move_iterator(m_newTotals.begin()), std::make_move_iterator(m_newTotals.end()));
+        std::inplace_merge(m_totals.begin(), m_totals.begin() + middle, m_totals.end(), byTid);
+        m_newTotals.clear();
     }
 
     // After the sample was handed on: its threads' figures go back to their entries (those
@@ -269,8 +283,8 @@ public:
             if (!t.sched)
                 continue;
             const long tid = t.tid;
-            const auto it
-                = programs::findFrom(next, m_interval.end(), tid, keyOf, [&] { return m_interval.find(tid); });
+            const auto it = programs::findFrom(
+                next, m_interval.end(), tid, keyOf, [&] { return programs::findKey(m_interval, tid); });
             if (it == m_interval.end())
                 continue;
             std::swap(*t.sched, it->second);
@@ -286,7 +300,7 @@ public:
     void annotate(WatchSummary& summary) const
     {
         for (auto& t : summary.threads)
-            if (auto it = m_totals.find(t.tid); it != m_totals.end())
+            if (auto it = programs::findKey(m_totals, t.tid); it != m_totals.end())
                 t.sched = it->second.figures();
     }
 
@@ -343,8 +357,9 @@ private:
 
     std::unique_ptr<SchedWatch> m_watch;
     // The last drain()'s figures, swapped into the sample by annotate() and back by reclaim().
-    std::map<long, ThreadSched> m_interval;
-    std::map<long, SchedTotal> m_totals;
+    SchedFigures m_interval;
+    std::vector<std::pair<long, SchedTotal>> m_totals; // in TID order
+    std::vector<std::pair<long, SchedTotal>> m_newTotals; // annotate()'s threads new to them
     std::set<long> m_followed;
     std::vector<long> m_tids; // the process's threads at the last reading
     std::uint64_t m_drainedNs = 0;

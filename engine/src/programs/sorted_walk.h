@@ -3,6 +3,8 @@
 // in turn, in another reading, or in a map keyed by TID).
 #pragma once
 
+#include <algorithm>
+
 namespace ctxscope::programs {
 
 // The entry with key `key` in a range sorted by unique keys, looked for from `hint` (usually
@@ -20,6 +22,19 @@ It findFrom(It hint, It last, const Key& key, KeyOf keyOf, Search search)
     if (hint != last && keyOf(*hint) == key)
         return hint;
     return search();
+}
+
+// In an array of (key, value) pairs in key order: the first entry whose key is not below `key`;
+// findKey(): `key`'s entry, or the end.
+template <class Entries, class Key> auto lowerBoundKey(Entries& entries, const Key& key)
+{
+    return std::lower_bound(
+        entries.begin(), entries.end(), key, [](const auto& e, const Key& k) { return e.first < k; });
+}
+template <class Entries, class Key> auto findKey(Entries& entries, const Key& key)
+{
+    const auto it = lowerBoundKey(entries, key);
+    return it != entries.end() && it->first == key ? it : entries.end();
 }
 
 } // namespace ctxscope::programs

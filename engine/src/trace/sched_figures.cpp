@@ -28,26 +28,44 @@ void addLog2(std::vector<std::uint64_t>& bins, double ns)
     ++bins[bin];
 }
 
-double log2Quantile(const std::vector<std::uint64_t>& bins, double q)
+namespace {
+
+// 2^i, exactly (the bins' edges; a shift, where std::ldexp is a call a thread's figures made
+// four times an interval).
+double twoTo(std::size_t i)
+{
+    constexpr std::size_t kShiftable = 64;
+    return i < kShiftable ? static_cast<double>(std::uint64_t { 1 } << i) : std::ldexp(1.0, static_cast<int>(i));
+}
+
+} // namespace
+
+std::pair<double, double> log2Quantiles(const std::vector<std::uint64_t>& bins, double qa, double qb)
 {
     std::uint64_t total = 0;
     for (const auto n : bins)
         total += n;
     if (total == 0)
-        return 0;
-    const double rank = q * static_cast<double>(total);
+        return { 0.0, 0.0 };
+    const double ranks[2] = { qa * static_cast<double>(total), qb * static_cast<double>(total) };
+    double found[2] = { twoTo(bins.size()), twoTo(bins.size()) };
+    bool placed[2] = { false, false };
     double below = 0;
-    for (std::size_t i = 0; i < bins.size(); ++i) {
+    for (std::size_t i = 0; i < bins.size() && !(placed[0] && placed[1]); ++i) {
         const auto n = static_cast<double>(bins[i]);
-        if (n > 0 && below + n >= rank) {
-            const double low = i == 0 ? 0.0 : std::ldexp(1.0, static_cast<int>(i));
-            const double high = std::ldexp(1.0, static_cast<int>(i) + 1);
-            return low + (high - low) * std::clamp((rank - below) / n, 0.0, 1.0);
-        }
+        for (int k = 0; k < 2; ++k)
+            if (!placed[k] && n > 0 && below + n >= ranks[k]) {
+                const double low = i == 0 ? 0.0 : twoTo(i);
+                const double high = twoTo(i + 1);
+                found[k] = low + (high - low) * std::clamp((ranks[k] - below) / n, 0.0, 1.0);
+                placed[k] = true;
+            }
         below += n;
     }
-    return std::ldexp(1.0, static_cast<int>(bins.size()));
+    return { found[0], found[1] };
 }
+
+double log2Quantile(const std::vector<std::uint64_t>& bins, double q) { return log2Quantiles(bins, q, q).first; }
 
 EnqueueWait enqueueWaitOf(std::vector<std::uint64_t> log2UsHist, std::uint64_t count, double sumNs, double maxNs)
 {
@@ -56,8 +74,9 @@ EnqueueWait enqueueWaitOf(std::vector<std::uint64_t> log2UsHist, std::uint64_t c
     w.count = count;
     if (count > 0) {
         w.meanNs = sumNs / static_cast<double>(count);
-        w.p50Ns = std::min(1000 * log2Quantile(log2UsHist, 0.5), maxNs);
-        w.p99Ns = std::min(1000 * log2Quantile(log2UsHist, 0.99), maxNs);
+        const auto [p50, p99] = log2Quantiles(log2UsHist, 0.5, 0.99);
+        w.p50Ns = std::min(1000 * p50, maxNs);
+        w.p99Ns = std::min(1000 * p99, maxNs);
     }
     w.log2UsHist = std::move(log2UsHist);
     return w;

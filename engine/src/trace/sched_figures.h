@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace ctxscope::trace {
@@ -22,6 +23,8 @@ void addLog2(std::vector<std::uint64_t>& bins, double ns);
 // The `q` quantile (0 to 1) of the waits counted in log2 bins, placed linearly within its bin:
 // an estimate within a factor of 2 (the BPF backend keeps bins, not waits).
 double log2Quantile(const std::vector<std::uint64_t>& bins, double q);
+// Two quantiles of the same bins in one pass: {the `qa` quantile, the `qb` one}.
+std::pair<double, double> log2Quantiles(const std::vector<std::uint64_t>& bins, double qa, double qb);
 
 // wakeLatencyOf of waits already in order.
 WakeLatency wakeLatencyOfSorted(const std::vector<double>& waitsNs);

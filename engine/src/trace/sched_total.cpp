@@ -97,9 +97,14 @@ ThreadSched SchedTotal::figures() const
     s.wake.fromBins = m_binned > 0;
     if (s.wake.count > 0) {
         s.wake.meanNs = m_sumNs / static_cast<double>(s.wake.count);
-        s.wake.p50Ns = s.wake.fromBins ? std::min(trace::log2Quantile(m_log2, 0.5), m_maxNs) : m_waits.percentile(0.5);
-        s.wake.p99Ns
-            = s.wake.fromBins ? std::min(trace::log2Quantile(m_log2, 0.99), m_maxNs) : m_waits.percentile(0.99);
+        if (s.wake.fromBins) {
+            const auto [p50, p99] = trace::log2Quantiles(m_log2, 0.5, 0.99);
+            s.wake.p50Ns = std::min(p50, m_maxNs);
+            s.wake.p99Ns = std::min(p99, m_maxNs);
+        } else {
+            s.wake.p50Ns = m_waits.percentile(0.5);
+            s.wake.p99Ns = m_waits.percentile(0.99);
+        }
         s.wake.maxNs = m_maxNs;
         s.wake.log2Hist = m_log2;
     }

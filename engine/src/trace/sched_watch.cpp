@@ -68,7 +68,7 @@ public:
     }
 
     // Its figures are made anew each drain (SchedGatherer::take): `figures` is replaced.
-    Status drain(std::uint64_t untilMonoNs, std::map<long, ThreadSched>& figures) override
+    Status drain(std::uint64_t untilMonoNs, SchedFigures& figures) override
     {
         const std::uint64_t horizon = std::min(untilMonoNs, clk::monotonicNs());
         if (Status s = read(horizon, true); !s)
@@ -79,7 +79,9 @@ public:
         m_lostBefore = m_lostNow;
         // Switches name the other task too (the idle task, a task sharing the CPU): only the
         // followed threads have figures (SchedGatherer::follow); the others keep their counts.
-        figures = m_gather.take(lost, m_scratch.comms);
+        figures.clear();
+        for (auto& [tid, f] : m_gather.take(lost, m_scratch.comms)) // in TID order
+            figures.emplace_back(tid, std::move(f));
         // A waker or preemptor no switch named yet (it has not been switched in or out while
         // traced): its name from /proc, once.
         for (auto& [tid, f] : figures)
