@@ -76,8 +76,8 @@ struct ThreadSched {
 };
 
 // One interval's figures of the threads that have any, in TID order, each TID once
-// (SchedWatch::drain): a flat array, walked beside a sample's threads, where a map's nodes were
-// a cache miss each at 10,000 threads.
+// (SchedWatch::drain): a flat array walked beside a sample's threads (walking a map of 10,000
+// threads took 9% of a watch's samples; docs/performance.md).
 using SchedFigures = std::vector<std::pair<long, ThreadSched>>;
 
 // A thread's running totals from its sched_switch and wake-up events since the watch's window

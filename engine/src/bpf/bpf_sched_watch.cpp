@@ -317,9 +317,8 @@ public:
     Expected<double> pump() override { return 0.0; }
 
     // The entries of `figures` are refilled where found: their histograms', peers' and moves'
-    // vectors keep their memory from interval to interval. Each slot is copied once, compared
-    // with its last reading and copied over it: the threads' values cross memory once, not
-    // through a second array (a tenth of a 10,000-thread watch's CPU was that array's copies).
+    // vectors keep their memory from interval to interval. Each slot is copied once into
+    // m_now, compared with its last reading and copied over it (no second array of copies).
     Status drain(std::uint64_t untilMonoNs, SchedFigures& figures) override
     {
         const std::size_t taken = slotsTaken();
