@@ -30,8 +30,8 @@ void addLog2(std::vector<std::uint64_t>& bins, double ns)
 
 namespace {
 
-// 2^i, exactly (the bins' edges; a shift, where std::ldexp is a call a thread's figures made
-// four times an interval).
+// 2^i, exactly (the bins' edges): a shift rather than a call of std::ldexp, which the two
+// quantiles of each of a thread's two histograms made up to twice each an interval.
 double twoTo(std::size_t i)
 {
     constexpr std::size_t kShiftable = 64;
