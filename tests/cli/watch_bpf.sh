@@ -16,7 +16,12 @@
 #  5. An affinity narrowed by taskset on a running thread (ping0) shows at the next reading.
 #  6. Threads that come and go: 9,000 short threads of a small program, more than twice the
 #     4,096 slots the backend gives it, start and end inside the window. Each ended thread's slot
-#     is given back and taken again: no event is lost (a thread refused a slot would be).
+#     is given back and taken again: no event is lost (a thread refused a slot would be). Then
+#     1,500 threads start at once and take 1,500 given-back slots in a row; once each has slept
+#     ten times and blocked, its switch-ins over the watch equal its /proc switches (voluntary +
+#     involuntary) exactly: a slot given back twice would be handed to two of them, the second
+#     inheriting the first's counts (with that bug put back, by hand: 792 and 780 of the 1,500
+#     were off, by up to 21 and 26 switch-ins).
 #  7. More wakers than a thread's slot holds (4): a thread reading a FIFO is woken by six
 #     writers, four slow ones first, then two fast ones that the slot has no room for. The two
 #     fast ones lead its wakers, in the summary and in each sample of the last seconds: the
@@ -182,10 +187,12 @@ PY
 taskset -cp "$allowed" "$ping" >/dev/null && taskset -cp "$allowed" "$pong" >/dev/null \
     || fail "could not give ping0 and pong0 CPUs $allowed back"
 
-# 6. Threads that come and go, once the watch has read its first sample.
-python3 - "$dir/go" >"$dir/churn.out" <<'PY' &
+# 6. Threads that come and go, once the watch has read its first sample; then 1,500 that stay,
+# started at once, whose TIDs are written once each has slept ten times and blocked for good.
+python3 - "$dir" >"$dir/churn.out" <<'PY' &
 import os, sys, threading, time
-while not os.path.exists(sys.argv[1]):
+d = sys.argv[1]
+while not os.path.exists(d + "/go"):
     time.sleep(0.01)
 made = 0
 while made < 9000:
@@ -196,26 +203,62 @@ while made < 9000:
         t.join()
     made += len(batch)
 print(made, flush=True)
+time.sleep(0.6)  # two intervals: the last ended threads' slots given back
+tids, lock, forever = [], threading.Lock(), threading.Event()
+slept = threading.Barrier(1501)
+def stay():
+    with lock:
+        tids.append(threading.get_native_id())
+    for _ in range(10):
+        time.sleep(0.05)
+    slept.wait()
+    forever.wait()
+for t in [threading.Thread(target=stay, daemon=True) for _ in range(1500)]:
+    t.start()
+slept.wait()
+time.sleep(0.3)
+with open(d + "/tids.tmp", "w") as f:
+    f.write("\n".join(map(str, tids)) + "\n")
+os.rename(d + "/tids.tmp", d + "/tids")
 time.sleep(60)
 PY
 churn=$!
-"$cli" watch "$churn" --backend bpf --interval 0.25 --duration 10 --json "$dir/churn.ndjson" >"$dir/churn.txt" 2>&1 &
+"$cli" watch "$churn" --backend bpf --interval 0.25 --duration 20 --json "$dir/churn.ndjson" >"$dir/churn.txt" 2>&1 &
 watcher=$!
 for _ in $(seq 100); do grep -q watch_sample "$dir/churn.ndjson" 2>/dev/null && break; sleep 0.1; done
 touch "$dir/go"
 for _ in $(seq 80); do [ -s "$dir/churn.out" ] && break; sleep 0.1; done
 [ "$(cat "$dir/churn.out")" = 9000 ] || fail "the churning program did not make its 9,000 threads in 8 s"
+for _ in $(seq 60); do [ -s "$dir/tids" ] && break; sleep 0.1; done
+[ -s "$dir/tids" ] || fail "the 1,500 threads that stay did not all sleep ten times in 6 s"
 kill -0 "$watcher" 2>/dev/null || fail "the churn watch ended before the churn did: $(cat "$dir/churn.txt")"
+# Their switches as the kernel counts them, final (each is blocked for good), read while the
+# watch still runs: its next samples hold the same switches.
+while read -r tid; do
+    awk -v tid="$tid" '/^voluntary_ctxt_switches/ {v = $2} /^nonvoluntary_ctxt_switches/ {n = $2}
+        END {print tid, v + n}' "/proc/$churn/task/$tid/status"
+done <"$dir/tids" >"$dir/kernel" || fail "could not read the staying threads' /proc counts"
 wait "$watcher" || fail "the churn watch failed: $(cat "$dir/churn.txt")"
 watcher=""
-python3 - "$dir/churn.ndjson" <<'PY' || fail "threads that came and went were refused slots"
+python3 - "$dir/churn.ndjson" "$dir/kernel" <<'PY' || fail "threads that came and went, and those after them: see above"
 import json, sys
 samples = [l for l in map(json.loads, open(sys.argv[1])) if l["type"] == "watch_sample"]
 lost = max((t.get("sched") or {}).get("lost_events", 0) for s in samples for t in s["threads"])
 switch_ins = sum((t.get("sched") or {}).get("switch_ins", 0) for s in samples for t in s["threads"])
 assert len(samples) >= 20, len(samples)
-assert lost == 0, f"{lost} events lost"
+assert lost == 0, f"{lost} events lost (a thread refused a slot)"
 assert switch_ins > 0, "no switch-in counted"
+kernel = dict(tuple(map(int, line.split())) for line in open(sys.argv[2]))
+assert len(kernel) == 1500, len(kernel)
+watched = dict.fromkeys(kernel, 0)
+for s in samples:
+    for t in s["threads"]:
+        if t["tid"] in watched:
+            sched = t.get("sched") or {}
+            watched[t["tid"]] += sched.get("switch_ins", 0) + sched.get("unrecorded_switch_ins", 0)
+off = {tid: watched[tid] - n for tid, n in kernel.items() if watched[tid] != n}
+assert not off, (f"{len(off)} of 1,500 staying threads' switch-ins differ from /proc's "
+                 f"(TID: watch - kernel): {dict(list(off.items())[:10])}")
 PY
 kill "$churn"
 churn=""
