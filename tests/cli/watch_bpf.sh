@@ -21,7 +21,7 @@
 #     ten times and blocked, its switch-ins over the watch equal its /proc switches (voluntary +
 #     involuntary) exactly: a slot given back twice would be handed to two of them, the second
 #     inheriting the first's counts (with that bug put back, by hand: 792 and 780 of the 1,500
-#     were off, by up to 21 and 26 switch-ins).
+#     were off, by up to 21 and 26 switch-ins; the test found 1,068 and 1,371).
 #  7. More wakers than a thread's slot holds (4): a thread reading a FIFO is woken by six
 #     writers, four slow ones first, then two fast ones that the slot has no room for. The two
 #     fast ones lead its wakers, in the summary and in each sample of the last seconds: the
@@ -231,16 +231,14 @@ for _ in $(seq 80); do [ -s "$dir/churn.out" ] && break; sleep 0.1; done
 [ "$(cat "$dir/churn.out")" = 9000 ] || fail "the churning program did not make its 9,000 threads in 8 s"
 for _ in $(seq 60); do [ -s "$dir/tids" ] && break; sleep 0.1; done
 [ -s "$dir/tids" ] || fail "the 1,500 threads that stay did not all sleep ten times in 6 s"
-kill -0 "$watcher" 2>/dev/null || fail "the churn watch ended before the churn did: $(cat "$dir/churn.txt")"
-# Their switches as the kernel counts them, final (each is blocked for good), read while the
-# watch still runs: its next samples hold the same switches.
-while read -r tid; do
-    awk -v tid="$tid" '/^voluntary_ctxt_switches/ {v = $2} /^nonvoluntary_ctxt_switches/ {n = $2}
-        END {print tid, v + n}' "/proc/$churn/task/$tid/status"
-done <"$dir/tids" >"$dir/kernel" || fail "could not read the staying threads' /proc counts"
+# The watch's samples from here on hold each staying thread's last switch: it must run on.
+sleep 1
+kill -0 "$watcher" 2>/dev/null \
+    || fail "the churn watch ended within 1 s of the staying threads' last sleep: $(cat "$dir/churn.txt")"
 wait "$watcher" || fail "the churn watch failed: $(cat "$dir/churn.txt")"
 watcher=""
-python3 - "$dir/churn.ndjson" "$dir/kernel" <<'PY' || fail "threads that came and went, and those after them: see above"
+# Their switches as the kernel counts them: final, each thread blocked for good.
+python3 - "$dir/churn.ndjson" "$dir/tids" "$churn" <<'PY' || fail "threads that came and went, and those after them: see above"
 import json, sys
 samples = [l for l in map(json.loads, open(sys.argv[1])) if l["type"] == "watch_sample"]
 lost = max((t.get("sched") or {}).get("lost_events", 0) for s in samples for t in s["threads"])
@@ -248,7 +246,10 @@ switch_ins = sum((t.get("sched") or {}).get("switch_ins", 0) for s in samples fo
 assert len(samples) >= 20, len(samples)
 assert lost == 0, f"{lost} events lost (a thread refused a slot)"
 assert switch_ins > 0, "no switch-in counted"
-kernel = dict(tuple(map(int, line.split())) for line in open(sys.argv[2]))
+def switches(tid):
+    fields = dict(line.split(":", 1) for line in open(f"/proc/{sys.argv[3]}/task/{tid}/status"))
+    return int(fields["voluntary_ctxt_switches"]) + int(fields["nonvoluntary_ctxt_switches"])
+kernel = {tid: switches(tid) for tid in map(int, open(sys.argv[2]).read().split())}
 assert len(kernel) == 1500, len(kernel)
 watched = dict.fromkeys(kernel, 0)
 for s in samples:
