@@ -349,8 +349,8 @@ public:
                 const long key = static_cast<long>(tid);
                 if (at >= sorted || figures[at].first != key)
                     at = static_cast<std::size_t>(
-                        std::lower_bound(figures.begin(), figures.begin() + static_cast<std::ptrdiff_t>(sorted), key,
-                            [](const auto& e, long k) { return e.first < k; })
+                        std::ranges::lower_bound(figures.begin(), figures.begin() + static_cast<std::ptrdiff_t>(sorted),
+                            key, {}, &SchedFigures::value_type::first)
                         - figures.begin());
                 ThreadSched* entry = nullptr;
                 if (at < sorted && figures[at].first == key)
@@ -595,8 +595,7 @@ private:
             if (now[i].used != 0 && now[i].count > from)
                 m_candidates.push_back({ now[i].peer, now[i].count - from, now[i].comm });
         }
-        const auto first = std::lower_bound(
-            peers.begin(), peers.end(), tid, [](const PeerCount& p, std::uint32_t t) { return p.tid < t; });
+        const auto first = std::ranges::lower_bound(peers, tid, {}, &PeerCount::tid);
         for (auto p = first; p != peers.end() && p->tid == tid; ++p)
             m_candidates.push_back({ p->peer, p->count, values[p->at].comm });
         const std::size_t kept = std::min(m_candidates.size(), trace::kTopPeers);
