@@ -301,6 +301,10 @@ PY
 # reference to judge by: that attempt is not judged and another is made, 3 at most; when none
 # can be judged the test is skipped (77) with the reason, never passed.
 unjudged=""
+record() { # perf sched record in the background, in $perf
+    perf sched record -k CLOCK_MONOTONIC -a -o "$dir/perf.data" >"$dir/perf.txt" 2>&1 &
+    perf=$!
+}
 for attempt in 1 2 3; do
     if [ "$backend" = bpf ]; then
         # The watch's programs first on each tracepoint, perf's after them (see the header): perf
@@ -310,12 +314,10 @@ for attempt in 1 2 3; do
             >"$dir/watch.err" 2>&1 &
         watch=$!
         for _ in $(seq 1 100); do [ -s "$dir/watch.ndjson" ] && break; sleep 0.05; done
-        perf sched record -k CLOCK_MONOTONIC -a -o "$dir/perf.data" >"$dir/perf.txt" 2>&1 &
-        perf=$!
+        record
         wait "$watch" || fail "watch --backend bpf failed: $(cat "$dir/watch.err")"
     else
-        perf sched record -k CLOCK_MONOTONIC -a -o "$dir/perf.data" >"$dir/perf.txt" 2>&1 &
-        perf=$!
+        record
         sleep 1 # perf is recording before the watch begins
         "$cli" watch "$workload" --backend ftrace --interval 1 --duration 4 --json "$dir/watch.ndjson" \
             --trace-out "$dir/watch.dat" >"$dir/watch.err" 2>&1 ||
