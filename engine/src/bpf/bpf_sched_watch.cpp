@@ -678,6 +678,8 @@ Expected<std::unique_ptr<SchedWatch>> SchedWatch::openBpf(long pid)
     const BpfMapSizes sizes = bpfMapSizes(os::taskCount(pid).value_or(0));
     bpf_map__set_max_entries(skel->maps.threads, sizes.threads);
     bpf_map__set_max_entries(skel->maps.free_slots, sizes.threads);
+    bpf_map__set_max_entries(skel->maps.slot_cache, sizes.threads); // a power of two: see its mask
+    skel->rodata->tid_cache_mask = sizes.threads - 1;
     bpf_map__set_max_entries(skel->maps.wakers, sizes.peers);
     bpf_map__set_max_entries(skel->maps.preemptors, sizes.peers);
     bpf_map__set_max_entries(skel->maps.moves, sizes.moves);

@@ -70,6 +70,9 @@ struct ctxscope_thread {
     __u32 affinity_key;
     __u32 tid; /* the thread in this slot; 0: a free slot */
     __u32 reserved;
+    /* The address of its task_struct, only ever compared: tells a thread from a later one given
+     * its TID again (the slot cache finds a slot by TID). */
+    __u64 task;
     __u64 hist[CTXSCOPE_LOG2_BINS];
     /* The same waits from the enqueue (sched_wakeup: runqlat's start), not from sched_waking:
      * the difference is the wake-up's way to the wakee's CPU (an IPI, an idle exit). Binned as

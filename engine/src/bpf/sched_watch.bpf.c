@@ -18,6 +18,9 @@ char LICENSE[] SEC("license") = "Dual MIT/GPL";
 
 const volatile __u32 target_tgid = 0;
 
+// The slot cache's size minus one (a power of two): a TID's entry is at tid & tid_cache_mask.
+const volatile __u32 tid_cache_mask = 0;
+
 // Updates that failed (a map full): the reader reports them as lost events.
 __u64 lost = 0;
 
@@ -84,6 +87,19 @@ struct {
     __type(value, __u64); // 64 bits: the width a BPF compare-and-swap takes here
 } slot_of SEC(".maps");
 
+// A cache in front of slot_of: at a TID's entry, the TID and its slot plus one (TID << 32 | slot
+// + 1). An array's lookup is a few instructions where the task storage's is a helper call into
+// the task's list of storages; by the kernel's own count it makes each wake-up's programs cheaper,
+// the more so for a thread not seen for a while (docs/performance.md). A program's threads mostly
+// take TIDs in a row, so that with as many entries as slots they seldom share one; an entry shared
+// or stale only sends a lookup on to slot_of, as the slot it names must hold the same TID and task.
+struct {
+    __uint(type, BPF_MAP_TYPE_ARRAY);
+    __uint(max_entries, CTXSCOPE_MAX_THREADS);
+    __type(key, __u32);
+    __type(value, __u64);
+} slot_cache SEC(".maps");
+
 struct {
     __uint(type, BPF_MAP_TYPE_QUEUE);
     __uint(max_entries, CTXSCOPE_MAX_THREADS);
@@ -113,35 +129,71 @@ struct {
 
 // The thread's value in slot `own` - 1, NULL for none: a slot given back after its thread
 // ended (zeroed, or another thread's since) is no longer the task's.
-static __always_inline struct ctxscope_thread* slot_value(__u64 own, __u32 tid)
+static __always_inline struct ctxscope_thread* slot_value(__u64 own, __u32 tid, struct task_struct* task)
 {
     if (own == 0)
         return 0;
     __u32 slot = (__u32)(own - 1);
     struct ctxscope_thread* t = bpf_map_lookup_elem(&threads, &slot);
-    return t && t->tid == tid ? t : 0;
+    return t && t->tid == tid && t->task == (__u64)task ? t : 0;
+}
+
+// The thread's value by its entry in the slot cache, NULL where the entry is another's; `entry`
+// is set to the entry, for remember().
+static __always_inline struct ctxscope_thread* cached_thread(struct task_struct* task, __u32 tid, __u64** entry)
+{
+    __u32 key = tid & tid_cache_mask;
+    __u64* c = bpf_map_lookup_elem(&slot_cache, &key);
+    *entry = c;
+    if (!c)
+        return 0;
+    const __u64 e = *c;
+    return (__u32)(e >> 32) == tid ? slot_value(e & 0xffffffffull, tid, task) : 0;
+}
+
+static __always_inline void remember(__u64* entry, __u32 tid, __u64 own)
+{
+    if (entry)
+        *entry = ((__u64)tid << 32) | own;
 }
 
 // A thread's value, NULL when it has none yet.
 static __always_inline struct ctxscope_thread* known_thread(struct task_struct* task)
 {
+    const __u32 tid = task->pid;
+    __u64* entry = 0;
+    struct ctxscope_thread* t = cached_thread(task, tid, &entry);
+    if (t)
+        return t;
     __u64* own = bpf_task_storage_get(&slot_of, task, 0, 0);
-    return own ? slot_value(*own, task->pid) : 0;
+    if (!own)
+        return 0;
+    const __u64 was = *own;
+    t = slot_value(was, tid, task);
+    if (t)
+        remember(entry, tid, was);
+    return t;
 }
 
 // A thread's value, a free slot taken for it on its first event.
 static __always_inline struct ctxscope_thread* thread_of(struct task_struct* task)
 {
     const __u32 tid = task->pid;
+    __u64* entry = 0;
+    struct ctxscope_thread* t = cached_thread(task, tid, &entry);
+    if (t)
+        return t;
     __u64* own = bpf_task_storage_get(&slot_of, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
     if (!own) { // no memory for it, or the storage busy on this CPU (an event inside another's)
         __sync_fetch_and_add(&lost, 1);
         return 0;
     }
     const __u64 was = *own;
-    struct ctxscope_thread* t = slot_value(was, tid);
-    if (t)
+    t = slot_value(was, tid, task);
+    if (t) {
+        remember(entry, tid, was);
         return t;
+    }
     __u32 slot = 0;
     if (bpf_map_pop_elem(&free_slots, &slot) != 0) {
         __sync_fetch_and_add(&lost, 1); // every slot taken
@@ -154,13 +206,16 @@ static __always_inline struct ctxscope_thread* thread_of(struct task_struct* tas
         return 0;
     }
     t->tid = tid; // before the slot is published: a reader of the storage finds it named
+    t->task = (__u64)task;
     // Another CPU may be giving the same task a slot at once (its wake-up and its own switch):
     // the first to store its slot keeps it, the other gives its own back unnamed.
     if (__sync_val_compare_and_swap(own, was, (__u64)slot + 1) != was) {
         t->tid = 0;
+        t->task = 0;
         bpf_map_push_elem(&free_slots, &slot, 0);
-        return slot_value(*own, tid);
+        return slot_value(*own, tid, task);
     }
+    remember(entry, tid, (__u64)slot + 1);
     return t;
 }
 
