@@ -68,6 +68,13 @@ CPU=$CPU CPU2=$CPU2 ROUNDS=$WATCH_ROUNDS OUT="$OUT/watch-probe.json" "$ROOT/test
     >"$OUT/watch-probe.txt" 2>"$OUT/watch-probe.log" || say "watch_probe_cost.sh failed (see $OUT/watch-probe.log)"
 cat "$OUT/watch-probe.txt"
 
+# The BPF watch's programs by the kernel's own count, per run and per wake-up.
+say "the BPF watch's programs by the kernel's count: pingpong on CPU $CPU and 1,000 sleepers (watch_prog_cost.sh)"
+stamp "$OUT/watch-prog.stamp.json"
+CPU=$CPU CPU2=$CPU2 ROUNDS=$WATCH_ROUNDS OUT="$OUT/watch-prog.json" "$ROOT/tests/perf/watch_prog_cost.sh" "$CLI" \
+    >"$OUT/watch-prog.txt" 2>"$OUT/watch-prog.log" || say "watch_prog_cost.sh failed (see $OUT/watch-prog.log)"
+cat "$OUT/watch-prog.txt"
+
 # A traced run is a run of its own after the untraced one: its mean per op against the
 # untraced mean is what tracing costs (needs root or a tracefs the group may write).
 # On one PU and across two CPUs, each backend (bpf: cut in the kernel; ftrace: every event

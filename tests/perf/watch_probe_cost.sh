@@ -7,7 +7,10 @@
 # watches it for the middle seconds of its run. The program's time per round trip while watched
 # minus while alone (the medians of its seconds, the first watched second and the one after
 # left out: the attach and detach), over the scheduler events a round trip makes on that CPU
-# (counted by `perf stat` on the tracepoints in a second of its own), is each event's cost.
+# (counted by `perf stat` on the tracepoints in a second of its own), is each event's cost; over
+# the wake-ups a round trip makes (its sched_waking events in the same count), each wake-up's. A
+# round trip is not two wake-ups: on one CPU the woken thread often preempts its waker, which
+# then finds its answer waiting and does not sleep (about 1.2 wake-ups a round trip, unwatched).
 # ftrace's figure is its events' cost as a watch enables them (sched_switch, sched_waking,
 # sched_wakeup with the watched threads' filter); bpf's, its programs on the same tracepoints.
 # Needs root (BPF and tracefs), perf, taskset and jq.
@@ -55,8 +58,10 @@ round() {
     wait "$PROGRAM" || true
     PROGRAM=""
     events=$(awk -F, '$3 ~ /^sched:/ {n += $1} END {print n + 0}' "$TMP/stat.txt")
+    wakings=$(awk -F, '$3 == "sched:sched_waking" {n += $1} END {print n + 0}' "$TMP/stat.txt")
     # Each line "T s  N round trips/s": its second is (T - 1, T] after the program's start.
-    awk -v b="$begin" -v sb="$stat_begin" -v se="$stat_end" -v wb="$watch_begin" -v we="$watch_end" -v backend="$1" -v events="$events" '
+    awk -v b="$begin" -v sb="$stat_begin" -v se="$stat_end" -v wb="$watch_begin" -v we="$watch_end" -v backend="$1" \
+        -v events="$events" -v wakings="$wakings" '
         /round trips\/s/ {
             t = $1 + 0; rate = $3 + 0; from = b + t - 1; to = b + t
             if (to <= sb && from >= b + 0.9) alone[na++] = rate                 # before the count and the watch
@@ -70,8 +75,8 @@ round() {
         }
         END {
             ra = median(alone, na); rw = median(watched, nw)
-            printf "{\"backend\":\"%s\",\"alone_per_s\":%.0f,\"watched_per_s\":%.0f,\"alone_seconds\":%d,\"watched_seconds\":%d,\"events_per_s\":%.0f,\"stat_per_s\":%.0f}\n",
-                backend, ra, rw, na, nw, events / (se - sb), median(counted, nc)
+            printf "{\"backend\":\"%s\",\"alone_per_s\":%.0f,\"watched_per_s\":%.0f,\"alone_seconds\":%d,\"watched_seconds\":%d,\"events_per_s\":%.0f,\"wakings_per_s\":%.0f,\"stat_per_s\":%.0f}\n",
+                backend, ra, rw, na, nw, events / (se - sb), wakings / (se - sb), median(counted, nc)
         }' "$TMP/program.txt"
 }
 
@@ -89,9 +94,10 @@ jq -s --argjson cpu "$CPU" '
     | {cpu: $cpu, rounds: $rounds, backends: [ $rounds | group_by(.backend)[] | . as $g
         | ([$g[] | select(.alone_per_s > 0 and .watched_per_s > 0) | 1e9 / .watched_per_s - 1e9 / .alone_per_s] | median) as $added
         | ([$g[] | select(.stat_per_s > 0) | .events_per_s / .stat_per_s] | median) as $per
+        | ([$g[] | select(.stat_per_s > 0 and .wakings_per_s != null) | .wakings_per_s / .stat_per_s] | median) as $woken
         | {backend: $g[0].backend,
            alone_ns: ([$g[] | select(.alone_per_s > 0) | 1e9 / .alone_per_s] | median),
-           added_ns_per_round_trip: $added, events_per_round_trip: $per,
+           added_ns_per_round_trip: $added, events_per_round_trip: $per, wakeups_per_round_trip: $woken,
            ns_per_event: (if $added != null and $per != null and $per > 0 then $added / $per else null end)} ] }' \
     "$TMP/rounds.jsonl" >"$TMP/out.json"
 jq -r '.backends[] | "\(.backend): a round trip of \(.alone_ns | round) ns alone, +\(.added_ns_per_round_trip | round) ns watched, \(.events_per_round_trip * 100 | round / 100) scheduler events a round trip: \(if .ns_per_event then (.ns_per_event | round | tostring) + " ns an event" else "no figure" end)"' "$TMP/out.json"

@@ -6,11 +6,13 @@
 #   pingpong  `workload pingpong` pinned to CPU: each thread's values touched every few µs
 #   sleepers  `workload sleepers --threads THREADS`: each thread's values last touched 100 ms
 #             before its wake-up
-# Per program its ns a run; and all the programs' time over the watched program's wake-ups in
-# the window (two a round trip; the sleepers' wake-ups), from the counts the workload prints
-# each second: the probes' time a wake-up, the runs for other processes' events (each returns at
-# its first compare) included. The kernel's count leaves out the tracepoint's call into a
-# program (tests/perf/bpf_hook_cost.sh measures that floor) and adds two clock reads a run.
+# Per program its ns a run; and all the programs' time over the wake-ups in the window (the runs
+# of ctxscope_waking, on sched_waking: every task's wake-up on the machine, the watched
+# program's nearly all of them here; a ping-pong makes about 1.2 a round trip, not two, as the
+# woken thread often preempts its waker, which then finds its answer and does not sleep): the
+# probes' time a wake-up, their runs for other processes' events (each returns at its first
+# compare) included. The kernel's count leaves out the tracepoint's call into a program
+# (tests/perf/bpf_hook_cost.sh measures that floor) and adds two clock reads a run.
 # The kernel counts run times only while statistics are enabled: a helper holds them enabled
 # through BPF_ENABLE_STATS, whose file descriptor turns them off again when it closes, so that no
 # exit of this script (SIGKILL included: the helper ends by itself after its window) leaves them
@@ -70,18 +72,13 @@ snapshot() {
         >"$1"
 }
 
-# count: the workload's events so far ("(N in all)" of its last line) and the second it gave them.
-count() { awk '/in all\)/ { t = $1; gsub(/[()]/, "", $(NF - 2)); n = $(NF - 2) } END { printf "%s %s\n", t, n }' "$TMP/program.txt"; }
-
 # round WORKLOAD: one watch window; prints one JSON object.
 round() {
     : >"$TMP/program.txt"
     if [ "$1" = pingpong ]; then
         taskset -c "$CPU" "$CLI" workload pingpong --duration $((W + 8)) >"$TMP/program.txt" 2>&1 &
-        per=2 # wake-ups a round trip
     else
         "$CLI" workload sleepers --threads "$THREADS" --duration $((W + 8)) >"$TMP/program.txt" 2>&1 &
-        per=1
     fi
     PROGRAM=$!
     pid=""
@@ -97,25 +94,21 @@ round() {
     WATCH=$!
     sleep 1.5
     snapshot "$TMP/a.json"
-    a=$(count)
     sleep "$W"
     snapshot "$TMP/b.json"
-    b=$(count)
     wait "$WATCH" || { echo "watch_prog_cost.sh: the watch failed (see below)" >&2; cat "$TMP/watch.log" >&2; exit 2; }
     WATCH=""
     kill "$STATS" 2>/dev/null || true
     STATS=""
     wait "$PROGRAM" || true
     PROGRAM=""
-    jq -n --arg w "$1" --argjson per "$per" --arg a "$a" --arg b "$b" \
-        --slurpfile x "$TMP/a.json" --slurpfile y "$TMP/b.json" '
-        ($a | split(" ") | map(tonumber)) as [$ta, $na] | ($b | split(" ") | map(tonumber)) as [$tb, $nb]
-        | ($x[0]) as $x | ($y[0]) as $y
-        | (if $tb > $ta then ($nb - $na) * $per / ($tb - $ta) else 0 end) as $wakeups
+    jq -n --arg w "$1" --slurpfile x "$TMP/a.json" --slurpfile y "$TMP/b.json" '
+        ($x[0]) as $x | ($y[0]) as $y
         | [$y.progs | to_entries[] | select($x.progs[.key] != null)
             | {name: .key, runs: (.value.runs - $x.progs[.key].runs), ns: (.value.ns - $x.progs[.key].ns)}
             | select(.runs > 0)] as $p
         | ($y.t - $x.t) as $span
+        | (($p | map(select(.name == "ctxscope_waking") | .runs) | add // 0) / $span) as $wakeups
         | {workload: $w, wakeups_per_s: $wakeups,
            programs: ($p | map({key: (.name | ltrimstr("ctxscope_")),
                value: {runs_per_s: (.runs / $span), ns_per_run: (.ns / .runs)}}) | from_entries),
