@@ -315,9 +315,9 @@ def main():
         for w in wprog["workloads"]:
             what = "pingpong on one CPU" if w["workload"] == "pingpong" else f"{wprog['threads']:,} sleepers"
             runs = w.get("ns_per_run") or {}
-            main = ", ".join(f"{k} {runs[k]:.0f} ns" for k in ("waking", "wakeup", "switch") if runs.get(k) is not None)
+            each = ", ".join(f"{k} {runs[k]:.0f} ns" for k in ("waking", "wakeup", "switch") if runs.get(k) is not None)
             add(f"the BPF watch's programs by the kernel's count (bpf_stats), {what}: per wake-up",
-                w.get("ns_per_wakeup"), "{:.0f} ns" + (f" (a run: {main})" if main else ""),
+                w.get("ns_per_wakeup"), "{:.0f} ns" + (f" (a run: {each})" if each else ""),
                 load=load_of(d, "watch-prog"))
 
     probe = read(d, "event-cost.json")

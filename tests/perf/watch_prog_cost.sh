@@ -8,7 +8,7 @@
 #             before its wake-up
 # Per program its ns a run; and all the programs' time over the wake-ups in the window (the runs
 # of ctxscope_waking, on sched_waking: every task's wake-up on the machine, the watched
-# program's nearly all of them here; a ping-pong makes about 1.2 a round trip, not two, as the
+# program's nearly all of them here; a ping-pong makes 1.1 to 1.2 a round trip, not two, as the
 # woken thread often preempts its waker, which then finds its answer and does not sleep): the
 # probes' time a wake-up, their runs for other processes' events (each returns at its first
 # compare) included. The kernel's count leaves out the tracepoint's call into a program
@@ -31,6 +31,11 @@ for tool in bpftool python3 taskset jq; do
     command -v "$tool" >/dev/null || { echo "watch_prog_cost.sh: $tool is not installed" >&2; exit 2; }
 done
 [ "$(id -u)" = 0 ] || { echo "watch_prog_cost.sh: needs root (BPF)" >&2; exit 2; }
+case $(uname -m) in # the bpf system call's number
+    x86_64) BPF_NR=321 ;;
+    aarch64) BPF_NR=280 ;;
+    *) echo "watch_prog_cost.sh: the bpf system call's number on $(uname -m) is not known here" >&2; exit 2 ;;
+esac
 TMP=$(mktemp -d)
 PROGRAM=""
 WATCH=""
@@ -49,11 +54,11 @@ stats() {
     python3 -c '
 import ctypes, sys, time
 attr = ctypes.create_string_buffer(16)  # union bpf_attr: enable_stats.type = BPF_STATS_RUN_TIME (0)
-fd = ctypes.CDLL(None, use_errno=True).syscall(321, 32, attr, 16)  # bpf(BPF_ENABLE_STATS) on x86-64
+fd = ctypes.CDLL(None, use_errno=True).syscall(int(sys.argv[2]), 32, attr, 16)  # bpf(BPF_ENABLE_STATS, ...)
 if fd < 0:
     sys.exit("BPF_ENABLE_STATS refused: errno %d" % ctypes.get_errno())
 print("on", flush=True)
-time.sleep(float(sys.argv[1]))' "$1" >"$TMP/stats.txt" &
+time.sleep(float(sys.argv[1]))' "$1" "$BPF_NR" >"$TMP/stats.txt" &
     STATS=$!
     for _ in $(seq 50); do
         [ -s "$TMP/stats.txt" ] && return 0
